@@ -1,0 +1,3 @@
+export * from './account.js';
+export * from './anvil.js';
+export * from './userOperation.js';

@@ -1,0 +1,217 @@
+/**
+ * Pure helpers for ERC-4337 EntryPoint v0.6 user operations: hashing, init code, paymaster data and
+ * counterfactual addresses. Nothing here talks to a chain.
+ */
+import {
+  concat,
+  encodeAbiParameters,
+  encodeFunctionData,
+  getContractAddress,
+  keccak256,
+  numberToHex,
+  size,
+  slice,
+  hexToBigInt,
+  type Address,
+  type Hash,
+  type Hex,
+  type LocalAccount,
+} from 'viem';
+import { getUserOperationHash } from 'viem/account-abstraction';
+
+/** A v0.6 user operation, field for field as the EntryPoint's `UserOperation` struct. */
+export type UserOperation = {
+  sender: Address;
+  nonce: bigint;
+  /** Factory address ‖ `createAccount(owner, salt)` call data for the first operation, `0x` afterwards. */
+  initCode: Hex;
+  callData: Hex;
+  callGasLimit: bigint;
+  verificationGasLimit: bigint;
+  preVerificationGas: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  /** Paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ 65-byte signature, or `0x`. */
+  paymasterAndData: Hex;
+  signature: Hex;
+};
+
+/**
+ * The `UserOperation` tuple as the EntryPoint v0.6 ABI declares it (`handleOps(UserOperation[], address)`),
+ * for encoding operations outside a typed contract call.
+ */
+export const userOperationAbiParameter = {
+  name: 'userOp',
+  type: 'tuple',
+  components: [
+    { name: 'sender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'initCode', type: 'bytes' },
+    { name: 'callData', type: 'bytes' },
+    { name: 'callGasLimit', type: 'uint256' },
+    { name: 'verificationGasLimit', type: 'uint256' },
+    { name: 'preVerificationGas', type: 'uint256' },
+    { name: 'maxFeePerGas', type: 'uint256' },
+    { name: 'maxPriorityFeePerGas', type: 'uint256' },
+    { name: 'paymasterAndData', type: 'bytes' },
+    { name: 'signature', type: 'bytes' },
+  ],
+} as const;
+
+/** `handleOps(UserOperation[] ops, address beneficiary)` of EntryPoint v0.6, standalone. */
+export const handleOpsAbi = [
+  {
+    type: 'function',
+    name: 'handleOps',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { ...userOperationAbiParameter, name: 'ops', type: 'tuple[]' },
+      { name: 'beneficiary', type: 'address' },
+    ],
+    outputs: [],
+  },
+] as const;
+
+const createAccountAbi = [
+  {
+    type: 'function',
+    name: 'createAccount',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'salt', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'address' }],
+  },
+] as const;
+
+/** The hash the EntryPoint v0.6 computes for `op` (`EntryPoint.getUserOpHash`), which the owner signs. */
+export function getUserOpHash(op: UserOperation, entryPoint: Address, chainId: number): Hash {
+  return getUserOperationHash({
+    chainId,
+    entryPointAddress: entryPoint,
+    entryPointVersion: '0.6',
+    userOperation: op,
+  });
+}
+
+/** `initCode` of a first operation: factory ‖ `createAccount(owner, salt)`. */
+export function encodeInitCode(factory: Address, owner: Address, salt: bigint): Hex {
+  return concat([
+    factory,
+    encodeFunctionData({ abi: createAccountAbi, functionName: 'createAccount', args: [owner, salt] }),
+  ]);
+}
+
+export type GetPaymasterHashParameters = {
+  paymaster: Address;
+  chainId: number;
+  validUntil: number;
+  validAfter: number;
+};
+
+/**
+ * The hash `DauthPaymaster.getHash(op, validUntil, validAfter)` returns: every operation field except
+ * `paymasterAndData` (which will carry the signature) and `signature` (signed after it), bound to the chain
+ * and the paymaster, plus the validity window. The platform signs it as an EIP-191 message.
+ */
+export function getPaymasterHash(
+  op: Omit<UserOperation, 'paymasterAndData' | 'signature'>,
+  { paymaster, chainId, validUntil, validAfter }: GetPaymasterHashParameters,
+): Hash {
+  return keccak256(
+    encodeAbiParameters(
+      [
+        { type: 'address' },
+        { type: 'uint256' },
+        { type: 'bytes32' },
+        { type: 'bytes32' },
+        { type: 'uint256' },
+        { type: 'uint256' },
+        { type: 'uint256' },
+        { type: 'uint256' },
+        { type: 'uint256' },
+        { type: 'uint256' },
+        { type: 'address' },
+        { type: 'uint48' },
+        { type: 'uint48' },
+      ],
+      [
+        op.sender,
+        op.nonce,
+        keccak256(op.initCode),
+        keccak256(op.callData),
+        op.callGasLimit,
+        op.verificationGasLimit,
+        op.preVerificationGas,
+        op.maxFeePerGas,
+        op.maxPriorityFeePerGas,
+        BigInt(chainId),
+        paymaster,
+        validUntil,
+        validAfter,
+      ],
+    ),
+  );
+}
+
+/** paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ signature. */
+export function encodePaymasterAndData(
+  paymaster: Address,
+  validUntil: number,
+  validAfter: number,
+  signature: Hex,
+): Hex {
+  return concat([
+    paymaster,
+    encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]),
+    signature,
+  ]);
+}
+
+/** Reads back what `encodePaymasterAndData` wrote. */
+export function decodePaymasterAndData(paymasterAndData: Hex): {
+  paymaster: Address;
+  validUntil: number;
+  validAfter: number;
+  signature: Hex;
+} {
+  if (size(paymasterAndData) < 84) throw new Error('paymasterAndData shorter than 84 bytes');
+  return {
+    paymaster: slice(paymasterAndData, 0, 20),
+    validUntil: Number(hexToBigInt(slice(paymasterAndData, 20, 52))),
+    validAfter: Number(hexToBigInt(slice(paymasterAndData, 52, 84))),
+    signature: size(paymasterAndData) > 84 ? slice(paymasterAndData, 84) : '0x',
+  };
+}
+
+/** The spec's CREATE2 formula: `keccak256(0xff ++ factory ++ salt ++ initCodeHash)[12:]`. */
+export function computeCounterfactualAddress(factory: Address, salt: bigint, initCodeHash: Hash): Address {
+  return getContractAddress({
+    opcode: 'CREATE2',
+    from: factory,
+    salt: numberToHex(salt, { size: 32 }),
+    bytecodeHash: initCodeHash,
+  });
+}
+
+/**
+ * Signs `paymasterHash` with the platform's paymaster signer and returns the complete `paymasterAndData`.
+ * The operation's gas fields must be final: the paymaster signature covers them.
+ */
+export async function signPaymasterAndData(
+  op: Omit<UserOperation, 'paymasterAndData' | 'signature'>,
+  parameters: GetPaymasterHashParameters & { signer: LocalAccount },
+): Promise<Hex> {
+  const hash = getPaymasterHash(op, parameters);
+  const signature = await parameters.signer.signMessage({ message: { raw: hash } });
+  return encodePaymasterAndData(parameters.paymaster, parameters.validUntil, parameters.validAfter, signature);
+}
+
+/** The owner's signature over the EntryPoint's operation hash (EIP-191), as DauthAccount and SimpleAccount check it. */
+export async function signUserOp(
+  op: UserOperation,
+  { owner, entryPoint, chainId }: { owner: LocalAccount; entryPoint: Address; chainId: number },
+): Promise<Hex> {
+  return owner.signMessage({ message: { raw: getUserOpHash(op, entryPoint, chainId) } });
+}

@@ -1,0 +1,133 @@
+/**
+ * The SDK's error catalogue and the spec's error-mapping table ("Backend integration error mapping").
+ * Each class carries the exact message the table names, so logs read like the spec.
+ */
+
+export class DauthError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** `getSlotInfo` was called without a JWT. */
+export class MissingJwtError extends DauthError {
+  constructor() {
+    super('missing jwt');
+  }
+}
+
+/** The service refused the user's login JWT as expired (envelope message `EXPIRED_TOKEN`). */
+export class ExpiredTokenError extends DauthError {
+  constructor() {
+    super('EXPIRED_TOKEN');
+  }
+}
+
+/** No callback arrived for the request's `state` within the timeout. */
+export class CallbackTimeoutError extends DauthError {
+  constructor() {
+    super('authorize callback timeout');
+  }
+}
+
+export interface AuthorizeErrorDetails {
+  /** HTTP status of the authorize answer, when there was one. */
+  responseStatus?: number;
+  /** Envelope `code` of the authorize answer, when it was a well-formed envelope. */
+  envelopeCode?: number;
+}
+
+/** Any other failure of the authorize step: refused, unreachable, or answered with a malformed body. */
+export class AuthorizeError extends DauthError {
+  /** The service's message or what went wrong, e.g. `redirect_uri mismatch`. */
+  readonly reason: string;
+  readonly responseStatus: number | undefined;
+  readonly envelopeCode: number | undefined;
+
+  constructor(reason: string, details: AuthorizeErrorDetails = {}, options?: ErrorOptions) {
+    super(`AUTHORIZE_ERROR: ${reason}`, options);
+    this.reason = reason;
+    this.responseStatus = details.responseStatus;
+    this.envelopeCode = details.envelopeCode;
+  }
+}
+
+/** The callback arrived with `success` other than 1 (or without a code to exchange). */
+export class CallbackRejectedError extends DauthError {
+  constructor() {
+    super('authorize callback rejected');
+  }
+}
+
+/** The client was shut down while the call was pending, or before it started. */
+export class ShutdownError extends DauthError {
+  constructor() {
+    super('shutdown');
+  }
+}
+
+const ENVELOPE_CODE_MEANINGS: Readonly<Record<number, string>> = {
+  410: 'client mismatch',
+  510: 'code expired',
+  570: 'unregistered',
+};
+
+/** A well-formed envelope whose `code` is not 1 (get_token, refresh, logout). */
+export class EnvelopeError extends DauthError {
+  /** The envelope's numeric `code`: 410, 510, 570 or another failure code. */
+  readonly code: number;
+  /** The envelope's `message`. */
+  readonly serviceMessage: string;
+
+  constructor(operation: string, code: number, serviceMessage: string) {
+    const meaning = ENVELOPE_CODE_MEANINGS[code] ?? 'failure';
+    super(`${operation} failed with code ${code} (${meaning}): ${serviceMessage}`);
+    this.code = code;
+    this.serviceMessage = serviceMessage;
+  }
+}
+
+/** A body that is not what the contract promises: not JSON, a string `code`, no slot in `data`, … */
+export class MalformedResponseError extends DauthError {
+  readonly responseStatus: number | undefined;
+
+  constructor(what: string, responseStatus?: number, options?: ErrorOptions) {
+    super(`malformed response: ${what}${responseStatus === undefined ? '' : ` (HTTP ${responseStatus})`}`, options);
+    this.responseStatus = responseStatus;
+  }
+}
+
+/** The request never got an answer: connection refused, reset, or the request timeout passed. */
+export class RequestFailedError extends DauthError {
+  constructor(url: string, options?: ErrorOptions) {
+    super(`request to ${url} failed`, options);
+  }
+}
+
+/** A login-status call (report or check) was answered with a failure. */
+export class StatusRequestError extends DauthError {
+  readonly responseStatus: number;
+  /** The service's stable error code (`error` member), when it sent one. */
+  readonly errorCode: string | undefined;
+
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super(`login status request failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
+    this.responseStatus = responseStatus;
+    this.errorCode = errorCode;
+  }
+}
+
+/**
+ * The HTTP status a backend should answer with when a slot-info call fails, row by row as in the
+ * spec's table. The row for a cancelled or expired request context (499/504) belongs to Go.
+ */
+export function toHttpStatus(error: unknown): number {
+  if (error instanceof ExpiredTokenError) return 401;
+  if (error instanceof CallbackTimeoutError) return 408;
+  if (error instanceof AuthorizeError) return 502;
+  if (error instanceof CallbackRejectedError) return 502;
+  if (error instanceof ShutdownError) return 503;
+  if (error instanceof MissingJwtError) return 400;
+  return 500;
+}

@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { SecretBox } from './crypto/secretBox.js';
+import { type DatabaseHandle, openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { loggerOptions } from './logger.js';
+import { ensureSecrets, type PlatformSecrets } from './secrets.js';
+
+/**
+ * Everything the HTTP layer may use, wired once. This is the only place that knows which
+ * store or gateway implementation backs a service.
+ */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  secrets: PlatformSecrets;
+  secretBox: SecretBox;
+  /** Shared state between replicas (rate limits, one-time values) when REDIS_URL is set. */
+  redis: Redis | undefined;
+  /** Named checks `/readyz` runs; each rejects when its dependency does not answer. */
+  readinessProbes: Record<string, () => Promise<void>>;
+  /** Releases every resource in reverse order of creation. */
+  close(): Promise<void>;
+}
+
+export interface CreateServicesOptions {
+  logger?: Logger;
+  /** Tests isolate PostgreSQL runs in their own schema. */
+  pgSchema?: string;
+}
+
+export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
+  const logger = options.logger ?? pino(loggerOptions(config.logLevel));
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) {
+      await closer().catch((err: unknown) => logger.warn({ err }, 'error while closing'));
+    }
+  };
+  try {
+    const secrets = ensureSecrets(config);
+    const secretBox = new SecretBox(secrets.masterKey);
+
+    logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
+    const database = openDatabase({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: path.join(config.dataDir, 'dauth.sqlite'),
+      ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    });
+    closers.push(() => database.close());
+    await migrateToLatest(database.db);
+
+    let redis: Redis | undefined;
+    if (config.redisUrl) {
+      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+      const client = redis;
+      closers.push(async () => void (await client.quit()));
+    }
+
+    const readinessProbes: Services['readinessProbes'] = { database: () => database.ping() };
+    if (redis) {
+      const client = redis;
+      readinessProbes.redis = async () => void (await client.ping());
+    }
+
+    return { config, logger, database, secrets, secretBox, redis, readinessProbes, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

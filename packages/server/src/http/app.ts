@@ -1,0 +1,57 @@
+import formBody from '@fastify/formbody';
+import cookie from '@fastify/cookie';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { Services } from '../composition.js';
+import { installErrorHandling } from './errorHandler.js';
+import { healthRoutes } from './routes/health.js';
+import type { App } from './types.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * The service as a Fastify instance that is not yet listening: `server.ts` listens, tests call
+ * `inject` or listen on port 0.
+ */
+export async function buildApp(services: Services): Promise<App> {
+  const app = Fastify({
+    loggerInstance: services.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: services.config.trustProxy,
+    // Request ids let a support ticket be matched to a log line without logging any secret.
+    genReqId: () => crypto.randomUUID(),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installErrorHandling(app);
+  await app.register(formBody);
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    ...(services.redis ? { redis: services.redis, nameSpace: 'dauth-rl:' } : {}),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'dauth',
+        version: '0.1.0',
+        description: 'Decentralized authorization service: OAuth 2.0, ERC-4337 wallets, content tokens.',
+      },
+      servers: [{ url: services.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(async (scope) => healthRoutes(scope as App, services));
+  return app;
+}

@@ -1,0 +1,92 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../errors.js';
+
+/**
+ * How a route family renders errors. `default`: decisions §2. `oauth`: the same plus RFC 6749
+ * §5.2 `error_description`. `envelope`: the backend-integration `{code, message, data}` envelope.
+ */
+export type ErrorStyle = 'default' | 'oauth' | 'envelope';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+/** Turns anything thrown into an `AppError` whose message is safe to show. */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  const e = error as FastifyError & {
+    validation?: { instancePath?: string; params?: Record<string, unknown> }[];
+  };
+  if (e.validation) {
+    const first = e.validation[0] as {
+      instancePath?: string;
+      message?: string;
+      params?: Record<string, unknown>;
+    };
+    const missing = first?.params?.missingProperty as string | undefined;
+    const pathField = first?.instancePath?.replace(/^\//, '').replace(/\//g, '.');
+    const field = missing ?? (pathField || e.validationContext || 'body');
+    const reason = missing ? 'is required' : (first?.message ?? 'is invalid');
+    return new AppError(400, 'invalid_request', `${field} ${reason}`, { field });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 'payload_too_large', 'The request body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError(400, 'invalid_request', 'The JSON body is empty', { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError(400, 'invalid_json', 'The body is not valid JSON');
+  }
+  if (e.statusCode === 429) return new AppError(429, 'rate_limited', 'Too many requests, slow down');
+  if (e instanceof SyntaxError && e.statusCode === 400) {
+    return new AppError(400, 'invalid_json', 'The body is not valid JSON');
+  }
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError(e.statusCode, 'bad_request', 'The request could not be processed');
+  }
+  return new AppError(500, 'internal_error', 'Something went wrong on our side');
+}
+
+export function renderError(style: ErrorStyle, err: AppError): Record<string, unknown> {
+  if (style === 'envelope') {
+    const envelopeCode =
+      typeof err.details?.envelopeCode === 'number' ? err.details.envelopeCode : err.status;
+    return { code: envelopeCode, message: err.message, data: [] };
+  }
+  const { envelopeCode: _ignored, ...details } = err.details ?? {};
+  const body: Record<string, unknown> = { success: false, error: err.code, message: err.message, ...details };
+  if (style === 'oauth') body.error_description = err.message;
+  return body;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500 && !isAppError(error)) {
+      request.log.error({ err: error }, 'unhandled error');
+    }
+    const style = request.routeOptions.config?.errorStyle ?? styleFor(request.url);
+    if (appError.status === 401 && style === 'oauth' && appError.code === 'invalid_client') {
+      reply.header('WWW-Authenticate', 'Basic realm="dauth"');
+    }
+    if (appError.status === 429 && appError.details?.retryAfterSeconds) {
+      reply.header('Retry-After', String(appError.details.retryAfterSeconds));
+    }
+    void reply.status(appError.status).send(renderError(style, appError));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const err = new AppError(404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
+    void reply.status(404).send(renderError(styleFor(request.url), err));
+  });
+}
+
+/** Fallback when a request never reached a route (404, body parse errors before routing). */
+function styleFor(url: string): ErrorStyle {
+  if (url.startsWith('/v1/oauth-meta/')) return 'envelope';
+  if (url.startsWith('/oauth/')) return 'oauth';
+  return 'default';
+}

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import pino from 'pino';
+import { type Config, loadConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createPgSchema } from './databases.js';
+import { TEST_DATABASE_URL } from './environment.js';
+
+export interface TestServer extends RunningServer {
+  config: Config;
+  dataDir: string;
+}
+
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  /** Run against PostgreSQL (a fresh schema) instead of SQLite. */
+  postgres?: boolean;
+  /** Reuse a data directory (restart tests). */
+  dataDir?: string;
+}
+
+/**
+ * A real dauth listening on a free loopback port with its own data directory: SQLite and the
+ * embedded chain by default, PostgreSQL when asked.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-test-'));
+  const pgSchema = options.postgres ? await createPgSchema() : undefined;
+  const port = await freePort();
+  const env: Record<string, string> = {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...(pgSchema
+      ? {
+          DATABASE_URL: TEST_DATABASE_URL,
+          MASTER_KEY: 'ab'.repeat(32),
+          ADMIN_API_KEY: 'test-admin-key-0123456789',
+        }
+      : {}),
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const server = await startServer(config, {
+    logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
+    ...(pgSchema ? { pgSchema: pgSchema.schema } : {}),
+  });
+  return {
+    ...server,
+    config,
+    dataDir,
+    close: async () => {
+      await server.close();
+      await pgSchema?.drop();
+    },
+  };
+}
+
+/** A port that was free a moment ago, so PUBLIC_URL (the token issuer) can name it before start. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
