@@ -7,6 +7,11 @@ import { type DatabaseHandle, openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loggerOptions } from './logger.js';
 import { ensureSecrets, type PlatformSecrets } from './secrets.js';
+import { AccountService } from './services/accounts/accountService.js';
+import { Authenticator } from './services/tokens/authenticator.js';
+import { TokenService } from './services/tokens/tokenService.js';
+import { SigningKeyStore } from './stores/signingKeyStore.js';
+import { UserStore } from './stores/userStore.js';
 
 /**
  * Everything the HTTP layer may use, wired once. This is the only place that knows which
@@ -22,6 +27,11 @@ export interface Services {
   redis: Redis | undefined;
   /** Named checks `/readyz` runs; each rejects when its dependency does not answer. */
   readinessProbes: Record<string, () => Promise<void>>;
+  tokens: TokenService;
+  /** Verifies bearer tokens and checks revocation; routes use it through `http/auth.ts`. */
+  authenticator: Authenticator;
+  accounts: AccountService;
+  users: UserStore;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -67,7 +77,26 @@ export async function createServices(config: Config, options: CreateServicesOpti
       readinessProbes.redis = async () => void (await client.ping());
     }
 
-    return { config, logger, database, secrets, secretBox, redis, readinessProbes, close };
+    const users = new UserStore(database.db);
+    const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
+    await tokens.init();
+    const authenticator = new Authenticator(tokens);
+    const accounts = new AccountService(users, tokens);
+
+    return {
+      config,
+      logger,
+      database,
+      secrets,
+      secretBox,
+      redis,
+      readinessProbes,
+      tokens,
+      authenticator,
+      accounts,
+      users,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;

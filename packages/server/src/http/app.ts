@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Services } from '../composition.js';
 import { installErrorHandling } from './errorHandler.js';
+import { accountRoutes } from './routes/accounts.js';
 import { healthRoutes } from './routes/health.js';
 import type { App } from './types.js';
 
@@ -52,6 +53,10 @@ export async function buildApp(services: Services): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  await app.register(async (scope) => healthRoutes(scope as App, services));
+  // Route modules: each is `(app, services) => void`; add new ones to this list.
+  const routeModules = [healthRoutes, accountRoutes];
+  for (const routes of routeModules) {
+    await app.register(async (scope) => routes(scope as App, services));
+  }
   return app;
 }

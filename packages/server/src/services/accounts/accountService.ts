@@ -1,0 +1,79 @@
+import { randomInt } from 'node:crypto';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../crypto/passwordHasher.js';
+import { AppError, conflict } from '../../errors.js';
+import type { User, UserStore } from '../../stores/userStore.js';
+import type { TokenService } from '../tokens/tokenService.js';
+
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_PASSWORD_LENGTH = 1024;
+
+/** Normalises e-mail for uniqueness: case-insensitive, surrounding spaces ignored. */
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/** Random positive ids below 2^53 (decisions §3): unguessable, and exact in every JSON parser. */
+function newUserUuid(): number {
+  return randomInt(1_000_000_000, 2 ** 48);
+}
+
+export class AccountService {
+  constructor(
+    private readonly users: UserStore,
+    private readonly tokens: TokenService,
+  ) {}
+
+  async register(input: { email: string; password: string; nickname?: string | undefined }): Promise<User> {
+    const email = normaliseEmail(input.email);
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
+      throw new AppError(400, 'invalid_request', 'email is not a valid e-mail address', { field: 'email' });
+    }
+    if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
+      throw new AppError(
+        400,
+        'weak_password',
+        `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+        {
+          field: 'password',
+        },
+      );
+    }
+    if (await this.users.emailTaken(email))
+      throw conflict('email_taken', 'An account with this e-mail already exists');
+    const passwordHash = await hashPassword(input.password);
+    const nickname = (input.nickname ?? email.split('@')[0] ?? 'user').trim().slice(0, 100) || 'user';
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const user = { userUuid: newUserUuid(), email, nickname, createdAt: Date.now(), passwordHash };
+      if (await this.users.insert(user)) {
+        return { userUuid: user.userUuid, email, nickname, createdAt: user.createdAt };
+      }
+      // The insert lost: either the e-mail was registered concurrently or the random id collided.
+      if (await this.users.emailTaken(email))
+        throw conflict('email_taken', 'An account with this e-mail already exists');
+    }
+    throw new AppError(500, 'internal_error', 'Could not allocate a user id');
+  }
+
+  /** Checks the credentials in time independent of whether the e-mail exists. */
+  async authenticate(emailInput: string, password: string): Promise<User> {
+    const user = await this.users.findByEmail(normaliseEmail(emailInput));
+    const ok = await verifyPassword(
+      password.slice(0, MAX_PASSWORD_LENGTH),
+      user?.passwordHash ?? (await dummyPasswordHash),
+    );
+    if (!user || !ok) throw new AppError(401, 'invalid_credentials', 'E-mail or password is wrong');
+    return { userUuid: user.userUuid, email: user.email, nickname: user.nickname, createdAt: user.createdAt };
+  }
+
+  /** Developer login (spec endpoint 1): credentials in, a login JWT out. */
+  async login(email: string, password: string): Promise<{ token: string; uuid: string; expiresIn: number }> {
+    const user = await this.authenticate(email, password);
+    const { token, expiresIn } = await this.tokens.issueLoginToken(String(user.userUuid));
+    return { token, uuid: String(user.userUuid), expiresIn };
+  }
+
+  async findUser(userUuid: number): Promise<User | undefined> {
+    const user = await this.users.findById(userUuid);
+    return user
+      ? { userUuid: user.userUuid, email: user.email, nickname: user.nickname, createdAt: user.createdAt }
+      : undefined;
+  }
+}

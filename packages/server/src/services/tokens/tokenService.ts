@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import {
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+  type CryptoKey,
+  SignJWT,
+  errors as joseErrors,
+} from 'jose';
+import type { SecretBox } from '../../crypto/secretBox.js';
+import { AppError } from '../../errors.js';
+import type { SigningKeyStore } from '../../stores/signingKeyStore.js';
+
+export const SIGNING_ALG = 'ES256';
+export const LOGIN_TOKEN_TTL_SECONDS = 3600;
+export const ACCESS_TOKEN_TTL_SECONDS = 3600;
+
+/** What a verified token says. `use` separates login JWTs from OAuth access tokens. */
+export interface TokenClaims {
+  use: 'login' | 'access';
+  userId: string;
+  jti: string;
+  exp: number;
+  iat: number;
+  /** Access tokens only. */
+  clientId?: string;
+  /** Access tokens only: the grant (authorization code family) the token came from. */
+  grantId?: string;
+  scope?: string;
+}
+
+interface ActiveKey {
+  kid: string;
+  privateKey: CryptoKey;
+}
+
+const SEAL_AAD = (kid: string) => `signing_key:${kid}`;
+
+/**
+ * Issues and verifies the service's JWTs (ES256, public half at /.well-known/jwks.json).
+ * Verified tokens are cached by their exact text: a byte-identical token has an identical,
+ * already-checked signature, so a hit costs a map lookup. Revocation is deliberately not part
+ * of this cache; callers check it on every use.
+ */
+export class TokenService {
+  #active: ActiveKey | undefined;
+  #publicKeys = new Map<string, CryptoKey>();
+  #jwks: { keys: JWK[] } = { keys: [] };
+  #verified = new Map<string, TokenClaims>();
+  static readonly CACHE_LIMIT = 50_000;
+
+  constructor(
+    private readonly keys: SigningKeyStore,
+    private readonly secretBox: SecretBox,
+    private readonly issuer: string,
+  ) {}
+
+  /** Loads the signing keys, creating the first one when the database has none. */
+  async init(): Promise<void> {
+    let stored = await this.keys.list();
+    if (stored.length === 0) {
+      const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+      const kid = randomUUID();
+      const privateJwk = await exportJWK(privateKey);
+      await this.keys.insert({
+        kid,
+        alg: SIGNING_ALG,
+        publicJwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALG, use: 'sig' }),
+        privateJwkSealed: this.secretBox.seal(JSON.stringify(privateJwk), SEAL_AAD(kid)),
+        createdAt: Date.now(),
+      });
+      // Another replica may have raced us: read back and use whatever is oldest.
+      stored = await this.keys.list();
+    }
+    const jwks: JWK[] = [];
+    for (const key of stored) {
+      const publicJwk = JSON.parse(key.publicJwk) as JWK;
+      jwks.push(publicJwk);
+      this.#publicKeys.set(key.kid, (await importJWK(publicJwk, key.alg)) as CryptoKey);
+    }
+    const signing = stored[0]!;
+    const sealed = this.secretBox.open(signing.privateJwkSealed, SEAL_AAD(signing.kid));
+    try {
+      const privateJwk = JSON.parse(sealed.toString('utf8')) as JWK;
+      this.#active = {
+        kid: signing.kid,
+        privateKey: (await importJWK(privateJwk, signing.alg)) as CryptoKey,
+      };
+    } finally {
+      sealed.fill(0);
+    }
+    this.#jwks = { keys: jwks };
+  }
+
+  get jwks(): { keys: JWK[] } {
+    return this.#jwks;
+  }
+
+  async issueLoginToken(userId: string): Promise<{ token: string; expiresIn: number }> {
+    const token = await this.#sign({ token_use: 'login' }, userId, LOGIN_TOKEN_TTL_SECONDS);
+    return { token, expiresIn: LOGIN_TOKEN_TTL_SECONDS };
+  }
+
+  async issueAccessToken(input: {
+    userId: string;
+    clientId: string;
+    grantId: string;
+    scope?: string;
+    ttlSeconds?: number;
+  }): Promise<{ token: string; jti: string; expiresIn: number; exp: number }> {
+    const ttl = input.ttlSeconds ?? ACCESS_TOKEN_TTL_SECONDS;
+    const jti = randomUUID();
+    const token = await this.#sign(
+      {
+        token_use: 'access',
+        client_id: input.clientId,
+        gid: input.grantId,
+        ...(input.scope ? { scope: input.scope } : {}),
+      },
+      input.userId,
+      ttl,
+      jti,
+    );
+    return { token, jti, expiresIn: ttl, exp: Math.floor(Date.now() / 1000) + ttl };
+  }
+
+  async #sign(claims: JWTPayload, subject: string, ttlSeconds: number, jti = randomUUID()): Promise<string> {
+    if (!this.#active) throw new Error('TokenService.init() has not run');
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: SIGNING_ALG, kid: this.#active.kid, typ: 'JWT' })
+      .setIssuer(this.issuer)
+      .setSubject(subject)
+      .setIssuedAt()
+      .setExpirationTime(`${ttlSeconds}s`)
+      .setJti(jti)
+      .sign(this.#active.privateKey);
+  }
+
+  /**
+   * Verifies signature (ES256 only: `none`, HS256 and every other algorithm are refused),
+   * issuer, expiry and token use. Throws `AppError` 401 with `expired_token` or `invalid_token`.
+   */
+  async verify(token: string, accept: TokenClaims['use'] | 'any' = 'any'): Promise<TokenClaims> {
+    let claims = this.#verified.get(token);
+    if (!claims) {
+      claims = await this.#verifyUncached(token);
+      if (this.#verified.size >= TokenService.CACHE_LIMIT) {
+        // Drop the oldest insertion; Map iteration order is insertion order.
+        this.#verified.delete(this.#verified.keys().next().value as string);
+      }
+      this.#verified.set(token, claims);
+    }
+    if (claims.exp * 1000 <= Date.now()) {
+      this.#verified.delete(token);
+      throw new AppError(401, 'expired_token', 'The token has expired');
+    }
+    if (accept !== 'any' && claims.use !== accept) {
+      throw new AppError(
+        401,
+        'invalid_token',
+        `A ${accept === 'login' ? 'login' : 'access'} token is required`,
+      );
+    }
+    return claims;
+  }
+
+  async #verifyUncached(token: string): Promise<TokenClaims> {
+    try {
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = header.kid ? this.#publicKeys.get(header.kid) : undefined;
+          if (!key) throw new joseErrors.JWKSNoMatchingKey();
+          return key;
+        },
+        { issuer: this.issuer, algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'jti'] },
+      );
+      const use = payload.token_use;
+      if (use !== 'login' && use !== 'access')
+        throw new joseErrors.JWTClaimValidationFailed('token_use', payload);
+      return {
+        use,
+        userId: String(payload.sub),
+        jti: String(payload.jti),
+        exp: Number(payload.exp),
+        iat: Number(payload.iat),
+        ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
+        ...(typeof payload.gid === 'string' ? { grantId: payload.gid } : {}),
+        ...(typeof payload.scope === 'string' ? { scope: payload.scope } : {}),
+      };
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired) {
+        throw new AppError(401, 'expired_token', 'The token has expired');
+      }
+      throw new AppError(401, 'invalid_token', 'The token is invalid');
+    }
+  }
+}
