@@ -12,6 +12,7 @@ import { Authenticator } from './services/tokens/authenticator.js';
 import { TokenService } from './services/tokens/tokenService.js';
 import { SigningKeyStore } from './stores/signingKeyStore.js';
 import { UserStore } from './stores/userStore.js';
+import { WalletStore } from './stores/walletStore.js';
 
 /**
  * Everything the HTTP layer may use, wired once. This is the only place that knows which
@@ -32,6 +33,8 @@ export interface Services {
   authenticator: Authenticator;
   accounts: AccountService;
   users: UserStore;
+  /** Main and slot content wallets (shared by PIN custody and slots). */
+  wallets: WalletStore;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -82,6 +85,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     await tokens.init();
     const authenticator = new Authenticator(tokens);
     const accounts = new AccountService(users, tokens);
+    const wallets = new WalletStore(database.db);
 
     return {
       config,
@@ -95,6 +99,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
       authenticator,
       accounts,
       users,
+      wallets,
       close,
     };
   } catch (err) {
