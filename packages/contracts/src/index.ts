@@ -1,3 +1,5 @@
+export * from './userOperation.js';
 export * from './account.js';
 export * from './anvil.js';
-export * from './userOperation.js';
+export * from './deploy.js';
+export * from './generated/index.js';

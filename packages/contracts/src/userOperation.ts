@@ -103,6 +103,9 @@ export function encodeInitCode(factory: Address, owner: Address, salt: bigint): 
   ]);
 }
 
+/** An operation before sponsorship and signing. */
+export type UnsignedUserOperation = Omit<UserOperation, 'paymasterAndData' | 'signature'>;
+
 export type GetPaymasterHashParameters = {
   paymaster: Address;
   chainId: number;
@@ -116,7 +119,7 @@ export type GetPaymasterHashParameters = {
  * and the paymaster, plus the validity window. The platform signs it as an EIP-191 message.
  */
 export function getPaymasterHash(
-  op: Omit<UserOperation, 'paymasterAndData' | 'signature'>,
+  op: UnsignedUserOperation,
   { paymaster, chainId, validUntil, validAfter }: GetPaymasterHashParameters,
 ): Hash {
   return keccak256(
@@ -200,7 +203,7 @@ export function computeCounterfactualAddress(factory: Address, salt: bigint, ini
  * The operation's gas fields must be final: the paymaster signature covers them.
  */
 export async function signPaymasterAndData(
-  op: Omit<UserOperation, 'paymasterAndData' | 'signature'>,
+  op: UnsignedUserOperation,
   parameters: GetPaymasterHashParameters & { signer: LocalAccount },
 ): Promise<Hex> {
   const hash = getPaymasterHash(op, parameters);
@@ -214,4 +217,37 @@ export async function signUserOp(
   { owner, entryPoint, chainId }: { owner: LocalAccount; entryPoint: Address; chainId: number },
 ): Promise<Hex> {
   return owner.signMessage({ message: { raw: getUserOpHash(op, entryPoint, chainId) } });
+}
+
+export type SignSponsoredUserOpParameters = {
+  entryPoint: Address;
+  chainId: number;
+  /** The wallet's current owner EOA. */
+  owner: LocalAccount;
+  paymaster: Address;
+  /** The paymaster's verifying signer (the platform). */
+  paymasterSigner: LocalAccount;
+  /** Unix seconds; the spec's rule is now + 300. */
+  validUntil: number;
+  /** Unix seconds; the spec's rule is now. */
+  validAfter: number;
+};
+
+/**
+ * Completes `op` in the only valid order: the paymaster signs the gas-bearing fields first, then the owner
+ * signs the EntryPoint hash, which covers `paymasterAndData`.
+ */
+export async function signSponsoredUserOp(
+  op: UnsignedUserOperation,
+  { entryPoint, chainId, owner, paymaster, paymasterSigner, validUntil, validAfter }: SignSponsoredUserOpParameters,
+): Promise<UserOperation> {
+  const paymasterAndData = await signPaymasterAndData(op, {
+    paymaster,
+    chainId,
+    validUntil,
+    validAfter,
+    signer: paymasterSigner,
+  });
+  const sponsored = { ...op, paymasterAndData, signature: '0x' as Hex };
+  return { ...sponsored, signature: await signUserOp(sponsored, { owner, entryPoint, chainId }) };
 }

@@ -93,7 +93,10 @@ export class MalformedResponseError extends DauthError {
   readonly responseStatus: number | undefined;
 
   constructor(what: string, responseStatus?: number, options?: ErrorOptions) {
-    super(`malformed response: ${what}${responseStatus === undefined ? '' : ` (HTTP ${responseStatus})`}`, options);
+    super(
+      `malformed response: ${what}${responseStatus === undefined ? '' : ` (HTTP ${responseStatus})`}`,
+      options,
+    );
     this.responseStatus = responseStatus;
   }
 }
@@ -112,7 +115,9 @@ export class StatusRequestError extends DauthError {
   readonly errorCode: string | undefined;
 
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {
-    super(`login status request failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
+    super(
+      `login status request failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
+    );
     this.responseStatus = responseStatus;
     this.errorCode = errorCode;
   }

@@ -1,1 +1,47 @@
-export {};
+export { DauthClient } from './client.js';
+export type { GetSlotInfoParameters, StatusReport } from './client.js';
+export {
+  DEFAULT_AUTH_SERVER_URL,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from './clientOptions.js';
+export type { DauthClientOptions } from './clientOptions.js';
+export type { HttpClient, HttpRequestInit, HttpResponse, Logger } from './httpClient.js';
+export { SlotId } from './slotId.js';
+export type { SlotIdKind } from './slotId.js';
+export type { SlotInfo } from './slotInfo.js';
+export type { LoginStatus, LoginStatusParameters } from './api/loginStatus.js';
+export { readSlotEnvelope } from './api/getToken.js';
+export { parseAuthorizeCallback } from './authorizeCallback.js';
+export type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js';
+export {
+  AuthorizeError,
+  CallbackRejectedError,
+  CallbackTimeoutError,
+  DauthError,
+  EnvelopeError,
+  ExpiredTokenError,
+  MalformedResponseError,
+  MissingJwtError,
+  RequestFailedError,
+  ShutdownError,
+  StatusRequestError,
+  toHttpStatus,
+} from './errors.js';
+export type { AuthorizeErrorDetails } from './errors.js';
+export { parseJson, stringifyJson } from './losslessJson.js';
+export type { JsonObject, JsonValue, RawJsonWriter } from './losslessJson.js';
+export {
+  CallbackBodyTooLargeError,
+  callbackFieldsFrom,
+  createCallbackHandler,
+  readCallbackFields,
+} from './nodeCallbackHandler.js';
+export type { CallbackReceiver } from './nodeCallbackHandler.js';
+export type { CallbackRelay } from './relay/callbackRelay.js';
+export { RedisCallbackRelay } from './relay/redisCallbackRelay.js';
+export type {
+  RedisCallbackRelayOptions,
+  RedisPublisher,
+  RedisSubscriber,
+} from './relay/redisCallbackRelay.js';

@@ -18,7 +18,8 @@ export class SlotId implements RawJsonWriter {
   readonly kind: SlotIdKind;
 
   constructor(value: string, kind: SlotIdKind) {
-    if (!DECIMAL.test(value)) throw new TypeError(`A slot id must be decimal digits, got ${JSON.stringify(value)}`);
+    if (!DECIMAL.test(value))
+      throw new TypeError(`A slot id must be decimal digits, got ${JSON.stringify(value)}`);
     this.value = value;
     this.kind = kind;
   }

@@ -38,13 +38,18 @@ export function parseSlotInfo(raw: JsonValue | undefined, responseStatus?: numbe
   for (const key of OPTIONAL_STRINGS) {
     const value = raw[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') throw new MalformedResponseError(`slot ${key} is not a string`, responseStatus);
+    if (typeof value !== 'string') {
+      throw new MalformedResponseError(`slot ${key} is not a string`, responseStatus);
+    }
     slot[key] = value;
   }
   for (const key of OPTIONAL_NUMBERS) {
     const value = raw[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'number') throw new MalformedResponseError(`slot ${key} is not a number`, responseStatus);
+    // Counters and seconds: a JSON number with an integral value (3600.0 counts), as in Python and Go.
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      throw new MalformedResponseError(`slot ${key} is not an integer`, responseStatus);
+    }
     slot[key] = value;
   }
   return slot;

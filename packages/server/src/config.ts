@@ -50,6 +50,8 @@ const envSchema = z.object({
   CONTRACT_CONTENT_TOKEN: address.optional(),
   CONTRACT_TOKEN: address.optional(),
   PIN_SHARE_SALT: z.string().min(1).default('dauth/share_pin/v1'),
+  /** Requests per minute per client and address at /oauth/token, /oauth/revoke and /oauth/introspect. */
+  OAUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   TRUST_PROXY: z
     .enum(['true', 'false'])
     .default('false')
@@ -82,6 +84,7 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   pinShareSalt: string;
+  oauthRateLimit: number;
   chain:
     | { kind: 'embedded' }
     | {
@@ -173,6 +176,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     pinShareSalt: e.PIN_SHARE_SALT,
+    oauthRateLimit: e.OAUTH_RATE_LIMIT,
     chain,
   };
 }

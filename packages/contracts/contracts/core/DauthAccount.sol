@@ -5,7 +5,7 @@ import {IAccount} from "@account-abstraction/contracts/interfaces/IAccount.sol";
 import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint.sol";
 import {UserOperation} from "@account-abstraction/contracts/interfaces/UserOperation.sol";
 import {TokenCallbackHandler} from "@account-abstraction/contracts/samples/callback/TokenCallbackHandler.sol";
-import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {SignatureRecovery} from "../utils/SignatureRecovery.sol";
 
 /**
  * @title DauthAccount
@@ -63,9 +63,8 @@ contract DauthAccount is IAccount, TokenCallbackHandler {
     {
         if (msg.sender != address(entryPoint)) revert Unauthorized(msg.sender);
         // A bad signature must not revert: the EntryPoint turns SIG_VALIDATION_FAILED into "AA24 signature error".
-        (address signer, ECDSA.RecoverError error) =
-            ECDSA.tryRecover(ECDSA.toEthSignedMessageHash(userOpHash), userOp.signature);
-        if (error != ECDSA.RecoverError.NoError || signer != owner()) validationData = SIG_VALIDATION_FAILED;
+        address signer = SignatureRecovery.recoverEthSigned(userOpHash, userOp.signature);
+        if (signer == address(0) || signer != owner()) validationData = SIG_VALIDATION_FAILED;
         if (missingAccountFunds != 0) {
             // Prefund without a paymaster. The EntryPoint checks its deposit itself, so the result is ignored.
             (bool paid,) = payable(msg.sender).call{value: missingAccountFunds}("");
@@ -93,8 +92,8 @@ contract DauthAccount is IAccount, TokenCallbackHandler {
 
     /**
      * @notice Hands the wallet to `newOwner`; the address stays the same.
-     * @dev Only through a user operation the current owner signed, or a self-call from `execute`, so a
-     * compromised direct caller path cannot exist.
+     * @dev Callable by the EntryPoint (a user operation the current owner signed) or by the wallet itself
+     * (`execute` from the owner); either way the current owner authorised it.
      */
     function changeOwner(address newOwner) external {
         if (msg.sender != address(entryPoint) && msg.sender != address(this)) revert Unauthorized(msg.sender);

@@ -33,7 +33,8 @@ export async function authorize(context: ApiContext, parameters: AuthorizeParame
       signal: parameters.signal,
     });
   } catch (error) {
-    if (error instanceof RequestFailedError) throw new AuthorizeError('service unreachable', {}, { cause: error });
+    if (error instanceof RequestFailedError)
+      throw new AuthorizeError('service unreachable', {}, { cause: error });
     throw error;
   }
 

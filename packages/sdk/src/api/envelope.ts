@@ -28,10 +28,11 @@ export function parseEnvelope(body: string, responseStatus: number): Envelope {
   if (typeof code !== 'number' || !Number.isInteger(code)) {
     throw new MalformedResponseError('envelope code is not a number', responseStatus);
   }
-  if (data !== undefined && !Array.isArray(data)) {
+  // A null `data` counts as absent, as in the Python and Go SDKs.
+  if (data !== undefined && data !== null && !Array.isArray(data)) {
     throw new MalformedResponseError('envelope data is not an array', responseStatus);
   }
-  return { code, message, data };
+  return { code, message, data: data ?? undefined };
 }
 
 /** The envelope's message as text, for errors and logs. */

@@ -12,8 +12,7 @@ export interface ClientCredentials {
 }
 
 export type TokenGrant =
-  | { grant_type: 'authorization_code'; code: string }
-  | { grant_type: 'refresh_token'; refresh_token: string };
+  { grant_type: 'authorization_code'; code: string } | { grant_type: 'refresh_token'; refresh_token: string };
 
 /**
  * `POST /v1/oauth-meta/get_token` for either grant. The envelope `code` decides, whatever the HTTP
@@ -27,7 +26,11 @@ export async function getToken(
 ): Promise<SlotInfo> {
   const response = await send(context, '/v1/oauth-meta/get_token', {
     method: 'POST',
-    json: stringifyJson({ client_id: credentials.clientId, client_secret: credentials.clientSecret, ...grant }),
+    json: stringifyJson({
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+      ...grant,
+    }),
     signal,
   });
   return readSlotEnvelope(response.body, response.status, 'get_token');

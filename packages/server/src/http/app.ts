@@ -8,7 +8,21 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Services } from '../composition.js';
 import { installErrorHandling } from './errorHandler.js';
 import { accountRoutes } from './routes/accounts.js';
+import { adminFaucetRoutes } from './routes/admin/faucet.js';
+import { chainRoutes } from './routes/chain.js';
 import { healthRoutes } from './routes/health.js';
+import { clientRoutes } from './routes/clients.js';
+import { oauthAuthorizeRoutes } from './routes/oauthAuthorize.js';
+import { oauthTokenRoutes } from './routes/oauthToken.js';
+import { oauthValidateRoutes } from './routes/oauthValidate.js';
+import { statusRoutes } from './routes/status.js';
+import { oauthMetaRoutes } from './routes/oauthMeta.js';
+import { exchangeTokenOwnerRoutes } from './routes/exchangeTokenOwner.js';
+import { marketRoutes } from './routes/market.js';
+import { adminTransferTicketRoutes } from './routes/admin/transferTickets.js';
+import { pinRoutes } from './routes/pin.js';
+import { emailVerificationRoutes } from './routes/emailVerification.js';
+import { tokenTransferRoutes } from './routes/tokenTransfer.js';
 import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -54,7 +68,24 @@ export async function buildApp(services: Services): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   // Route modules: each is `(app, services) => void`; add new ones to this list.
-  const routeModules = [healthRoutes, accountRoutes];
+  const routeModules = [
+    chainRoutes,
+    adminFaucetRoutes,
+    healthRoutes,
+    accountRoutes,
+    clientRoutes,
+    oauthAuthorizeRoutes,
+    oauthTokenRoutes,
+    oauthValidateRoutes,
+    statusRoutes,
+    oauthMetaRoutes,
+    exchangeTokenOwnerRoutes,
+    marketRoutes,
+    adminTransferTicketRoutes,
+    pinRoutes,
+    emailVerificationRoutes,
+    tokenTransferRoutes,
+  ];
   for (const routes of routeModules) {
     await app.register(async (scope) => routes(scope as App, services));
   }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
+import type { ChainServicesOptions } from '../../src/chain/chainServices.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createPgSchema } from './databases.js';
@@ -19,6 +20,8 @@ export interface TestServerOptions {
   postgres?: boolean;
   /** Reuse a data directory (restart tests). */
   dataDir?: string;
+  /** Chain layer tuning (bundling, embedded chain state interval). */
+  chain?: ChainServicesOptions;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const server = await startServer(config, {
     logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
     ...(pgSchema ? { pgSchema: pgSchema.schema } : {}),
+    ...(options.chain ? { chain: options.chain } : {}),
   });
   return {
     ...server,

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.23;
+
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {Operated} from "../utils/Operated.sol";
+
+/**
+ * @title DauthContentToken
+ * @notice Content tokens of registered providers (one `cuid` per game, owned by one OAuth client), held per slot
+ * wallet. A purchase pays the platform 15% and the provider 85% at once and credits 1 token unit per wei;
+ * the provider's backend (through the platform operator) records consumption, which moves tokens from
+ * `balance` to the permanent `used_balances`; when the platform enables release for a cuid, consumption is
+ * settled to the provider from a per-cuid pool at `releasePer` percent, each unit of usage once.
+ * @dev Events and storage key cuids by `cuidHash = keccak256(bytes(cuid))`.
+ */
+contract DauthContentToken is Operated {
+    uint256 public constant PLATFORM_FEE_PERCENT = 15;
+
+    struct Provider {
+        address ownerAddr; // zero while the cuid is unregistered
+        uint8 releasePer;
+        bool releaseEnabled; // `_cuid_releaseTokenEnabled` of the spec, off until the platform enables it
+        uint256 pool;
+        string clientId;
+    }
+
+    /// @dev Both counters share one storage word, so recording a usage costs a single SSTORE.
+    struct SlotBalance {
+        uint128 balance;
+        uint128 used;
+    }
+
+    /// @notice Receives the platform's 15% of every purchase.
+    address public treasury;
+
+    mapping(bytes32 => Provider) private _providers;
+    mapping(bytes32 => mapping(address => SlotBalance)) private _balances;
+    /// @dev Usage (in token units) already settled by `release`, per cuid and slot.
+    mapping(bytes32 => mapping(address => uint256)) private _released;
+
+    event TreasuryChanged(address indexed previousTreasury, address indexed newTreasury);
+    event ProviderRegistered(
+        bytes32 indexed cuidHash, string cuid, string clientId, uint8 releasePer, address indexed ownerAddr
+    );
+    event ContentTokenBought(
+        bytes32 indexed cuidHash,
+        address indexed slot,
+        address indexed buyer,
+        uint256 amount,
+        uint256 platformFee,
+        uint256 providerAmount
+    );
+    event UsageRecorded(
+        bytes32 indexed cuidHash, address indexed slot, uint256 amount, uint256 balance, uint256 usedBalance
+    );
+    event ReleaseEnabledChanged(bytes32 indexed cuidHash, bool enabled);
+    event PoolFunded(bytes32 indexed cuidHash, address indexed from, uint256 amount, uint256 pool);
+    event PoolWithdrawn(bytes32 indexed cuidHash, address indexed to, uint256 amount, uint256 pool);
+    event Released(
+        bytes32 indexed cuidHash, address indexed slot, address indexed ownerAddr, uint256 usage, uint256 paid
+    );
+
+    error EmptyIdentifier();
+    error InvalidReleasePer(uint8 releasePer);
+    error CuidTaken(string cuid, string clientId);
+    error UnknownCuid(string cuid);
+    error ZeroAmount();
+    error LengthMismatch();
+    error InsufficientBalance(string cuid, address slot, uint256 balance, uint256 amount);
+    error ReleaseDisabled(string cuid);
+    error NothingToRelease(string cuid, address slot);
+    error InsufficientPool(string cuid, uint256 pool, uint256 amount);
+    error PaymentFailed(address to, uint256 amount);
+
+    constructor(address initialOperator, address initialTreasury) Operated(initialOperator) {
+        _setTreasury(initialTreasury);
+    }
+
+    // ----- administration -----
+
+    function setTreasury(address newTreasury) external onlyOwner {
+        _setTreasury(newTreasury);
+    }
+
+    /**
+     * @notice Registers `cuid` for the OAuth client `clientId`, or updates its terms if that client already
+     * holds it. A cuid never moves to another client.
+     */
+    function registerProvider(string calldata clientId, string calldata cuid, uint8 releasePer, address ownerAddr)
+        external
+        onlyOperator
+    {
+        if (bytes(clientId).length == 0 || bytes(cuid).length == 0) revert EmptyIdentifier();
+        if (releasePer > 100) revert InvalidReleasePer(releasePer);
+        if (ownerAddr == address(0)) revert ZeroAddress();
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _providers[key];
+        if (provider.ownerAddr == address(0)) {
+            provider.clientId = clientId;
+        } else if (keccak256(bytes(provider.clientId)) != keccak256(bytes(clientId))) {
+            revert CuidTaken(cuid, provider.clientId);
+        }
+        provider.ownerAddr = ownerAddr;
+        provider.releasePer = releasePer;
+        emit ProviderRegistered(key, cuid, clientId, releasePer, ownerAddr);
+    }
+
+    /// @notice Turns settlement for `cuid` on or off; by the platform (operator or owner).
+    function setReleaseEnabled(string calldata cuid, bool enabled) external {
+        if (msg.sender != operator && msg.sender != owner()) revert NotOperator(msg.sender);
+        bytes32 key = cuidHash(cuid);
+        _registered(key, cuid).releaseEnabled = enabled;
+        emit ReleaseEnabledChanged(key, enabled);
+    }
+
+    // ----- purchase -----
+
+    /**
+     * @notice Buys content tokens of `cuid` for the slot wallet `slot` with msg.value wei, 1 unit per wei.
+     * Pays `floor(value * 15 / 100)` to the treasury and the rest (85% plus the rounding remainder) to the
+     * provider, in this transaction. Anyone may pay.
+     */
+    function buy(string calldata cuid, address slot)
+        external
+        payable
+        returns (uint256 platformFee, uint256 providerAmount)
+    {
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _registered(key, cuid);
+        if (slot == address(0)) revert ZeroAddress();
+        if (msg.value == 0) revert ZeroAmount();
+        platformFee = (msg.value * PLATFORM_FEE_PERCENT) / 100;
+        providerAmount = msg.value - platformFee;
+        // Effects before the payouts: a re-entrant payee only ever sees a consistent ledger.
+        _balances[key][slot].balance += SafeCast.toUint128(msg.value);
+        emit ContentTokenBought(key, slot, msg.sender, msg.value, platformFee, providerAmount);
+        _pay(treasury, platformFee);
+        _pay(provider.ownerAddr, providerAmount);
+    }
+
+    // ----- consumption -----
+
+    /**
+     * @notice Records consumption for many slots of one cuid: each `amounts[i]` moves from the balance of
+     * `slots[i]` to its used balance. All or nothing: a record above its balance (or of zero) reverts the
+     * whole batch with InsufficientBalance naming it, so the server can drop it and resend the rest.
+     * Several cuids go in one transaction as several calls of the operator's `executeBatch`.
+     */
+    function recordUsage(string calldata cuid, address[] calldata slots, uint256[] calldata amounts)
+        external
+        onlyOperator
+    {
+        bytes32 key = cuidHash(cuid);
+        _registered(key, cuid);
+        if (slots.length != amounts.length) revert LengthMismatch();
+        mapping(address => SlotBalance) storage balances = _balances[key];
+        for (uint256 i = 0; i < slots.length; ++i) {
+            address slot = slots[i];
+            uint256 amount = amounts[i];
+            SlotBalance memory current = balances[slot];
+            if (amount == 0 || amount > current.balance) {
+                revert InsufficientBalance(cuid, slot, current.balance, amount);
+            }
+            // amount <= balance < 2**128, so the narrowing is exact.
+            current.balance -= uint128(amount);
+            current.used += uint128(amount);
+            balances[slot] = current;
+            emit UsageRecorded(key, slot, amount, current.balance, current.used);
+        }
+    }
+
+    // ----- settlement -----
+
+    /// @notice Adds msg.value wei to the settlement pool of `cuid`.
+    function fundPool(string calldata cuid) external payable {
+        if (msg.value == 0) revert ZeroAmount();
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _registered(key, cuid);
+        uint256 pool = provider.pool + msg.value;
+        provider.pool = pool;
+        emit PoolFunded(key, msg.sender, msg.value, pool);
+    }
+
+    /// @notice Takes unneeded funds back out of the pool of `cuid`; owner only, so the hot operator key cannot.
+    function withdrawPool(string calldata cuid, address payable to, uint256 amount) external onlyOwner {
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _registered(key, cuid);
+        if (amount > provider.pool) revert InsufficientPool(cuid, provider.pool, amount);
+        uint256 pool = provider.pool - amount;
+        provider.pool = pool;
+        emit PoolWithdrawn(key, to, amount, pool);
+        _pay(to, amount);
+    }
+
+    /**
+     * @notice Pays the provider `(used - alreadyReleased) * releasePer / 100` wei (rounded down) from the pool
+     * for the usage of `slot` not yet settled, then marks that usage settled, so it is never paid twice.
+     */
+    function release(string calldata cuid, address slot) external onlyOperator returns (uint256 paid) {
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _registered(key, cuid);
+        if (!provider.releaseEnabled) revert ReleaseDisabled(cuid);
+        uint256 usage;
+        (usage, paid) = _releasable(key, provider, slot);
+        if (usage == 0) revert NothingToRelease(cuid, slot);
+        uint256 pool = provider.pool;
+        if (paid > pool) revert InsufficientPool(cuid, pool, paid);
+        _released[key][slot] += usage;
+        provider.pool = pool - paid;
+        emit Released(key, slot, provider.ownerAddr, usage, paid);
+        _pay(provider.ownerAddr, paid);
+    }
+
+    // ----- views -----
+
+    function cuidHash(string calldata cuid) public pure returns (bytes32) {
+        return keccak256(bytes(cuid));
+    }
+
+    function balanceOf(string calldata cuid, address slot) external view returns (uint256) {
+        return _balances[cuidHash(cuid)][slot].balance;
+    }
+
+    function usedBalanceOf(string calldata cuid, address slot) external view returns (uint256) {
+        return _balances[cuidHash(cuid)][slot].used;
+    }
+
+    /// @notice Usage of `slot` already settled by `release`, in token units.
+    function releasedOf(string calldata cuid, address slot) external view returns (uint256) {
+        return _released[cuidHash(cuid)][slot];
+    }
+
+    /// @notice What `release(cuid, slot)` would settle now: unsettled usage and the wei it pays.
+    function releasableOf(string calldata cuid, address slot) external view returns (uint256 usage, uint256 amount) {
+        bytes32 key = cuidHash(cuid);
+        return _releasable(key, _providers[key], slot);
+    }
+
+    function releaseEnabled(string calldata cuid) external view returns (bool) {
+        return _providers[cuidHash(cuid)].releaseEnabled;
+    }
+
+    function poolOf(string calldata cuid) external view returns (uint256) {
+        return _providers[cuidHash(cuid)].pool;
+    }
+
+    /// @notice The registration of `cuid`; `ownerAddr` is zero if it is not registered.
+    function providerOf(string calldata cuid)
+        external
+        view
+        returns (string memory clientId, address ownerAddr, uint8 releasePer, bool enabled, uint256 pool)
+    {
+        Provider storage provider = _providers[cuidHash(cuid)];
+        return (provider.clientId, provider.ownerAddr, provider.releasePer, provider.releaseEnabled, provider.pool);
+    }
+
+    // ----- internals -----
+
+    function _registered(bytes32 key, string calldata cuid) private view returns (Provider storage provider) {
+        provider = _providers[key];
+        if (provider.ownerAddr == address(0)) revert UnknownCuid(cuid);
+    }
+
+    function _releasable(bytes32 key, Provider storage provider, address slot)
+        private
+        view
+        returns (uint256 usage, uint256 amount)
+    {
+        usage = _balances[key][slot].used - _released[key][slot];
+        amount = (usage * provider.releasePer) / 100;
+    }
+
+    function _pay(address to, uint256 amount) private {
+        if (amount == 0) return;
+        (bool ok,) = payable(to).call{value: amount}("");
+        if (!ok) revert PaymentFailed(to, amount);
+    }
+
+    function _setTreasury(address newTreasury) private {
+        if (newTreasury == address(0)) revert ZeroAddress();
+        emit TreasuryChanged(treasury, newTreasury);
+        treasury = newTreasury;
+    }
+}

@@ -1,0 +1,11 @@
+import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { newOwnerMnemonic, mnemonicToOwnerKey, ownerAddressOf, signRawHashWithKey, isValidMnemonic } from '/work/main/packages/server/src/crypto/ownerKey.ts';
+const m = newOwnerMnemonic();
+const key = await mnemonicToOwnerKey(m);
+const acc = mnemonicToAccount(m);
+console.log(acc.address === ownerAddressOf(key), isValidMnemonic(m), isValidMnemonic(m.replace(/^\w+/, 'zoo')));
+const h = '0x' + 'ab'.repeat(32) as `0x${string}`;
+const pk = privateKeyToAccount(('0x' + key.toString('hex')) as `0x${string}`);
+console.log((await pk.signMessage({ message: { raw: h } })) === signRawHashWithKey(key, h));
+let t = performance.now(); for (let i=0;i<100;i++) ownerAddressOf(key); console.log('addr ms', (performance.now()-t)/100);
+t = performance.now(); for (let i=0;i<20;i++) await mnemonicToOwnerKey(m); console.log('derive ms', (performance.now()-t)/20);

@@ -1,0 +1,49 @@
+import {
+  type Chain,
+  createPublicClient,
+  defineChain,
+  http,
+  type PublicClient,
+  type Transport,
+  webSocket,
+} from 'viem';
+
+export type ChainClient = PublicClient<Transport, Chain>;
+
+export interface ChainClientOptions {
+  /** Per-request timeout; a node that does not answer in time is `chain_unavailable`. */
+  timeoutMs?: number;
+}
+
+/**
+ * The one viem client of a node. No transport retries: the gateway turns a silent node into
+ * `chain_unavailable` at once, and the operation submitter has its own resend loop.
+ */
+export function createChainClient(rpcUrl: string, chainId: number, options: ChainClientOptions = {}): ChainClient {
+  const timeout = options.timeoutMs ?? 10_000;
+  const transport = /^wss?:/.test(rpcUrl)
+    ? webSocket(rpcUrl, { retryCount: 0, timeout })
+    : http(rpcUrl, { retryCount: 0, timeout, batch: { batchSize: 200, wait: 0 } });
+  return createPublicClient({
+    chain: chainDefinition(chainId, rpcUrl),
+    transport,
+    // Results of reads must be fresh: nonces and code change with every bundle.
+    cacheTime: 0,
+    pollingInterval: 250,
+  });
+}
+
+/** Reads the chain id of the node at `rpcUrl` (a silent node throws a transport error). */
+export async function readChainId(rpcUrl: string, timeoutMs = 10_000): Promise<number> {
+  const client = createChainClient(rpcUrl, 0, { timeoutMs });
+  return client.getChainId();
+}
+
+function chainDefinition(chainId: number, rpcUrl: string): Chain {
+  return defineChain({
+    id: chainId,
+    name: chainId === 31337 ? 'dauth embedded chain' : `chain ${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}

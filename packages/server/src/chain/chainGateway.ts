@@ -1,0 +1,263 @@
+import {
+  dauthAccountAbi,
+  dauthAccountFactoryAbi,
+  dauthContentTokenAbi,
+  dauthDexAbi,
+  dauthPaymasterAbi,
+  dauthTokenAbi,
+  entryPointAbi,
+  computeAccountAddress,
+  getAccountCreationCode,
+  handleOpsAbi,
+  type UserOperation,
+} from '@dauth/contracts';
+import {
+  type Abi,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  type ContractFunctionReturnType,
+  encodeFunctionData,
+  erc20Abi,
+  slice,
+} from 'viem';
+import { chainUnavailable } from '../errors.js';
+import type { ChainClient } from './chainClient.js';
+import { atGateway, isRevert, isTransportError, revertDataOf, translateChainError } from './chainErrors.js';
+import { decodeRevertReason } from './revertReason.js';
+import type { Address, ContractAddresses, Hex } from './types.js';
+
+/** ABIs of the platform contracts, by the names `read` takes. */
+export const platformAbis = {
+  entryPoint: entryPointAbi,
+  accountFactory: dauthAccountFactoryAbi,
+  paymaster: dauthPaymasterAbi,
+  dex: dauthDexAbi,
+  contentToken: dauthContentTokenAbi,
+  token: dauthTokenAbi,
+} as const;
+export type PlatformContract = keyof typeof platformAbis;
+type PlatformAbi<C extends PlatformContract> = (typeof platformAbis)[C];
+type ReadName<C extends PlatformContract> = ContractFunctionName<PlatformAbi<C>, 'view' | 'pure'>;
+type ReadArgs<C extends PlatformContract, F extends ReadName<C>> = ContractFunctionArgs<
+  PlatformAbi<C>,
+  'view' | 'pure',
+  F
+>;
+type ReadResult<C extends PlatformContract, F extends ReadName<C>> = ContractFunctionReturnType<
+  PlatformAbi<C>,
+  'view' | 'pure',
+  F
+>;
+
+/** Where each platform contract's address sits in `ContractAddresses`. */
+export const platformAddressKey: Record<PlatformContract, keyof ContractAddresses> = {
+  entryPoint: 'entry_point',
+  accountFactory: 'account_factory',
+  paymaster: 'paymaster',
+  dex: 'dex',
+  contentToken: 'content_token',
+  token: 'token',
+};
+
+export interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** Outcome of an `eth_call` of `handleOps`: fine, or the first operation the EntryPoint refused. */
+export type BundleSimulation = { ok: true } | { ok: false; opIndex: number; reason: string };
+
+const FEES_TTL_MS = 2_000;
+const TIMESTAMP_TTL_MS = 1_000;
+
+/**
+ * The server's one door to the chain: typed reads of the platform contracts, the wallet arithmetic, and the
+ * few node calls the operation pipeline needs. Every method translates failures at this boundary (see
+ * `chainErrors.ts`): a silent node is `chain_unavailable` (503), a revert a typed error.
+ */
+export class ChainGateway {
+  readonly #deployed = new Set<string>();
+  #fees: { value: Promise<Fees>; at: number } | undefined;
+  #timestamp: { value: Promise<number>; at: number } | undefined;
+
+  constructor(
+    readonly client: ChainClient,
+    readonly chainId: number,
+    readonly contracts: ContractAddresses,
+    /** `DauthAccountFactory.accountImplementation()`: part of every wallet's creation code. */
+    readonly accountImplementation: Address,
+  ) {}
+
+  /** Readiness: the node answers (uncached). */
+  async probe(): Promise<void> {
+    await atGateway(() => this.client.getBlockNumber({ cacheTime: 0 }));
+  }
+
+  /** Forgets cached chain state (after the embedded chain restarted from an older state). */
+  resetCaches(): void {
+    this.#deployed.clear();
+    this.#fees = undefined;
+    this.#timestamp = undefined;
+  }
+
+  // ----- wallets -----
+
+  /** The counterfactual wallet of (`firstOwner`, `salt`) = factory `getAddress`, computed off-chain. */
+  walletAddress(firstOwner: Address, salt: bigint): Address {
+    return computeAccountAddress({
+      factory: this.contracts.account_factory,
+      implementation: this.accountImplementation,
+      owner: firstOwner,
+      salt,
+    });
+  }
+
+  /** Runtime code the wallet of `firstOwner` will have once deployed (used to estimate before it is). */
+  walletRuntimeCode(firstOwner: Address): Hex {
+    return slice(getAccountCreationCode(this.accountImplementation, firstOwner), 10);
+  }
+
+  /** True when code is deployed at `address` (positive answers are cached: code does not go away). */
+  async isDeployed(address: Address): Promise<boolean> {
+    const key = address.toLowerCase();
+    if (this.#deployed.has(key)) return true;
+    const code = await atGateway(() => this.client.getCode({ address }));
+    const deployed = code !== undefined && code !== '0x';
+    if (deployed) this.#deployed.add(key);
+    return deployed;
+  }
+
+  /** Records that `address` now has code (its first operation was mined). */
+  markDeployed(address: Address): void {
+    this.#deployed.add(address.toLowerCase());
+  }
+
+  /** The wallet's owner EOA, or undefined when the wallet is not deployed yet. */
+  async walletOwner(wallet: Address): Promise<Address | undefined> {
+    if (!(await this.isDeployed(wallet))) return undefined;
+    return atGateway(() => this.client.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' }));
+  }
+
+  /** The EntryPoint nonce (key 0) of `sender`: the `nonce` its next operation must carry. */
+  async getNonce(sender: Address): Promise<bigint> {
+    return this.read('entryPoint', 'getNonce', [sender, 0n]);
+  }
+
+  // ----- balances -----
+
+  async nativeBalance(address: Address): Promise<bigint> {
+    return atGateway(() => this.client.getBalance({ address }));
+  }
+
+  /** ERC-20 balance of `address` in base units; the platform token unless `token` is given. */
+  async tokenBalance(address: Address, token: Address = this.contracts.token): Promise<bigint> {
+    return atGateway(() =>
+      this.client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+    );
+  }
+
+  // ----- typed reads of the platform contracts -----
+
+  /**
+   * A typed view call of a platform contract, e.g. `read('dex', 'ownerOf', [slot])` or
+   * `read('contentToken', 'usedBalanceOf', [cuid, slot])`.
+   */
+  async read<C extends PlatformContract, F extends ReadName<C>>(
+    contract: C,
+    functionName: F,
+    args: ReadArgs<C, F>,
+  ): Promise<ReadResult<C, F>> {
+    const address = this.contracts[platformAddressKey[contract]];
+    return atGateway(
+      () =>
+        this.client.readContract({
+          address,
+          abi: platformAbis[contract] as Abi,
+          functionName,
+          args: args as readonly unknown[],
+        }) as Promise<ReadResult<C, F>>,
+    );
+  }
+
+  /** The wallet owning `slot` on the dex, or undefined when the slot does not exist. */
+  async slotOwner(slot: bigint): Promise<Address | undefined> {
+    const owner = await this.read('dex', 'ownerOf', [slot]);
+    return /^0x0{40}$/.test(owner) ? undefined : owner;
+  }
+
+  // ----- what the operation pipeline needs -----
+
+  /** Current fee suggestion for operations and bundles (cached for 2 s). */
+  async fees(): Promise<Fees> {
+    const now = Date.now();
+    if (!this.#fees || now - this.#fees.at > FEES_TTL_MS) {
+      const value = atGateway(async () => {
+        const fees = await this.client.estimateFeesPerGas();
+        return { maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas };
+      });
+      this.#fees = { value, at: now };
+      value.catch(() => (this.#fees = undefined));
+    }
+    return this.#fees.value;
+  }
+
+  /** Timestamp of the latest block, in seconds (cached for 1 s). */
+  async latestTimestamp(): Promise<number> {
+    const now = Date.now();
+    if (!this.#timestamp || now - this.#timestamp.at > TIMESTAMP_TTL_MS) {
+      const value = atGateway(async () => Number((await this.client.getBlock({ blockTag: 'latest' })).timestamp));
+      this.#timestamp = { value, at: now };
+      value.catch(() => (this.#timestamp = undefined));
+    }
+    return this.#timestamp.value;
+  }
+
+  /**
+   * Gas the wallet's call needs when the EntryPoint makes it (`callGasLimit`). An undeployed wallet is
+   * estimated with its future code put in place by a state override. A revert is `OperationRevertedError`.
+   */
+  async estimateCallGas(sender: Address, callData: Hex, undeployedOwner?: Address): Promise<bigint> {
+    return atGateway(() =>
+      this.client.estimateGas({
+        account: this.contracts.entry_point,
+        to: sender,
+        data: callData,
+        ...(undeployedOwner
+          ? { stateOverride: [{ address: sender, code: this.walletRuntimeCode(undeployedOwner) }] }
+          : {}),
+      }),
+    );
+  }
+
+  /** Runs `handleOps(ops, beneficiary)` as an `eth_call` with `gas`; reports the first `FailedOp`. */
+  async simulateHandleOps(ops: UserOperation[], beneficiary: Address, gas: bigint): Promise<BundleSimulation> {
+    try {
+      await this.client.call({
+        account: beneficiary,
+        to: this.contracts.entry_point,
+        data: encodeHandleOps(ops, beneficiary),
+        gas,
+      });
+      return { ok: true };
+    } catch (err) {
+      if (isTransportError(err)) throw chainUnavailable();
+      if (isRevert(err)) {
+        const revert = decodeRevertReason(revertDataOf(err));
+        if (revert.name === 'FailedOp') {
+          return { ok: false, opIndex: Number(revert.args[0]), reason: String(revert.args[1]) };
+        }
+      }
+      throw translateChainError(err);
+    }
+  }
+
+  /** The paymaster's deposit at the EntryPoint (what sponsorship spends). */
+  async paymasterDeposit(): Promise<bigint> {
+    return this.read('entryPoint', 'balanceOf', [this.contracts.paymaster]);
+  }
+}
+
+/** Call data of `EntryPoint.handleOps(ops, beneficiary)`. */
+export function encodeHandleOps(ops: UserOperation[], beneficiary: Address): Hex {
+  return encodeFunctionData({ abi: handleOpsAbi, functionName: 'handleOps', args: [ops, beneficiary] });
+}

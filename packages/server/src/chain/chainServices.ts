@@ -1,0 +1,239 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { createChainClient, readChainId } from './chainClient.js';
+import { isTransportError } from './chainErrors.js';
+import { ChainGateway } from './chainGateway.js';
+import { ContractCalls } from './contractCalls.js';
+import {
+  type DeploymentRecordStore,
+  FileDeploymentRecordStore,
+  SettingsDeploymentRecordStore,
+} from './deploymentRecord.js';
+import { DEV_CHAIN_ID, EMBEDDED_CHAIN_KEYS, isWellKnownDevKey } from './devAccounts.js';
+import { EmbeddedChain, type EmbeddedChainOptions } from './embeddedChain.js';
+import { assertContractsDeployed, EMBEDDED_FUNDING, ensureDeployment, operatorWalletOf } from './ensureDeployment.js';
+import { Faucet } from './faucet.js';
+import { Bundler, type BundlerOptions, DEFAULT_BUNDLER_OPTIONS } from './operations/bundler.js';
+import { ownerFromAccount } from './operations/operationOwner.js';
+import { OperationPipeline } from './operations/operationPipeline.js';
+import { OperationSigner } from './operations/operationSigner.js';
+import { OperatorWallet } from './operations/operatorWallet.js';
+import { RelayerSubmitter, type RelayerSubmitterOptions } from './operations/relayerSubmitter.js';
+import { PaymasterSponsor, type Sponsor, sponsorshipWindow } from './operations/sponsorship.js';
+import type { ChainInfo, ContractAddresses, Hex } from './types.js';
+
+/** The chain layer as the rest of the server sees it (`services.chain`). */
+export interface ChainServices {
+  info: ChainInfo;
+  /** Typed reads, wallet addresses, balances. */
+  gateway: ChainGateway;
+  /** `submitOperation`: sponsored, bundled operations from any wallet whose owner signs. */
+  operations: OperationPipeline;
+  /** The platform operator wallet (dex and content-token writes). */
+  operator: OperatorWallet;
+  /** Builders of calls (`platform('dex', 'init_self', …)`, `erc20Transfer`, `changeOwnerCallData`). */
+  calls: ContractCalls;
+  faucet: Faucet;
+  /** The embedded anvil's lifecycle; undefined on an external chain. */
+  embedded: EmbeddedChain | undefined;
+  /** Readiness: rejects with `chain_unavailable` when the node does not answer. */
+  probe(): Promise<void>;
+  /** Sends what is queued, then stops the embedded chain (its state is saved). */
+  close(): Promise<void>;
+}
+
+export interface ChainServicesOptions {
+  bundler?: Partial<BundlerOptions>;
+  embedded?: Pick<EmbeddedChainOptions, 'stateIntervalSeconds' | 'watchdogIntervalMs'>;
+  relayer?: Pick<RelayerSubmitterOptions, 'resendAfterMs' | 'outageTimeoutMs' | 'feeBumpAfterMs'>;
+  /** Replaces the platform's paymaster sponsor (tests of expired or forged sponsorship). */
+  sponsor?: (defaults: { paymaster: ContractAddresses['paymaster']; chainId: number }) => Sponsor;
+  /** Replaces the relayer key (a second pipeline on the same chain needs its own). */
+  relayerKey?: Hex;
+}
+
+interface ChainKeys {
+  deployer: Hex | undefined;
+  relayer: Hex;
+  paymasterSigner: Hex;
+  operatorOwner: Hex;
+}
+
+/**
+ * Builds the chain layer from configuration: the embedded anvil (started, contracts deployed on first start
+ * and reused after) or an external node (configured keys and contracts, or a deployment with
+ * DEPLOYER_PRIVATE_KEY recorded in `platform_settings`).
+ */
+export async function createChainServices(
+  config: Config,
+  deps: { logger: Logger; db: Db },
+  options: ChainServicesOptions = {},
+): Promise<ChainServices> {
+  const logger = deps.logger.child({ component: 'chain' });
+  let embedded: EmbeddedChain | undefined;
+  try {
+    let rpcUrl: string;
+    let keys: ChainKeys;
+    let record: DeploymentRecordStore;
+    let configured: ContractAddresses | undefined;
+    if (config.chain.kind === 'embedded') {
+      const launched = await EmbeddedChain.launch({ dataDir: config.dataDir, logger, ...options.embedded });
+      embedded = launched.chain;
+      rpcUrl = embedded.rpcUrl;
+      keys = { ...EMBEDDED_CHAIN_KEYS };
+      record = new FileDeploymentRecordStore(path.join(config.dataDir, 'chain', 'deployment.json'));
+    } else {
+      rpcUrl = config.chain.rpcUrl;
+      keys = {
+        deployer: config.chain.deployerKey,
+        relayer: config.chain.relayerKey,
+        paymasterSigner: config.chain.paymasterSignerKey,
+        operatorOwner: config.chain.operatorOwnerKey,
+      };
+      record = new SettingsDeploymentRecordStore(deps.db);
+      configured = config.chain.contracts
+        ? {
+            entry_point: config.chain.contracts.entryPoint,
+            account_factory: config.chain.contracts.accountFactory,
+            paymaster: config.chain.contracts.paymaster,
+            dex: config.chain.contracts.dex,
+            content_token: config.chain.contracts.contentToken,
+            token: config.chain.contracts.token,
+          }
+        : undefined;
+    }
+    if (options.relayerKey) keys.relayer = options.relayerKey;
+
+    const chainId = await readChainId(rpcUrl).catch((err: unknown) => {
+      if (isTransportError(err)) throw new Error(`The chain node at ${redact(rpcUrl)} does not answer`);
+      throw err;
+    });
+    refuseDevKeysOffDevChain(chainId, keys);
+    const client = createChainClient(rpcUrl, chainId);
+    const deployer = keys.deployer ? privateKeyToAccount(keys.deployer) : undefined;
+    const relayer = privateKeyToAccount(keys.relayer);
+    const paymasterSigner = privateKeyToAccount(keys.paymasterSigner);
+    const operatorOwner = privateKeyToAccount(keys.operatorOwner);
+
+    const deploymentParameters = {
+      client,
+      rpcUrl,
+      logger,
+      record,
+      deployer,
+      paymasterSigner: paymasterSigner.address,
+      operatorOwner: operatorOwner.address,
+      ...(embedded ? EMBEDDED_FUNDING : { paymasterDeposit: 0n, operatorFunding: 0n }),
+    };
+    let contracts: ContractAddresses;
+    if (configured) {
+      await assertContractsDeployed(client, configured);
+      contracts = configured;
+    } else {
+      contracts = (await ensureDeployment(deploymentParameters)).contracts;
+    }
+    const { implementation, operatorWallet } = await operatorWalletOf(
+      client,
+      contracts.account_factory,
+      operatorOwner.address,
+    );
+
+    const gateway = new ChainGateway(client, chainId, contracts, implementation);
+    const sponsor =
+      options.sponsor?.({ paymaster: contracts.paymaster, chainId }) ??
+      new PaymasterSponsor(contracts.paymaster, chainId, paymasterSigner, async () =>
+        sponsorshipWindow(Math.floor(Date.now() / 1000), await gateway.latestTimestamp()),
+      );
+    const signer = new OperationSigner(gateway, sponsor);
+    const submitter = new RelayerSubmitter({
+      client,
+      gateway,
+      relayer,
+      logger,
+      pollIntervalMs: embedded ? { min: 2, max: 100 } : { min: 250, max: 2_000 },
+      ...(embedded ? { resendAfterMs: 2_000, feeBumpAfterMs: 3_600_000 } : {}),
+      ...options.relayer,
+    });
+    const block = await client.getBlock({ blockTag: 'latest' });
+    const bundler = new Bundler(
+      gateway,
+      signer,
+      submitter,
+      { ...DEFAULT_BUNDLER_OPTIONS, maxBundleGas: (block.gasLimit * 9n) / 10n, ...options.bundler },
+      logger,
+    );
+    const operations = new OperationPipeline(gateway, bundler, signer);
+    const operator = new OperatorWallet(operations, ownerFromAccount(operatorOwner));
+    if (operator.address.toLowerCase() !== operatorWallet.toLowerCase()) {
+      throw new Error('operator wallet address mismatch');
+    }
+
+    if (embedded) {
+      const chain = embedded;
+      chain.onRestart = async () => {
+        gateway.resetCaches();
+        submitter.reset();
+        bundler.resetLanes();
+        // A chain that lost its state (killed before its first dump) gets the same contracts again: the
+        // deployer's nonces restart at zero, so the addresses are the same.
+        await ensureDeployment(deploymentParameters);
+      };
+    }
+
+    logger.info(
+      { chainId, kind: config.chain.kind, contracts, operatorWallet, relayer: relayer.address },
+      'chain ready',
+    );
+    return {
+      info: { chainId, contracts, rpcUrl: embedded ? rpcUrl : undefined, kind: config.chain.kind },
+      gateway,
+      operations,
+      operator,
+      calls: new ContractCalls(contracts),
+      faucet: new Faucet(gateway, client, deployer),
+      embedded,
+      probe: () => gateway.probe(),
+      close: async () => {
+        await bundler.close();
+        await embedded?.close();
+      },
+    };
+  } catch (err) {
+    await embedded?.close();
+    throw err;
+  }
+}
+
+/** Spec decisions §1: well-known development keys are refused on any chain but 31337. */
+function refuseDevKeysOffDevChain(chainId: number, keys: ChainKeys): void {
+  if (chainId === DEV_CHAIN_ID) return;
+  const names: Record<keyof ChainKeys, string> = {
+    deployer: 'DEPLOYER_PRIVATE_KEY',
+    relayer: 'RELAYER_PRIVATE_KEY',
+    paymasterSigner: 'PAYMASTER_SIGNER_PRIVATE_KEY',
+    operatorOwner: 'OPERATOR_OWNER_PRIVATE_KEY',
+  };
+  const offending = (Object.keys(names) as (keyof ChainKeys)[]).filter((k) => {
+    const key = keys[k];
+    return key !== undefined && isWellKnownDevKey(key);
+  });
+  if (offending.length > 0) {
+    throw new Error(
+      `Refusing to start: ${offending.map((k) => names[k]).join(', ')} ${offending.length > 1 ? 'are' : 'is a'} ` +
+        `well-known development key${offending.length > 1 ? 's' : ''}, and chain ${chainId} is not the development chain (31337)`,
+    );
+  }
+}
+
+/** An RPC URL without credentials (they may sit in the userinfo or the path). */
+function redact(rpcUrl: string): string {
+  try {
+    const url = new URL(rpcUrl);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'the configured URL';
+  }
+}

@@ -1,0 +1,272 @@
+import { dauthContentTokenAbi } from '@dauth/contracts';
+import { keccak256, parseEventLogs, stringToBytes, type TransactionReceipt } from 'viem';
+import { AppError } from '../errors.js';
+import type {
+  ChainWrite,
+  ContentTokenChain,
+  ProviderOnChain,
+  PurchaseOnChain,
+  RecordedUsage,
+  SlotFigures,
+  UsageGroup,
+  UsageLookup,
+} from '../services/content/ports.js';
+import { atGateway } from './chainErrors.js';
+import type { ChainGateway } from './chainGateway.js';
+import type { ContractCalls } from './contractCalls.js';
+import type { OperatorWallet } from './operations/operatorWallet.js';
+import type { OperationResult } from './operations/pendingOperation.js';
+import { waitForReceipt } from './waitForReceipt.js';
+import type { Address, Call, Hash } from './types.js';
+
+/** Gas of one `recordUsage` record (cold slot: SLOAD + SSTORE + event + loop), with room to spare. */
+const GAS_PER_USAGE_RECORD = 40_000n;
+/** Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check). */
+const GAS_PER_USAGE_CALL = 60_000n;
+
+/** A mined operation whose call reverted (nothing but its nonce changed). */
+export class OperationRevertedOnChainError extends AppError {
+  readonly revert: { name: string | undefined; args: readonly unknown[] };
+  constructor(result: OperationResult) {
+    const reason = result.revertReason ?? 'reverted without a reason';
+    super(422, 'operation_reverted', `The operation was included but reverted: ${reason}`, {
+      revert_reason: reason,
+      tx_hash: result.txHash,
+    });
+    this.name = 'OperationRevertedOnChainError';
+    this.revert = parseRevertMessage(reason);
+  }
+}
+
+/** Turns `decodeRevertReason`'s message back into a name and (for the content-token errors we act on) args. */
+export function parseRevertMessage(message: string): { name: string | undefined; args: readonly unknown[] } {
+  const insufficient = /^InsufficientBalance\((.*), (0x[0-9a-fA-F]{40}), (\d+), (\d+)\)$/s.exec(message);
+  if (insufficient) {
+    return {
+      name: 'InsufficientBalance',
+      args: [insufficient[1], insufficient[2], BigInt(insufficient[3]!), BigInt(insufficient[4]!)],
+    };
+  }
+  return { name: /^(\w+)\(/.exec(message)?.[1], args: [] };
+}
+
+/** keccak256 of the cuid's UTF-8 bytes: how the contract keys cuids in storage and events. */
+export const cuidHashOf = (cuid: string): Hash => keccak256(stringToBytes(cuid));
+
+/**
+ * The DauthContentToken contract for the content-token domain (`ContentTokenChain`): writes through the
+ * platform operator wallet (sponsored operations bundled by the chain layer), reads through the gateway,
+ * event figures from receipts. Failures arrive already translated at the gateway boundary.
+ */
+export class ContentTokenGateway implements ContentTokenChain {
+  readonly contentToken: Address;
+
+  constructor(
+    private readonly gateway: ChainGateway,
+    private readonly operator: OperatorWallet,
+    private readonly calls: ContractCalls,
+    /** An embedded (single, automining) node: a transaction it does not know is gone for good. */
+    private readonly embedded: boolean,
+  ) {
+    this.contentToken = gateway.contracts.content_token;
+  }
+
+  async #operate(calls: Call[], callGasLimit?: bigint): Promise<OperationResult> {
+    const result = await this.operator.execute(calls, callGasLimit !== undefined ? { callGasLimit } : {});
+    if (!result.success) throw new OperationRevertedOnChainError(result);
+    return result;
+  }
+
+  #write(result: OperationResult): ChainWrite {
+    return { txHash: result.txHash, blockNumber: result.blockNumber, userOpHash: result.userOpHash };
+  }
+
+  async #receipt(txHash: Hash): Promise<TransactionReceipt> {
+    return waitForReceipt(this.gateway.client, txHash, { timeoutMs: 30_000 });
+  }
+
+  #events<N extends 'UsageRecorded' | 'ContentTokenBought' | 'Released' | 'PoolFunded'>(
+    receipt: TransactionReceipt,
+    eventName: N,
+  ) {
+    const logs = receipt.logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase());
+    return parseEventLogs({ abi: dauthContentTokenAbi, logs, eventName });
+  }
+
+  async registerProvider(input: {
+    clientId: string;
+    cuid: string;
+    releasePer: number;
+    ownerAddr: Address;
+  }): Promise<ChainWrite> {
+    const result = await this.#operate([
+      this.calls.platform('contentToken', 'registerProvider', [
+        input.clientId,
+        input.cuid,
+        input.releasePer,
+        input.ownerAddr,
+      ]),
+    ]);
+    return this.#write(result);
+  }
+
+  async setReleaseEnabled(cuid: string, enabled: boolean): Promise<ChainWrite> {
+    return this.#write(await this.#operate([this.calls.platform('contentToken', 'setReleaseEnabled', [cuid, enabled])]));
+  }
+
+  async fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }> {
+    const result = await this.#operate([this.calls.platform('contentToken', 'fundPool', [cuid], amount)]);
+    const [funded] = this.#events(await this.#receipt(result.txHash), 'PoolFunded');
+    const pool = funded?.args.pool ?? (await this.gateway.read('contentToken', 'poolOf', [cuid]));
+    return { ...this.#write(result), pool };
+  }
+
+  async release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }> {
+    const result = await this.#operate([this.calls.platform('contentToken', 'release', [cuid, slot])]);
+    const hash = cuidHashOf(cuid);
+    const released = this.#events(await this.#receipt(result.txHash), 'Released').find(
+      (e) => e.args.cuidHash === hash && e.args.slot.toLowerCase() === slot.toLowerCase(),
+    );
+    if (!released) throw new Error(`release transaction ${result.txHash} carries no Released event`);
+    return { ...this.#write(result), usage: released.args.usage, paid: released.args.paid };
+  }
+
+  async recordUsage(groups: UsageGroup[]): Promise<{ write: ChainWrite; events: RecordedUsage[] }> {
+    const records = groups.reduce((n, g) => n + g.slots.length, 0);
+    const calls = groups.map((g) => this.calls.platform('contentToken', 'recordUsage', [g.cuid, g.slots, g.amounts]));
+    // The gas is computed, not estimated: admission control already guarantees every record fits, and an
+    // estimate would execute the whole batch several times on the node.
+    const gas = GAS_PER_USAGE_CALL * BigInt(groups.length) + GAS_PER_USAGE_RECORD * BigInt(records);
+    const result = await this.#operate(calls, gas);
+    const receipt = await this.#receipt(result.txHash);
+    return { write: this.#write(result), events: this.#usageEvents(receipt.logs) };
+  }
+
+  #usageEvents(logs: TransactionReceipt['logs']): RecordedUsage[] {
+    const ours = logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase());
+    return parseEventLogs({ abi: dauthContentTokenAbi, logs: ours, eventName: 'UsageRecorded' })
+      .sort((a, b) => a.logIndex - b.logIndex)
+      .map((e) => ({
+        cuidHash: e.args.cuidHash,
+        slot: e.args.slot,
+        amount: e.args.amount,
+        balance: e.args.balance,
+        used: e.args.usedBalance,
+      }));
+  }
+
+  async findUsageTransaction(lookup: UsageLookup): Promise<
+    { found: true; write: ChainWrite; events: RecordedUsage[] } | { found: false; final: boolean }
+  > {
+    const expected = lookup.groups.flatMap((g) => {
+      const hash = cuidHashOf(g.cuid);
+      return g.slots.map((slot, i) => ({ hash, slot: slot.toLowerCase(), amount: g.amounts[i]! }));
+    });
+    const matches = (events: RecordedUsage[]) =>
+      events.length === expected.length &&
+      events.every(
+        (e, i) =>
+          e.cuidHash === expected[i]!.hash && e.slot.toLowerCase() === expected[i]!.slot && e.amount === expected[i]!.amount,
+      );
+    if (lookup.txHint) {
+      const receipt = await atGateway(() => this.gateway.client.getTransactionReceipt({ hash: lookup.txHint! })).catch(
+        () => undefined,
+      );
+      if (receipt?.status === 'success') {
+        const events = this.#usageEvents(receipt.logs);
+        if (matches(events)) {
+          return { found: true, write: { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber }, events };
+        }
+      }
+    }
+    const logs = await atGateway(() =>
+      this.gateway.client.getLogs({
+        address: this.contentToken,
+        event: usageRecordedEvent,
+        fromBlock: lookup.fromBlock,
+        toBlock: 'latest',
+      }),
+    );
+    const byTx = new Map<string, typeof logs>();
+    for (const log of logs) {
+      if (!log.transactionHash || lookup.exclude.has(log.transactionHash.toLowerCase())) continue;
+      const list = byTx.get(log.transactionHash) ?? [];
+      list.push(log);
+      byTx.set(log.transactionHash, list);
+    }
+    for (const [txHash, list] of byTx) {
+      const events = this.#usageEvents(list as TransactionReceipt['logs']);
+      if (matches(events)) {
+        return { found: true, write: { txHash: txHash as Hash, blockNumber: list[0]!.blockNumber! }, events };
+      }
+    }
+    return { found: false, final: this.embedded };
+  }
+
+  async readSlot(cuid: string, slot: Address, blockNumber?: bigint): Promise<SlotFigures> {
+    const block = blockNumber ?? (await atGateway(() => this.gateway.client.getBlockNumber({ cacheTime: 0 })));
+    const read = (functionName: 'balanceOf' | 'usedBalanceOf') =>
+      atGateway(() =>
+        this.gateway.client.readContract({
+          address: this.contentToken,
+          abi: dauthContentTokenAbi,
+          functionName,
+          args: [cuid, slot],
+          blockNumber: block,
+        }),
+      );
+    const [balance, used] = await Promise.all([read('balanceOf'), read('usedBalanceOf')]);
+    return { balance, used, blockNumber: block };
+  }
+
+  async readProvider(cuid: string): Promise<ProviderOnChain | undefined> {
+    const [clientId, ownerAddr, releasePer, releaseEnabled, pool] = await this.gateway.read(
+      'contentToken',
+      'providerOf',
+      [cuid],
+    );
+    if (/^0x0{40}$/.test(ownerAddr)) return undefined;
+    return { clientId, ownerAddr, releasePer, releaseEnabled, pool };
+  }
+
+  async releasable(cuid: string, slot: Address): Promise<{ usage: bigint; amount: bigint }> {
+    const [usage, amount] = await this.gateway.read('contentToken', 'releasableOf', [cuid, slot]);
+    return { usage, amount };
+  }
+
+  treasury(): Promise<Address> {
+    return this.gateway.read('contentToken', 'treasury', []);
+  }
+
+  buyCall(cuid: string, slot: Address, value: bigint): Call {
+    return this.calls.platform('contentToken', 'buy', [cuid, slot], value);
+  }
+
+  async purchaseOf(txHash: Hash, cuid: string, slot: Address): Promise<PurchaseOnChain & { blockNumber: bigint }> {
+    const receipt = await this.#receipt(txHash);
+    const hash = cuidHashOf(cuid);
+    const bought = this.#events(receipt, 'ContentTokenBought').find(
+      (e) => e.args.cuidHash === hash && e.args.slot.toLowerCase() === slot.toLowerCase(),
+    );
+    if (!bought) throw new Error(`purchase transaction ${txHash} carries no ContentTokenBought event`);
+    return {
+      amount: bought.args.amount,
+      platformFee: bought.args.platformFee,
+      providerAmount: bought.args.providerAmount,
+      blockNumber: receipt.blockNumber,
+    };
+  }
+
+  blockNumber(): Promise<bigint> {
+    return atGateway(() => this.gateway.client.getBlockNumber({ cacheTime: 0 }));
+  }
+
+  nativeBalance(address: Address): Promise<bigint> {
+    return this.gateway.nativeBalance(address);
+  }
+}
+
+const usageRecordedEvent = dauthContentTokenAbi.find(
+  (item): item is Extract<(typeof dauthContentTokenAbi)[number], { type: 'event'; name: 'UsageRecorded' }> =>
+    item.type === 'event' && item.name === 'UsageRecorded',
+)!;

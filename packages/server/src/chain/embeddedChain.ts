@@ -1,0 +1,165 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type AnvilInstance, getFreePort, startAnvil } from '@dauth/contracts';
+import type { Logger } from 'pino';
+import { DEV_CHAIN_ID } from './devAccounts.js';
+
+export interface EmbeddedChainOptions {
+  /** DATA_DIR; the chain lives in `DATA_DIR/chain/`. */
+  dataDir: string;
+  logger: Logger;
+  /** Seconds between anvil's periodic state dumps (besides the dump on exit), 5 by default. */
+  stateIntervalSeconds?: number;
+  /** How often the watchdog checks that anvil answers, 1000 ms by default. */
+  watchdogIntervalMs?: number;
+  /** Blocks with transactions anvil keeps (bounds the state file), 2000 by default. */
+  transactionBlockKeeper?: number;
+}
+
+/**
+ * The embedded development chain: anvil from `@foundry-rs/anvil` as a child process on a loopback port,
+ * its state in `DATA_DIR/chain/state.json` (loaded at start, dumped every few seconds and on exit), so a
+ * restart keeps every balance and wallet.
+ *
+ * A watchdog checks that anvil answers. If it stops answering while it should run (it crashed or was
+ * killed), the watchdog starts it again on the same port from its state file and calls `onRestart`, so
+ * the service recovers without a restart of its own.
+ */
+export class EmbeddedChain {
+  readonly chainId = DEV_CHAIN_ID;
+  readonly statePath: string;
+  readonly rpcUrl: string;
+  /** Called after the watchdog restarted anvil (caches of chain state must be dropped). */
+  onRestart: (() => Promise<void>) | undefined;
+
+  #instance: AnvilInstance | undefined;
+  #running = false;
+  #closed = false;
+  #timer: NodeJS.Timeout | undefined;
+  #checking = false;
+  #failures = 0;
+  readonly #options: Required<Omit<EmbeddedChainOptions, 'logger'>> & { logger: Logger };
+
+  private constructor(
+    readonly port: number,
+    options: EmbeddedChainOptions,
+  ) {
+    this.#options = {
+      stateIntervalSeconds: 5,
+      watchdogIntervalMs: 1_000,
+      transactionBlockKeeper: 2_000,
+      ...options,
+    };
+    this.statePath = path.join(options.dataDir, 'chain', 'state.json');
+    this.rpcUrl = `http://127.0.0.1:${port}`;
+  }
+
+  /** Starts anvil on a free loopback port; `hadState` tells whether it resumed an earlier chain. */
+  static async launch(options: EmbeddedChainOptions): Promise<{ chain: EmbeddedChain; hadState: boolean }> {
+    const chain = new EmbeddedChain(await getFreePort('127.0.0.1'), options);
+    fs.mkdirSync(path.dirname(chain.statePath), { recursive: true });
+    const hadState = fs.existsSync(chain.statePath);
+    options.logger.info(
+      { statePath: chain.statePath },
+      hadState ? 'starting the embedded chain from its saved state' : 'starting a new embedded chain',
+    );
+    await chain.start();
+    return { chain, hadState };
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Starts anvil (if stopped) and the watchdog. */
+  async start(): Promise<void> {
+    if (this.#closed) throw new Error('the embedded chain was closed');
+    if (!this.#instance) this.#instance = await this.#spawn();
+    this.#running = true;
+    this.#failures = 0;
+    this.#timer ??= setInterval(() => void this.#check(), this.#options.watchdogIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops anvil on purpose (its state is dumped); the watchdog leaves it stopped until `start()`. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    const instance = this.#instance;
+    this.#instance = undefined;
+    await instance?.stop();
+  }
+
+  /** Stops anvil and the watchdog for good. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.stop();
+    this.#options.logger.info({ statePath: this.statePath }, 'embedded chain stopped; state saved');
+  }
+
+  async #spawn(): Promise<AnvilInstance> {
+    try {
+      return await startAnvil({
+        port: this.port,
+        statePath: this.statePath,
+        chainId: this.chainId,
+        args: [
+          '--state-interval',
+          String(this.#options.stateIntervalSeconds),
+          '--transaction-block-keeper',
+          String(this.#options.transactionBlockKeeper),
+          '--silent',
+        ],
+      });
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new Error(
+        `The embedded chain did not start (${reason.slice(0, 300)}). If its state file ${this.statePath} ` +
+          'is damaged, move it away to start a fresh chain.',
+        { cause: err },
+      );
+    }
+  }
+
+  async #check(): Promise<void> {
+    if (!this.#running || this.#checking || this.#closed) return;
+    this.#checking = true;
+    try {
+      if (await rpcAnswers(this.rpcUrl, 2_000)) {
+        this.#failures = 0;
+        return;
+      }
+      this.#failures += 1;
+      if (this.#failures < 3 || !this.#running) return;
+      this.#options.logger.warn({ rpcUrl: this.rpcUrl }, 'embedded chain stopped answering; restarting it');
+      const old = this.#instance;
+      this.#instance = undefined;
+      await old?.stop();
+      if (!this.#running || this.#closed) return;
+      this.#instance = await this.#spawn();
+      this.#failures = 0;
+      this.#options.logger.info({ rpcUrl: this.rpcUrl }, 'embedded chain restarted from its saved state');
+      await this.onRestart?.();
+    } catch (err) {
+      this.#options.logger.error({ err }, 'embedded chain restart failed; retrying');
+    } finally {
+      this.#checking = false;
+    }
+  }
+}
+
+/** True when a JSON-RPC node answers `eth_chainId` at `rpcUrl` within `timeoutMs`. */
+export async function rpcAnswers(rpcUrl: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

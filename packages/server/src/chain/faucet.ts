@@ -1,0 +1,99 @@
+import { dauthTokenAbi } from '@dauth/contracts';
+import { encodeFunctionData, type LocalAccount } from 'viem';
+import { AppError, forbidden } from '../errors.js';
+import type { ChainClient } from './chainClient.js';
+import { atGateway } from './chainErrors.js';
+import type { ChainGateway } from './chainGateway.js';
+import { DEV_CHAIN_ID } from './devAccounts.js';
+import type { Address, Hex } from './types.js';
+import { waitForReceipt } from './waitForReceipt.js';
+
+export interface FaucetRequest {
+  address: Address;
+  /** Wei to send. */
+  native?: bigint;
+  /** Base units of the platform ERC-20 to mint. */
+  token?: bigint;
+}
+
+export interface FaucetResult {
+  nativeBalance: bigint;
+  tokenBalance: bigint;
+}
+
+/**
+ * Development faucet (chain id 31337 only): sends native currency from the deployer account and mints the
+ * platform ERC-20 (the deployer owns it). Requests run one at a time: they share the deployer's nonce.
+ */
+export class Faucet {
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly gateway: ChainGateway,
+    private readonly client: ChainClient,
+    private readonly funder: LocalAccount | undefined,
+  ) {}
+
+  get available(): boolean {
+    return this.gateway.chainId === DEV_CHAIN_ID;
+  }
+
+  async fund(request: FaucetRequest): Promise<FaucetResult> {
+    if (!this.available) {
+      throw forbidden('faucet_unavailable', 'The faucet exists only on the development chain (31337)');
+    }
+    const run = this.#queue.then(() => this.#fund(request));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #fund({ address, native, token }: FaucetRequest): Promise<FaucetResult> {
+    if ((native ?? 0n) > 0n || (token ?? 0n) > 0n) {
+      const funder = this.funder;
+      if (!funder) {
+        throw new AppError(409, 'faucet_unavailable', 'The faucet needs DEPLOYER_PRIVATE_KEY (the token owner)');
+      }
+      if (native && native > 0n) {
+        const balance = await this.gateway.nativeBalance(funder.address);
+        if (balance < native + 10n ** 17n) {
+          throw new AppError(400, 'faucet_insufficient_funds', 'The faucet does not hold that much native currency');
+        }
+        await this.#send(funder, { to: address, value: native, data: '0x' });
+      }
+      if (token && token > 0n) {
+        await this.#send(funder, {
+          to: this.gateway.contracts.token,
+          value: 0n,
+          data: encodeFunctionData({ abi: dauthTokenAbi, functionName: 'mint', args: [address, token] }),
+        });
+      }
+    }
+    const [nativeBalance, tokenBalance] = await Promise.all([
+      this.gateway.nativeBalance(address),
+      this.gateway.tokenBalance(address),
+    ]);
+    return { nativeBalance, tokenBalance };
+  }
+
+  async #send(funder: LocalAccount, tx: { to: Address; value: bigint; data: Hex }): Promise<void> {
+    const { client } = this;
+    const hash = await atGateway(async () => {
+      const [nonce, fees, gas] = await Promise.all([
+        client.getTransactionCount({ address: funder.address, blockTag: 'pending' }),
+        this.gateway.fees(),
+        client.estimateGas({ account: funder.address, ...tx }),
+      ]);
+      const raw = await funder.signTransaction({
+        chainId: this.gateway.chainId,
+        type: 'eip1559',
+        nonce,
+        gas: gas + gas / 5n,
+        ...fees,
+        ...tx,
+      });
+      return client.sendRawTransaction({ serializedTransaction: raw });
+    });
+    const receipt = await waitForReceipt(client, hash);
+    if (receipt.status !== 'success') throw new AppError(502, 'faucet_failed', `Faucet transaction ${hash} reverted`);
+  }
+}

@@ -1,0 +1,442 @@
+import type { Logger } from 'pino';
+import { AppError, chainUnavailable } from '../../errors.js';
+import { OperationOutcomeUnknownError, UserOperationRejectedError } from '../chainErrors.js';
+import { type ChainGateway, encodeHandleOps } from '../chainGateway.js';
+import type { Hex } from '../types.js';
+import { decodeOperationResults } from './decodeOperationResults.js';
+import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
+import type { OperationResult, PendingOperation } from './pendingOperation.js';
+import { type RelayerSubmitter, SubmissionOutcomeUnknown } from './relayerSubmitter.js';
+
+export interface BundlerOptions {
+  /** Most operations in one `handleOps`; 1 submits every operation in its own transaction. */
+  maxOpsPerBundle: number;
+  /** How long the first waiting operation waits for company before its bundle goes out. */
+  windowMs: number;
+  /** Gas ceiling of one `handleOps` transaction (below the block gas limit). */
+  maxBundleGas: bigint;
+  /** Times an operation is put back after a nonce conflict or a bundle that did not land. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_BUNDLER_OPTIONS: Omit<BundlerOptions, 'maxBundleGas'> = {
+  maxOpsPerBundle: 64,
+  windowMs: 10,
+  maxAttempts: 4,
+};
+
+/** EntryPoint bookkeeping per operation beyond its own gas limits (nonce, deposit, events, inner call). */
+const PER_OP_OVERHEAD_GAS = 60_000n;
+/** `handleOps` itself beyond its operations and calldata. */
+const BUNDLE_OVERHEAD_GAS = 50_000n;
+
+/** What the bundler knows of one wallet's EntryPoint nonce and its operations in flight. */
+interface SenderLane {
+  /** The next nonce the chain expects (as of the last mined bundle or chain read). */
+  confirmed: bigint;
+  /** The next nonce to hand out. */
+  next: bigint;
+  /** Unsettled operations of this wallet, by ascending nonce. */
+  ops: PendingOperation[];
+  /** The chain's nonce must be read again before the next bundle. */
+  stale: boolean;
+  touchedAt: number;
+}
+
+/** A lane this recent is trusted without a chain read when a new operation arrives. */
+const LANE_TRUST_MS = 60_000;
+const MAX_IDLE_LANES = 10_000;
+
+/**
+ * The single submitter. Operations of any number of concurrent callers are collected for `windowMs` (or
+ * until `maxOpsPerBundle`) into one `handleOps` sent by the relayer, one bundle at a time; each caller gets
+ * its own result. Before sending, the bundle runs as an `eth_call`: an operation the EntryPoint refuses
+ * (`FailedOp`) is taken out and its caller gets the typed error, and the rest go out without it. A bundle
+ * that reverts on chain, or whose transaction was dropped, is simulated and sent again.
+ *
+ * Nonces: each wallet has a lane. Concurrent operations of one wallet get consecutive nonces and go out in
+ * order (the first one carrying the initCode); if one of them is refused, the later ones move down a nonce
+ * and are signed again. A nonce conflict with another submitter (AA25) re-reads the chain's nonce.
+ */
+export class Bundler {
+  readonly #lanes = new Map<string, SenderLane>();
+  #ready: PendingOperation[] = [];
+  #wake: (() => void) | undefined;
+  #closing = false;
+  #closed = false;
+  readonly #loop: Promise<void>;
+
+  constructor(
+    private readonly gateway: ChainGateway,
+    private readonly signer: OperationSigner,
+    private readonly submitter: RelayerSubmitter,
+    private readonly options: BundlerOptions,
+    private readonly logger: Logger,
+  ) {
+    this.#loop = this.#run();
+  }
+
+  /** True when a new operation of `sender` can take its nonce from the lane without reading the chain. */
+  knowsNonce(sender: string): boolean {
+    const lane = this.#lanes.get(sender.toLowerCase());
+    return !!lane && !lane.stale && (lane.ops.length > 0 || Date.now() - lane.touchedAt < LANE_TRUST_MS);
+  }
+
+  /** Gives `op` the next nonce of its wallet. `chainNonce` is required unless `knowsNonce(sender)`. */
+  admit(op: PendingOperation, chainNonce: bigint | undefined): void {
+    if (this.#closing) throw shuttingDown();
+    const key = op.sender.toLowerCase();
+    let lane = this.#lanes.get(key);
+    if (!lane) {
+      if (chainNonce === undefined) throw new Error(`no nonce known for ${op.sender}`);
+      this.#evictIdleLanes();
+      lane = { confirmed: chainNonce, next: chainNonce, ops: [], stale: false, touchedAt: Date.now() };
+      this.#lanes.set(key, lane);
+    } else if (lane.ops.length === 0) {
+      if (chainNonce !== undefined && chainNonce > lane.confirmed) lane.confirmed = chainNonce;
+      if (chainNonce !== undefined) lane.stale = false;
+      lane.next = lane.confirmed;
+    }
+    lane.touchedAt = Date.now();
+    op.nonce = lane.next;
+    lane.next += 1n;
+    lane.ops.push(op);
+  }
+
+  /** Queues a signed operation for the next bundle; resolves with its own result. */
+  enqueue(op: PendingOperation): Promise<OperationResult> {
+    if (this.#closed) {
+      this.#drop(op, shuttingDown());
+    } else {
+      op.enqueuedAt = Date.now();
+      this.#ready.push(op);
+      this.#poke();
+    }
+    return op.result;
+  }
+
+  /** Takes an unsent operation out (it failed before it was bundled); later ones of its wallet move down. */
+  withdraw(op: PendingOperation): void {
+    this.#ready = this.#ready.filter((o) => o !== op);
+    const lane = this.#lanes.get(op.sender.toLowerCase());
+    if (lane && lane.ops.includes(op)) {
+      lane.ops = lane.ops.filter((o) => o !== op);
+      for (const later of lane.ops) if (later.nonce > op.nonce) later.nonce -= 1n;
+      lane.next -= 1n;
+    }
+    this.#poke();
+  }
+
+  /** Forgets every wallet's nonce (the chain restarted from an older state). */
+  resetLanes(): void {
+    for (const lane of this.#lanes.values()) lane.stale = true;
+  }
+
+  /** Sends what is queued, then stops; operations still arriving are refused with 503. */
+  async close(timeoutMs = 15_000): Promise<void> {
+    this.#closing = true;
+    this.#poke();
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+    if ((await Promise.race([this.#loop, timer])) === 'timeout') {
+      for (const op of this.#ready) op.reject(shuttingDown());
+      this.#ready = [];
+    }
+    this.#closed = true;
+  }
+
+  // ----- the loop -----
+
+  async #run(): Promise<void> {
+    for (;;) {
+      if (this.#ready.length === 0) {
+        if (this.#closing) {
+          this.#closed = true;
+          return;
+        }
+        await this.#sleep();
+        continue;
+      }
+      const oldest = Math.min(...this.#ready.map((o) => o.enqueuedAt));
+      const wait = oldest + this.options.windowMs - Date.now();
+      if (wait > 0 && this.#ready.length < this.options.maxOpsPerBundle && !this.#closing) {
+        await this.#sleep(wait);
+        continue;
+      }
+      try {
+        const progressed = await this.#processBundle();
+        // Everything waits on a predecessor that is still being signed: wait for it.
+        if (!progressed) await this.#sleep(20);
+      } catch (err) {
+        this.logger.error({ err }, 'bundler step failed');
+        await this.#sleep(100);
+      }
+    }
+  }
+
+  /** Forms, signs, simulates and sends one bundle. False when nothing could be bundled yet. */
+  async #processBundle(): Promise<boolean> {
+    await this.#resyncStaleLanes();
+    const bundle = this.#form();
+    if (bundle.length === 0) return this.#ready.length === 0;
+
+    // Sign what is unsigned, signed for another nonce, or close to the end of its sponsorship.
+    const toSign = bundle.filter((op) => this.signer.needsSigning(op));
+    if (toSign.length > 0) {
+      const results = await Promise.allSettled(toSign.map((op) => this.signer.sign(op)));
+      let withdrew = false;
+      results.forEach((r, i) => {
+        if (r.status === 'rejected') {
+          this.#drop(toSign[i]!, r.reason);
+          withdrew = true;
+        }
+      });
+      // Dropping an operation moved later nonces of its wallet: form the bundle again.
+      if (withdrew || bundle.some((op) => op.signed?.nonce !== op.nonce)) return true;
+    }
+
+    const ops = bundle.map((op) => op.signed!.op);
+    const data = encodeHandleOps(ops, this.submitter.address);
+    const gas = bundleGas(bundle);
+
+    let simulation;
+    try {
+      simulation = await this.gateway.simulateHandleOps(ops, this.submitter.address, gas);
+    } catch (err) {
+      // The node is down (or answered nonsense): nothing was sent; every caller hears it at once.
+      for (const op of bundle) this.#drop(op, err);
+      return true;
+    }
+    if (!simulation.ok) {
+      const refused = bundle[simulation.opIndex];
+      if (!refused) throw new Error(`FailedOp index ${simulation.opIndex} outside a bundle of ${bundle.length}`);
+      this.#refuse(refused, simulation.reason);
+      return true;
+    }
+
+    let outcome;
+    try {
+      outcome = await this.submitter.submit({ to: this.gateway.contracts.entry_point, data, gas });
+    } catch (err) {
+      if (err instanceof SubmissionOutcomeUnknown) {
+        const txHash = err.txHashes.at(-1);
+        for (const op of bundle) {
+          this.#forget(op);
+          op.reject(new OperationOutcomeUnknownError({ userOpHash: op.signed!.userOpHash, txHash }));
+        }
+        this.logger.error({ txHashes: err.txHashes }, 'bundle outcome unknown: the node stopped answering');
+      } else {
+        for (const op of bundle) this.#drop(op, err);
+      }
+      return true;
+    }
+
+    if (outcome.kind === 'dropped' || outcome.receipt.status !== 'success') {
+      const what = outcome.kind === 'dropped' ? 'dropped' : 'reverted';
+      this.logger.warn(
+        { ops: bundle.length, ...(outcome.kind === 'mined' ? { txHash: outcome.receipt.transactionHash } : {}) },
+        `bundle ${what}; simulating and sending again`,
+      );
+      for (const op of bundle) {
+        op.attempts += 1;
+        if (op.attempts > this.options.maxAttempts) {
+          this.#drop(op, new AppError(502, 'bundle_failed', `The operation's transaction was ${what} repeatedly`));
+        }
+      }
+      for (const op of bundle) this.#laneOf(op).stale = true;
+      return true;
+    }
+
+    const receipt = outcome.receipt;
+    const results = decodeOperationResults(receipt, this.gateway.contracts.entry_point);
+    for (const op of bundle) {
+      const signed = op.signed!;
+      const result = results.get(signed.userOpHash.toLowerCase());
+      this.#settle(op);
+      if (!result) {
+        this.#laneOf(op).stale = true;
+        op.reject(new AppError(502, 'bundle_failed', 'The bundle was mined without this operation'));
+        continue;
+      }
+      this.gateway.markDeployed(op.sender);
+      op.resolve({
+        userOpHash: signed.userOpHash,
+        txHash: receipt.transactionHash,
+        success: result.success,
+        ...(result.revertReason !== undefined ? { revertReason: result.revertReason } : {}),
+        sender: op.sender,
+        nonce: signed.nonce,
+        actualGasCost: result.actualGasCost,
+        blockNumber: receipt.blockNumber,
+      });
+    }
+    return true;
+  }
+
+  /** Picks ready operations whose nonce is next for their wallet, in arrival order, within the caps. */
+  #form(): PendingOperation[] {
+    const bundle: PendingOperation[] = [];
+    const chosen = new Set<PendingOperation>();
+    const expected = new Map<string, bigint>();
+    let progress = true;
+    while (progress && bundle.length < this.options.maxOpsPerBundle) {
+      progress = false;
+      for (const op of this.#ready) {
+        if (chosen.has(op) || bundle.length >= this.options.maxOpsPerBundle) continue;
+        const key = op.sender.toLowerCase();
+        const lane = this.#lanes.get(key);
+        if (!lane || lane.stale) continue;
+        if (op.nonce !== (expected.get(key) ?? lane.confirmed)) continue;
+        if (bundleGas([...bundle, op]) > this.options.maxBundleGas) {
+          if (bundle.length === 0) {
+            this.#drop(op, new AppError(422, 'operation_too_large', 'The operation needs more gas than a block holds'));
+            return [];
+          }
+          continue;
+        }
+        bundle.push(op);
+        chosen.add(op);
+        expected.set(key, op.nonce + 1n);
+        progress = true;
+      }
+    }
+    return bundle;
+  }
+
+  /** The EntryPoint refused `op` in simulation: retry a nonce conflict, otherwise tell its caller. */
+  #refuse(op: PendingOperation, reason: string): void {
+    const lane = this.#laneOf(op);
+    const conflict = /^AA(25|10)/.test(reason);
+    if (conflict && op.attempts < this.options.maxAttempts) {
+      op.attempts += 1;
+      lane.stale = true;
+      // AA10: the wallet exists already (deployed by someone else), so no initCode from now on.
+      if (reason.startsWith('AA10')) for (const o of lane.ops) o.deployed = true;
+      this.logger.info({ sender: op.sender, reason }, 'nonce conflict; reading the nonce again');
+      return;
+    }
+    this.logger.info({ sender: op.sender, reason }, 'operation refused by the EntryPoint');
+    this.#drop(op, new UserOperationRejectedError(reason, op.signed?.userOpHash));
+  }
+
+  /** Re-reads the chain's nonce for stale lanes with ready operations and renumbers them from it. */
+  async #resyncStaleLanes(): Promise<void> {
+    const stale = [...new Set(this.#ready.map((op) => op.sender.toLowerCase()))]
+      .map((key) => [key, this.#lanes.get(key)] as const)
+      .filter(([, lane]) => lane?.stale);
+    await Promise.all(
+      stale.map(async ([key, lane]) => {
+        const sender = lane!.ops[0]?.sender ?? (key as Hex);
+        try {
+          const [nonce, deployed] = await Promise.all([
+            this.gateway.getNonce(sender),
+            this.gateway.isDeployed(sender),
+          ]);
+          lane!.confirmed = nonce;
+          lane!.next = nonce;
+          for (const op of lane!.ops) {
+            op.nonce = lane!.next;
+            lane!.next += 1n;
+            if (deployed) op.deployed = true;
+          }
+          lane!.stale = false;
+        } catch (err) {
+          for (const op of [...lane!.ops]) if (this.#ready.includes(op)) this.#drop(op, err);
+        }
+      }),
+    );
+  }
+
+  // ----- bookkeeping -----
+
+  #laneOf(op: PendingOperation): SenderLane {
+    const lane = this.#lanes.get(op.sender.toLowerCase());
+    if (!lane) throw new Error(`no lane for ${op.sender}`);
+    return lane;
+  }
+
+  /** The operation was mined (its nonce is used, whatever its call did). */
+  #settle(op: PendingOperation): void {
+    this.#ready = this.#ready.filter((o) => o !== op);
+    const lane = this.#lanes.get(op.sender.toLowerCase());
+    if (!lane) return;
+    lane.ops = lane.ops.filter((o) => o !== op);
+    if (op.nonce + 1n > lane.confirmed) lane.confirmed = op.nonce + 1n;
+    lane.touchedAt = Date.now();
+  }
+
+  /** The operation may or may not have used its nonce: take it out and read the chain again later. */
+  #forget(op: PendingOperation): void {
+    this.#ready = this.#ready.filter((o) => o !== op);
+    const lane = this.#lanes.get(op.sender.toLowerCase());
+    if (!lane) return;
+    lane.ops = lane.ops.filter((o) => o !== op);
+    lane.stale = true;
+  }
+
+  /** Takes an unsent operation out and tells its caller why. */
+  #drop(op: PendingOperation, err: unknown): void {
+    this.withdraw(op);
+    op.reject(err instanceof AppError ? err : err instanceof Error ? err : chainUnavailable());
+  }
+
+  #evictIdleLanes(): void {
+    if (this.#lanes.size < MAX_IDLE_LANES) return;
+    const cutoff = Date.now() - LANE_TRUST_MS;
+    for (const [key, lane] of this.#lanes) {
+      if (lane.ops.length === 0 && lane.touchedAt < cutoff) this.#lanes.delete(key);
+    }
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  /** Only the loop sleeps: until `ms` passed or something was queued or withdrawn. */
+  #sleep(ms?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = ms === undefined ? undefined : setTimeout(() => this.#poke(), ms);
+      this.#wake = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * Upper bound of the gas `handleOps(bundle)` needs. Validation of every operation runs first (each within
+ * its `verificationGasLimit`); then each operation's call runs (within its `callGasLimit`). The EntryPoint
+ * refuses to start an operation's execution unless `callGasLimit + verificationGasLimit + 5000` is left
+ * after the 63/64 rule ("AA95 out of gas"), so the largest such reserve is added once on top. Calldata is
+ * priced at 16 gas a byte, intrinsic gas at 21000.
+ */
+export function bundleGas(bundle: readonly PendingOperation[]): bigint {
+  let total = BUNDLE_OVERHEAD_GAS + 21_000n;
+  let reserve = 0n;
+  for (const op of bundle) {
+    const verification = verificationGasOf(op);
+    total += verification + op.callGasLimit + PER_OP_OVERHEAD_GAS + 16n * operationBytes(op);
+    const needed = ((op.callGasLimit + verification + 5_000n) * 64n) / 63n - op.callGasLimit;
+    if (needed > reserve) reserve = needed;
+  }
+  return total + reserve;
+}
+
+function verificationGasOf(op: PendingOperation): bigint {
+  return op.signed?.op.verificationGasLimit ?? OPERATION_GAS.verificationGasLimitWithInitCode;
+}
+
+/** Bytes of the operation in `handleOps` calldata (12 words of head and lengths, plus its byte fields). */
+function operationBytes(op: PendingOperation): bigint {
+  const signed = op.signed?.op;
+  const dynamic = signed
+    ? [signed.initCode, signed.callData, signed.paymasterAndData, signed.signature]
+    : [op.callData, `0x${'00'.repeat(300)}`];
+  return 15n * 32n + dynamic.reduce((sum, hex) => sum + BigInt(Math.ceil((hex.length - 2) / 64) * 32), 0n);
+}
+
+function shuttingDown(): AppError {
+  return new AppError(503, 'shutting_down', 'The service is shutting down; nothing was changed');
+}

@@ -1,0 +1,104 @@
+import { AppError } from '../../errors.js';
+import type { ChainGateway } from '../chainGateway.js';
+import { encodeWalletCalls } from '../contractCalls.js';
+import type { Address, Call, Hex } from '../types.js';
+import type { Bundler } from './bundler.js';
+import type { OperationOwner } from './operationOwner.js';
+import type { OperationSigner } from './operationSigner.js';
+import { type OperationResult, PendingOperation } from './pendingOperation.js';
+
+export interface SubmitOperationParameters {
+  /** The wallet's current owner: its address, and a callback that signs the EntryPoint's operation hash. */
+  owner: OperationOwner;
+  /** W_SALT (0) for a user's main wallet, C_SALT (the slot id) for a content wallet. */
+  salt: bigint;
+  /**
+   * The wallet, when known. Required once the owner was rotated: a wallet's address derives from its first
+   * owner. Defaults to the counterfactual wallet of (`owner.address`, `salt`).
+   */
+  sender?: Address;
+  /** What the wallet does: one call is `execute`, several are `executeBatch` (all or nothing). */
+  calls?: readonly Call[];
+  /** Raw operation call data instead of `calls` (e.g. `calls.changeOwnerCallData(newOwner)`). */
+  callData?: Hex;
+  /** Skip the estimate and use this `callGasLimit`. */
+  callGasLimit?: bigint;
+}
+
+/**
+ * The one way the server changes anything on chain from a wallet: builds a v0.6 UserOperation (initCode
+ * for an undeployed wallet, nonce from the EntryPoint, `execute`/`executeBatch`, estimated call gas),
+ * has the platform's paymaster sponsor it (validUntil = now + 300 s), has the owner sign the EntryPoint's
+ * hash, and hands it to the bundler, which submits it through `handleOps` and returns this operation's
+ * own result.
+ *
+ * Throws (nothing was sent): `OperationRevertedError` 422 when the call would revert; `chain_unavailable`
+ * 503; `UserOperationRejectedError` when the EntryPoint refuses it (e.g. 403 `invalid_owner_signature`);
+ * 409 `wallet_owner_mismatch`. Throws `OperationOutcomeUnknownError` (503) when the node vanished after
+ * the bundle was sent. Returns `{success: false, revertReason}` when the operation was mined but its call
+ * reverted (its nonce is used; nothing else changed).
+ */
+export class OperationPipeline {
+  constructor(
+    private readonly gateway: ChainGateway,
+    private readonly bundler: Bundler,
+    private readonly signer: OperationSigner,
+  ) {}
+
+  /** The counterfactual wallet of (`firstOwner`, `salt`) (= factory `getAddress`). */
+  walletAddress(firstOwner: Address, salt: bigint): Address {
+    return this.gateway.walletAddress(firstOwner, salt);
+  }
+
+  async submitOperation(params: SubmitOperationParameters): Promise<OperationResult> {
+    if ((params.calls === undefined) === (params.callData === undefined)) {
+      throw new Error('submitOperation takes either calls or callData');
+    }
+    const { owner, salt } = params;
+    const counterfactual = this.gateway.walletAddress(owner.address, salt);
+    const sender = params.sender ?? counterfactual;
+    const callData = params.callData ?? encodeWalletCalls(params.calls!);
+
+    const [deployed, chainNonce] = await Promise.all([
+      this.gateway.isDeployed(sender),
+      this.bundler.knowsNonce(sender) ? undefined : this.gateway.getNonce(sender),
+    ]);
+    if (!deployed && sender.toLowerCase() !== counterfactual.toLowerCase()) {
+      throw new AppError(
+        409,
+        'wallet_owner_mismatch',
+        'The wallet is not deployed and is not the wallet of this owner and salt',
+      );
+    }
+    const callGasLimit =
+      params.callGasLimit ??
+      withMargin(await this.gateway.estimateCallGas(sender, callData, deployed ? undefined : owner.address));
+
+    const op = new PendingOperation(sender, owner.address, salt, owner, callData, callGasLimit, deployed);
+    this.bundler.admit(op, chainNonce);
+    try {
+      await this.signer.sign(op);
+    } catch (err) {
+      this.bundler.withdraw(op);
+      throw err;
+    }
+    return this.bundler.enqueue(op);
+  }
+}
+
+/** 20% over the estimate (which already includes 21000 of intrinsic gas the EntryPoint's call does not pay). */
+function withMargin(estimate: bigint): bigint {
+  return estimate + estimate / 5n;
+}
+
+/** Throws 422 `operation_reverted` when a mined operation's call reverted. */
+export function assertOperationSucceeded(result: OperationResult): OperationResult {
+  if (!result.success) {
+    throw new AppError(422, 'operation_reverted', `The operation reverted: ${result.revertReason ?? 'no reason'}`, {
+      revert_reason: result.revertReason,
+      tx_hash: result.txHash,
+      user_op_hash: result.userOpHash,
+    });
+  }
+  return result;
+}

@@ -1,0 +1,78 @@
+import type { UserOperation } from '@dauth/contracts';
+import type { Address, Hash, Hex } from '../types.js';
+import type { OperationOwner } from './operationOwner.js';
+
+/** What a caller of `submitOperation` gets back once the operation's bundle is mined. */
+export interface OperationResult {
+  userOpHash: Hash;
+  /** The `handleOps` transaction that carried the operation. */
+  txHash: Hash;
+  /** False when the wallet's call reverted (the nonce was used and gas paid, nothing else changed). */
+  success: boolean;
+  /** Decoded reason of a reverted call, e.g. `NotSlotOwner(5, 0x…, 0x…)` or a `require` message. */
+  revertReason?: string;
+  sender: Address;
+  nonce: bigint;
+  /** Wei the paymaster paid for the operation. */
+  actualGasCost: bigint;
+  blockNumber: bigint;
+}
+
+/** An operation as signed for a given nonce. */
+export interface SignedOperation {
+  op: UserOperation;
+  userOpHash: Hash;
+  nonce: bigint;
+  validUntil: number;
+}
+
+let nextId = 1;
+
+/**
+ * One operation between `submitOperation` and its result. Its nonce is assigned by the bundler's sender
+ * lanes and may change (a predecessor of the same wallet was dropped, or another submitter used the nonce);
+ * the operation is then signed again before it is bundled.
+ */
+export class PendingOperation {
+  readonly id = nextId++;
+  nonce = -1n;
+  signed: SignedOperation | undefined;
+  /** Times the operation was put back after a nonce conflict or a failed bundle. */
+  attempts = 0;
+  settled = false;
+  enqueuedAt = 0;
+  readonly result: Promise<OperationResult>;
+  #resolve!: (result: OperationResult) => void;
+  #reject!: (err: unknown) => void;
+
+  constructor(
+    readonly sender: Address,
+    /** The wallet's first owner and salt: its `initCode` while it is not deployed. */
+    readonly firstOwner: Address,
+    readonly salt: bigint,
+    readonly owner: OperationOwner,
+    readonly callData: Hex,
+    readonly callGasLimit: bigint,
+    /** Whether the wallet had code when the operation was admitted. */
+    public deployed: boolean,
+  ) {
+    this.result = new Promise<OperationResult>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // The caller may not be awaiting yet (it is signing); the rejection is observed through `result`.
+    this.result.catch(() => undefined);
+  }
+
+  resolve(result: OperationResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#resolve(result);
+  }
+
+  reject(err: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#reject(err);
+  }
+}

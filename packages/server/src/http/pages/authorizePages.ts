@@ -1,0 +1,143 @@
+import { html, SafeHtml, scriptJson } from './html.js';
+
+/** The two values of `from` in the browser messages: one per client generation (spec, Events 2). */
+export const POPUP_MESSAGE_SOURCES = ['dauth', 'dauth-v2'] as const;
+
+const STYLE = `
+  *{box-sizing:border-box}
+  body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f4f5f7;color:#1d2330;margin:0;
+    display:flex;min-height:100vh;align-items:center;justify-content:center}
+  main{background:#fff;border-radius:12px;box-shadow:0 2px 16px rgba(0,0,0,.08);padding:32px;width:100%;max-width:400px}
+  h1{font-size:1.25rem;margin:0 0 8px}
+  p{margin:0 0 16px;color:#4a5263}
+  label{display:block;font-weight:600;margin:12px 0 4px}
+  input[type=email],input[type=password]{width:100%;padding:10px;border:1px solid #c7ccd6;border-radius:8px;font:inherit}
+  .actions{display:flex;gap:12px;margin-top:20px}
+  button{flex:1;padding:10px;border-radius:8px;border:1px solid #2d5bd3;background:#2d5bd3;color:#fff;font:inherit;cursor:pointer}
+  button.secondary{background:#fff;color:#2d5bd3}
+  .error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:8px 12px;margin-bottom:12px}
+  .app{font-weight:700}
+  .origin{font-family:ui-monospace,monospace;font-size:.9em}
+`;
+
+/** Marks forms as popup flows when the page has an opener, so the service answers with messages. */
+const POPUP_MARKER = `if (window.opener) {
+  for (const input of document.querySelectorAll('input[name="display"]')) input.value = 'popup';
+}`;
+
+function layout(title: string, nonce: string, body: SafeHtml, script?: string): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<style nonce="${nonce}">${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+${script ? html`<script nonce="${nonce}">${new SafeHtml(script)}</script>` : ''}
+</body>
+</html>
+`.html;
+}
+
+function hiddenFields(fields: Record<string, string>): SafeHtml {
+  const display = fields.display ?? '';
+  const rest = Object.entries(fields).filter(([name]) => name !== 'display');
+  return html`${rest.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<input type="hidden" name="display" value="${display}">`;
+}
+
+export interface LoginPageInput {
+  nonce: string;
+  clientName: string;
+  csrfToken: string;
+  fields: Record<string, string>;
+  email?: string | undefined;
+  error?: string | undefined;
+}
+
+export function loginPage(input: LoginPageInput): string {
+  const body = html`<h1>Sign in to dauth</h1>
+<p>to continue to <span class="app">${input.clientName}</span></p>
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+<form method="post" action="/oauth/authorize/login" autocomplete="on">
+${hiddenFields(input.fields)}
+<input type="hidden" name="csrf_token" value="${input.csrfToken}">
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" required maxlength="320" autocomplete="username" value="${input.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required maxlength="1024" autocomplete="current-password">
+<div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
+</form>`;
+  return layout('Sign in · dauth', input.nonce, body, POPUP_MARKER);
+}
+
+export interface ConsentPageInput {
+  nonce: string;
+  clientName: string;
+  redirectOrigin: string;
+  dapp: boolean;
+  csrfToken: string;
+  fields: Record<string, string>;
+}
+
+export function consentPage(input: ConsentPageInput): string {
+  const body = html`<h1>Allow <span class="app">${input.clientName}</span>?</h1>
+<p><span class="app">${input.clientName}</span> asks to use your dauth account: it will receive your user id${
+    input.dapp ? ' and your wallet address' : ''
+  } and tokens to act for you with this app.</p>
+<p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
+<form method="post" action="/oauth/authorize/consent">
+${hiddenFields(input.fields)}
+<input type="hidden" name="csrf_token" value="${input.csrfToken}">
+<div class="actions">
+<button type="submit" name="decision" value="deny" class="secondary" id="deny">Deny</button>
+<button type="submit" name="decision" value="allow" id="allow">Allow</button>
+</div>
+</form>`;
+  return layout('Allow access · dauth', input.nonce, body, POPUP_MARKER);
+}
+
+export interface CompletionPageInput {
+  nonce: string;
+  /** The full redirect (with code/state or error), used when there is no opener. */
+  redirectUrl: string;
+  /** The redirect URI's origin: the only origin the messages are delivered to. */
+  targetOrigin: string;
+  clientId: string;
+  result: { code: string; state?: string | undefined } | { error: string; state?: string | undefined };
+}
+
+/**
+ * The popup ending: posts the result to the opener twice, once per client generation (`from`
+ * = `dauth` and `dauth-v2`), to the redirect URI's origin only, then closes. Without an opener it
+ * follows the redirect instead.
+ */
+export function completionPage(input: CompletionPageInput): string {
+  const { result } = input;
+  const base: Record<string, unknown> =
+    'code' in result ? { code: result.code, state: result.state } : { error: result.error, state: result.state };
+  const messages = [
+    { from: POPUP_MESSAGE_SOURCES[0], ...base },
+    { from: POPUP_MESSAGE_SOURCES[1], type: 'authorization_response', client_id: input.clientId, ...base },
+  ];
+  const data = { messages, targetOrigin: input.targetOrigin, redirectUrl: input.redirectUrl };
+  const script = `const data = JSON.parse(document.getElementById('dauth-result').textContent);
+if (window.opener && !window.opener.closed) {
+  for (const message of data.messages) window.opener.postMessage(message, data.targetOrigin);
+  document.getElementById('status').textContent = 'Done. You can close this window.';
+  window.close();
+} else {
+  window.location.replace(data.redirectUrl);
+}`;
+  const body = html`<h1>dauth</h1>
+<p id="status">Returning to the app…</p>
+<p><a href="${input.redirectUrl}" rel="noreferrer">Continue</a></p>
+<script type="application/json" id="dauth-result">${new SafeHtml(scriptJson(data))}</script>`;
+  return layout('Signed in · dauth', input.nonce, body, script);
+}

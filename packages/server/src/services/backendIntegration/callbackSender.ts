@@ -1,0 +1,137 @@
+import type { BackendCodeStore } from '../../stores/backendCodeStore.js';
+
+export interface CallbackDelivery {
+  redirectUri: string;
+  code: string;
+  codeHash: string;
+  state: string;
+}
+
+/** How one delivery ended: `delivered` (2xx), `refused` (any other answer) or `unreachable` (retries spent). */
+export type DeliveryOutcome = 'delivered' | 'refused' | 'unreachable' | 'aborted';
+
+export interface CallbackSenderOptions {
+  /** Per attempt; 5 s by default. */
+  attemptTimeoutMs?: number;
+  /** Attempts in all, for network errors and 5xx only; 3 by default. */
+  maxAttempts?: number;
+  /** Wait before the 2nd, 3rd, … attempt; 250 ms then 1 s by default. */
+  backoffMs?: number[];
+  logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Observes each finished delivery (tests, metrics). */
+  onOutcome?: (delivery: { redirectUri: string; state: string }, outcome: DeliveryOutcome) => void;
+}
+
+/**
+ * Sends the backend-integration callback `POST <redirect_uri>` with JSON `{success: 1, code, state}`
+ * after the authorize answer went out. Each attempt has a short timeout; network errors and 5xx
+ * are retried a bounded number of times, every other answer is final (a GET-only route's 405
+ * included). Redirects are not followed: the code goes to the registered URI or nowhere. A code
+ * whose callback was not accepted is invalidated at once, so it can never be exchanged.
+ */
+export class CallbackSender {
+  readonly #attemptTimeoutMs: number;
+  readonly #maxAttempts: number;
+  readonly #backoffMs: number[];
+  readonly #logger: NonNullable<CallbackSenderOptions['logger']>;
+  readonly #onOutcome: CallbackSenderOptions['onOutcome'];
+  readonly #inFlight = new Set<Promise<DeliveryOutcome>>();
+  readonly #closing = new AbortController();
+
+  constructor(
+    private readonly codes: BackendCodeStore,
+    options: CallbackSenderOptions = {},
+  ) {
+    this.#attemptTimeoutMs = options.attemptTimeoutMs ?? 5_000;
+    this.#maxAttempts = options.maxAttempts ?? 3;
+    this.#backoffMs = options.backoffMs ?? [250, 1_000];
+    this.#logger = options.logger ?? { info: () => undefined, warn: () => undefined };
+    this.#onOutcome = options.onOutcome;
+  }
+
+  /** Starts a delivery in the background; the returned promise never rejects. */
+  deliver(delivery: CallbackDelivery): Promise<DeliveryOutcome> {
+    if (this.#closing.signal.aborted) return Promise.resolve('aborted');
+    const run = this.#deliver(delivery).catch((err: unknown) => {
+      this.#logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'callback delivery failed');
+      return 'unreachable' as const;
+    });
+    this.#inFlight.add(run);
+    void run.then((outcome) => {
+      this.#inFlight.delete(run);
+      this.#onOutcome?.({ redirectUri: delivery.redirectUri, state: delivery.state }, outcome);
+    });
+    return run;
+  }
+
+  /** Drops a code whose callback will never be sent (the authorize caller went away first). */
+  async discard(delivery: CallbackDelivery): Promise<void> {
+    await this.codes.invalidate(delivery.codeHash, Date.now()).catch(() => undefined);
+  }
+
+  /** Deliveries in progress. */
+  get pending(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Stops retrying, aborts attempts in flight and waits for them to settle. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  async #deliver(delivery: CallbackDelivery): Promise<DeliveryOutcome> {
+    const body = JSON.stringify({ success: 1, code: delivery.code, state: delivery.state });
+    const target = safeTarget(delivery.redirectUri);
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closing.signal.aborted) return this.#fail(delivery, 'aborted');
+      let status: number | undefined;
+      try {
+        const response = await fetch(delivery.redirectUri, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body,
+          redirect: 'manual',
+          signal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(this.#attemptTimeoutMs)]),
+        });
+        status = response.status;
+        // The answer's body is of no interest; release the connection.
+        await response.body?.cancel().catch(() => undefined);
+      } catch (err) {
+        if (this.#closing.signal.aborted) return this.#fail(delivery, 'aborted');
+        this.#logger.warn(
+          { target, attempt, err: err instanceof Error ? err.message : String(err) },
+          'callback attempt failed',
+        );
+      }
+      if (status !== undefined && status >= 200 && status < 300) return 'delivered';
+      if (status !== undefined && status < 500) {
+        this.#logger.info({ target, status }, 'callback refused; its code is invalidated');
+        return this.#fail(delivery, 'refused');
+      }
+      if (attempt >= this.#maxAttempts) return this.#fail(delivery, 'unreachable');
+      await sleep(this.#backoffMs[attempt - 1] ?? this.#backoffMs.at(-1) ?? 0, this.#closing.signal);
+    }
+  }
+
+  async #fail(delivery: CallbackDelivery, outcome: DeliveryOutcome): Promise<DeliveryOutcome> {
+    await this.codes.invalidate(delivery.codeHash, Date.now()).catch(() => undefined);
+    return outcome;
+  }
+}
+
+/** The callback target without query or credentials, for logs. */
+function safeTarget(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });

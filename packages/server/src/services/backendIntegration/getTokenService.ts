@@ -1,0 +1,86 @@
+import type { BackendCodeStore } from '../../stores/backendCodeStore.js';
+import type { Slot } from '../../stores/slotStore.js';
+import type { SlotService } from '../slots/slotService.js';
+import { hashCode } from './backendAuthorizeService.js';
+import { getTokenErrors } from './envelopeCodes.js';
+import { type ClientDirectory, RefreshRefused, type TokenGrants, type TokenPair } from './ports.js';
+
+/** What get_token returns: the slot with the token pair (SlotInfo on the wire). */
+export interface SlotGrant {
+  slot: Slot;
+  tokens: TokenPair;
+  /** The authorization code exchanged; empty for a refresh. */
+  code: string;
+}
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * get_token (spec endpoint 13): exchanges a backend-integration code, or rotates a refresh token,
+ * for the slot's information and a token pair from the OAuth grant machinery. The checks run in
+ * the order the envelope codes need: unknown client 570, wrong secret 410, unknown code 570, code
+ * of another client 410, expired or used code 510. A replayed code also revokes the grant its
+ * first exchange opened.
+ */
+export class GetTokenService {
+  constructor(
+    private readonly clients: ClientDirectory,
+    private readonly codes: BackendCodeStore,
+    private readonly slots: SlotService,
+    private readonly grants: TokenGrants,
+  ) {}
+
+  async exchangeCode(credentials: ClientCredentials, code: string): Promise<SlotGrant> {
+    await this.#authenticateClient(credentials);
+    const codeHash = hashCode(code);
+    const stored = await this.codes.find(codeHash);
+    if (!stored) throw getTokenErrors.unknownCode();
+    if (stored.clientId !== credentials.clientId) throw getTokenErrors.codeOfOtherClient();
+    const now = Date.now();
+    if (stored.usedAt !== undefined || stored.expiresAt <= now || !(await this.codes.consume(codeHash, now))) {
+      // Presented again after a successful exchange: whoever holds it now is not to be trusted.
+      const current = stored.grantId === undefined ? await this.codes.find(codeHash) : stored;
+      if (current?.grantId) await this.grants.revokeGrant(current.grantId, 'code_reuse');
+      throw getTokenErrors.codeExpired();
+    }
+    // The slot must still be the user's: it may have been sold between authorize and exchange.
+    const slot = await this.slots.findSlot(stored.slotId);
+    if (!slot || slot.ownerUuid !== stored.userUuid || slot.clientId !== stored.clientId) {
+      throw getTokenErrors.codeExpired();
+    }
+    const tokens = await this.grants.open({ userUuid: stored.userUuid, clientId: stored.clientId });
+    await this.codes.setGrant(codeHash, tokens.grantId);
+    return { slot, tokens, code };
+  }
+
+  async refresh(credentials: ClientCredentials, refreshToken: string): Promise<SlotGrant> {
+    await this.#authenticateClient(credentials);
+    let tokens: TokenPair & { userUuid: number };
+    try {
+      tokens = await this.grants.refresh({ clientId: credentials.clientId, refreshToken });
+    } catch (err) {
+      if (!(err instanceof RefreshRefused)) throw err;
+      if (err.reason === 'unknown') throw getTokenErrors.unknownRefreshToken();
+      if (err.reason === 'other_client') throw getTokenErrors.refreshOfOtherClient();
+      throw getTokenErrors.refreshExpired();
+    }
+    const [slot] = await this.slots.listForOwner(tokens.userUuid, credentials.clientId);
+    if (!slot) {
+      // The user no longer holds a slot of this app (sold it): the fresh pair must not outlive that.
+      await this.grants.revokeGrant(tokens.grantId, 'slot_gone');
+      throw getTokenErrors.refreshExpired();
+    }
+    return { slot, tokens, code: '' };
+  }
+
+  async #authenticateClient(credentials: ClientCredentials): Promise<void> {
+    const client = await this.clients.findClient(credentials.clientId);
+    if (!client) throw getTokenErrors.unknownClient();
+    if (!(await this.clients.verifyClientSecret(credentials.clientId, credentials.clientSecret))) {
+      throw getTokenErrors.wrongSecret();
+    }
+  }
+}

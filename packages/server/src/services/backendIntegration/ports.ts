@@ -1,0 +1,56 @@
+/**
+ * What the backend-integration flow needs from the OAuth domain, as small ports: the flow reuses
+ * the OAuth engineer's clients, grants, refresh-token rotation, revocation and login status rather
+ * than keeping a second copy. `composition.ts` plugs the real services in.
+ */
+
+/** A registered app, as far as the backend flow cares. */
+export interface BackendClient {
+  clientId: string;
+  redirectUris: string[];
+}
+
+export interface ClientDirectory {
+  findClient(clientId: string): Promise<BackendClient | undefined>;
+  /** Constant-time check of the client's secret; false for an unknown client. */
+  verifyClientSecret(clientId: string, secret: string): Promise<boolean>;
+  /** Exact string match against the registered redirect URIs (scheme, host, port, path, trailing slash). */
+  isRegisteredRedirect(client: BackendClient, redirectUri: string): boolean;
+}
+
+/** An access token (JWT) and its refresh token, both belonging to one grant. */
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+  /** Seconds. */
+  expiresIn: number;
+  grantId: string;
+}
+
+/** Why a refresh token was refused, in the terms of the get_token envelope codes. */
+export type RefreshRefusal = 'unknown' | 'other_client' | 'expired_or_used';
+
+export class RefreshRefused extends Error {
+  constructor(readonly reason: RefreshRefusal) {
+    super(`refresh token refused: ${reason}`);
+    this.name = 'RefreshRefused';
+  }
+}
+
+export interface TokenGrants {
+  /** Opens a grant for the user and app and issues its first token pair. */
+  open(input: { userUuid: number; clientId: string }): Promise<TokenPair>;
+  /** Rotates a refresh token presented by `clientId`; throws `RefreshRefused`. */
+  refresh(input: { clientId: string; refreshToken: string }): Promise<TokenPair & { userUuid: number }>;
+  /** Revokes every token of one grant (the pair of a logout, or the grant of a replayed code). */
+  revokeGrant(grantId: string, reason: string): Promise<void>;
+  /** Revokes every grant of a user for an app (a marketplace sale). */
+  revokeUserClient(userUuid: number, clientId: string, reason: string): Promise<void>;
+}
+
+export type LoginStatusValue = 'logged_in' | 'logged_out';
+
+export interface LoginStatusPort {
+  getStatus(userUuid: number, clientId: string): Promise<LoginStatusValue>;
+  setStatus(userUuid: number, clientId: string, status: LoginStatusValue): Promise<void>;
+}

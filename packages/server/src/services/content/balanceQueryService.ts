@@ -1,0 +1,70 @@
+import type { Address } from '../../chain/types.js';
+import { AppError, notFound } from '../../errors.js';
+import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
+import type { SlotDirectory } from './ports.js';
+import type { ProviderDirectory } from './providerDirectory.js';
+import type { SlotBalanceReader } from './slotBalanceReader.js';
+
+const CHECKSUM_CACHE_LIMIT = 100_000;
+
+/**
+ * `GET balance_adex/<slot_address>?cuid=` (public, spec Authentication §5): the slot's on-chain `balance` and
+ * `used_balances` of a cuid. Without `cuid`, the cuid registered by the slot's app is used (400 when the
+ * app registered several).
+ */
+export class BalanceQueryService {
+  readonly #checksummed = new Map<string, Address>();
+
+  constructor(
+    private readonly reader: SlotBalanceReader,
+    private readonly providers: ProviderDirectory,
+    private readonly providerStore: ContentProviderStore,
+    private readonly slots: SlotDirectory,
+    private readonly checksum: (address: string) => Address,
+  ) {}
+
+  async query(
+    slotAddress: string,
+    cuidInput: string | undefined,
+  ): Promise<{ slot: Address; cuid: string; balance: bigint; used: bigint }> {
+    const slot = this.#address(slotAddress);
+    let cuid = cuidInput;
+    if (cuid === undefined || cuid === '') {
+      const known = await this.slots.findByContentAddress(slot);
+      if (!known) throw notFound('unknown_slot', 'No slot has this address; name the cuid with ?cuid=');
+      const cuids = (await this.providerStore.listProvidersByClient(known.clientId)).filter(
+        (p) => p.state === 'registered',
+      );
+      if (cuids.length === 0) throw notFound('unknown_cuid', "The slot's app has not registered a cuid");
+      if (cuids.length > 1) {
+        throw new AppError(400, 'cuid_required', "The slot's app registered several cuids; name one with ?cuid=", {
+          field: 'cuid',
+        });
+      }
+      cuid = cuids[0]!.cuid;
+    } else if (!(await this.providers.registered(cuid))) {
+      throw notFound('unknown_cuid', 'This cuid is not registered');
+    }
+    const figures = await this.reader.read(cuid, slot);
+    return { slot, cuid, balance: figures.balance, used: figures.used };
+  }
+
+  #address(text: string): Address {
+    const cached = this.#checksummed.get(text);
+    if (cached) return cached;
+    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) {
+      throw new AppError(400, 'invalid_request', 'The slot address must be 0x followed by 40 hex digits', {
+        field: 'slot_address',
+      });
+    }
+    let address: Address;
+    try {
+      address = this.checksum(text);
+    } catch {
+      throw new AppError(400, 'invalid_request', 'The slot address has a wrong checksum', { field: 'slot_address' });
+    }
+    if (this.#checksummed.size >= CHECKSUM_CACHE_LIMIT) this.#checksummed.clear();
+    this.#checksummed.set(text, address);
+    return address;
+  }
+}

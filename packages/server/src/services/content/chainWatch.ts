@@ -1,0 +1,102 @@
+import type { Logger } from 'pino';
+import type { ContentTokenChain } from './ports.js';
+
+/**
+ * The content domain's view of the chain's progress and health: the latest included block it knows of
+ * (polled every `pollMs`, and bumped at once by this process's own inclusions), and whether the node
+ * answered its last request. Consumption admission refuses work while the node is known to be down, and
+ * the balance cache is keyed by `latest`.
+ */
+export class ChainWatch {
+  #latest = 0n;
+  #down = false;
+  #downSince = 0;
+  #polling: Promise<bigint> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #upListeners = new Set<() => void>();
+  readonly #rewindListeners = new Set<(head: bigint) => void>();
+
+  constructor(
+    private readonly chain: ContentTokenChain,
+    private readonly logger: Logger,
+    /** How often the head is polled (also the recovery probe while the node is down). */
+    private readonly pollMs = 100,
+  ) {}
+
+  get latest(): bigint {
+    return this.#latest;
+  }
+
+  get down(): boolean {
+    return this.#down;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => void this.poll().catch(() => undefined), this.pollMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Records a block this process saw included (its own write) or the watcher reported. */
+  observe(blockNumber: bigint): void {
+    if (blockNumber > this.#latest) this.#latest = blockNumber;
+    this.markUp();
+  }
+
+  /** Asks the node for its head now (one request shared by concurrent callers). */
+  async poll(): Promise<bigint> {
+    this.#polling ??= (async () => {
+      try {
+        const head = await this.chain.blockNumber();
+        if (head < this.#latest) {
+          // The chain went back (the embedded chain restarted from an earlier saved state).
+          this.logger.warn({ head: String(head), known: String(this.#latest) }, 'the chain head moved back');
+          this.#latest = head;
+          for (const listener of this.#rewindListeners) listener(head);
+        }
+        this.observe(head);
+        return head;
+      } catch (err) {
+        this.markDown();
+        throw err;
+      } finally {
+        this.#polling = undefined;
+      }
+    })();
+    return this.#polling;
+  }
+
+  /** The latest block, asking the node when none is known yet. */
+  async head(): Promise<bigint> {
+    return this.#latest > 0n ? this.#latest : this.poll();
+  }
+
+  markDown(): void {
+    if (!this.#down) {
+      this.#down = true;
+      this.#downSince = Date.now();
+      this.logger.warn('content tokens: the chain node is unavailable; consumption answers 503 until it is back');
+    }
+  }
+
+  markUp(): void {
+    if (!this.#down) return;
+    this.#down = false;
+    this.logger.info({ downForMs: Date.now() - this.#downSince }, 'content tokens: the chain node is back');
+    for (const listener of this.#upListeners) listener();
+  }
+
+  onUp(listener: () => void): () => void {
+    this.#upListeners.add(listener);
+    return () => this.#upListeners.delete(listener);
+  }
+
+  onRewind(listener: (head: bigint) => void): () => void {
+    this.#rewindListeners.add(listener);
+    return () => this.#rewindListeners.delete(listener);
+  }
+}

@@ -1,0 +1,236 @@
+import type { Logger } from 'pino';
+import type { Address } from '../../chain/types.js';
+import { AppError, chainUnavailable, conflict, databaseUnavailable, isAppError } from '../../errors.js';
+import type { ContentLedgerStore, UsageRecord } from '../../stores/contentLedgerStore.js';
+import type { ChainWatch } from './chainWatch.js';
+import { type ConsumptionPayload, parseConsumptionPayload } from './consumptionPayload.js';
+import { KeyedMutex } from './keyedMutex.js';
+import type { ContentTokenChain, SlotDirectory } from './ports.js';
+import type { ProviderDirectory } from './providerDirectory.js';
+import type { ProviderKeyring } from './providerKeyring.js';
+import type { BatchListener, UsageBatcher } from './usageBatcher.js';
+
+export interface ConsumptionOptions {
+  /** How long an HTTP answer waits for its record's inclusion before answering 202 (queued). */
+  answerTimeoutMs?: number;
+  /** Authenticated payloads: how old `iat` may be … */
+  maxPayloadAgeSeconds?: number;
+  /** … and how far ahead of our clock. */
+  maxClockSkewSeconds?: number;
+}
+
+/** The outcome of one consumption call. */
+export type ConsumptionOutcome =
+  | { status: 'included'; record: UsageRecord; requestId: string | undefined }
+  | { status: 'queued'; record: UsageRecord; requestId: string | undefined };
+
+const insufficient = (available?: bigint) =>
+  new AppError(409, 'insufficient_balance', 'The slot does not have enough content tokens for this amount', {
+    ...(available !== undefined ? { available: available.toString() } : {}),
+  });
+const unknownSlot = () =>
+  new AppError(404, 'unknown_slot', "No slot with this user_dbkey belongs to the provider's app");
+const unknownCuid = () => new AppError(404, 'unknown_cuid', 'This cuid is not registered to the provider');
+
+/**
+ * `increase_used_content_token`: authenticates a payload by its encryption, admits it against the slot's
+ * DB-side available balance (never more than the chain holds minus what is already reserved), stores it
+ * in the durable queue, and answers once the batcher's transaction that carried it is included.
+ */
+export class ConsumptionService implements BatchListener {
+  readonly #options: Required<ConsumptionOptions>;
+  readonly #mutex = new KeyedMutex();
+  readonly #waiters = new Map<string, Set<(record: UsageRecord) => void>>();
+
+  constructor(
+    private readonly keyring: ProviderKeyring,
+    private readonly providers: ProviderDirectory,
+    private readonly slots: SlotDirectory,
+    private readonly ledger: ContentLedgerStore,
+    private readonly chain: ContentTokenChain,
+    private readonly watch: ChainWatch,
+    private batcher: UsageBatcher | undefined,
+    private readonly logger: Logger,
+    options: ConsumptionOptions = {},
+  ) {
+    this.#options = { answerTimeoutMs: 30_000, maxPayloadAgeSeconds: 300, maxClockSkewSeconds: 60, ...options };
+  }
+
+  attachBatcher(batcher: UsageBatcher): void {
+    this.batcher = batcher;
+  }
+
+  /** Records one consumption; see the class comment. Throws `AppError`s (4xx: nothing changed). */
+  async consume(input: { encryptedMessage: string; clientId?: string | undefined }): Promise<ConsumptionOutcome> {
+    let payload: ConsumptionPayload | undefined;
+    const opened = await this.keyring.open(input.encryptedMessage, input.clientId, (plaintext, clientId) => {
+      const parsed = parseConsumptionPayload(plaintext);
+      if (parsed?.clientId !== clientId) return false;
+      payload = parsed;
+      return true;
+    });
+    if (!payload) throw new Error('keyring accepted a payload the verifier did not parse');
+    const p: ConsumptionPayload = payload;
+    if (opened.form === 'gcm') this.#checkFreshness(p);
+    const requestKey =
+      p.requestId !== undefined ? `r:${p.requestId}` : opened.nonce ? `n:${opened.nonce.toString('hex')}` : undefined;
+
+    if (requestKey !== undefined) {
+      const existing = await this.#db(() => this.ledger.findByRequestKey(opened.clientId, requestKey));
+      if (existing) return this.#replay(existing, p);
+    }
+
+    const provider = await this.#db(() => this.providers.registered(p.cuid));
+    if (!provider || provider.clientId !== opened.clientId) throw unknownCuid();
+    const slot = await this.#db(() => this.slots.findById(p.slotId));
+    if (!slot || slot.clientId !== opened.clientId) throw unknownSlot();
+    if (this.watch.down) throw chainUnavailable();
+
+    const record = await this.#mutex.run(`${p.cuid}\u0000${slot.contentAddress}`, () =>
+      this.#admit(p, opened.clientId, slot.contentAddress, requestKey),
+    );
+    if ('replay' in record) return this.#replay(record.replay, p);
+    this.batcher?.notify();
+    return this.#await(record.accepted, p.requestId);
+  }
+
+  /** Reserves and enqueues under the slot's in-process lock; refreshes from the chain when needed. */
+  async #admit(
+    p: ConsumptionPayload,
+    clientId: string,
+    slot: Address,
+    requestKey: string | undefined,
+  ): Promise<{ accepted: UsageRecord } | { replay: UsageRecord }> {
+    const usage = { clientId, cuid: p.cuid, slot, slotId: p.slotId, amount: p.amount, requestKey };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const result = await this.#db(() => this.ledger.reserve(usage));
+      switch (result.kind) {
+        case 'accepted':
+          return { accepted: result.record };
+        case 'duplicate':
+          return { replay: result.existing };
+        case 'no_balance_row': {
+          const figures = await this.#chainRead(() => this.chain.readSlot(p.cuid, slot));
+          this.watch.observe(figures.blockNumber);
+          await this.#db(() =>
+            this.ledger.insertBalance(p.cuid, slot, {
+              balance: figures.balance,
+              used: figures.used,
+              block: figures.blockNumber,
+            }),
+          );
+          continue;
+        }
+        case 'insufficient': {
+          // Tokens bought since the row was read are only visible on chain: refresh once a newer block is
+          // known (the watcher polls every 100 ms; dauth's own purchases advance it at once).
+          const head = this.watch.latest;
+          if (head <= result.row.chainBlock || attempt > 0) throw insufficient(result.available);
+          const figures = await this.#chainRead(() => this.chain.readSlot(p.cuid, slot, head));
+          const refreshed = await this.#db(() =>
+            this.ledger.refreshBalance(p.cuid, slot, {
+              balance: figures.balance,
+              used: figures.used,
+              block: figures.blockNumber,
+            }),
+          );
+          if (!refreshed) throw insufficient(result.available);
+          continue;
+        }
+      }
+    }
+    throw insufficient();
+  }
+
+  /** A request key seen before: the same payload gets the original outcome; a different one is a 409. */
+  async #replay(existing: UsageRecord, p: ConsumptionPayload): Promise<ConsumptionOutcome> {
+    if (existing.cuid !== p.cuid || existing.slotId !== p.slotId || existing.amount !== p.amount) {
+      throw conflict('request_id_reused', 'This request_id was already used for a different consumption');
+    }
+    return this.#await(existing, p.requestId);
+  }
+
+  async #await(record: UsageRecord, requestId: string | undefined): Promise<ConsumptionOutcome> {
+    const settled = record.state === 'included' || record.state === 'failed' ? record : await this.#waitFor(record);
+    if (settled.state === 'failed') throw insufficient();
+    if (settled.state === 'included') return { status: 'included', record: settled, requestId };
+    return { status: 'queued', record: settled, requestId };
+  }
+
+  /** Waits for the batcher to settle `record` (in-process), polling the database as a fallback. */
+  async #waitFor(record: UsageRecord): Promise<UsageRecord> {
+    return new Promise<UsageRecord>((resolve) => {
+      let done = false;
+      const finish = (r: UsageRecord) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timeout);
+        clearInterval(poll);
+        const set = this.#waiters.get(record.id);
+        set?.delete(finish);
+        if (set?.size === 0) this.#waiters.delete(record.id);
+        resolve(r);
+      };
+      let set = this.#waiters.get(record.id);
+      if (!set) this.#waiters.set(record.id, (set = new Set()));
+      set.add(finish);
+      const timeout = setTimeout(() => finish(record), this.#options.answerTimeoutMs);
+      // The batcher may run in another replica: then only the database tells.
+      const poll = setInterval(
+        () => {
+          void this.ledger.findUsage(record.id).then(
+            (r) => {
+              if (r && (r.state === 'included' || r.state === 'failed')) finish(r);
+            },
+            () => undefined,
+          );
+        },
+        this.batcher?.isLeader ? 2_000 : 200,
+      );
+    });
+  }
+
+  /** Called by the batcher when records are included (or refused). */
+  settled(records: UsageRecord[]): void {
+    for (const record of records) {
+      const set = this.#waiters.get(record.id);
+      if (!set) continue;
+      for (const finish of [...set]) finish(record);
+    }
+  }
+
+  #checkFreshness(p: ConsumptionPayload): void {
+    const now = Date.now() / 1000;
+    if (
+      p.iat === undefined ||
+      p.iat < now - this.#options.maxPayloadAgeSeconds ||
+      p.iat > now + this.#options.maxClockSkewSeconds
+    ) {
+      throw new AppError(
+        401,
+        'stale_payload',
+        `The payload's iat must be within ${this.#options.maxPayloadAgeSeconds} s of the current time`,
+      );
+    }
+  }
+
+  /** Database work at admission time: an outage is a 503 and nothing was accepted. */
+  async #db<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (isAppError(err)) throw err;
+      this.logger.error({ err }, 'content tokens: database error while admitting a consumption');
+      throw databaseUnavailable();
+    }
+  }
+
+  async #chainRead<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (isAppError(err) && err.code === 'chain_unavailable') this.watch.markDown();
+      throw isAppError(err) ? err : chainUnavailable();
+    }
+  }
+}

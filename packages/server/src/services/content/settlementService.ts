@@ -1,0 +1,108 @@
+import type { Logger } from 'pino';
+import type { Address } from '../../chain/types.js';
+import { AppError, conflict, forbidden, notFound } from '../../errors.js';
+import type { ChainWatch } from './chainWatch.js';
+import { KeyedMutex } from './keyedMutex.js';
+import type { ContentTokenChain } from './ports.js';
+import type { ProviderDirectory } from './providerDirectory.js';
+import type { ProviderService } from './providerService.js';
+
+const revertName = (err: unknown): string | undefined => (err as { revert?: { name?: string } }).revert?.name;
+
+/**
+ * Settlement against `used_balances` (spec rule 4, decisions §6): only when the platform enabled release
+ * for the cuid; pays `owner_addr` (used − already released) × release_per / 100 wei from the cuid's pool,
+ * each unit of usage once (the contract keeps the released counter). Also the platform's two switches:
+ * enabling release and funding the pool.
+ */
+export class SettlementService {
+  readonly #mutex = new KeyedMutex();
+
+  constructor(
+    private readonly providers: ProviderDirectory,
+    private readonly providerService: ProviderService,
+    private readonly chain: ContentTokenChain,
+    private readonly watch: ChainWatch,
+    private readonly logger: Logger,
+    private readonly checksum: (address: string) => Address,
+  ) {}
+
+  async release(
+    userUuid: number,
+    input: { clientId: string; cuid: string; slot: string },
+  ): Promise<{ releasedAmount: bigint; txHash: string }> {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(input.slot)) {
+      throw new AppError(400, 'invalid_request', 'slot must be the slot address (0x-prefixed, 20 bytes)', {
+        field: 'slot',
+      });
+    }
+    const slot = this.checksum(input.slot);
+    await this.providerService.requireClientOwner(input.clientId, userUuid);
+    const provider = await this.providers.registered(input.cuid);
+    if (!provider || provider.clientId !== input.clientId) {
+      throw notFound('unknown_cuid', 'This cuid is not registered to this client');
+    }
+    return this.#mutex.run(`${input.cuid}\u0000${slot}`, async () => {
+      const onChain = await this.chain.readProvider(input.cuid);
+      if (!onChain?.releaseEnabled) {
+        throw forbidden('release_disabled', 'The platform has not enabled release for this cuid');
+      }
+      const { usage, amount } = await this.chain.releasable(input.cuid, slot);
+      if (usage === 0n) throw conflict('nothing_to_release', 'All usage of this slot has been released already');
+      if (amount > onChain.pool) {
+        throw new AppError(409, 'insufficient_pool', 'The settlement pool of this cuid cannot cover this release', {
+          required: amount.toString(),
+          pool: onChain.pool.toString(),
+        });
+      }
+      try {
+        const result = await this.chain.release(input.cuid, slot);
+        this.watch.observe(result.blockNumber);
+        this.logger.info(
+          { cuid: input.cuid, slot, usage: result.usage.toString(), paid: result.paid.toString(), tx: result.txHash },
+          'content usage released',
+        );
+        return { releasedAmount: result.paid, txHash: result.txHash };
+      } catch (err) {
+        switch (revertName(err)) {
+          case 'ReleaseDisabled':
+            throw forbidden('release_disabled', 'The platform has not enabled release for this cuid');
+          case 'NothingToRelease':
+            throw conflict('nothing_to_release', 'All usage of this slot has been released already');
+          case 'InsufficientPool':
+            throw conflict('insufficient_pool', 'The settlement pool of this cuid cannot cover this release');
+        }
+        throw err;
+      }
+    });
+  }
+
+  /** Admin: turns release on or off for a registered cuid. */
+  async setReleaseEnabled(cuid: string, enabled: boolean): Promise<{ txHash: string }> {
+    await this.#requireRegistered(cuid);
+    const write = await this.chain.setReleaseEnabled(cuid, enabled);
+    this.watch.observe(write.blockNumber);
+    this.logger.info({ cuid, enabled, tx: write.txHash }, 'content release switch changed');
+    return { txHash: write.txHash };
+  }
+
+  /** Admin: adds `amount` wei to the cuid's settlement pool, paid by the platform's operator wallet. */
+  async fundPool(cuid: string, amount: bigint): Promise<{ txHash: string; pool: bigint }> {
+    await this.#requireRegistered(cuid);
+    try {
+      const write = await this.chain.fundPool(cuid, amount);
+      this.watch.observe(write.blockNumber);
+      this.logger.info({ cuid, amount: amount.toString(), tx: write.txHash }, 'content settlement pool funded');
+      return { txHash: write.txHash, pool: write.pool };
+    } catch (err) {
+      if (err instanceof AppError && err.status === 422) {
+        throw new AppError(409, 'insufficient_funds', "The platform's operator wallet cannot pay this amount");
+      }
+      throw err;
+    }
+  }
+
+  async #requireRegistered(cuid: string): Promise<void> {
+    if (!(await this.providers.registered(cuid))) throw notFound('unknown_cuid', 'This cuid is not registered');
+  }
+}

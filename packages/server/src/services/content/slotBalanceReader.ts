@@ -1,0 +1,48 @@
+import type { ChainWatch } from './chainWatch.js';
+import type { ContentTokenChain, SlotFigures } from './ports.js';
+import type { Address } from '../../chain/types.js';
+
+const MAX_ENTRIES = 100_000;
+
+/**
+ * Public slot figures (`balance_adex`) read from chain state, cached per (cuid, slot) **and block**: an
+ * entry is served only while its block is still the latest block the service knows, so it can never be
+ * older than the latest included block. The head advances with the poller (every 100 ms) and at once
+ * with this service's own inclusions (consumption batches, purchases, releases), which is what makes a
+ * caller who just got a consumption's `tx_hash` see its effect on the very next read. Concurrent misses
+ * of one key share one read (two `eth_call`s at that block).
+ */
+export class SlotBalanceReader {
+  readonly #cache = new Map<string, { block: bigint; value: Promise<SlotFigures> }>();
+  #hits = 0;
+  #misses = 0;
+
+  constructor(
+    private readonly chain: ContentTokenChain,
+    private readonly watch: ChainWatch,
+  ) {
+    watch.onRewind(() => this.#cache.clear());
+  }
+
+  get stats(): { hits: number; misses: number; entries: number } {
+    return { hits: this.#hits, misses: this.#misses, entries: this.#cache.size };
+  }
+
+  async read(cuid: string, slot: Address): Promise<SlotFigures> {
+    const block = await this.watch.head();
+    const key = `${cuid}\u0000${slot}`;
+    const entry = this.#cache.get(key);
+    if (entry && entry.block === block) {
+      this.#hits++;
+      return entry.value;
+    }
+    this.#misses++;
+    if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
+    const value = this.chain.readSlot(cuid, slot, block);
+    this.#cache.set(key, { block, value });
+    value.catch(() => {
+      if (this.#cache.get(key)?.value === value) this.#cache.delete(key);
+    });
+    return value;
+  }
+}

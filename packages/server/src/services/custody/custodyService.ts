@@ -1,0 +1,112 @@
+import { AppError, invalidField } from '../../errors.js';
+import type { Custody } from '../../stores/custodyStore.js';
+import type { Wallet } from '../../stores/walletStore.js';
+import type { EmailVerificationService } from '../verification/emailVerificationService.js';
+import { notYourWallet, walletNotFound } from './custodyErrors.js';
+import { type CustodyDeps, type PinProof, sameAddress } from './custodyDeps.js';
+import { OwnerRotation, type RecoveredWallet } from './ownerRotation.js';
+import { withOwnerKey } from './pinUnlock.js';
+import { registerPin, type RegisteredWallet } from './registerPin.js';
+import { resetPin } from './resetPin.js';
+import type { Address, Call, OperationResult } from './walletChain.js';
+import { operateWallet } from './walletOperation.js';
+
+export type { PinProof, RegisteredWallet, RecoveredWallet };
+
+/** Most calls one PIN-verified operation may carry. */
+export const MAX_CALLS_PER_OPERATION = 16;
+
+export const operationReverted = (result: OperationResult) =>
+  new AppError(422, 'operation_reverted', `The operation was included but reverted${result.revertReason ? `: ${result.revertReason}` : ''}`, {
+    user_op_hash: result.userOpHash,
+    tx_hash: result.txHash,
+    ...(result.revertReason ? { revert_reason: result.revertReason } : {}),
+  });
+
+/**
+ * PIN key custody: the use cases behind `/v1/pin/*`, and the one way other features make a user's
+ * wallet act (`operate`). Every use of a wallet first completes an interrupted owner rotation.
+ */
+export class CustodyService {
+  readonly rotation: OwnerRotation;
+
+  constructor(
+    private readonly deps: CustodyDeps,
+    private readonly verification: EmailVerificationService,
+  ) {
+    this.rotation = new OwnerRotation(deps);
+  }
+
+  /** POST /v1/pin/register. 409 `wallet_exists` when the user has a wallet. */
+  register(userUuid: number, pinHash: string): Promise<RegisteredWallet> {
+    return registerPin(this.deps, userUuid, pinHash);
+  }
+
+  /**
+   * POST /v1/pin/verify. Without calls: proves the PIN and answers the main wallet's address. With
+   * calls: one sponsored operation (`execute` for one call, `executeBatch` for several) from the
+   * main wallet. A call to the wallet itself is refused (it could `changeOwner` behind custody's back).
+   */
+  async verify(
+    userUuid: number,
+    proof: PinProof,
+    calls?: Call[],
+  ): Promise<{ address: Address } | { address: Address; userOpHash: string; txHash: string }> {
+    await this.rotation.reconcile(userUuid);
+    const main = await this.deps.wallets.mainWallet(userUuid);
+    if (!main) throw walletNotFound();
+    if (!calls || calls.length === 0) {
+      await withOwnerKey(this.deps, userUuid, proof, async () => undefined);
+      return { address: main.address };
+    }
+    if (calls.length > MAX_CALLS_PER_OPERATION) {
+      throw invalidField('calls', `calls may hold at most ${MAX_CALLS_PER_OPERATION} calls`);
+    }
+    const selfCall = calls.findIndex((c) => sameAddress(c.to, main.address));
+    if (selfCall >= 0) {
+      throw invalidField(`calls.${selfCall}.to`, 'A wallet cannot call itself through /v1/pin/verify');
+    }
+    const result = await operateWallet(this.deps, userUuid, main, proof, calls);
+    if (!result.success) throw operationReverted(result);
+    return { address: main.address, userOpHash: result.userOpHash, txHash: result.txHash };
+  }
+
+  /** POST /v1/pin/reset. */
+  async reset(userUuid: number, mnemonic: string, newPinHash: string): Promise<{ address: Address; keyShareUser: string }> {
+    await this.rotation.reconcile(userUuid);
+    return resetPin(this.deps, userUuid, mnemonic, newPinHash);
+  }
+
+  /** POST /v1/pin/recover: needs a `pin_recover` verification token (single use). */
+  async recover(userUuid: number, newPinHash: string, verificationToken: string): Promise<RecoveredWallet> {
+    if (!(await this.deps.store.find(userUuid))) throw walletNotFound();
+    await this.verification.consumeToken(userUuid, 'pin_recover', verificationToken);
+    await this.rotation.reconcile(userUuid);
+    return this.rotation.recover(userUuid, newPinHash);
+  }
+
+  /**
+   * Public API for other features (token transfer, content-token purchase): one sponsored
+   * operation with `calls` from `walletAddress`, which must be one of the user's wallets (403
+   * `not_your_wallet` otherwise), unlocked by the PIN trio (401 `invalid_pin`, 423 `pin_locked`).
+   * Resolves even when the operation reverted on chain (`success: false`); callers decide.
+   */
+  async operate(userUuid: number, walletAddress: Address, proof: PinProof, calls: Call[]): Promise<OperationResult> {
+    const wallet = await this.requireWallet(userUuid, walletAddress);
+    await this.rotation.reconcile(userUuid);
+    const fresh = (await this.deps.wallets.findByAddress(walletAddress)) ?? wallet;
+    return operateWallet(this.deps, userUuid, fresh, proof, calls);
+  }
+
+  /** The wallet at `address` if it is one of the user's; 403 `not_your_wallet` otherwise (unknown too). */
+  async requireWallet(userUuid: number, address: Address): Promise<Wallet> {
+    const wallet = await this.deps.wallets.findByAddress(address);
+    if (!wallet || wallet.userUuid !== userUuid) throw notYourWallet();
+    return wallet;
+  }
+
+  /** The user's custody record (owner, lockout state), for other features and tests. */
+  custodyOf(userUuid: number): Promise<Custody | undefined> {
+    return this.deps.store.find(userUuid);
+  }
+}

@@ -1,0 +1,76 @@
+import { safeEqual } from '../../crypto/constantTime.js';
+import type { OAuthSessionStore } from '../../stores/oauthSessionStore.js';
+import { deriveKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
+
+/** Lifetime of a session of the service's own login page. */
+export const SESSION_TTL_MS = 8 * 3600_000;
+
+/**
+ * Sessions and CSRF protection of the login-and-consent page.
+ *
+ * - The session cookie holds 256 random bits; the database keeps only their SHA-256.
+ * - CSRF: a random per-browser cookie (HttpOnly) plus a form field that is HMAC(key, cookie),
+ *   the key derived from MASTER_KEY. A cross-site page can neither read the cookie nor compute
+ *   the field, so it cannot forge a login or a consent.
+ * - Consent: remembered per user and app; a session alone never authorizes an app the user has
+ *   not approved once on the page.
+ */
+export class BrowserSessionService {
+  readonly #csrfKey: Buffer;
+
+  constructor(
+    private readonly store: OAuthSessionStore,
+    masterKey: Buffer,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#csrfKey = deriveKey(masterKey, 'csrf/v1');
+  }
+
+  async createSession(userUuid: number): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
+    const cookieValue = newOpaqueToken();
+    const now = this.now();
+    await this.store.insertSession({
+      sessionHash: sha256Hex(cookieValue),
+      userUuid,
+      createdAt: now,
+      expiresAt: now + SESSION_TTL_MS,
+    });
+    return { cookieValue, maxAgeSeconds: SESSION_TTL_MS / 1000 };
+  }
+
+  /** The user of a live session, or undefined. */
+  async userOfSession(cookieValue: string | undefined): Promise<number | undefined> {
+    if (!cookieValue || cookieValue.length > 100) return undefined;
+    const session = await this.store.findLiveSession(sha256Hex(cookieValue), this.now());
+    return session?.userUuid;
+  }
+
+  async endSession(cookieValue: string | undefined): Promise<void> {
+    if (cookieValue && cookieValue.length <= 100) await this.store.deleteSession(sha256Hex(cookieValue));
+  }
+
+  newCsrfCookie(): string {
+    return newOpaqueToken();
+  }
+
+  csrfTokenFor(csrfCookie: string): string {
+    return hmacHex(this.#csrfKey, `csrf:${csrfCookie}`);
+  }
+
+  verifyCsrf(csrfCookie: string | undefined, token: string | undefined): boolean {
+    if (!csrfCookie || !token) return false;
+    return safeEqual(this.csrfTokenFor(csrfCookie), token);
+  }
+
+  hasConsent(userUuid: number, clientId: string): Promise<boolean> {
+    return this.store.hasConsent(userUuid, clientId);
+  }
+
+  recordConsent(userUuid: number, clientId: string): Promise<void> {
+    return this.store.recordConsent(userUuid, clientId, this.now());
+  }
+
+  purgeExpired(): Promise<void> {
+    return this.store.purgeExpired(this.now());
+  }
+}

@@ -1,0 +1,144 @@
+import { createHash, createHmac, hkdfSync, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { safeEqual } from '../../crypto/constantTime.js';
+import { AppError } from '../../errors.js';
+import type { UserStore } from '../../stores/userStore.js';
+import type { VerificationStore } from '../../stores/verificationStore.js';
+import type { Mailer } from '../mail/mailer.js';
+
+/** What a verification can be for; each token is bound to one purpose and one user. */
+export const VERIFICATION_PURPOSES = ['pin_recover'] as const;
+export type VerificationPurpose = (typeof VERIFICATION_PURPOSES)[number];
+
+export const CODE_TTL_MS = 10 * 60_000;
+export const TOKEN_TTL_MS = 10 * 60_000;
+/** Wrong guesses allowed against one code before a new one must be requested. */
+export const MAX_CODE_ATTEMPTS = 5;
+/** At most one code per minute, and five per hour, per user and purpose. */
+export const RESEND_INTERVAL_MS = 60_000;
+export const MAX_CODES_PER_HOUR = 5;
+
+const PURPOSE_TEXT: Record<VerificationPurpose, string> = {
+  pin_recover: 'recover your wallet PIN (this gives your wallet a new owner key)',
+};
+
+export const invalidVerificationToken = () =>
+  new AppError(
+    401,
+    'invalid_verification_token',
+    'The verification token is unknown, expired, already used, or for another user or purpose',
+  );
+
+/**
+ * E-mail verification: a 6-digit code mailed to the account's address, exchanged once for a
+ * short-lived, single-use verification token bound to the user and the purpose. Codes are stored
+ * as HMAC-SHA256 under a key derived from MASTER_KEY (10^6 codes would be trivial to brute-force
+ * from a plain hash); tokens (256 random bits) as SHA-256.
+ */
+export class EmailVerificationService {
+  readonly #codeKey: Buffer;
+
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly users: UserStore,
+    private readonly mailer: Mailer,
+    masterKey: Buffer,
+  ) {
+    this.#codeKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-code/v1', 32));
+  }
+
+  /** Mails a fresh code (superseding earlier ones). 429 when asked too often. */
+  async sendCode(userUuid: number, purpose: VerificationPurpose): Promise<{ expiresIn: number }> {
+    const user = await this.users.findById(userUuid);
+    if (!user) throw new AppError(401, 'invalid_token', 'The token names no user');
+    const now = Date.now();
+    const recent = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000);
+    const last = recent[0];
+    if (last !== undefined && now - last < RESEND_INTERVAL_MS) {
+      throw rateLimited(Math.ceil((last + RESEND_INTERVAL_MS - now) / 1000), 'A code was sent less than a minute ago');
+    }
+    if (recent.length >= MAX_CODES_PER_HOUR) {
+      const oldest = recent[recent.length - 1]!;
+      throw rateLimited(Math.ceil((oldest + 3_600_000 - now) / 1000), 'Too many codes were sent in the last hour');
+    }
+    await this.store.deleteExpired(now - 24 * 3_600_000);
+
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const id = randomUUID();
+    await this.store.insertCode({
+      id,
+      userUuid,
+      purpose,
+      codeHash: this.#hashCode(id, code),
+      expiresAt: now + CODE_TTL_MS,
+      createdAt: now,
+    });
+    try {
+      await this.mailer.send({
+        to: user.email,
+        subject: 'Your dauth verification code',
+        text: [
+          `Your dauth verification code is ${code}.`,
+          '',
+          `Use it within ${CODE_TTL_MS / 60_000} minutes to ${PURPOSE_TEXT[purpose]}.`,
+          'If you did not ask for it, ignore this e-mail and change your password.',
+        ].join('\n'),
+      });
+    } catch {
+      // An unsent code must not stay usable (nor keep the user waiting for the resend interval in vain).
+      await this.store.consumeCode(id, Date.now());
+      throw new AppError(503, 'mail_unavailable', 'The verification e-mail could not be sent; try again later');
+    }
+    return { expiresIn: CODE_TTL_MS / 1000 };
+  }
+
+  /** Checks a code; the right one yields a verification token (10 minutes, single use). */
+  async verifyCode(
+    userUuid: number,
+    purpose: VerificationPurpose,
+    code: string,
+  ): Promise<{ verificationToken: string; expiresIn: number }> {
+    const now = Date.now();
+    const live = await this.store.liveCode(userUuid, purpose, now);
+    if (!live) {
+      throw new AppError(400, 'code_expired', 'There is no valid code: it expired or was used; request a new one');
+    }
+    // Count the guess before comparing, so parallel guesses cannot exceed the limit.
+    if (!(await this.store.reserveCodeAttempt(live.id, MAX_CODE_ATTEMPTS, now))) {
+      throw new AppError(429, 'too_many_attempts', 'Too many wrong codes; request a new one');
+    }
+    if (!safeEqual(this.#hashCode(live.id, code), live.codeHash)) {
+      const remaining = Math.max(0, MAX_CODE_ATTEMPTS - live.attempts - 1);
+      throw new AppError(400, 'invalid_code', 'The code is wrong', { attempts_remaining: remaining });
+    }
+    if (!(await this.store.consumeCode(live.id, now))) {
+      throw new AppError(400, 'code_expired', 'The code was already used; request a new one');
+    }
+    const token = randomBytes(32).toString('base64url');
+    await this.store.insertToken({
+      tokenHash: hashToken(token),
+      userUuid,
+      purpose,
+      expiresAt: now + TOKEN_TTL_MS,
+      createdAt: now,
+    });
+    return { verificationToken: token, expiresIn: TOKEN_TTL_MS / 1000 };
+  }
+
+  /** Uses a verification token once; 401 `invalid_verification_token` otherwise. */
+  async consumeToken(userUuid: number, purpose: VerificationPurpose, token: string): Promise<void> {
+    if (!(await this.store.consumeToken(hashToken(token), userUuid, purpose, Date.now()))) {
+      throw invalidVerificationToken();
+    }
+  }
+
+  #hashCode(id: string, code: string): string {
+    return createHmac('sha256', this.#codeKey).update(`${id}:${code}`, 'utf8').digest('hex');
+  }
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+const rateLimited = (retryAfterSeconds: number, message: string) =>
+  new AppError(429, 'rate_limited', `${message}; try again in ${retryAfterSeconds} s`, {
+    retryAfterSeconds: Math.max(1, retryAfterSeconds),
+  });

@@ -1,0 +1,619 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { isUniqueViolation } from './slotStore.js';
+
+export type UsageState = 'queued' | 'sent' | 'included' | 'failed';
+export type BatchState = 'sending' | 'included' | 'dropped';
+
+export interface ContentBalancesTable {
+  cuid: string;
+  slot: string;
+  chain_balance: string;
+  chain_used: string;
+  chain_block: number;
+  reserved: string;
+  version: number;
+  updated_at: number;
+}
+
+export interface ContentUsageTable {
+  id: string;
+  client_id: string;
+  cuid: string;
+  slot: string;
+  slot_id: string;
+  amount: string;
+  request_key: string | null;
+  state: UsageState;
+  batch_id: string | null;
+  tx_hash: string | null;
+  block_number: number | null;
+  balance_after: string | null;
+  used_after: string | null;
+  error: string | null;
+  accepted_at: number;
+  updated_at: number;
+}
+
+export interface ContentBatchesTable {
+  id: string;
+  state: BatchState;
+  from_block: number;
+  tx_hint: string | null;
+  tx_hash: string | null;
+  block_number: number | null;
+  records: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContentLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
+declare module '../db/database.js' {
+  interface Database {
+    content_balances: ContentBalancesTable;
+    content_usage: ContentUsageTable;
+    content_batches: ContentBatchesTable;
+    content_leases: ContentLeasesTable;
+  }
+}
+
+/** The DB-side view of one slot's balance of one cuid. */
+export interface BalanceRow {
+  cuid: string;
+  slot: string;
+  chainBalance: bigint;
+  chainUsed: bigint;
+  chainBlock: bigint;
+  /** Accepted records not yet reflected in `chainBalance`. */
+  reserved: bigint;
+  version: number;
+}
+
+export interface UsageRecord {
+  id: string;
+  clientId: string;
+  cuid: string;
+  slot: `0x${string}`;
+  slotId: string;
+  amount: bigint;
+  requestKey: string | undefined;
+  state: UsageState;
+  batchId: string | undefined;
+  txHash: `0x${string}` | undefined;
+  blockNumber: bigint | undefined;
+  balanceAfter: bigint | undefined;
+  usedAfter: bigint | undefined;
+  error: string | undefined;
+  acceptedAt: number;
+}
+
+export interface BatchRecord {
+  id: string;
+  state: BatchState;
+  fromBlock: bigint;
+  txHint: `0x${string}` | undefined;
+  txHash: `0x${string}` | undefined;
+  blockNumber: bigint | undefined;
+  records: number;
+  createdAt: number;
+  /** Last change (opened, or its outcome became unknown). */
+  updatedAt: number;
+}
+
+/** What the chain reported for one record of an included batch. */
+export interface IncludedRecord {
+  id: string;
+  balanceAfter: bigint;
+  usedAfter: bigint;
+}
+
+const toBalance = (r: ContentBalancesTable): BalanceRow => ({
+  cuid: r.cuid,
+  slot: r.slot,
+  chainBalance: BigInt(r.chain_balance),
+  chainUsed: BigInt(r.chain_used),
+  chainBlock: BigInt(r.chain_block),
+  reserved: BigInt(r.reserved),
+  version: Number(r.version),
+});
+
+const optBig = (v: string | number | null): bigint | undefined => (v === null ? undefined : BigInt(v));
+
+const toUsage = (r: ContentUsageTable): UsageRecord => ({
+  id: r.id,
+  clientId: r.client_id,
+  cuid: r.cuid,
+  slot: r.slot as `0x${string}`,
+  slotId: r.slot_id,
+  amount: BigInt(r.amount),
+  requestKey: r.request_key ?? undefined,
+  state: r.state,
+  batchId: r.batch_id ?? undefined,
+  txHash: (r.tx_hash ?? undefined) as `0x${string}` | undefined,
+  blockNumber: optBig(r.block_number),
+  balanceAfter: optBig(r.balance_after),
+  usedAfter: optBig(r.used_after),
+  error: r.error ?? undefined,
+  acceptedAt: Number(r.accepted_at),
+});
+
+const toBatch = (r: ContentBatchesTable): BatchRecord => ({
+  id: r.id,
+  state: r.state,
+  fromBlock: BigInt(r.from_block),
+  txHint: (r.tx_hint ?? undefined) as `0x${string}` | undefined,
+  txHash: (r.tx_hash ?? undefined) as `0x${string}` | undefined,
+  blockNumber: optBig(r.block_number),
+  records: Number(r.records),
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
+
+const affected = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
+  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
+
+/** Block numbers are far below 2^53; the bigint column holds them as numbers. */
+const blockNum = (b: bigint) => Number(b);
+
+export type ReserveResult =
+  | { kind: 'accepted'; record: UsageRecord }
+  | { kind: 'insufficient'; available: bigint; row: BalanceRow }
+  | { kind: 'no_balance_row' }
+  | { kind: 'duplicate'; existing: UsageRecord };
+
+export interface NewUsage {
+  clientId: string;
+  cuid: string;
+  slot: `0x${string}`;
+  slotId: string;
+  amount: bigint;
+  requestKey: string | undefined;
+}
+
+class Rollback extends Error {
+  constructor(readonly result: ReserveResult) {
+    super('rollback');
+  }
+}
+
+/**
+ * The content-token ledger: per-slot balances that admission control reserves against, the durable queue
+ * of accepted consumption records, the batches that carry them to the chain, and the batcher's lease.
+ * Balance rows change only inside a transaction that first takes the row's lock with a conditional
+ * `UPDATE … RETURNING` (bumping `version`), so two replicas (or two requests) can never both spend the same
+ * available balance, on SQLite and PostgreSQL alike.
+ */
+export class ContentLedgerStore {
+  constructor(private readonly db: Db) {}
+
+  // ----- balances -----
+
+  async findBalance(cuid: string, slot: string, trx: Db = this.db): Promise<BalanceRow | undefined> {
+    const row = await trx
+      .selectFrom('content_balances')
+      .selectAll()
+      .where('cuid', '=', cuid)
+      .where('slot', '=', slot)
+      .executeTakeFirst();
+    return row ? toBalance(row) : undefined;
+  }
+
+  /**
+   * Reads a balance row inside `trx` and takes its row lock (a version bump with RETURNING): on
+   * PostgreSQL concurrent writers of the row wait until this transaction ends; SQLite transactions are
+   * exclusive anyway. Undefined when the row does not exist.
+   */
+  async #lockBalance(trx: Db, cuid: string, slot: string): Promise<BalanceRow | undefined> {
+    const row = await trx
+      .updateTable('content_balances')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('cuid', '=', cuid)
+      .where('slot', '=', slot)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toBalance(row) : undefined;
+  }
+
+  /** Creates the row from a chain read if none exists yet (a concurrent creator wins harmlessly). */
+  async insertBalance(cuid: string, slot: string, chain: { balance: bigint; used: bigint; block: bigint }) {
+    await this.db
+      .insertInto('content_balances')
+      .values({
+        cuid,
+        slot,
+        chain_balance: chain.balance.toString(),
+        chain_used: chain.used.toString(),
+        chain_block: blockNum(chain.block),
+        reserved: '0',
+        version: 0,
+        updated_at: Date.now(),
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  /**
+   * Replaces the chain figures with a newer read (at `block`), keeping the reservations. Skipped when the
+   * row already reflects that block or a later one. Reads taken after a batch was included but before the
+   * batcher recorded it make `available` briefly too small, never too large.
+   */
+  async refreshBalance(
+    cuid: string,
+    slot: string,
+    chain: { balance: bigint; used: bigint; block: bigint },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('content_balances')
+      .set((eb) => ({
+        chain_balance: chain.balance.toString(),
+        chain_used: chain.used.toString(),
+        chain_block: blockNum(chain.block),
+        version: eb('version', '+', 1),
+        updated_at: Date.now(),
+      }))
+      .where('cuid', '=', cuid)
+      .where('slot', '=', slot)
+      .where('chain_block', '<', blockNum(chain.block))
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /**
+   * Accepts one consumption record atomically: under the row lock, checks `chain_balance − reserved ≥
+   * amount`, raises `reserved` and inserts the queued record, in one transaction. A request key seen
+   * before gives `duplicate` (nothing changes).
+   */
+  async reserve(usage: NewUsage, now = Date.now()): Promise<ReserveResult> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const row = await this.#lockBalance(trx, usage.cuid, usage.slot);
+        if (!row) throw new Rollback({ kind: 'no_balance_row' });
+        const available = row.chainBalance - row.reserved;
+        if (usage.amount > available) throw new Rollback({ kind: 'insufficient', available, row });
+        await trx
+          .updateTable('content_balances')
+          .set({ reserved: (row.reserved + usage.amount).toString(), updated_at: now })
+          .where('cuid', '=', usage.cuid)
+          .where('slot', '=', usage.slot)
+          .execute();
+        const record: UsageRecord = {
+          id: randomUUID(),
+          ...usage,
+          state: 'queued',
+          batchId: undefined,
+          txHash: undefined,
+          blockNumber: undefined,
+          balanceAfter: undefined,
+          usedAfter: undefined,
+          error: undefined,
+          acceptedAt: now,
+        };
+        await trx
+          .insertInto('content_usage')
+          .values({
+            id: record.id,
+            client_id: usage.clientId,
+            cuid: usage.cuid,
+            slot: usage.slot,
+            slot_id: usage.slotId,
+            amount: usage.amount.toString(),
+            request_key: usage.requestKey ?? null,
+            state: 'queued',
+            batch_id: null,
+            tx_hash: null,
+            block_number: null,
+            balance_after: null,
+            used_after: null,
+            error: null,
+            accepted_at: now,
+            updated_at: now,
+          })
+          .execute();
+        return { kind: 'accepted', record } as const;
+      });
+    } catch (err) {
+      if (err instanceof Rollback) return err.result;
+      if (isUniqueViolation(err) && usage.requestKey !== undefined) {
+        const existing = await this.findByRequestKey(usage.clientId, usage.requestKey);
+        if (existing) return { kind: 'duplicate', existing };
+      }
+      throw err;
+    }
+  }
+
+  // ----- consumption records -----
+
+  async findUsage(id: string): Promise<UsageRecord | undefined> {
+    const row = await this.db.selectFrom('content_usage').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toUsage(row) : undefined;
+  }
+
+  async findByRequestKey(clientId: string, requestKey: string): Promise<UsageRecord | undefined> {
+    const row = await this.db
+      .selectFrom('content_usage')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('request_key', '=', requestKey)
+      .executeTakeFirst();
+    return row ? toUsage(row) : undefined;
+  }
+
+  /** The oldest queued records, at most `limit`. */
+  async listQueued(limit: number): Promise<UsageRecord[]> {
+    const rows = await this.db
+      .selectFrom('content_usage')
+      .selectAll()
+      .where('state', '=', 'queued')
+      .orderBy('accepted_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(toUsage);
+  }
+
+  async countByState(state: UsageState): Promise<number> {
+    const row = await this.db
+      .selectFrom('content_usage')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', '=', state)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async listBatchRecords(batchId: string): Promise<UsageRecord[]> {
+    const rows = await this.db
+      .selectFrom('content_usage')
+      .selectAll()
+      .where('batch_id', '=', batchId)
+      .orderBy('accepted_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(toUsage);
+  }
+
+  // ----- batches -----
+
+  /**
+   * Opens a batch for the given queued records (those still queued join it) before anything is sent, so
+   * a crash leaves a `sending` batch to settle at the next start. Returns the records that joined.
+   */
+  async openBatch(
+    recordIds: string[],
+    fromBlock: bigint,
+    now = Date.now(),
+  ): Promise<{ batch: BatchRecord; records: UsageRecord[] }> {
+    const id = randomUUID();
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('content_batches')
+        .values({
+          id,
+          state: 'sending',
+          from_block: blockNum(fromBlock),
+          tx_hint: null,
+          tx_hash: null,
+          block_number: null,
+          records: 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      for (let i = 0; i < recordIds.length; i += 500) {
+        await trx
+          .updateTable('content_usage')
+          .set({ state: 'sent', batch_id: id, updated_at: now })
+          .where('id', 'in', recordIds.slice(i, i + 500))
+          .where('state', '=', 'queued')
+          .execute();
+      }
+      const rows = await trx
+        .selectFrom('content_usage')
+        .selectAll()
+        .where('batch_id', '=', id)
+        .orderBy('accepted_at')
+        .orderBy('id')
+        .execute();
+      await trx.updateTable('content_batches').set({ records: rows.length }).where('id', '=', id).execute();
+      return {
+        batch: {
+          id,
+          state: 'sending',
+          fromBlock,
+          txHint: undefined,
+          txHash: undefined,
+          blockNumber: undefined,
+          records: rows.length,
+          createdAt: now,
+          updatedAt: now,
+        },
+        records: rows.map(toUsage),
+      };
+    });
+  }
+
+  /** Notes the transaction hash the chain layer reported for a batch whose outcome became unknown. */
+  async setBatchHint(batchId: string, txHash: string | undefined, now = Date.now()): Promise<void> {
+    await this.db
+      .updateTable('content_batches')
+      .set({ ...(txHash ? { tx_hint: txHash } : {}), updated_at: now })
+      .where('id', '=', batchId)
+      .where('state', '=', 'sending')
+      .execute();
+  }
+
+  /** Transaction hashes of batches included at or after `block` (lowercase). */
+  async includedTxHashesSince(block: bigint): Promise<Set<string>> {
+    const rows = await this.db
+      .selectFrom('content_batches')
+      .select('tx_hash')
+      .where('state', '=', 'included')
+      .where('block_number', '>=', blockNum(block))
+      .execute();
+    return new Set(rows.flatMap((r) => (r.tx_hash ? [r.tx_hash.toLowerCase()] : [])));
+  }
+
+  async listSendingBatches(): Promise<BatchRecord[]> {
+    const rows = await this.db
+      .selectFrom('content_batches')
+      .selectAll()
+      .where('state', '=', 'sending')
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toBatch);
+  }
+
+  async findBatch(batchId: string): Promise<BatchRecord | undefined> {
+    const row = await this.db.selectFrom('content_batches').selectAll().where('id', '=', batchId).executeTakeFirst();
+    return row ? toBatch(row) : undefined;
+  }
+
+  /**
+   * Records an included batch in one transaction: every record becomes `included` with the figures the
+   * chain reported after it, the reservations are released, and each slot's chain figures move to the
+   * batch's block unless a later read already superseded them. False when the batch was settled already.
+   */
+  async completeBatch(
+    batchId: string,
+    inclusion: { txHash: string; blockNumber: bigint; records: IncludedRecord[] },
+    now = Date.now(),
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const closed = await trx
+        .updateTable('content_batches')
+        .set({ state: 'included', tx_hash: inclusion.txHash, block_number: blockNum(inclusion.blockNumber), updated_at: now })
+        .where('id', '=', batchId)
+        .where('state', '=', 'sending')
+        .executeTakeFirst();
+      if (affected(closed) !== 1) return false;
+      const records = await trx
+        .selectFrom('content_usage')
+        .selectAll()
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'sent')
+        .execute();
+      const byId = new Map(inclusion.records.map((r) => [r.id, r]));
+      // Per slot: the amount to release from `reserved` and the figures after its last record.
+      const slots = new Map<string, { cuid: string; slot: string; sum: bigint; last: IncludedRecord }>();
+      for (const row of records) {
+        const reported = byId.get(row.id);
+        if (!reported) throw new Error(`inclusion of batch ${batchId} does not report record ${row.id}`);
+        await trx
+          .updateTable('content_usage')
+          .set({
+            state: 'included',
+            tx_hash: inclusion.txHash,
+            block_number: blockNum(inclusion.blockNumber),
+            balance_after: reported.balanceAfter.toString(),
+            used_after: reported.usedAfter.toString(),
+            updated_at: now,
+          })
+          .where('id', '=', row.id)
+          .execute();
+        const key = `${row.cuid}\u0000${row.slot}`;
+        const entry = slots.get(key);
+        if (entry) {
+          entry.sum += BigInt(row.amount);
+          entry.last = reported;
+        } else {
+          slots.set(key, { cuid: row.cuid, slot: row.slot, sum: BigInt(row.amount), last: reported });
+        }
+      }
+      for (const { cuid, slot, sum, last } of slots.values()) {
+        const row = await this.#lockBalance(trx, cuid, slot);
+        if (!row) continue;
+        const newer = row.chainBlock < inclusion.blockNumber;
+        await trx
+          .updateTable('content_balances')
+          .set({
+            reserved: (row.reserved - sum).toString(),
+            ...(newer
+              ? {
+                  chain_balance: last.balanceAfter.toString(),
+                  chain_used: last.usedAfter.toString(),
+                  chain_block: blockNum(inclusion.blockNumber),
+                }
+              : {}),
+            updated_at: now,
+          })
+          .where('cuid', '=', cuid)
+          .where('slot', '=', slot)
+          .execute();
+      }
+      return true;
+    });
+  }
+
+  /** A batch known not to be on chain (and never to land): its records go back to the queue. */
+  async dropBatch(batchId: string, now = Date.now()): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const dropped = await trx
+        .updateTable('content_batches')
+        .set({ state: 'dropped', updated_at: now })
+        .where('id', '=', batchId)
+        .where('state', '=', 'sending')
+        .executeTakeFirst();
+      if (affected(dropped) !== 1) return false;
+      await trx
+        .updateTable('content_usage')
+        .set({ state: 'queued', batch_id: null, updated_at: now })
+        .where('batch_id', '=', batchId)
+        .where('state', '=', 'sent')
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * Takes records the chain refused out of the queue (state `failed`, reservation released). Only used
+   * when a record the reservation admitted exceeds the on-chain balance, which dauth alone never causes.
+   */
+  async failRecords(ids: string[], error: string, now = Date.now()): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (const id of ids) {
+        const row = await trx.selectFrom('content_usage').selectAll().where('id', '=', id).executeTakeFirst();
+        if (!row || (row.state !== 'queued' && row.state !== 'sent')) continue;
+        await trx
+          .updateTable('content_usage')
+          .set({ state: 'failed', error, batch_id: null, updated_at: now })
+          .where('id', '=', id)
+          .execute();
+        const balance = await this.#lockBalance(trx, row.cuid, row.slot);
+        if (!balance) continue;
+        await trx
+          .updateTable('content_balances')
+          .set({ reserved: (balance.reserved - BigInt(row.amount)).toString(), updated_at: now })
+          .where('cuid', '=', row.cuid)
+          .where('slot', '=', row.slot)
+          .execute();
+      }
+    });
+  }
+
+  // ----- lease -----
+
+  /** Takes or renews the named lease for `holder` until `now + ttlMs`; false while another holder has it. */
+  async acquireLease(name: string, holder: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+    const renewed = await this.db
+      .updateTable('content_leases')
+      .set({ holder, expires_at: now + ttlMs })
+      .where('name', '=', name)
+      .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', now)]))
+      .executeTakeFirst();
+    if (affected(renewed) === 1) return true;
+    const inserted = await this.db
+      .insertInto('content_leases')
+      .values({ name, holder, expires_at: now + ttlMs })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.db.deleteFrom('content_leases').where('name', '=', name).where('holder', '=', holder).execute();
+  }
+}

@@ -1,0 +1,375 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+
+export interface OAuthGrantsTable {
+  grant_id: string;
+  client_id: string;
+  user_uuid: number;
+  created_at: number;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  grant_id: string;
+  client_id: string;
+  user_uuid: number;
+  redirect_uri: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OAuthRefreshTokensTable {
+  token_hash: string;
+  grant_id: string;
+  client_id: string;
+  user_uuid: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  successor_hash: string | null;
+  successor_sealed: string | null;
+}
+
+declare module '../db/database.js' {
+  interface Database {
+    oauth_grants: OAuthGrantsTable;
+    oauth_codes: OAuthCodesTable;
+    oauth_refresh_tokens: OAuthRefreshTokensTable;
+  }
+}
+
+/** One authorization: created with its code; every token issued from that code carries its id. */
+export interface GrantRecord {
+  grantId: string;
+  clientId: string;
+  userUuid: number;
+  createdAt: number;
+  revokedAt: number | null;
+  revokedReason: string | null;
+}
+
+export interface CodeRecord {
+  codeHash: string;
+  grantId: string;
+  clientId: string;
+  userUuid: number;
+  redirectUri: string;
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface RefreshTokenRecord {
+  tokenHash: string;
+  grantId: string;
+  clientId: string;
+  userUuid: number;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+  successorHash: string | null;
+  successorSealed: string | null;
+}
+
+const toGrant = (r: OAuthGrantsTable): GrantRecord => ({
+  grantId: r.grant_id,
+  clientId: r.client_id,
+  userUuid: Number(r.user_uuid),
+  createdAt: Number(r.created_at),
+  revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+  revokedReason: r.revoked_reason,
+});
+
+const toCode = (r: OAuthCodesTable): CodeRecord => ({
+  codeHash: r.code_hash,
+  grantId: r.grant_id,
+  clientId: r.client_id,
+  userUuid: Number(r.user_uuid),
+  redirectUri: r.redirect_uri,
+  codeChallenge: r.code_challenge,
+  codeChallengeMethod: r.code_challenge_method,
+  createdAt: Number(r.created_at),
+  expiresAt: Number(r.expires_at),
+  usedAt: r.used_at === null ? null : Number(r.used_at),
+});
+
+const toRefresh = (r: OAuthRefreshTokensTable): RefreshTokenRecord => ({
+  tokenHash: r.token_hash,
+  grantId: r.grant_id,
+  clientId: r.client_id,
+  userUuid: Number(r.user_uuid),
+  createdAt: Number(r.created_at),
+  expiresAt: Number(r.expires_at),
+  usedAt: r.used_at === null ? null : Number(r.used_at),
+  successorHash: r.successor_hash,
+  successorSealed: r.successor_sealed,
+});
+
+const refreshRow = (t: RefreshTokenRecord): OAuthRefreshTokensTable => ({
+  token_hash: t.tokenHash,
+  grant_id: t.grantId,
+  client_id: t.clientId,
+  user_uuid: t.userUuid,
+  created_at: t.createdAt,
+  expires_at: t.expiresAt,
+  used_at: t.usedAt,
+  successor_hash: t.successorHash,
+  successor_sealed: t.successorSealed,
+});
+
+/** Thrown inside a transaction to roll it back when a conditional update lost its race. */
+class LostRace extends Error {}
+
+const affected = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }) =>
+  Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
+
+/**
+ * Grants, authorization codes and refresh tokens. Codes and refresh tokens are stored as SHA-256
+ * hashes only. Every race (two redemptions of one code, two rotations of one refresh token, a
+ * revocation during either) is settled by a conditional UPDATE checked by its affected-row count,
+ * inside a transaction where a second table changes with it.
+ */
+export class OAuthGrantStore {
+  constructor(private readonly db: Db) {}
+
+  async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('oauth_grants')
+        .values({
+          grant_id: grant.grantId,
+          client_id: grant.clientId,
+          user_uuid: grant.userUuid,
+          created_at: grant.createdAt,
+          revoked_at: null,
+          revoked_reason: null,
+        })
+        .execute();
+      await trx
+        .insertInto('oauth_codes')
+        .values({
+          code_hash: code.codeHash,
+          grant_id: code.grantId,
+          client_id: code.clientId,
+          user_uuid: code.userUuid,
+          redirect_uri: code.redirectUri,
+          code_challenge: code.codeChallenge,
+          code_challenge_method: code.codeChallengeMethod,
+          created_at: code.createdAt,
+          expires_at: code.expiresAt,
+          used_at: null,
+        })
+        .execute();
+    });
+  }
+
+  /** A grant opened without a code (backend-integration flow) with its first refresh token. */
+  async createGrantWithRefreshToken(grant: GrantRecord, refreshToken: RefreshTokenRecord): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('oauth_grants')
+        .values({
+          grant_id: grant.grantId,
+          client_id: grant.clientId,
+          user_uuid: grant.userUuid,
+          created_at: grant.createdAt,
+          revoked_at: null,
+          revoked_reason: null,
+        })
+        .execute();
+      await trx.insertInto('oauth_refresh_tokens').values(refreshRow(refreshToken)).execute();
+    });
+  }
+
+  async findCode(codeHash: string): Promise<CodeRecord | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_codes')
+      .selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    return row ? toCode(row) : undefined;
+  }
+
+  /**
+   * Marks the code used and stores the first refresh token of its grant, atomically. False when
+   * the code was already used (a concurrent or repeated redemption) or its grant was revoked.
+   */
+  async redeemCode(codeHash: string, now: number, firstRefreshToken: RefreshTokenRecord): Promise<boolean> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        const used = await trx
+          .updateTable('oauth_codes')
+          .set({ used_at: now })
+          .where('code_hash', '=', codeHash)
+          .where('used_at', 'is', null)
+          .where(({ exists, not, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('oauth_grants')
+                  .select('oauth_grants.grant_id')
+                  .whereRef('oauth_grants.grant_id', '=', 'oauth_codes.grant_id')
+                  .where('oauth_grants.revoked_at', 'is not', null),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        if (affected(used) !== 1) throw new LostRace();
+        await trx.insertInto('oauth_refresh_tokens').values(refreshRow(firstRefreshToken)).execute();
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof LostRace) return false;
+      throw err;
+    }
+  }
+
+  async findGrant(grantId: string): Promise<GrantRecord | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('grant_id', '=', grantId)
+      .executeTakeFirst();
+    return row ? toGrant(row) : undefined;
+  }
+
+  /** Revokes one grant; true when this call revoked it (false: unknown or already revoked). */
+  async revokeGrant(grantId: string, reason: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_grants')
+      .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
+      .where('grant_id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** Revokes every live grant of a user for an app; returns the ids it revoked. */
+  async revokeGrantsOf(userUuid: number, clientId: string, reason: string, now: number): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('oauth_grants')
+        .select('grant_id')
+        .where('user_uuid', '=', userUuid)
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      if (rows.length === 0) return [];
+      const ids = rows.map((r) => r.grant_id);
+      await trx
+        .updateTable('oauth_grants')
+        .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
+        .where('grant_id', 'in', ids)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return ids;
+    });
+  }
+
+  async findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_refresh_tokens')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return row ? toRefresh(row) : undefined;
+  }
+
+  /**
+   * Rotation: stores the successor and marks the presented token used (recording the successor
+   * for the grace window) in one transaction. 'lost' when the token was already used or its
+   * grant revoked meanwhile; then nothing changed.
+   */
+  async rotateRefreshToken(input: {
+    oldHash: string;
+    now: number;
+    successor: RefreshTokenRecord;
+    successorSealed: string;
+  }): Promise<'rotated' | 'lost'> {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('oauth_refresh_tokens').values(refreshRow(input.successor)).execute();
+        const used = await trx
+          .updateTable('oauth_refresh_tokens')
+          .set({
+            used_at: input.now,
+            successor_hash: input.successor.tokenHash,
+            successor_sealed: input.successorSealed,
+          })
+          .where('token_hash', '=', input.oldHash)
+          .where('used_at', 'is', null)
+          .where(({ exists, not, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('oauth_grants')
+                  .select('oauth_grants.grant_id')
+                  .whereRef('oauth_grants.grant_id', '=', 'oauth_refresh_tokens.grant_id')
+                  .where('oauth_grants.revoked_at', 'is not', null),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        if (affected(used) !== 1) throw new LostRace();
+      });
+      return 'rotated';
+    } catch (err) {
+      if (err instanceof LostRace) return 'lost';
+      throw err;
+    }
+  }
+
+  /** Forgets the sealed successor once the grace window is over (it is never needed again). */
+  async clearSuccessor(tokenHash: string): Promise<void> {
+    await this.db
+      .updateTable('oauth_refresh_tokens')
+      .set({ successor_sealed: null })
+      .where('token_hash', '=', tokenHash)
+      .execute();
+  }
+
+  /**
+   * Deletes what can no longer matter: codes a day after expiry (kept that long so a late replay
+   * still revokes its grant), expired refresh tokens, and grants with nothing left that points to them.
+   */
+  async purgeExpired(now: number, graceMs: number): Promise<void> {
+    await this.db
+      .deleteFrom('oauth_codes')
+      .where('expires_at', '<', now - 24 * 3600_000)
+      .execute();
+    await this.db.deleteFrom('oauth_refresh_tokens').where('expires_at', '<', now).execute();
+    await this.db
+      .updateTable('oauth_refresh_tokens')
+      .set({ successor_sealed: null })
+      .where('successor_sealed', 'is not', null)
+      .where('used_at', '<', now - graceMs)
+      .execute();
+    await this.db
+      .deleteFrom('oauth_grants')
+      .where('created_at', '<', now - 24 * 3600_000)
+      .where(({ exists, not, selectFrom, and }) =>
+        and([
+          not(
+            exists(
+              selectFrom('oauth_refresh_tokens')
+                .select(sql<number>`1`.as('one'))
+                .whereRef('oauth_refresh_tokens.grant_id', '=', 'oauth_grants.grant_id'),
+            ),
+          ),
+          not(
+            exists(
+              selectFrom('oauth_codes')
+                .select(sql<number>`1`.as('one'))
+                .whereRef('oauth_codes.grant_id', '=', 'oauth_grants.grant_id'),
+            ),
+          ),
+        ]),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,175 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Db } from '../db/database.js';
+import type { RevocationEntry, RevocationKind } from './oauthRevocationStore.js';
+
+/** What a replica hears from the others. */
+export interface RevocationBusListener {
+  onEntry(entry: RevocationEntry): void;
+  /** The subscription is (re-)established; anything published while it was down may be missed. */
+  onConnected(): void;
+  /** The subscription is down: messages published from now on may be missed. */
+  onDisconnected(): void;
+}
+
+/** Carries revocations between replicas. Delivery is best effort; the registry re-syncs on reconnect. */
+export interface RevocationBus {
+  readonly kind: 'redis' | 'postgres';
+  /** Name of the listening connection (Redis CLIENT name, PostgreSQL application_name). */
+  readonly connectionName: string;
+  start(listener: RevocationBusListener): void;
+  publish(entry: RevocationEntry): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface WireMessage {
+  /** Origin bus, so a replica skips its own messages (already applied synchronously). */
+  o: string;
+  k: RevocationKind;
+  v: string;
+  e: number;
+}
+
+function encode(origin: string, entry: RevocationEntry): string {
+  const message: WireMessage = { o: origin, k: entry.kind, v: entry.value, e: entry.expiresAt };
+  return JSON.stringify(message);
+}
+
+function decode(origin: string, text: string): RevocationEntry | undefined {
+  try {
+    const m = JSON.parse(text) as Partial<WireMessage>;
+    if (m.o === origin) return undefined;
+    if ((m.k !== 'grant' && m.k !== 'jti') || typeof m.v !== 'string' || typeof m.e !== 'number') return undefined;
+    return { kind: m.k, value: m.v, expiresAt: m.e };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Channel names are per deployment (issuer and schema), so unrelated services sharing a broker never mix. */
+export function revocationChannel(namespace: string): string {
+  return `dauth_rev_${createHash('sha256').update(namespace).digest('hex').slice(0, 24)}`;
+}
+
+/** Redis pub/sub: publishes on the shared connection, listens on a duplicate in subscriber mode. */
+export class RedisRevocationBus implements RevocationBus {
+  readonly kind = 'redis' as const;
+  readonly #origin = randomUUID();
+  readonly connectionName = `dauth-revocations-${this.#origin.slice(0, 8)}`;
+  #subscriber: Redis | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly channel: string,
+  ) {}
+
+  start(listener: RevocationBusListener): void {
+    const sub = this.redis.duplicate({
+      lazyConnect: true,
+      maxRetriesPerRequest: null,
+      connectionName: this.connectionName,
+    });
+    this.#subscriber = sub;
+    sub.on('message', (channel: string, text: string) => {
+      if (channel !== this.channel) return;
+      const entry = decode(this.#origin, text);
+      if (entry) listener.onEntry(entry);
+    });
+    sub.on('ready', () => {
+      sub.subscribe(this.channel).then(
+        () => listener.onConnected(),
+        () => listener.onDisconnected(),
+      );
+    });
+    sub.on('close', () => listener.onDisconnected());
+    sub.on('error', () => undefined);
+    sub.connect().catch(() => undefined);
+  }
+
+  async publish(entry: RevocationEntry): Promise<void> {
+    await this.redis.publish(this.channel, encode(this.#origin, entry));
+  }
+
+  async close(): Promise<void> {
+    const sub = this.#subscriber;
+    this.#subscriber = undefined;
+    if (sub) sub.disconnect(false);
+  }
+}
+
+/**
+ * PostgreSQL LISTEN/NOTIFY: one dedicated connection listens (reconnecting with backoff);
+ * notifications are sent through the pool with `pg_notify`.
+ */
+export class PgRevocationBus implements RevocationBus {
+  readonly kind = 'postgres' as const;
+  readonly #origin = randomUUID();
+  readonly connectionName = `dauth-revocations-${this.#origin.slice(0, 8)}`;
+  #client: pg.Client | undefined;
+  #closed = false;
+  #retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly connectionString: string,
+    private readonly channel: string,
+  ) {}
+
+  start(listener: RevocationBusListener): void {
+    let attempt = 0;
+    const connect = () => {
+      if (this.#closed) return;
+      const client = new pg.Client({
+        connectionString: this.connectionString,
+        application_name: this.connectionName,
+      });
+      this.#client = client;
+      let down = false;
+      const onDown = () => {
+        if (down) return;
+        down = true;
+        listener.onDisconnected();
+        client.removeAllListeners('notification');
+        client.end().catch(() => undefined);
+        if (this.#closed) return;
+        const delay = Math.min(5000, 250 * 2 ** Math.min(attempt++, 5));
+        this.#retryTimer = setTimeout(connect, delay);
+        this.#retryTimer.unref();
+      };
+      client.on('error', onDown);
+      client.on('end', onDown);
+      client.on('notification', (msg) => {
+        if (msg.channel !== this.channel || !msg.payload) return;
+        const entry = decode(this.#origin, msg.payload);
+        if (entry) listener.onEntry(entry);
+      });
+      client
+        .connect()
+        .then(() => client.query(`LISTEN "${this.channel}"`))
+        .then(() => {
+          attempt = 0;
+          if (!this.#closed) listener.onConnected();
+        })
+        .catch(onDown);
+    };
+    connect();
+  }
+
+  async publish(entry: RevocationEntry): Promise<void> {
+    await sql`select pg_notify(${this.channel}, ${encode(this.#origin, entry)})`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#retryTimer) clearTimeout(this.#retryTimer);
+    const client = this.#client;
+    this.#client = undefined;
+    if (client) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+    }
+  }
+}

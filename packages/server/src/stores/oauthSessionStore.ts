@@ -1,0 +1,88 @@
+import type { Db } from '../db/database.js';
+
+export interface OAuthSessionsTable {
+  session_hash: string;
+  user_uuid: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface OAuthConsentsTable {
+  user_uuid: number;
+  client_id: string;
+  granted_at: number;
+}
+
+declare module '../db/database.js' {
+  interface Database {
+    oauth_sessions: OAuthSessionsTable;
+    oauth_consents: OAuthConsentsTable;
+  }
+}
+
+export interface SessionRecord {
+  sessionHash: string;
+  userUuid: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Sessions of the service's own login page, and the apps each user has approved there. */
+export class OAuthSessionStore {
+  constructor(private readonly db: Db) {}
+
+  async insertSession(session: SessionRecord): Promise<void> {
+    await this.db
+      .insertInto('oauth_sessions')
+      .values({
+        session_hash: session.sessionHash,
+        user_uuid: session.userUuid,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+      })
+      .execute();
+  }
+
+  async findLiveSession(sessionHash: string, now: number): Promise<SessionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_sessions')
+      .selectAll()
+      .where('session_hash', '=', sessionHash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row
+      ? {
+          sessionHash: row.session_hash,
+          userUuid: Number(row.user_uuid),
+          createdAt: Number(row.created_at),
+          expiresAt: Number(row.expires_at),
+        }
+      : undefined;
+  }
+
+  async deleteSession(sessionHash: string): Promise<void> {
+    await this.db.deleteFrom('oauth_sessions').where('session_hash', '=', sessionHash).execute();
+  }
+
+  async hasConsent(userUuid: number, clientId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('oauth_consents')
+      .select('granted_at')
+      .where('user_uuid', '=', userUuid)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async recordConsent(userUuid: number, clientId: string, now: number): Promise<void> {
+    await this.db
+      .insertInto('oauth_consents')
+      .values({ user_uuid: userUuid, client_id: clientId, granted_at: now })
+      .onConflict((oc) => oc.columns(['user_uuid', 'client_id']).doUpdateSet({ granted_at: now }))
+      .execute();
+  }
+
+  async purgeExpired(now: number): Promise<void> {
+    await this.db.deleteFrom('oauth_sessions').where('expires_at', '<=', now).execute();
+  }
+}

@@ -1,0 +1,260 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { importJWK, type JWK, SignJWT } from 'jose';
+import { createPublicClient, getAddress, http as viemHttp } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { dauthDexAbi } from '@dauth/contracts';
+import { expect } from 'vitest';
+import { SigningKeyStore } from '../../src/stores/signingKeyStore.js';
+import type { TestServer } from '../helpers/server.js';
+
+/**
+ * Helpers shared by the slots, backend-integration and marketplace suites. Everything goes over real
+ * HTTP to a real dauth, its real embedded chain and real local callback servers.
+ */
+
+export const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+export interface TestUser {
+  email: string;
+  nickname: string;
+  uuid: string;
+  loginToken: string;
+}
+
+export async function createUser(baseUrl: string, nickname = `nick${randomBytes(3).toString('hex')}`): Promise<TestUser> {
+  const email = `u${randomBytes(6).toString('hex')}@example.com`;
+  const password = 'correct horse battery';
+  const reg = await post(`${baseUrl}/v1/dev-user/register`, { email, password, nickname });
+  expect(reg.status).toBe(201);
+  const login = await post(`${baseUrl}/v1/dev-user/login_devuser`, { email, password });
+  expect(login.status).toBe(200);
+  const { token, uuid } = (await login.json()) as { token: string; uuid: string };
+  return { email, nickname, uuid, loginToken: token };
+}
+
+/** Gives the user a main wallet the way users get one: `POST /v1/pin/register`. */
+export async function registerWallet(baseUrl: string, user: TestUser, server?: TestServer): Promise<`0x${string}`> {
+  if (server && !('custody' in server.services)) {
+    // TEMPORARY until the PIN routes are wired: a real counterfactual main wallet row.
+    const owner = privateKeyToAccount(generatePrivateKey()).address;
+    const address = server.services.chain.gateway.walletAddress(owner, 0n);
+    await server.services.wallets.insert({
+      address,
+      userUuid: Number(user.uuid),
+      kind: 'main',
+      salt: 0n,
+      initialOwner: owner,
+      owner,
+      deployed: false,
+      createdAt: Date.now(),
+    });
+    return address;
+  }
+  const pinSalt = randomBytes(32).toString('hex');
+  const pinHash = createHash('sha256').update(`123456${pinSalt}`, 'utf8').digest('hex');
+  const res = await post(
+    `${baseUrl}/v1/pin/register`,
+    { user_uuid: Number(user.uuid), pin_hash: pinHash, pin_salt: pinSalt },
+    bearer(user.loginToken),
+  );
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { success: boolean; data: { address: string }[] };
+  return getAddress(body.data[0]!.address);
+}
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+export async function createClient(baseUrl: string, owner: TestUser, redirectUris: string[]): Promise<TestClient> {
+  const res = await post(
+    `${baseUrl}/v1/dev-user/clients`,
+    { name: 'Backend app', redirect_uris: redirectUris },
+    bearer(owner.loginToken),
+  );
+  expect(res.status).toBe(201);
+  const body = (await res.json()) as { client_id: string; client_secret: string };
+  return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+export interface CallbackRequest {
+  method: string;
+  path: string;
+  body: string;
+  at: number;
+}
+
+/**
+ * An app backend's callback endpoint: `POST <path>` answers 200 at once (as the spec's callback
+ * handling order asks); `getOnlyPath` is a route that only knows GET, so a POST gets 405.
+ */
+export interface CallbackServer {
+  url(path: string): string;
+  requests: CallbackRequest[];
+  /** Resolves with the first POST whose JSON body carries `state`. */
+  waitFor(state: string, timeoutMs?: number): Promise<{ success: number; code: string; state: string }>;
+  close(): Promise<void>;
+}
+
+export async function startCallbackServer(options: { getOnlyPath?: string; failingPath?: string } = {}): Promise<CallbackServer> {
+  const requests: CallbackRequest[] = [];
+  const waiters = new Map<string, (body: { success: number; code: string; state: string }) => void>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const path = (req.url ?? '/').split('?')[0]!;
+      requests.push({ method: req.method ?? '', path, body, at: Date.now() });
+      if (path === options.getOnlyPath && req.method !== 'GET') {
+        res.writeHead(405, { allow: 'GET', 'content-type': 'text/plain' }).end('Method Not Allowed');
+        return;
+      }
+      if (path === options.failingPath) {
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('try later');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      if (req.method === 'POST') {
+        try {
+          const parsed = JSON.parse(body) as { success: number; code: string; state: string };
+          waiters.get(parsed.state)?.(parsed);
+        } catch {
+          // Not JSON: recorded only.
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    requests,
+    waitFor: (state, timeoutMs = 10_000) => {
+      const seen = requests.find((r) => r.method === 'POST' && r.body.includes(JSON.stringify(state)));
+      if (seen) return Promise.resolve(JSON.parse(seen.body));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no callback for state ${state}`)), timeoutMs);
+        waiters.set(state, (body) => {
+          clearTimeout(timer);
+          resolve(body);
+        });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** `GET /v1/oauth-meta/authorize`, returning the raw text and the parsed envelope. */
+export async function metaAuthorize(
+  baseUrl: string,
+  jwt: string | undefined,
+  params: Record<string, string | undefined>,
+): Promise<{ status: number; text: string; body: { code: number; message: unknown; data: unknown[] } }> {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, v);
+  const res = await fetch(`${baseUrl}/v1/oauth-meta/authorize?${query.toString()}`, {
+    headers: jwt === undefined ? {} : bearer(jwt),
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: JSON.parse(text) };
+}
+
+export async function getToken(
+  baseUrl: string,
+  body: Record<string, string>,
+): Promise<{ status: number; text: string; body: { code: number; message: unknown; data: Record<string, unknown>[] } }> {
+  const res = await post(`${baseUrl}/v1/oauth-meta/get_token`, body);
+  const text = await res.text();
+  return { status: res.status, text, body: JSON.parse(text) };
+}
+
+/** Authorize + callback + get_token, as an app backend does it. */
+export async function slotInfoFor(
+  server: TestServer,
+  callbacks: CallbackServer,
+  user: TestUser,
+  client: TestClient,
+  redirectUri: string,
+): Promise<{ authorize: Awaited<ReturnType<typeof metaAuthorize>>; token: Awaited<ReturnType<typeof getToken>>; code: string }> {
+  const state = randomBytes(16).toString('base64url');
+  const authorize = await metaAuthorize(server.url, user.loginToken, {
+    client_id: client.clientId,
+    redirect_uri: redirectUri,
+    respose_type: 'code',
+    state,
+  });
+  expect(authorize.status, authorize.text).toBe(200);
+  const callback = await callbacks.waitFor(state);
+  const token = await getToken(server.url, {
+    client_id: client.clientId,
+    client_secret: client.clientSecret,
+    code: callback.code,
+    grant_type: 'authorization_code',
+  });
+  return { authorize, token, code: callback.code };
+}
+
+/** The raw digits of `"id":…` in a JSON text, and whether they were quoted. */
+export function rawSlotId(text: string, key = 'id'): { digits: string; quoted: boolean } | undefined {
+  const match = new RegExp(`"${key}":("?)(\\d+)("?)`).exec(text);
+  if (!match) return undefined;
+  return { digits: match[2]!, quoted: match[1] === '"' && match[3] === '"' };
+}
+
+/** Reads the dex directly from the chain (viem against the embedded anvil). */
+export async function dexOwnerOf(server: TestServer, slotId: string): Promise<string> {
+  const chain = server.services.chain;
+  const client = createPublicClient({ transport: viemHttp(chain.info.rpcUrl!) });
+  return client.readContract({
+    address: chain.info.contracts.dex,
+    abi: dauthDexAbi,
+    functionName: 'ownerOf',
+    args: [BigInt(slotId)],
+  });
+}
+
+export async function dexTransferCount(server: TestServer, slotId: string): Promise<bigint> {
+  const chain = server.services.chain;
+  const client = createPublicClient({ transport: viemHttp(chain.info.rpcUrl!) });
+  return client.readContract({
+    address: chain.info.contracts.dex,
+    abi: dauthDexAbi,
+    functionName: 'transferCount',
+    args: [BigInt(slotId)],
+  });
+}
+
+/**
+ * A login JWT for `userId` that expired a minute ago, signed with the service's own key (read from
+ * its database and opened with its master key), so only the expiry is wrong with it.
+ */
+export async function expiredLoginJwt(server: TestServer, userId: string): Promise<string> {
+  const [key] = await new SigningKeyStore(server.services.database.db).list();
+  const opened = server.services.secretBox.open(key!.privateJwkSealed, `signing_key:${key!.kid}`);
+  const privateKey = await importJWK(JSON.parse(opened.toString('utf8')) as JWK, 'ES256');
+  opened.fill(0);
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ token_use: 'login' })
+    .setProtectedHeader({ alg: 'ES256', kid: key!.kid, typ: 'JWT' })
+    .setIssuer(server.config.publicUrl)
+    .setSubject(userId)
+    .setIssuedAt(now - 3700)
+    .setExpirationTime(now - 60)
+    .setJti(randomUUID())
+    .sign(privateKey);
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { RevocationRegistry } from '../../src/services/oauth/revocationRegistry.js';
+import { PgRevocationBus } from '../../src/stores/oauthRevocationBus.js';
+import { OAuthRevocationStore } from '../../src/stores/oauthRevocationStore.js';
+import { createPgSchema } from '../helpers/databases.js';
+import { postgresAvailable, redisAvailable, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/environment.js';
+import { freePort } from '../helpers/server.js';
+import {
+  authorizeWithBearer,
+  bearer,
+  createClient,
+  createUser,
+  exchange,
+  post,
+  type TestClient,
+  type TestUser,
+  type TokenResult,
+} from './support.js';
+
+/** Two replicas behind one public URL, sharing one PostgreSQL schema (and Redis when asked). */
+async function startReplicas(withRedis: boolean) {
+  const schema = await createPgSchema();
+  const publicPort = await freePort();
+  const replicas: RunningServer[] = [];
+  for (let i = 0; i < 2; i++) {
+    const env: Record<string, string> = {
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
+      DATA_DIR: `/tmp/dauth-replica-${randomUUID()}`,
+      LOG_LEVEL: 'silent',
+      DATABASE_URL: TEST_DATABASE_URL,
+      MASTER_KEY: 'cd'.repeat(32),
+      ADMIN_API_KEY: 'replica-admin-key-0123456789',
+      ...(withRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
+    };
+    replicas.push(await startServer(loadConfig(env), { logger: pino({ level: 'silent' }), pgSchema: schema.schema }));
+  }
+  return {
+    a: replicas[0]!,
+    b: replicas[1]!,
+    close: async () => {
+      for (const r of replicas) await r.close();
+      await schema.drop();
+    },
+  };
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return performance.now() - started;
+}
+
+const buses = [
+  { name: 'PostgreSQL LISTEN/NOTIFY', redis: false, available: postgresAvailable },
+  { name: 'Redis pub/sub', redis: true, available: postgresAvailable && redisAvailable },
+];
+
+describe.each(buses)('revocations across replicas over $name', ({ redis, available }) => {
+  let replicas: Awaited<ReturnType<typeof startReplicas>> | undefined;
+  let user: TestUser;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    if (!available) return;
+    replicas = await startReplicas(redis);
+    user = await createUser(replicas.a.url);
+    client = await createClient(replicas.a.url, user, ['https://app.example/cb']);
+  });
+  afterAll(() => replicas?.close());
+
+  const tokensFromA = async (): Promise<TokenResult> => {
+    const { code } = await authorizeWithBearer(replicas!.a.url, user, client);
+    return (await (await exchange(replicas!.a.url, client, code)).json()) as TokenResult;
+  };
+  const validateOn = (r: RunningServer, token: string) =>
+    fetch(`${r.url}/v1/oauth/validate`, { headers: bearer(token) }).then((res) => res.status);
+  const revokeOnA = (token: string) =>
+    post(`${replicas!.a.url}/oauth/revoke`, {
+      token,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
+
+  it('uses the expected bus and starts in sync', async (ctx) => {
+    if (!replicas) return ctx.skip();
+    for (const r of [replicas.a, replicas.b]) {
+      expect(r.services.revocations.bus?.kind).toBe(redis ? 'redis' : 'postgres');
+      await until(() => r.services.revocations.inSync, 5000);
+    }
+  });
+
+  it('a revocation on one replica reaches a replica that had the token cached as valid', async (ctx) => {
+    if (!replicas) return ctx.skip();
+    const pair = await tokensFromA();
+    expect(await validateOn(replicas.b, pair.access_token)).toBe(200);
+    expect((await revokeOnA(pair.refresh_token)).status).toBe(200);
+    // The revoking replica refuses before its revoke call has even answered.
+    expect(await validateOn(replicas.a, pair.access_token)).toBe(401);
+    const latency = await until(async () => (await validateOn(replicas!.b, pair.access_token)) === 401, 2000);
+    console.log(`revocation visible on the other replica after ≤ ${latency.toFixed(1)} ms`);
+  });
+
+  it('after its subscription was cut, a replica still refuses tokens revoked meanwhile, then re-syncs', async (ctx) => {
+    if (!replicas) return ctx.skip();
+    const pair = await tokensFromA();
+    expect(await validateOn(replicas.b, pair.access_token)).toBe(200);
+    const name = replicas.b.services.revocations.bus!.connectionName;
+    if (redis) {
+      const admin = new Redis(TEST_REDIS_URL);
+      let killed = 0;
+      for (const line of String(await admin.client('LIST')).split('\n')) {
+        const m = /id=(\d+) .*?name=(\S*)/.exec(line);
+        if (m && m[2] === name) killed += Number(await admin.client('KILL', 'ID', m[1]!));
+      }
+      expect(killed).toBe(1);
+      await admin.quit();
+    } else {
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      const killed = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+        [name],
+      );
+      expect(killed.rowCount).toBe(1);
+      await admin.end();
+    }
+    expect((await revokeOnA(pair.refresh_token)).status).toBe(200);
+    // Whether B heard it, re-loaded it, or checks the database while out of sync: it refuses.
+    await until(async () => (await validateOn(replicas!.b, pair.access_token)) === 401, 2000);
+    await until(() => replicas!.b.services.revocations.inSync, 10_000);
+    expect(await validateOn(replicas.b, pair.access_token)).toBe(401);
+    // And it hears later revocations again.
+    const next = await tokensFromA();
+    expect(await validateOn(replicas.b, next.access_token)).toBe(200);
+    expect((await revokeOnA(next.access_token)).status).toBe(200);
+    await until(async () => (await validateOn(replicas!.b, next.access_token)) === 401, 2000);
+  });
+});
+
+describe('revocation registry without its bus', () => {
+  it('checks the database for every token while out of sync, so a missed message changes nothing', async (ctx) => {
+    if (!postgresAvailable) return ctx.skip();
+    const schema = await createPgSchema();
+    const handle = openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema: schema.schema, poolSize: 2 });
+    try {
+      await migrateToLatest(handle.db);
+      const store = new OAuthRevocationStore(handle.db);
+      // Nothing listens on port 1: the subscription never comes up.
+      const deaf = new RevocationRegistry(store, {
+        bus: new PgRevocationBus(handle.db, 'postgres://postgres@127.0.0.1:1/test', 'dauth_rev_test'),
+        startWaitMs: 200,
+      });
+      await deaf.start();
+      expect(deaf.inSync).toBe(false);
+      // Another replica revokes (it writes the database; its message never reaches `deaf`).
+      const other = new RevocationRegistry(store);
+      await other.start();
+      const grantId = randomUUID();
+      const claims = { use: 'access' as const, userId: '1', jti: randomUUID(), exp: 0, iat: 0, grantId };
+      expect(await deaf.isRevoked(claims)).toBe(false);
+      await other.revoke({ kind: 'grant', value: grantId, expiresAt: Date.now() + 60_000 });
+      expect(await deaf.isRevoked(claims)).toBe(true);
+      expect(await deaf.isRevoked({ ...claims, grantId: randomUUID() })).toBe(false);
+      await deaf.close();
+      await other.close();
+    } finally {
+      await handle.close();
+      await schema.drop();
+    }
+  });
+});

@@ -1,0 +1,161 @@
+import { createPublicKey, randomUUID } from 'node:crypto';
+import { exportSPKI, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokenService } from '../../src/services/tokens/tokenService.js';
+import { SigningKeyStore } from '../../src/stores/signingKeyStore.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  authorizeWithBearer,
+  bearer,
+  createClient,
+  createUser,
+  exchange,
+  expectError,
+  post,
+  type TestClient,
+  type TestUser,
+  type TokenResult,
+} from './support.js';
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('token validation (GET /v1/oauth/validate)', () => {
+  let server: TestServer;
+  let user: TestUser;
+  let client: TestClient;
+  let tokens: TokenResult;
+  let jwk: JWK;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    user = await createUser(server.url);
+    client = await createClient(server.url, user, ['https://app.example/callback']);
+    const { code } = await authorizeWithBearer(server.url, user, client);
+    tokens = (await (await exchange(server.url, client, code)).json()) as TokenResult;
+    jwk = ((await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as { keys: JWK[] }).keys[0]!;
+  });
+  afterAll(() => server.close());
+
+  const validate = (token: string) => fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(token) });
+  const claims = () => ({
+    iss: server.config.publicUrl,
+    sub: user.uuid,
+    token_use: 'access',
+    client_id: client.clientId,
+    gid: randomUUID(),
+    jti: randomUUID(),
+    iat: Math.floor(Date.now() / 1000),
+    exp: Math.floor(Date.now() / 1000) + 3600,
+  });
+
+  it('answers 200 with the claims for a live access token', async () => {
+    const res = await validate(tokens.access_token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      success: true,
+      active: true,
+      user_id: user.uuid,
+      client_id: client.clientId,
+      exp: expect.any(Number),
+    });
+  });
+
+  it('refuses a missing, malformed or login (non-access) token with 401', async () => {
+    await expectError(await fetch(`${server.url}/v1/oauth/validate`), 401, 'missing_token');
+    await expectError(await validate('not-a-jwt'), 401, 'invalid_token');
+    await expectError(await validate(user.loginToken), 401, 'invalid_token');
+  });
+
+  it('refuses alg none', async () => {
+    const forged = `${b64({ alg: 'none', typ: 'JWT', kid: jwk.kid })}.${b64(claims())}.`;
+    await expectError(await validate(forged), 401, 'invalid_token');
+  });
+
+  it('refuses HS256 signed with the public key (JWK text or PEM)', async () => {
+    const pem = await exportSPKI(createPublicKey({ key: jwk as never, format: 'jwk' }));
+    for (const secret of [JSON.stringify(jwk), pem]) {
+      const forged = await new SignJWT(claims())
+        .setProtectedHeader({ alg: 'HS256', kid: jwk.kid!, typ: 'JWT' })
+        .sign(new TextEncoder().encode(secret));
+      await expectError(await validate(forged), 401, 'invalid_token');
+    }
+  });
+
+  it('refuses a token signed by another ES256 key under the same kid', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const forged = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: jwk.kid! }).sign(privateKey);
+    await expectError(await validate(forged), 401, 'invalid_token');
+    // Sanity: the public key really is the service's (a correctly signed token would pass).
+    expect(await importJWK(jwk, 'ES256')).toBeDefined();
+  });
+
+  it('refuses a token with the right key but a wrong issuer', async () => {
+    const evil = new TokenService(
+      new SigningKeyStore(server.services.database.db),
+      server.services.secretBox,
+      'http://evil.example',
+    );
+    await evil.init();
+    const { token } = await evil.issueAccessToken({ userId: user.uuid, clientId: client.clientId, grantId: randomUUID() });
+    await expectError(await validate(token), 401, 'invalid_token');
+  });
+
+  it('refuses an expired token with 401 expired_token', async () => {
+    const { token } = await server.services.tokens.issueAccessToken({
+      userId: user.uuid,
+      clientId: client.clientId,
+      grantId: randomUUID(),
+      ttlSeconds: -60,
+    });
+    await expectError(await validate(token), 401, 'expired_token');
+  });
+
+  it('refuses a token revoked through RFC 7009 at once, while its sibling refresh still works', async () => {
+    const { code } = await authorizeWithBearer(server.url, user, client);
+    const pair = (await (await exchange(server.url, client, code)).json()) as TokenResult;
+    expect((await validate(pair.access_token)).status).toBe(200); // now cached as verified
+    const other = await createClient(server.url, user, ['https://other.example/cb']);
+    // Another client cannot revoke it (200, nothing happens: RFC 7009 §2.2 reveals nothing).
+    const foreign = await post(`${server.url}/oauth/revoke`, {
+      token: pair.access_token,
+      client_id: other.clientId,
+      client_secret: other.clientSecret,
+    });
+    expect(foreign.status).toBe(200);
+    expect((await validate(pair.access_token)).status).toBe(200);
+    const revoke = await post(`${server.url}/oauth/revoke`, {
+      token: pair.access_token,
+      token_type_hint: 'access_token',
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
+    expect(revoke.status).toBe(200);
+    await expectError(await validate(pair.access_token), 401, 'invalid_token');
+    const refreshed = await post(`${server.url}/oauth/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: pair.refresh_token,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+    });
+    expect(refreshed.status).toBe(200);
+  });
+
+  it("introspects only the caller's own, live tokens", async () => {
+    const other = await createClient(server.url, user, ['https://other.example/cb']);
+    const ask = (token: string, c: TestClient) =>
+      post(`${server.url}/oauth/introspect`, { token, client_id: c.clientId, client_secret: c.clientSecret });
+    const mine = (await (await ask(tokens.access_token, client)).json()) as Record<string, unknown>;
+    expect(mine).toMatchObject({ active: true, client_id: client.clientId, user_id: user.uuid, token_type: 'Bearer' });
+    expect(await (await ask(tokens.access_token, other)).json()).toEqual({ success: true, active: false });
+    expect(await (await ask(tokens.refresh_token, other)).json()).toEqual({ success: true, active: false });
+    expect(await (await ask('garbage', client)).json()).toEqual({ success: true, active: false });
+    const unauthenticated = await post(`${server.url}/oauth/introspect`, {
+      token: tokens.access_token,
+      client_id: client.clientId,
+      client_secret: 'wrong',
+    });
+    await expectError(unauthenticated, 401, 'invalid_client');
+  });
+});

@@ -1,0 +1,3 @@
+module github.com/dauth/sdk-go
+
+go 1.19

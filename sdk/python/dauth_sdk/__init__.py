@@ -1,0 +1,67 @@
+"""dauth backend SDK: turns a user's login JWT into slot information (authorize, callback, get_token).
+
+Standard library only; Python 3.9 or later.
+"""
+
+from .api import LoginStatus
+from .callback import AuthorizeCallback, callback_fields, parse_callback
+from .client import (
+    DEFAULT_AUTH_SERVER_URL,
+    DEFAULT_CALLBACK_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    DauthClient,
+    StatusReport,
+)
+from .envelope import Envelope, parse_envelope, read_slot_envelope
+from .errors import (
+    AuthorizeError,
+    CallbackRejectedError,
+    CallbackTimeoutError,
+    DauthError,
+    EnvelopeError,
+    ExpiredTokenError,
+    MalformedResponseError,
+    MissingJwtError,
+    RequestFailedError,
+    ShutdownError,
+    StatusRequestError,
+    to_http_status,
+)
+from .handlers import callback_handler_class, respond_to_callback, wsgi_callback_app
+from .slot import SlotId, SlotInfo
+from .transport import HttpResponse, Transport, urllib_transport
+
+__all__ = [
+    "AuthorizeCallback",
+    "AuthorizeError",
+    "CallbackRejectedError",
+    "CallbackTimeoutError",
+    "DEFAULT_AUTH_SERVER_URL",
+    "DEFAULT_CALLBACK_TIMEOUT",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DauthClient",
+    "DauthError",
+    "Envelope",
+    "EnvelopeError",
+    "ExpiredTokenError",
+    "HttpResponse",
+    "LoginStatus",
+    "MalformedResponseError",
+    "MissingJwtError",
+    "RequestFailedError",
+    "ShutdownError",
+    "SlotId",
+    "SlotInfo",
+    "StatusReport",
+    "StatusRequestError",
+    "Transport",
+    "callback_fields",
+    "callback_handler_class",
+    "parse_callback",
+    "parse_envelope",
+    "read_slot_envelope",
+    "respond_to_callback",
+    "to_http_status",
+    "urllib_transport",
+    "wsgi_callback_app",
+]

@@ -1,0 +1,218 @@
+"""The backend side of dauth's backend integration flow (spec, endpoint 13)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import Any, Optional
+from urllib.parse import urlsplit
+
+from . import api
+from .api import ApiContext, LoginStatus
+from .callback import parse_callback
+from .errors import CallbackRejectedError, MissingJwtError, ShutdownError
+from .pending import PendingRequest, PendingRequests
+from .slot import SlotInfo
+from .transport import Transport, urllib_transport
+
+DEFAULT_AUTH_SERVER_URL = "http://127.0.0.1:8080"
+DEFAULT_CALLBACK_TIMEOUT = 15.0
+"""Default wait for the callback, in seconds (spec, Limits)."""
+DEFAULT_REQUEST_TIMEOUT = 15.0
+"""Default bound for one HTTP request to the service, in seconds."""
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    """The result of a login-status report. Reports never raise: a failure is returned and logged."""
+
+    ok: bool
+    status: Optional[LoginStatus] = None
+    error: Optional[BaseException] = None
+
+
+def _require_http_url(name: str, value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError("dauth: %s is required" % name)
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise ValueError("dauth: %s must be an http or https URL" % name)
+    return value
+
+
+def _check_timeout(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError("dauth: %s must be a positive number of seconds" % name)
+    return float(value)
+
+
+class DauthClient:
+    """Turns a user's login JWT into slot information via authorize, callback and get_token.
+
+    One instance per process: it holds the pending requests, and the callback must reach the
+    process that made the request. Serve the callback route with ``respond_to_callback`` (for
+    ``http.server``) or ``wsgi_callback_app``, from a threaded server: ``get_slot_info`` blocks
+    its thread while the callback arrives on another.
+
+    Usable as a context manager; leaving the block shuts the client down.
+    """
+
+    def __init__(
+        self,
+        client_id: str,
+        client_secret: str,
+        redirect_uri: str,
+        auth_server_url: Optional[str] = None,
+        transport: Optional[Transport] = None,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        logger: Optional[logging.Logger] = None,
+    ) -> None:
+        """
+        :param client_secret: server-side only; never send it, or this client, to a browser.
+        :param redirect_uri: the callback URL exactly as registered; sent byte for byte.
+        :param auth_server_url: the service's base URL; default ``http://127.0.0.1:8080``.
+        :param transport: an HTTP transport (see ``dauth_sdk.transport``); default urllib.
+        :param request_timeout: bound for each request to the service, in seconds.
+        :param logger: receives the failures the SDK swallows (status reports).
+        """
+        for name, value in (("client_id", client_id), ("client_secret", client_secret)):
+            if not isinstance(value, str) or not value:
+                raise ValueError("dauth: %s is required" % name)
+        self.client_id = client_id
+        self.redirect_uri = _require_http_url("redirect_uri", redirect_uri)
+        base = _require_http_url("auth_server_url", auth_server_url or DEFAULT_AUTH_SERVER_URL)
+        parts = urlsplit(base)
+        if parts.query or parts.fragment:
+            raise ValueError("dauth: auth_server_url must not have a query or fragment")
+        self.auth_server_url = base.rstrip("/")
+        self.__client_secret = client_secret
+        self._api = ApiContext(
+            base_url=self.auth_server_url,
+            transport=transport or urllib_transport,
+            request_timeout=_check_timeout("request_timeout", request_timeout),
+        )
+        self._logger = logger or logging.getLogger("dauth_sdk")
+        self._pending = PendingRequests()
+        self._shut_down = False
+
+    def __repr__(self) -> str:
+        # Spelled out so that the secret never shows in logs or tracebacks.
+        return "DauthClient(client_id=%r, redirect_uri=%r, auth_server_url=%r)" % (
+            self.client_id,
+            self.redirect_uri,
+            self.auth_server_url,
+        )
+
+    def __enter__(self) -> "DauthClient":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.shutdown()
+
+    @property
+    def is_shut_down(self) -> bool:
+        return self._shut_down
+
+    def get_slot_info(self, jwt: Optional[str], timeout: float = DEFAULT_CALLBACK_TIMEOUT) -> SlotInfo:
+        """Runs authorize for the user's JWT, waits for the callback carrying this call's
+        ``state``, exchanges its code and returns the slot.
+
+        :param jwt: the user's login JWT; missing or empty raises ``MissingJwtError`` (400).
+        :param timeout: how long to wait for the callback, in seconds (default 15).
+        :raises DauthError: see ``to_http_status`` for the status to answer with.
+        """
+        if self._shut_down:
+            raise ShutdownError()
+        if not isinstance(jwt, str) or not jwt.strip():
+            raise MissingJwtError()
+        timeout = _check_timeout("timeout", timeout)
+        state = secrets.token_urlsafe(32)
+        # Registered before authorize: the callback may arrive before authorize's answer does.
+        request = self._pending.open(state, timeout)
+        try:
+            # Authorize runs on its own thread so that the timeout and shutdown end the wait at
+            # once, even while the authorize request itself is still in flight.
+            threading.Thread(
+                target=self._authorize, args=(request, jwt), name="dauth-authorize", daemon=True
+            ).start()
+            return request.wait()
+        finally:
+            self._pending.close(state)
+
+    def _authorize(self, request: PendingRequest, jwt: str) -> None:
+        try:
+            api.authorize(self._api, self.client_id, self.redirect_uri, request.state, jwt)
+        except Exception as error:
+            request.fail(error)
+        else:
+            request.authorized()
+
+    def handle_callback(self, fields: Any) -> str:
+        """Handles the fields of a callback POST; call it after answering 200.
+
+        Returns at once: the code is exchanged on a detached thread (spec, endpoint 13, callback
+        handling order). A callback whose state no call here waits for is silently ignored, and
+        the call waiting for it elsewhere (if any) times out.
+
+        :returns: ``"exchanging"``, ``"rejected"`` or ``"ignored"``, for logs and tests.
+        """
+        if self._shut_down:
+            return "ignored"
+        callback = parse_callback(fields)
+        if callback is None:
+            return "ignored"
+        request = self._pending.get(callback.state)
+        if request is None or not request.claim():
+            return "ignored"
+        if not callback.success or callback.code is None:
+            request.fail(CallbackRejectedError())
+            return "rejected"
+        threading.Thread(
+            target=self._exchange, args=(request, callback.code), name="dauth-exchange", daemon=True
+        ).start()
+        return "exchanging"
+
+    def _exchange(self, request: PendingRequest, code: str) -> None:
+        grant = {"grant_type": "authorization_code", "code": code}
+        try:
+            request.resolve(api.get_token(self._api, self.client_id, self.__client_secret, grant))
+        except Exception as error:
+            request.fail(error)
+
+    def shutdown(self) -> None:
+        """Fails every pending call with ``shutdown`` and refuses later slot-info calls."""
+        self._shut_down = True
+        self._pending.close_all(ShutdownError)
+
+    def refresh(self, refresh_token: str) -> SlotInfo:
+        """Exchanges a refresh token for fresh slot information (``grant_type=refresh_token``)."""
+        grant = {"grant_type": "refresh_token", "refresh_token": refresh_token}
+        return api.get_token(self._api, self.client_id, self.__client_secret, grant)
+
+    def logout(self, access_token: str) -> None:
+        """Revokes the token pair of ``access_token`` and sets the status to ``logged_out``."""
+        api.logout(self._api, access_token)
+
+    def report_login(self, access_token: str, user_id: str) -> StatusReport:
+        """Reports that the user logged in to this app. Never raises; see ``StatusReport``."""
+        return self._report("login", access_token, user_id)
+
+    def report_logout(self, access_token: str, user_id: str) -> StatusReport:
+        """Reports that the user logged out, which allows listing their rights on the marketplace."""
+        return self._report("logout", access_token, user_id)
+
+    def check_status(self, access_token: str, user_id: str) -> LoginStatus:
+        """Reads the user's login status; raises on failure, unlike the reports."""
+        return api.check_login_status(self._api, self.client_id, access_token, user_id)
+
+    def _report(self, transition: str, access_token: str, user_id: str) -> StatusReport:
+        # The spec: status-update failures must not block the user's login or logout.
+        try:
+            status = api.update_login_status(self._api, self.client_id, transition, access_token, user_id)
+        except Exception as error:
+            self._logger.warning("dauth: reporting %s failed: %s", transition, error)
+            return StatusReport(ok=False, error=error)
+        return StatusReport(ok=True, status=status)
