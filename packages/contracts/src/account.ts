@@ -18,7 +18,7 @@ const PROXY_TAIL = '0x5af43d82803e903d91602b57fd5bf3';
  * Identical to `DauthAccountFactory.accountCreationCode(owner)`.
  */
 export function getAccountCreationCode(implementation: Address, owner: Address): Hex {
-  return concat([CREATION_PREFIX, PROXY_HEAD, implementation, PROXY_TAIL, owner]);
+  return concat([CREATION_PREFIX, PROXY_HEAD, implementation, PROXY_TAIL, owner]).toLowerCase() as Hex;
 }
 
 export type ComputeAccountAddressParameters = {

@@ -4,6 +4,7 @@
  * the content-token contract and the ERC-20.
  */
 import {
+  getAddress,
   parseEther,
   type Abi,
   type Account,
@@ -73,7 +74,7 @@ export async function deployDauthContracts({
     if (receipt.status !== 'success' || !receipt.contractAddress) {
       throw new Error(`deployment transaction ${hash} failed`);
     }
-    return receipt.contractAddress;
+    return getAddress(receipt.contractAddress);
   }
 
   const entry_point = await deploy(entryPointAbi, entryPointBytecode, []);

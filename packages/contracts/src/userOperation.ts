@@ -6,6 +6,7 @@ import {
   concat,
   encodeAbiParameters,
   encodeFunctionData,
+  getAddress,
   getContractAddress,
   keccak256,
   numberToHex,
@@ -18,6 +19,11 @@ import {
   type LocalAccount,
 } from 'viem';
 import { getUserOperationHash } from 'viem/account-abstraction';
+
+/** Byte strings are emitted in lowercase like viem's encoders, whatever the case of the addresses given. */
+function lower(hex: Hex): Hex {
+  return hex.toLowerCase() as Hex;
+}
 
 /** A v0.6 user operation, field for field as the EntryPoint's `UserOperation` struct. */
 export type UserOperation = {
@@ -97,10 +103,9 @@ export function getUserOpHash(op: UserOperation, entryPoint: Address, chainId: n
 
 /** `initCode` of a first operation: factory ‖ `createAccount(owner, salt)`. */
 export function encodeInitCode(factory: Address, owner: Address, salt: bigint): Hex {
-  return concat([
-    factory,
-    encodeFunctionData({ abi: createAccountAbi, functionName: 'createAccount', args: [owner, salt] }),
-  ]);
+  return lower(
+    concat([factory, encodeFunctionData({ abi: createAccountAbi, functionName: 'createAccount', args: [owner, salt] })]),
+  );
 }
 
 /** An operation before sponsorship and signing. */
@@ -165,11 +170,9 @@ export function encodePaymasterAndData(
   validAfter: number,
   signature: Hex,
 ): Hex {
-  return concat([
-    paymaster,
-    encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]),
-    signature,
-  ]);
+  return lower(
+    concat([paymaster, encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]), signature]),
+  );
 }
 
 /** Reads back what `encodePaymasterAndData` wrote. */
@@ -181,7 +184,7 @@ export function decodePaymasterAndData(paymasterAndData: Hex): {
 } {
   if (size(paymasterAndData) < 84) throw new Error('paymasterAndData shorter than 84 bytes');
   return {
-    paymaster: slice(paymasterAndData, 0, 20),
+    paymaster: getAddress(slice(paymasterAndData, 0, 20)),
     validUntil: Number(hexToBigInt(slice(paymasterAndData, 20, 52))),
     validAfter: Number(hexToBigInt(slice(paymasterAndData, 52, 84))),
     signature: size(paymasterAndData) > 84 ? slice(paymasterAndData, 84) : '0x',

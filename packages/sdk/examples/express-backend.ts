@@ -64,7 +64,9 @@ app.post('/logout', async (request, response) => {
   }
   sessions.delete(session.slot.id.value);
   await dauth.reportLogout({ accessToken: session.slot.access_token, userId: session.userId });
-  await dauth.logout(session.slot.access_token).catch((error: unknown) => console.warn('logout failed', error));
+  await dauth
+    .logout(session.slot.access_token)
+    .catch((error: unknown) => console.warn('logout failed', error));
   response.json({ logged_out: true });
 });
 

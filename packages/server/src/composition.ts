@@ -34,6 +34,11 @@ import { createCustodyDomain } from './services/custody/custodyDomain.js';
 import type { CustodyService } from './services/custody/custodyService.js';
 import type { EmailVerificationService } from './services/verification/emailVerificationService.js';
 import type { TokenTransferService } from './services/transfers/tokenTransferService.js';
+import { checksumAddress, ContentTokenGateway } from './chain/contentTokenGateway.js';
+import { clientDirectoryOf as contentClientsOf, slotDirectoryOf, walletExecutorOf } from './services/content/contentAdapters.js';
+import { type ContentDeps, type ContentServices, createContentServices } from './services/content/contentServices.js';
+import { ContentLedgerStore } from './stores/contentLedgerStore.js';
+import { ContentProviderStore } from './stores/contentProviderStore.js';
 
 /**
  * Everything the HTTP layer may use, wired once. This is the only place that knows which
@@ -84,6 +89,8 @@ export interface Services {
   emailVerification: EmailVerificationService;
   /** ERC-20 transfers from a user's wallet (`/v1/token/transfer`). */
   transfers: TokenTransferService;
+  /** Content tokens (docs/content-tokens.md): providers, purchases, batched consumption, balances, settlement. */
+  content: ContentServices;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -94,6 +101,8 @@ export interface CreateServicesOptions {
   pgSchema?: string;
   /** Tuning of the chain layer (bundling, embedded chain); tests and benchmarks use it. */
   chain?: ChainServicesOptions;
+  /** Tuning of the content-token domain (batching, answer timeout); tests and benchmarks use it. */
+  content?: ContentDeps['options'];
 }
 
 export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
@@ -194,6 +203,22 @@ export async function createServices(config: Config, options: CreateServicesOpti
     });
     closers.push(() => custodyDomain.close());
 
+    // Content tokens (docs/content-tokens.md): the batcher starts here and first settles what a crash left.
+    const content = createContentServices({
+      providerStore: new ContentProviderStore(database.db),
+      ledger: new ContentLedgerStore(database.db),
+      secretBox,
+      chain: new ContentTokenGateway(chain.gateway, chain.operator, chain.calls, chain.embedded !== undefined),
+      clients: contentClientsOf(clients),
+      slots: slotDirectoryOf(slotDomain.slots),
+      wallets: walletExecutorOf(custodyDomain.custody, wallets),
+      checksum: checksumAddress,
+      logger,
+      ...(options.content ? { options: options.content } : {}),
+    });
+    await content.start();
+    closers.push(() => content.close());
+
     return {
       config,
       logger,
@@ -221,6 +246,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
       custody: custodyDomain.custody,
       emailVerification: custodyDomain.emailVerification,
       transfers: custodyDomain.transfers,
+      content,
       close,
     };
   } catch (err) {

@@ -106,14 +106,12 @@ class SlowExchange(ClientTestCase):
     fake_options = {"token_delay": 0.4}
 
     def test_answers_the_callback_before_the_exchange_finishes(self) -> None:
-        started = time.monotonic()
         with ThreadPoolExecutor(max_workers=1) as pool:
             call = pool.submit(self.client.get_slot_info, "user-jwt")
             self.assertEqual(self.dauth.wait_for_callback_statuses(1), [200])
-            callback_answered_after = time.monotonic() - started
+            # Had the route waited for the exchange, the call would have ended before its answer.
+            self.assertFalse(call.done())
             call.result()
-        self.assertLess(callback_answered_after, 0.3)
-        self.assertGreaterEqual(time.monotonic() - started, 0.4)
 
 
 class NoCallback(ClientTestCase):

@@ -4,7 +4,6 @@ pragma solidity ^0.8.23;
 import {IAccount} from "@account-abstraction/contracts/interfaces/IAccount.sol";
 import {IEntryPoint} from "@account-abstraction/contracts/interfaces/IEntryPoint.sol";
 import {UserOperation} from "@account-abstraction/contracts/interfaces/UserOperation.sol";
-import {TokenCallbackHandler} from "@account-abstraction/contracts/samples/callback/TokenCallbackHandler.sol";
 import {SignatureRecovery} from "../utils/SignatureRecovery.sol";
 
 /**
@@ -14,7 +13,7 @@ import {SignatureRecovery} from "../utils/SignatureRecovery.sol";
  * code instead of storage is what makes deployment cheap: creating a wallet writes no storage at all.
  * `changeOwner` stores a replacement owner; from then on storage wins, and the address never changes.
  */
-contract DauthAccount is IAccount, TokenCallbackHandler {
+contract DauthAccount is IAccount {
     /// @dev validationData for a bad signature, as the EntryPoint expects it.
     uint256 internal constant SIG_VALIDATION_FAILED = 1;
     /// @dev The first owner follows the 45-byte EIP-1167 runtime in the proxy's code.
@@ -63,7 +62,7 @@ contract DauthAccount is IAccount, TokenCallbackHandler {
     {
         if (msg.sender != address(entryPoint)) revert Unauthorized(msg.sender);
         // A bad signature must not revert: the EntryPoint turns SIG_VALIDATION_FAILED into "AA24 signature error".
-        address signer = SignatureRecovery.recoverEthSigned(userOpHash, userOp.signature);
+        address signer = SignatureRecovery.recoverEthSigned(userOpHash, _signatureOf(userOp));
         if (signer == address(0) || signer != owner()) validationData = SIG_VALIDATION_FAILED;
         if (missingAccountFunds != 0) {
             // Prefund without a paymaster. The EntryPoint checks its deposit itself, so the result is ignored.
@@ -110,11 +109,24 @@ contract DauthAccount is IAccount, TokenCallbackHandler {
         }
     }
 
-    function _call(address target, uint256 value, bytes calldata data) internal {
-        (bool success, bytes memory result) = target.call{value: value}(data);
-        if (!success) {
-            assembly ("memory-safe") {
-                revert(add(result, 32), mload(result))
+    /// @dev `userOp.signature` without the generic calldata checks: only the EntryPoint calls validateUserOp
+    /// and its encoding is well-formed; a length beyond calldata only yields zero bytes, which never verify.
+    function _signatureOf(UserOperation calldata userOp) private pure returns (bytes calldata signature) {
+        assembly ("memory-safe") {
+            let field := add(userOp, calldataload(add(userOp, 0x140))) // word 10: offset of `signature`
+            signature.length := calldataload(field)
+            signature.offset := add(field, 0x20)
+        }
+    }
+
+    /// @dev Calls without copying the callee's return data unless it reverted (then bubbled up unchanged).
+    function _call(address target, uint256 value, bytes calldata data) private {
+        assembly ("memory-safe") {
+            let input := mload(0x40)
+            calldatacopy(input, data.offset, data.length)
+            if iszero(call(gas(), target, value, input, data.length, 0, 0)) {
+                returndatacopy(input, 0, returndatasize())
+                revert(input, returndatasize())
             }
         }
     }

@@ -19,7 +19,11 @@ export interface ChainClientOptions {
  * The one viem client of a node. No transport retries: the gateway turns a silent node into
  * `chain_unavailable` at once, and the operation submitter has its own resend loop.
  */
-export function createChainClient(rpcUrl: string, chainId: number, options: ChainClientOptions = {}): ChainClient {
+export function createChainClient(
+  rpcUrl: string,
+  chainId: number,
+  options: ChainClientOptions = {},
+): ChainClient {
   const timeout = options.timeoutMs ?? 10_000;
   const transport = /^wss?:/.test(rpcUrl)
     ? webSocket(rpcUrl, { retryCount: 0, timeout })

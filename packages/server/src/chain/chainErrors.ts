@@ -47,7 +47,11 @@ const AA_RULES: { prefix: RegExp; rule: AaRule }[] = [
   },
   {
     prefix: /^AA(30|33|34)/,
-    rule: { status: 500, code: 'sponsorship_rejected', message: "The paymaster rejected the platform's sponsorship" },
+    rule: {
+      status: 500,
+      code: 'sponsorship_rejected',
+      message: "The paymaster rejected the platform's sponsorship",
+    },
   },
 ];
 
@@ -115,8 +119,11 @@ export function isTransportError(err: unknown): boolean {
     );
     if (transport) return true;
   }
-  const code = (err as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (err as { code?: unknown })?.code;
-  return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code);
+  const code =
+    (err as { code?: unknown; cause?: { code?: unknown } })?.cause?.code ?? (err as { code?: unknown })?.code;
+  return (
+    typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN)$/.test(code)
+  );
 }
 
 /** The revert data carried by a viem error (an `eth_call`/`eth_estimateGas` revert), if any. */

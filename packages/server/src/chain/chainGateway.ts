@@ -135,7 +135,9 @@ export class ChainGateway {
   /** The wallet's owner EOA, or undefined when the wallet is not deployed yet. */
   async walletOwner(wallet: Address): Promise<Address | undefined> {
     if (!(await this.isDeployed(wallet))) return undefined;
-    return atGateway(() => this.client.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' }));
+    return atGateway(() =>
+      this.client.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' }),
+    );
   }
 
   /** The EntryPoint nonce (key 0) of `sender`: the `nonce` its next operation must carry. */
@@ -205,7 +207,9 @@ export class ChainGateway {
   async latestTimestamp(): Promise<number> {
     const now = Date.now();
     if (!this.#timestamp || now - this.#timestamp.at > TIMESTAMP_TTL_MS) {
-      const value = atGateway(async () => Number((await this.client.getBlock({ blockTag: 'latest' })).timestamp));
+      const value = atGateway(async () =>
+        Number((await this.client.getBlock({ blockTag: 'latest' })).timestamp),
+      );
       this.#timestamp = { value, at: now };
       value.catch(() => (this.#timestamp = undefined));
     }
@@ -230,7 +234,11 @@ export class ChainGateway {
   }
 
   /** Runs `handleOps(ops, beneficiary)` as an `eth_call` with `gas`; reports the first `FailedOp`. */
-  async simulateHandleOps(ops: UserOperation[], beneficiary: Address, gas: bigint): Promise<BundleSimulation> {
+  async simulateHandleOps(
+    ops: UserOperation[],
+    beneficiary: Address,
+    gas: bigint,
+  ): Promise<BundleSimulation> {
     try {
       await this.client.call({
         account: beneficiary,

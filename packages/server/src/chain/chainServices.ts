@@ -14,7 +14,12 @@ import {
 } from './deploymentRecord.js';
 import { DEV_CHAIN_ID, EMBEDDED_CHAIN_KEYS, isWellKnownDevKey } from './devAccounts.js';
 import { EmbeddedChain, type EmbeddedChainOptions } from './embeddedChain.js';
-import { assertContractsDeployed, EMBEDDED_FUNDING, ensureDeployment, operatorWalletOf } from './ensureDeployment.js';
+import {
+  assertContractsDeployed,
+  EMBEDDED_FUNDING,
+  ensureDeployment,
+  operatorWalletOf,
+} from './ensureDeployment.js';
 import { Faucet } from './faucet.js';
 import { Bundler, type BundlerOptions, DEFAULT_BUNDLER_OPTIONS } from './operations/bundler.js';
 import { ownerFromAccount } from './operations/operationOwner.js';
@@ -153,7 +158,7 @@ export async function createChainServices(
       gateway,
       relayer,
       logger,
-      pollIntervalMs: embedded ? { min: 2, max: 100 } : { min: 250, max: 2_000 },
+      pollIntervalMs: embedded ? { min: 2, max: 10 } : { min: 250, max: 2_000 },
       ...(embedded ? { resendAfterMs: 2_000, feeBumpAfterMs: 3_600_000 } : {}),
       ...options.relayer,
     });

@@ -1,5 +1,5 @@
 import { dauthContentTokenAbi } from '@dauth/contracts';
-import { keccak256, parseEventLogs, stringToBytes, type TransactionReceipt } from 'viem';
+import { getAddress, keccak256, parseEventLogs, stringToBytes, type TransactionReceipt } from 'viem';
 import { AppError } from '../errors.js';
 import type {
   ChainWrite,
@@ -49,6 +49,9 @@ export function parseRevertMessage(message: string): { name: string | undefined;
   }
   return { name: /^(\w+)\(/.exec(message)?.[1], args: [] };
 }
+
+/** EIP-55 checksum of an address; throws on a malformed one or a wrong mixed-case checksum. */
+export const checksumAddress = (address: string): Address => getAddress(address);
 
 /** keccak256 of the cuid's UTF-8 bytes: how the contract keys cuids in storage and events. */
 export const cuidHashOf = (cuid: string): Hash => keccak256(stringToBytes(cuid));
@@ -111,7 +114,9 @@ export class ContentTokenGateway implements ContentTokenChain {
   }
 
   async setReleaseEnabled(cuid: string, enabled: boolean): Promise<ChainWrite> {
-    return this.#write(await this.#operate([this.calls.platform('contentToken', 'setReleaseEnabled', [cuid, enabled])]));
+    return this.#write(
+      await this.#operate([this.calls.platform('contentToken', 'setReleaseEnabled', [cuid, enabled])]),
+    );
   }
 
   async fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }> {
@@ -133,7 +138,9 @@ export class ContentTokenGateway implements ContentTokenChain {
 
   async recordUsage(groups: UsageGroup[]): Promise<{ write: ChainWrite; events: RecordedUsage[] }> {
     const records = groups.reduce((n, g) => n + g.slots.length, 0);
-    const calls = groups.map((g) => this.calls.platform('contentToken', 'recordUsage', [g.cuid, g.slots, g.amounts]));
+    const calls = groups.map((g) =>
+      this.calls.platform('contentToken', 'recordUsage', [g.cuid, g.slots, g.amounts]),
+    );
     // The gas is computed, not estimated: admission control already guarantees every record fits, and an
     // estimate would execute the whole batch several times on the node.
     const gas = GAS_PER_USAGE_CALL * BigInt(groups.length) + GAS_PER_USAGE_RECORD * BigInt(records);
@@ -155,9 +162,9 @@ export class ContentTokenGateway implements ContentTokenChain {
       }));
   }
 
-  async findUsageTransaction(lookup: UsageLookup): Promise<
-    { found: true; write: ChainWrite; events: RecordedUsage[] } | { found: false; final: boolean }
-  > {
+  async findUsageTransaction(
+    lookup: UsageLookup,
+  ): Promise<{ found: true; write: ChainWrite; events: RecordedUsage[] } | { found: false; final: boolean }> {
     const expected = lookup.groups.flatMap((g) => {
       const hash = cuidHashOf(g.cuid);
       return g.slots.map((slot, i) => ({ hash, slot: slot.toLowerCase(), amount: g.amounts[i]! }));
@@ -166,16 +173,22 @@ export class ContentTokenGateway implements ContentTokenChain {
       events.length === expected.length &&
       events.every(
         (e, i) =>
-          e.cuidHash === expected[i]!.hash && e.slot.toLowerCase() === expected[i]!.slot && e.amount === expected[i]!.amount,
+          e.cuidHash === expected[i]!.hash &&
+          e.slot.toLowerCase() === expected[i]!.slot &&
+          e.amount === expected[i]!.amount,
       );
     if (lookup.txHint) {
-      const receipt = await atGateway(() => this.gateway.client.getTransactionReceipt({ hash: lookup.txHint! })).catch(
-        () => undefined,
-      );
+      const receipt = await atGateway(() =>
+        this.gateway.client.getTransactionReceipt({ hash: lookup.txHint! }),
+      ).catch(() => undefined);
       if (receipt?.status === 'success') {
         const events = this.#usageEvents(receipt.logs);
         if (matches(events)) {
-          return { found: true, write: { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber }, events };
+          return {
+            found: true,
+            write: { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber },
+            events,
+          };
         }
       }
     }
@@ -204,7 +217,8 @@ export class ContentTokenGateway implements ContentTokenChain {
   }
 
   async readSlot(cuid: string, slot: Address, blockNumber?: bigint): Promise<SlotFigures> {
-    const block = blockNumber ?? (await atGateway(() => this.gateway.client.getBlockNumber({ cacheTime: 0 })));
+    const block =
+      blockNumber ?? (await atGateway(() => this.gateway.client.getBlockNumber({ cacheTime: 0 })));
     const read = (functionName: 'balanceOf' | 'usedBalanceOf') =>
       atGateway(() =>
         this.gateway.client.readContract({
@@ -242,7 +256,11 @@ export class ContentTokenGateway implements ContentTokenChain {
     return this.calls.platform('contentToken', 'buy', [cuid, slot], value);
   }
 
-  async purchaseOf(txHash: Hash, cuid: string, slot: Address): Promise<PurchaseOnChain & { blockNumber: bigint }> {
+  async purchaseOf(
+    txHash: Hash,
+    cuid: string,
+    slot: Address,
+  ): Promise<PurchaseOnChain & { blockNumber: bigint }> {
     const receipt = await this.#receipt(txHash);
     const hash = cuidHashOf(cuid);
     const bought = this.#events(receipt, 'ContentTokenBought').find(

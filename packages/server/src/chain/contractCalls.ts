@@ -46,7 +46,10 @@ export class ContractCalls {
 
   /** `transfer(to, amount)` of any ERC-20 (`amount` in base units). */
   erc20Transfer(token: Address, to: Address, amount: bigint): Call {
-    return { to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+    return {
+      to: token,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+    };
   }
 
   /** Sends `value` wei to `to`. */

@@ -1,5 +1,6 @@
+import { pbkdf2Sync } from 'node:crypto';
 import { bytesToHex } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
+import { HDKey } from 'viem/accounts';
 import type { Hex } from './types.js';
 
 /** The public mnemonic behind anvil's (and hardhat's) funded development accounts. */
@@ -33,8 +34,11 @@ let wellKnown: Set<string> | undefined;
 export function isWellKnownDevKey(privateKey: Hex): boolean {
   if (!wellKnown) {
     wellKnown = new Set();
-    for (let addressIndex = 0; addressIndex < 20; addressIndex++) {
-      const key = mnemonicToAccount(DEV_MNEMONIC, { addressIndex }).getHdKey().privateKey;
+    // BIP-39 seed (no passphrase), then BIP-44 m/44'/60'/0'/0/i.
+    const seed = pbkdf2Sync(DEV_MNEMONIC, 'mnemonic', 2048, 64, 'sha512');
+    const account = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0");
+    for (let index = 0; index < 20; index++) {
+      const key = account.deriveChild(index).privateKey;
       if (key) wellKnown.add(bytesToHex(key));
     }
   }

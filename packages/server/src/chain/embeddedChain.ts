@@ -38,6 +38,7 @@ export class EmbeddedChain {
   #timer: NodeJS.Timeout | undefined;
   #checking = false;
   #failures = 0;
+  #restarting: Promise<void> | undefined;
   readonly #options: Required<Omit<EmbeddedChainOptions, 'logger'>> & { logger: Logger };
 
   private constructor(
@@ -84,6 +85,8 @@ export class EmbeddedChain {
   /** Stops anvil on purpose (its state is dumped); the watchdog leaves it stopped until `start()`. */
   async stop(): Promise<void> {
     this.#running = false;
+    // A restart in progress must finish first, or the anvil it starts would outlive us.
+    await this.#restarting;
     const instance = this.#instance;
     this.#instance = undefined;
     await instance?.stop();
@@ -126,31 +129,50 @@ export class EmbeddedChain {
     if (!this.#running || this.#checking || this.#closed) return;
     this.#checking = true;
     try {
-      if (await rpcAnswers(this.rpcUrl, 2_000)) {
+      const answer = await probeRpc(this.rpcUrl, 2_000);
+      if (answer === 'ok') {
         this.#failures = 0;
         return;
       }
-      this.#failures += 1;
-      if (this.#failures < 3 || !this.#running) return;
-      this.#options.logger.warn({ rpcUrl: this.rpcUrl }, 'embedded chain stopped answering; restarting it');
-      const old = this.#instance;
-      this.#instance = undefined;
-      await old?.stop();
-      if (!this.#running || this.#closed) return;
-      this.#instance = await this.#spawn();
-      this.#failures = 0;
-      this.#options.logger.info({ rpcUrl: this.rpcUrl }, 'embedded chain restarted from its saved state');
-      await this.onRestart?.();
+      // A dead process refuses connections at once; a busy one is only slow. Restart a refusing anvil
+      // after 3 checks, and one that accepts but never answers only after 15 (it may be dumping state).
+      this.#failures += answer === 'refused' ? 5 : 1;
+      if (this.#failures < 15 || !this.#running) return;
+      this.#restarting = this.#restart();
+      await this.#restarting;
     } catch (err) {
       this.#options.logger.error({ err }, 'embedded chain restart failed; retrying');
     } finally {
+      this.#restarting = undefined;
       this.#checking = false;
     }
   }
+
+  async #restart(): Promise<void> {
+    const { logger } = this.#options;
+    logger.warn(
+      { rpcUrl: this.rpcUrl },
+      'embedded chain stopped answering; restarting it from its saved state',
+    );
+    const old = this.#instance;
+    this.#instance = undefined;
+    await old?.stop();
+    const fresh = await this.#spawn();
+    if (!this.#running || this.#closed) {
+      await fresh.stop();
+      return;
+    }
+    this.#instance = fresh;
+    this.#failures = 0;
+    logger.info({ rpcUrl: this.rpcUrl }, 'embedded chain restarted');
+    await this.onRestart?.();
+  }
 }
 
-/** True when a JSON-RPC node answers `eth_chainId` at `rpcUrl` within `timeoutMs`. */
-export async function rpcAnswers(rpcUrl: string, timeoutMs: number): Promise<boolean> {
+export type RpcProbe = 'ok' | 'refused' | 'timeout';
+
+/** Whether a JSON-RPC node answers `eth_chainId` at `rpcUrl` within `timeoutMs`, refuses, or stays silent. */
+export async function probeRpc(rpcUrl: string, timeoutMs: number): Promise<RpcProbe> {
   try {
     const response = await fetch(rpcUrl, {
       method: 'POST',
@@ -158,8 +180,10 @@ export async function rpcAnswers(rpcUrl: string, timeoutMs: number): Promise<boo
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
       signal: AbortSignal.timeout(timeoutMs),
     });
-    return response.ok;
-  } catch {
-    return false;
+    await response.arrayBuffer();
+    return response.ok ? 'ok' : 'timeout';
+  } catch (err) {
+    const code = (err as { cause?: { code?: unknown } }).cause?.code;
+    return code === 'ECONNREFUSED' ? 'refused' : 'timeout';
   }
 }

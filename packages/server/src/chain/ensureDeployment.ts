@@ -51,15 +51,22 @@ export async function ensureDeployment(p: EnsureDeploymentParameters): Promise<D
         `Only some of the recorded contracts exist on chain ${chainId}; the chain and the record disagree`,
       );
     }
-    p.logger.warn({ chainId }, 'the recorded contracts are not on this chain (it was reset); deploying again');
+    p.logger.warn(
+      { chainId },
+      'the recorded contracts are not on this chain (it was reset); deploying again',
+    );
   }
-  if (!p.deployer) throw new Error(`No contracts recorded for chain ${chainId} and no deployer key to deploy them`);
+  if (!p.deployer)
+    throw new Error(`No contracts recorded for chain ${chainId} and no deployer key to deploy them`);
   const record = await deploy(p, p.deployer, chainId);
   return p.record.save(record);
 }
 
 /** Checks that every given contract has code (configured addresses on an external chain). */
-export async function assertContractsDeployed(client: ChainClient, contracts: ContractAddresses): Promise<void> {
+export async function assertContractsDeployed(
+  client: ChainClient,
+  contracts: ContractAddresses,
+): Promise<void> {
   for (const [name, address] of Object.entries(contracts)) {
     if (!(await hasCode(client, address))) {
       throw new Error(`No contract at CONTRACT_${name.toUpperCase()} = ${address}`);
@@ -80,11 +87,20 @@ export async function operatorWalletOf(
   });
   return {
     implementation,
-    operatorWallet: computeAccountAddress({ factory, implementation, owner: operatorOwner, salt: OPERATOR_WALLET_SALT }),
+    operatorWallet: computeAccountAddress({
+      factory,
+      implementation,
+      owner: operatorOwner,
+      salt: OPERATOR_WALLET_SALT,
+    }),
   };
 }
 
-async function deploy(p: EnsureDeploymentParameters, deployer: LocalAccount, chainId: number): Promise<DeploymentRecord> {
+async function deploy(
+  p: EnsureDeploymentParameters,
+  deployer: LocalAccount,
+  chainId: number,
+): Promise<DeploymentRecord> {
   const started = Date.now();
   p.logger.info({ chainId, deployer: deployer.address }, 'deploying the dauth contracts (first start)');
   const walletClient = createWalletClient({
@@ -167,7 +183,15 @@ async function topUpPaymaster(p: EnsureDeploymentParameters, contracts: Contract
   });
   if (deposit >= p.paymasterDeposit / 10n) return;
   p.logger.info({ deposit: deposit.toString() }, 'topping up the paymaster deposit');
-  await send(p, p.deployer, contracts.entry_point, entryPointAbi as Abi, 'depositTo', [contracts.paymaster], p.paymasterDeposit);
+  await send(
+    p,
+    p.deployer,
+    contracts.entry_point,
+    entryPointAbi as Abi,
+    'depositTo',
+    [contracts.paymaster],
+    p.paymasterDeposit,
+  );
 }
 
 async function send(
@@ -179,8 +203,18 @@ async function send(
   args: readonly unknown[],
   value?: bigint,
 ): Promise<void> {
-  const walletClient = createWalletClient({ account, chain: p.client.chain, transport: http(p.rpcUrl, { retryCount: 0 }) });
-  const hash = await walletClient.writeContract({ address, abi, functionName, args, ...(value ? { value } : {}) });
+  const walletClient = createWalletClient({
+    account,
+    chain: p.client.chain,
+    transport: http(p.rpcUrl, { retryCount: 0 }),
+  });
+  const hash = await walletClient.writeContract({
+    address,
+    abi,
+    functionName,
+    args,
+    ...(value ? { value } : {}),
+  });
   const receipt = await waitForReceipt(p.client, hash);
   if (receipt.status !== 'success') throw new Error(`${functionName} on ${address} reverted (${hash})`);
 }

@@ -51,12 +51,20 @@ export class Faucet {
     if ((native ?? 0n) > 0n || (token ?? 0n) > 0n) {
       const funder = this.funder;
       if (!funder) {
-        throw new AppError(409, 'faucet_unavailable', 'The faucet needs DEPLOYER_PRIVATE_KEY (the token owner)');
+        throw new AppError(
+          409,
+          'faucet_unavailable',
+          'The faucet needs DEPLOYER_PRIVATE_KEY (the token owner)',
+        );
       }
       if (native && native > 0n) {
         const balance = await this.gateway.nativeBalance(funder.address);
         if (balance < native + 10n ** 17n) {
-          throw new AppError(400, 'faucet_insufficient_funds', 'The faucet does not hold that much native currency');
+          throw new AppError(
+            400,
+            'faucet_insufficient_funds',
+            'The faucet does not hold that much native currency',
+          );
         }
         await this.#send(funder, { to: address, value: native, data: '0x' });
       }
@@ -94,6 +102,7 @@ export class Faucet {
       return client.sendRawTransaction({ serializedTransaction: raw });
     });
     const receipt = await waitForReceipt(client, hash);
-    if (receipt.status !== 'success') throw new AppError(502, 'faucet_failed', `Faucet transaction ${hash} reverted`);
+    if (receipt.status !== 'success')
+      throw new AppError(502, 'faucet_failed', `Faucet transaction ${hash} reverted`);
   }
 }

@@ -54,7 +54,12 @@ export function decodeRevertReason(data: Hex | undefined): DecodedRevert {
     if (decoded.errorName === 'Panic') {
       return { name: 'Panic', args, message: `panic 0x${(args[0] as bigint).toString(16)}`, raw };
     }
-    return { name: decoded.errorName, args, message: `${decoded.errorName}(${args.map(formatArg).join(', ')})`, raw };
+    return {
+      name: decoded.errorName,
+      args,
+      message: `${decoded.errorName}(${args.map(formatArg).join(', ')})`,
+      raw,
+    };
   } catch {
     return { name: undefined, args: [], message: `custom error ${slice(raw, 0, 4)}`, raw };
   }

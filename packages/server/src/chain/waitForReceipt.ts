@@ -1,4 +1,4 @@
-import { type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
+import { formatTransactionReceipt, type RpcTransactionReceipt, type TransactionReceipt } from 'viem';
 import { chainUnavailable } from '../errors.js';
 import type { ChainClient } from './chainClient.js';
 import { atGateway } from './chainErrors.js';
@@ -16,15 +16,19 @@ export async function waitForReceipt(
   const deadline = Date.now() + timeoutMs;
   let pause = 2;
   for (;;) {
-    const receipt = await atGateway(() =>
-      client.getTransactionReceipt({ hash }).catch((err: unknown) => {
-        if (err instanceof TransactionReceiptNotFoundError) return null;
-        throw err;
-      }),
-    );
+    const receipt = await atGateway(() => fetchReceipt(client, hash));
     if (receipt) return receipt;
     if (Date.now() > deadline) throw chainUnavailable(`No receipt for ${hash} in time`);
     await new Promise((resolve) => setTimeout(resolve, pause));
     pause = Math.min(pause * 2, maxPauseMs);
   }
+}
+
+/**
+ * `eth_getTransactionReceipt`, null while the transaction is not mined. (viem's action throws an error
+ * object for every miss, which is costly when polling every few milliseconds.)
+ */
+export async function fetchReceipt(client: ChainClient, hash: Hash): Promise<TransactionReceipt | null> {
+  const raw = await client.request({ method: 'eth_getTransactionReceipt', params: [hash] });
+  return raw ? formatTransactionReceipt(raw as RpcTransactionReceipt) : null;
 }

@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 import type { Db } from './database.js';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -24,8 +24,24 @@ class DirectoryMigrationProvider implements MigrationProvider {
   }
 }
 
+/**
+ * The PostgreSQL schema the connection works in. Kysely otherwise looks for its bookkeeping tables
+ * in every schema of the database, so a fresh schema beside another migrated one (parallel test
+ * runs) would be taken as already set up and fail with `kysely_migration_lock does not exist`.
+ */
+async function currentPgSchema(db: Db): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const result = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return result.rows[0]?.schema;
+}
+
 export async function migrateToLatest(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new DirectoryMigrationProvider() });
+  const schema = await currentPgSchema(db);
+  const migrator = new Migrator({
+    db,
+    provider: new DirectoryMigrationProvider(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

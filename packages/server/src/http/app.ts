@@ -23,6 +23,8 @@ import { adminTransferTicketRoutes } from './routes/admin/transferTickets.js';
 import { pinRoutes } from './routes/pin.js';
 import { emailVerificationRoutes } from './routes/emailVerification.js';
 import { tokenTransferRoutes } from './routes/tokenTransfer.js';
+import { developmentApiRoutes } from './routes/developmentApi.js';
+import { adminContentRoutes } from './routes/admin/content.js';
 import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -85,6 +87,8 @@ export async function buildApp(services: Services): Promise<App> {
     pinRoutes,
     emailVerificationRoutes,
     tokenTransferRoutes,
+    developmentApiRoutes,
+    adminContentRoutes,
   ];
   for (const routes of routeModules) {
     await app.register(async (scope) => routes(scope as App, services));

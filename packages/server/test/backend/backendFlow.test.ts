@@ -64,7 +64,7 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
 
   it('authorize → callback → get_token gives SlotInfo; the slot is on chain; refresh and logout work', async () => {
     const alice = await createUser(server.url, 'Alice');
-    const wallet = await registerWallet(server.url, alice, server);
+    const wallet = await registerWallet(server.url, alice);
 
     const first = await slotInfoFor(server, callbacks, alice, client, cb);
     expect(first.authorize.body).toMatchObject({
@@ -165,7 +165,7 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
 
   it('answers each get_token envelope code, and a refused exchange leaves the code usable', async () => {
     const bob = await createUser(server.url, 'Bob');
-    await registerWallet(server.url, bob, server);
+    await registerWallet(server.url, bob);
     const state = randomBytes(12).toString('base64url');
     const authorize = await metaAuthorize(server.url, bob.loginToken, authorizeParams({ state }));
     expect(authorize.status).toBe(200);
@@ -228,7 +228,7 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
 
   it('sends the callback to a GET-only route once: 405, no retry, and its code can never be exchanged', async () => {
     const carol = await createUser(server.url, 'Carol');
-    await registerWallet(server.url, carol, server);
+    await registerWallet(server.url, carol);
     const state = randomBytes(12).toString('base64url');
     const before = callbacks.requests.length;
     const authorize = await metaAuthorize(server.url, carol.loginToken, authorizeParams({ redirect_uri: getOnly, state }));
@@ -262,7 +262,7 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
 
   it('retries a 5xx callback a bounded number of times', async () => {
     const dave = await createUser(server.url, 'Dave');
-    await registerWallet(server.url, dave, server);
+    await registerWallet(server.url, dave);
     const before = callbacks.requests.length;
     const authorize = await metaAuthorize(
       server.url,
@@ -279,7 +279,7 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
 
   it('refuses a redirect_uri mismatch with 401, an expired JWT with EXPIRED_TOKEN, and response_type with 400', async () => {
     const erin = await createUser(server.url, 'Erin');
-    await registerWallet(server.url, erin, server);
+    await registerWallet(server.url, erin);
     const before = callbacks.requests.length;
 
     for (const redirect_uri of [`${cb}/`, cb.replace('127.0.0.1', 'localhost'), callbacks.url('/other/callback')]) {
@@ -336,7 +336,7 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
 
   it('writes an imported slot id as a decimal string', async () => {
     const grace = await createUser(server.url, 'Grace');
-    const wallet = await registerWallet(server.url, grace, server);
+    const wallet = await registerWallet(server.url, grace);
     // An earlier-issued id (18 digits here: imported ids may be shorter than 19).
     const id = String(10n ** 17n + (randomBytes(8).readBigUInt64BE() % (9n * 10n ** 17n)));
     const summary = await server.services.slotImport.importAll([

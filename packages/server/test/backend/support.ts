@@ -3,7 +3,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { createPublicClient, getAddress, http as viemHttp } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { dauthDexAbi } from '@dauth/contracts';
 import { expect } from 'vitest';
 import { SigningKeyStore } from '../../src/stores/signingKeyStore.js';
@@ -25,6 +24,7 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export interface TestUser {
   email: string;
+  password: string;
   nickname: string;
   uuid: string;
   loginToken: string;
@@ -38,27 +38,18 @@ export async function createUser(baseUrl: string, nickname = `nick${randomBytes(
   const login = await post(`${baseUrl}/v1/dev-user/login_devuser`, { email, password });
   expect(login.status).toBe(200);
   const { token, uuid } = (await login.json()) as { token: string; uuid: string };
-  return { email, nickname, uuid, loginToken: token };
+  return { email, password, nickname, uuid, loginToken: token };
+}
+
+/** A fresh login JWT (e.g. after a restart on another port: the issuer changed). */
+export async function login(baseUrl: string, user: TestUser): Promise<TestUser> {
+  const res = await post(`${baseUrl}/v1/dev-user/login_devuser`, { email: user.email, password: user.password });
+  expect(res.status).toBe(200);
+  return { ...user, loginToken: ((await res.json()) as { token: string }).token };
 }
 
 /** Gives the user a main wallet the way users get one: `POST /v1/pin/register`. */
-export async function registerWallet(baseUrl: string, user: TestUser, server?: TestServer): Promise<`0x${string}`> {
-  if (server && !('custody' in server.services)) {
-    // TEMPORARY until the PIN routes are wired: a real counterfactual main wallet row.
-    const owner = privateKeyToAccount(generatePrivateKey()).address;
-    const address = server.services.chain.gateway.walletAddress(owner, 0n);
-    await server.services.wallets.insert({
-      address,
-      userUuid: Number(user.uuid),
-      kind: 'main',
-      salt: 0n,
-      initialOwner: owner,
-      owner,
-      deployed: false,
-      createdAt: Date.now(),
-    });
-    return address;
-  }
+export async function registerWallet(baseUrl: string, user: TestUser): Promise<`0x${string}`> {
   const pinSalt = randomBytes(32).toString('hex');
   const pinHash = createHash('sha256').update(`123456${pinSalt}`, 'utf8').digest('hex');
   const res = await post(

@@ -1,9 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { handleOpsAbi, type UserOperation } from '@dauth/contracts';
 import pino from 'pino';
+import { decodeFunctionData } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
-import { type ChainServices, type ChainServicesOptions, createChainServices } from '../../src/chain/chainServices.js';
+import {
+  type ChainServices,
+  type ChainServicesOptions,
+  createChainServices,
+} from '../../src/chain/chainServices.js';
 import { ownerFromPrivateKey, type OperationOwner } from '../../src/chain/operations/operationOwner.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
@@ -20,25 +26,49 @@ const silent = pino({ level: 'silent' });
 
 /** The chain layer alone on an embedded anvil in a fresh DATA_DIR (or `env` for an external node). */
 export async function startTestChain(
-  options: ChainServicesOptions & { env?: Record<string, string>; dataDir?: string } = {},
+  options: ChainServicesOptions & {
+    env?: Record<string, string>;
+    dataDir?: string;
+    database?: DatabaseHandle;
+  } = {},
 ): Promise<TestChain> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-chain-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
-  const database = openDatabase({ sqlitePath: ':memory:' });
-  await migrateToLatest(database.db);
-  const chain = await createChainServices(config, { logger: silent, db: database.db }, options);
-  return {
-    chain,
-    dataDir,
-    database,
-    close: async () => {
-      await chain.close();
-      await database.close();
-    },
-  };
+  const database = options.database ?? openDatabase({ sqlitePath: ':memory:' });
+  if (!options.database) await migrateToLatest(database.db);
+  try {
+    const chain = await createChainServices(config, { logger: silent, db: database.db }, options);
+    return {
+      chain,
+      dataDir,
+      database,
+      close: async () => {
+        await chain.close();
+        if (!options.database) await database.close();
+      },
+    };
+  } catch (err) {
+    if (!options.database) await database.close();
+    throw err;
+  }
 }
 
 /** A fresh random owner EOA. */
 export function randomOwner(): OperationOwner {
   return ownerFromPrivateKey(Buffer.from(generatePrivateKey().slice(2), 'hex'));
+}
+
+/** The user operations a mined `handleOps` transaction carried. */
+export async function bundledOperations(
+  chain: ChainServices,
+  txHash: `0x${string}`,
+): Promise<readonly UserOperation[]> {
+  const tx = await chain.gateway.client.getTransaction({ hash: txHash });
+  const decoded = decodeFunctionData({ abi: handleOpsAbi, data: tx.input });
+  return decoded.args[0];
+}
+
+/** An owner that claims `claimed`'s address but signs with `actual`'s key. */
+export function impostor(claimed: OperationOwner, actual: OperationOwner): OperationOwner {
+  return { address: claimed.address, signUserOpHash: (hash) => actual.signUserOpHash(hash) };
 }

@@ -128,6 +128,10 @@ export async function startCallbackServer(host = '127.0.0.1'): Promise<CallbackS
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+      if (url.pathname === '/favicon.ico') {
+        res.writeHead(404).end();
+        return;
+      }
       const page = pages.get(url.pathname);
       if (page !== undefined) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);

@@ -29,7 +29,13 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
   async function newCustody(): Promise<Custody> {
     const userUuid = randomInt(1, 2 ** 47);
     const now = Date.now();
-    await users.insert({ userUuid, email: `u${userUuid}@example.com`, nickname: 'u', createdAt: now, passwordHash: 'x' });
+    await users.insert({
+      userUuid,
+      email: `u${userUuid}@example.com`,
+      nickname: 'u',
+      createdAt: now,
+      passwordHash: 'x',
+    });
     const address = ADDRESS(userUuid);
     const owner = ADDRESS(userUuid + 1);
     await wallets.insert({
@@ -85,8 +91,11 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
 
     // After the lock: five more wrong ones lock for 30 minutes.
     const later = now + 15 * 60_000;
-    for (let i = 0; i < MAX_WRONG_PINS; i++) expect(await store.reserveAttempt(userUuid, later, MAX_WRONG_PINS)).toBe(true);
-    expect(await store.lockIfExhausted(userUuid, later, MAX_WRONG_PINS, lockDurationMs)).toBe(later + 30 * 60_000);
+    for (let i = 0; i < MAX_WRONG_PINS; i++)
+      expect(await store.reserveAttempt(userUuid, later, MAX_WRONG_PINS)).toBe(true);
+    expect(await store.lockIfExhausted(userUuid, later, MAX_WRONG_PINS, lockDurationMs)).toBe(
+      later + 30 * 60_000,
+    );
     expect((await store.find(userUuid))?.lockCount).toBe(2);
 
     // A success ends the run and the doubling.

@@ -17,7 +17,10 @@ import {
   normaliseMnemonic,
 } from '../../src/crypto/ownerKey.js';
 
-const pinHashOf = (pin: string, salt: string) => createHash('sha256').update(pin + salt, 'utf8').digest('hex');
+const pinHashOf = (pin: string, salt: string) =>
+  createHash('sha256')
+    .update(pin + salt, 'utf8')
+    .digest('hex');
 
 describe('PIN key shares (decisions §4)', () => {
   it('derives share_pin as PBKDF2-HMAC-SHA256(pin_hash text, PIN_SHARE_SALT, 100000, 32)', async () => {
@@ -61,7 +64,9 @@ describe('PIN key shares (decisions §4)', () => {
     const { createDecipheriv } = await import('node:crypto');
     const key = createHash('sha256').update(`dauth/mnemonic/v1:${pinHash}`, 'utf8').digest();
     const decipher = createDecipheriv('aes-256-ctr', key, raw.subarray(0, 16));
-    expect(Buffer.concat([decipher.update(raw.subarray(16)), decipher.final()]).toString('utf8')).toBe(mnemonic);
+    expect(Buffer.concat([decipher.update(raw.subarray(16)), decipher.final()]).toString('utf8')).toBe(
+      mnemonic,
+    );
     expect(decryptMnemonicForPin(enc, pinHash)).toBe(mnemonic);
     expect(decryptMnemonicForPin(enc, pinHashOf('000124', 'ef'.repeat(32)))).not.toBe(mnemonic);
     // A fresh IV each time.
@@ -70,7 +75,9 @@ describe('PIN key shares (decisions §4)', () => {
 
   it('validates 12-word English mnemonics with their checksum', () => {
     const mnemonic = newOwnerMnemonic();
-    expect(isValidMnemonic(normaliseMnemonic(`  ${mnemonic.toUpperCase().replace(/ /g, '   ')} `))).toBe(true);
+    expect(isValidMnemonic(normaliseMnemonic(`  ${mnemonic.toUpperCase().replace(/ /g, '   ')} `))).toBe(
+      true,
+    );
     // The BIP-39 test vector and its one-word-off neighbour (same words, wrong checksum).
     expect(isValidMnemonic(`${'abandon '.repeat(11)}about`)).toBe(true);
     expect(isValidMnemonic(`${'abandon '.repeat(11)}abandon`)).toBe(false);

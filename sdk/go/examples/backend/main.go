@@ -128,10 +128,10 @@ func userIDOf(jwt string) string {
 	}
 	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	var claims struct {
-		Sub json.Number `json:"sub"`
+		Sub string `json:"sub"`
 	}
 	_ = json.Unmarshal(payload, &claims)
-	return claims.Sub.String()
+	return claims.Sub
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable } from '../../errors.js';
 import { OperationOutcomeUnknownError, UserOperationRejectedError } from '../chainErrors.js';
-import { type ChainGateway, encodeHandleOps } from '../chainGateway.js';
+import { type BundleSimulation, type ChainGateway, encodeHandleOps } from '../chainGateway.js';
 import type { Hex } from '../types.js';
 import { decodeOperationResults } from './decodeOperationResults.js';
 import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
@@ -11,7 +11,10 @@ import { type RelayerSubmitter, SubmissionOutcomeUnknown } from './relayerSubmit
 export interface BundlerOptions {
   /** Most operations in one `handleOps`; 1 submits every operation in its own transaction. */
   maxOpsPerBundle: number;
-  /** How long the first waiting operation waits for company before its bundle goes out. */
+  /**
+   * How long the first waiting operation waits for company before its bundle goes out. The wait ends early
+   * when no other operation is being prepared (nobody is about to join).
+   */
   windowMs: number;
   /** Gas ceiling of one `handleOps` transaction (below the block gas limit). */
   maxBundleGas: bigint;
@@ -64,6 +67,8 @@ export class Bundler {
   #wake: (() => void) | undefined;
   #closing = false;
   #closed = false;
+  /** Submissions being prepared (estimated, signed) that will be queued soon. */
+  #preparing = 0;
   readonly #loop: Promise<void>;
 
   constructor(
@@ -80,6 +85,21 @@ export class Bundler {
   knowsNonce(sender: string): boolean {
     const lane = this.#lanes.get(sender.toLowerCase());
     return !!lane && !lane.stale && (lane.ops.length > 0 || Date.now() - lane.touchedAt < LANE_TRUST_MS);
+  }
+
+  /**
+   * Announces a submission that is being prepared, so a bundle about to go out waits for it (within the
+   * window). Call the returned function once it was queued or failed.
+   */
+  expect(): () => void {
+    this.#preparing += 1;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#preparing -= 1;
+      if (this.#preparing === 0) this.#poke();
+    };
   }
 
   /** Gives `op` the next nonce of its wallet. `chainNonce` is required unless `knowsNonce(sender)`. */
@@ -136,7 +156,9 @@ export class Bundler {
   async close(timeoutMs = 15_000): Promise<void> {
     this.#closing = true;
     this.#poke();
-    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+    const timer = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), timeoutMs).unref(),
+    );
     if ((await Promise.race([this.#loop, timer])) === 'timeout') {
       for (const op of this.#ready) op.reject(shuttingDown());
       this.#ready = [];
@@ -158,7 +180,8 @@ export class Bundler {
       }
       const oldest = Math.min(...this.#ready.map((o) => o.enqueuedAt));
       const wait = oldest + this.options.windowMs - Date.now();
-      if (wait > 0 && this.#ready.length < this.options.maxOpsPerBundle && !this.#closing) {
+      const company = this.#preparing > 0 && this.#ready.length < this.options.maxOpsPerBundle;
+      if (wait > 0 && company && !this.#closing) {
         await this.#sleep(wait);
         continue;
       }
@@ -194,22 +217,24 @@ export class Bundler {
       if (withdrew || bundle.some((op) => op.signed?.nonce !== op.nonce)) return true;
     }
 
-    const ops = bundle.map((op) => op.signed!.op);
-    const data = encodeHandleOps(ops, this.submitter.address);
-    const gas = bundleGas(bundle);
-
-    let simulation;
+    let data: Hex;
+    let gas: bigint;
+    let simulation: BundleSimulation;
     try {
+      const ops = bundle.map((op) => op.signed!.op);
+      data = encodeHandleOps(ops, this.submitter.address);
+      gas = bundleGas(bundle);
       simulation = await this.gateway.simulateHandleOps(ops, this.submitter.address, gas);
     } catch (err) {
-      // The node is down (or answered nonsense): nothing was sent; every caller hears it at once.
+      // The node is down (or something unexpected broke): nothing was sent; every caller hears it at once.
+      if (!(err instanceof AppError)) this.logger.error({ err }, 'bundle could not be prepared');
       for (const op of bundle) this.#drop(op, err);
       return true;
     }
     if (!simulation.ok) {
       const refused = bundle[simulation.opIndex];
-      if (!refused) throw new Error(`FailedOp index ${simulation.opIndex} outside a bundle of ${bundle.length}`);
-      this.#refuse(refused, simulation.reason);
+      if (refused) this.#refuse(refused, simulation.reason);
+      else for (const op of bundle) this.#drop(op, new UserOperationRejectedError(simulation.reason));
       return true;
     }
 
@@ -233,13 +258,19 @@ export class Bundler {
     if (outcome.kind === 'dropped' || outcome.receipt.status !== 'success') {
       const what = outcome.kind === 'dropped' ? 'dropped' : 'reverted';
       this.logger.warn(
-        { ops: bundle.length, ...(outcome.kind === 'mined' ? { txHash: outcome.receipt.transactionHash } : {}) },
+        {
+          ops: bundle.length,
+          ...(outcome.kind === 'mined' ? { txHash: outcome.receipt.transactionHash } : {}),
+        },
         `bundle ${what}; simulating and sending again`,
       );
       for (const op of bundle) {
         op.attempts += 1;
         if (op.attempts > this.options.maxAttempts) {
-          this.#drop(op, new AppError(502, 'bundle_failed', `The operation's transaction was ${what} repeatedly`));
+          this.#drop(
+            op,
+            new AppError(502, 'bundle_failed', `The operation's transaction was ${what} repeatedly`),
+          );
         }
       }
       for (const op of bundle) this.#laneOf(op).stale = true;
@@ -288,7 +319,10 @@ export class Bundler {
         if (op.nonce !== (expected.get(key) ?? lane.confirmed)) continue;
         if (bundleGas([...bundle, op]) > this.options.maxBundleGas) {
           if (bundle.length === 0) {
-            this.#drop(op, new AppError(422, 'operation_too_large', 'The operation needs more gas than a block holds'));
+            this.#drop(
+              op,
+              new AppError(422, 'operation_too_large', 'The operation needs more gas than a block holds'),
+            );
             return [];
           }
           continue;

@@ -13,7 +13,10 @@ export interface OperationOutcome {
  * Reads a mined `handleOps` receipt: one `UserOperationEvent` per executed operation, plus a
  * `UserOperationRevertReason` for each whose call reverted. Keyed by lowercase userOpHash.
  */
-export function decodeOperationResults(receipt: TransactionReceipt, entryPoint: Address): Map<string, OperationOutcome> {
+export function decodeOperationResults(
+  receipt: TransactionReceipt,
+  entryPoint: Address,
+): Map<string, OperationOutcome> {
   const logs = receipt.logs.filter((log) => log.address.toLowerCase() === entryPoint.toLowerCase());
   const events = parseEventLogs({
     abi: entryPointAbi,
@@ -36,7 +39,8 @@ export function decodeOperationResults(receipt: TransactionReceipt, entryPoint: 
   }
   for (const outcome of outcomes.values()) {
     // A call that ran out of gas reverts without a UserOperationRevertReason.
-    if (!outcome.success && outcome.revertReason === undefined) outcome.revertReason = 'reverted without a reason (or out of gas)';
+    if (!outcome.success && outcome.revertReason === undefined)
+      outcome.revertReason = 'reverted without a reason (or out of gas)';
   }
   return outcomes;
 }

@@ -54,6 +54,15 @@ export class OperationPipeline {
     if ((params.calls === undefined) === (params.callData === undefined)) {
       throw new Error('submitOperation takes either calls or callData');
     }
+    const prepared = this.bundler.expect();
+    try {
+      return await this.#submit(params, prepared);
+    } finally {
+      prepared();
+    }
+  }
+
+  async #submit(params: SubmitOperationParameters, prepared: () => void): Promise<OperationResult> {
     const { owner, salt } = params;
     const counterfactual = this.gateway.walletAddress(owner.address, salt);
     const sender = params.sender ?? counterfactual;
@@ -82,7 +91,9 @@ export class OperationPipeline {
       this.bundler.withdraw(op);
       throw err;
     }
-    return this.bundler.enqueue(op);
+    const result = this.bundler.enqueue(op);
+    prepared();
+    return result;
   }
 }
 
@@ -94,11 +105,16 @@ function withMargin(estimate: bigint): bigint {
 /** Throws 422 `operation_reverted` when a mined operation's call reverted. */
 export function assertOperationSucceeded(result: OperationResult): OperationResult {
   if (!result.success) {
-    throw new AppError(422, 'operation_reverted', `The operation reverted: ${result.revertReason ?? 'no reason'}`, {
-      revert_reason: result.revertReason,
-      tx_hash: result.txHash,
-      user_op_hash: result.userOpHash,
-    });
+    throw new AppError(
+      422,
+      'operation_reverted',
+      `The operation reverted: ${result.revertReason ?? 'no reason'}`,
+      {
+        revert_reason: result.revertReason,
+        tx_hash: result.txHash,
+        user_op_hash: result.userOpHash,
+      },
+    );
   }
   return result;
 }

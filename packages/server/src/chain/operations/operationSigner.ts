@@ -32,7 +32,9 @@ export class OperationSigner {
   /** True when `op` was never signed, was signed for another nonce, or its sponsorship is about to lapse. */
   needsSigning(op: PendingOperation, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
     return (
-      !op.signed || op.signed.nonce !== op.nonce || op.signed.validUntil - nowSeconds < MIN_VALIDITY_LEFT_SECONDS
+      !op.signed ||
+      op.signed.nonce !== op.nonce ||
+      op.signed.validUntil - nowSeconds < MIN_VALIDITY_LEFT_SECONDS
     );
   }
 
@@ -41,7 +43,9 @@ export class OperationSigner {
     const nonce = pending.nonce;
     // Only the wallet's first operation deploys it; later ones (also later ones in the same bundle) do not.
     const initCode: Hex =
-      nonce === 0n && !pending.deployed ? encodeInitCode(contracts.account_factory, pending.firstOwner, pending.salt) : '0x';
+      nonce === 0n && !pending.deployed
+        ? encodeInitCode(contracts.account_factory, pending.firstOwner, pending.salt)
+        : '0x';
     const fees = await this.gateway.fees();
     const unsigned: UnsignedUserOperation = {
       sender: pending.sender,
@@ -50,7 +54,9 @@ export class OperationSigner {
       callData: pending.callData,
       callGasLimit: pending.callGasLimit,
       verificationGasLimit:
-        initCode === '0x' ? OPERATION_GAS.verificationGasLimit : OPERATION_GAS.verificationGasLimitWithInitCode,
+        initCode === '0x'
+          ? OPERATION_GAS.verificationGasLimit
+          : OPERATION_GAS.verificationGasLimitWithInitCode,
       preVerificationGas: OPERATION_GAS.preVerificationGas,
       maxFeePerGas: fees.maxFeePerGas,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,

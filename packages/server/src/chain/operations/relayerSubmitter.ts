@@ -1,16 +1,11 @@
-import {
-  BaseError,
-  keccak256,
-  type LocalAccount,
-  type TransactionReceipt,
-  TransactionReceiptNotFoundError,
-} from 'viem';
+import { BaseError, keccak256, type LocalAccount, type TransactionReceipt } from 'viem';
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable } from '../../errors.js';
 import type { ChainClient } from '../chainClient.js';
 import { isTransportError, translateChainError } from '../chainErrors.js';
 import type { ChainGateway, Fees } from '../chainGateway.js';
 import type { Address, Hash, Hex } from '../types.js';
+import { fetchReceipt } from '../waitForReceipt.js';
 
 export interface RelayerSubmitterOptions {
   client: ChainClient;
@@ -64,7 +59,7 @@ export class RelayerSubmitter {
       feeBumpAfterMs: 60_000,
       outageTimeoutMs: 20_000,
       maxWaitMs: 600_000,
-      ...stripUndefined(options),
+      ...definedTuning(options),
     };
   }
 
@@ -78,7 +73,7 @@ export class RelayerSubmitter {
   }
 
   async submit(request: { to: Address; data: Hex; gas: bigint }): Promise<SubmissionOutcome> {
-    const { client, gateway, logger } = this.options;
+    const { gateway, logger } = this.options;
     const o = this.#o;
     let nonce = this.#nonce ?? (await this.#chainNonce('pending'));
     let fees = await gateway.fees();
@@ -206,14 +201,7 @@ export class RelayerSubmitter {
   /** The receipt of any of `hashes`, null when none is mined, or `unreachable`. */
   async #receipt(hashes: Hash[]): Promise<TransactionReceipt | null | 'unreachable'> {
     try {
-      const found = await Promise.all(
-        hashes.map((hash) =>
-          this.options.client.getTransactionReceipt({ hash }).catch((err: unknown) => {
-            if (err instanceof TransactionReceiptNotFoundError) return null;
-            throw err;
-          }),
-        ),
-      );
+      const found = await Promise.all(hashes.map((hash) => fetchReceipt(this.options.client, hash)));
       return found.find((r) => r !== null) ?? null;
     } catch (err) {
       if (isTransportError(err)) return 'unreachable';
@@ -246,6 +234,9 @@ function errorText(err: unknown): string {
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/** The tuning fields of `options` that are set. */
+function definedTuning(options: RelayerSubmitterOptions): Partial<RelayerSubmitterOptions> {
+  const { pollIntervalMs, resendAfterMs, feeBumpAfterMs, outageTimeoutMs, maxWaitMs } = options;
+  const tuning = { pollIntervalMs, resendAfterMs, feeBumpAfterMs, outageTimeoutMs, maxWaitMs };
+  return Object.fromEntries(Object.entries(tuning).filter(([, v]) => v !== undefined));
 }

@@ -23,12 +23,15 @@ const perUser = (route: string, max: number) => ({
 /** E-mail verification (decisions §4): a mailed 6-digit code for a single-use verification token. */
 export async function emailVerificationRoutes(app: App, services: Services): Promise<void> {
   const { emailVerification } = services;
-  const onRequest = [perAddressLimiter(app, services), requireToken(services.authenticator, 'login')];
+  const limitAddress = perAddressLimiter(app, services);
+  const requireLogin = requireToken(services.authenticator, 'login');
+  // A fresh array per route: the rate-limit plugin appends each route's own limiter to it.
+  const onRequest = () => [limitAddress, requireLogin];
 
   app.post(
     '/v1/auth/email/send-code',
     {
-      onRequest,
+      onRequest: onRequest(),
       schema: {
         tags: ['pin'],
         summary: 'Mail a 6-digit verification code to the account’s e-mail address (10 minutes)',
@@ -42,10 +45,13 @@ export async function emailVerificationRoutes(app: App, services: Services): Pro
           ...errorResponses(400, 401, 429, 503),
         },
       },
-      config: perUser('email-send', 5),
+      config: perUser('email-send', 20),
     },
     async (request) => {
-      const { expiresIn } = await emailVerification.sendCode(Number(authOf(request).userId), request.body.purpose);
+      const { expiresIn } = await emailVerification.sendCode(
+        Number(authOf(request).userId),
+        request.body.purpose,
+      );
       return { success: true, expires_in: expiresIn };
     },
   );
@@ -53,7 +59,7 @@ export async function emailVerificationRoutes(app: App, services: Services): Pro
   app.post(
     '/v1/auth/email/verify',
     {
-      onRequest,
+      onRequest: onRequest(),
       schema: {
         tags: ['pin'],
         summary: 'Exchange the mailed code for a verification token (10 minutes, single use)',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { getAddress } from 'viem';
+import { getAddress, isAddress } from 'viem';
 import type { Services } from '../../composition.js';
 import { KEY_SHARE_PATTERN, PIN_HASH_PATTERN, PIN_SALT_PATTERN } from '../../crypto/keyShares.js';
 import { AppError, forbidden, invalidField } from '../../errors.js';
@@ -45,13 +45,17 @@ const CallBody = Type.Object({
   ),
 });
 
-/** Checksums a schema-valid address; a wrong mixed-case checksum is a 400 naming the field. */
+/**
+ * Checksums a schema-valid address. Mixed case must be a valid EIP-55 checksum (a wrong one is
+ * usually a typo): 400 naming the field. All-lowercase or all-uppercase carries no checksum.
+ */
 export function toAddress(value: string, field: string): `0x${string}` {
-  try {
-    return getAddress(value);
-  } catch {
-    throw invalidField(field, `${field} is not a valid address (bad checksum)`);
+  const hex = value.slice(2);
+  const unchecked = hex === hex.toLowerCase() || hex === hex.toUpperCase();
+  if (!unchecked && !isAddress(value, { strict: true })) {
+    throw invalidField(field, `${field} has a wrong EIP-55 checksum`);
   }
+  return getAddress(value.toLowerCase());
 }
 
 /** PIN endpoints act only for the user of the login JWT. */
@@ -105,12 +109,14 @@ export function perAddressLimiter(app: App, services: Services): (request: Fasti
 export async function pinRoutes(app: App, services: Services): Promise<void> {
   const { custody } = services;
   const limitAddress = perAddressLimiter(app, services);
-  const loginOnly = [limitAddress, requireToken(services.authenticator, 'login')];
+  const requireLogin = requireToken(services.authenticator, 'login');
+  // A fresh array per route: the rate-limit plugin appends each route's own limiter to it.
+  const loginOnly = () => [limitAddress, requireLogin];
 
   app.post(
     '/v1/pin/register',
     {
-      onRequest: loginOnly,
+      onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
         summary: 'Create the user’s wallet and owner key, split under the PIN (spec endpoint 9)',
@@ -143,7 +149,9 @@ export async function pinRoutes(app: App, services: Services): Promise<void> {
       const wallet = await custody.register(request.body.user_uuid, request.body.pin_hash);
       return {
         success: true,
-        data: [{ address: wallet.address, mnemonic: wallet.mnemonicEnc, key_share_user: wallet.keyShareUser }],
+        data: [
+          { address: wallet.address, mnemonic: wallet.mnemonicEnc, key_share_user: wallet.keyShareUser },
+        ],
       };
     },
   );
@@ -151,10 +159,11 @@ export async function pinRoutes(app: App, services: Services): Promise<void> {
   app.post(
     '/v1/pin/verify',
     {
-      onRequest: loginOnly,
+      onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary: 'Prove the PIN, or sign and submit one sponsored operation from the main wallet (spec endpoint 10)',
+        summary:
+          'Prove the PIN, or sign and submit one sponsored operation from the main wallet (spec endpoint 10)',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
@@ -198,10 +207,11 @@ export async function pinRoutes(app: App, services: Services): Promise<void> {
   app.post(
     '/v1/pin/reset',
     {
-      onRequest: loginOnly,
+      onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary: 'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction (spec endpoint 11)',
+        summary:
+          'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction (spec endpoint 11)',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
@@ -210,7 +220,11 @@ export async function pinRoutes(app: App, services: Services): Promise<void> {
           new_pin_salt: PinFields.pinSalt,
         }),
         response: {
-          200: Type.Object({ success: Type.Boolean(), address: Type.String(), key_share_user: Type.String() }),
+          200: Type.Object({
+            success: Type.Boolean(),
+            address: Type.String(),
+            key_share_user: Type.String(),
+          }),
           ...errorResponses(400, 401, 403, 404, 409, 429),
         },
       },
@@ -227,10 +241,11 @@ export async function pinRoutes(app: App, services: Services): Promise<void> {
   app.post(
     '/v1/pin/recover',
     {
-      onRequest: loginOnly,
+      onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary: 'Rotate the wallet owner key after e-mail verification; the address stays (spec endpoint 12)',
+        summary:
+          'Rotate the wallet owner key after e-mail verification; the address stays (spec endpoint 12)',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,

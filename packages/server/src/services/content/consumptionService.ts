@@ -40,7 +40,8 @@ const unknownCuid = () => new AppError(404, 'unknown_cuid', 'This cuid is not re
 export class ConsumptionService implements BatchListener {
   readonly #options: Required<ConsumptionOptions>;
   readonly #mutex = new KeyedMutex();
-  readonly #waiters = new Map<string, Set<(record: UsageRecord) => void>>();
+  /** Callers waiting for their record; called with the settled record, or with nothing to answer as is. */
+  readonly #waiters = new Map<string, Set<(record?: UsageRecord) => void>>();
 
   constructor(
     private readonly keyring: ProviderKeyring,
@@ -161,7 +162,7 @@ export class ConsumptionService implements BatchListener {
   async #waitFor(record: UsageRecord): Promise<UsageRecord> {
     return new Promise<UsageRecord>((resolve) => {
       let done = false;
-      const finish = (r: UsageRecord) => {
+      const finish = (r: UsageRecord = record) => {
         if (done) return;
         done = true;
         clearTimeout(timeout);
@@ -188,6 +189,16 @@ export class ConsumptionService implements BatchListener {
         this.batcher?.isLeader ? 2_000 : 200,
       );
     });
+  }
+
+  /**
+   * Answers every waiting caller now with what is known (a record still queued is answered 202): on
+   * shutdown the HTTP server waits for open requests, and a queued record is safe in the database.
+   */
+  answerPending(): void {
+    for (const set of [...this.#waiters.values()]) {
+      for (const finish of [...set]) finish();
+    }
   }
 
   /** Called by the batcher when records are included (or refused). */

@@ -23,12 +23,13 @@ interface SlotLike {
 const view = (s: SlotLike | undefined): SlotView | undefined =>
   s && { id: s.id, clientId: s.clientId, ownerUuid: s.ownerUuid, contentAddress: s.contentAddress };
 
+/** Confirmed slots only (`SlotService.findSlot` leaves out slots still being created). */
 export function slotDirectoryOf(slots: {
-  findById(id: string): Promise<SlotLike | undefined>;
+  findSlot(id: string): Promise<SlotLike | undefined>;
   findByContentAddress(address: string): Promise<SlotLike | undefined>;
 }): SlotDirectory {
   return {
-    findById: async (id) => view(await slots.findById(id)),
+    findById: async (id) => view(await slots.findSlot(id)),
     findByContentAddress: async (address) => view(await slots.findByContentAddress(address)),
   };
 }

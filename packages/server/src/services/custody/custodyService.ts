@@ -17,11 +17,16 @@ export type { PinProof, RegisteredWallet, RecoveredWallet };
 export const MAX_CALLS_PER_OPERATION = 16;
 
 export const operationReverted = (result: OperationResult) =>
-  new AppError(422, 'operation_reverted', `The operation was included but reverted${result.revertReason ? `: ${result.revertReason}` : ''}`, {
-    user_op_hash: result.userOpHash,
-    tx_hash: result.txHash,
-    ...(result.revertReason ? { revert_reason: result.revertReason } : {}),
-  });
+  new AppError(
+    422,
+    'operation_reverted',
+    `The operation was included but reverted${result.revertReason ? `: ${result.revertReason}` : ''}`,
+    {
+      user_op_hash: result.userOpHash,
+      tx_hash: result.txHash,
+      ...(result.revertReason ? { revert_reason: result.revertReason } : {}),
+    },
+  );
 
 /**
  * PIN key custody: the use cases behind `/v1/pin/*`, and the one way other features make a user's
@@ -72,7 +77,11 @@ export class CustodyService {
   }
 
   /** POST /v1/pin/reset. */
-  async reset(userUuid: number, mnemonic: string, newPinHash: string): Promise<{ address: Address; keyShareUser: string }> {
+  async reset(
+    userUuid: number,
+    mnemonic: string,
+    newPinHash: string,
+  ): Promise<{ address: Address; keyShareUser: string }> {
     await this.rotation.reconcile(userUuid);
     return resetPin(this.deps, userUuid, mnemonic, newPinHash);
   }
@@ -91,7 +100,12 @@ export class CustodyService {
    * `not_your_wallet` otherwise), unlocked by the PIN trio (401 `invalid_pin`, 423 `pin_locked`).
    * Resolves even when the operation reverted on chain (`success: false`); callers decide.
    */
-  async operate(userUuid: number, walletAddress: Address, proof: PinProof, calls: Call[]): Promise<OperationResult> {
+  async operate(
+    userUuid: number,
+    walletAddress: Address,
+    proof: PinProof,
+    calls: Call[],
+  ): Promise<OperationResult> {
     const wallet = await this.requireWallet(userUuid, walletAddress);
     await this.rotation.reconcile(userUuid);
     const fresh = (await this.deps.wallets.findByAddress(walletAddress)) ?? wallet;

@@ -5,12 +5,7 @@ import { mnemonicToOwnerKey, newOwnerMnemonic } from '../../crypto/ownerKey.js';
 import { AppError } from '../../errors.js';
 import type { Custody, PendingRotation } from '../../stores/custodyStore.js';
 import type { Wallet } from '../../stores/walletStore.js';
-import {
-  custodyChanged,
-  ownerMismatch,
-  rotationInProgress,
-  walletNotFound,
-} from './custodyErrors.js';
+import { custodyChanged, ownerMismatch, rotationInProgress, walletNotFound } from './custodyErrors.js';
 import { type CustodyDeps, effectiveOwner, sameAddress, walletRef } from './custodyDeps.js';
 import { storedOwnerKey } from './storedOwnerKey.js';
 import type { Address } from './walletChain.js';
@@ -120,7 +115,12 @@ export class OwnerRotation {
       // 1. Load the server share and decrypt the stored mnemonic.
       const custody = await store.find(userUuid);
       if (!custody) throw walletNotFound();
-      oldShareServer = seal.openServerShare(custody.serverShareSealed, userUuid, custody.owner, custody.keyVersion);
+      oldShareServer = seal.openServerShare(
+        custody.serverShareSealed,
+        userUuid,
+        custody.owner,
+        custody.keyVersion,
+      );
       // 2. Derive the old owner EOA and check it equals the stored owner (storedOwnerKey does), and
       //    check the on-chain owner of every wallet at the start.
       oldKey = await storedOwnerKey(seal, custody);
@@ -190,7 +190,7 @@ export class OwnerRotation {
     progress: { sent: boolean },
     beforeStore?: () => Promise<void>,
   ): Promise<void> {
-    const { store, wallets, chain, seal } = this.deps;
+    const { store, wallets, seal } = this.deps;
     const userUuid = pending.userUuid;
     const signer = ownerFromPrivateKey(oldKey);
     for (let round = 0; round < 3; round++) {

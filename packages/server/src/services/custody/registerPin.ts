@@ -22,7 +22,11 @@ export interface RegisteredWallet {
  * counterfactual main wallet, the XOR split, and one transaction that stores the wallet row, the
  * sealed server share and the sealed mnemonic. A crash anywhere leaves either nothing or all of it.
  */
-export async function registerPin(deps: CustodyDeps, userUuid: number, pinHash: string): Promise<RegisteredWallet> {
+export async function registerPin(
+  deps: CustodyDeps,
+  userUuid: number,
+  pinHash: string,
+): Promise<RegisteredWallet> {
   if (await deps.wallets.mainWallet(userUuid)) throw walletExists();
   const mnemonic = newOwnerMnemonic();
   let key: Buffer | undefined;

@@ -4,7 +4,11 @@ import { OutboxMailer } from './outboxMailer.js';
 import { SmtpMailer } from './smtpMailer.js';
 
 /** SMTP when `SMTP_URL` is set, otherwise `.eml` files in `DATA_DIR/outbox/`. */
-export function createMailer(config: { smtpUrl: string | undefined; mailFrom: string; dataDir: string }): Mailer {
+export function createMailer(config: {
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  dataDir: string;
+}): Mailer {
   return config.smtpUrl
     ? new SmtpMailer(config.smtpUrl, config.mailFrom)
     : new OutboxMailer(path.join(config.dataDir, 'outbox'), config.mailFrom);

@@ -13,7 +13,12 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(message: MailMessage): Promise<void> {
-    await this.#transport.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
+    await this.#transport.sendMail({
+      from: this.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+    });
   }
 
   async close(): Promise<void> {

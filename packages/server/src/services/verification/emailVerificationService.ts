@@ -54,11 +54,17 @@ export class EmailVerificationService {
     const recent = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000);
     const last = recent[0];
     if (last !== undefined && now - last < RESEND_INTERVAL_MS) {
-      throw rateLimited(Math.ceil((last + RESEND_INTERVAL_MS - now) / 1000), 'A code was sent less than a minute ago');
+      throw rateLimited(
+        Math.ceil((last + RESEND_INTERVAL_MS - now) / 1000),
+        'A code was sent less than a minute ago',
+      );
     }
     if (recent.length >= MAX_CODES_PER_HOUR) {
       const oldest = recent[recent.length - 1]!;
-      throw rateLimited(Math.ceil((oldest + 3_600_000 - now) / 1000), 'Too many codes were sent in the last hour');
+      throw rateLimited(
+        Math.ceil((oldest + 3_600_000 - now) / 1000),
+        'Too many codes were sent in the last hour',
+      );
     }
     await this.store.deleteExpired(now - 24 * 3_600_000);
 
@@ -86,7 +92,11 @@ export class EmailVerificationService {
     } catch {
       // An unsent code must not stay usable (nor keep the user waiting for the resend interval in vain).
       await this.store.consumeCode(id, Date.now());
-      throw new AppError(503, 'mail_unavailable', 'The verification e-mail could not be sent; try again later');
+      throw new AppError(
+        503,
+        'mail_unavailable',
+        'The verification e-mail could not be sent; try again later',
+      );
     }
     return { expiresIn: CODE_TTL_MS / 1000 };
   }
@@ -100,7 +110,11 @@ export class EmailVerificationService {
     const now = Date.now();
     const live = await this.store.liveCode(userUuid, purpose, now);
     if (!live) {
-      throw new AppError(400, 'code_expired', 'There is no valid code: it expired or was used; request a new one');
+      throw new AppError(
+        400,
+        'code_expired',
+        'There is no valid code: it expired or was used; request a new one',
+      );
     }
     // Count the guess before comparing, so parallel guesses cannot exceed the limit.
     if (!(await this.store.reserveCodeAttempt(live.id, MAX_CODE_ATTEMPTS, now))) {

@@ -17,7 +17,8 @@ export async function adminFaucetRoutes(app: App, services: Services): Promise<v
     {
       schema: {
         tags: ['admin'],
-        summary: 'Add native currency (wei) and platform ERC-20 (base units) to an address (chain 31337 only)',
+        summary:
+          'Add native currency (wei) and platform ERC-20 (base units) to an address (chain 31337 only)',
         security: [{ admin: [] }],
         body: Type.Object({
           address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),

@@ -1,0 +1,260 @@
+/**
+ * Backend-integration round trips: authorize → callback → get_token, as an app backend runs them, for
+ * users who already have their slot, at 20 concurrent users, against dauth on the embedded default
+ * (SQLite + embedded anvil) running in its own process.
+ *
+ *   npm run bench:backend                       # 10 s measured after a 3 s warm-up
+ *   BENCH_SECONDS=30 BENCH_USERS=20 npm run bench:backend
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:backend   # a fresh schema
+ *
+ * Prints one JSON line with round trips per second and the latency percentiles (ms).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const USERS = Number(process.env.BENCH_USERS ?? 20);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Setup requests; sign-up is rate limited per address, so a 429 waits as told and tries again. */
+const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> => {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status === 429) {
+    const wait = Number(res.headers.get('retry-after') ?? 5);
+    process.stderr.write(`setup rate limited; waiting ${wait} s\n`);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    return post(url, body, headers);
+  }
+  if (res.status >= 300) throw new Error(`${url} answered ${res.status}: ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+};
+
+async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** dauth in its own process, as `npm start` runs it (but from the sources, with its own DATA_DIR). */
+async function startDauth(): Promise<{ url: string; child: ChildProcess; dataDir: string; cleanup(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-'));
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
+  let dropSchema = async () => undefined;
+  if (process.env.DATABASE_URL) {
+    const schema = `bench_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const url = new URL(process.env.DATABASE_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env.DATABASE_URL = url.toString();
+    env.MASTER_KEY ??= randomBytes(32).toString('hex');
+    env.ADMIN_API_KEY ??= randomBytes(24).toString('hex');
+    dropSchema = async () => {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    };
+  }
+  const child = spawn(
+    process.execPath,
+    [
+      // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      '--conditions=development',
+      '--import',
+      'tsx',
+      path.join(root, 'packages/server/src/main.ts'),
+    ],
+    { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error('dauth did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return {
+    url,
+    child,
+    dataDir,
+    cleanup: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      await dropSchema();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The app backend's callback route: answers 200 at once, then hands the code to whoever waits for the state. */
+async function startCallbackServer() {
+  const waiting = new Map<string, (code: string) => void>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { success: number; code: string; state: string };
+      const waiter = waiting.get(body.state);
+      if (waiter && body.success === 1) {
+        waiting.delete(body.state);
+        waiter(body.code);
+      }
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/dauth/callback`,
+    expect: (state: string) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('callback timeout')), 15_000);
+        waiting.set(state, (code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+      }),
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+async function main(): Promise<void> {
+  const dauth = await startDauth();
+  const callbacks = await startCallbackServer();
+  try {
+    const password = 'correct horse battery';
+    const register = async (nickname: string) => {
+      const email = `${nickname}-${randomBytes(4).toString('hex')}@bench.local`;
+      await post(`${dauth.url}/v1/dev-user/register`, { email, password, nickname });
+      const login = await post(`${dauth.url}/v1/dev-user/login_devuser`, { email, password });
+      return { uuid: login.uuid as string, jwt: login.token as string };
+    };
+    const developer = await register('developer');
+    const app = await post(
+      `${dauth.url}/v1/dev-user/clients`,
+      { name: 'Bench game', redirect_uris: [callbacks.url] },
+      { authorization: `Bearer ${developer.jwt}` },
+    );
+    const credentials = { client_id: app.client_id as string, client_secret: app.client_secret as string };
+
+    const users = [];
+    for (let i = 0; i < USERS; i++) {
+      const user = await register(`player${i}`);
+      const pinSalt = randomBytes(32).toString('hex');
+      const pinHash = createHash('sha256').update(`123456${pinSalt}`).digest('hex');
+      await post(
+        `${dauth.url}/v1/pin/register`,
+        { user_uuid: Number(user.uuid), pin_hash: pinHash, pin_salt: pinSalt },
+        { authorization: `Bearer ${user.jwt}` },
+      );
+      users.push(user);
+    }
+
+    /** One complete round trip; resolves with its latency in ms. */
+    const roundTrip = async (jwt: string): Promise<number> => {
+      const started = performance.now();
+      const state = randomBytes(16).toString('base64url');
+      const code = callbacks.expect(state);
+      const query = new URLSearchParams({ client_id: credentials.client_id, redirect_uri: callbacks.url, respose_type: 'code', state });
+      const authorize = await fetch(`${dauth.url}/v1/oauth-meta/authorize?${query.toString()}`, {
+        headers: { authorization: `Bearer ${jwt}` },
+      });
+      const authorizeText = await authorize.text();
+      if (authorize.status !== 200) throw new Error(`authorize ${authorize.status}: ${authorizeText}`);
+      const token = await fetch(`${dauth.url}/v1/oauth-meta/get_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...credentials, code: await code, grant_type: 'authorization_code' }),
+      });
+      const tokenText = await token.text();
+      if (!tokenText.startsWith('{"code":1,')) throw new Error(`get_token ${token.status}: ${tokenText}`);
+      return performance.now() - started;
+    };
+
+    // Every user's first round trip creates their slot (a chain write); the measured ones find it.
+    await Promise.all(users.map((u) => roundTrip(u.jwt)));
+
+    const run = async (seconds: number) => {
+      const latencies: number[] = [];
+      let errors = 0;
+      const until = performance.now() + seconds * 1000;
+      const started = performance.now();
+      await Promise.all(
+        users.map(async (u) => {
+          while (performance.now() < until) {
+            try {
+              latencies.push(await roundTrip(u.jwt));
+            } catch (err) {
+              errors++;
+              if (errors <= 3) console.error((err as Error).message);
+            }
+          }
+        }),
+      );
+      const elapsed = (performance.now() - started) / 1000;
+      latencies.sort((a, b) => a - b);
+      const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(1));
+      return {
+        round_trips: latencies.length,
+        errors,
+        seconds: Number(elapsed.toFixed(2)),
+        round_trips_per_second: Number((latencies.length / elapsed).toFixed(1)),
+        p50_ms: pct(50),
+        p90_ms: pct(90),
+        p99_ms: pct(99),
+        max_ms: Number((latencies.at(-1) ?? 0).toFixed(1)),
+      };
+    };
+    await run(WARMUP_SECONDS);
+    const result = await run(SECONDS);
+    console.log(
+      JSON.stringify({
+        bench: 'backend round trips (authorize → callback → get_token, existing slot)',
+        database: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+        users: USERS,
+        cpus: os.cpus().length,
+        ...result,
+        target_round_trips_per_second: 300,
+        meets_target: result.round_trips_per_second >= 300 && result.errors === 0,
+      }),
+    );
+  } finally {
+    await callbacks.close();
+    await dauth.cleanup();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,362 @@
+/**
+ * Content tokens on the embedded default (SQLite + embedded anvil), dauth in its own process:
+ *
+ * 1. Recorded consumptions per second, end to end: `increase_used_content_token` answered 200 with the
+ *    `tx_hash` of the transaction that carried the record (so after inclusion), at 100 concurrent callers
+ *    (closed loop, spread over 10 slots), plus how many chain transactions carried them.
+ * 2. `balance_adex` requests per second (autocannon, 100 connections) against a bare Fastify route that
+ *    answers the same JSON shape from memory, measured in the same run.
+ *
+ *   npm run bench:content
+ *   BENCH_SECONDS=20 BENCH_CALLERS=100 BENCH_SLOTS=10 npm run bench:content
+ *   BENCH_REQUEST_ID=1 npm run bench:content        # every payload carries a request_id
+ *
+ * Prints one JSON line. Targets: ≥ 1,000 consumptions/s with ≥ 50 records per transaction on average, and
+ * balance_adex ≥ 0.5 × the bare route.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const CALLERS = Number(process.env.BENCH_CALLERS ?? 100);
+const SLOTS = Number(process.env.BENCH_SLOTS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const WITH_REQUEST_ID = process.env.BENCH_REQUEST_ID === '1';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CALLERS + 10 });
+
+/** A JSON request over a keep-alive agent; answers status and text. */
+function request(
+  url: string,
+  method: 'GET' | 'POST',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: { ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Setup calls: anything but 2xx stops the benchmark (a 429 waits as told). */
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
+  const res = await request(url, 'POST', body, headers);
+  if (res.status === 429) {
+    const wait = Number(res.headers['retry-after'] ?? 5);
+    process.stderr.write(`setup rate limited; waiting ${wait} s\n`);
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    return post(url, body, headers);
+  }
+  if (res.status >= 300) throw new Error(`${url} answered ${res.status}: ${res.text}`);
+  return JSON.parse(res.text) as Record<string, unknown>;
+}
+
+async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${url} exited with ${child.exitCode}`);
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** dauth in its own process, as `npm start` runs it (from the sources, with its own DATA_DIR). */
+async function startDauth(): Promise<{ url: string; adminKey: string; cleanup(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-content-'));
+  const port = await freePort();
+  const adminKey = randomBytes(24).toString('hex');
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '--import', 'tsx', path.join(root, 'packages/server/src/main.ts')],
+    {
+      cwd: root,
+      env: {
+        ...(process.env as Record<string, string>),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        ADMIN_API_KEY: adminKey,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/readyz`, child);
+  return {
+    url,
+    adminKey,
+    cleanup: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The yardstick: a bare Fastify process answering the same JSON shape from memory. */
+async function startBareFastify(): Promise<{ url: string; cleanup(): Promise<void> }> {
+  const port = await freePort();
+  const source = `
+    import Fastify from 'fastify';
+    const app = Fastify();
+    const body = { success: true, slot: '0x5FbDB2315678afecb367f032d93F642f64180aa3', balance: '999000', used_balances: '1000', cuid: 'bench-game' };
+    app.get('/bare/:slot', async () => body);
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    await app.listen({ host: '127.0.0.1', port: ${port} });
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/healthz`, child);
+  return {
+    url,
+    cleanup: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+/** The app backend's callback route for the slot-creating backend authorize. */
+async function startCallbackServer() {
+  const waiting = new Map<string, (code: string) => void>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { success: number; code: string; state: string };
+      waiting.get(body.state)?.(body.code);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/dauth/callback`,
+    expect: (state: string) =>
+      new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('callback timeout')), 30_000);
+        waiting.set(state, (code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+      }),
+    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+  };
+}
+
+function encrypt(keyHex: string, ivHex: string, payload: unknown): string {
+  const cipher = createCipheriv('aes-256-ctr', Buffer.from(keyHex, 'hex'), Buffer.from(ivHex, 'hex'));
+  return Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]).toString('hex');
+}
+
+const percentile = (sorted: number[], p: number) =>
+  Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1));
+
+async function main(): Promise<void> {
+  const dauth = await startDauth();
+  const bare = await startBareFastify();
+  const callbacks = await startCallbackServer();
+  try {
+    const password = 'correct horse battery';
+    const register = async (nickname: string) => {
+      const email = `${nickname}-${randomBytes(4).toString('hex')}@bench.local`;
+      await post(`${dauth.url}/v1/dev-user/register`, { email, password, nickname });
+      const login = await post(`${dauth.url}/v1/dev-user/login_devuser`, { email, password });
+      return { uuid: login.uuid as string, jwt: login.token as string };
+    };
+    const developer = await register('developer');
+    const app = await post(
+      `${dauth.url}/v1/dev-user/clients`,
+      { name: 'Bench game', redirect_uris: [callbacks.url], dapp: true },
+      { authorization: `Bearer ${developer.jwt}` },
+    );
+    const clientId = app.client_id as string;
+    const clientSecret = app.client_secret as string;
+    const cuid = `bench-${randomBytes(4).toString('hex')}`;
+    const provider = await post(
+      `${dauth.url}/v1/development-api/init_permission_provider`,
+      { client_id: clientId, cuid, release_per: 50, owner_addr: `0x${randomBytes(20).toString('hex')}` },
+      { authorization: `Bearer ${developer.jwt}` },
+    );
+    const key = provider.encryption_key as string;
+    const iv = provider.encryption_iv as string;
+
+    /** A player with a PIN wallet, native funds, a slot (backend authorize → callback → get_token) and tokens. */
+    const newSlot = async (i: number) => {
+      const user = await register(`player${i}`);
+      const pinSalt = randomBytes(32).toString('hex');
+      const pinHash = createHash('sha256').update(`123456${pinSalt}`).digest('hex');
+      const pin = await post(
+        `${dauth.url}/v1/pin/register`,
+        { user_uuid: Number(user.uuid), pin_hash: pinHash, pin_salt: pinSalt },
+        { authorization: `Bearer ${user.jwt}` },
+      );
+      const wallet = (pin.data as { address: string; key_share_user: string }[])[0]!;
+      await post(`${dauth.url}/v1/admin/faucet`, { address: wallet.address, native: '1000000000000000000' }, {
+        authorization: `Bearer ${dauth.adminKey}`,
+      });
+      const state = randomBytes(16).toString('base64url');
+      const code = callbacks.expect(state);
+      const query = new URLSearchParams({ client_id: clientId, redirect_uri: callbacks.url, respose_type: 'code', state });
+      const authorize = await request(`${dauth.url}/v1/oauth-meta/authorize?${query.toString()}`, 'GET', undefined, {
+        authorization: `Bearer ${user.jwt}`,
+      });
+      if (authorize.status !== 200) throw new Error(`authorize ${authorize.status}: ${authorize.text}`);
+      const token = await request(`${dauth.url}/v1/oauth-meta/get_token`, 'POST', {
+        client_id: clientId,
+        client_secret: clientSecret,
+        code: await code,
+        grant_type: 'authorization_code',
+      });
+      // The slot id is a 19-digit raw JSON number: read it from the text, never through a float.
+      const slotId = /"id":"?(\d+)"?/.exec(token.text)?.[1];
+      const slotAddress = /"content_address":"(0x[0-9a-fA-F]{40})"/.exec(token.text)?.[1];
+      if (!slotId || !slotAddress) throw new Error(`get_token: ${token.text}`);
+      await post(
+        `${dauth.url}/v1/development-api/user_buy_content_token`,
+        {
+          client_id: clientId,
+          user_dbkey: slotId,
+          amount: '100000000',
+          cuid,
+          pin_hash: pinHash,
+          pin_salt: pinSalt,
+          key_share_user: wallet.key_share_user,
+        },
+        { authorization: `Bearer ${user.jwt}` },
+      );
+      return { slotId, slotAddress };
+    };
+    const slots = [];
+    for (let i = 0; i < SLOTS; i += 5) {
+      slots.push(...(await Promise.all(Array.from({ length: Math.min(5, SLOTS - i) }, (_, j) => newSlot(i + j)))));
+    }
+
+    // ----- 1. consumption end to end -----
+    const consumeUrl = `${dauth.url}/v1/development-api/increase_used_content_token`;
+    const messages = slots.map((s) => encrypt(key, iv, { client_id: clientId, user_dbkey: s.slotId, amount: '1', cuid }));
+    let sequence = 0;
+    const runConsumption = async (seconds: number) => {
+      const latencies: number[] = [];
+      const transactions = new Set<string>();
+      let errors = 0;
+      const started = performance.now();
+      const until = started + seconds * 1000;
+      await Promise.all(
+        Array.from({ length: CALLERS }, async (_, caller) => {
+          const slot = slots[caller % slots.length]!;
+          while (performance.now() < until) {
+            const message = WITH_REQUEST_ID
+              ? encrypt(key, iv, { client_id: clientId, user_dbkey: slot.slotId, amount: '1', cuid, request_id: `b${sequence++}` })
+              : messages[caller % slots.length]!;
+            const t0 = performance.now();
+            const res = await request(consumeUrl, 'POST', { encrypted_message: message });
+            if (res.status !== 200) {
+              errors++;
+              if (errors <= 3) process.stderr.write(`consumption answered ${res.status}: ${res.text}\n`);
+              continue;
+            }
+            latencies.push(performance.now() - t0);
+            transactions.add((JSON.parse(res.text) as { tx_hash: string }).tx_hash);
+          }
+        }),
+      );
+      const elapsed = (performance.now() - started) / 1000;
+      latencies.sort((a, b) => a - b);
+      return {
+        recorded: latencies.length,
+        errors,
+        seconds: Number(elapsed.toFixed(2)),
+        consumptions_per_second: Number((latencies.length / elapsed).toFixed(1)),
+        transactions: transactions.size,
+        records_per_transaction: Number((latencies.length / Math.max(1, transactions.size)).toFixed(1)),
+        p50_ms: percentile(latencies, 50),
+        p90_ms: percentile(latencies, 90),
+        p99_ms: percentile(latencies, 99),
+      };
+    };
+    await runConsumption(WARMUP_SECONDS);
+    const consumption = await runConsumption(SECONDS);
+
+    // ----- 2. balance_adex against a bare Fastify route -----
+    const slot = slots[0]!;
+    const cannon = (url: string, seconds = SECONDS) =>
+      autocannon({ url, connections: 100, duration: seconds, pipelining: 1 }).then((r) => ({
+        requests_per_second: Math.round(r.requests.average),
+        p50_ms: r.latency.p50,
+        p99_ms: r.latency.p99,
+        non_2xx: r.non2xx,
+        errors: r.errors,
+      }));
+    const balanceUrl = `${dauth.url}/v1/development-api/balance_adex/${slot.slotAddress}?cuid=${cuid}`;
+    // Warm both (JIT, connection setup) before measuring.
+    await cannon(`${bare.url}/bare/${slot.slotAddress}`, WARMUP_SECONDS);
+    await cannon(balanceUrl, WARMUP_SECONDS);
+    const bareResult = await cannon(`${bare.url}/bare/${slot.slotAddress}`);
+    const balanceResult = await cannon(balanceUrl);
+    const ratio = Number((balanceResult.requests_per_second / bareResult.requests_per_second).toFixed(2));
+
+    console.log(
+      JSON.stringify({
+        bench: 'content tokens (embedded default: SQLite + embedded anvil)',
+        cpus: os.cpus().length,
+        callers: CALLERS,
+        slots: SLOTS,
+        request_id: WITH_REQUEST_ID,
+        consumption,
+        balance_adex: balanceResult,
+        bare_fastify: bareResult,
+        balance_adex_vs_bare: ratio,
+        targets: { consumptions_per_second: 1000, records_per_transaction: 50, balance_adex_vs_bare: 0.5 },
+        meets_targets:
+          consumption.consumptions_per_second >= 1000 &&
+          consumption.records_per_transaction >= 50 &&
+          consumption.errors === 0 &&
+          ratio >= 0.5,
+      }),
+    );
+  } finally {
+    await callbacks.close();
+    await bare.cleanup();
+    await dauth.cleanup();
+    agent.destroy();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

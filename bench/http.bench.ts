@@ -1,0 +1,539 @@
+/**
+ * HTTP benchmark of the OAuth hot paths (docs/performance-http.md).
+ *
+ *   npm run bench                                   # embedded SQLite
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench   # PostgreSQL (fresh schema)
+ *
+ * Every server under test runs in its own child process (one core for it, one for autocannon in
+ * this process) and each is measured at 50 connections:
+ *   a) a bare Fastify route returning small JSON (the ceiling of the HTTP stack)
+ *   b) GET /v1/oauth/validate with a live access token
+ *   c) POST /oauth/token: code exchange (PKCE, client_secret_post) from a pre-minted pool of codes
+ *   d) oidc-provider's code exchange with PKCE, configured like dauth (ES256 JWT access tokens,
+ *      refresh tokens, client_secret_post, one grant per code, storage in the same database)
+ *   e) oidc-provider's introspection of a live opaque access token
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+
+const thisFile = fileURLToPath(import.meta.url);
+const CONNECTIONS = 50;
+const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CODE_POOL = Number(process.env.BENCH_CODES ?? 12_000);
+const WARMUP_CODES = 1500;
+const REDIRECT_URI = 'https://bench.example/callback';
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+// ---------------------------------------------------------------------------------------------
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const pkceVerifier = randomBytes(32).toString('base64url');
+const pkceChallenge = createHash('sha256').update(pkceVerifier).digest('base64url');
+
+/** A fresh PostgreSQL schema when DATABASE_URL is set (dropped by the parent at the end). */
+async function createSchema(databaseUrl: string): Promise<string> {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  return schema;
+}
+
+async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+}
+
+interface ReadyMessage {
+  ready: true;
+  url: string;
+  [key: string]: unknown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child: a bare Fastify route
+// ---------------------------------------------------------------------------------------------
+
+async function serveBare(): Promise<ReadyMessage> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify({ logger: false });
+  app.get(
+    '/json',
+    { schema: { response: { 200: { type: 'object', properties: { hello: { type: 'string' } } } } } },
+    async () => ({ hello: 'world' }),
+  );
+  const port = await freePort();
+  await app.listen({ host: '127.0.0.1', port });
+  return { ready: true, url: `http://127.0.0.1:${port}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child: dauth
+// ---------------------------------------------------------------------------------------------
+
+async function serveDauth(): Promise<ReadyMessage> {
+  const { loadConfig } = await import('../packages/server/src/config.js');
+  const { startServer } = await import('../packages/server/src/server.js');
+  const { default: pino } = await import('pino');
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-'));
+  const databaseUrl = process.env.DATABASE_URL;
+  const schema = process.env.BENCH_SCHEMA;
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    // Production level: warnings only, no per-request lines (oidc-provider logs nothing either).
+    LOG_LEVEL: 'warn',
+    // The load generator is one client on one address; the limiter still runs, it just never trips.
+    OAUTH_RATE_LIMIT: '100000000',
+    ...(databaseUrl
+      ? { DATABASE_URL: databaseUrl, MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: 'bench-admin-key-0123456789' }
+      : {}),
+  });
+  const server = await startServer(config, {
+    logger: pino({ level: 'warn' }),
+    ...(schema ? { pgSchema: schema } : {}),
+  });
+  const { accounts, clients, oauth } = server.services;
+  const user = await accounts.register({ email: 'bench@example.com', password: 'bench password 1' });
+  const { client, clientSecret } = await clients.create({
+    ownerUuid: user.userUuid,
+    name: 'bench',
+    redirectUris: [REDIRECT_URI],
+  });
+  const full = (await clients.findClient(client.clientId))!;
+  const first = await oauth.issueCode({ client: full, userUuid: user.userUuid, redirectUri: REDIRECT_URI });
+  const tokens = await oauth.exchangeCode({ client: full, code: first.code, redirectUri: REDIRECT_URI });
+  const codes: string[] = [];
+  for (let i = 0; i < CODE_POOL + WARMUP_CODES; i++) {
+    const { code } = await oauth.issueCode({
+      client: full,
+      userUuid: user.userUuid,
+      redirectUri: REDIRECT_URI,
+      codeChallenge: pkceChallenge,
+      codeChallengeMethod: 'S256',
+    });
+    codes.push(code);
+  }
+  return {
+    ready: true,
+    url: server.url,
+    accessToken: tokens.accessToken,
+    clientId: client.clientId,
+    clientSecret,
+    codes,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child: oidc-provider
+// ---------------------------------------------------------------------------------------------
+
+/** oidc-provider's storage port (upsert, find, consume, destroy, …) on the same database kind as dauth. */
+async function oidcAdapterFactory() {
+  const { openDatabase } = await import('../packages/server/src/db/database.js');
+  const databaseUrl = process.env.DATABASE_URL;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'oidc-bench-'));
+  const handle = openDatabase({
+    databaseUrl,
+    sqlitePath: path.join(dataDir, 'oidc.sqlite'),
+    ...(process.env.BENCH_SCHEMA ? { pgSchema: process.env.BENCH_SCHEMA } : {}),
+  });
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const db = handle.db as any;
+  await sql`create table if not exists oidc_payloads (
+      id varchar(200) not null,
+      kind varchar(64) not null,
+      payload text not null,
+      grant_id varchar(200),
+      user_code varchar(200),
+      uid varchar(200),
+      expires_at bigint,
+      consumed_at bigint,
+      primary key (id, kind))`.execute(db);
+  await sql`create index if not exists oidc_payloads_grant on oidc_payloads (grant_id)`.execute(db);
+
+  type Payload = Record<string, unknown> & { grantId?: string; userCode?: string; uid?: string };
+  const parse = (row: { payload: string; consumed_at: number | string | null; expires_at: number | string | null }) => {
+    if (row.expires_at !== null && Number(row.expires_at) <= Date.now()) return undefined;
+    const payload = JSON.parse(row.payload) as Payload;
+    if (row.consumed_at !== null) payload.consumed = Math.floor(Number(row.consumed_at) / 1000);
+    return payload;
+  };
+
+  return class KyselyAdapter {
+    constructor(private readonly kind: string) {}
+
+    async upsert(id: string, payload: Payload, expiresIn?: number) {
+      const values = {
+        id,
+        kind: this.kind,
+        payload: JSON.stringify(payload),
+        grant_id: payload.grantId ?? null,
+        user_code: payload.userCode ?? null,
+        uid: payload.uid ?? null,
+        expires_at: expiresIn ? Date.now() + expiresIn * 1000 : null,
+        consumed_at: null,
+      };
+      await db
+        .insertInto('oidc_payloads')
+        .values(values)
+        .onConflict((oc: { columns: (c: string[]) => { doUpdateSet: (v: object) => unknown } }) =>
+          oc.columns(['id', 'kind']).doUpdateSet({ payload: values.payload, expires_at: values.expires_at }),
+        )
+        .execute();
+    }
+
+    async #findBy(column: string, value: string) {
+      const row = await db
+        .selectFrom('oidc_payloads')
+        .select(['payload', 'consumed_at', 'expires_at'])
+        .where('kind', '=', this.kind)
+        .where(column, '=', value)
+        .executeTakeFirst();
+      return row ? parse(row) : undefined;
+    }
+
+    find(id: string) {
+      return this.#findBy('id', id);
+    }
+
+    findByUserCode(userCode: string) {
+      return this.#findBy('user_code', userCode);
+    }
+
+    findByUid(uid: string) {
+      return this.#findBy('uid', uid);
+    }
+
+    async consume(id: string) {
+      await db
+        .updateTable('oidc_payloads')
+        .set({ consumed_at: Date.now() })
+        .where('id', '=', id)
+        .where('kind', '=', this.kind)
+        .execute();
+    }
+
+    async destroy(id: string) {
+      await db.deleteFrom('oidc_payloads').where('id', '=', id).where('kind', '=', this.kind).execute();
+    }
+
+    async revokeByGrantId(grantId: string) {
+      await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute();
+    }
+  };
+}
+
+async function serveOidc(): Promise<ReadyMessage> {
+  const { default: Provider } = await import('oidc-provider');
+  const { exportJWK, generateKeyPair } = await import('jose');
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const signingKey = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'ES256', use: 'sig' };
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const clientSecret = randomBytes(32).toString('base64url');
+  const resource = 'urn:dauth:api';
+  const Adapter = await oidcAdapterFactory();
+  const provider = new Provider(issuer, {
+    adapter: Adapter,
+    jwks: { keys: [signingKey] },
+    clients: [
+      {
+        client_id: 'bench',
+        client_secret: clientSecret,
+        redirect_uris: [REDIRECT_URI],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+        id_token_signed_response_alg: 'ES256',
+      },
+    ],
+    findAccount: async (_ctx: unknown, accountId: string) => ({
+      accountId,
+      claims: async () => ({ sub: accountId }),
+    }),
+    features: {
+      devInteractions: { enabled: false },
+      introspection: { enabled: true },
+      // Like dauth: ES256 JWT access tokens of one hour for the default resource.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({
+          scope: 'api',
+          audience: resource,
+          accessTokenTTL: 3600,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'ES256' } },
+        }),
+      },
+    },
+    // Like dauth: every code exchange also returns a refresh token.
+    issueRefreshToken: async () => true,
+    pkce: { required: () => true },
+    ttl: { AuthorizationCode: 600, AccessToken: 3600, RefreshToken: 30 * 24 * 3600, Grant: 30 * 24 * 3600 },
+  } as never);
+  provider.proxy = false;
+
+  // The pool: one grant per code, as dauth does.
+  const client = await provider.Client.find('bench');
+  const accountId = '1000001';
+  const codes: string[] = [];
+  for (let i = 0; i < CODE_POOL + WARMUP_CODES; i++) {
+    const grant = new provider.Grant({ accountId, clientId: 'bench' });
+    grant.addResourceScope(resource, 'api');
+    const grantId = await grant.save();
+    const code = new provider.AuthorizationCode({
+      accountId,
+      client,
+      grantId,
+      redirectUri: REDIRECT_URI,
+      scope: 'api',
+      resource,
+      codeChallenge: pkceChallenge,
+      codeChallengeMethod: 'S256',
+    } as never);
+    codes.push(await code.save());
+  }
+  // A live opaque access token to introspect (JWT access tokens are not introspectable there).
+  const grant = new provider.Grant({ accountId, clientId: 'bench' });
+  grant.addOIDCScope('openid');
+  const grantId = await grant.save();
+  const accessToken = await new provider.AccessToken({
+    accountId,
+    client,
+    grantId,
+    gty: 'authorization_code',
+    scope: 'openid',
+  } as never).save();
+
+  await new Promise<void>((resolve) => {
+    const httpServer = provider.listen(port, '127.0.0.1', () => resolve());
+    httpServer.keepAliveTimeout = 10_000;
+  });
+  return { ready: true, url: issuer, clientSecret, codes, accessToken };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent: orchestration and measurement
+// ---------------------------------------------------------------------------------------------
+
+interface Started {
+  child: ChildProcess;
+  info: ReadyMessage;
+}
+
+function startRole(role: string, env: Record<string, string>): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = fork(thisFile, ['--role', role], {
+      execArgv: ['--conditions=development', '--import', 'tsx'],
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (message) => resolve({ child, info: message as ReadyMessage }));
+    child.once('exit', (code) => reject(new Error(`${role} exited with ${code} before it was ready`)));
+  });
+}
+
+function stop({ child }: Started): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+interface Measurement {
+  name: string;
+  rps: number;
+  p99: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function measure(name: string, options: autocannon.Options): Promise<Measurement> {
+  const result = await autocannon({ connections: CONNECTIONS, ...options });
+  const m: Measurement = {
+    name,
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  if (m.non2xx > 0 || m.errors > 0) {
+    throw new Error(`${name}: ${m.non2xx} non-2xx answers and ${m.errors} errors; the figures would be meaningless`);
+  }
+  return m;
+}
+
+/** A POST whose body takes the next code of the pool for every request. */
+function codeExchange(url: string, pool: string[], body: (code: string) => Record<string, string>): autocannon.Options {
+  let next = 0;
+  return {
+    url,
+    amount: pool.length,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        setupRequest: (request) => {
+          const code = pool[next++];
+          if (code === undefined) throw new Error('code pool exhausted');
+          return { ...request, body: new URLSearchParams(body(code)).toString() };
+        },
+      },
+    ],
+  };
+}
+
+async function main(): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL;
+  const dialect = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded default)';
+  console.log(
+    `dauth HTTP benchmark: ${dialect}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s runs, ${CODE_POOL} codes per exchange run`,
+  );
+  console.log(`node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})\n`);
+  const schemas: string[] = [];
+  const envFor = async (): Promise<Record<string, string>> => {
+    if (!databaseUrl) return {};
+    const schema = await createSchema(databaseUrl);
+    schemas.push(schema);
+    return { BENCH_SCHEMA: schema };
+  };
+  const results: Measurement[] = [];
+  const timed = { duration: DURATION_SECONDS };
+  const warm = { duration: 2 };
+  try {
+    const bare = await startRole('bare', {});
+    const bareUrl = `${bare.info.url}/json`;
+    await measure('warm-up', { url: bareUrl, ...warm });
+    results.push(await measure('a) bare Fastify JSON route', { url: bareUrl, ...timed }));
+    await stop(bare);
+
+    const dauth = await startRole('dauth', await envFor());
+    const d = dauth.info as ReadyMessage & { accessToken: string; clientId: string; clientSecret: string; codes: string[] };
+    const validate = {
+      url: `${d.url}/v1/oauth/validate`,
+      headers: { authorization: `Bearer ${d.accessToken}` },
+    };
+    await measure('warm-up', { ...validate, ...warm });
+    results.push(await measure('b) dauth GET /v1/oauth/validate', { ...validate, ...timed }));
+    const dauthBody = (code: string) => ({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkceVerifier,
+      client_id: d.clientId,
+      client_secret: d.clientSecret,
+    });
+    await measure('warm-up', codeExchange(`${d.url}/oauth/token`, d.codes.slice(0, WARMUP_CODES), dauthBody));
+    results.push(
+      await measure(
+        'c) dauth POST /oauth/token (code + PKCE)',
+        codeExchange(`${d.url}/oauth/token`, d.codes.slice(WARMUP_CODES), dauthBody),
+      ),
+    );
+    await stop(dauth);
+
+    const oidc = await startRole('oidc', await envFor());
+    const o = oidc.info as ReadyMessage & { clientSecret: string; codes: string[]; accessToken: string };
+    const oidcBody = (code: string) => ({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkceVerifier,
+      client_id: 'bench',
+      client_secret: o.clientSecret,
+    });
+    await measure('warm-up', codeExchange(`${o.url}/token`, o.codes.slice(0, WARMUP_CODES), oidcBody));
+    results.push(
+      await measure(
+        'd) oidc-provider POST /token (code + PKCE)',
+        codeExchange(`${o.url}/token`, o.codes.slice(WARMUP_CODES), oidcBody),
+      ),
+    );
+    const introspect = {
+      url: `${o.url}/token/introspection`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: o.accessToken, client_id: 'bench', client_secret: o.clientSecret }).toString(),
+    };
+    await measure('warm-up', { ...introspect, ...warm });
+    results.push(await measure('e) oidc-provider POST /token/introspection', { ...introspect, ...timed }));
+    await stop(oidc);
+  } finally {
+    for (const schema of schemas) await dropSchema(databaseUrl!, schema).catch(() => undefined);
+  }
+
+  console.log('| run | req/s | p99 latency (ms) | requests |');
+  console.log('|---|---:|---:|---:|');
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p99.toFixed(1)} | ${r.requests} |`);
+  }
+  const [a, b, c, dd, e] = results.map((r) => r.rps) as [number, number, number, number, number];
+  const targets = databaseUrl
+    ? [{ label: 'c ≥ d (PostgreSQL)', ratio: c / dd, need: 1 }]
+    : [
+        { label: 'b ≥ 0.3 × a', ratio: b / a, need: 0.3 },
+        { label: 'b ≥ 3 × e', ratio: b / e, need: 3 },
+        { label: 'c ≥ 1.5 × d', ratio: c / dd, need: 1.5 },
+      ];
+  console.log('');
+  let ok = true;
+  for (const t of targets) {
+    const pass = t.ratio >= t.need;
+    ok &&= pass;
+    console.log(`${pass ? 'PASS' : 'MISS'}  ${t.label}: ratio ${t.ratio.toFixed(2)}`);
+  }
+  process.exitCode = ok ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const roleIndex = process.argv.indexOf('--role');
+if (roleIndex >= 0) {
+  const role = process.argv[roleIndex + 1];
+  const serve = role === 'bare' ? serveBare : role === 'dauth' ? serveDauth : role === 'oidc' ? serveOidc : undefined;
+  if (!serve) throw new Error(`unknown role ${role}`);
+  process.on('SIGTERM', () => process.exit(0));
+  serve().then(
+    (ready) => process.send?.(ready),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+} else {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

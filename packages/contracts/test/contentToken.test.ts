@@ -1,0 +1,218 @@
+import { encodeFunctionData, parseEther, parseEventLogs, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dauthContentTokenAbi, dauthTokenAbi } from '../src/index.js';
+import { revertOf, startTestChain, testKey, type TestChain } from './support/chain.js';
+
+let chain: TestChain;
+const CUID = 'game-42';
+const provider = testKey('content/provider').address;
+const slotA = testKey('content/slot-a').address;
+const slotB = testKey('content/slot-b').address;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+});
+
+afterAll(async () => {
+  await chain?.anvil.stop();
+});
+
+const token = () => ({ address: chain.addresses.content_token, abi: dauthContentTokenAbi });
+const asOperator = () => chain.walletFor(chain.operator);
+const balances = async (slot: Address) => ({
+  balance: await chain.publicClient.readContract({ ...token(), functionName: 'balanceOf', args: [CUID, slot] }),
+  used: await chain.publicClient.readContract({ ...token(), functionName: 'usedBalanceOf', args: [CUID, slot] }),
+});
+const recordUsage = (slots: Address[], amounts: bigint[]) =>
+  asOperator().writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, slots, amounts] });
+
+describe('provider registration', () => {
+  it('is operator only and validates its terms', async () => {
+    expect(
+      await revertOf(() =>
+        chain.walletFor(chain.stranger).writeContract({
+          ...token(),
+          functionName: 'registerProvider',
+          args: ['client-1', CUID, 40, provider],
+        }),
+      ),
+    ).toBe('NotOperator');
+    expect(
+      await revertOf(() =>
+        asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-1', CUID, 101, provider] }),
+      ),
+    ).toBe('InvalidReleasePer');
+  });
+
+  it('binds a cuid to one client; the same client may update its terms', async () => {
+    const receipt = await chain.mined(
+      asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-1', CUID, 40, provider] }),
+    );
+    const [registered] = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'ProviderRegistered', logs: receipt.logs });
+    expect(registered?.args).toMatchObject({ cuid: CUID, clientId: 'client-1', releasePer: 40, ownerAddr: provider });
+    expect(
+      await revertOf(() =>
+        asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-2', CUID, 50, provider] }),
+      ),
+    ).toBe('CuidTaken');
+    await chain.mined(
+      asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-1', CUID, 50, provider] }),
+    );
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'providerOf', args: [CUID] })).toEqual([
+      'client-1',
+      provider,
+      50,
+      false,
+      0n,
+    ]);
+  });
+});
+
+describe('purchase', () => {
+  it('pays the treasury 15% and the provider the rest in the same transaction, 1 unit per wei', async () => {
+    const value = 1_000_000_000_000_000_007n;
+    const platformFee = 150_000_000_000_000_001n; // floor(value * 15 / 100)
+    const providerAmount = value - platformFee; // 85% plus the rounding remainder
+    const treasuryBefore = await chain.publicClient.getBalance({ address: chain.treasury.address });
+    const receipt = await chain.mined(
+      chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'buy', args: [CUID, slotA], value }),
+    );
+    expect(await chain.publicClient.getBalance({ address: chain.treasury.address })).toBe(treasuryBefore + platformFee);
+    expect(await chain.publicClient.getBalance({ address: provider })).toBe(providerAmount);
+    expect(await chain.publicClient.getBalance({ address: chain.addresses.content_token })).toBe(0n);
+    expect(await balances(slotA)).toEqual({ balance: value, used: 0n });
+    const [bought] = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'ContentTokenBought', logs: receipt.logs });
+    expect(bought?.args).toMatchObject({ slot: slotA, buyer: chain.stranger.address, amount: value, platformFee, providerAmount });
+  });
+
+  it('is paid by the slot owner wallet through a sponsored operation', async () => {
+    const owner = testKey('content/wallet-owner');
+    const wallet = chain.walletAddress(owner.address);
+    await chain.fund(wallet, parseEther('1'));
+    const buy = encodeFunctionData({ abi: dauthContentTokenAbi, functionName: 'buy', args: [CUID, slotB] });
+    await chain.handleOps([
+      await chain.operation({ owner, callData: chain.execute(chain.addresses.content_token, 1_000n, buy) }),
+    ]);
+    expect(await balances(slotB)).toEqual({ balance: 1_000n, used: 0n });
+    expect(await chain.publicClient.getBalance({ address: wallet })).toBe(parseEther('1') - 1_000n);
+  });
+
+  it('refuses unknown cuids and empty payments', async () => {
+    const stranger = chain.walletFor(chain.stranger);
+    expect(
+      await revertOf(() => stranger.writeContract({ ...token(), functionName: 'buy', args: ['nope', slotA], value: 1n })),
+    ).toBe('UnknownCuid');
+    expect(await revertOf(() => stranger.writeContract({ ...token(), functionName: 'buy', args: [CUID, slotA] }))).toBe(
+      'ZeroAmount',
+    );
+  });
+});
+
+describe('consumption', () => {
+  it('moves exactly the recorded amounts from balance to used balance, in one batch', async () => {
+    const before = { a: await balances(slotA), b: await balances(slotB) };
+    const receipt = await chain.mined(recordUsage([slotA, slotB, slotA], [100n, 250n, 5n]));
+    expect(await balances(slotA)).toEqual({ balance: before.a.balance - 105n, used: 105n });
+    expect(await balances(slotB)).toEqual({ balance: before.b.balance - 250n, used: 250n });
+    const events = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'UsageRecorded', logs: receipt.logs });
+    expect(events.map((event) => [event.args.slot, event.args.amount, event.args.usedBalance])).toEqual([
+      [slotA, 100n, 100n],
+      [slotB, 250n, 250n],
+      [slotA, 5n, 105n],
+    ]);
+  });
+
+  it('refuses an over-balance record and changes nothing of its batch', async () => {
+    const before = { a: await balances(slotA), b: await balances(slotB) };
+    expect(await revertOf(() => recordUsage([slotA, slotB], [1n, before.b.balance + 1n]))).toBe('InsufficientBalance');
+    expect(await revertOf(() => recordUsage([slotA], [0n]))).toBe('InsufficientBalance');
+    expect(await revertOf(() => recordUsage([slotA], [1n, 2n]))).toBe('LengthMismatch');
+    expect({ a: await balances(slotA), b: await balances(slotB) }).toEqual(before);
+  });
+
+  it('is operator only', async () => {
+    expect(
+      await revertOf(() =>
+        chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, [slotA], [1n]] }),
+      ),
+    ).toBe('NotOperator');
+  });
+});
+
+describe('settlement', () => {
+  const release = (slot: Address) => asOperator().writeContract({ ...token(), functionName: 'release', args: [CUID, slot] });
+
+  it('is off by default and switched only by the platform', async () => {
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releaseEnabled', args: [CUID] })).toBe(false);
+    expect(await revertOf(() => release(slotA))).toBe('ReleaseDisabled');
+    expect(
+      await revertOf(() =>
+        chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [CUID, true] }),
+      ),
+    ).toBe('NotOperator');
+    await chain.mined(
+      chain.walletFor(chain.deployer).writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [CUID, true] }),
+    );
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releaseEnabled', args: [CUID] })).toBe(true);
+  });
+
+  it('pays (used - released) * releasePer / 100 from the pool, never twice for the same usage', async () => {
+    // slotA used 105 units so far; releasePer is 50 → 52 wei (rounded down).
+    expect(await revertOf(() => release(slotA))).toBe('InsufficientPool');
+    await chain.mined(
+      chain.walletFor(chain.operator).writeContract({ ...token(), functionName: 'fundPool', args: [CUID], value: 1_000n }),
+    );
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releasableOf', args: [CUID, slotA] })).toEqual([
+      105n,
+      52n,
+    ]);
+    const providerBefore = await chain.publicClient.getBalance({ address: provider });
+    const receipt = await chain.mined(release(slotA));
+    const [released] = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'Released', logs: receipt.logs });
+    expect(released?.args).toMatchObject({ slot: slotA, ownerAddr: provider, usage: 105n, paid: 52n });
+    expect(await chain.publicClient.getBalance({ address: provider })).toBe(providerBefore + 52n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(948n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releasedOf', args: [CUID, slotA] })).toBe(105n);
+
+    expect(await revertOf(() => release(slotA))).toBe('NothingToRelease');
+    await chain.mined(recordUsage([slotA], [40n]));
+    await chain.mined(release(slotA));
+    expect(await chain.publicClient.getBalance({ address: provider })).toBe(providerBefore + 52n + 20n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(928n);
+    expect(
+      await revertOf(() =>
+        chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'release', args: [CUID, slotB] }),
+      ),
+    ).toBe('NotOperator');
+  });
+
+  it('returns pool funds only to the owner', async () => {
+    const sink = testKey('content/sink').address;
+    expect(
+      await revertOf(() =>
+        asOperator().writeContract({ ...token(), functionName: 'withdrawPool', args: [CUID, sink, 1n] }),
+      ),
+    ).toBe('Ownable: caller is not the owner');
+    await chain.mined(
+      chain.walletFor(chain.deployer).writeContract({ ...token(), functionName: 'withdrawPool', args: [CUID, sink, 28n] }),
+    );
+    expect(await chain.publicClient.getBalance({ address: sink })).toBe(28n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(900n);
+  });
+});
+
+describe('DauthToken', () => {
+  it('mints only for its owner', async () => {
+    const erc20 = { address: chain.addresses.token, abi: dauthTokenAbi };
+    expect(
+      await revertOf(() =>
+        chain.walletFor(chain.stranger).writeContract({ ...erc20, functionName: 'mint', args: [slotA, 1n] }),
+      ),
+    ).toBe('Ownable: caller is not the owner');
+    await chain.mined(
+      chain.walletFor(chain.deployer).writeContract({ ...erc20, functionName: 'mint', args: [slotA, 10n ** 18n] }),
+    );
+    expect(await chain.publicClient.readContract({ ...erc20, functionName: 'balanceOf', args: [slotA] })).toBe(10n ** 18n);
+    expect(await chain.publicClient.readContract({ ...erc20, functionName: 'symbol' })).toBe('DAUTH');
+  });
+});

@@ -1,0 +1,39 @@
+import { normaliseEmail } from '../../services/accounts/accountService.js';
+import { notFound } from '../../errors.js';
+import { type CliCommand, requiredString, stringList, UsageError } from '../command.js';
+
+/** `dauth client create --owner-email … --name … --redirect-uri … [--redirect-uri …] [--dapp]`. */
+export const clientCreate: CliCommand = {
+  path: ['client', 'create'],
+  summary: 'Register an app (OAuth client) for a developer; prints the secret once',
+  usage: '--owner-email <e-mail> --name <name> --redirect-uri <uri> [--redirect-uri <uri> …] [--dapp]',
+  options: {
+    'owner-email': { type: 'string' },
+    name: { type: 'string' },
+    'redirect-uri': { type: 'string', multiple: true },
+    dapp: { type: 'boolean' },
+  },
+  async run(values, services) {
+    const ownerEmail = requiredString(values, 'owner-email');
+    const name = requiredString(values, 'name');
+    const redirectUris = stringList(values, 'redirect-uri');
+    if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required');
+    const owner = await services.users.findByEmail(normaliseEmail(ownerEmail));
+    if (!owner) throw notFound('user_not_found', `No user with the e-mail ${ownerEmail}`);
+    const { client, clientSecret } = await services.clients.create({
+      ownerUuid: owner.userUuid,
+      name,
+      redirectUris,
+      dapp: values.dapp === true,
+    });
+    return {
+      success: true,
+      client_id: client.clientId,
+      client_secret: clientSecret,
+      name: client.name,
+      redirect_uris: client.redirectUris,
+      dapp: client.dapp,
+      owner_uuid: String(client.ownerUuid),
+    };
+  },
+};

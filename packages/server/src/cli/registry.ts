@@ -1,0 +1,24 @@
+import type { CliCommand } from './command.js';
+import { clientCreate } from './commands/clientCreate.js';
+import { userCreate } from './commands/userCreate.js';
+import { slotsImport } from './commands/slotsImport.js';
+
+/** Every `dauth` sub-command. Add a command by writing `commands/<name>.ts` and listing it here. */
+export const commands: CliCommand[] = [userCreate, clientCreate, slotsImport];
+
+/** The command whose path starts `argv`, and the arguments after its path. */
+export function findCommand(
+  argv: string[],
+  registry: CliCommand[] = commands,
+): { command: CliCommand; rest: string[] } | undefined {
+  const matches = registry
+    .filter((c) => c.path.every((word, i) => argv[i] === word))
+    .sort((a, b) => b.path.length - a.path.length);
+  const command = matches[0];
+  return command ? { command, rest: argv.slice(command.path.length) } : undefined;
+}
+
+export function helpText(registry: CliCommand[] = commands): string {
+  const lines = registry.map((c) => `  dauth ${c.path.join(' ')} ${c.usage}\n      ${c.summary}`);
+  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
+}

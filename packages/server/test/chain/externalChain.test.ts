@@ -1,0 +1,160 @@
+import { type AnvilInstance, entryPointAbi, startAnvil } from '@dauth/contracts';
+import { createWalletClient, http, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANVIL_DEV_KEYS, isWellKnownDevKey } from '../../src/chain/devAccounts.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { randomOwner, startTestChain } from './chainTestHelpers.js';
+
+/** An "external" node: anvil with chain id 1337, reached through CHAIN_RPC_URL like any other node. */
+describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => {
+  let node: AnvilInstance;
+  let database: DatabaseHandle;
+  beforeAll(async () => {
+    node = await startAnvil({ chainId: 1337, args: ['--silent'] });
+    database = openDatabase({ sqlitePath: ':memory:' });
+    await migrateToLatest(database.db);
+  });
+  afterAll(async () => {
+    await node?.stop();
+    await database?.close();
+  });
+
+  /** Fresh keys, the deployer and relayer funded by the node's own development account. */
+  async function freshKeys() {
+    const keys = {
+      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
+      RELAYER_PRIVATE_KEY: generatePrivateKey(),
+      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
+      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
+    };
+    const bank = createWalletClient({
+      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+      transport: http(node.rpcUrl),
+    });
+    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
+      await bank.sendTransaction({
+        chain: null,
+        to: privateKeyToAccount(key).address,
+        value: parseEther('100'),
+      });
+    }
+    return keys;
+  }
+
+  it('knows the well-known development keys', () => {
+    expect(ANVIL_DEV_KEYS.every((k) => isWellKnownDevKey(k))).toBe(true);
+    expect(isWellKnownDevKey(generatePrivateKey())).toBe(false);
+  });
+
+  it('refuses to start with well-known development keys on a chain other than 31337', async () => {
+    const keys = await freshKeys();
+    for (const name of [
+      'RELAYER_PRIVATE_KEY',
+      'PAYMASTER_SIGNER_PRIVATE_KEY',
+      'OPERATOR_OWNER_PRIVATE_KEY',
+      'DEPLOYER_PRIVATE_KEY',
+    ]) {
+      await expect(
+        startTestChain({ database, env: { CHAIN_RPC_URL: node.rpcUrl, ...keys, [name]: ANVIL_DEV_KEYS[1] } }),
+      ).rejects.toThrow(new RegExp(`Refusing to start: ${name} is a well-known development key`));
+    }
+  });
+
+  it('deploys once with DEPLOYER_PRIVATE_KEY, records it in platform_settings, and reuses it', async () => {
+    const keys = await freshKeys();
+    const env = { CHAIN_RPC_URL: node.rpcUrl, ...keys };
+    const first = await startTestChain({ database, env });
+    const { contracts } = first.chain.info;
+    try {
+      expect(first.chain.info).toMatchObject({ chainId: 1337, kind: 'external', rpcUrl: undefined });
+      const row = await database.db
+        .selectFrom('platform_settings')
+        .selectAll()
+        .where('key', '=', 'chain.deployment.1337')
+        .executeTakeFirstOrThrow();
+      expect(JSON.parse(row.value)).toMatchObject({
+        chainId: 1337,
+        contracts,
+        operatorWallet: first.chain.operator.address,
+      });
+      expect(await first.chain.gateway.read('dex', 'operator', [])).toBe(first.chain.operator.address);
+
+      // No deposit was made on an external chain: sponsorship is unavailable until the platform funds it.
+      const owner = randomOwner();
+      const call = { owner, salt: 0n, calls: [first.chain.calls.nativeTransfer(owner.address, 0n)] };
+      await expect(first.chain.operations.submitOperation(call)).rejects.toMatchObject({
+        status: 503,
+        code: 'sponsorship_unavailable',
+      });
+      const funder = createWalletClient({
+        account: privateKeyToAccount(keys.DEPLOYER_PRIVATE_KEY),
+        transport: http(node.rpcUrl),
+      });
+      await funder.writeContract({
+        chain: null,
+        address: contracts.entry_point,
+        abi: entryPointAbi,
+        functionName: 'depositTo',
+        args: [contracts.paymaster],
+        value: parseEther('1'),
+      });
+      expect(await first.chain.operations.submitOperation(call)).toMatchObject({ success: true });
+
+      // The faucet exists on the development chain only.
+      await expect(first.chain.faucet.fund({ address: owner.address, native: 1n })).rejects.toMatchObject({
+        status: 403,
+        code: 'faucet_unavailable',
+      });
+    } finally {
+      await first.close();
+    }
+
+    const deployer = privateKeyToAccount(keys.DEPLOYER_PRIVATE_KEY).address;
+    const deployerNonce = await first.chain.gateway.client.getTransactionCount({ address: deployer });
+    const second = await startTestChain({ database, env });
+    try {
+      expect(second.chain.info.contracts).toEqual(contracts);
+      expect(await second.chain.gateway.client.getTransactionCount({ address: deployer })).toBe(
+        deployerNonce,
+      );
+    } finally {
+      await second.close();
+    }
+
+    // Given CONTRACT_* addresses (and no deployer), the service uses them as they are.
+    const { DEPLOYER_PRIVATE_KEY: _unused, ...withoutDeployer } = keys;
+    const configured = await startTestChain({
+      env: {
+        CHAIN_RPC_URL: node.rpcUrl,
+        ...withoutDeployer,
+        CONTRACT_ENTRY_POINT: contracts.entry_point,
+        CONTRACT_ACCOUNT_FACTORY: contracts.account_factory,
+        CONTRACT_PAYMASTER: contracts.paymaster,
+        CONTRACT_DEX: contracts.dex,
+        CONTRACT_CONTENT_TOKEN: contracts.content_token,
+        CONTRACT_TOKEN: contracts.token,
+      },
+    });
+    try {
+      expect(configured.chain.info.contracts).toEqual(contracts);
+      const owner = randomOwner();
+      const result = await configured.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [configured.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+      expect(result.success).toBe(true);
+    } finally {
+      await configured.close();
+    }
+  });
+
+  it('fails to start with a clear message when the node does not answer', async () => {
+    const keys = await freshKeys();
+    await expect(startTestChain({ env: { CHAIN_RPC_URL: 'http://127.0.0.1:9', ...keys } })).rejects.toThrow(
+      /does not answer/,
+    );
+  });
+});

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  buy,
+  chainClient,
+  consume,
+  encryptPayload,
+  newPlayer,
+  newProvider,
+  onChain,
+  payloadOf,
+  type Player,
+  type Provider,
+} from './contentSupport.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function recordsIn(server: TestServer, states: string[]): Promise<number> {
+  const row = await server.services.database.db
+    .selectFrom('content_usage')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('state', 'in', states as ('queued' | 'sent' | 'included' | 'failed')[])
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+describe('a chain outage mid-stream loses no accepted consumption', () => {
+  let server: TestServer;
+  let provider: Provider;
+  let player: Player;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    provider = await newProvider(server);
+    player = await newPlayer(server, provider);
+    expect((await buy(server, provider, player, '1000000')).status).toBe(200);
+  });
+  afterAll(() => server?.close());
+
+  it('stops and restarts the embedded anvil while calls keep arriving; every accepted record lands once', async () => {
+    const embedded = server.services.chain.embedded!;
+    const before = await onChain(server, provider.cuid, player.slot);
+    const answers = new Map<string, { status: number; body: Record<string, unknown> }>();
+    const outage = (async () => {
+      await sleep(800);
+      await embedded.stop();
+      await sleep(2_000);
+      await embedded.start();
+    })();
+    // Open loop: a call every 10 ms for 3.5 s, whatever the earlier ones are waiting for.
+    const calls: Promise<void>[] = [];
+    for (let i = 0; i < 350; i++) {
+      const requestId = `r${i}-${randomBytes(3).toString('hex')}`;
+      const amount = 1n + BigInt(i % 5);
+      calls.push(
+        consume(server, {
+          encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount, { request_id: requestId })),
+        }).then((res) => void answers.set(requestId, { status: res.status, body: { ...res.body, amount: amount.toString() } })),
+      );
+      await sleep(10);
+    }
+    await Promise.all(calls);
+    await outage;
+
+    const statuses = [...answers.values()].map((a) => a.status);
+    // Some calls came during the outage and were refused (503, nothing accepted); the rest were accepted.
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 200 || s === 202 || s === 503)).toBe(true);
+    const refused = [...answers.values()].filter((a) => a.status === 503);
+    expect(refused.every((a) => a.body.error === 'chain_unavailable' || a.body.error === 'database_unavailable')).toBe(true);
+
+    // Everything accepted reaches the chain: wait until the queue is drained.
+    for (let i = 0; i < 200 && (await recordsIn(server, ['queued', 'sent'])) > 0; i++) await sleep(100);
+    expect(await recordsIn(server, ['queued', 'sent', 'failed'])).toBe(0);
+
+    const accepted = [...answers.entries()].filter(([, a]) => a.status !== 503);
+    const acceptedSum = accepted.reduce((sum, [, a]) => sum + BigInt(a.body.amount as string), 0n);
+    expect(await recordsIn(server, ['included'])).toBe(accepted.length);
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({
+      balance: before.balance - acceptedSum,
+      used: before.used + acceptedSum,
+    });
+    // Each answered transaction is really on chain.
+    const client = chainClient(server);
+    const hashes = new Set(accepted.filter(([, a]) => a.status === 200).map(([, a]) => a.body.tx_hash as `0x${string}`));
+    for (const hash of hashes) expect((await client.getTransactionReceipt({ hash })).status).toBe('success');
+
+    // A refused call changed nothing: retried now (same request_id), it is recorded once.
+    const [retryId, retryAnswer] = [...answers.entries()].find(([, a]) => a.status === 503)!;
+    const retry = await consume(server, {
+      encrypted_message: encryptPayload(
+        provider,
+        payloadOf(provider, player, BigInt(retryAnswer.body.amount as string), { request_id: retryId }),
+      ),
+    });
+    expect(retry.status).toBe(200);
+    expect(BigInt(retry.body.used_balances)).toBe(before.used + acceptedSum + BigInt(retryAnswer.body.amount as string));
+  });
+});

@@ -1,0 +1,190 @@
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { createPublicClient, getAddress, http, parseEther, type Address, type PublicClient } from 'viem';
+import { dauthContentTokenAbi } from '@dauth/contracts';
+import type { TestServer } from '../helpers/server.js';
+
+/**
+ * Helpers of the content-token suites: everything goes over real HTTP to a real dauth with its real
+ * embedded anvil chain; chain figures are read straight from the contract.
+ */
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+}
+
+export async function post<T = Record<string, unknown>>(
+  server: TestServer,
+  path: string,
+  body: unknown,
+  token?: string,
+): Promise<Answer<T>> {
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+export async function get<T = Record<string, unknown>>(server: TestServer, path: string, token?: string): Promise<Answer<T>> {
+  const response = await fetch(`${server.url}${path}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+export interface User {
+  uuid: number;
+  token: string;
+}
+
+export async function newUser(server: TestServer, label: string): Promise<User> {
+  const email = `${label}-${randomBytes(6).toString('hex')}@example.com`;
+  const password = 'correct horse battery';
+  const reg = await post(server, '/v1/dev-user/register', { email, password });
+  if (reg.status !== 201) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
+  const login = await post<{ token: string; uuid: string }>(server, '/v1/dev-user/login_devuser', { email, password });
+  if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
+  return { uuid: Number(login.body.uuid), token: login.body.token };
+}
+
+export async function newClient(server: TestServer, owner: User): Promise<string> {
+  const res = await post<{ client_id: string }>(
+    server,
+    '/v1/dev-user/clients',
+    { name: 'Content game', redirect_uris: ['https://game.example/cb'], dapp: true },
+    owner.token,
+  );
+  if (res.status !== 201) throw new Error(`client failed: ${JSON.stringify(res.body)}`);
+  return res.body.client_id;
+}
+
+export interface Provider {
+  developer: User;
+  clientId: string;
+  cuid: string;
+  ownerAddr: Address;
+  key: string;
+  iv: string;
+}
+
+/** A developer, their client and its first provider registration (which issues the key and IV). */
+export async function newProvider(server: TestServer, releasePer = 50): Promise<Provider> {
+  const developer = await newUser(server, 'dev');
+  const clientId = await newClient(server, developer);
+  const cuid = `game-${randomBytes(5).toString('hex')}`;
+  const ownerAddr = getAddress(`0x${randomBytes(20).toString('hex')}`);
+  const res = await post<{ tx_hash: string; encryption_key: string; encryption_iv: string }>(
+    server,
+    '/v1/development-api/init_permission_provider',
+    { client_id: clientId, cuid, release_per: releasePer, owner_addr: ownerAddr },
+    developer.token,
+  );
+  if (res.status !== 200) throw new Error(`provider failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { developer, clientId, cuid, ownerAddr, key: res.body.encryption_key, iv: res.body.encryption_iv };
+}
+
+export interface Player {
+  user: User;
+  pin: { pin_hash: string; pin_salt: string; key_share_user: string };
+  wallet: Address;
+  slotId: string;
+  slot: Address;
+}
+
+/** A player with a PIN wallet funded with `ether`, and a slot of the provider's app. */
+export async function newPlayer(server: TestServer, provider: Provider, ether = '10'): Promise<Player> {
+  const user = await newUser(server, 'player');
+  const pinSalt = randomBytes(32).toString('hex');
+  const pinHash = createHash('sha256').update(`123456${pinSalt}`, 'utf8').digest('hex');
+  const reg = await post<{ data: { address: Address; key_share_user: string }[] }>(
+    server,
+    '/v1/pin/register',
+    { user_uuid: user.uuid, pin_hash: pinHash, pin_salt: pinSalt },
+    user.token,
+  );
+  if (reg.status !== 200) throw new Error(`pin failed: ${JSON.stringify(reg.body)}`);
+  const wallet = getAddress(reg.body.data[0]!.address);
+  await fund(server, wallet, parseEther(ether));
+  const { slot } = await server.services.slots.ensureSlot(user.uuid, provider.clientId);
+  return {
+    user,
+    pin: { pin_hash: pinHash, pin_salt: pinSalt, key_share_user: reg.body.data[0]!.key_share_user },
+    wallet,
+    slotId: slot.id,
+    slot: getAddress(slot.contentAddress),
+  };
+}
+
+export async function fund(server: TestServer, address: Address, wei: bigint): Promise<void> {
+  const res = await post(
+    server,
+    '/v1/admin/faucet',
+    { address, native: wei.toString() },
+    server.services.secrets.adminApiKey,
+  );
+  if (res.status !== 200) throw new Error(`faucet failed: ${JSON.stringify(res.body)}`);
+}
+
+export async function buy(server: TestServer, provider: Provider, player: Player, amount: string) {
+  return post<{
+    tx_hash: string;
+    token_amount: string;
+    native_paid: string;
+    platform_fee: string;
+    provider_received: string;
+  }>(
+    server,
+    '/v1/development-api/user_buy_content_token',
+    { client_id: provider.clientId, user_dbkey: player.slotId, amount, cuid: provider.cuid, ...player.pin },
+    player.user.token,
+  );
+}
+
+/** What a provider backend does: hex AES-256-CTR of the payload's JSON text under its key and IV. */
+export function encryptPayload(provider: Pick<Provider, 'key' | 'iv'>, payload: unknown): string {
+  const cipher = createCipheriv('aes-256-ctr', Buffer.from(provider.key, 'hex'), Buffer.from(provider.iv, 'hex'));
+  return Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]).toString('hex');
+}
+
+export interface ConsumeAnswer {
+  success: boolean;
+  tx_hash: string;
+  balance: string;
+  used_balances: string;
+  error?: string;
+  status?: string;
+  request_id?: string;
+}
+
+export function consume(server: TestServer, body: { encrypted_message: string; client_id?: string }) {
+  return post<ConsumeAnswer>(server, '/v1/development-api/increase_used_content_token', body);
+}
+
+export function payloadOf(provider: Provider, player: Player, amount: bigint | string, extra: Record<string, unknown> = {}) {
+  return {
+    client_id: provider.clientId,
+    user_dbkey: player.slotId,
+    amount: amount.toString(),
+    cuid: provider.cuid,
+    ...extra,
+  };
+}
+
+export function chainClient(server: TestServer): PublicClient {
+  return createPublicClient({ transport: http(server.services.chain.info.rpcUrl!) });
+}
+
+/** The contract's own figures for a slot (not through dauth). */
+export async function onChain(server: TestServer, cuid: string, slot: Address): Promise<{ balance: bigint; used: bigint }> {
+  const client = chainClient(server);
+  const address = server.services.chain.info.contracts.content_token;
+  const [balance, used] = await Promise.all([
+    client.readContract({ address, abi: dauthContentTokenAbi, functionName: 'balanceOf', args: [cuid, slot] }),
+    client.readContract({ address, abi: dauthContentTokenAbi, functionName: 'usedBalanceOf', args: [cuid, slot] }),
+  ]);
+  return { balance, used };
+}
+
+export const admin = (server: TestServer) => server.services.secrets.adminApiKey;

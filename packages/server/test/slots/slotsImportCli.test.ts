@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  type CallbackServer,
+  createClient,
+  createUser,
+  dexOwnerOf,
+  login,
+  rawSlotId,
+  registerWallet,
+  slotInfoFor,
+  startCallbackServer,
+  type TestClient,
+  type TestUser,
+} from '../backend/support.js';
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** `dauth …` as a separate process on the same DATA_DIR (the embedded default: the server is stopped). */
+async function dauth(dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--conditions=development', '--import', 'tsx', path.join(root, 'packages/server/src/cli.ts'), ...args],
+      { cwd: root, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, timeout: 120_000 },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+describe('dauth slots import', () => {
+  let server: TestServer | undefined;
+  let dataDir: string;
+  let callbacks: CallbackServer;
+  let client: TestClient;
+  let cb: string;
+  let ann: TestUser;
+  let annWallet: string;
+  let ben: TestUser;
+  let benWallet: string;
+  const annId = String(10n ** 17n + (randomBytes(8).readBigUInt64BE() % (9n * 10n ** 17n)));
+  const benId = `9${String(randomBytes(8).readBigUInt64BE() % 10n ** 18n).padStart(18, '0')}`;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    dataDir = server.dataDir;
+    callbacks = await startCallbackServer();
+    cb = callbacks.url('/cb');
+    client = await createClient(server.url, await createUser(server.url, 'Dev'), [cb]);
+    ann = await createUser(server.url, 'Ann');
+    annWallet = await registerWallet(server.url, ann);
+    ben = await createUser(server.url, 'Ben');
+    benWallet = await registerWallet(server.url, ben);
+    await server.close();
+    server = undefined;
+  });
+  afterAll(async () => {
+    await callbacks?.close();
+    await server?.close();
+  });
+
+  it('imports JSON and CSV, records ownership on chain, is idempotent, and the ids travel as strings', async () => {
+    const jsonFile = path.join(dataDir, 'slots.json');
+    fs.writeFileSync(
+      jsonFile,
+      JSON.stringify([{ id: annId, owner_uuid: Number(ann.uuid), client_id: client.clientId, token_nickname: 'Ann deck', tr_cnt: 2 }]),
+    );
+    const csvFile = path.join(dataDir, 'slots.csv');
+    fs.writeFileSync(
+      csvFile,
+      `id,owner_email,client_id,token_nickname,tr_cnt\n${benId},${ben.email.toUpperCase()},${client.clientId},"Ben, the deck",0\n` +
+        `12,${ben.email},no-such-app,x,0\n`,
+    );
+
+    const first = await dauth(dataDir, ['slots', 'import', '--file', jsonFile]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      success: true,
+      imported: 1,
+      results: [{ id: annId, status: 'imported', owner_uuid: Number(ann.uuid), meta_idx: 0 }],
+    });
+    const csv = await dauth(dataDir, ['slots', 'import', '--file', csvFile]);
+    expect(csv.code, csv.stderr).toBe(0);
+    const csvResult = JSON.parse(csv.stdout) as { success: boolean; results: { id: string; status: string; error?: string }[] };
+    expect(csvResult.success).toBe(false);
+    expect(csvResult.results).toMatchObject([
+      { id: benId, status: 'imported' },
+      { id: '12', status: 'failed', error: expect.stringMatching(/client_id/) },
+    ]);
+
+    // Again: nothing to do.
+    const again = await dauth(dataDir, ['slots', 'import', '--file', jsonFile]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ success: true, imported: 0, unchanged: 1 });
+
+    const usage = await dauth(dataDir, ['slots', 'import', '--file', path.join(dataDir, 'slots.txt')]);
+    expect(usage.code).toBe(2);
+
+    server = await startTestServer({ dataDir });
+    expect(await dexOwnerOf(server, annId)).toBe(annWallet);
+    expect(await dexOwnerOf(server, benId)).toBe(benWallet);
+    // The restarted service listens on another port, so it is another issuer: log in again.
+    const annInfo = await slotInfoFor(server, callbacks, await login(server.url, ann), client, cb);
+    expect(annInfo.authorize.body.message).toMatchObject({ res: 'existing' });
+    expect(rawSlotId(annInfo.token.text)).toEqual({ digits: annId, quoted: true });
+    expect(annInfo.token.body.data[0]).toMatchObject({ token_nickname: 'Ann deck', tr_cnt: 2 });
+    const benInfo = await slotInfoFor(server, callbacks, await login(server.url, ben), client, cb);
+    expect(rawSlotId(benInfo.token.text)).toEqual({ digits: benId, quoted: true });
+    expect(benInfo.token.body.data[0]).toMatchObject({ token_nickname: 'Ben, the deck' });
+  });
+});

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the Python and Go SDK suites (the TypeScript SDK runs with `npm test`). Both suites run even
+# when the first fails; the exit status is non-zero if either failed. Offline: no package downloads.
+set -uo pipefail
+cd "$(dirname "$0")"
+
+failed=0
+result() {
+  if [ "$2" -eq 0 ]; then
+    echo "sdk/test.sh: $1: PASS"
+  else
+    echo "sdk/test.sh: $1: FAIL"
+    failed=1
+  fi
+}
+
+echo "=== sdk/python: python3 -m unittest discover ==="
+(cd python && python3 -m unittest discover)
+status=$?
+result "python ($(python3 --version 2>&1))" "$status"
+
+echo "=== sdk/go: gofmt, go vet, go test ==="
+(
+  cd go || exit 1
+  export GOPROXY=off
+  unformatted=$(gofmt -l .)
+  if [ -n "$unformatted" ]; then
+    echo "gofmt would change: $unformatted"
+    exit 1
+  fi
+  go vet ./... && go test -count=1 ./...
+)
+status=$?
+result "go ($(go version 2>&1 | cut -d' ' -f3))" "$status"
+
+exit "$failed"
