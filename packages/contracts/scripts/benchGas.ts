@@ -112,7 +112,11 @@ async function main(): Promise<void> {
 async function measure(rpcUrl: string): Promise<Row[]> {
   const transport = http(rpcUrl);
   const publicClient = createPublicClient({ chain: foundry, transport });
-  const walletClient = createWalletClient({ chain: foundry, transport, account: privateKeyToAccount(DEPLOYER_KEY) });
+  const walletClient = createWalletClient({
+    chain: foundry,
+    transport,
+    account: privateKeyToAccount(DEPLOYER_KEY),
+  });
   const chainId = foundry.id;
   const bundler = walletClient.account.address;
 
@@ -201,15 +205,29 @@ async function measure(rpcUrl: string): Promise<Row[]> {
     // hashes the operation's raw ABI encoding, in which offsets depend on field lengths: the placeholder
     // paymasterAndData must already have the final length.
     sign: async (op, owner) => {
-      const placeholder = encodePaymasterAndData(referencePaymaster, VALID_UNTIL, VALID_AFTER, DUMMY_SIGNATURE);
+      const placeholder = encodePaymasterAndData(
+        referencePaymaster,
+        VALID_UNTIL,
+        VALID_AFTER,
+        DUMMY_SIGNATURE,
+      );
       const hash = await publicClient.readContract({
         address: referencePaymaster,
         abi: verifyingPaymasterAbi,
         functionName: 'getHash',
-        args: [{ ...op, paymasterAndData: placeholder, signature: DUMMY_SIGNATURE }, VALID_UNTIL, VALID_AFTER],
+        args: [
+          { ...op, paymasterAndData: placeholder, signature: DUMMY_SIGNATURE },
+          VALID_UNTIL,
+          VALID_AFTER,
+        ],
       });
       const signature = await PAYMASTER_SIGNER.signMessage({ message: { raw: hash } });
-      const paymasterAndData = encodePaymasterAndData(referencePaymaster, VALID_UNTIL, VALID_AFTER, signature);
+      const paymasterAndData = encodePaymasterAndData(
+        referencePaymaster,
+        VALID_UNTIL,
+        VALID_AFTER,
+        signature,
+      );
       const sponsored = { ...op, paymasterAndData, signature: '0x' as Hex };
       return { ...sponsored, signature: await signUserOp(sponsored, { owner, entryPoint, chainId }) };
     },
@@ -227,7 +245,11 @@ async function measure(rpcUrl: string): Promise<Row[]> {
       gas: HANDLE_OPS_GAS,
     });
     const receipt = await send(walletClient.writeContract(request));
-    const events = parseEventLogs({ abi: entryPointAbi, eventName: 'UserOperationEvent', logs: receipt.logs });
+    const events = parseEventLogs({
+      abi: entryPointAbi,
+      eventName: 'UserOperationEvent',
+      logs: receipt.logs,
+    });
     if (events.length !== ops.length || events.some((event) => !event.args.success)) {
       throw new Error('an operation of the benchmark failed');
     }
@@ -254,8 +276,12 @@ async function measure(rpcUrl: string): Promise<Row[]> {
     const first = await handleOps([await operation(stack, single, one)]);
     const later = await handleOps([await operation(stack, single, one)]);
     const batch = await handleOps([await operation(stack, single, ten)]);
-    const firstBundle = await handleOps(await Promise.all(bundled.map((owner) => operation(stack, owner, one))));
-    const laterBundle = await handleOps(await Promise.all(bundled.map((owner) => operation(stack, owner, one))));
+    const firstBundle = await handleOps(
+      await Promise.all(bundled.map((owner) => operation(stack, owner, one))),
+    );
+    const laterBundle = await handleOps(
+      await Promise.all(bundled.map((owner) => operation(stack, owner, one))),
+    );
     const count = await publicClient.readContract({
       address: counter,
       abi: testCounterAbi,
@@ -269,9 +295,19 @@ async function measure(rpcUrl: string): Promise<Row[]> {
   const reference = await measureStack(referenceStack);
   const ours = await measureStack(dauthStack);
   return [
-    { label: 'First operation: deploy wallet + 1 storage write', reference: reference.first, dauth: ours.first, target: 0.5 },
+    {
+      label: 'First operation: deploy wallet + 1 storage write',
+      reference: reference.first,
+      dauth: ours.first,
+      target: 0.5,
+    },
     { label: 'Later operation: 1 storage write', reference: reference.later, dauth: ours.later, target: 0.9 },
-    { label: '`executeBatch` of 10 storage writes', reference: reference.batch, dauth: ours.batch, target: 0.9 },
+    {
+      label: '`executeBatch` of 10 storage writes',
+      reference: reference.batch,
+      dauth: ours.batch,
+      target: 0.9,
+    },
     {
       label: 'Bundle of 10 wallets, first operations (per operation)',
       reference: reference.firstBundle,

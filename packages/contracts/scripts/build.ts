@@ -17,7 +17,9 @@ function writeModules(modules: Map<string, string>): void {
   const names = [...modules.keys()].sort();
   for (const name of names) writeFileSync(join(outDir, `${name}.ts`), modules.get(name) ?? '');
   writeFileSync(join(outDir, 'index.ts'), generatedIndex(names));
-  console.log(`wrote ${names.length} modules to ${relative(process.cwd(), outDir) || '.'}: ${names.join(', ')}`);
+  console.log(
+    `wrote ${names.length} modules to ${relative(process.cwd(), outDir) || '.'}: ${names.join(', ')}`,
+  );
 }
 
 writeModules(compile());

@@ -29,7 +29,11 @@ export const compilerSettings = {
 
 type AbiItem = Record<string, unknown>;
 type SolcOutput = {
-  errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string; sourceLocation?: { file: string } }[];
+  errors?: {
+    severity: 'error' | 'warning' | 'info';
+    formattedMessage: string;
+    sourceLocation?: { file: string };
+  }[];
   contracts?: Record<string, Record<string, { abi: AbiItem[]; evm: { bytecode: { object: string } } }>>;
 };
 
@@ -76,7 +80,9 @@ function moduleText(name: string, origin: string, abi: unknown, bytecode: string
 /** Module name (contract name) → module text. */
 export function compile(): Map<string, string> {
   if (!solc.version().startsWith(`${SOLC_VERSION}+`)) {
-    throw new Error(`solc ${SOLC_VERSION} expected, found ${solc.version()}: output would not be reproducible`);
+    throw new Error(
+      `solc ${SOLC_VERSION} expected, found ${solc.version()}: output would not be reproducible`,
+    );
   }
   const sources = Object.fromEntries(
     listSources(contractsDir).map((path) => [unitName(path), { content: readFileSync(path, 'utf8') }]),
@@ -96,13 +102,24 @@ export function compile(): Map<string, string> {
     for (const [name, contract] of Object.entries(contracts)) {
       // Interfaces and abstract contracts have no bytecode and are not deployed on their own.
       if (!contract.evm.bytecode.object) continue;
-      modules.set(name, moduleText(name, `${file} (solc ${SOLC_VERSION})`, contract.abi, contract.evm.bytecode.object));
+      modules.set(
+        name,
+        moduleText(name, `${file} (solc ${SOLC_VERSION})`, contract.abi, contract.evm.bytecode.object),
+      );
     }
   }
   for (const name of REFERENCE_ARTIFACTS) {
     const artifactPath = require.resolve(`@account-abstraction/contracts/artifacts/${name}.json`);
     const artifact = JSON.parse(readFileSync(artifactPath, 'utf8')) as { abi: unknown; bytecode: string };
-    modules.set(name, moduleText(name, `@account-abstraction/contracts@0.6.0 artifacts/${name}.json`, artifact.abi, artifact.bytecode));
+    modules.set(
+      name,
+      moduleText(
+        name,
+        `@account-abstraction/contracts@0.6.0 artifacts/${name}.json`,
+        artifact.abi,
+        artifact.bytecode,
+      ),
+    );
   }
   return modules;
 }

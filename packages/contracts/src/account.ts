@@ -38,5 +38,9 @@ export function computeAccountAddress({
   owner,
   salt,
 }: ComputeAccountAddressParameters): Address {
-  return computeCounterfactualAddress(factory, salt, keccak256(getAccountCreationCode(implementation, owner)));
+  return computeCounterfactualAddress(
+    factory,
+    salt,
+    keccak256(getAccountCreationCode(implementation, owner)),
+  );
 }

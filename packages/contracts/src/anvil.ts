@@ -98,10 +98,15 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   args.push(...(options.args ?? []));
 
   const child = spawn(resolveAnvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  // Keep the last output for error messages; do not let full pipes block anvil.
+  // Keep the last output for error messages, and keep reading so full pipes never block anvil.
   let output = '';
+  let listening = false;
+  const listeningLine = new RegExp(`Listening on \\S*:${port}\\b`);
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4_000);
+    // Printed once this process has bound the port: an RPC answer alone could come from another process
+    // already holding it.
+    if (!listening && listeningLine.test(output)) listening = true;
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -113,13 +118,13 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`anvil exited during start (code ${child.exitCode ?? child.signalCode}): ${output}`);
     }
-    if (await rpcAnswers(rpcUrl)) break;
+    if (listening && (await rpcAnswers(rpcUrl))) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       await exited;
       throw new Error(`anvil did not answer on ${rpcUrl} in time: ${output}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   let stopping: Promise<void> | undefined;

@@ -104,7 +104,10 @@ export function getUserOpHash(op: UserOperation, entryPoint: Address, chainId: n
 /** `initCode` of a first operation: factory ‖ `createAccount(owner, salt)`. */
 export function encodeInitCode(factory: Address, owner: Address, salt: bigint): Hex {
   return lower(
-    concat([factory, encodeFunctionData({ abi: createAccountAbi, functionName: 'createAccount', args: [owner, salt] })]),
+    concat([
+      factory,
+      encodeFunctionData({ abi: createAccountAbi, functionName: 'createAccount', args: [owner, salt] }),
+    ]),
   );
 }
 
@@ -171,7 +174,11 @@ export function encodePaymasterAndData(
   signature: Hex,
 ): Hex {
   return lower(
-    concat([paymaster, encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]), signature]),
+    concat([
+      paymaster,
+      encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]),
+      signature,
+    ]),
   );
 }
 
@@ -211,7 +218,12 @@ export async function signPaymasterAndData(
 ): Promise<Hex> {
   const hash = getPaymasterHash(op, parameters);
   const signature = await parameters.signer.signMessage({ message: { raw: hash } });
-  return encodePaymasterAndData(parameters.paymaster, parameters.validUntil, parameters.validAfter, signature);
+  return encodePaymasterAndData(
+    parameters.paymaster,
+    parameters.validUntil,
+    parameters.validAfter,
+    signature,
+  );
 }
 
 /** The owner's signature over the EntryPoint's operation hash (EIP-191), as DauthAccount and SimpleAccount check it. */
@@ -242,7 +254,15 @@ export type SignSponsoredUserOpParameters = {
  */
 export async function signSponsoredUserOp(
   op: UnsignedUserOperation,
-  { entryPoint, chainId, owner, paymaster, paymasterSigner, validUntil, validAfter }: SignSponsoredUserOpParameters,
+  {
+    entryPoint,
+    chainId,
+    owner,
+    paymaster,
+    paymasterSigner,
+    validUntil,
+    validAfter,
+  }: SignSponsoredUserOpParameters,
 ): Promise<UserOperation> {
   const paymasterAndData = await signPaymasterAndData(op, {
     paymaster,

@@ -42,27 +42,47 @@ describe('DauthAccountFactory', () => {
     ).toBe(getAccountCreationCode(chain.implementation, owner.address));
     expect(await chain.publicClient.getCode({ address: predicted })).toBeUndefined();
 
-    const first = await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) });
+    const first = await chain.operation({
+      owner,
+      callData: chain.execute(chain.counter, 0n, chain.increment),
+    });
     expect(first.initCode).not.toBe('0x');
     expect(first.nonce).toBe(0n);
     const receipt = await chain.handleOps([first]);
 
-    const [deployed] = parseEventLogs({ abi: entryPointAbi, eventName: 'AccountDeployed', logs: receipt.logs });
+    const [deployed] = parseEventLogs({
+      abi: entryPointAbi,
+      eventName: 'AccountDeployed',
+      logs: receipt.logs,
+    });
     expect(deployed?.args.sender).toBe(predicted);
     expect(deployed?.args.factory).toBe(chain.addresses.account_factory);
     expect(deployed?.args.paymaster).toBe(chain.addresses.paymaster);
-    const [event] = parseEventLogs({ abi: entryPointAbi, eventName: 'UserOperationEvent', logs: receipt.logs });
+    const [event] = parseEventLogs({
+      abi: entryPointAbi,
+      eventName: 'UserOperationEvent',
+      logs: receipt.logs,
+    });
     expect(event?.args.success).toBe(true);
     expect(event?.args.userOpHash).toBe(getUserOpHash(first, chain.addresses.entry_point, 31337));
     expect(await chain.countOf(predicted)).toBe(1n);
     // EIP-1167 runtime (45 bytes) followed by the owner.
     const code = await chain.publicClient.getCode({ address: predicted });
-    expect(code).toBe(getAccountCreationCode(chain.implementation, owner.address).replace('0x3d604180600a3d3981f3', '0x'));
+    expect(code).toBe(
+      getAccountCreationCode(chain.implementation, owner.address).replace('0x3d604180600a3d3981f3', '0x'),
+    );
     expect(
-      await chain.publicClient.readContract({ address: predicted, abi: dauthAccountAbi, functionName: 'owner' }),
+      await chain.publicClient.readContract({
+        address: predicted,
+        abi: dauthAccountAbi,
+        functionName: 'owner',
+      }),
     ).toBe(owner.address);
 
-    const later = await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) });
+    const later = await chain.operation({
+      owner,
+      callData: chain.execute(chain.counter, 0n, chain.increment),
+    });
     expect(later.initCode).toBe('0x');
     expect(later.nonce).toBe(1n);
     await chain.handleOps([later]);
@@ -75,7 +95,11 @@ describe('DauthAccountFactory', () => {
     const content = chain.walletAddress(owner.address, 1234567890123456789n);
     expect(content).not.toBe(main);
     await chain.handleOps([
-      await chain.operation({ owner, salt: 1234567890123456789n, callData: chain.execute(chain.counter, 0n, chain.increment) }),
+      await chain.operation({
+        owner,
+        salt: 1234567890123456789n,
+        callData: chain.execute(chain.counter, 0n, chain.increment),
+      }),
     ]);
     expect(await chain.countOf(content)).toBe(1n);
     expect(await chain.publicClient.getCode({ address: main })).toBeUndefined();
@@ -93,10 +117,20 @@ describe('DauthAccountFactory', () => {
       args,
     });
     await chain.mined(
-      factory.writeContract({ address: chain.addresses.account_factory, abi: dauthAccountFactoryAbi, functionName: 'createAccount', args }),
+      factory.writeContract({
+        address: chain.addresses.account_factory,
+        abi: dauthAccountFactoryAbi,
+        functionName: 'createAccount',
+        args,
+      }),
     );
     const second = await chain.mined(
-      factory.writeContract({ address: chain.addresses.account_factory, abi: dauthAccountFactoryAbi, functionName: 'createAccount', args }),
+      factory.writeContract({
+        address: chain.addresses.account_factory,
+        abi: dauthAccountFactoryAbi,
+        functionName: 'createAccount',
+        args,
+      }),
     );
     expect(second.status).toBe('success');
     expect(result).toBe(chain.walletAddress(owner.address, 9n));
@@ -120,7 +154,9 @@ describe('DauthAccount', () => {
 
   beforeAll(async () => {
     wallet = chain.walletAddress(owner.address);
-    await chain.handleOps([await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) })]);
+    await chain.handleOps([
+      await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) }),
+    ]);
     await chain.fund(wallet, parseEther('5'));
     await chain.fund(owner.address, parseEther('1'));
   });
@@ -216,12 +252,45 @@ describe('DauthAccount', () => {
     ).rejects.toThrow(/Boom/);
   });
 
+  it('pays its own prefund when an operation comes without a paymaster', async () => {
+    const sponsored = await chain.operation({
+      owner,
+      callData: chain.execute(chain.counter, 0n, chain.increment),
+    });
+    const unsponsored = { ...sponsored, paymasterAndData: '0x' as const };
+    const signature = await owner.signMessage({
+      message: { raw: getUserOpHash(unsponsored, chain.addresses.entry_point, 31337) },
+    });
+    const balanceBefore = await chain.publicClient.getBalance({ address: wallet });
+    const before = await chain.countOf(wallet);
+    const receipt = await chain.handleOps([{ ...unsponsored, signature }]);
+    const [event] = parseEventLogs({
+      abi: entryPointAbi,
+      eventName: 'UserOperationEvent',
+      logs: receipt.logs,
+    });
+    expect(event?.args.paymaster).toBe(zeroAddress);
+    expect(await chain.countOf(wallet)).toBe(before + 1n);
+    // The prefund went to the EntryPoint; what was not used stays there as the wallet's deposit.
+    const deposit = await chain.publicClient.readContract({
+      address: chain.addresses.entry_point,
+      abi: entryPointAbi,
+      functionName: 'balanceOf',
+      args: [wallet],
+    });
+    expect(balanceBefore - (await chain.publicClient.getBalance({ address: wallet }))).toBe(
+      deposit + (event?.args.actualGasCost ?? 0n),
+    );
+  });
+
   it('rejects an operation signed by another key with AA24', async () => {
     const impostor = testKey('account/impostor');
     const op = await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) });
     const forged: UserOperation = {
       ...op,
-      signature: await impostor.signMessage({ message: { raw: getUserOpHash(op, chain.addresses.entry_point, 31337) } }),
+      signature: await impostor.signMessage({
+        message: { raw: getUserOpHash(op, chain.addresses.entry_point, 31337) },
+      }),
     };
     expect(await chain.rejectionOf([forged])).toBe('AA24 signature error');
   });
@@ -256,16 +325,21 @@ describe('DauthAccount', () => {
       ),
     ).toBe('InvalidOwner');
 
-    const receipt = await chain.handleOps([await chain.operation({ owner, callData: changeOwner(successor.address) })]);
+    const receipt = await chain.handleOps([
+      await chain.operation({ owner, callData: changeOwner(successor.address) }),
+    ]);
     const [changed] = parseEventLogs({ abi: dauthAccountAbi, eventName: 'OwnerChanged', logs: receipt.logs });
     expect(changed?.args).toEqual({ previousOwner: owner.address, newOwner: successor.address });
-    expect(await chain.publicClient.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' })).toBe(
-      successor.address,
-    );
+    expect(
+      await chain.publicClient.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' }),
+    ).toBe(successor.address);
     // Same address: the factory still derives it from the first owner.
     expect(chain.walletAddress(owner.address)).toBe(wallet);
 
-    const byOldOwner = await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) });
+    const byOldOwner = await chain.operation({
+      owner,
+      callData: chain.execute(chain.counter, 0n, chain.increment),
+    });
     expect(await chain.rejectionOf([byOldOwner])).toBe('AA24 signature error');
     const before = await chain.countOf(wallet);
     await chain.handleOps([
@@ -287,15 +361,19 @@ describe('DauthAccount', () => {
         args: [wallet, 0n, changeOwner(owner.address)],
       }),
     );
-    expect(await chain.publicClient.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' })).toBe(
-      owner.address,
-    );
+    expect(
+      await chain.publicClient.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' }),
+    ).toBe(owner.address);
   });
 
   it('keeps the implementation unusable on its own', async () => {
     const implementation = chain.implementation;
     expect(
-      await chain.publicClient.readContract({ address: implementation, abi: dauthAccountAbi, functionName: 'owner' }),
+      await chain.publicClient.readContract({
+        address: implementation,
+        abi: dauthAccountAbi,
+        functionName: 'owner',
+      }),
     ).toBe(implementation);
     expect(
       await revertOf(() =>
@@ -310,7 +388,11 @@ describe('DauthAccount', () => {
   });
 
   it('reports its EntryPoint nonce', async () => {
-    const nonce = await chain.publicClient.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'getNonce' });
+    const nonce = await chain.publicClient.readContract({
+      address: wallet,
+      abi: dauthAccountAbi,
+      functionName: 'getNonce',
+    });
     expect(nonce).toBe(
       await chain.publicClient.readContract({
         address: chain.addresses.entry_point,

@@ -20,8 +20,16 @@ afterAll(async () => {
 const token = () => ({ address: chain.addresses.content_token, abi: dauthContentTokenAbi });
 const asOperator = () => chain.walletFor(chain.operator);
 const balances = async (slot: Address) => ({
-  balance: await chain.publicClient.readContract({ ...token(), functionName: 'balanceOf', args: [CUID, slot] }),
-  used: await chain.publicClient.readContract({ ...token(), functionName: 'usedBalanceOf', args: [CUID, slot] }),
+  balance: await chain.publicClient.readContract({
+    ...token(),
+    functionName: 'balanceOf',
+    args: [CUID, slot],
+  }),
+  used: await chain.publicClient.readContract({
+    ...token(),
+    functionName: 'usedBalanceOf',
+    args: [CUID, slot],
+  }),
 });
 const recordUsage = (slots: Address[], amounts: bigint[]) =>
   asOperator().writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, slots, amounts] });
@@ -39,32 +47,53 @@ describe('provider registration', () => {
     ).toBe('NotOperator');
     expect(
       await revertOf(() =>
-        asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-1', CUID, 101, provider] }),
+        asOperator().writeContract({
+          ...token(),
+          functionName: 'registerProvider',
+          args: ['client-1', CUID, 101, provider],
+        }),
       ),
     ).toBe('InvalidReleasePer');
   });
 
   it('binds a cuid to one client; the same client may update its terms', async () => {
     const receipt = await chain.mined(
-      asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-1', CUID, 40, provider] }),
+      asOperator().writeContract({
+        ...token(),
+        functionName: 'registerProvider',
+        args: ['client-1', CUID, 40, provider],
+      }),
     );
-    const [registered] = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'ProviderRegistered', logs: receipt.logs });
-    expect(registered?.args).toMatchObject({ cuid: CUID, clientId: 'client-1', releasePer: 40, ownerAddr: provider });
+    const [registered] = parseEventLogs({
+      abi: dauthContentTokenAbi,
+      eventName: 'ProviderRegistered',
+      logs: receipt.logs,
+    });
+    expect(registered?.args).toMatchObject({
+      cuid: CUID,
+      clientId: 'client-1',
+      releasePer: 40,
+      ownerAddr: provider,
+    });
     expect(
       await revertOf(() =>
-        asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-2', CUID, 50, provider] }),
+        asOperator().writeContract({
+          ...token(),
+          functionName: 'registerProvider',
+          args: ['client-2', CUID, 50, provider],
+        }),
       ),
     ).toBe('CuidTaken');
     await chain.mined(
-      asOperator().writeContract({ ...token(), functionName: 'registerProvider', args: ['client-1', CUID, 50, provider] }),
+      asOperator().writeContract({
+        ...token(),
+        functionName: 'registerProvider',
+        args: ['client-1', CUID, 50, provider],
+      }),
     );
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'providerOf', args: [CUID] })).toEqual([
-      'client-1',
-      provider,
-      50,
-      false,
-      0n,
-    ]);
+    expect(
+      await chain.publicClient.readContract({ ...token(), functionName: 'providerOf', args: [CUID] }),
+    ).toEqual(['client-1', provider, 50, false, 0n]);
   });
 });
 
@@ -75,14 +104,28 @@ describe('purchase', () => {
     const providerAmount = value - platformFee; // 85% plus the rounding remainder
     const treasuryBefore = await chain.publicClient.getBalance({ address: chain.treasury.address });
     const receipt = await chain.mined(
-      chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'buy', args: [CUID, slotA], value }),
+      chain
+        .walletFor(chain.stranger)
+        .writeContract({ ...token(), functionName: 'buy', args: [CUID, slotA], value }),
     );
-    expect(await chain.publicClient.getBalance({ address: chain.treasury.address })).toBe(treasuryBefore + platformFee);
+    expect(await chain.publicClient.getBalance({ address: chain.treasury.address })).toBe(
+      treasuryBefore + platformFee,
+    );
     expect(await chain.publicClient.getBalance({ address: provider })).toBe(providerAmount);
     expect(await chain.publicClient.getBalance({ address: chain.addresses.content_token })).toBe(0n);
     expect(await balances(slotA)).toEqual({ balance: value, used: 0n });
-    const [bought] = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'ContentTokenBought', logs: receipt.logs });
-    expect(bought?.args).toMatchObject({ slot: slotA, buyer: chain.stranger.address, amount: value, platformFee, providerAmount });
+    const [bought] = parseEventLogs({
+      abi: dauthContentTokenAbi,
+      eventName: 'ContentTokenBought',
+      logs: receipt.logs,
+    });
+    expect(bought?.args).toMatchObject({
+      slot: slotA,
+      buyer: chain.stranger.address,
+      amount: value,
+      platformFee,
+      providerAmount,
+    });
   });
 
   it('is paid by the slot owner wallet through a sponsored operation', async () => {
@@ -100,11 +143,13 @@ describe('purchase', () => {
   it('refuses unknown cuids and empty payments', async () => {
     const stranger = chain.walletFor(chain.stranger);
     expect(
-      await revertOf(() => stranger.writeContract({ ...token(), functionName: 'buy', args: ['nope', slotA], value: 1n })),
+      await revertOf(() =>
+        stranger.writeContract({ ...token(), functionName: 'buy', args: ['nope', slotA], value: 1n }),
+      ),
     ).toBe('UnknownCuid');
-    expect(await revertOf(() => stranger.writeContract({ ...token(), functionName: 'buy', args: [CUID, slotA] }))).toBe(
-      'ZeroAmount',
-    );
+    expect(
+      await revertOf(() => stranger.writeContract({ ...token(), functionName: 'buy', args: [CUID, slotA] })),
+    ).toBe('ZeroAmount');
   });
 });
 
@@ -114,7 +159,11 @@ describe('consumption', () => {
     const receipt = await chain.mined(recordUsage([slotA, slotB, slotA], [100n, 250n, 5n]));
     expect(await balances(slotA)).toEqual({ balance: before.a.balance - 105n, used: 105n });
     expect(await balances(slotB)).toEqual({ balance: before.b.balance - 250n, used: 250n });
-    const events = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'UsageRecorded', logs: receipt.logs });
+    const events = parseEventLogs({
+      abi: dauthContentTokenAbi,
+      eventName: 'UsageRecorded',
+      logs: receipt.logs,
+    });
     expect(events.map((event) => [event.args.slot, event.args.amount, event.args.usedBalance])).toEqual([
       [slotA, 100n, 100n],
       [slotB, 250n, 250n],
@@ -124,7 +173,9 @@ describe('consumption', () => {
 
   it('refuses an over-balance record and changes nothing of its batch', async () => {
     const before = { a: await balances(slotA), b: await balances(slotB) };
-    expect(await revertOf(() => recordUsage([slotA, slotB], [1n, before.b.balance + 1n]))).toBe('InsufficientBalance');
+    expect(await revertOf(() => recordUsage([slotA, slotB], [1n, before.b.balance + 1n]))).toBe(
+      'InsufficientBalance',
+    );
     expect(await revertOf(() => recordUsage([slotA], [0n]))).toBe('InsufficientBalance');
     expect(await revertOf(() => recordUsage([slotA], [1n, 2n]))).toBe('LengthMismatch');
     expect({ a: await balances(slotA), b: await balances(slotB) }).toEqual(before);
@@ -133,55 +184,83 @@ describe('consumption', () => {
   it('is operator only', async () => {
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, [slotA], [1n]] }),
+        chain
+          .walletFor(chain.stranger)
+          .writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, [slotA], [1n]] }),
       ),
     ).toBe('NotOperator');
   });
 });
 
 describe('settlement', () => {
-  const release = (slot: Address) => asOperator().writeContract({ ...token(), functionName: 'release', args: [CUID, slot] });
+  const release = (slot: Address) =>
+    asOperator().writeContract({ ...token(), functionName: 'release', args: [CUID, slot] });
 
   it('is off by default and switched only by the platform', async () => {
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releaseEnabled', args: [CUID] })).toBe(false);
+    expect(
+      await chain.publicClient.readContract({ ...token(), functionName: 'releaseEnabled', args: [CUID] }),
+    ).toBe(false);
     expect(await revertOf(() => release(slotA))).toBe('ReleaseDisabled');
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [CUID, true] }),
+        chain
+          .walletFor(chain.stranger)
+          .writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [CUID, true] }),
       ),
     ).toBe('NotOperator');
     await chain.mined(
-      chain.walletFor(chain.deployer).writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [CUID, true] }),
+      chain
+        .walletFor(chain.deployer)
+        .writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [CUID, true] }),
     );
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releaseEnabled', args: [CUID] })).toBe(true);
+    expect(
+      await chain.publicClient.readContract({ ...token(), functionName: 'releaseEnabled', args: [CUID] }),
+    ).toBe(true);
   });
 
   it('pays (used - released) * releasePer / 100 from the pool, never twice for the same usage', async () => {
     // slotA used 105 units so far; releasePer is 50 → 52 wei (rounded down).
     expect(await revertOf(() => release(slotA))).toBe('InsufficientPool');
     await chain.mined(
-      chain.walletFor(chain.operator).writeContract({ ...token(), functionName: 'fundPool', args: [CUID], value: 1_000n }),
+      chain
+        .walletFor(chain.operator)
+        .writeContract({ ...token(), functionName: 'fundPool', args: [CUID], value: 1_000n }),
     );
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releasableOf', args: [CUID, slotA] })).toEqual([
-      105n,
-      52n,
-    ]);
+    expect(
+      await chain.publicClient.readContract({
+        ...token(),
+        functionName: 'releasableOf',
+        args: [CUID, slotA],
+      }),
+    ).toEqual([105n, 52n]);
     const providerBefore = await chain.publicClient.getBalance({ address: provider });
     const receipt = await chain.mined(release(slotA));
-    const [released] = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'Released', logs: receipt.logs });
+    const [released] = parseEventLogs({
+      abi: dauthContentTokenAbi,
+      eventName: 'Released',
+      logs: receipt.logs,
+    });
     expect(released?.args).toMatchObject({ slot: slotA, ownerAddr: provider, usage: 105n, paid: 52n });
     expect(await chain.publicClient.getBalance({ address: provider })).toBe(providerBefore + 52n);
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(948n);
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'releasedOf', args: [CUID, slotA] })).toBe(105n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(
+      948n,
+    );
+    expect(
+      await chain.publicClient.readContract({ ...token(), functionName: 'releasedOf', args: [CUID, slotA] }),
+    ).toBe(105n);
 
     expect(await revertOf(() => release(slotA))).toBe('NothingToRelease');
     await chain.mined(recordUsage([slotA], [40n]));
     await chain.mined(release(slotA));
     expect(await chain.publicClient.getBalance({ address: provider })).toBe(providerBefore + 52n + 20n);
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(928n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(
+      928n,
+    );
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.stranger).writeContract({ ...token(), functionName: 'release', args: [CUID, slotB] }),
+        chain
+          .walletFor(chain.stranger)
+          .writeContract({ ...token(), functionName: 'release', args: [CUID, slotB] }),
       ),
     ).toBe('NotOperator');
   });
@@ -194,10 +273,14 @@ describe('settlement', () => {
       ),
     ).toBe('Ownable: caller is not the owner');
     await chain.mined(
-      chain.walletFor(chain.deployer).writeContract({ ...token(), functionName: 'withdrawPool', args: [CUID, sink, 28n] }),
+      chain
+        .walletFor(chain.deployer)
+        .writeContract({ ...token(), functionName: 'withdrawPool', args: [CUID, sink, 28n] }),
     );
     expect(await chain.publicClient.getBalance({ address: sink })).toBe(28n);
-    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(900n);
+    expect(await chain.publicClient.readContract({ ...token(), functionName: 'poolOf', args: [CUID] })).toBe(
+      900n,
+    );
   });
 });
 
@@ -210,9 +293,13 @@ describe('DauthToken', () => {
       ),
     ).toBe('Ownable: caller is not the owner');
     await chain.mined(
-      chain.walletFor(chain.deployer).writeContract({ ...erc20, functionName: 'mint', args: [slotA, 10n ** 18n] }),
+      chain
+        .walletFor(chain.deployer)
+        .writeContract({ ...erc20, functionName: 'mint', args: [slotA, 10n ** 18n] }),
     );
-    expect(await chain.publicClient.readContract({ ...erc20, functionName: 'balanceOf', args: [slotA] })).toBe(10n ** 18n);
+    expect(
+      await chain.publicClient.readContract({ ...erc20, functionName: 'balanceOf', args: [slotA] }),
+    ).toBe(10n ** 18n);
     expect(await chain.publicClient.readContract({ ...erc20, functionName: 'symbol' })).toBe('DAUTH');
   });
 });

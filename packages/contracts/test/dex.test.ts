@@ -18,15 +18,24 @@ afterAll(async () => {
 });
 
 const dex = () => ({ address: chain.addresses.dex, abi: dauthDexAbi });
-const read = <const name extends 'ownerOf' | 'contentAddressOf' | 'transferCount'>(functionName: name, slot: bigint) =>
-  chain.publicClient.readContract({ ...dex(), functionName, args: [slot] });
+async function read(functionName: 'ownerOf' | 'contentAddressOf' | 'transferCount', slot: bigint) {
+  const value: Address | bigint = await chain.publicClient.readContract({
+    address: chain.addresses.dex,
+    abi: dauthDexAbi,
+    functionName,
+    args: [slot],
+  });
+  return value;
+}
 
 describe('DauthDex', () => {
   it('lets only the operator create slots', async () => {
     for (const caller of [chain.stranger, chain.deployer]) {
       expect(
         await revertOf(() =>
-          chain.walletFor(caller).writeContract({ ...dex(), functionName: 'buy_slot', args: [alice, SLOT, content] }),
+          chain
+            .walletFor(caller)
+            .writeContract({ ...dex(), functionName: 'buy_slot', args: [alice, SLOT, content] }),
         ),
       ).toBe('NotOperator');
     }
@@ -35,7 +44,9 @@ describe('DauthDex', () => {
 
   it('records owner and content wallet of a new slot, once', async () => {
     const receipt = await chain.mined(
-      chain.walletFor(chain.operator).writeContract({ ...dex(), functionName: 'buy_slot', args: [alice, SLOT, content] }),
+      chain
+        .walletFor(chain.operator)
+        .writeContract({ ...dex(), functionName: 'buy_slot', args: [alice, SLOT, content] }),
     );
     const [bought] = parseEventLogs({ abi: dauthDexAbi, eventName: 'SlotBought', logs: receipt.logs });
     expect(bought?.args).toEqual({ slot: SLOT, owner: alice, contentAddress: content });
@@ -44,7 +55,9 @@ describe('DauthDex', () => {
     expect(await read('transferCount', SLOT)).toBe(0n);
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.operator).writeContract({ ...dex(), functionName: 'buy_slot', args: [bob, SLOT, bob] }),
+        chain
+          .walletFor(chain.operator)
+          .writeContract({ ...dex(), functionName: 'buy_slot', args: [bob, SLOT, bob] }),
       ),
     ).toBe('SlotExists');
     expect(
@@ -67,11 +80,15 @@ describe('DauthDex', () => {
     expect(await revertOf(() => move(alice, zeroAddress))).toBe('ZeroAddress');
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.stranger).writeContract({ ...dex(), functionName: 'init_self', args: [alice, SLOT, bob] }),
+        chain
+          .walletFor(chain.stranger)
+          .writeContract({ ...dex(), functionName: 'init_self', args: [alice, SLOT, bob] }),
       ),
     ).toBe('NotOperator');
     expect(
-      await revertOf(() => operator.writeContract({ ...dex(), functionName: 'init_self', args: [alice, SLOT + 7n, bob] })),
+      await revertOf(() =>
+        operator.writeContract({ ...dex(), functionName: 'init_self', args: [alice, SLOT + 7n, bob] }),
+      ),
     ).toBe('NotSlotOwner');
 
     const receipt = await chain.mined(move(alice, bob));
@@ -89,16 +106,22 @@ describe('DauthDex', () => {
     const next = chain.treasury;
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.operator).writeContract({ ...dex(), functionName: 'setOperator', args: [next.address] }),
+        chain
+          .walletFor(chain.operator)
+          .writeContract({ ...dex(), functionName: 'setOperator', args: [next.address] }),
       ),
     ).toBe('Ownable: caller is not the owner');
     await chain.mined(
-      chain.walletFor(chain.deployer).writeContract({ ...dex(), functionName: 'setOperator', args: [next.address] }),
+      chain
+        .walletFor(chain.deployer)
+        .writeContract({ ...dex(), functionName: 'setOperator', args: [next.address] }),
     );
     expect(await chain.publicClient.readContract({ ...dex(), functionName: 'operator' })).toBe(next.address);
     expect(
       await revertOf(() =>
-        chain.walletFor(chain.operator).writeContract({ ...dex(), functionName: 'buy_slot', args: [alice, 1n, content] }),
+        chain
+          .walletFor(chain.operator)
+          .writeContract({ ...dex(), functionName: 'buy_slot', args: [alice, 1n, content] }),
       ),
     ).toBe('NotOperator');
     await chain.mined(

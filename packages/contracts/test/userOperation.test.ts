@@ -47,9 +47,18 @@ const op: UserOperation = {
 describe('getUserOpHash', () => {
   it('is keccak(abi.encode(keccak(pack(op)), entryPoint, chainId)) with v0.6 packing', () => {
     const packed = encodeAbiParameters(
-      ['address', 'uint256', 'bytes32', 'bytes32', 'uint256', 'uint256', 'uint256', 'uint256', 'uint256', 'bytes32'].map(
-        (type) => ({ type }),
-      ),
+      [
+        'address',
+        'uint256',
+        'bytes32',
+        'bytes32',
+        'uint256',
+        'uint256',
+        'uint256',
+        'uint256',
+        'uint256',
+        'bytes32',
+      ].map((type) => ({ type })),
       [
         op.sender,
         op.nonce,
@@ -64,11 +73,10 @@ describe('getUserOpHash', () => {
       ],
     );
     const expected = keccak256(
-      encodeAbiParameters([{ type: 'bytes32' }, { type: 'address' }, { type: 'uint256' }], [
-        keccak256(packed),
-        entryPoint,
-        31337n,
-      ]),
+      encodeAbiParameters(
+        [{ type: 'bytes32' }, { type: 'address' }, { type: 'uint256' }],
+        [keccak256(packed), entryPoint, 31337n],
+      ),
     );
     expect(getUserOpHash(op, entryPoint, 31337)).toBe(expected);
   });
@@ -174,7 +182,12 @@ describe('counterfactual addresses', () => {
     );
     const main = computeAccountAddress({ factory, implementation, owner: owner.address, salt: 0n });
     expect(main).toBe(computeCounterfactualAddress(factory, 0n, keccak256(code)));
-    const content = computeAccountAddress({ factory, implementation, owner: owner.address, salt: 1234567890123456789n });
+    const content = computeAccountAddress({
+      factory,
+      implementation,
+      owner: owner.address,
+      salt: 1234567890123456789n,
+    });
     expect(content).not.toBe(main);
   });
 });
@@ -194,10 +207,12 @@ describe('signSponsoredUserOp', () => {
     const sponsorship = decodePaymasterAndData(signed.paymasterAndData);
     expect(sponsorship).toMatchObject({ paymaster, ...window });
     const paymasterHash = getPaymasterHash(unsigned, { paymaster, chainId: 31337, ...window });
-    expect(await recoverMessageAddress({ message: { raw: paymasterHash }, signature: sponsorship.signature })).toBe(
-      signer.address,
-    );
+    expect(
+      await recoverMessageAddress({ message: { raw: paymasterHash }, signature: sponsorship.signature }),
+    ).toBe(signer.address);
     const opHash = getUserOpHash(signed, entryPoint, 31337);
-    expect(await recoverMessageAddress({ message: { raw: opHash }, signature: signed.signature })).toBe(owner.address);
+    expect(await recoverMessageAddress({ message: { raw: opHash }, signature: signed.signature })).toBe(
+      owner.address,
+    );
   });
 });

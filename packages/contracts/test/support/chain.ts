@@ -43,7 +43,8 @@ import {
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 
 /** A deterministic key for `label` (wallet owners, signers). */
-export const testKey = (label: string): LocalAccount => privateKeyToAccount(keccak256(toHex(`dauth/test/${label}`)));
+export const testKey = (label: string): LocalAccount =>
+  privateKeyToAccount(keccak256(toHex(`dauth/test/${label}`)));
 
 export const GAS_FIELDS = {
   callGasLimit: 1_000_000n,
@@ -71,9 +72,11 @@ export async function startTestChain() {
   const testClient = createTestClient({ chain: foundry, transport, mode: 'anvil' });
   const walletFor = (account: LocalAccount) => createWalletClient({ chain: foundry, transport, account });
 
-  const [deployer, operator, stranger, treasury] = [0, 1, 2, 3].map((addressIndex) =>
-    mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex }),
-  ) as [LocalAccount, LocalAccount, LocalAccount, LocalAccount];
+  const devAccount = (addressIndex: number) => mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex });
+  const deployer = devAccount(0);
+  const operator = devAccount(1);
+  const stranger = devAccount(2);
+  const treasury = devAccount(3);
   const platformSigner = testKey('platform-signer');
   const deployerWallet = walletFor(deployer);
   const addresses: DauthContractAddresses = await deployDauthContracts({
@@ -88,8 +91,13 @@ export async function startTestChain() {
     abi: dauthAccountFactoryAbi,
     functionName: 'accountImplementation',
   });
-  const counterHash = await deployerWallet.deployContract({ abi: testCounterAbi, bytecode: testCounterBytecode });
-  const counter = getAddress((await publicClient.waitForTransactionReceipt({ hash: counterHash })).contractAddress ?? zeroAddress);
+  const counterHash = await deployerWallet.deployContract({
+    abi: testCounterAbi,
+    bytecode: testCounterBytecode,
+  });
+  const counter = getAddress(
+    (await publicClient.waitForTransactionReceipt({ hash: counterHash })).contractAddress ?? zeroAddress,
+  );
 
   async function mined(hash: Promise<Hex> | Hex): Promise<TransactionReceipt> {
     return publicClient.waitForTransactionReceipt({ hash: await hash });
@@ -185,7 +193,12 @@ export async function startTestChain() {
   const increment = encodeFunctionData({ abi: testCounterAbi, functionName: 'increment' });
 
   async function countOf(address: Address): Promise<bigint> {
-    return publicClient.readContract({ address: counter, abi: testCounterAbi, functionName: 'counts', args: [address] });
+    return publicClient.readContract({
+      address: counter,
+      abi: testCounterAbi,
+      functionName: 'counts',
+      args: [address],
+    });
   }
 
   async function fund(address: Address, value = parseEther('10')): Promise<void> {
@@ -224,7 +237,8 @@ export type TestChain = Awaited<ReturnType<typeof startTestChain>>;
 export function failedOpReason(error: unknown): string | undefined {
   const reverted =
     error instanceof BaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
-  if (!(reverted instanceof ContractFunctionRevertedError) || reverted.data?.errorName !== 'FailedOp') return undefined;
+  if (!(reverted instanceof ContractFunctionRevertedError) || reverted.data?.errorName !== 'FailedOp')
+    return undefined;
   return String(reverted.data.args?.[1]);
 }
 
