@@ -25,7 +25,11 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Setup requests; sign-up is rate limited per address, so a 429 waits as told and tries again. */
-const post = async (url: string, body: unknown, headers: Record<string, string> = {}): Promise<Record<string, unknown>> => {
+const post = async (
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> => {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -51,7 +55,12 @@ async function freePort(): Promise<number> {
 }
 
 /** dauth in its own process, as `npm start` runs it (but from the sources, with its own DATA_DIR). */
-async function startDauth(): Promise<{ url: string; child: ChildProcess; dataDir: string; cleanup(): Promise<void> }> {
+async function startDauth(): Promise<{
+  url: string;
+  child: ChildProcess;
+  dataDir: string;
+  cleanup(): Promise<void>;
+}> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-'));
   const port = await freePort();
   const env: Record<string, string> = {
@@ -97,7 +106,10 @@ async function startDauth(): Promise<{ url: string; child: ChildProcess; dataDir
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error('dauth did not become ready');
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -123,7 +135,11 @@ async function startCallbackServer() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { success: number; code: string; state: string };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        success: number;
+        code: string;
+        state: string;
+      };
       const waiter = waiting.get(body.state);
       if (waiter && body.success === 1) {
         waiting.delete(body.state);
@@ -144,7 +160,8 @@ async function startCallbackServer() {
           resolve(code);
         });
       }),
-    close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    close: () =>
+      new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
 
@@ -167,7 +184,7 @@ async function main(): Promise<void> {
     );
     const credentials = { client_id: app.client_id as string, client_secret: app.client_secret as string };
 
-    const users = [];
+    const users: { uuid: string; jwt: string }[] = [];
     for (let i = 0; i < USERS; i++) {
       const user = await register(`player${i}`);
       const pinSalt = randomBytes(32).toString('hex');
@@ -185,7 +202,12 @@ async function main(): Promise<void> {
       const started = performance.now();
       const state = randomBytes(16).toString('base64url');
       const code = callbacks.expect(state);
-      const query = new URLSearchParams({ client_id: credentials.client_id, redirect_uri: callbacks.url, respose_type: 'code', state });
+      const query = new URLSearchParams({
+        client_id: credentials.client_id,
+        redirect_uri: callbacks.url,
+        respose_type: 'code',
+        state,
+      });
       const authorize = await fetch(`${dauth.url}/v1/oauth-meta/authorize?${query.toString()}`, {
         headers: { authorization: `Bearer ${jwt}` },
       });
@@ -223,7 +245,12 @@ async function main(): Promise<void> {
       );
       const elapsed = (performance.now() - started) / 1000;
       latencies.sort((a, b) => a - b);
-      const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(1));
+      const pct = (p: number) =>
+        Number(
+          (latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(
+            1,
+          ),
+        );
       return {
         round_trips: latencies.length,
         errors,

@@ -260,7 +260,7 @@ async function main(): Promise<void> {
       );
       return { slotId, slotAddress };
     };
-    const slots = [];
+    const slots: { slotId: string; slotAddress: string }[] = [];
     for (let i = 0; i < SLOTS; i += 5) {
       slots.push(...(await Promise.all(Array.from({ length: Math.min(5, SLOTS - i) }, (_, j) => newSlot(i + j)))));
     }

@@ -187,7 +187,16 @@ export async function createServices(config: Config, options: CreateServicesOpti
     closers.push(async () => clearInterval(oauthHousekeeping));
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
-    const slotDomain = createSlotDomain({ db: database.db, logger, users, wallets, clients, oauth, loginStatus, chain });
+    const slotDomain = createSlotDomain({
+      db: database.db,
+      logger,
+      users,
+      wallets,
+      clients,
+      oauth,
+      loginStatus,
+      chain,
+    });
     closers.push(() => slotDomain.close());
 
     // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -140,6 +141,10 @@ export async function createChainServices(
     } else {
       contracts = (await ensureDeployment(deploymentParameters)).contracts;
     }
+    // Checksummed, whatever casing the configuration or the deployment used.
+    contracts = Object.fromEntries(
+      Object.entries(contracts).map(([name, address]) => [name, getAddress(address)]),
+    ) as unknown as ContractAddresses;
     const { implementation, operatorWallet } = await operatorWalletOf(
       client,
       contracts.account_factory,

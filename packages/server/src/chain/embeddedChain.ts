@@ -112,7 +112,6 @@ export class EmbeddedChain {
           String(this.#options.stateIntervalSeconds),
           '--transaction-block-keeper',
           String(this.#options.transactionBlockKeeper),
-          '--silent',
         ],
       });
     } catch (err) {

@@ -73,6 +73,24 @@ export class BackendCodeStore {
   }
 
   /**
+   * Redeems the code in one statement: marks it used if it belongs to `clientId` and is unused and
+   * unexpired at `now`, and returns it; undefined otherwise (then nothing changed). Exactly one of
+   * any number of concurrent exchanges gets it.
+   */
+  async redeem(codeHash: string, clientId: string, now: number): Promise<BackendCode | undefined> {
+    const row = await this.db
+      .updateTable('backend_codes')
+      .set({ used_at: now })
+      .where('code_hash', '=', codeHash)
+      .where('client_id', '=', clientId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toCode(row) : undefined;
+  }
+
+  /**
    * Marks the code used if it is unused and unexpired at `now`: exactly one of any number of
    * concurrent exchanges gets true.
    */
@@ -109,7 +127,10 @@ export class BackendCodeStore {
 
   /** Deletes codes that expired before `before`; returns how many. */
   async deleteExpired(before: number): Promise<number> {
-    const result = await this.db.deleteFrom('backend_codes').where('expires_at', '<', before).executeTakeFirst();
+    const result = await this.db
+      .deleteFrom('backend_codes')
+      .where('expires_at', '<', before)
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

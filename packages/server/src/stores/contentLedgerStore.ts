@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 
@@ -175,12 +176,6 @@ export interface NewUsage {
   requestKey: string | undefined;
 }
 
-class Rollback extends Error {
-  constructor(readonly result: ReserveResult) {
-    super('rollback');
-  }
-}
-
 /**
  * The content-token ledger: per-slot balances that admission control reserves against, the durable queue
  * of accepted consumption records, the batches that carry them to the chain, and the batcher's lease.
@@ -263,24 +258,93 @@ export class ContentLedgerStore {
     return affected(result) === 1;
   }
 
-  /**
-   * Accepts one consumption record atomically: under the row lock, checks `chain_balance − reserved ≥
-   * amount`, raises `reserved` and inserts the queued record, in one transaction. A request key seen
-   * before gives `duplicate` (nothing changes).
-   */
+  /** `reserveMany` for one record. */
   async reserve(usage: NewUsage, now = Date.now()): Promise<ReserveResult> {
+    return (await this.reserveMany([usage], now))[0]!;
+  }
+
+  /**
+   * Admits many consumption records in one transaction (group commit): for each slot, under its row lock,
+   * records are taken in order while `chain_balance − reserved` covers them, `reserved` rises once by their
+   * sum, and the admitted records are inserted as `queued`. A request key seen before (or earlier in the
+   * same call) gives `duplicate`; nothing else changes for a record that is not admitted. Results are in
+   * input order.
+   */
+  async reserveMany(usages: NewUsage[], now = Date.now()): Promise<ReserveResult[]> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const row = await this.#lockBalance(trx, usage.cuid, usage.slot);
-        if (!row) throw new Rollback({ kind: 'no_balance_row' });
-        const available = row.chainBalance - row.reserved;
-        if (usage.amount > available) throw new Rollback({ kind: 'insufficient', available, row });
-        await trx
-          .updateTable('content_balances')
-          .set({ reserved: (row.reserved + usage.amount).toString(), updated_at: now })
-          .where('cuid', '=', usage.cuid)
-          .where('slot', '=', usage.slot)
+      return await this.db.transaction().execute((trx) => this.#reserveMany(trx, usages, now));
+    } catch (err) {
+      // Another replica inserted one of the request keys between our check and our insert: settle each
+      // record on its own so only the duplicate is affected.
+      if (!isUniqueViolation(err) || usages.length === 1) {
+        if (isUniqueViolation(err) && usages[0]?.requestKey !== undefined) {
+          const existing = await this.findByRequestKey(usages[0].clientId, usages[0].requestKey);
+          if (existing) return [{ kind: 'duplicate', existing }];
+        }
+        throw err;
+      }
+      const results: ReserveResult[] = [];
+      for (const usage of usages) results.push(await this.reserve(usage, now));
+      return results;
+    }
+  }
+
+  async #reserveMany(trx: Db, usages: NewUsage[], now: number): Promise<ReserveResult[]> {
+    const results: (ReserveResult | undefined)[] = new Array(usages.length);
+    // Request keys already stored, and repeats within this call.
+    const seen = new Map<string, UsageRecord>();
+    const keyed = usages.filter((u) => u.requestKey !== undefined);
+    for (const clientId of new Set(keyed.map((u) => u.clientId))) {
+      const keys = keyed.filter((u) => u.clientId === clientId).map((u) => u.requestKey!);
+      for (let i = 0; i < keys.length; i += 500) {
+        const rows = await trx
+          .selectFrom('content_usage')
+          .selectAll()
+          .where('client_id', '=', clientId)
+          .where('request_key', 'in', keys.slice(i, i + 500))
           .execute();
+        for (const row of rows) seen.set(`${clientId}\u0000${row.request_key}`, toUsage(row));
+      }
+    }
+    const bySlot = new Map<string, number[]>();
+    usages.forEach((usage, i) => {
+      if (usage.requestKey !== undefined) {
+        const existing = seen.get(`${usage.clientId}\u0000${usage.requestKey}`);
+        if (existing) {
+          results[i] = { kind: 'duplicate', existing };
+          return;
+        }
+      }
+      const key = `${usage.cuid}\u0000${usage.slot}`;
+      const list = bySlot.get(key);
+      if (list) list.push(i);
+      else bySlot.set(key, [i]);
+    });
+
+    const accepted: UsageRecord[] = [];
+    for (const indexes of bySlot.values()) {
+      const first = usages[indexes[0]!]!;
+      const row = await this.#lockBalance(trx, first.cuid, first.slot);
+      // A missing row, or one marked stale after a chain rewind, must be read from the chain first.
+      if (!row || row.chainBlock < 0n) {
+        for (const i of indexes) results[i] = { kind: 'no_balance_row' };
+        continue;
+      }
+      let reserved = row.reserved;
+      for (const i of indexes) {
+        const usage = usages[i]!;
+        const duplicateKey = usage.requestKey !== undefined ? `${usage.clientId}\u0000${usage.requestKey}` : undefined;
+        const earlier = duplicateKey ? seen.get(duplicateKey) : undefined;
+        if (earlier) {
+          results[i] = { kind: 'duplicate', existing: earlier };
+          continue;
+        }
+        const available = row.chainBalance - reserved;
+        if (usage.amount > available) {
+          results[i] = { kind: 'insufficient', available, row: { ...row, reserved } };
+          continue;
+        }
+        reserved += usage.amount;
         const record: UsageRecord = {
           id: randomUUID(),
           ...usage,
@@ -293,17 +357,33 @@ export class ContentLedgerStore {
           error: undefined,
           acceptedAt: now,
         };
+        if (duplicateKey) seen.set(duplicateKey, record);
+        accepted.push(record);
+        results[i] = { kind: 'accepted', record };
+      }
+      if (reserved !== row.reserved) {
         await trx
-          .insertInto('content_usage')
-          .values({
+          .updateTable('content_balances')
+          .set({ reserved: reserved.toString(), updated_at: now })
+          .where('cuid', '=', first.cuid)
+          .where('slot', '=', first.slot)
+          .execute();
+      }
+    }
+    // 100 rows × 16 columns stays far below both databases' bound on parameters.
+    for (let i = 0; i < accepted.length; i += 100) {
+      await trx
+        .insertInto('content_usage')
+        .values(
+          accepted.slice(i, i + 100).map((record) => ({
             id: record.id,
-            client_id: usage.clientId,
-            cuid: usage.cuid,
-            slot: usage.slot,
-            slot_id: usage.slotId,
-            amount: usage.amount.toString(),
-            request_key: usage.requestKey ?? null,
-            state: 'queued',
+            client_id: record.clientId,
+            cuid: record.cuid,
+            slot: record.slot,
+            slot_id: record.slotId,
+            amount: record.amount.toString(),
+            request_key: record.requestKey ?? null,
+            state: 'queued' as const,
             batch_id: null,
             tx_hash: null,
             block_number: null,
@@ -312,18 +392,11 @@ export class ContentLedgerStore {
             error: null,
             accepted_at: now,
             updated_at: now,
-          })
-          .execute();
-        return { kind: 'accepted', record } as const;
-      });
-    } catch (err) {
-      if (err instanceof Rollback) return err.result;
-      if (isUniqueViolation(err) && usage.requestKey !== undefined) {
-        const existing = await this.findByRequestKey(usage.clientId, usage.requestKey);
-        if (existing) return { kind: 'duplicate', existing };
-      }
-      throw err;
+          })),
+        )
+        .execute();
     }
+    return results as ReserveResult[];
   }
 
   // ----- consumption records -----
@@ -502,26 +575,40 @@ export class ContentLedgerStore {
       for (const row of records) {
         const reported = byId.get(row.id);
         if (!reported) throw new Error(`inclusion of batch ${batchId} does not report record ${row.id}`);
+        const key = `${row.cuid}\u0000${row.slot}`;
+        const entry = slots.get(key);
+        if (entry) {
+          entry.sum += BigInt(row.amount);
+          // Used only grows within a batch: the largest is the slot's figure after its last record.
+          if (reported.usedAfter > entry.last.usedAfter) entry.last = reported;
+        } else {
+          slots.set(key, { cuid: row.cuid, slot: row.slot, sum: BigInt(row.amount), last: reported });
+        }
+      }
+      // One statement per 200 records: the per-record figures go in through CASE expressions.
+      for (let i = 0; i < records.length; i += 200) {
+        const chunk = records.slice(i, i + 200).map((row) => ({ id: row.id, reported: byId.get(row.id)! }));
+        const figure = (pick: (r: IncludedRecord) => bigint) =>
+          sql<string>`case id ${sql.join(
+            chunk.map((c) => sql`when ${c.id} then ${pick(c.reported).toString()}`),
+            sql` `,
+          )} end`;
         await trx
           .updateTable('content_usage')
           .set({
             state: 'included',
             tx_hash: inclusion.txHash,
             block_number: blockNum(inclusion.blockNumber),
-            balance_after: reported.balanceAfter.toString(),
-            used_after: reported.usedAfter.toString(),
+            balance_after: figure((r) => r.balanceAfter),
+            used_after: figure((r) => r.usedAfter),
             updated_at: now,
           })
-          .where('id', '=', row.id)
+          .where(
+            'id',
+            'in',
+            chunk.map((c) => c.id),
+          )
           .execute();
-        const key = `${row.cuid}\u0000${row.slot}`;
-        const entry = slots.get(key);
-        if (entry) {
-          entry.sum += BigInt(row.amount);
-          entry.last = reported;
-        } else {
-          slots.set(key, { cuid: row.cuid, slot: row.slot, sum: BigInt(row.amount), last: reported });
-        }
       }
       for (const { cuid, slot, sum, last } of slots.values()) {
         const row = await this.#lockBalance(trx, cuid, slot);
@@ -545,6 +632,75 @@ export class ContentLedgerStore {
           .execute();
       }
       return true;
+    });
+  }
+
+  /**
+   * The chain went back to block `head` (the embedded chain restarted from an older saved state): batches
+   * recorded as included in a later block may no longer be on chain, or may land again (their signed
+   * transaction can be mined anew). They become `sending` again, with their reservations, so recovery
+   * settles each from the chain's logs: found → included again; not found → requeued. Every balance row
+   * read after `head` is marked stale (`chain_block = -1`) so admission reads it from the chain again.
+   * Returns the number of batches reopened.
+   */
+  async reopenAfterRewind(head: bigint, now = Date.now()): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const lost = await trx
+        .selectFrom('content_batches')
+        .selectAll()
+        .where('state', '=', 'included')
+        .where('block_number', '>', blockNum(head))
+        .execute();
+      for (const batch of lost) {
+        const records = await trx.selectFrom('content_usage').selectAll().where('batch_id', '=', batch.id).execute();
+        const sums = new Map<string, { cuid: string; slot: string; sum: bigint }>();
+        for (const r of records) {
+          const key = `${r.cuid}\u0000${r.slot}`;
+          const entry = sums.get(key) ?? { cuid: r.cuid, slot: r.slot, sum: 0n };
+          entry.sum += BigInt(r.amount);
+          sums.set(key, entry);
+        }
+        for (const { cuid, slot, sum } of sums.values()) {
+          const row = await this.#lockBalance(trx, cuid, slot);
+          if (!row) continue;
+          await trx
+            .updateTable('content_balances')
+            .set({ reserved: (row.reserved + sum).toString(), chain_block: -1, updated_at: now })
+            .where('cuid', '=', cuid)
+            .where('slot', '=', slot)
+            .execute();
+        }
+        await trx
+          .updateTable('content_usage')
+          .set({
+            state: 'sent',
+            tx_hash: null,
+            block_number: null,
+            balance_after: null,
+            used_after: null,
+            updated_at: now,
+          })
+          .where('batch_id', '=', batch.id)
+          .execute();
+        await trx
+          .updateTable('content_batches')
+          .set({
+            state: 'sending',
+            from_block: Math.min(Number(batch.from_block), blockNum(head)),
+            tx_hint: batch.tx_hash,
+            tx_hash: null,
+            block_number: null,
+            updated_at: now,
+          })
+          .where('id', '=', batch.id)
+          .execute();
+      }
+      await trx
+        .updateTable('content_balances')
+        .set((eb) => ({ chain_block: -1, version: eb('version', '+', 1), updated_at: now }))
+        .where('chain_block', '>', blockNum(head))
+        .execute();
+      return lost.length;
     });
   }
 

@@ -173,7 +173,12 @@ export class SlotStore {
     alsoInTransaction: (trx: Db) => Promise<void> = async () => undefined,
   ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      const ok = await this.transition(id, { state: 'pending', since }, { state: 'active', since: Date.now() }, trx);
+      const ok = await this.transition(
+        id,
+        { state: 'pending', since },
+        { state: 'active', since: Date.now() },
+        trx,
+      );
       if (ok) await alsoInTransaction(trx);
       return ok;
     });

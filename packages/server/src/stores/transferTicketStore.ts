@@ -65,7 +65,9 @@ const toTicket = (r: TransferTicketsTable): TransferTicket => ({
 export class TransferTicketStore {
   constructor(private readonly db: Db) {}
 
-  async insert(ticket: Omit<TransferTicket, 'status' | 'statusSince' | 'txHash' | 'userOpHash'>): Promise<void> {
+  async insert(
+    ticket: Omit<TransferTicket, 'status' | 'statusSince' | 'txHash' | 'userOpHash'>,
+  ): Promise<void> {
     await this.db
       .insertInto('transfer_tickets')
       .values({
@@ -137,7 +139,12 @@ export class TransferTicketStore {
   async markUsed(ticketHash: string, result: { txHash: string; userOpHash: string }): Promise<void> {
     await this.db
       .updateTable('transfer_tickets')
-      .set({ status: 'used', status_since: Date.now(), tx_hash: result.txHash, user_op_hash: result.userOpHash })
+      .set({
+        status: 'used',
+        status_since: Date.now(),
+        tx_hash: result.txHash,
+        user_op_hash: result.userOpHash,
+      })
       .where('ticket_hash', '=', ticketHash)
       .where('status', '=', 'consuming')
       .execute();

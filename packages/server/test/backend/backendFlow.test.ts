@@ -94,21 +94,40 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
       expires_in: 3600,
     });
     expect(Object.keys(info).sort()).toEqual(
-      ['access_token', 'code', 'content_address', 'expires_in', 'id', 'refresh_token', 'token_nickname', 'tr_cnt'].sort(),
+      [
+        'access_token',
+        'code',
+        'content_address',
+        'expires_in',
+        'id',
+        'refresh_token',
+        'token_nickname',
+        'tr_cnt',
+      ].sort(),
     );
 
     // The slot row, its content wallet (C_SALT = id for the owner's EOA) and the dex agree.
     const [row] = await slotRows(alice.uuid);
-    expect(row).toMatchObject({ id: raw.digits, client_id: client.clientId, meta_idx: 0, imported: 0, state: 'active' });
+    expect(row).toMatchObject({
+      id: raw.digits,
+      client_id: client.clientId,
+      meta_idx: 0,
+      imported: 0,
+      state: 'active',
+    });
     const content = await server.services.wallets.findByAddress(info.content_address as string);
     expect(content).toMatchObject({ kind: 'slot', salt: BigInt(raw.digits), userUuid: Number(alice.uuid) });
     const main = await server.services.wallets.mainWallet(Number(alice.uuid));
     expect(main!.address).toBe(wallet);
-    expect(info.content_address).toBe(server.services.chain.gateway.walletAddress(main!.owner, BigInt(raw.digits)));
+    expect(info.content_address).toBe(
+      server.services.chain.gateway.walletAddress(main!.owner, BigInt(raw.digits)),
+    );
     expect(await dexOwnerOf(server, raw.digits)).toBe(wallet);
 
     // The access token is a live OAuth access token for this app.
-    const validate = await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(info.access_token as string) });
+    const validate = await fetch(`${server.url}/v1/oauth/validate`, {
+      headers: bearer(info.access_token as string),
+    });
     expect(validate.status).toBe(200);
     expect(await validate.json()).toMatchObject({ user_id: alice.uuid, client_id: client.clientId });
 
@@ -138,16 +157,24 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
       { user_id: alice.uuid, client_id: client.clientId },
       bearer(renewed.access_token as string),
     );
-    expect((await server.services.loginStatus.getStatus(alice.uuid, client.clientId)).status).toBe('logged_in');
+    expect((await server.services.loginStatus.getStatus(alice.uuid, client.clientId)).status).toBe(
+      'logged_in',
+    );
     const logout = await fetch(`${server.url}/v1/oauth-meta/user/logout`, {
       method: 'POST',
       headers: bearer(renewed.access_token as string),
     });
     expect(logout.status).toBe(200);
-    expect(await logout.json()).toMatchObject({ code: 1, data: [{ user_id: alice.uuid, status: 'logged_out' }] });
-    expect((await server.services.loginStatus.getStatus(alice.uuid, client.clientId)).status).toBe('logged_out');
+    expect(await logout.json()).toMatchObject({
+      code: 1,
+      data: [{ user_id: alice.uuid, status: 'logged_out' }],
+    });
+    expect((await server.services.loginStatus.getStatus(alice.uuid, client.clientId)).status).toBe(
+      'logged_out',
+    );
     expect(
-      (await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(renewed.access_token as string) })).status,
+      (await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(renewed.access_token as string) }))
+        .status,
     ).toBe(401);
     const deadRefresh = await getToken(server.url, {
       client_id: client.clientId,
@@ -158,8 +185,11 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     expect(deadRefresh.body.code).toBe(510);
     // The other pair (from the second authorize) was not touched.
     expect(
-      (await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(again.token.body.data[0]!.access_token as string) }))
-        .status,
+      (
+        await fetch(`${server.url}/v1/oauth/validate`, {
+          headers: bearer(again.token.body.data[0]!.access_token as string),
+        })
+      ).status,
     ).toBe(200);
   });
 
@@ -178,7 +208,10 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     expect(unknownClient.text).toMatch(/"code":570,/);
     const wrongSecret = await exchange({ client_id: client.clientId, client_secret: 'x'.repeat(43) });
     expect([wrongSecret.status, wrongSecret.body.code]).toEqual([401, 410]);
-    const otherClientsCode = await exchange({ client_id: otherClient.clientId, client_secret: otherClient.clientSecret });
+    const otherClientsCode = await exchange({
+      client_id: otherClient.clientId,
+      client_secret: otherClient.clientSecret,
+    });
     expect([otherClientsCode.status, otherClientsCode.body.code]).toEqual([400, 410]);
     const unknownCode = await getToken(server.url, {
       client_id: client.clientId,
@@ -206,7 +239,9 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     // Used: 510, and the replay revokes what the first exchange issued.
     const used = await exchange({ client_id: client.clientId, client_secret: client.clientSecret });
     expect([used.status, used.body.code]).toEqual([400, 510]);
-    expect((await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(firstAccess) })).status).toBe(401);
+    expect((await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(firstAccess) })).status).toBe(
+      401,
+    );
 
     // Expired: a code whose lifetime is over is 510 as well, and stays unused.
     const state2 = randomBytes(12).toString('base64url');
@@ -231,22 +266,29 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     await registerWallet(server.url, carol);
     const state = randomBytes(12).toString('base64url');
     const before = callbacks.requests.length;
-    const authorize = await metaAuthorize(server.url, carol.loginToken, authorizeParams({ redirect_uri: getOnly, state }));
+    const authorize = await metaAuthorize(
+      server.url,
+      carol.loginToken,
+      authorizeParams({ redirect_uri: getOnly, state }),
+    );
     expect(authorize.status).toBe(200);
-    await expect.poll(() => callbacks.requests.slice(before).filter((r) => r.path === '/get-only').length).toBe(1);
+    await expect
+      .poll(() => callbacks.requests.slice(before).filter((r) => r.path === '/get-only').length)
+      .toBe(1);
     const [attempt] = callbacks.requests.slice(before).filter((r) => r.path === '/get-only');
     expect(attempt!.method).toBe('POST');
     const { code } = JSON.parse(attempt!.body) as { code: string };
     // The code that reached nobody is dead: exchanging it (as if intercepted) is 510.
     await expect
-      .poll(async () =>
-        (
-          await server.services.database.db
-            .selectFrom('backend_codes')
-            .select('used_at')
-            .where('code_hash', '=', hashCode(code))
-            .executeTakeFirstOrThrow()
-        ).used_at,
+      .poll(
+        async () =>
+          (
+            await server.services.database.db
+              .selectFrom('backend_codes')
+              .select('used_at')
+              .where('code_hash', '=', hashCode(code))
+              .executeTakeFirstOrThrow()
+          ).used_at,
       )
       .not.toBeNull();
     const exchange = await getToken(server.url, {
@@ -271,7 +313,9 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     );
     expect(authorize.status).toBe(200);
     await expect
-      .poll(() => callbacks.requests.slice(before).filter((r) => r.path === '/failing').length, { timeout: 5_000 })
+      .poll(() => callbacks.requests.slice(before).filter((r) => r.path === '/failing').length, {
+        timeout: 5_000,
+      })
       .toBe(3);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(callbacks.requests.slice(before).filter((r) => r.path === '/failing')).toHaveLength(3);
@@ -282,12 +326,20 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     await registerWallet(server.url, erin);
     const before = callbacks.requests.length;
 
-    for (const redirect_uri of [`${cb}/`, cb.replace('127.0.0.1', 'localhost'), callbacks.url('/other/callback')]) {
+    for (const redirect_uri of [
+      `${cb}/`,
+      cb.replace('127.0.0.1', 'localhost'),
+      callbacks.url('/other/callback'),
+    ]) {
       const mismatch = await metaAuthorize(server.url, erin.loginToken, authorizeParams({ redirect_uri }));
       expect(mismatch.status).toBe(401);
       expect(mismatch.body).toEqual({ code: 401, message: 'redirect_uri mismatch', data: [] });
     }
-    const unknownClient = await metaAuthorize(server.url, erin.loginToken, authorizeParams({ client_id: 'unknown' }));
+    const unknownClient = await metaAuthorize(
+      server.url,
+      erin.loginToken,
+      authorizeParams({ client_id: 'unknown' }),
+    );
     expect(unknownClient.status).toBe(401);
     expect(unknownClient.body.message).toBe('redirect_uri mismatch');
 
@@ -308,7 +360,11 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     expect(spelledRight.status).toBe(400);
     expect(spelledRight.body.code).toBe(400);
     expect(spelledRight.body.message).toMatch(/respose_type/);
-    const wrongValue = await metaAuthorize(server.url, erin.loginToken, authorizeParams({ respose_type: 'token' }));
+    const wrongValue = await metaAuthorize(
+      server.url,
+      erin.loginToken,
+      authorizeParams({ respose_type: 'token' }),
+    );
     expect([wrongValue.status, wrongValue.body.code]).toEqual([400, 400]);
 
     // None of those made a slot, issued a code or sent a callback.
@@ -340,7 +396,14 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     // An earlier-issued id (18 digits here: imported ids may be shorter than 19).
     const id = String(10n ** 17n + (randomBytes(8).readBigUInt64BE() % (9n * 10n ** 17n)));
     const summary = await server.services.slotImport.importAll([
-      { line: 1, id, clientId: client.clientId, ownerUuid: Number(grace.uuid), tokenNickname: 'Old deck', trCnt: 4 },
+      {
+        line: 1,
+        id,
+        clientId: client.clientId,
+        ownerUuid: Number(grace.uuid),
+        tokenNickname: 'Old deck',
+        trCnt: 4,
+      },
     ]);
     expect(summary).toMatchObject({ success: true, imported: 1 });
     expect(await dexOwnerOf(server, id)).toBe(wallet);

@@ -30,7 +30,10 @@ export interface TestUser {
   loginToken: string;
 }
 
-export async function createUser(baseUrl: string, nickname = `nick${randomBytes(3).toString('hex')}`): Promise<TestUser> {
+export async function createUser(
+  baseUrl: string,
+  nickname = `nick${randomBytes(3).toString('hex')}`,
+): Promise<TestUser> {
   const email = `u${randomBytes(6).toString('hex')}@example.com`;
   const password = 'correct horse battery';
   const reg = await post(`${baseUrl}/v1/dev-user/register`, { email, password, nickname });
@@ -43,7 +46,10 @@ export async function createUser(baseUrl: string, nickname = `nick${randomBytes(
 
 /** A fresh login JWT (e.g. after a restart on another port: the issuer changed). */
 export async function login(baseUrl: string, user: TestUser): Promise<TestUser> {
-  const res = await post(`${baseUrl}/v1/dev-user/login_devuser`, { email: user.email, password: user.password });
+  const res = await post(`${baseUrl}/v1/dev-user/login_devuser`, {
+    email: user.email,
+    password: user.password,
+  });
   expect(res.status).toBe(200);
   return { ...user, loginToken: ((await res.json()) as { token: string }).token };
 }
@@ -67,7 +73,11 @@ export interface TestClient {
   clientSecret: string;
 }
 
-export async function createClient(baseUrl: string, owner: TestUser, redirectUris: string[]): Promise<TestClient> {
+export async function createClient(
+  baseUrl: string,
+  owner: TestUser,
+  redirectUris: string[],
+): Promise<TestClient> {
   const res = await post(
     `${baseUrl}/v1/dev-user/clients`,
     { name: 'Backend app', redirect_uris: redirectUris },
@@ -97,7 +107,9 @@ export interface CallbackServer {
   close(): Promise<void>;
 }
 
-export async function startCallbackServer(options: { getOnlyPath?: string; failingPath?: string } = {}): Promise<CallbackServer> {
+export async function startCallbackServer(
+  options: { getOnlyPath?: string; failingPath?: string } = {},
+): Promise<CallbackServer> {
   const requests: CallbackRequest[] = [];
   const waiters = new Map<string, (body: { success: number; code: string; state: string }) => void>();
   const server = http.createServer((req, res) => {
@@ -168,7 +180,11 @@ export async function metaAuthorize(
 export async function getToken(
   baseUrl: string,
   body: Record<string, string>,
-): Promise<{ status: number; text: string; body: { code: number; message: unknown; data: Record<string, unknown>[] } }> {
+): Promise<{
+  status: number;
+  text: string;
+  body: { code: number; message: unknown; data: Record<string, unknown>[] };
+}> {
   const res = await post(`${baseUrl}/v1/oauth-meta/get_token`, body);
   const text = await res.text();
   return { status: res.status, text, body: JSON.parse(text) };
@@ -181,7 +197,11 @@ export async function slotInfoFor(
   user: TestUser,
   client: TestClient,
   redirectUri: string,
-): Promise<{ authorize: Awaited<ReturnType<typeof metaAuthorize>>; token: Awaited<ReturnType<typeof getToken>>; code: string }> {
+): Promise<{
+  authorize: Awaited<ReturnType<typeof metaAuthorize>>;
+  token: Awaited<ReturnType<typeof getToken>>;
+  code: string;
+}> {
   const state = randomBytes(16).toString('base64url');
   const authorize = await metaAuthorize(server.url, user.loginToken, {
     client_id: client.clientId,

@@ -12,7 +12,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   let node: AnvilInstance;
   let database: DatabaseHandle;
   beforeAll(async () => {
-    node = await startAnvil({ chainId: 1337, args: ['--silent'] });
+    node = await startAnvil({ chainId: 1337 });
     database = openDatabase({ sqlitePath: ':memory:' });
     await migrateToLatest(database.db);
   });

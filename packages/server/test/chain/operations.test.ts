@@ -137,7 +137,7 @@ describe('operation pipeline (real anvil)', () => {
     const [one] = (await bundledOperations(chain, single.txHash)).filter((o) => o.sender === wallet);
     expect(slice(one!.callData, 0, 4)).toBe(executeSelector);
     // Sponsored: paymaster ‖ validUntil ‖ validAfter ‖ signature, validUntil = validAfter + 300 s.
-    expect(slice(one!.paymasterAndData, 0, 20).toLowerCase()).toBe(chain.info.contracts.paymaster);
+    expect(getAddress(slice(one!.paymasterAndData, 0, 20))).toBe(chain.info.contracts.paymaster);
     const validUntil = Number(BigInt(slice(one!.paymasterAndData, 20, 52)));
     const validAfter = Number(BigInt(slice(one!.paymasterAndData, 52, 84)));
     expect(validUntil - validAfter).toBe(300);
@@ -423,6 +423,57 @@ describe('operation pipeline (real anvil)', () => {
         calls: [chain.calls.nativeTransfer(next.address, 0n)],
       }),
     ).rejects.toMatchObject({ status: 409, code: 'wallet_owner_mismatch' });
+  });
+
+  it('sends a dropped bundle transaction again, and re-bundles when its nonce went elsewhere', async () => {
+    const { chain } = t;
+    const client = chain.gateway.client;
+    const rpc = (method: string, params: unknown[] = []) =>
+      client.request({ method, params } as never) as Promise<unknown>;
+    const pendingCount = async () => Number(((await rpc('txpool_status')) as { pending: string }).pending);
+    const untilPending = async () => {
+      for (let i = 0; i < 200 && (await pendingCount()) === 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(await pendingCount()).toBe(1);
+    };
+
+    // 1. The node loses the pending bundle (as after a restart from an older state): it is sent again.
+    const { owner } = await deployedWallet();
+    await rpc('evm_setAutomine', [false]);
+    let first;
+    try {
+      first = submit(owner, [[owner.address, 0n]]);
+      await untilPending();
+      await rpc('anvil_dropAllTransactions');
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    expect(await first).toMatchObject({ success: true });
+
+    // 2. Another sender used the relayer's nonce meanwhile: the bundle is simulated and sent again.
+    const relayer = privateKeyToAccount(ANVIL_DEV_KEYS[1]);
+    await rpc('evm_setAutomine', [false]);
+    let second;
+    try {
+      second = submit(owner, [[owner.address, 0n]]);
+      await untilPending();
+      await rpc('anvil_dropAllTransactions');
+      const nonce = await client.getTransactionCount({ address: relayer.address, blockTag: 'pending' });
+      const fees = await chain.gateway.fees();
+      const raw = await relayer.signTransaction({
+        chainId: 31337,
+        type: 'eip1559',
+        to: relayer.address,
+        value: 0n,
+        gas: 21_000n,
+        nonce,
+        ...fees,
+      });
+      await client.sendRawTransaction({ serializedTransaction: raw });
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    expect(await second).toMatchObject({ success: true });
   });
 
   it('keeps AppError as the only error type callers see', () => {

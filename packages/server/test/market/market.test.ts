@@ -68,13 +68,28 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     expect(res.status).toBe(200);
   };
   const list = (s: Seller, price = '1000000000000000000', token = s.accessToken) =>
-    post(`${server.url}/v1/market/listings`, { user_id: s.user.uuid, client_id: client.clientId, price }, bearer(token));
+    post(
+      `${server.url}/v1/market/listings`,
+      { user_id: s.user.uuid, client_id: client.clientId, price },
+      bearer(token),
+    );
   const purchase = (listingId: string, token: string) =>
-    fetch(`${server.url}/v1/market/listings/${listingId}/purchase`, { method: 'POST', headers: bearer(token) });
+    fetch(`${server.url}/v1/market/listings/${listingId}/purchase`, {
+      method: 'POST',
+      headers: bearer(token),
+    });
   const listingRows = (slotId: string) =>
-    server.services.database.db.selectFrom('market_listings').selectAll().where('slot_id', '=', slotId).execute();
+    server.services.database.db
+      .selectFrom('market_listings')
+      .selectAll()
+      .where('slot_id', '=', slotId)
+      .execute();
   const slotRow = (id: string) =>
-    server.services.database.db.selectFrom('slots').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    server.services.database.db
+      .selectFrom('slots')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
 
   it('lists only while the status is logged_out, only for the token’s own user and app', async () => {
     const alice = await seller('Alice');
@@ -104,7 +119,12 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     const text = await created.text();
     expect(rawSlotId(text, 'slot_id')).toEqual({ digits: alice.slotId, quoted: false });
     const { listing } = JSON.parse(text) as { listing: Record<string, unknown> };
-    expect(listing).toMatchObject({ user_id: alice.user.uuid, client_id: client.clientId, price: '2500', status: 'active' });
+    expect(listing).toMatchObject({
+      user_id: alice.user.uuid,
+      client_id: client.clientId,
+      price: '2500',
+      status: 'active',
+    });
     expect((await list(alice, '2600')).status).toBe(409);
 
     // Public: no token needed.
@@ -112,7 +132,9 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     expect(publicList.status).toBe(200);
     const publicText = await publicList.text();
     expect(publicText).toContain(`"slot_id":${alice.slotId}`);
-    expect((JSON.parse(publicText) as { listings: { id: string }[] }).listings.map((l) => l.id)).toContain(listing.id);
+    expect((JSON.parse(publicText) as { listings: { id: string }[] }).listings.map((l) => l.id)).toContain(
+      listing.id,
+    );
   });
 
   it('sells a listing to exactly one of two concurrent buyers and revokes the seller’s tokens', async () => {
@@ -143,7 +165,11 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     });
 
     expect(await dexOwnerOf(server, carol.slotId)).toBe(winner.who.wallet);
-    expect(await slotRow(carol.slotId)).toMatchObject({ owner_uuid: Number(winner.who.user.uuid), tr_cnt: 1, meta_idx: 0 });
+    expect(await slotRow(carol.slotId)).toMatchObject({
+      owner_uuid: Number(winner.who.user.uuid),
+      tr_cnt: 1,
+      meta_idx: 0,
+    });
     const loserSlots = await server.services.database.db
       .selectFrom('slots')
       .select('id')
@@ -151,8 +177,12 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
       .execute();
     expect(loserSlots).toHaveLength(0);
     // The seller's access token for the app no longer works.
-    expect((await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(carol.accessToken) })).status).toBe(401);
-    const stillListed = (await (await fetch(`${server.url}/v1/market/listings`)).json()) as { listings: { id: string }[] };
+    expect(
+      (await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(carol.accessToken) })).status,
+    ).toBe(401);
+    const stillListed = (await (await fetch(`${server.url}/v1/market/listings`)).json()) as {
+      listings: { id: string }[];
+    };
     expect(stillListed.listings.map((l) => l.id)).not.toContain(listed.listing.id);
     // Sold is final.
     expect((await purchase(listed.listing.id, loser.who.user.loginToken)).status).toBe(409);
@@ -194,8 +224,14 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
       await embedded.start();
     }
     expect(await listingRows(gina.slotId)).toMatchObject([{ status: 'active', buyer_uuid: null }]);
-    expect(await slotRow(gina.slotId)).toMatchObject({ owner_uuid: Number(gina.user.uuid), state: 'active', tr_cnt: 0 });
-    expect((await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(gina.accessToken) })).status).toBe(200);
+    expect(await slotRow(gina.slotId)).toMatchObject({
+      owner_uuid: Number(gina.user.uuid),
+      state: 'active',
+      tr_cnt: 0,
+    });
+    expect(
+      (await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(gina.accessToken) })).status,
+    ).toBe(200);
     const bought = await purchase(listed.listing.id, hank.user.loginToken);
     expect(bought.status).toBe(200);
   });

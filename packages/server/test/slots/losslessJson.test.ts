@@ -7,9 +7,15 @@ describe('lossless JSON and slot ids', () => {
   it('writes raw integers digit for digit, where JSON.stringify of a number would round', () => {
     const id = '9999999999999999999';
     expect(JSON.stringify({ id: Number(id) })).toBe('{"id":10000000000000000000}');
-    expect(stringifyLossless({ id: new JsonRawNumber(id), n: 1, s: 'x"y', a: [true, null, undefined], u: undefined })).toBe(
-      '{"id":9999999999999999999,"n":1,"s":"x\\"y","a":[true,null,null]}',
-    );
+    expect(
+      stringifyLossless({
+        id: new JsonRawNumber(id),
+        n: 1,
+        s: 'x"y',
+        a: [true, null, undefined],
+        u: undefined,
+      }),
+    ).toBe('{"id":9999999999999999999,"n":1,"s":"x\\"y","a":[true,null,null]}');
     expect(stringifyLossless({ big: 12345678901234567890n, date: new Date(0) })).toBe(
       '{"big":12345678901234567890,"date":"1970-01-01T00:00:00.000Z"}',
     );

@@ -76,9 +76,13 @@ describe.each(testDatabases)('slot stores on $name', (database) => {
     const b0 = slot(buyer, 'app-b', 0);
     for (const s of [s0, s1, s2, b0]) expect(await slots.insert(s)).toBe(true);
 
-    expect(await slots.transition(s1.id, { state: 'active', ownerUuid: seller }, { state: 'moving', since: 1 })).toBe(true);
+    expect(
+      await slots.transition(s1.id, { state: 'active', ownerUuid: seller }, { state: 'moving', since: 1 }),
+    ).toBe(true);
     // A second transfer of the same slot cannot start while one is in flight.
-    expect(await slots.transition(s1.id, { state: 'active', ownerUuid: seller }, { state: 'moving', since: 2 })).toBe(false);
+    expect(
+      await slots.transition(s1.id, { state: 'active', ownerUuid: seller }, { state: 'moving', since: 2 }),
+    ).toBe(false);
     const moved = await slots.completeMove(s1.id, seller, buyer);
     expect(moved).toMatchObject({ ownerUuid: buyer, metaIdx: 1, trCnt: 1, state: 'active' });
     expect((await slots.listByOwner(seller, 'app-b')).map((s) => [s.id, s.metaIdx])).toEqual([
@@ -128,7 +132,9 @@ describe.each(testDatabases)('slot stores on $name', (database) => {
       createdAt: now,
       expiresAt: now + 60_000,
     });
-    const consumed = await Promise.all(Array.from({ length: 8 }, () => codes.consume('c'.repeat(64), Date.now())));
+    const consumed = await Promise.all(
+      Array.from({ length: 8 }, () => codes.consume('c'.repeat(64), Date.now())),
+    );
     expect(consumed.filter(Boolean)).toHaveLength(1);
 
     const tickets = new TransferTicketStore(handle.db);
@@ -144,15 +150,28 @@ describe.each(testDatabases)('slot stores on $name', (database) => {
       createdAt: now,
       expiresAt: now + 60_000,
     });
-    const claims = await Promise.all(Array.from({ length: 8 }, () => tickets.claim('t'.repeat(64), Date.now())));
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, () => tickets.claim('t'.repeat(64), Date.now())),
+    );
     expect(claims.filter(Boolean)).toHaveLength(1);
 
     const market = new MarketStore(handle.db);
-    const listing = { id: crypto.randomUUID(), slotId: s.id, clientId: 'app-e', sellerUuid: seller, price: '100', createdAt: now };
+    const listing = {
+      id: crypto.randomUUID(),
+      slotId: s.id,
+      clientId: 'app-e',
+      sellerUuid: seller,
+      price: '100',
+      createdAt: now,
+    };
     expect(await market.insert(listing)).toBe(true);
     // One open listing per slot.
     expect(await market.insert({ ...listing, id: crypto.randomUUID() })).toBe(false);
-    const wins = await Promise.all([market.claim(listing.id, 11), market.claim(listing.id, 12), market.claim(listing.id, 13)]);
+    const wins = await Promise.all([
+      market.claim(listing.id, 11),
+      market.claim(listing.id, 12),
+      market.claim(listing.id, 13),
+    ]);
     expect(wins.filter(Boolean)).toHaveLength(1);
     expect((await market.find(listing.id))?.status).toBe('pending');
   });

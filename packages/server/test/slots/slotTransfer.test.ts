@@ -57,7 +57,11 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
     return { status: res.status, text, body: JSON.parse(text) as Record<string, unknown> };
   };
   const slotRow = (id: string) =>
-    server.services.database.db.selectFrom('slots').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    server.services.database.db
+      .selectFrom('slots')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
   const ticketRows = () => server.services.database.db.selectFrom('transfer_tickets').selectAll().execute();
 
   it('moves a slot on chain and in the record with a ticket, which then cannot be used again', async () => {
@@ -88,7 +92,12 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
     // The dex now names Bob's main wallet and counted the transfer; so does the record.
     expect(await dexOwnerOf(server, alice.slotId)).toBe(bobWallet);
     expect(await dexTransferCount(server, alice.slotId)).toBe(1n);
-    expect(await slotRow(alice.slotId)).toMatchObject({ owner_uuid: Number(bob.uuid), tr_cnt: 1, meta_idx: 0, state: 'active' });
+    expect(await slotRow(alice.slotId)).toMatchObject({
+      owner_uuid: Number(bob.uuid),
+      tr_cnt: 1,
+      meta_idx: 0,
+      state: 'active',
+    });
 
     // Bob's backend now gets this slot, with tr_cnt 1 and the content address it was created with.
     const bobInfo = await slotInfoFor(server, callbacks, bob, client, cb);
@@ -97,7 +106,12 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
     expect(bobInfo.token.body.data[0]).toMatchObject({ tr_cnt: 1 });
 
     // The same ticket again: refused, nothing changes.
-    const again = await exchange({ state: ticket.state, ...binding, from_uuid: bob.uuid, to_uuid: alice.user.uuid });
+    const again = await exchange({
+      state: ticket.state,
+      ...binding,
+      from_uuid: bob.uuid,
+      to_uuid: alice.user.uuid,
+    });
     expect(again.status).toBe(403);
     const replay = await exchange({ state: ticket.state, ...binding });
     expect(replay.status).toBe(409);
@@ -119,7 +133,12 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
     const forged = await exchange({ state: randomBytes(32).toString('base64url'), ...binding });
     expect(forged.status).toBe(401);
     expect(forged.body).toMatchObject({ success: false, error: 'invalid_ticket' });
-    for (const wrong of [{ to_uuid: erin.uuid }, { meta_idx: 1 }, { cu_id: 'another-app' }, { from_uuid: dave.uuid }]) {
+    for (const wrong of [
+      { to_uuid: erin.uuid },
+      { meta_idx: 1 },
+      { cu_id: 'another-app' },
+      { from_uuid: dave.uuid },
+    ]) {
       const mismatch = await exchange({ state, ...binding, ...wrong });
       expect(mismatch.status, JSON.stringify(wrong)).toBe(403);
       expect(mismatch.body).toMatchObject({ error: 'ticket_mismatch' });
@@ -152,13 +171,18 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
     const badBody = await issueTicket({ ...binding, meta_idx: '0' });
     expect(badBody.status).toBe(400);
     expect(await badBody.json()).toMatchObject({ error: 'invalid_request', field: 'meta_idx' });
-    expect(await ticketRows().then((rows) => rows.filter((r) => r.from_uuid === Number(frank.user.uuid)))).toHaveLength(0);
+    expect(
+      await ticketRows().then((rows) => rows.filter((r) => r.from_uuid === Number(frank.user.uuid))),
+    ).toHaveLength(0);
     // A receiver without a wallet: the ticket is issued, but the exchange is refused and changes nothing.
     const { state } = (await (await issueTicket(binding)).json()) as { state: string };
     const refused = await exchange({ state, ...binding });
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ error: 'wallet_required' });
-    expect(await slotRow(frank.slotId)).toMatchObject({ owner_uuid: Number(frank.user.uuid), state: 'active' });
+    expect(await slotRow(frank.slotId)).toMatchObject({
+      owner_uuid: Number(frank.user.uuid),
+      state: 'active',
+    });
   });
 
   it('answers 503 and changes nothing while the chain is down, for authorize and for transfers', async () => {
@@ -177,7 +201,11 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
       const down = await exchange({ state, ...binding });
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({ success: false, error: 'chain_unavailable' });
-      expect(await slotRow(henry.slotId)).toMatchObject({ owner_uuid: Number(henry.user.uuid), tr_cnt: 0, state: 'active' });
+      expect(await slotRow(henry.slotId)).toMatchObject({
+        owner_uuid: Number(henry.user.uuid),
+        tr_cnt: 0,
+        state: 'active',
+      });
       const [ticket] = (await ticketRows()).filter((t) => t.from_uuid === Number(henry.user.uuid));
       expect(ticket).toMatchObject({ status: 'issued', tx_hash: null });
 
@@ -235,7 +263,9 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
         updatedAt: stale,
       });
       if (reachedChain) {
-        const result = await chain.operator.execute([chain.calls.platform('dex', 'buy_slot', [wallet, BigInt(id), contentAddress])]);
+        const result = await chain.operator.execute([
+          chain.calls.platform('dex', 'buy_slot', [wallet, BigInt(id), contentAddress]),
+        ]);
         expect(result.success).toBe(true);
       }
       const info = await slotInfoFor(server, callbacks, user, client, cb);
@@ -269,7 +299,11 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
     const settled = await exchange({ state, ...binding });
     expect(settled.status, settled.text).toBe(200);
     expect(settled.body).toMatchObject({ success: true, to_address: miaWallet, tx_hash: null });
-    expect(await slotRow(leo.slotId)).toMatchObject({ owner_uuid: Number(mia.uuid), tr_cnt: 1, state: 'active' });
+    expect(await slotRow(leo.slotId)).toMatchObject({
+      owner_uuid: Number(mia.uuid),
+      tr_cnt: 1,
+      state: 'active',
+    });
     expect(await dexTransferCount(server, leo.slotId)).toBe(1n);
     expect((await exchange({ state, ...binding })).status).toBe(409);
   });

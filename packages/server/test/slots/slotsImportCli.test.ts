@@ -24,7 +24,10 @@ const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 /** `dauth …` as a separate process on the same DATA_DIR (the embedded default: the server is stopped). */
-async function dauth(dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function dauth(
+  dataDir: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
@@ -73,7 +76,15 @@ describe('dauth slots import', () => {
     const jsonFile = path.join(dataDir, 'slots.json');
     fs.writeFileSync(
       jsonFile,
-      JSON.stringify([{ id: annId, owner_uuid: Number(ann.uuid), client_id: client.clientId, token_nickname: 'Ann deck', tr_cnt: 2 }]),
+      JSON.stringify([
+        {
+          id: annId,
+          owner_uuid: Number(ann.uuid),
+          client_id: client.clientId,
+          token_nickname: 'Ann deck',
+          tr_cnt: 2,
+        },
+      ]),
     );
     const csvFile = path.join(dataDir, 'slots.csv');
     fs.writeFileSync(
@@ -91,7 +102,10 @@ describe('dauth slots import', () => {
     });
     const csv = await dauth(dataDir, ['slots', 'import', '--file', csvFile]);
     expect(csv.code, csv.stderr).toBe(0);
-    const csvResult = JSON.parse(csv.stdout) as { success: boolean; results: { id: string; status: string; error?: string }[] };
+    const csvResult = JSON.parse(csv.stdout) as {
+      success: boolean;
+      results: { id: string; status: string; error?: string }[];
+    };
     expect(csvResult.success).toBe(false);
     expect(csvResult.results).toMatchObject([
       { id: benId, status: 'imported' },

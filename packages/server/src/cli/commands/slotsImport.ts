@@ -21,7 +21,9 @@ export const slotsImport: CliCommand = {
     format: { type: 'string' },
   },
   async run(values, services) {
-    const positional = Array.isArray(values.positionals) ? values.positionals.filter((p) => typeof p === 'string') : [];
+    const positional = Array.isArray(values.positionals)
+      ? values.positionals.filter((p) => typeof p === 'string')
+      : [];
     const file = optionalString(values, 'file') ?? positional[0];
     if (!file) throw new UsageError('--file is required');
     const format = optionalString(values, 'format') ?? path.extname(file).slice(1).toLowerCase();

@@ -12,13 +12,18 @@ export const UserUuid = Type.Union([
 ]);
 
 export const TransferBindingBody = {
-  cu_id: Type.String({ minLength: 1, maxLength: 200, description: 'The app: its client_id or a cuid registered to it' }),
+  cu_id: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: 'The app: its client_id or a cuid registered to it',
+  }),
   from_uuid: UserUuid,
   to_uuid: UserUuid,
   meta_idx: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
 };
 
-export const uuidNumber = (value: string | number): number => (typeof value === 'number' ? value : Number(value));
+export const uuidNumber = (value: string | number): number =>
+  typeof value === 'number' ? value : Number(value);
 
 /**
  * Spec endpoint 8: `POST /idex-platform/exchange_token_owner`. `state` is a single-use transfer

@@ -15,12 +15,19 @@ const ListingBody = Type.Object({
     description: 'Raw 19-digit number (decimal string for imported slots): parse losslessly',
   }),
   price: Type.String({ description: 'Wei, decimal string' }),
-  status: Type.Union([Type.Literal('active'), Type.Literal('pending'), Type.Literal('sold'), Type.Literal('cancelled')]),
+  status: Type.Union([
+    Type.Literal('active'),
+    Type.Literal('pending'),
+    Type.Literal('sold'),
+    Type.Literal('cancelled'),
+  ]),
   buyer_id: Type.Optional(Type.String()),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
 });
 
-const ListingId = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }) });
+const ListingId = Type.Object({
+  id: Type.String({ pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' }),
+});
 
 /**
  * The marketplace (decisions §3): list your OAuth rights and slot for an app while logged_out,
@@ -97,7 +104,10 @@ export async function marketRoutes(app: App, services: Services): Promise<void> 
         tags: ['marketplace'],
         summary: 'One listing (public)',
         params: ListingId,
-        response: { 200: Type.Object({ success: Type.Boolean(), listing: ListingBody }), ...errorResponses(404) },
+        response: {
+          200: Type.Object({ success: Type.Boolean(), listing: ListingBody }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request, reply) => {
@@ -153,7 +163,10 @@ export async function marketRoutes(app: App, services: Services): Promise<void> 
         summary: "Withdraw one's own listing (login JWT, or an access token for the listing's app)",
         security: bearerSecurity,
         params: ListingId,
-        response: { 200: Type.Object({ success: Type.Boolean(), listing: ListingBody }), ...errorResponses(401, 403, 404, 409) },
+        response: {
+          200: Type.Object({ success: Type.Boolean(), listing: ListingBody }),
+          ...errorResponses(401, 403, 404, 409),
+        },
       },
       preHandler: anyToken,
     },

@@ -11,13 +11,22 @@ import type { App } from '../types.js';
 /** The backend-integration envelope; `message` is an object on the authorize success path. */
 const Envelope = Type.Object(
   {
-    code: Type.Integer({ description: '1 success; 410 client mismatch; 510 code expired; 570 unregistered; else the HTTP status' }),
+    code: Type.Integer({
+      description: '1 success; 410 client mismatch; 510 code expired; 570 unregistered; else the HTTP status',
+    }),
     message: Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })]),
     data: Type.Array(Type.Object({}, { additionalProperties: true })),
   },
   { additionalProperties: false },
 );
-const envelopeResponses = { 200: Envelope, 400: Envelope, 401: Envelope, 409: Envelope, 429: Envelope, 503: Envelope };
+const envelopeResponses = {
+  200: Envelope,
+  400: Envelope,
+  401: Envelope,
+  409: Envelope,
+  429: Envelope,
+  503: Envelope,
+};
 
 const RESULT_TEXT = {
   created: { status_code: 201, status_msg: 'slot created' },
@@ -28,7 +37,8 @@ const RESULT_TEXT = {
 const sendEnvelope = (reply: FastifyReply, status: number, envelope: Record<string, unknown>) =>
   sendLosslessJson(reply.header('cache-control', 'no-store'), status, envelope);
 
-const invalidParameter = (field: string, message: string) => new AppError(400, 'invalid_request', message, { field });
+const invalidParameter = (field: string, message: string) =>
+  new AppError(400, 'invalid_request', message, { field });
 
 /**
  * Backend integration (spec endpoint 13, decisions §5): authorize with the user's login JWT, the
@@ -97,7 +107,9 @@ export async function oauthMetaRoutes(app: App, services: Services): Promise<voi
         throw invalidParameter('respose_type', 'respose_type is required');
       }
       if (query.respose_type !== 'code') {
-        throw new AppError(400, 'unsupported_response_type', 'respose_type must be code', { field: 'respose_type' });
+        throw new AppError(400, 'unsupported_response_type', 'respose_type must be code', {
+          field: 'respose_type',
+        });
       }
       if (!query.client_id) throw invalidParameter('client_id', 'client_id is required');
       if (!query.redirect_uri) throw invalidParameter('redirect_uri', 'redirect_uri is required');
@@ -112,7 +124,8 @@ export async function oauthMetaRoutes(app: App, services: Services): Promise<voi
         })
         .catch((err: unknown) => {
           // The envelope has no `error` field: its message is the identifier (docs/backend-integration.md).
-          if (isAppError(err) && err.code === 'wallet_required') throw new AppError(409, err.code, 'wallet_required');
+          if (isAppError(err) && err.code === 'wallet_required')
+            throw new AppError(409, err.code, 'wallet_required');
           throw err;
         });
       // The callback goes out once the answer has been written; a caller gone before that gets no
@@ -174,7 +187,8 @@ export async function oauthMetaRoutes(app: App, services: Services): Promise<voi
     },
     async (request, reply) => {
       const limit = await failures(request, { increment: false });
-      if (!limit.isAllowed && limit.isExceeded) throw tooManyRequests('Too many failed get_token attempts, slow down');
+      if (!limit.isAllowed && limit.isExceeded)
+        throw tooManyRequests('Too many failed get_token attempts, slow down');
       const body = request.body;
       const credentials = { clientId: body.client_id, clientSecret: body.client_secret };
       try {
@@ -186,11 +200,20 @@ export async function oauthMetaRoutes(app: App, services: Services): Promise<voi
           if (!body.refresh_token) throw invalidParameter('refresh_token', 'refresh_token is required');
           grant = await backend.getToken.refresh(credentials, body.refresh_token);
         } else {
-          throw new AppError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token', {
-            field: 'grant_type',
-          });
+          throw new AppError(
+            400,
+            'unsupported_grant_type',
+            'grant_type must be authorization_code or refresh_token',
+            {
+              field: 'grant_type',
+            },
+          );
         }
-        return sendEnvelope(reply, 200, { code: EnvelopeCode.success, message: 'success', data: [slotInfoJson(grant)] });
+        return sendEnvelope(reply, 200, {
+          code: EnvelopeCode.success,
+          message: 'success',
+          data: [slotInfoJson(grant)],
+        });
       } catch (err) {
         if (isAppError(err) && err.status < 500) await failures(request);
         throw err;

@@ -17,17 +17,42 @@ const envelopeError = (status: number, code: string, envelopeCode: number, messa
 
 export const getTokenErrors = {
   unknownClient: () =>
-    envelopeError(401, 'invalid_client', EnvelopeCode.unregistered, 'unregistered: client_id is not a registered app'),
+    envelopeError(
+      401,
+      'invalid_client',
+      EnvelopeCode.unregistered,
+      'unregistered: client_id is not a registered app',
+    ),
   wrongSecret: () =>
-    envelopeError(401, 'invalid_client', EnvelopeCode.clientMismatch, 'client mismatch: client_secret is wrong'),
+    envelopeError(
+      401,
+      'invalid_client',
+      EnvelopeCode.clientMismatch,
+      'client mismatch: client_secret is wrong',
+    ),
   unknownCode: () =>
     envelopeError(400, 'invalid_grant', EnvelopeCode.unregistered, 'unregistered: the code is not known'),
   codeOfOtherClient: () =>
-    envelopeError(400, 'invalid_grant', EnvelopeCode.clientMismatch, 'client mismatch: the code was issued to another app'),
+    envelopeError(
+      400,
+      'invalid_grant',
+      EnvelopeCode.clientMismatch,
+      'client mismatch: the code was issued to another app',
+    ),
   codeExpired: () =>
-    envelopeError(400, 'invalid_grant', EnvelopeCode.codeExpired, 'code expired: the code has expired or was already used'),
+    envelopeError(
+      400,
+      'invalid_grant',
+      EnvelopeCode.codeExpired,
+      'code expired: the code has expired or was already used',
+    ),
   unknownRefreshToken: () =>
-    envelopeError(400, 'invalid_grant', EnvelopeCode.unregistered, 'unregistered: the refresh token is not known'),
+    envelopeError(
+      400,
+      'invalid_grant',
+      EnvelopeCode.unregistered,
+      'unregistered: the refresh token is not known',
+    ),
   refreshOfOtherClient: () =>
     envelopeError(
       400,

@@ -36,14 +36,15 @@ export class GetTokenService {
   async exchangeCode(credentials: ClientCredentials, code: string): Promise<SlotGrant> {
     await this.#authenticateClient(credentials);
     const codeHash = hashCode(code);
-    const stored = await this.codes.find(codeHash);
-    if (!stored) throw getTokenErrors.unknownCode();
-    if (stored.clientId !== credentials.clientId) throw getTokenErrors.codeOfOtherClient();
     const now = Date.now();
-    if (stored.usedAt !== undefined || stored.expiresAt <= now || !(await this.codes.consume(codeHash, now))) {
+    // The usual case in one statement; the refusals are told apart afterwards, and change nothing.
+    const stored = await this.codes.redeem(codeHash, credentials.clientId, now);
+    if (!stored) {
+      const found = await this.codes.find(codeHash);
+      if (!found) throw getTokenErrors.unknownCode();
+      if (found.clientId !== credentials.clientId) throw getTokenErrors.codeOfOtherClient();
       // Presented again after a successful exchange: whoever holds it now is not to be trusted.
-      const current = stored.grantId === undefined ? await this.codes.find(codeHash) : stored;
-      if (current?.grantId) await this.grants.revokeGrant(current.grantId, 'code_reuse');
+      if (found.grantId) await this.grants.revokeGrant(found.grantId, 'code_reuse');
       throw getTokenErrors.codeExpired();
     }
     // The slot must still be the user's: it may have been sold between authorize and exchange.

@@ -26,14 +26,20 @@ export function tokenGrantsOf(oauth: OAuthService, clients: ClientService): Toke
     if (!client) throw new AppError(401, 'invalid_client', 'Unknown client');
     return client;
   };
-  const pair = (issued: { accessToken: string; refreshToken: string; expiresIn: number; grantId: string }): TokenPair => ({
+  const pair = (issued: {
+    accessToken: string;
+    refreshToken: string;
+    expiresIn: number;
+    grantId: string;
+  }): TokenPair => ({
     accessToken: issued.accessToken,
     refreshToken: issued.refreshToken,
     expiresIn: issued.expiresIn,
     grantId: issued.grantId,
   });
   return {
-    open: async ({ userUuid, clientId }) => pair(await oauth.openGrant({ client: await clientOf(clientId), userUuid })),
+    open: async ({ userUuid, clientId }) =>
+      pair(await oauth.openGrant({ client: await clientOf(clientId), userUuid })),
     refresh: async ({ clientId, refreshToken }) => {
       try {
         const issued = await oauth.refresh({ client: await clientOf(clientId), refreshToken });
@@ -48,7 +54,8 @@ export function tokenGrantsOf(oauth: OAuthService, clients: ClientService): Toke
       }
     },
     revokeGrant: (grantId, reason) => oauth.revokeGrant(grantId, reason),
-    revokeUserClient: async (userUuid, clientId, reason) => void (await oauth.revokeUserClientGrants(userUuid, clientId, reason)),
+    revokeUserClient: async (userUuid, clientId, reason) =>
+      void (await oauth.revokeUserClientGrants(userUuid, clientId, reason)),
   };
 }
 

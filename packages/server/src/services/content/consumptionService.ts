@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { Address } from '../../chain/types.js';
 import { AppError, chainUnavailable, conflict, databaseUnavailable, isAppError } from '../../errors.js';
-import type { ContentLedgerStore, UsageRecord } from '../../stores/contentLedgerStore.js';
+import type { ContentLedgerStore, NewUsage, ReserveResult, UsageRecord } from '../../stores/contentLedgerStore.js';
 import type { ChainWatch } from './chainWatch.js';
 import { type ConsumptionPayload, parseConsumptionPayload } from './consumptionPayload.js';
 import { KeyedMutex } from './keyedMutex.js';
-import type { ContentTokenChain, SlotDirectory } from './ports.js';
+import type { ContentTokenChain, SlotDirectory, SlotView } from './ports.js';
 import type { ProviderDirectory } from './providerDirectory.js';
 import type { ProviderKeyring } from './providerKeyring.js';
 import type { BatchListener, UsageBatcher } from './usageBatcher.js';
@@ -40,6 +40,11 @@ const unknownCuid = () => new AppError(404, 'unknown_cuid', 'This cuid is not re
 export class ConsumptionService implements BatchListener {
   readonly #options: Required<ConsumptionOptions>;
   readonly #mutex = new KeyedMutex();
+  /** Confirmed slots never change app or address: positive lookups are kept (bounded). */
+  readonly #slotCache = new Map<string, SlotView>();
+  /** Admissions waiting for the next group commit. */
+  #admissions: { usage: NewUsage; resolve(result: ReserveResult): void; reject(err: unknown): void }[] = [];
+  #flushing = false;
   /** Callers waiting for their record; called with the settled record, or with nothing to answer as is. */
   readonly #waiters = new Map<string, Set<(record?: UsageRecord) => void>>();
 
@@ -83,64 +88,119 @@ export class ConsumptionService implements BatchListener {
 
     const provider = await this.#db(() => this.providers.registered(p.cuid));
     if (!provider || provider.clientId !== opened.clientId) throw unknownCuid();
-    const slot = await this.#db(() => this.slots.findById(p.slotId));
+    const slot = await this.#slot(p.slotId);
     if (!slot || slot.clientId !== opened.clientId) throw unknownSlot();
     if (this.watch.down) throw chainUnavailable();
 
-    const record = await this.#mutex.run(`${p.cuid}\u0000${slot.contentAddress}`, () =>
-      this.#admit(p, opened.clientId, slot.contentAddress, requestKey),
-    );
-    if ('replay' in record) return this.#replay(record.replay, p);
+    const usage: NewUsage = {
+      clientId: opened.clientId,
+      cuid: p.cuid,
+      slot: slot.contentAddress,
+      slotId: p.slotId,
+      amount: p.amount,
+      requestKey,
+    };
+    // Fast path: the group commit admits everything that arrived together in one transaction.
+    const first = await this.#db(() => this.#groupAdmit(usage));
+    let admitted: { accepted: UsageRecord } | { replay: UsageRecord };
+    if (first.kind === 'accepted') admitted = { accepted: first.record };
+    else if (first.kind === 'duplicate') admitted = { replay: first.existing };
+    else {
+      // Slow path (first use of a slot, or tokens bought since its row was read): one at a time per slot.
+      admitted = await this.#mutex.run(`${p.cuid}\u0000${slot.contentAddress}`, () => this.#admit(usage, first));
+    }
+    if ('replay' in admitted) return this.#replay(admitted.replay, p);
     this.batcher?.notify();
-    return this.#await(record.accepted, p.requestId);
+    return this.#await(admitted.accepted, p.requestId);
   }
 
-  /** Reserves and enqueues under the slot's in-process lock; refreshes from the chain when needed. */
+  /** Queues `usage` for the next group commit (one transaction for everything that arrived meanwhile). */
+  #groupAdmit(usage: NewUsage): Promise<ReserveResult> {
+    return new Promise<ReserveResult>((resolve, reject) => {
+      this.#admissions.push({ usage, resolve, reject });
+      if (this.#admissions.length === 1 && !this.#flushing) setImmediate(() => this.#flush());
+    });
+  }
+
+  /**
+   * Runs group commits until no admission is waiting; one at a time. The emptiness check and clearing
+   * the flag happen in one synchronous step, so an admission arriving in between always schedules a flush.
+   */
+  #flush(): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    void (async () => {
+      try {
+        while (this.#admissions.length > 0) {
+          const group = this.#admissions;
+          this.#admissions = [];
+          try {
+            const results = await this.ledger.reserveMany(group.map((a) => a.usage));
+            group.forEach((a, i) => a.resolve(results[i]!));
+          } catch (err) {
+            for (const a of group) a.reject(err);
+          }
+        }
+      } finally {
+        this.#flushing = false;
+      }
+    })();
+  }
+
+  async #slot(slotId: string): Promise<SlotView | undefined> {
+    const cached = this.#slotCache.get(slotId);
+    if (cached) return cached;
+    const slot = await this.#db(() => this.slots.findById(slotId));
+    if (slot) {
+      if (this.#slotCache.size >= 100_000) this.#slotCache.clear();
+      this.#slotCache.set(slotId, slot);
+    }
+    return slot;
+  }
+
+  /** Admission of one record under its slot's in-process lock, reading the chain when needed. */
   async #admit(
-    p: ConsumptionPayload,
-    clientId: string,
-    slot: Address,
-    requestKey: string | undefined,
+    usage: NewUsage,
+    previous: ReserveResult,
   ): Promise<{ accepted: UsageRecord } | { replay: UsageRecord }> {
-    const usage = { clientId, cuid: p.cuid, slot, slotId: p.slotId, amount: p.amount, requestKey };
+    const { cuid, slot } = usage;
+    let result = previous;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const result = await this.#db(() => this.ledger.reserve(usage));
       switch (result.kind) {
         case 'accepted':
           return { accepted: result.record };
         case 'duplicate':
           return { replay: result.existing };
         case 'no_balance_row': {
-          const figures = await this.#chainRead(() => this.chain.readSlot(p.cuid, slot));
+          const figures = await this.#chainRead(() => this.chain.readSlot(cuid, slot));
           this.watch.observe(figures.blockNumber);
-          await this.#db(() =>
-            this.ledger.insertBalance(p.cuid, slot, {
-              balance: figures.balance,
-              used: figures.used,
-              block: figures.blockNumber,
-            }),
-          );
-          continue;
+          const chain = { balance: figures.balance, used: figures.used, block: figures.blockNumber };
+          // A new row, or (after a chain rewind) a stale one brought up to date.
+          await this.#db(() => this.ledger.insertBalance(cuid, slot, chain));
+          await this.#db(() => this.ledger.refreshBalance(cuid, slot, chain));
+          break;
         }
         case 'insufficient': {
           // Tokens bought since the row was read are only visible on chain: refresh once a newer block is
           // known (the watcher polls every 100 ms; dauth's own purchases advance it at once).
           const head = this.watch.latest;
           if (head <= result.row.chainBlock || attempt > 0) throw insufficient(result.available);
-          const figures = await this.#chainRead(() => this.chain.readSlot(p.cuid, slot, head));
-          const refreshed = await this.#db(() =>
-            this.ledger.refreshBalance(p.cuid, slot, {
+          const figures = await this.#chainRead(() => this.chain.readSlot(cuid, slot, head));
+          await this.#db(() =>
+            this.ledger.refreshBalance(cuid, slot, {
               balance: figures.balance,
               used: figures.used,
               block: figures.blockNumber,
             }),
           );
-          if (!refreshed) throw insufficient(result.available);
-          continue;
+          break;
         }
       }
+      result = await this.#db(() => this.ledger.reserve(usage));
     }
-    throw insufficient();
+    if (result.kind === 'accepted') return { accepted: result.record };
+    if (result.kind === 'duplicate') return { replay: result.existing };
+    throw insufficient(result.kind === 'insufficient' ? result.available : undefined);
   }
 
   /** A request key seen before: the same payload gets the original outcome; a different one is a 409. */

@@ -48,6 +48,7 @@ export class UsageBatcher {
   #needsRecovery = true;
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
   readonly #undecidedSince = new Map<string, number>();
+  #rewoundTo: bigint | undefined;
 
   constructor(
     private readonly ledger: ContentLedgerStore,
@@ -59,6 +60,11 @@ export class UsageBatcher {
   ) {
     this.#options = { maxBatch: 400, quietMs: 2, maxLingerMs: 20, leaseMs: 15_000, ...options };
     watch.onUp(() => {
+      this.#needsRecovery = true;
+      this.notify();
+    });
+    watch.onRewind((head) => {
+      this.#rewoundTo = head;
       this.#needsRecovery = true;
       this.notify();
     });
@@ -310,6 +316,18 @@ export class UsageBatcher {
    * its sponsorship, valid for 300 s after signing, has certainly expired). False while one is undecided.
    */
   async recover(): Promise<boolean> {
+    // Batches recorded in blocks the chain no longer has (it restarted from an older state) are resent.
+    let head: bigint;
+    try {
+      head = this.#rewoundTo ?? (await this.watch.poll());
+    } catch {
+      return false;
+    }
+    this.#rewoundTo = undefined;
+    const reopened = await this.ledger.reopenAfterRewind(head);
+    if (reopened > 0) {
+      this.logger.warn({ head: String(head), batches: reopened }, 'the chain went back past included usage batches; settling them again');
+    }
     const pending = await this.ledger.listSendingBatches();
     for (const batch of pending) {
       const records = await this.ledger.listBatchRecords(batch.id);

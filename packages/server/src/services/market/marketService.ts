@@ -22,7 +22,10 @@ export interface Purchase {
 }
 
 export const statusNotLoggedOut = () =>
-  conflict('status_not_logged_out', 'The OAuth rights can only be listed or sold while the status is logged_out');
+  conflict(
+    'status_not_logged_out',
+    'The OAuth rights can only be listed or sold while the status is logged_out',
+  );
 const listingNotAvailable = () => conflict('listing_not_available', 'The listing is no longer on offer');
 
 /**
@@ -47,7 +50,8 @@ export class MarketService {
   }
 
   async createListing(input: CreateListingInput): Promise<Listing> {
-    if ((await this.status.getStatus(input.userUuid, input.clientId)) !== 'logged_out') throw statusNotLoggedOut();
+    if ((await this.status.getStatus(input.userUuid, input.clientId)) !== 'logged_out')
+      throw statusNotLoggedOut();
     const slot = await this.slots.slotAt(input.clientId, input.userUuid, input.metaIdx ?? 0);
     if (!slot) throw notFound('slot_not_found', 'The user has no slot of this app to list');
     if (slot.state !== 'active') throw conflict('slot_busy', 'The slot is being transferred');
@@ -59,7 +63,8 @@ export class MarketService {
       price: input.price,
       createdAt: Date.now(),
     };
-    if (!(await this.market.insert(listing))) throw conflict('already_listed', 'This slot is already on offer');
+    if (!(await this.market.insert(listing)))
+      throw conflict('already_listed', 'This slot is already on offer');
     return (await this.market.find(listing.id))!;
   }
 
@@ -74,7 +79,8 @@ export class MarketService {
   async cancel(id: string, sellerUuid: number): Promise<Listing> {
     const listing = await this.market.find(id);
     if (!listing) throw notFound('listing_not_found', 'No such listing');
-    if (listing.sellerUuid !== sellerUuid) throw new AppError(403, 'forbidden', 'Only the seller can withdraw a listing');
+    if (listing.sellerUuid !== sellerUuid)
+      throw new AppError(403, 'forbidden', 'Only the seller can withdraw a listing');
     if (!(await this.market.cancel(id, sellerUuid))) throw listingNotAvailable();
     return (await this.market.find(id))!;
   }

@@ -37,11 +37,15 @@ export class DexSlotLedger implements SlotLedger {
   }
 
   async buySlot(owner: Address, slotId: bigint, contentAddress: Address): Promise<LedgerReceipt> {
-    return this.#write(() => this.operator.execute([this.calls.platform('dex', 'buy_slot', [owner, slotId, contentAddress])]));
+    return this.#write(() =>
+      this.operator.execute([this.calls.platform('dex', 'buy_slot', [owner, slotId, contentAddress])]),
+    );
   }
 
   async moveSlot(from: Address, slotId: bigint, to: Address): Promise<LedgerReceipt> {
-    return this.#write(() => this.operator.execute([this.calls.platform('dex', 'init_self', [from, slotId, to])]));
+    return this.#write(() =>
+      this.operator.execute([this.calls.platform('dex', 'init_self', [from, slotId, to])]),
+    );
   }
 
   async #write(send: () => Promise<OperationResult>): Promise<LedgerReceipt> {

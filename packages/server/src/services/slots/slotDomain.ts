@@ -83,12 +83,21 @@ export function createSlotDomain(deps: SlotDomainDeps): SlotDomain {
     getToken: new GetTokenService(clients, codes, slots, grants),
     logout: new BackendLogoutService(grants, status),
   };
-  const market = new MarketService(new MarketStore(deps.db), slots, slotTransfers, status, grants, deps.wallets);
+  const market = new MarketService(
+    new MarketStore(deps.db),
+    slots,
+    slotTransfers,
+    status,
+    grants,
+    deps.wallets,
+  );
   const slotImport = new SlotImportService(slotStore, deps.wallets, deps.users, clients, ledger);
 
   // Codes are kept a day past expiry (a late replay is still recognised as used: 510, not 570).
   const housekeeping = setInterval(() => {
-    codes.deleteExpired(Date.now() - 24 * 3600_000).catch((err: unknown) => logger.warn({ err }, 'code cleanup failed'));
+    codes
+      .deleteExpired(Date.now() - 24 * 3600_000)
+      .catch((err: unknown) => logger.warn({ err }, 'code cleanup failed'));
   }, 10 * 60_000);
   housekeeping.unref();
 

@@ -79,7 +79,8 @@ export class SlotImportService {
         : await this.users.findByEmail(normaliseEmail(record.ownerEmail ?? ''));
     if (!owner) throw new Error('the owner is not a registered user');
     if (record.ownerUuid !== undefined && record.ownerEmail !== undefined) {
-      if (normaliseEmail(record.ownerEmail) !== owner.email) throw new Error('owner_uuid and owner_email name different users');
+      if (normaliseEmail(record.ownerEmail) !== owner.email)
+        throw new Error('owner_uuid and owner_email name different users');
     }
     const client = await this.clients.findClient(record.clientId);
     if (!client) throw new Error('client_id is not a registered app');
@@ -95,7 +96,11 @@ export class SlotImportService {
 
     const existing = await this.slots.findById(record.id);
     if (existing) {
-      if (!existing.imported || existing.clientId !== client.clientId || existing.ownerUuid !== owner.userUuid) {
+      if (
+        !existing.imported ||
+        existing.clientId !== client.clientId ||
+        existing.ownerUuid !== owner.userUuid
+      ) {
         throw new Error('id_taken: a different slot already has this id');
       }
       if (!sameAddress(existing.contentAddress, contentAddress)) {
@@ -103,7 +108,11 @@ export class SlotImportService {
       }
       let status: ImportStatus = 'unchanged';
       if (existing.state === 'pending') {
-        await this.#record(existing, main.address, record.contentAddress === undefined ? main.owner : undefined);
+        await this.#record(
+          existing,
+          main.address,
+          record.contentAddress === undefined ? main.owner : undefined,
+        );
         status = 'imported';
       }
       const nickname = record.tokenNickname ?? existing.tokenNickname;
@@ -145,7 +154,11 @@ export class SlotImportService {
    * activates it; the content wallet row is added only for a derived content address (a given one
    * has no known owner EOA). The dex naming another wallet fails the record and drops the row.
    */
-  async #record(slot: Slot, ownerWallet: `0x${string}`, derivedFrom: `0x${string}` | undefined): Promise<void> {
+  async #record(
+    slot: Slot,
+    ownerWallet: `0x${string}`,
+    derivedFrom: `0x${string}` | undefined,
+  ): Promise<void> {
     let onChain: string | undefined;
     try {
       onChain = await this.ledger.ownerOf(BigInt(slot.id));

@@ -62,7 +62,11 @@ export class SlotService {
         const recovered = await this.#takeOverPending(existing);
         if (recovered) return { slot: recovered, result: 'recovered' };
         if (Date.now() > deadline) {
-          throw new AppError(503, 'slot_creation_in_progress', 'The slot is still being created; retry shortly');
+          throw new AppError(
+            503,
+            'slot_creation_in_progress',
+            'The slot is still being created; retry shortly',
+          );
         }
         await sleep(Math.min(50 * 2 ** Math.min(attempt, 4), 500));
         continue;
@@ -169,7 +173,13 @@ export class SlotService {
   async #takeOverPending(slot: Slot): Promise<Slot | undefined> {
     const now = Date.now();
     if (now - slot.stateSince < this.#pendingTakeoverMs) return undefined;
-    if (!(await this.slots.transition(slot.id, { state: 'pending', since: slot.stateSince }, { state: 'pending', since: now }))) {
+    if (
+      !(await this.slots.transition(
+        slot.id,
+        { state: 'pending', since: slot.stateSince },
+        { state: 'pending', since: now },
+      ))
+    ) {
       return undefined;
     }
     const claimed: Slot = { ...slot, stateSince: now };
@@ -188,7 +198,10 @@ export class SlotService {
     }
     if (owner === undefined) return this.#record(claimed, main);
     if (sameAddress(owner, main.address)) return this.#activate(claimed, main);
-    this.#logger.error({ slotId: slot.id }, 'pending slot id is owned by another wallet on chain; dropping the row');
+    this.#logger.error(
+      { slotId: slot.id },
+      'pending slot id is owned by another wallet on chain; dropping the row',
+    );
     await this.slots.deletePending(slot.id, now);
     return undefined;
   }

@@ -51,7 +51,10 @@ const ticketError = {
   used: () => conflict('ticket_used', 'The transfer ticket (state) has already been used'),
   inUse: () => conflict('ticket_in_use', 'The transfer ticket (state) is being used by another request'),
   mismatch: () =>
-    forbidden('ticket_mismatch', 'The transfer ticket (state) was issued for other values of cu_id, from_uuid, to_uuid or meta_idx'),
+    forbidden(
+      'ticket_mismatch',
+      'The transfer ticket (state) was issued for other values of cu_id, from_uuid, to_uuid or meta_idx',
+    ),
 };
 
 /**
@@ -97,7 +100,8 @@ export class SlotTransferService {
     if (!slot || slot.state === 'pending') {
       throw notFound('slot_not_found', 'from_uuid has no slot of this app at meta_idx');
     }
-    if (!(await this.users.findById(binding.toUuid))) throw notFound('user_not_found', 'to_uuid names no user');
+    if (!(await this.users.findById(binding.toUuid)))
+      throw notFound('user_not_found', 'to_uuid names no user');
     const state = randomBytes(32).toString('base64url');
     const now = Date.now();
     const expiresAt = now + this.#ticketTtlMs;
@@ -168,10 +172,17 @@ export class SlotTransferService {
     if (slot?.state === 'moving') {
       // A previous attempt stopped mid-way (this ticket's, reclaimed, or another's): ask the chain.
       const settled = await this.reconcile(slot);
-      if (settled.state === 'moving') throw conflict('slot_busy', 'Another transfer of this slot is in progress');
+      if (settled.state === 'moving')
+        throw conflict('slot_busy', 'Another transfer of this slot is in progress');
       if (settled.ownerUuid === ticket.toUuid && settled.ownerUuid !== slot.ownerUuid) {
         await this.tickets.markUsed(ticket.ticketHash, { txHash: '', userOpHash: '' });
-        return { txHash: undefined, userOpHash: undefined, slot: settled, fromAddress: fromWallet.address, toAddress: toWallet.address };
+        return {
+          txHash: undefined,
+          userOpHash: undefined,
+          slot: settled,
+          fromAddress: fromWallet.address,
+          toAddress: toWallet.address,
+        };
       }
       slot = settled;
     }
@@ -204,11 +215,16 @@ export class SlotTransferService {
         this.#logger.warn({ slotId: slot.id }, 'slot transfer outcome unknown; left for reconciliation');
         throw err;
       }
-      await this.slots.transition(slot.id, { state: 'moving', since: movingSince }, { state: 'active', since: Date.now() });
+      await this.slots.transition(
+        slot.id,
+        { state: 'moving', since: movingSince },
+        { state: 'active', since: Date.now() },
+      );
       throw err;
     }
     const moved = await this.slots.completeMove(slot.id, ticket.fromUuid, ticket.toUuid);
-    if (!moved) throw new AppError(500, 'internal_error', 'The slot moved on chain but its record changed meanwhile');
+    if (!moved)
+      throw new AppError(500, 'internal_error', 'The slot moved on chain but its record changed meanwhile');
     await this.tickets.markUsed(ticket.ticketHash, receipt);
     await this.#notify(moved, ticket.fromUuid, ticket.toUuid);
     return {
@@ -230,7 +246,11 @@ export class SlotTransferService {
     const onChain = await this.ledger.ownerOf(BigInt(slot.id));
     const ownerWallet = await this.wallets.mainWallet(slot.ownerUuid);
     if (onChain === undefined || sameAddress(onChain, ownerWallet?.address)) {
-      await this.slots.transition(slot.id, { state: 'moving', since: slot.stateSince }, { state: 'active', since: Date.now() });
+      await this.slots.transition(
+        slot.id,
+        { state: 'moving', since: slot.stateSince },
+        { state: 'active', since: Date.now() },
+      );
     } else {
       const holder = await this.wallets.findByAddress(onChain);
       if (holder?.kind === 'main') {

@@ -18,7 +18,9 @@ export async function adminTransferTicketRoutes(app: App, services: Services): P
         response: {
           200: Type.Object({
             success: Type.Boolean(),
-            state: Type.String({ description: 'The ticket; present it once as exchange_token_owner `state`' }),
+            state: Type.String({
+              description: 'The ticket; present it once as exchange_token_owner `state`',
+            }),
             expires_at: Type.String({ description: 'ISO 8601 UTC' }),
           }),
           ...errorResponses(400, 401, 404),
