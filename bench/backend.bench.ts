@@ -226,8 +226,20 @@ async function main(): Promise<void> {
     // Every user's first round trip creates their slot (a chain write); the measured ones find it.
     await Promise.all(users.map((u) => roundTrip(u.jwt)));
 
+    /** CPU time (ms) the dauth process used so far, from /proc (Linux); undefined elsewhere. */
+    const serverCpuMs = (): number | undefined => {
+      try {
+        const fields = fs.readFileSync(`/proc/${dauth.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      } catch {
+        return undefined;
+      }
+    };
+
     const run = async (seconds: number) => {
       const latencies: number[] = [];
+      const cpuBefore = serverCpuMs();
+      const ownCpuBefore = process.cpuUsage();
       let errors = 0;
       const until = performance.now() + seconds * 1000;
       const started = performance.now();
@@ -244,6 +256,8 @@ async function main(): Promise<void> {
         }),
       );
       const elapsed = (performance.now() - started) / 1000;
+      const cpuAfter = serverCpuMs();
+      const ownCpu = process.cpuUsage(ownCpuBefore);
       latencies.sort((a, b) => a - b);
       const pct = (p: number) =>
         Number(
@@ -260,6 +274,13 @@ async function main(): Promise<void> {
         p90_ms: pct(90),
         p99_ms: pct(99),
         max_ms: Number((latencies.at(-1) ?? 0).toFixed(1)),
+        // CPU per round trip: what capacity depends on, whatever else the machine is doing.
+        server_cpu_ms_per_round_trip:
+          cpuBefore === undefined || cpuAfter === undefined
+            ? undefined
+            : Number(((cpuAfter - cpuBefore) / latencies.length).toFixed(2)),
+        load_generator_cpu_ms_per_round_trip: Number(((ownCpu.user + ownCpu.system) / 1000 / latencies.length).toFixed(2)),
+        load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
       };
     };
     await run(WARMUP_SECONDS);

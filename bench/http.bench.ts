@@ -66,6 +66,8 @@ async function dropSchema(databaseUrl: string, schema: string): Promise<void> {
   await client.end();
 }
 
+const progress = (text: string) => process.stderr.write(`  ${new Date().toISOString().slice(11, 23)} [${process.argv.includes('--role') ? 'server' : 'bench'}] ${text}\n`);
+
 interface ReadyMessage {
   ready: true;
   url: string;
@@ -119,6 +121,7 @@ async function serveDauth(): Promise<ReadyMessage> {
     ...(schema ? { pgSchema: schema } : {}),
   });
   const { accounts, clients, oauth } = server.services;
+  progress('dauth is up; minting the code pool');
   const user = await accounts.register({ email: 'bench@example.com', password: 'bench password 1' });
   const { client, clientSecret } = await clients.create({
     ownerUuid: user.userUuid,
@@ -138,6 +141,7 @@ async function serveDauth(): Promise<ReadyMessage> {
       codeChallengeMethod: 'S256',
     });
     codes.push(code);
+    if ((i + 1) % 2000 === 0) progress(`${i + 1} codes`);
   }
   return {
     ready: true,
@@ -301,6 +305,7 @@ async function serveOidc(): Promise<ReadyMessage> {
   } as never);
   provider.proxy = false;
 
+  progress('oidc-provider configured; minting the code pool');
   // The pool: one grant per code, as dauth does.
   const client = await provider.Client.find('bench');
   const accountId = '1000001';

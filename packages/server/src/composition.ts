@@ -35,8 +35,16 @@ import type { CustodyService } from './services/custody/custodyService.js';
 import type { EmailVerificationService } from './services/verification/emailVerificationService.js';
 import type { TokenTransferService } from './services/transfers/tokenTransferService.js';
 import { checksumAddress, ContentTokenGateway } from './chain/contentTokenGateway.js';
-import { clientDirectoryOf as contentClientsOf, slotDirectoryOf, walletExecutorOf } from './services/content/contentAdapters.js';
-import { type ContentDeps, type ContentServices, createContentServices } from './services/content/contentServices.js';
+import {
+  clientDirectoryOf as contentClientsOf,
+  slotDirectoryOf,
+  walletExecutorOf,
+} from './services/content/contentAdapters.js';
+import {
+  type ContentDeps,
+  type ContentServices,
+  createContentServices,
+} from './services/content/contentServices.js';
 import { ContentLedgerStore } from './stores/contentLedgerStore.js';
 import { ContentProviderStore } from './stores/contentProviderStore.js';
 
@@ -217,7 +225,12 @@ export async function createServices(config: Config, options: CreateServicesOpti
       providerStore: new ContentProviderStore(database.db),
       ledger: new ContentLedgerStore(database.db),
       secretBox,
-      chain: new ContentTokenGateway(chain.gateway, chain.operator, chain.calls, chain.embedded !== undefined),
+      chain: new ContentTokenGateway(
+        chain.gateway,
+        chain.operator,
+        chain.calls,
+        chain.embedded !== undefined,
+      ),
       clients: contentClientsOf(clients),
       slots: slotDirectoryOf(slotDomain.slots),
       wallets: walletExecutorOf(custodyDomain.custody, wallets),

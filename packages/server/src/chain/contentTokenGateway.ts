@@ -213,6 +213,13 @@ export class ContentTokenGateway implements ContentTokenChain {
         return { found: true, write: { txHash: txHash as Hash, blockNumber: list[0]!.blockNumber! }, events };
       }
     }
+    if (lookup.txHint) {
+      // Still waiting in the node's pool (e.g. put back there when the chain went back): it may land yet.
+      const pending = await atGateway(() =>
+        this.gateway.client.getTransaction({ hash: lookup.txHint! }),
+      ).catch(() => undefined);
+      if (pending && pending.blockNumber === null) return { found: false, final: false };
+    }
     return { found: false, final: this.embedded };
   }
 

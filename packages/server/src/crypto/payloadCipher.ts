@@ -48,7 +48,10 @@ export function secretKeyFrom(bytes: Buffer, expectedLength: number): KeyObject 
 /** AES-256-CTR of `data` under `key` and `iv` (encryption and decryption are the same operation). */
 export function ctrTransform(key: KeyObject, iv: Buffer, data: Buffer | string): Buffer {
   const cipher = createCipheriv('aes-256-ctr', key, iv);
-  return Buffer.concat([cipher.update(typeof data === 'string' ? Buffer.from(data, 'utf8') : data), cipher.final()]);
+  return Buffer.concat([
+    cipher.update(typeof data === 'string' ? Buffer.from(data, 'utf8') : data),
+    cipher.final(),
+  ]);
 }
 
 /** Hex ciphertext of the UTF-8 `plaintext`, exactly as `openssl enc -aes-256-ctr -K <key> -iv <iv>` writes it. */

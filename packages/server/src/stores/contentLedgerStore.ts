@@ -333,7 +333,8 @@ export class ContentLedgerStore {
       let reserved = row.reserved;
       for (const i of indexes) {
         const usage = usages[i]!;
-        const duplicateKey = usage.requestKey !== undefined ? `${usage.clientId}\u0000${usage.requestKey}` : undefined;
+        const duplicateKey =
+          usage.requestKey !== undefined ? `${usage.clientId}\u0000${usage.requestKey}` : undefined;
         const earlier = duplicateKey ? seen.get(duplicateKey) : undefined;
         if (earlier) {
           results[i] = { kind: 'duplicate', existing: earlier };
@@ -541,7 +542,11 @@ export class ContentLedgerStore {
   }
 
   async findBatch(batchId: string): Promise<BatchRecord | undefined> {
-    const row = await this.db.selectFrom('content_batches').selectAll().where('id', '=', batchId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('content_batches')
+      .selectAll()
+      .where('id', '=', batchId)
+      .executeTakeFirst();
     return row ? toBatch(row) : undefined;
   }
 
@@ -558,7 +563,12 @@ export class ContentLedgerStore {
     return this.db.transaction().execute(async (trx) => {
       const closed = await trx
         .updateTable('content_batches')
-        .set({ state: 'included', tx_hash: inclusion.txHash, block_number: blockNum(inclusion.blockNumber), updated_at: now })
+        .set({
+          state: 'included',
+          tx_hash: inclusion.txHash,
+          block_number: blockNum(inclusion.blockNumber),
+          updated_at: now,
+        })
         .where('id', '=', batchId)
         .where('state', '=', 'sending')
         .executeTakeFirst();
@@ -652,7 +662,11 @@ export class ContentLedgerStore {
         .where('block_number', '>', blockNum(head))
         .execute();
       for (const batch of lost) {
-        const records = await trx.selectFrom('content_usage').selectAll().where('batch_id', '=', batch.id).execute();
+        const records = await trx
+          .selectFrom('content_usage')
+          .selectAll()
+          .where('batch_id', '=', batch.id)
+          .execute();
         const sums = new Map<string, { cuid: string; slot: string; sum: bigint }>();
         for (const r of records) {
           const key = `${r.cuid}\u0000${r.slot}`;
@@ -770,6 +784,10 @@ export class ContentLedgerStore {
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {
-    await this.db.deleteFrom('content_leases').where('name', '=', name).where('holder', '=', holder).execute();
+    await this.db
+      .deleteFrom('content_leases')
+      .where('name', '=', name)
+      .where('holder', '=', holder)
+      .execute();
   }
 }

@@ -140,7 +140,11 @@ export class ContentProviderStore {
   }
 
   async findProvider(cuid: string): Promise<ProviderRecord | undefined> {
-    const row = await this.db.selectFrom('content_providers').selectAll().where('cuid', '=', cuid).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('content_providers')
+      .selectAll()
+      .where('cuid', '=', cuid)
+      .executeTakeFirst();
     return row ? toProvider(row) : undefined;
   }
 

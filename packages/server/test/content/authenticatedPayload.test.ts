@@ -48,7 +48,11 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
       token,
     );
 
-  async function unchanged(body: { encrypted_message: string; client_id?: string }, status: number, error: string) {
+  async function unchanged(
+    body: { encrypted_message: string; client_id?: string },
+    status: number,
+    error: string,
+  ) {
     const before = await onChain(server, provider.cuid, player.slot);
     const res = await consume(server, body);
     expect(res.status).toBe(status);
@@ -57,11 +61,27 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
   }
 
   it('starts in the spec’s CTR form; switching on both forms issues the GCM key once', async () => {
-    const initial = await get(server, `/v1/development-api/payload_mode?client_id=${provider.clientId}`, provider.developer.token);
-    expect(initial.body).toEqual({ success: true, client_id: provider.clientId, payload_mode: 'ctr', has_gcm_key: false });
+    const initial = await get(
+      server,
+      `/v1/development-api/payload_mode?client_id=${provider.clientId}`,
+      provider.developer.token,
+    );
+    expect(initial.body).toEqual({
+      success: true,
+      client_id: provider.clientId,
+      payload_mode: 'ctr',
+      has_gcm_key: false,
+    });
     // A GCM message is refused while the provider has not switched it on.
     await unchanged(
-      { encrypted_message: sealGcm(randomBytes(32).toString('hex'), provider.clientId, payloadOf(provider, player, 1n)), client_id: provider.clientId },
+      {
+        encrypted_message: sealGcm(
+          randomBytes(32).toString('hex'),
+          provider.clientId,
+          payloadOf(provider, player, 1n),
+        ),
+        client_id: provider.clientId,
+      },
       401,
       'invalid_payload',
     );
@@ -75,7 +95,9 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
 
   it('accepts both forms in ctr+gcm; a GCM message needs client_id, a fresh iat and counts once', async () => {
     const before = await onChain(server, provider.cuid, player.slot);
-    const ctr = await consume(server, { encrypted_message: encryptPayload(provider, payloadOf(provider, player, 5n)) });
+    const ctr = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 5n)),
+    });
     expect(ctr.status).toBe(200);
     const sealed = sealGcm(gcmKey, provider.clientId, payloadOf(provider, player, 7n, { iat: now() }));
     const gcm = await consume(server, { encrypted_message: sealed, client_id: provider.clientId });
@@ -84,12 +106,19 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
     // A replay of the same message (same IV) returns the original answer and is not counted again.
     const replay = await consume(server, { encrypted_message: sealed, client_id: provider.clientId });
     expect(replay.body).toEqual(gcm.body);
-    expect(await onChain(server, provider.cuid, player.slot)).toEqual({ balance: before.balance - 12n, used: before.used + 12n });
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({
+      balance: before.balance - 12n,
+      used: before.used + 12n,
+    });
 
     await unchanged({ encrypted_message: sealed }, 400, 'invalid_request');
     await unchanged(
       {
-        encrypted_message: sealGcm(gcmKey, provider.clientId, payloadOf(provider, player, 1n, { iat: now() - 3600 })),
+        encrypted_message: sealGcm(
+          gcmKey,
+          provider.clientId,
+          payloadOf(provider, player, 1n, { iat: now() - 3600 }),
+        ),
         client_id: provider.clientId,
       },
       401,
@@ -111,10 +140,18 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
     for (const index of [0, 12, 30, raw.length - 1]) {
       const copy = Buffer.from(raw);
       copy[index]! ^= 0x04;
-      await unchanged({ encrypted_message: `gcm1:${copy.toString('hex')}`, client_id: provider.clientId }, 401, 'invalid_payload');
+      await unchanged(
+        { encrypted_message: `gcm1:${copy.toString('hex')}`, client_id: provider.clientId },
+        401,
+        'invalid_payload',
+      );
     }
     // Bound to the client id: the same key and message presented as another client's fail.
-    await unchanged({ encrypted_message: sealed, client_id: `${provider.clientId}x` }, 401, 'invalid_payload');
+    await unchanged(
+      { encrypted_message: sealed, client_id: `${provider.clientId}x` },
+      401,
+      'invalid_payload',
+    );
 
     // The legacy form's weakness, shown: flipping one bit of the ciphertext turns amount "1" into "0"→"1"…
     const ctr = encryptPayload(provider, payloadOf(provider, player, 1n));
@@ -132,7 +169,11 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
     expect((await setMode('gcm')).body).toMatchObject({ payload_mode: 'gcm' });
     const ctr = encryptPayload(provider, payloadOf(provider, player, 1n));
     await unchanged({ encrypted_message: ctr }, 401, 'invalid_payload');
-    await unchanged({ encrypted_message: ctr, client_id: provider.clientId }, 401, 'payload_form_not_allowed');
+    await unchanged(
+      { encrypted_message: ctr, client_id: provider.clientId },
+      401,
+      'payload_form_not_allowed',
+    );
     const gcm = await consume(server, {
       encrypted_message: sealGcm(gcmKey, provider.clientId, payloadOf(provider, player, 2n, { iat: now() })),
       client_id: provider.clientId,

@@ -55,8 +55,17 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
       const amount = 1n + BigInt(i % 5);
       calls.push(
         consume(server, {
-          encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount, { request_id: requestId })),
-        }).then((res) => void answers.set(requestId, { status: res.status, body: { ...res.body, amount: amount.toString() } })),
+          encrypted_message: encryptPayload(
+            provider,
+            payloadOf(provider, player, amount, { request_id: requestId }),
+          ),
+        }).then(
+          (res) =>
+            void answers.set(requestId, {
+              status: res.status,
+              body: { ...res.body, amount: amount.toString() },
+            }),
+        ),
       );
       await sleep(10);
     }
@@ -68,7 +77,9 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
     expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
     expect(statuses.every((s) => s === 200 || s === 202 || s === 503)).toBe(true);
     const refused = [...answers.values()].filter((a) => a.status === 503);
-    expect(refused.every((a) => a.body.error === 'chain_unavailable' || a.body.error === 'database_unavailable')).toBe(true);
+    expect(
+      refused.every((a) => a.body.error === 'chain_unavailable' || a.body.error === 'database_unavailable'),
+    ).toBe(true);
 
     // Everything accepted reaches the chain: wait until the queue is drained.
     for (let i = 0; i < 200 && (await recordsIn(server, ['queued', 'sent'])) > 0; i++) await sleep(100);
@@ -83,7 +94,9 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
     });
     // Each answered transaction is really on chain.
     const client = chainClient(server);
-    const hashes = new Set(accepted.filter(([, a]) => a.status === 200).map(([, a]) => a.body.tx_hash as `0x${string}`));
+    const hashes = new Set(
+      accepted.filter(([, a]) => a.status === 200).map(([, a]) => a.body.tx_hash as `0x${string}`),
+    );
     for (const hash of hashes) expect((await client.getTransactionReceipt({ hash })).status).toBe('success');
 
     // A refused call changed nothing: retried now (same request_id), it is recorded once.
@@ -95,6 +108,8 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
       ),
     });
     expect(retry.status).toBe(200);
-    expect(BigInt(retry.body.used_balances)).toBe(before.used + acceptedSum + BigInt(retryAnswer.body.amount as string));
+    expect(BigInt(retry.body.used_balances)).toBe(
+      before.used + acceptedSum + BigInt(retryAnswer.body.amount as string),
+    );
   });
 });

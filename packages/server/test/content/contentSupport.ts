@@ -27,7 +27,11 @@ export async function post<T = Record<string, unknown>>(
   return { status: response.status, body: (await response.json()) as T };
 }
 
-export async function get<T = Record<string, unknown>>(server: TestServer, path: string, token?: string): Promise<Answer<T>> {
+export async function get<T = Record<string, unknown>>(
+  server: TestServer,
+  path: string,
+  token?: string,
+): Promise<Answer<T>> {
   const response = await fetch(`${server.url}${path}`, {
     headers: token ? { authorization: `Bearer ${token}` } : {},
   });
@@ -44,7 +48,10 @@ export async function newUser(server: TestServer, label: string): Promise<User> 
   const password = 'correct horse battery';
   const reg = await post(server, '/v1/dev-user/register', { email, password });
   if (reg.status !== 201) throw new Error(`register failed: ${JSON.stringify(reg.body)}`);
-  const login = await post<{ token: string; uuid: string }>(server, '/v1/dev-user/login_devuser', { email, password });
+  const login = await post<{ token: string; uuid: string }>(server, '/v1/dev-user/login_devuser', {
+    email,
+    password,
+  });
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   return { uuid: Number(login.body.uuid), token: login.body.token };
 }
@@ -144,7 +151,11 @@ export async function buy(server: TestServer, provider: Provider, player: Player
 
 /** What a provider backend does: hex AES-256-CTR of the payload's JSON text under its key and IV. */
 export function encryptPayload(provider: Pick<Provider, 'key' | 'iv'>, payload: unknown): string {
-  const cipher = createCipheriv('aes-256-ctr', Buffer.from(provider.key, 'hex'), Buffer.from(provider.iv, 'hex'));
+  const cipher = createCipheriv(
+    'aes-256-ctr',
+    Buffer.from(provider.key, 'hex'),
+    Buffer.from(provider.iv, 'hex'),
+  );
   return Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]).toString('hex');
 }
 
@@ -162,7 +173,12 @@ export function consume(server: TestServer, body: { encrypted_message: string; c
   return post<ConsumeAnswer>(server, '/v1/development-api/increase_used_content_token', body);
 }
 
-export function payloadOf(provider: Provider, player: Player, amount: bigint | string, extra: Record<string, unknown> = {}) {
+export function payloadOf(
+  provider: Provider,
+  player: Player,
+  amount: bigint | string,
+  extra: Record<string, unknown> = {},
+) {
   return {
     client_id: provider.clientId,
     user_dbkey: player.slotId,
@@ -177,12 +193,26 @@ export function chainClient(server: TestServer): PublicClient {
 }
 
 /** The contract's own figures for a slot (not through dauth). */
-export async function onChain(server: TestServer, cuid: string, slot: Address): Promise<{ balance: bigint; used: bigint }> {
+export async function onChain(
+  server: TestServer,
+  cuid: string,
+  slot: Address,
+): Promise<{ balance: bigint; used: bigint }> {
   const client = chainClient(server);
   const address = server.services.chain.info.contracts.content_token;
   const [balance, used] = await Promise.all([
-    client.readContract({ address, abi: dauthContentTokenAbi, functionName: 'balanceOf', args: [cuid, slot] }),
-    client.readContract({ address, abi: dauthContentTokenAbi, functionName: 'usedBalanceOf', args: [cuid, slot] }),
+    client.readContract({
+      address,
+      abi: dauthContentTokenAbi,
+      functionName: 'balanceOf',
+      args: [cuid, slot],
+    }),
+    client.readContract({
+      address,
+      abi: dauthContentTokenAbi,
+      functionName: 'usedBalanceOf',
+      args: [cuid, slot],
+    }),
   ]);
   return { balance, used };
 }

@@ -57,7 +57,12 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     const second = await post(
       server,
       '/v1/development-api/init_permission_provider',
-      { client_id: provider.clientId, cuid: `${provider.cuid}-dlc`, release_per: 10, owner_addr: provider.ownerAddr },
+      {
+        client_id: provider.clientId,
+        cuid: `${provider.cuid}-dlc`,
+        release_per: 10,
+        owner_addr: provider.ownerAddr,
+      },
       provider.developer.token,
     );
     expect(second.status).toBe(200);
@@ -72,7 +77,9 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     );
     expect(remote.body).toEqual({ success: true, encrypted_string: local });
     // And the cu_id lookup the slots domain uses resolves both cuids to the client.
-    expect(await server.services.content.directory.findProviderByCuid(`${provider.cuid}-dlc`)).toBe(provider.clientId);
+    expect(await server.services.content.directory.findProviderByCuid(`${provider.cuid}-dlc`)).toBe(
+      provider.clientId,
+    );
   });
 
   it('keeps a cuid with its client: another client gets 409 and the chain is unchanged', async () => {
@@ -81,7 +88,12 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     const res = await post(
       server,
       '/v1/development-api/init_permission_provider',
-      { client_id: rivalClient, cuid: provider.cuid, release_per: 100, owner_addr: getAddress(`0x${'11'.repeat(20)}`) },
+      {
+        client_id: rivalClient,
+        cuid: provider.cuid,
+        release_per: 100,
+        owner_addr: getAddress(`0x${'11'.repeat(20)}`),
+      },
       rival.token,
     );
     expect(res.status).toBe(409);
@@ -145,7 +157,9 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
         provider.developer.token,
       );
       expect(res.status).toBe(200);
-      expect(res.body.encrypted_string).toBe(await opensslCtr(provider.key, provider.iv, Buffer.from(text, 'utf8')));
+      expect(res.body.encrypted_string).toBe(
+        await opensslCtr(provider.key, provider.iv, Buffer.from(text, 'utf8')),
+      );
     }
     const stranger = await newUser(server, 'stranger');
     const res = await post(
@@ -155,7 +169,14 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
       stranger.token,
     );
     expect(res).toMatchObject({ status: 403, body: { error: 'not_client_owner' } });
-    expect((await post(server, '/v1/development-api/test_encryption', { client_id: provider.clientId, test_string: 'a' })).status).toBe(401);
+    expect(
+      (
+        await post(server, '/v1/development-api/test_encryption', {
+          client_id: provider.clientId,
+          test_string: 'a',
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('release is disabled by default, then pays exactly (used − released) × release_per / 100, never twice', async () => {
@@ -168,7 +189,9 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
         provider.developer.token,
       );
     const spend = async (amount: bigint) => {
-      const res = await consume(server, { encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount)) });
+      const res = await consume(server, {
+        encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount)),
+      });
       expect(res.status).toBe(200);
     };
     await spend(1234n);
@@ -178,9 +201,19 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     expect(await client.getBalance({ address: provider.ownerAddr })).toBe(ownerBefore);
 
     // The platform's switches need the admin key.
-    expect((await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: true })).status).toBe(401);
-    const enabled = await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: true }, admin(server));
-    expect(enabled).toMatchObject({ status: 200, body: { success: true, cuid: provider.cuid, enabled: true } });
+    expect(
+      (await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: true })).status,
+    ).toBe(401);
+    const enabled = await post(
+      server,
+      '/v1/admin/content/release',
+      { cuid: provider.cuid, enabled: true },
+      admin(server),
+    );
+    expect(enabled).toMatchObject({
+      status: 200,
+      body: { success: true, cuid: provider.cuid, enabled: true },
+    });
     const funded = await post(
       server,
       '/v1/admin/content/pool',
@@ -216,7 +249,9 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     await spend(999n);
     const next = await release();
     expect(next.body).toMatchObject({ released_amount: ((999n * 37n) / 100n).toString() });
-    expect(await client.getBalance({ address: provider.ownerAddr })).toBe(ownerBefore + expected + (999n * 37n) / 100n);
+    expect(await client.getBalance({ address: provider.ownerAddr })).toBe(
+      ownerBefore + expected + (999n * 37n) / 100n,
+    );
 
     // Switched off again: refused.
     await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: false }, admin(server));
@@ -237,7 +272,13 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     const stolen = await post(
       server,
       '/v1/development-api/user_buy_content_token',
-      { client_id: provider.clientId, user_dbkey: player.slotId, amount: '100', cuid: provider.cuid, ...thief.pin },
+      {
+        client_id: provider.clientId,
+        user_dbkey: player.slotId,
+        amount: '100',
+        cuid: provider.cuid,
+        ...thief.pin,
+      },
       thief.user.token,
     );
     expect(stolen).toMatchObject({ status: 403, body: { error: 'not_slot_owner' } });
@@ -258,7 +299,13 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
     const poor = await post(
       server,
       '/v1/development-api/user_buy_content_token',
-      { client_id: provider.clientId, user_dbkey: player.slotId, amount: '1000000 ether', cuid: provider.cuid, ...player.pin },
+      {
+        client_id: provider.clientId,
+        user_dbkey: player.slotId,
+        amount: '1000000 ether',
+        cuid: provider.cuid,
+        ...player.pin,
+      },
       player.user.token,
     );
     expect(poor).toMatchObject({ status: 409, body: { error: 'insufficient_funds' } });

@@ -70,8 +70,12 @@ describe('content tokens: purchase, consumption and public balance (real chain)'
   it('reads "wei or ether" amounts: integer wei, a decimal and the " ether" suffix', async () => {
     const before = await onChain(server, provider.cuid, player.slot);
     expect((await buy(server, provider, player, '1000')).body).toMatchObject({ token_amount: '1000' });
-    expect((await buy(server, provider, player, '0.5')).body).toMatchObject({ token_amount: parseEther('0.5').toString() });
-    expect((await buy(server, provider, player, '1 ether')).body).toMatchObject({ token_amount: parseEther('1').toString() });
+    expect((await buy(server, provider, player, '0.5')).body).toMatchObject({
+      token_amount: parseEther('0.5').toString(),
+    });
+    expect((await buy(server, provider, player, '1 ether')).body).toMatchObject({
+      token_amount: parseEther('1').toString(),
+    });
     const after = await onChain(server, provider.cuid, player.slot);
     expect(after.balance - before.balance).toBe(1000n + parseEther('1.5'));
     const bad = await buy(server, provider, player, '1.2.3');
@@ -82,7 +86,9 @@ describe('content tokens: purchase, consumption and public balance (real chain)'
 
   it('consumption moves exactly the amount from balance to used_balances, on chain and in the answer', async () => {
     const before = await onChain(server, provider.cuid, player.slot);
-    const res = await consume(server, { encrypted_message: encryptPayload(provider, payloadOf(provider, player, 777n)) });
+    const res = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 777n)),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       success: true,
@@ -96,11 +102,16 @@ describe('content tokens: purchase, consumption and public balance (real chain)'
     });
     const after = await onChain(server, provider.cuid, player.slot);
     expect(after).toEqual({ balance: before.balance - 777n, used: before.used + 777n });
-    const receipt = await chainClient(server).getTransactionReceipt({ hash: res.body.tx_hash as `0x${string}` });
+    const receipt = await chainClient(server).getTransactionReceipt({
+      hash: res.body.tx_hash as `0x${string}`,
+    });
     expect(receipt.status).toBe('success');
 
     // The public read right after the answer already shows it (no stale cache), without authentication.
-    const pub = await get(server, `/v1/development-api/balance_adex/${player.slot.toLowerCase()}?cuid=${provider.cuid}`);
+    const pub = await get(
+      server,
+      `/v1/development-api/balance_adex/${player.slot.toLowerCase()}?cuid=${provider.cuid}`,
+    );
     expect(pub.status).toBe(200);
     expect(pub.body).toEqual({
       success: true,

@@ -3,11 +3,22 @@ import { ContentTokenGateway } from '../../src/chain/contentTokenGateway.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { groupRecords } from '../../src/services/content/usageBatcher.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { buy, consume, encryptPayload, newPlayer, newProvider, onChain, payloadOf } from './contentSupport.js';
+import {
+  buy,
+  consume,
+  encryptPayload,
+  newPlayer,
+  newProvider,
+  onChain,
+  payloadOf,
+} from './contentSupport.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function countIn(server: TestServer, state: 'queued' | 'sent' | 'included' | 'failed'): Promise<number> {
+async function countIn(
+  server: TestServer,
+  state: 'queued' | 'sent' | 'included' | 'failed',
+): Promise<number> {
   const row = await server.services.database.db
     .selectFrom('content_usage')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -35,7 +46,10 @@ describe('accepted records survive a restart, and batches left open are settled 
     const amounts = Array.from({ length: 30 }, (_, i) => BigInt(i + 1));
     const pending = amounts.map((amount, i) =>
       consume(first, {
-        encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount, { request_id: `replay-${i}` })),
+        encrypted_message: encryptPayload(
+          provider,
+          payloadOf(provider, player, amount, { request_id: `replay-${i}` }),
+        ),
       }),
     );
     for (let i = 0; i < 100 && (await countIn(first, 'queued')) < amounts.length; i++) await sleep(50);
@@ -90,7 +104,10 @@ describe('accepted records survive a restart, and batches left open are settled 
 
     // A retry with the same request_id now returns the recorded result (200 with its transaction).
     const retry = await consume(second, {
-      encrypted_message: encryptPayload(provider, payloadOf(provider, player, amounts[0]!, { request_id: 'replay-0' })),
+      encrypted_message: encryptPayload(
+        provider,
+        payloadOf(provider, player, amounts[0]!, { request_id: 'replay-0' }),
+      ),
     });
     expect(retry.status).toBe(200);
     expect(retry.body.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);

@@ -32,7 +32,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('content_providers_client').on('content_providers').column('client_id').execute();
+  await db.schema
+    .createIndex('content_providers_client')
+    .on('content_providers')
+    .column('client_id')
+    .execute();
 
   await db.schema
     .createTable('content_balances')
@@ -80,7 +84,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['client_id', 'request_key'])
     .unique()
     .execute();
-  await db.schema.createIndex('content_usage_state').on('content_usage').columns(['state', 'accepted_at']).execute();
+  await db.schema
+    .createIndex('content_usage_state')
+    .on('content_usage')
+    .columns(['state', 'accepted_at'])
+    .execute();
   await db.schema.createIndex('content_usage_batch').on('content_usage').column('batch_id').execute();
 
   await db.schema

@@ -9,7 +9,10 @@ import type { App } from '../types.js';
 
 const ClientId = Type.String({ minLength: 1, maxLength: 128, description: 'The OAuth client (app) id' });
 const Cuid = Type.String({ minLength: 1, maxLength: 128, description: 'Content id (one per game)' });
-const SlotAddress = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'The slot (content wallet) address' });
+const SlotAddress = Type.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: 'The slot (content wallet) address',
+});
 const Amount = (description: string) => Type.String({ description });
 const PayloadMode = Type.Union([Type.Literal('ctr'), Type.Literal('ctr+gcm'), Type.Literal('gcm')], {
   description:
@@ -39,7 +42,8 @@ const QueuedResult = Type.Object({
   request_id: Type.Optional(Type.String()),
 });
 
-const perUser = (name: string) => (request: FastifyRequest) => `${name}:${request.auth?.userId ?? request.ip}`;
+const perUser = (name: string) => (request: FastifyRequest) =>
+  `${name}:${request.auth?.userId ?? request.ip}`;
 
 /**
  * Content tokens (spec endpoint group 14, decisions §6). Provider registration, settlement, the payload
@@ -65,8 +69,14 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
         body: Type.Object({
           client_id: ClientId,
           cuid: Cuid,
-          release_per: Type.Number({ minimum: 0, maximum: 100, description: 'Settlement ratio on used_balances, 0–100' }),
-          owner_addr: Type.String({ description: 'Provider wallet that receives the 85% revenue and releases' }),
+          release_per: Type.Number({
+            minimum: 0,
+            maximum: 100,
+            description: 'Settlement ratio on used_balances, 0–100',
+          }),
+          owner_addr: Type.String({
+            description: 'Provider wallet that receives the 85% revenue and releases',
+          }),
         }),
         response: {
           200: Type.Object({
@@ -95,7 +105,9 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
       return {
         success: true,
         tx_hash: result.txHash,
-        ...(result.encryptionKey ? { encryption_key: result.encryptionKey, encryption_iv: result.encryptionIv } : {}),
+        ...(result.encryptionKey
+          ? { encryption_key: result.encryptionKey, encryption_iv: result.encryptionIv }
+          : {}),
       };
     },
   );
@@ -110,7 +122,10 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
         security: bearerSecurity,
         body: Type.Object({
           client_id: ClientId,
-          user_dbkey: Type.String({ pattern: '^[1-9][0-9]{0,18}$', description: 'The slot id (decimal string)' }),
+          user_dbkey: Type.String({
+            pattern: '^[1-9][0-9]{0,18}$',
+            description: 'The slot id (decimal string)',
+          }),
           amount: Type.String({
             minLength: 1,
             maxLength: 100,
@@ -252,7 +267,8 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
       onRequest: loginToken,
       schema: {
         tags: ['content'],
-        summary: 'Settle a slot’s unreleased usage to owner_addr from the cuid’s pool (when the platform enabled it)',
+        summary:
+          'Settle a slot’s unreleased usage to owner_addr from the cuid’s pool (when the platform enabled it)',
         security: bearerSecurity,
         body: Type.Object({ client_id: ClientId, cuid: Cuid, slot: SlotAddress }),
         response: {
@@ -283,7 +299,8 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
       onRequest: loginToken,
       schema: {
         tags: ['content'],
-        summary: 'AES-256-CTR (hex) of test_string under the client’s key and IV, to compare with a local result',
+        summary:
+          'AES-256-CTR (hex) of test_string under the client’s key and IV, to compare with a local result',
         security: bearerSecurity,
         body: Type.Object({ client_id: ClientId, test_string: Type.String({ maxLength: 65_536 }) }),
         response: {
@@ -291,11 +308,17 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },
-      config: { rateLimit: { max: 60, timeWindow: '1 minute', keyGenerator: perUser('content-test-encryption') } },
+      config: {
+        rateLimit: { max: 60, timeWindow: '1 minute', keyGenerator: perUser('content-test-encryption') },
+      },
     },
     async (request) => {
       const { client_id, test_string } = request.body;
-      const encrypted = await content.providers.testEncryption(Number(authOf(request).userId), client_id, test_string);
+      const encrypted = await content.providers.testEncryption(
+        Number(authOf(request).userId),
+        client_id,
+        test_string,
+      );
       return { success: true, encrypted_string: encrypted };
     },
   );
@@ -306,7 +329,8 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
       onRequest: loginToken,
       schema: {
         tags: ['content'],
-        summary: 'Choose which consumption payload forms the client accepts (switch on / require AES-256-GCM)',
+        summary:
+          'Choose which consumption payload forms the client accepts (switch on / require AES-256-GCM)',
         security: bearerSecurity,
         body: Type.Object({ client_id: ClientId, mode: PayloadMode }),
         response: {
@@ -315,13 +339,17 @@ export async function developmentApiRoutes(app: App, services: Services): Promis
             client_id: Type.String(),
             payload_mode: PayloadMode,
             gcm_key: Type.Optional(
-              Type.String({ description: 'Hex, 32 bytes: the AES-256-GCM key, shown once when first issued' }),
+              Type.String({
+                description: 'Hex, 32 bytes: the AES-256-GCM key, shown once when first issued',
+              }),
             ),
           }),
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },
-      config: { rateLimit: { max: 20, timeWindow: '1 minute', keyGenerator: perUser('content-payload-mode') } },
+      config: {
+        rateLimit: { max: 20, timeWindow: '1 minute', keyGenerator: perUser('content-payload-mode') },
+      },
     },
     async (request) => {
       const { client_id, mode } = request.body;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { BackendCodeStore } from '../../stores/backendCodeStore.js';
@@ -54,6 +55,8 @@ export class CallbackSender {
     this.#backoffMs = options.backoffMs ?? [250, 1_000];
     this.#logger = options.logger ?? { info: () => undefined, warn: () => undefined };
     this.#onOutcome = options.onOutcome;
+    // Every attempt in flight listens to this one signal; there may be many.
+    setMaxListeners(0, this.#closing.signal);
   }
 
   /** Starts a delivery in the background; the returned promise never rejects. */

@@ -22,7 +22,10 @@ export function parseNativeAmount(text: string, field = 'amount'): bigint {
   } else if (/^\d*\.\d+$|^\d+\.$/.test(trimmed)) {
     wei = parseEtherText(trimmed, field);
   } else {
-    throw bad(field, `${field} must be wei as an integer string, or ether as a decimal or with the suffix " ether"`);
+    throw bad(
+      field,
+      `${field} must be wei as an integer string, or ether as a decimal or with the suffix " ether"`,
+    );
   }
   if (wei <= 0n) throw bad(field, `${field} must be more than zero`);
   if (wei > MAX_TOKEN_AMOUNT) throw bad(field, `${field} is too large`);

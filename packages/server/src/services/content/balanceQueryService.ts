@@ -37,9 +37,14 @@ export class BalanceQueryService {
       );
       if (cuids.length === 0) throw notFound('unknown_cuid', "The slot's app has not registered a cuid");
       if (cuids.length > 1) {
-        throw new AppError(400, 'cuid_required', "The slot's app registered several cuids; name one with ?cuid=", {
-          field: 'cuid',
-        });
+        throw new AppError(
+          400,
+          'cuid_required',
+          "The slot's app registered several cuids; name one with ?cuid=",
+          {
+            field: 'cuid',
+          },
+        );
       }
       cuid = cuids[0]!.cuid;
     } else if (!(await this.providers.registered(cuid))) {
@@ -61,7 +66,9 @@ export class BalanceQueryService {
     try {
       address = this.checksum(text);
     } catch {
-      throw new AppError(400, 'invalid_request', 'The slot address has a wrong checksum', { field: 'slot_address' });
+      throw new AppError(400, 'invalid_request', 'The slot address has a wrong checksum', {
+        field: 'slot_address',
+      });
     }
     if (this.#checksummed.size >= CHECKSUM_CACHE_LIMIT) this.#checksummed.clear();
     this.#checksummed.set(text, address);

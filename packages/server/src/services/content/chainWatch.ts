@@ -79,7 +79,9 @@ export class ChainWatch {
     if (!this.#down) {
       this.#down = true;
       this.#downSince = Date.now();
-      this.logger.warn('content tokens: the chain node is unavailable; consumption answers 503 until it is back');
+      this.logger.warn(
+        'content tokens: the chain node is unavailable; consumption answers 503 until it is back',
+      );
     }
   }
 

@@ -15,7 +15,8 @@ export interface ConsumptionPayload {
 }
 
 const MAX_ID_LENGTH = 128;
-const isIdText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= MAX_ID_LENGTH;
+const isIdText = (v: unknown): v is string =>
+  typeof v === 'string' && v.length > 0 && v.length <= MAX_ID_LENGTH;
 
 /**
  * Parses the plaintext of a consumption payload; undefined unless it is a JSON object with a non-empty

@@ -1,7 +1,11 @@
 import type { Logger } from 'pino';
-import type { Address } from '../../chain/types.js';
 import { AppError, chainUnavailable, conflict, databaseUnavailable, isAppError } from '../../errors.js';
-import type { ContentLedgerStore, NewUsage, ReserveResult, UsageRecord } from '../../stores/contentLedgerStore.js';
+import type {
+  ContentLedgerStore,
+  NewUsage,
+  ReserveResult,
+  UsageRecord,
+} from '../../stores/contentLedgerStore.js';
 import type { ChainWatch } from './chainWatch.js';
 import { type ConsumptionPayload, parseConsumptionPayload } from './consumptionPayload.js';
 import { KeyedMutex } from './keyedMutex.js';
@@ -59,7 +63,12 @@ export class ConsumptionService implements BatchListener {
     private readonly logger: Logger,
     options: ConsumptionOptions = {},
   ) {
-    this.#options = { answerTimeoutMs: 30_000, maxPayloadAgeSeconds: 300, maxClockSkewSeconds: 60, ...options };
+    this.#options = {
+      answerTimeoutMs: 30_000,
+      maxPayloadAgeSeconds: 300,
+      maxClockSkewSeconds: 60,
+      ...options,
+    };
   }
 
   attachBatcher(batcher: UsageBatcher): void {
@@ -67,7 +76,10 @@ export class ConsumptionService implements BatchListener {
   }
 
   /** Records one consumption; see the class comment. Throws `AppError`s (4xx: nothing changed). */
-  async consume(input: { encryptedMessage: string; clientId?: string | undefined }): Promise<ConsumptionOutcome> {
+  async consume(input: {
+    encryptedMessage: string;
+    clientId?: string | undefined;
+  }): Promise<ConsumptionOutcome> {
     let payload: ConsumptionPayload | undefined;
     const opened = await this.keyring.open(input.encryptedMessage, input.clientId, (plaintext, clientId) => {
       const parsed = parseConsumptionPayload(plaintext);
@@ -79,7 +91,11 @@ export class ConsumptionService implements BatchListener {
     const p: ConsumptionPayload = payload;
     if (opened.form === 'gcm') this.#checkFreshness(p);
     const requestKey =
-      p.requestId !== undefined ? `r:${p.requestId}` : opened.nonce ? `n:${opened.nonce.toString('hex')}` : undefined;
+      p.requestId !== undefined
+        ? `r:${p.requestId}`
+        : opened.nonce
+          ? `n:${opened.nonce.toString('hex')}`
+          : undefined;
 
     if (requestKey !== undefined) {
       const existing = await this.#db(() => this.ledger.findByRequestKey(opened.clientId, requestKey));
@@ -107,7 +123,9 @@ export class ConsumptionService implements BatchListener {
     else if (first.kind === 'duplicate') admitted = { replay: first.existing };
     else {
       // Slow path (first use of a slot, or tokens bought since its row was read): one at a time per slot.
-      admitted = await this.#mutex.run(`${p.cuid}\u0000${slot.contentAddress}`, () => this.#admit(usage, first));
+      admitted = await this.#mutex.run(`${p.cuid}\u0000${slot.contentAddress}`, () =>
+        this.#admit(usage, first),
+      );
     }
     if ('replay' in admitted) return this.#replay(admitted.replay, p);
     this.batcher?.notify();
@@ -212,7 +230,8 @@ export class ConsumptionService implements BatchListener {
   }
 
   async #await(record: UsageRecord, requestId: string | undefined): Promise<ConsumptionOutcome> {
-    const settled = record.state === 'included' || record.state === 'failed' ? record : await this.#waitFor(record);
+    const settled =
+      record.state === 'included' || record.state === 'failed' ? record : await this.#waitFor(record);
     if (settled.state === 'failed') throw insufficient();
     if (settled.state === 'included') return { status: 'included', record: settled, requestId };
     return { status: 'queued', record: settled, requestId };

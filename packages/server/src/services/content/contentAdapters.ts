@@ -49,7 +49,11 @@ export function walletExecutorOf(
   return {
     async executeFromMainWallet(userUuid, pin, calls) {
       if (!pin.pinHash || !pin.pinSalt || !pin.keyShareUser) {
-        throw new AppError(401, 'pin_required', 'pin_hash, pin_salt and key_share_user are required for this operation');
+        throw new AppError(
+          401,
+          'pin_required',
+          'pin_hash, pin_salt and key_share_user are required for this operation',
+        );
       }
       const main = await wallets.mainWallet(userUuid);
       if (!main) throw new AppError(404, 'wallet_not_found', 'Register a PIN first: the user has no wallet');
@@ -60,10 +64,15 @@ export function walletExecutorOf(
         calls,
       );
       if (!result.success) {
-        throw new AppError(422, 'operation_reverted', `The purchase was included but reverted: ${result.revertReason ?? 'no reason'}`, {
-          tx_hash: result.txHash,
-          user_op_hash: result.userOpHash,
-        });
+        throw new AppError(
+          422,
+          'operation_reverted',
+          `The purchase was included but reverted: ${result.revertReason ?? 'no reason'}`,
+          {
+            tx_hash: result.txHash,
+            user_op_hash: result.userOpHash,
+          },
+        );
       }
       return { txHash: result.txHash, userOpHash: result.userOpHash };
     },

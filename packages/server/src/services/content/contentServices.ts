@@ -83,7 +83,15 @@ export function createContentServices(deps: ContentDeps): ContentServices {
   );
   const batcher = new UsageBatcher(deps.ledger, deps.chain, watch, consumption, logger, options.batcher);
   consumption.attachBatcher(batcher);
-  const purchases = new PurchaseService(directory, deps.slots, deps.wallets, deps.chain, deps.ledger, watch, logger);
+  const purchases = new PurchaseService(
+    directory,
+    deps.slots,
+    deps.wallets,
+    deps.chain,
+    deps.ledger,
+    watch,
+    logger,
+  );
   const settlement = new SettlementService(directory, providers, deps.chain, watch, logger, deps.checksum);
   const balances = new BalanceQueryService(reader, directory, deps.providerStore, deps.slots, deps.checksum);
   let keyTimer: NodeJS.Timeout | undefined;
@@ -102,7 +110,8 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     async start() {
       await keyring.reload();
       keyTimer = setInterval(
-        () => void keyring.reload().catch((err: unknown) => logger.warn({ err }, 'provider key refresh failed')),
+        () =>
+          void keyring.reload().catch((err: unknown) => logger.warn({ err }, 'provider key refresh failed')),
         options.keyRefreshMs ?? 5_000,
       );
       keyTimer.unref();

@@ -68,7 +68,12 @@ export interface PurchaseOnChain {
  */
 export interface ContentTokenChain {
   readonly contentToken: Address;
-  registerProvider(input: { clientId: string; cuid: string; releasePer: number; ownerAddr: Address }): Promise<ChainWrite>;
+  registerProvider(input: {
+    clientId: string;
+    cuid: string;
+    releasePer: number;
+    ownerAddr: Address;
+  }): Promise<ChainWrite>;
   setReleaseEnabled(cuid: string, enabled: boolean): Promise<ChainWrite>;
   /** `fundPool(cuid)` paid by the platform's operator wallet. */
   fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }>;

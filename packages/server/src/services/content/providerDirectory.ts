@@ -26,5 +26,6 @@ export class ProviderDirectory {
   }
 
   /** `cu_id` resolution for slots: the client_id a registered cuid belongs to. */
-  findProviderByCuid = async (cuid: string): Promise<string | undefined> => (await this.registered(cuid))?.clientId;
+  findProviderByCuid = async (cuid: string): Promise<string | undefined> =>
+    (await this.registered(cuid))?.clientId;
 }

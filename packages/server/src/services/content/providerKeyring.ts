@@ -13,7 +13,11 @@ import {
 } from '../../crypto/payloadCipher.js';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import { AppError } from '../../errors.js';
-import type { ContentProviderStore, PayloadMode, SealedClientKeys } from '../../stores/contentProviderStore.js';
+import type {
+  ContentProviderStore,
+  PayloadMode,
+  SealedClientKeys,
+} from '../../stores/contentProviderStore.js';
 
 /** A client's payload secrets, unsealed into `KeyObject`s. */
 interface ClientKeys {
@@ -25,8 +29,6 @@ interface ClientKeys {
   updatedAt: number;
   /** First two ciphertext bytes of any payload whose plaintext starts with `{"`. */
   prefix2: number;
-  /** First ciphertext byte of any payload whose plaintext starts with `{`. */
-  prefix1: number;
 }
 
 /** A payload that decrypted under a provider's key. */
@@ -48,13 +50,18 @@ const sealAad = {
 };
 
 export const invalidPayload = () =>
-  new AppError(401, 'invalid_payload', 'encrypted_message does not decrypt to a valid payload of a registered provider');
+  new AppError(
+    401,
+    'invalid_payload',
+    'encrypted_message does not decrypt to a valid payload of a registered provider',
+  );
 
 /**
  * Every provider's payload keys in memory, with an index that finds the key of a legacy (CTR) payload sent
- * without `client_id` in O(1): with a fixed key and IV, a payload starting with `{"` always starts with the
- * same two ciphertext bytes, so providers are bucketed by those bytes (and by the first byte alone, for
- * payloads that put whitespace after the brace). Only the few providers in the bucket are tried.
+ * without `client_id` in O(1): with a fixed key and IV, a payload whose JSON text starts with `{"` (what
+ * every JSON encoder writes) always starts with the same two ciphertext bytes, so providers are bucketed
+ * by those two bytes and only the providers in the bucket (P / 65,536 on average) are tried. A payload
+ * that starts otherwise (leading whitespace) is found only with `client_id`.
  *
  * Keys are loaded at start and then incrementally (changed rows since the last load): on a miss, at most
  * once a second, and every few seconds in the background so a mode change on another replica applies here.
@@ -62,7 +69,6 @@ export const invalidPayload = () =>
 export class ProviderKeyring {
   readonly #byClient = new Map<string, ClientKeys>();
   readonly #byPrefix2 = new Map<number, Set<string>>();
-  readonly #byPrefix1 = new Map<number, Set<string>>();
   #loadedUntil = 0;
   #lastLoad = 0;
   #loading: Promise<void> | undefined;
@@ -191,9 +197,14 @@ export class ProviderKeyring {
     const gcm = parseGcmMessage(message);
     if (gcm) {
       if (clientIdHint === undefined) {
-        throw new AppError(400, 'invalid_request', 'client_id is required with the authenticated (gcm1:) payload form', {
-          field: 'client_id',
-        });
+        throw new AppError(
+          400,
+          'invalid_request',
+          'client_id is required with the authenticated (gcm1:) payload form',
+          {
+            field: 'client_id',
+          },
+        );
       }
       const keys = await this.#keysOf(clientIdHint);
       if (!keys?.gcmKey || keys.mode === 'ctr') throw invalidPayload();
@@ -210,30 +221,31 @@ export class ProviderKeyring {
       const opened = this.#tryCtr(keys, ciphertext, verify);
       if (opened) return opened;
       if (keys.mode === 'gcm') {
-        throw new AppError(401, 'payload_form_not_allowed', 'This provider requires the authenticated (gcm1:) payload form');
+        throw new AppError(
+          401,
+          'payload_form_not_allowed',
+          'This provider requires the authenticated (gcm1:) payload form',
+        );
       }
       throw invalidPayload();
     }
-    const found = this.#lookupCtr(ciphertext, verify) ?? ((await this.#reloadIfStale()) ? this.#lookupCtr(ciphertext, verify) : undefined);
+    const found =
+      this.#lookupCtr(ciphertext, verify) ??
+      ((await this.#reloadIfStale()) ? this.#lookupCtr(ciphertext, verify) : undefined);
     if (!found) throw invalidPayload();
     return found;
   }
 
-  #lookupCtr(ciphertext: Buffer, verify: (plaintext: Buffer, clientId: string) => boolean): OpenedPayload | undefined {
-    const tried = new Set<string>();
-    const attempt = (bucket: Set<string> | undefined) => {
-      for (const clientId of bucket ?? []) {
-        if (tried.has(clientId)) continue;
-        tried.add(clientId);
-        const keys = this.#byClient.get(clientId);
-        const opened = keys && this.#tryCtr(keys, ciphertext, verify);
-        if (opened) return opened;
-      }
-      return undefined;
-    };
-    return (
-      attempt(this.#byPrefix2.get((ciphertext[0]! << 8) | ciphertext[1]!)) ?? attempt(this.#byPrefix1.get(ciphertext[0]!))
-    );
+  #lookupCtr(
+    ciphertext: Buffer,
+    verify: (plaintext: Buffer, clientId: string) => boolean,
+  ): OpenedPayload | undefined {
+    for (const clientId of this.#byPrefix2.get((ciphertext[0]! << 8) | ciphertext[1]!) ?? []) {
+      const keys = this.#byClient.get(clientId);
+      const opened = keys && this.#tryCtr(keys, ciphertext, verify);
+      if (opened) return opened;
+    }
+    return undefined;
   }
 
   #tryCtr(
@@ -259,7 +271,15 @@ export class ProviderKeyring {
 
   #install(row: SealedClientKeys): ClientKeys {
     const current = this.#byClient.get(row.clientId);
-    if (current && current.updatedAt > row.updatedAt) return current;
+    if (
+      current &&
+      (current.updatedAt > row.updatedAt ||
+        (current.updatedAt === row.updatedAt &&
+          current.mode === row.payloadMode &&
+          (current.gcmKey !== undefined) === (row.gcmKeySealed !== undefined)))
+    ) {
+      return current;
+    }
     const secret = this.secretBox.open(row.ctrSecretSealed, sealAad.ctr(row.clientId));
     let keys: ClientKeys;
     try {
@@ -277,7 +297,6 @@ export class ProviderKeyring {
         mode: row.payloadMode,
         updatedAt: row.updatedAt,
         prefix2: ((stream[0]! ^ OPEN_BRACE) << 8) | (stream[1]! ^ QUOTE),
-        prefix1: stream[0]! ^ OPEN_BRACE,
       };
     } finally {
       secret.fill(0);
@@ -287,14 +306,12 @@ export class ProviderKeyring {
     // A provider that requires the authenticated form is left out of the legacy index entirely.
     if (keys.mode !== 'gcm') {
       bucket(this.#byPrefix2, keys.prefix2).add(keys.clientId);
-      bucket(this.#byPrefix1, keys.prefix1).add(keys.clientId);
     }
     return keys;
   }
 
   #unindex(keys: ClientKeys): void {
     this.#byPrefix2.get(keys.prefix2)?.delete(keys.clientId);
-    this.#byPrefix1.get(keys.prefix1)?.delete(keys.clientId);
   }
 }
 

@@ -48,9 +48,14 @@ export class ProviderService {
     input: { clientId: string; cuid: string; releasePer: number; ownerAddr: string },
   ): Promise<RegistrationResult> {
     if (!CUID_PATTERN.test(input.cuid)) {
-      throw new AppError(400, 'invalid_request', 'cuid must be 1 to 128 printable characters without spaces', {
-        field: 'cuid',
-      });
+      throw new AppError(
+        400,
+        'invalid_request',
+        'cuid must be 1 to 128 printable characters without spaces',
+        {
+          field: 'cuid',
+        },
+      );
     }
     if (!Number.isInteger(input.releasePer) || input.releasePer < 0 || input.releasePer > 100) {
       throw new AppError(400, 'invalid_request', 'release_per must be an integer from 0 to 100', {
@@ -59,7 +64,9 @@ export class ProviderService {
     }
     const ownerAddr = this.#address(input.ownerAddr, 'owner_addr');
     if (/^0x0{40}$/.test(ownerAddr)) {
-      throw new AppError(400, 'invalid_request', 'owner_addr must not be the zero address', { field: 'owner_addr' });
+      throw new AppError(400, 'invalid_request', 'owner_addr must not be the zero address', {
+        field: 'owner_addr',
+      });
     }
     await this.requireClientOwner(input.clientId, userUuid);
 
@@ -87,7 +94,8 @@ export class ProviderService {
       // The other client's first registration never completed; take it over only if the chain agrees.
       const onChain = await this.chain.readProvider(input.cuid);
       if (onChain && onChain.clientId !== input.clientId) throw cuidTaken();
-      if (!(await this.store.takeOverStaleClaim(input.cuid, existing.updatedAt, input.clientId, now))) throw cuidTaken();
+      if (!(await this.store.takeOverStaleClaim(input.cuid, existing.updatedAt, input.clientId, now)))
+        throw cuidTaken();
       claimedAt = now;
     }
 

@@ -48,7 +48,10 @@ export class PurchaseService {
   async buy(buyer: Buyer, input: PurchaseInput): Promise<PurchaseResult> {
     const wei = parseNativeAmount(input.amount);
     if (!input.pin.pinHash || !input.pin.pinSalt || !input.pin.keyShareUser) {
-      throw unauthorized('pin_required', 'pin_hash, pin_salt and key_share_user are required for this operation');
+      throw unauthorized(
+        'pin_required',
+        'pin_hash, pin_salt and key_share_user are required for this operation',
+      );
     }
     if (buyer.tokenClientId !== undefined && buyer.tokenClientId !== input.clientId) {
       throw forbidden('client_mismatch', 'This access token was issued to another client');
@@ -57,7 +60,8 @@ export class PurchaseService {
     if (!slot || slot.clientId !== input.clientId) {
       throw new AppError(404, 'unknown_slot', 'No slot with this user_dbkey belongs to this client');
     }
-    if (slot.ownerUuid !== buyer.userUuid) throw forbidden('not_slot_owner', 'Only the owner of this slot may buy for it');
+    if (slot.ownerUuid !== buyer.userUuid)
+      throw forbidden('not_slot_owner', 'Only the owner of this slot may buy for it');
     const provider = await this.providers.registered(input.cuid);
     if (!provider || provider.clientId !== input.clientId) {
       throw new AppError(404, 'unknown_cuid', 'This cuid is not registered to this client');
@@ -88,7 +92,10 @@ export class PurchaseService {
       // Not fatal: admission refreshes from the chain by itself when a reservation does not fit.
       this.logger.warn({ err }, 'could not refresh the content balance after a purchase');
     }
-    this.logger.info({ txHash, cuid: input.cuid, slot: slot.id, wei: wei.toString() }, 'content tokens bought');
+    this.logger.info(
+      { txHash, cuid: input.cuid, slot: slot.id, wei: wei.toString() },
+      'content tokens bought',
+    );
     return {
       txHash,
       tokenAmount: bought.amount,

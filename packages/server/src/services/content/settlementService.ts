@@ -48,18 +48,30 @@ export class SettlementService {
         throw forbidden('release_disabled', 'The platform has not enabled release for this cuid');
       }
       const { usage, amount } = await this.chain.releasable(input.cuid, slot);
-      if (usage === 0n) throw conflict('nothing_to_release', 'All usage of this slot has been released already');
+      if (usage === 0n)
+        throw conflict('nothing_to_release', 'All usage of this slot has been released already');
       if (amount > onChain.pool) {
-        throw new AppError(409, 'insufficient_pool', 'The settlement pool of this cuid cannot cover this release', {
-          required: amount.toString(),
-          pool: onChain.pool.toString(),
-        });
+        throw new AppError(
+          409,
+          'insufficient_pool',
+          'The settlement pool of this cuid cannot cover this release',
+          {
+            required: amount.toString(),
+            pool: onChain.pool.toString(),
+          },
+        );
       }
       try {
         const result = await this.chain.release(input.cuid, slot);
         this.watch.observe(result.blockNumber);
         this.logger.info(
-          { cuid: input.cuid, slot, usage: result.usage.toString(), paid: result.paid.toString(), tx: result.txHash },
+          {
+            cuid: input.cuid,
+            slot,
+            usage: result.usage.toString(),
+            paid: result.paid.toString(),
+            tx: result.txHash,
+          },
           'content usage released',
         );
         return { releasedAmount: result.paid, txHash: result.txHash };
@@ -92,17 +104,25 @@ export class SettlementService {
     try {
       const write = await this.chain.fundPool(cuid, amount);
       this.watch.observe(write.blockNumber);
-      this.logger.info({ cuid, amount: amount.toString(), tx: write.txHash }, 'content settlement pool funded');
+      this.logger.info(
+        { cuid, amount: amount.toString(), tx: write.txHash },
+        'content settlement pool funded',
+      );
       return { txHash: write.txHash, pool: write.pool };
     } catch (err) {
       if (err instanceof AppError && err.status === 422) {
-        throw new AppError(409, 'insufficient_funds', "The platform's operator wallet cannot pay this amount");
+        throw new AppError(
+          409,
+          'insufficient_funds',
+          "The platform's operator wallet cannot pay this amount",
+        );
       }
       throw err;
     }
   }
 
   async #requireRegistered(cuid: string): Promise<void> {
-    if (!(await this.providers.registered(cuid))) throw notFound('unknown_cuid', 'This cuid is not registered');
+    if (!(await this.providers.registered(cuid)))
+      throw notFound('unknown_cuid', 'This cuid is not registered');
   }
 }

@@ -3,6 +3,8 @@ import type { ContentTokenChain, SlotFigures } from './ports.js';
 import type { Address } from '../../chain/types.js';
 
 const MAX_ENTRIES = 100_000;
+/** Chain reads in flight at once; more cold keys wait their turn, so a flood of random slots cannot swamp the node. */
+const MAX_READS_IN_FLIGHT = 64;
 
 /**
  * Public slot figures (`balance_adex`) read from chain state, cached per (cuid, slot) **and block**: an
@@ -16,6 +18,8 @@ export class SlotBalanceReader {
   readonly #cache = new Map<string, { block: bigint; value: Promise<SlotFigures> }>();
   #hits = 0;
   #misses = 0;
+  #inFlight = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(
     private readonly chain: ContentTokenChain,
@@ -38,11 +42,22 @@ export class SlotBalanceReader {
     }
     this.#misses++;
     if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
-    const value = this.chain.readSlot(cuid, slot, block);
+    const value = this.#limited(() => this.chain.readSlot(cuid, slot, block));
     this.#cache.set(key, { block, value });
     value.catch(() => {
       if (this.#cache.get(key)?.value === value) this.#cache.delete(key);
     });
     return value;
+  }
+
+  async #limited<T>(read: () => Promise<T>): Promise<T> {
+    if (this.#inFlight >= MAX_READS_IN_FLIGHT) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#inFlight++;
+    try {
+      return await read();
+    } finally {
+      this.#inFlight--;
+      this.#waiting.shift()?.();
+    }
   }
 }

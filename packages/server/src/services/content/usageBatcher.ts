@@ -49,6 +49,7 @@ export class UsageBatcher {
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
   readonly #undecidedSince = new Map<string, number>();
   #rewoundTo: bigint | undefined;
+  #recoveryRetryAt = 0;
 
   constructor(
     private readonly ledger: ContentLedgerStore,
@@ -147,18 +148,20 @@ export class UsageBatcher {
             await this.#sleep(500);
             continue;
           }
-          if (this.#needsRecovery) {
+          if (this.#needsRecovery && Date.now() >= this.#recoveryRetryAt) {
             this.#needsRecovery = false;
             if (!(await this.recover())) {
+              // Undecided batches wait (their records stay `sent`); new records are not held up by them,
+              // and the next transaction is also what gets a transaction waiting in the node's pool mined.
               this.#needsRecovery = true;
-              await this.#sleep(500);
-              continue;
+              this.#recoveryRetryAt = Date.now() + 500;
+              if (this.watch.down) continue;
             }
           }
           const arrivals = this.#arrivals;
           let queued = await this.ledger.listQueued(this.#options.maxBatch);
           if (queued.length === 0) {
-            if (this.#arrivals === arrivals) await this.#sleep(1_000);
+            if (this.#arrivals === arrivals) await this.#sleep(this.#needsRecovery ? 500 : 1_000);
             continue;
           }
           if (queued.length < this.#options.maxBatch) {
@@ -248,14 +251,20 @@ export class UsageBatcher {
 
   async #handleFailure(batch: BatchRecord, records: UsageRecord[], err: unknown): Promise<void> {
     const appError = isAppError(err) ? err : undefined;
-    const notSent = appError?.code === 'chain_unavailable' && err instanceof Error && err.name !== 'OperationOutcomeUnknownError';
+    const notSent =
+      appError?.code === 'chain_unavailable' &&
+      err instanceof Error &&
+      err.name !== 'OperationOutcomeUnknownError';
     const refusedBeforeEffect = appError !== undefined && appError.status < 500;
     if (!notSent && !refusedBeforeEffect) {
       // It may be on chain (the node vanished after sending, or something unexpected): keep the batch
       // `sending` and settle it from the chain's logs once the node answers.
       const txHint = (appError?.details?.tx_hash as `0x${string}` | undefined) ?? undefined;
       await this.ledger.setBatchHint(batch.id, txHint).catch(() => undefined);
-      this.logger.warn({ batch: batch.id, err: describe(err) }, 'content usage batch outcome unknown; will settle it');
+      this.logger.warn(
+        { batch: batch.id, err: describe(err) },
+        'content usage batch outcome unknown; will settle it',
+      );
       if (appError?.code === 'chain_unavailable') this.watch.markDown();
       this.#needsRecovery = true;
       return;
@@ -276,10 +285,15 @@ export class UsageBatcher {
         refused.map((r) => r.id),
         'insufficient_balance_on_chain',
       );
-      this.listener.settled(refused.map((r) => ({ ...r, state: 'failed', error: 'insufficient_balance_on_chain' })));
+      this.listener.settled(
+        refused.map((r) => ({ ...r, state: 'failed', error: 'insufficient_balance_on_chain' })),
+      );
       return;
     }
-    this.logger.error({ batch: batch.id, err: describe(err) }, 'content usage batch refused; records requeued');
+    this.logger.error(
+      { batch: batch.id, err: describe(err) },
+      'content usage batch refused; records requeued',
+    );
     await this.#sleep(1_000);
   }
 
@@ -292,7 +306,9 @@ export class UsageBatcher {
     const revert = (err as AppError & { revert?: { name?: string; args?: readonly unknown[] } }).revert;
     if (revert?.name !== 'InsufficientBalance' || !revert.args) return [];
     const [cuid, slot] = revert.args as [string, string];
-    const mine = records.filter((r) => r.cuid === cuid && r.slot.toLowerCase() === String(slot).toLowerCase());
+    const mine = records.filter(
+      (r) => r.cuid === cuid && r.slot.toLowerCase() === String(slot).toLowerCase(),
+    );
     if (mine.length === 0) return [];
     const figures = await this.chain.readSlot(cuid, mine[0]!.slot);
     await this.ledger.refreshBalance(cuid, mine[0]!.slot, {
@@ -326,7 +342,10 @@ export class UsageBatcher {
     this.#rewoundTo = undefined;
     const reopened = await this.ledger.reopenAfterRewind(head);
     if (reopened > 0) {
-      this.logger.warn({ head: String(head), batches: reopened }, 'the chain went back past included usage batches; settling them again');
+      this.logger.warn(
+        { head: String(head), batches: reopened },
+        'the chain went back past included usage batches; settling them again',
+      );
     }
     const pending = await this.ledger.listSendingBatches();
     for (const batch of pending) {
@@ -350,15 +369,27 @@ export class UsageBatcher {
         return false;
       }
       if (outcome.found) {
-        await this.#complete(batch.id, order, outcome.write.txHash, outcome.write.blockNumber, outcome.events);
-        this.logger.info({ batch: batch.id, records: order.length }, 'content usage batch settled from the chain');
+        await this.#complete(
+          batch.id,
+          order,
+          outcome.write.txHash,
+          outcome.write.blockNumber,
+          outcome.events,
+        );
+        this.logger.info(
+          { batch: batch.id, records: order.length },
+          'content usage batch settled from the chain',
+        );
         continue;
       }
       const firstSeen = this.#undecidedSince.get(batch.id) ?? Date.now();
       this.#undecidedSince.set(batch.id, firstSeen);
       const horizon = Math.max(batch.updatedAt, firstSeen) + SPONSORSHIP_HORIZON_MS;
       if (!outcome.final && Date.now() < horizon) return false;
-      this.logger.info({ batch: batch.id, records: order.length }, 'content usage batch did not land; requeued');
+      this.logger.info(
+        { batch: batch.id, records: order.length },
+        'content usage batch did not land; requeued',
+      );
       await this.ledger.dropBatch(batch.id);
       this.#undecidedSince.delete(batch.id);
     }

@@ -66,7 +66,13 @@ export async function adminContentRoutes(app: App, services: Services): Promise<
       const { cuid } = request.body;
       const amount = parseWei(request.body.amount);
       const result = await services.content.settlement.fundPool(cuid, amount);
-      return { success: true, cuid, amount: amount.toString(), pool: result.pool.toString(), tx_hash: result.txHash };
+      return {
+        success: true,
+        cuid,
+        amount: amount.toString(),
+        pool: result.pool.toString(),
+        tx_hash: result.txHash,
+      };
     },
   );
 }

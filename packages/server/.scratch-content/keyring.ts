@@ -1,0 +1,25 @@
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { SecretBox } from '../src/crypto/secretBox.js';
+import { ContentProviderStore } from '../src/stores/contentProviderStore.js';
+import { ProviderKeyring } from '../src/services/content/providerKeyring.js';
+import { parseConsumptionPayload } from '../src/services/content/consumptionPayload.js';
+const h = openDatabase({ sqlitePath: ':memory:' });
+await migrateToLatest(h.db);
+const store = new ContentProviderStore(h.db);
+const ring = new ProviderKeyring(store, new SecretBox(randomBytes(32)));
+const N = Number(process.env.N ?? 10000);
+const keys: { id: string; key: string; iv: string }[] = [];
+for (let i = 0; i < N; i++) { const id = `client-${i}`; const k = await ring.createClientKeys(id); keys.push({ id, key: k!.keyHex, iv: k!.ivHex }); }
+const fresh = new ProviderKeyring(store, new SecretBox(randomBytes(32)));
+const enc = (k: { key: string; iv: string }, p: unknown) => { const c = createCipheriv('aes-256-ctr', Buffer.from(k.key, 'hex'), Buffer.from(k.iv, 'hex')); return Buffer.concat([c.update(JSON.stringify(p)), c.final()]).toString('hex'); };
+const msgs = keys.slice(0, 1000).map((k) => ({ id: k.id, m: enc(k, { client_id: k.id, user_dbkey: '1000000000000000001', amount: '1', cuid: 'g' }) }));
+const verify = (pt: Buffer, id: string) => parseConsumptionPayload(pt)?.clientId === id;
+for (const m of msgs.slice(0, 50)) await ring.open(m.m, undefined, verify);
+let t = performance.now(); for (let r = 0; r < 5; r++) for (const m of msgs) await ring.open(m.m, undefined, verify); const keyless = (performance.now() - t) / 5000;
+t = performance.now(); for (let r = 0; r < 5; r++) for (const m of msgs) await ring.open(m.m, m.id, verify); const hinted = (performance.now() - t) / 5000;
+const bad = enc({ key: randomBytes(32).toString('hex'), iv: randomBytes(16).toString('hex') }, { client_id: 'x', user_dbkey: '1', amount: '1', cuid: 'g' });
+t = performance.now(); let n = 0; for (let r = 0; r < 2000; r++) { try { await ring.open(bad, undefined, verify); } catch { n++; } } const miss = (performance.now() - t) / 2000;
+console.log(JSON.stringify({ providers: N, keyless_us: +(keyless * 1000).toFixed(1), with_client_id_us: +(hinted * 1000).toFixed(1), unknown_payload_us: +(miss * 1000).toFixed(1) }));
+void fresh;

@@ -1,0 +1,11 @@
+import { createECDH, randomBytes } from 'node:crypto';
+import { addressOfPrivateKey } from '../src/chain/operations/operationOwner.js';
+import { publicKeyToAddress } from 'viem/accounts';
+import { bytesToHex } from 'viem';
+const key = randomBytes(32);
+for (let i = 0; i < 200; i++) addressOfPrivateKey(key);
+let t = performance.now(); for (let i = 0; i < 1000; i++) addressOfPrivateKey(key); console.log('noble', (performance.now() - t) / 1000);
+const viaEcdh = (k: Buffer) => { const e = createECDH('secp256k1'); e.setPrivateKey(k); return publicKeyToAddress(bytesToHex(e.getPublicKey())); };
+for (let i = 0; i < 200; i++) viaEcdh(key);
+t = performance.now(); for (let i = 0; i < 1000; i++) viaEcdh(key); console.log('ecdh', (performance.now() - t) / 1000);
+console.log(viaEcdh(key) === addressOfPrivateKey(key));

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  buy,
+  chainClient,
+  consume,
+  encryptPayload,
+  newPlayer,
+  newProvider,
+  onChain,
+  payloadOf,
+  type Player,
+  type Provider,
+} from './contentSupport.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a chain that goes back to an earlier state (embedded chain restored from an older save)', () => {
+  let server: TestServer;
+  let provider: Provider;
+  let player: Player;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    provider = await newProvider(server);
+    player = await newPlayer(server, provider);
+    expect((await buy(server, provider, player, '1000')).status).toBe(200);
+  });
+  afterAll(() => server?.close());
+
+  it('settles again the batches of blocks the chain lost, sending each record exactly once', async () => {
+    const rpc = (method: string, params: unknown[] = []) =>
+      chainClient(server).request({ method: method as 'eth_chainId', params: params as never });
+    const snapshot = await rpc('evm_snapshot');
+    const first = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 100n)),
+    });
+    expect(first.status).toBe(200);
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({ balance: 900n, used: 100n });
+
+    // The chain goes back to before that transaction, as when the embedded chain is restarted from an older
+    // saved state (the chain layer's restart hook then forgets its cached nonces: run it as the watchdog does).
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    await server.services.chain.embedded!.onRestart?.();
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({ balance: 1000n, used: 0n });
+    await sleep(500);
+
+    // Admission counts the reopened record as reserved: 900 are left, not 1000.
+    const over = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 901n)),
+    });
+    expect(over).toMatchObject({ status: 409, body: { error: 'insufficient_balance' } });
+    const rest = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 900n)),
+    });
+    expect(rest.status).toBe(200);
+
+    // Everything settles: each record is on chain exactly once, in a transaction that really carries it.
+    const open = async () =>
+      Number(
+        (
+          await server.services.database.db
+            .selectFrom('content_usage')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('state', 'in', ['queued', 'sent'])
+            .executeTakeFirst()
+        )?.n,
+      );
+    for (let i = 0; i < 100 && (await open()) > 0; i++) await sleep(100);
+    expect(await open()).toBe(0);
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({ balance: 0n, used: 1000n });
+    const records = await server.services.database.db.selectFrom('content_usage').selectAll().execute();
+    expect(records.map((r) => [r.amount, r.state]).sort()).toEqual([
+      ['100', 'included'],
+      ['900', 'included'],
+    ]);
+    const contract = server.services.chain.info.contracts.content_token.toLowerCase();
+    for (const record of records) {
+      const receipt = await chainClient(server).getTransactionReceipt({
+        hash: record.tx_hash as `0x${string}`,
+      });
+      expect(receipt.status).toBe('success');
+      expect(receipt.blockNumber).toBe(BigInt(record.block_number!));
+      expect(receipt.logs.some((l) => l.address.toLowerCase() === contract)).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/database.js';
+import { ContentLedgerStore, type NewUsage } from '../../src/stores/contentLedgerStore.js';
+import { ContentProviderStore } from '../../src/stores/contentProviderStore.js';
+import { testDatabases } from '../helpers/databases.js';
+
+const slotA = '0x00000000000000000000000000000000000000aA' as const;
+const slotB = '0x00000000000000000000000000000000000000bB' as const;
+
+const usage = (slot: `0x${string}`, amount: bigint, requestKey?: string): NewUsage => ({
+  clientId: 'client-1',
+  cuid: 'game',
+  slot,
+  slotId: '1000000000000000001',
+  amount,
+  requestKey,
+});
+
+describe.each(testDatabases)('content ledger store ($name)', (database) => {
+  let handle: DatabaseHandle;
+  let dispose: () => Promise<void>;
+  let ledger: ContentLedgerStore;
+
+  beforeAll(async () => {
+    ({ handle, dispose } = await database.open());
+    ledger = new ContentLedgerStore(handle.db);
+  });
+  afterAll(() => dispose());
+
+  it('admits records in order while the available balance covers them, in one transaction', async () => {
+    await ledger.insertBalance('game', slotA, { balance: 100n, used: 0n, block: 10n });
+    const results = await ledger.reserveMany([
+      usage(slotA, 60n),
+      usage(slotA, 50n),
+      usage(slotA, 40n),
+      usage(slotB, 1n),
+      usage(slotA, 1n, 'k1'),
+      usage(slotA, 1n, 'k1'),
+    ]);
+    expect(results.map((r) => r.kind)).toEqual([
+      'accepted',
+      'insufficient',
+      'accepted',
+      'no_balance_row',
+      'insufficient',
+      'insufficient',
+    ]);
+    expect(results[1]).toMatchObject({ available: 40n });
+    const row = await ledger.findBalance('game', slotA);
+    expect(row).toMatchObject({ chainBalance: 100n, reserved: 100n });
+    expect(await ledger.countByState('queued')).toBe(2);
+  });
+
+  it('counts a request key once, within one call and across calls', async () => {
+    await ledger.insertBalance('game', slotB, { balance: 10n, used: 0n, block: 10n });
+    const [first, repeat] = await ledger.reserveMany([usage(slotB, 2n, 'k2'), usage(slotB, 2n, 'k2')]);
+    expect(first?.kind).toBe('accepted');
+    expect(repeat).toMatchObject({ kind: 'duplicate' });
+    const later = await ledger.reserve(usage(slotB, 2n, 'k2'));
+    expect(later.kind).toBe('duplicate');
+    if (first?.kind === 'accepted' && later.kind === 'duplicate')
+      expect(later.existing.id).toBe(first.record.id);
+    expect(await ledger.findBalance('game', slotB)).toMatchObject({ reserved: 2n });
+  });
+
+  it('completes a batch: records included with their figures, reservations released, chain figures moved', async () => {
+    const queued = await ledger.listQueued(100);
+    const { batch, records } = await ledger.openBatch(
+      queued.map((r) => r.id),
+      10n,
+    );
+    expect(records).toHaveLength(3);
+    const a = records.filter((r) => r.slot === slotA);
+    const done = await ledger.completeBatch(batch.id, {
+      txHash: `0x${'ab'.repeat(32)}`,
+      blockNumber: 11n,
+      records: records.map((r, i) => ({
+        id: r.id,
+        balanceAfter: 1000n - BigInt(i),
+        usedAfter: BigInt(i + 1),
+      })),
+    });
+    expect(done).toBe(true);
+    // Completing twice changes nothing.
+    expect(await ledger.completeBatch(batch.id, { txHash: '0x00', blockNumber: 12n, records: [] })).toBe(
+      false,
+    );
+    const rowA = await ledger.findBalance('game', slotA);
+    expect(rowA?.reserved).toBe(0n);
+    expect(rowA?.chainBlock).toBe(11n);
+    const stored = await Promise.all(a.map((r) => ledger.findUsage(r.id)));
+    expect(stored.every((r) => r?.state === 'included' && r.txHash === `0x${'ab'.repeat(32)}`)).toBe(true);
+    expect(new Set(stored.map((r) => r?.usedAfter)).size).toBe(a.length);
+    expect(await ledger.includedTxHashesSince(11n)).toEqual(new Set([`0x${'ab'.repeat(32)}`]));
+  });
+
+  it('after a chain rewind, reopens batches of lost blocks for settling and marks later balance reads stale', async () => {
+    expect(await ledger.reopenAfterRewind(10n)).toBe(1);
+    const [reopened] = await ledger.listSendingBatches();
+    expect(reopened).toMatchObject({ txHint: `0x${'ab'.repeat(32)}`, txHash: undefined, fromBlock: 10n });
+    expect(await ledger.countByState('sent')).toBe(3);
+    expect(await ledger.findBalance('game', slotA)).toMatchObject({ reserved: 100n, chainBlock: -1n });
+    // A stale row sends admission to the chain first.
+    expect((await ledger.reserve(usage(slotA, 1n))).kind).toBe('no_balance_row');
+    expect(await ledger.refreshBalance('game', slotA, { balance: 200n, used: 0n, block: 10n })).toBe(true);
+    expect((await ledger.reserve(usage(slotA, 1n))).kind).toBe('accepted');
+    // Not found on chain: back to the queue.
+    expect(await ledger.dropBatch(reopened!.id)).toBe(true);
+    expect(await ledger.countByState('queued')).toBe(4);
+  });
+
+  it('drops a batch back to the queue, and fails refused records releasing their reservation', async () => {
+    const queued = await ledger.listQueued(100);
+    const { batch } = await ledger.openBatch(
+      queued.map((r) => r.id),
+      10n,
+    );
+    expect(await ledger.listSendingBatches()).toHaveLength(1);
+    expect(await ledger.dropBatch(batch.id)).toBe(true);
+    expect(await ledger.dropBatch(batch.id)).toBe(false);
+    expect(await ledger.countByState('queued')).toBe(queued.length);
+    const before = await ledger.findBalance('game', slotA);
+    const victim = queued.find((r) => r.slot === slotA)!;
+    await ledger.failRecords([victim.id], 'insufficient_balance_on_chain');
+    expect((await ledger.findUsage(victim.id))?.state).toBe('failed');
+    expect((await ledger.findBalance('game', slotA))?.reserved).toBe(before!.reserved - victim.amount);
+  });
+
+  it('gives the batcher lease to one holder at a time until it expires', async () => {
+    const now = Date.now();
+    expect(await ledger.acquireLease('test', 'a', 1_000, now)).toBe(true);
+    expect(await ledger.acquireLease('test', 'b', 1_000, now + 10)).toBe(false);
+    expect(await ledger.acquireLease('test', 'a', 1_000, now + 500)).toBe(true);
+    expect(await ledger.acquireLease('test', 'b', 1_000, now + 2_000)).toBe(true);
+    await ledger.releaseLease('test', 'b');
+    expect(await ledger.acquireLease('test', 'a', 1_000, now + 2_001)).toBe(true);
+  });
+
+  it('lets one client claim a cuid; a concurrent claim by another loses', async () => {
+    const providers = new ContentProviderStore(handle.db);
+    const claim = (clientId: string) =>
+      providers.claim({
+        cuid: 'race-cuid',
+        clientId,
+        releasePer: 10,
+        ownerAddr: slotA,
+        state: 'registering',
+        txHash: undefined,
+        createdAt: 1,
+        updatedAt: 1,
+      });
+    const results = await Promise.all([claim('c1'), claim('c2'), claim('c3')]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = (await providers.findProvider('race-cuid'))!.clientId;
+    expect(
+      await providers.markRegistered(
+        'race-cuid',
+        'not-the-winner',
+        { releasePer: 1, ownerAddr: slotA, txHash: '0x1' },
+        2,
+      ),
+    ).toBe(false);
+    expect(
+      await providers.markRegistered(
+        'race-cuid',
+        winner,
+        { releasePer: 1, ownerAddr: slotA, txHash: '0x1' },
+        2,
+      ),
+    ).toBe(true);
+  });
+});
