@@ -279,7 +279,14 @@ async function main(): Promise<void> {
           cpuBefore === undefined || cpuAfter === undefined
             ? undefined
             : Number(((cpuAfter - cpuBefore) / latencies.length).toFixed(2)),
-        load_generator_cpu_ms_per_round_trip: Number(((ownCpu.user + ownCpu.system) / 1000 / latencies.length).toFixed(2)),
+        // Round trips one fully available core could serve at that CPU cost.
+        server_capacity_per_core:
+          cpuBefore === undefined || cpuAfter === undefined || cpuAfter === cpuBefore
+            ? undefined
+            : Math.round((1000 * latencies.length) / (cpuAfter - cpuBefore)),
+        load_generator_cpu_ms_per_round_trip: Number(
+          ((ownCpu.user + ownCpu.system) / 1000 / latencies.length).toFixed(2),
+        ),
         load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
       };
     };

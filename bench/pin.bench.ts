@@ -71,7 +71,26 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startServer(): Promise<{ url: string; stop(): Promise<void> }> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function processCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds the whole machine has been busy so far (all cores, all processes), from /proc/stat. */
+function machineBusySeconds(): number {
+  const ticks = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - ticks[3]! - ticks[4]!) / 100;
+}
+
+async function startServer(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-pin-'));
   const child = spawn(
@@ -104,6 +123,7 @@ async function startServer(): Promise<{ url: string; stop(): Promise<void> }> {
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -283,16 +303,25 @@ async function main(): Promise<void> {
     });
     await new Promise((r) => setTimeout(r, 1500)); // warm-up at full load
     measuring = true;
+    const serverCpuStart = processCpuSeconds(server.pid);
+    const benchCpuStart = process.cpuUsage();
+    const machineStart = machineBusySeconds();
     const loadStart = performance.now();
     const loadEnd = Date.now() + loadSeconds * 1000;
     const underLoad = await probeValidate(server.url, accessToken, () => Date.now() > loadEnd);
     const elapsed = (performance.now() - loadStart) / 1000;
     measuring = false;
+    const completedAtEnd = completed;
+    const serverCpu = processCpuSeconds(server.pid) - serverCpuStart;
+    const benchCpuUsage = process.cpuUsage(benchCpuStart);
+    const benchCpu = (benchCpuUsage.user + benchCpuUsage.system) / 1e6;
+    const machineBusy = machineBusySeconds() - machineStart;
     stop = true;
     await Promise.all(workers);
 
     verifyLatencies.sort((a, b) => a - b);
-    const rate = completed / elapsed;
+    const rate = completedAtEnd / elapsed;
+    const serverCpuPerVerifyMs = (serverCpu / completedAtEnd) * 1000;
     const result = {
       machine: { cores, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version },
       pbkdf2_ms: round(pbkdf2Ms),
@@ -301,6 +330,14 @@ async function main(): Promise<void> {
       verifications_per_s: round(rate, 1),
       share_of_ceiling: round(rate / ceiling, 3),
       verify_failures: failures,
+      server_cpu_ms_per_verification: round(serverCpuPerVerifyMs),
+      cpu_efficiency: round(pbkdf2Ms / serverCpuPerVerifyMs, 3),
+      cpu_seconds_during_load: {
+        cores_available: round(cores * elapsed, 1),
+        server: round(serverCpu, 1),
+        bench_client: round(benchCpu, 1),
+        other_processes: round(Math.max(0, machineBusy - serverCpu - benchCpu), 1),
+      },
       verify_p50_ms: round(percentile(verifyLatencies, 50), 1),
       verify_p99_ms: round(percentile(verifyLatencies, 99), 1),
       validate_idle: {
@@ -324,6 +361,9 @@ async function main(): Promise<void> {
         'ceiling (verifications/s)': result.ceiling_per_s,
         'measured (verifications/s)': result.verifications_per_s,
         'share of ceiling (target ≥ 0.8)': result.share_of_ceiling,
+        'server CPU per verification (ms)': result.server_cpu_ms_per_verification,
+        'PBKDF2 share of that CPU': result.cpu_efficiency,
+        'CPU s: server / bench / others / available': `${result.cpu_seconds_during_load.server} / ${result.cpu_seconds_during_load.bench_client} / ${result.cpu_seconds_during_load.other_processes} / ${result.cpu_seconds_during_load.cores_available}`,
         'verify p50 / p99 (ms)': `${result.verify_p50_ms} / ${result.verify_p99_ms}`,
         'validate p99 idle (ms)': result.validate_idle.p99_ms,
         'validate p99 under load (ms)': result.validate_under_load.p99_ms,

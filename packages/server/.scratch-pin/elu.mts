@@ -16,6 +16,7 @@ let busy = 0; let calls = 0; let queueWait = 0;
 const { deriveSharePin } = await import('../src/crypto/keyShares.js');
 deriver.derive = async (h: string) => { const t = performance.now(); const r = await orig(h); const d = performance.now() - t; calls++; busy += d; return r; };
 const run = async (label: string, path: string, n: number, conc: number, mk: (i: number) => { payload?: string; headers: Record<string, string>; method: 'POST' | 'GET' }) => {
+  const c0 = process.cpuUsage();
   const e0 = performance.eventLoopUtilization();
   const t0 = performance.now();
   let i = 0;
@@ -30,6 +31,8 @@ const run = async (label: string, path: string, n: number, conc: number, mk: (i:
   const ms = performance.now() - t0;
   const elu = performance.eventLoopUtilization(e0);
   console.log('derive calls', calls, 'mean derive wall incl. queue ms', (busy / Math.max(calls,1)).toFixed(1)); calls = 0; busy = 0;
+  const c = process.cpuUsage(c0);
+  console.log(label, 'process cpu ms/req', ((c.user + c.system) / 1000 / n).toFixed(2));
   console.log(label, 'rate', (n / ms * 1000).toFixed(1), 'ELU', elu.utilization.toFixed(2), 'main ms/req', (elu.active / n).toFixed(2));
 };
 await run('warm', '/v1/pin/verify', 64, 32, (k) => { const x = users[k % users.length]!; return { method: 'POST', payload: x.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${x.u.token}` } }; });

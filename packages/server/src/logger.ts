@@ -23,6 +23,7 @@ const secretKeys = [
   'privateKey',
   'encryption_key',
   'encryption_iv',
+  'gcm_key',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -51,7 +51,8 @@ export class SlotBalanceReader {
   }
 
   async #limited<T>(read: () => Promise<T>): Promise<T> {
-    if (this.#inFlight >= MAX_READS_IN_FLIGHT) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    if (this.#inFlight >= MAX_READS_IN_FLIGHT)
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
     this.#inFlight++;
     try {
       return await read();

@@ -26,6 +26,8 @@ export const statusNotLoggedOut = () =>
     'status_not_logged_out',
     'The OAuth rights can only be listed or sold while the status is logged_out',
   );
+/** Longer than a transfer's own reconciliation window (2 minutes), so the transfer settles first. */
+const STALE_CLAIM_MS = 5 * 60_000;
 const listingNotAvailable = () => conflict('listing_not_available', 'The listing is no longer on offer');
 
 /**
@@ -77,8 +79,9 @@ export class MarketService {
   }
 
   async cancel(id: string, sellerUuid: number): Promise<Listing> {
-    const listing = await this.market.find(id);
-    if (!listing) throw notFound('listing_not_found', 'No such listing');
+    const found = await this.market.find(id);
+    if (!found) throw notFound('listing_not_found', 'No such listing');
+    const listing = await this.#settleStaleClaim(found);
     if (listing.sellerUuid !== sellerUuid)
       throw new AppError(403, 'forbidden', 'Only the seller can withdraw a listing');
     if (!(await this.market.cancel(id, sellerUuid))) throw listingNotAvailable();
@@ -86,8 +89,9 @@ export class MarketService {
   }
 
   async purchase(id: string, buyerUuid: number): Promise<Purchase> {
-    const listing = await this.market.find(id);
-    if (!listing) throw notFound('listing_not_found', 'No such listing');
+    const found = await this.market.find(id);
+    if (!found) throw notFound('listing_not_found', 'No such listing');
+    const listing = await this.#settleStaleClaim(found);
     if (listing.status !== 'active') throw listingNotAvailable();
     if (listing.sellerUuid === buyerUuid) throw conflict('own_listing', 'You cannot buy your own listing');
     if (!(await this.wallets.mainWallet(buyerUuid))) throw walletRequired();
@@ -119,5 +123,23 @@ export class MarketService {
     await this.market.markSold(id, buyerUuid, transfer.txHash ?? '');
     await this.grants.revokeUserClient(listing.sellerUuid, listing.clientId, 'slot_sold');
     return { listing: (await this.market.find(id))!, transfer };
+  }
+
+  /**
+   * A claim left `pending` by a purchase whose process stopped (after the claim, before `sold` or
+   * the release) is settled from the slot's record once it is older than the transfer's own
+   * reconciliation window: the slot is the buyer's → sold; still the seller's and not moving →
+   * back on offer.
+   */
+  async #settleStaleClaim(listing: Listing): Promise<Listing> {
+    if (listing.status !== 'pending' || listing.buyerUuid === undefined) return listing;
+    if (Date.now() - listing.updatedAt < STALE_CLAIM_MS) return listing;
+    const slot = await this.slots.findSlot(listing.slotId);
+    if (slot?.ownerUuid === listing.buyerUuid) {
+      await this.market.markSold(listing.id, listing.buyerUuid, '');
+    } else if (slot?.ownerUuid === listing.sellerUuid && slot.state === 'active') {
+      await this.market.release(listing.id, listing.buyerUuid);
+    }
+    return (await this.market.find(listing.id)) ?? listing;
   }
 }

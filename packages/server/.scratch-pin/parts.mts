@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { startTestServer } from '../test/helpers/server.js';
+import { newUser, registerPin } from '../test/pin/pinHelpers.js';
+import { addressOfPrivateKey } from '../src/chain/operations/operationOwner.js';
+
+const server = await startTestServer();
+const u = await newUser(server, 'parts');
+const r = await registerPin(server, u, '123456');
+const custody = server.services.custody as any;
+const deps = custody.deps;
+const cpu = async (label: string, n: number, fn: () => Promise<unknown> | unknown) => {
+  for (let i = 0; i < 20; i++) await fn();
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < n; i++) await fn();
+  const c = process.cpuUsage(c0);
+  console.log(label.padEnd(28), ((c.user + c.system) / 1000 / n).toFixed(3), 'ms cpu');
+};
+const proof = { pinHash: r.pin.pin_hash, keyShareUser: r.key_share_user };
+await cpu('custody.verify (proof)', 100, () => custody.verify(u.uuid, proof));
+await cpu('derive only', 100, () => deps.sharePins.derive(r.pin.pin_hash));
+await cpu('store.find', 2000, () => deps.store.find(u.uuid));
+await cpu('store.findPending', 2000, () => deps.store.findPending(u.uuid));
+await cpu('wallets.mainWallet', 2000, () => deps.wallets.mainWallet(u.uuid));
+await cpu('reserveAttempt', 2000, async () => { await deps.store.reserveAttempt(u.uuid, Date.now(), 1e9); });
+await cpu('clearFailures', 2000, () => deps.store.clearFailures(u.uuid, Date.now()));
+const c = await deps.store.find(u.uuid);
+await cpu('openServerShare', 2000, () => deps.seal.openServerShare(c.serverShareSealed, u.uuid, c.owner, c.keyVersion));
+const key = randomBytes(32);
+await cpu('addressOfPrivateKey', 2000, () => addressOfPrivateKey(key));
+const body = JSON.stringify({ user_uuid: u.uuid, ...r.pin, key_share_user: r.key_share_user });
+await cpu('inject verify', 100, () => server.app.inject({ method: 'POST', url: '/v1/pin/verify', payload: body, headers: { 'content-type': 'application/json', authorization: `Bearer ${u.token}` } }));
+await cpu('inject health', 2000, () => server.app.inject({ method: 'GET', url: '/healthz' }));
+await server.close();
