@@ -18,13 +18,17 @@ import {
   type ContractFunctionReturnType,
   encodeFunctionData,
   erc20Abi,
+  getAbiItem,
   slice,
+  type TransactionReceipt,
 } from 'viem';
 import { chainUnavailable } from '../errors.js';
 import type { ChainClient } from './chainClient.js';
 import { atGateway, isRevert, isTransportError, revertDataOf, translateChainError } from './chainErrors.js';
 import { decodeRevertReason } from './revertReason.js';
-import type { Address, ContractAddresses, Hex } from './types.js';
+
+const userOperationEventAbi = getAbiItem({ abi: entryPointAbi, name: 'UserOperationEvent' });
+import type { Address, ContractAddresses, Hash, Hex } from './types.js';
 
 /** ABIs of the platform contracts, by the names `read` takes. */
 export const platformAbis = {
@@ -138,6 +142,32 @@ export class ChainGateway {
     return atGateway(() =>
       this.client.readContract({ address: wallet, abi: dauthAccountAbi, functionName: 'owner' }),
     );
+  }
+
+  /**
+   * Receipts of the `handleOps` transactions that executed any of `userOpHashes` since `fromBlock`
+   * (each executed operation leaves a `UserOperationEvent` indexed by its hash).
+   */
+  async receiptsOfOperations(userOpHashes: Hash[], fromBlock: bigint): Promise<TransactionReceipt[]> {
+    if (userOpHashes.length === 0) return [];
+    return atGateway(async () => {
+      const logs = await this.client.getLogs({
+        address: this.contracts.entry_point,
+        event: userOperationEventAbi,
+        args: { userOpHash: userOpHashes },
+        fromBlock,
+        toBlock: 'latest',
+      });
+      const txHashes = [
+        ...new Set(logs.map((log) => log.transactionHash).filter((h): h is Hash => h !== null)),
+      ];
+      return Promise.all(txHashes.map((hash) => this.client.getTransactionReceipt({ hash })));
+    });
+  }
+
+  /** The latest block number (uncached). */
+  async blockNumber(): Promise<bigint> {
+    return atGateway(() => this.client.getBlockNumber({ cacheTime: 0 }));
   }
 
   /** The EntryPoint nonce (key 0) of `sender`: the `nonce` its next operation must carry. */

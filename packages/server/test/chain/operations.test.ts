@@ -476,6 +476,35 @@ describe('operation pipeline (real anvil)', () => {
     expect(await second).toMatchObject({ success: true });
   });
 
+  it('never runs an operation twice when the relayer loses track of the transaction that carried it', async () => {
+    const { chain } = t;
+    const { owner, wallet } = await deployedWallet();
+    await chain.faucet.fund({ address: wallet, token: 10n });
+    const receiver = randomOwner().address;
+    // Fault injection: the bundle is really mined, but the submitter reports it dropped (as when a
+    // replacement and the original both landed after a chain rewind and the wrong receipt was read).
+    const submitter = (chain.operations as unknown as { bundler: { submitter: { submit: SubmitFn } } })
+      .bundler.submitter;
+    type SubmitFn = (request: unknown) => Promise<{ kind: string; receipt?: { transactionHash: string } }>;
+    const original = submitter.submit.bind(submitter);
+    let minedTx: string | undefined;
+    submitter.submit = async (request) => {
+      submitter.submit = original;
+      const outcome = await original(request);
+      minedTx = outcome.receipt?.transactionHash;
+      return { kind: 'dropped' };
+    };
+    const result = await chain.operations.submitOperation({
+      owner,
+      salt: 0n,
+      calls: [chain.calls.erc20Transfer(token, receiver, 3n)],
+    });
+    expect(minedTx).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(result).toMatchObject({ success: true, txHash: minedTx });
+    expect(await chain.gateway.tokenBalance(receiver)).toBe(3n);
+    expect(await chain.gateway.tokenBalance(wallet)).toBe(7n);
+  });
+
   it('keeps AppError as the only error type callers see', () => {
     expect(new UserOperationRejectedError('AA31 paymaster deposit too low')).toBeInstanceOf(AppError);
     expect(new UserOperationRejectedError('AA31 paymaster deposit too low')).toMatchObject({

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { AppError, chainUnavailable } from '../../errors.js';
 import { OperationOutcomeUnknownError, UserOperationRejectedError } from '../chainErrors.js';
 import { type BundleSimulation, type ChainGateway, encodeHandleOps } from '../chainGateway.js';
+import type { TransactionReceipt } from 'viem';
 import type { Hex } from '../types.js';
 import { decodeOperationResults } from './decodeOperationResults.js';
 import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
@@ -240,6 +241,11 @@ export class Bundler {
 
     let outcome;
     try {
+      const fromBlock = await this.gateway.blockNumber();
+      for (const op of bundle) {
+        op.sentFromBlock ??= fromBlock;
+        op.sentUserOpHashes.push(op.signed!.userOpHash);
+      }
       outcome = await this.submitter.submit({ to: this.gateway.contracts.entry_point, data, gas });
     } catch (err) {
       if (err instanceof SubmissionOutcomeUnknown) {
@@ -281,26 +287,59 @@ export class Bundler {
     const results = decodeOperationResults(receipt, this.gateway.contracts.entry_point);
     for (const op of bundle) {
       const signed = op.signed!;
-      const result = results.get(signed.userOpHash.toLowerCase());
-      this.#settle(op);
-      if (!result) {
+      if (!results.has(signed.userOpHash.toLowerCase())) {
+        this.#settle(op);
         this.#laneOf(op).stale = true;
         op.reject(new AppError(502, 'bundle_failed', 'The bundle was mined without this operation'));
         continue;
       }
-      this.gateway.markDeployed(op.sender);
-      op.resolve({
-        userOpHash: signed.userOpHash,
-        txHash: receipt.transactionHash,
-        success: result.success,
-        ...(result.revertReason !== undefined ? { revertReason: result.revertReason } : {}),
-        sender: op.sender,
-        nonce: signed.nonce,
-        actualGasCost: result.actualGasCost,
-        blockNumber: receipt.blockNumber,
-      });
+      this.#resolveFromReceipt(op, signed.userOpHash, receipt);
     }
     return true;
+  }
+
+  /** Settles `op` with what `receipt` says about its execution under `userOpHash`. */
+  #resolveFromReceipt(op: PendingOperation, userOpHash: Hex, receipt: TransactionReceipt): boolean {
+    const result = decodeOperationResults(receipt, this.gateway.contracts.entry_point).get(
+      userOpHash.toLowerCase(),
+    );
+    if (!result) return false;
+    this.#settle(op);
+    this.gateway.markDeployed(op.sender);
+    op.resolve({
+      userOpHash,
+      txHash: receipt.transactionHash,
+      success: result.success,
+      ...(result.revertReason !== undefined ? { revertReason: result.revertReason } : {}),
+      sender: op.sender,
+      nonce: op.signed?.userOpHash === userOpHash ? op.signed.nonce : op.nonce,
+      actualGasCost: result.actualGasCost,
+      blockNumber: receipt.blockNumber,
+    });
+    return true;
+  }
+
+  /**
+   * Operations of stale lanes that were sent before may have run in a transaction we lost track of
+   * (a replaced or re-mined bundle). Settle those from the chain's logs instead of signing them again.
+   */
+  async #settleAlreadyExecuted(ops: PendingOperation[]): Promise<void> {
+    const sent = ops.filter((op) => op.sentUserOpHashes.length > 0 && !op.settled);
+    if (sent.length === 0) return;
+    const fromBlock = sent.reduce((min, op) => {
+      const b = op.sentFromBlock ?? 0n;
+      return b < min ? b : min;
+    }, sent[0]!.sentFromBlock ?? 0n);
+    const receipts = await this.gateway.receiptsOfOperations(
+      sent.flatMap((op) => op.sentUserOpHashes),
+      fromBlock,
+    );
+    for (const op of sent) {
+      for (const receipt of receipts) {
+        if (receipt.status !== 'success') continue;
+        if (op.sentUserOpHashes.some((hash) => this.#resolveFromReceipt(op, hash, receipt))) break;
+      }
+    }
   }
 
   /** Picks ready operations whose nonce is next for their wallet, in arrival order, within the caps. */
@@ -361,6 +400,7 @@ export class Bundler {
       stale.map(async ([key, lane]) => {
         const sender = lane!.ops[0]?.sender ?? (key as Hex);
         try {
+          await this.#settleAlreadyExecuted([...lane!.ops]);
           const [nonce, deployed] = await Promise.all([
             this.gateway.getNonce(sender),
             this.gateway.isDeployed(sender),

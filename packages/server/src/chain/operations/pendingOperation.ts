@@ -41,6 +41,13 @@ export class PendingOperation {
   attempts = 0;
   settled = false;
   enqueuedAt = 0;
+  /**
+   * Hashes this operation had in bundles that were sent, and the block before the first send. If a
+   * bundle's fate is unclear (dropped, reverted, replaced), these are looked up on chain before the
+   * operation is ever signed again, so an operation that already ran is never run twice.
+   */
+  sentUserOpHashes: Hash[] = [];
+  sentFromBlock: bigint | undefined;
   readonly result: Promise<OperationResult>;
   #resolve!: (result: OperationResult) => void;
   #reject!: (err: unknown) => void;

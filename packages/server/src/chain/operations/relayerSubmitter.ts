@@ -202,7 +202,9 @@ export class RelayerSubmitter {
   async #receipt(hashes: Hash[]): Promise<TransactionReceipt | null | 'unreachable'> {
     try {
       const found = await Promise.all(hashes.map((hash) => fetchReceipt(this.options.client, hash)));
-      return found.find((r) => r !== null) ?? null;
+      // Two of our transactions can both be mined (a replacement after a chain rewind): the one that
+      // succeeded is the one that carried the operations.
+      return found.find((r) => r?.status === 'success') ?? found.find((r) => r !== null) ?? null;
     } catch (err) {
       if (isTransportError(err)) return 'unreachable';
       throw translateChainError(err);
