@@ -240,6 +240,8 @@ export async function createServices(config: Config, options: CreateServicesOpti
     });
     await content.start();
     closers.push(() => content.close());
+    // A slot transfer's `cu_id` may name the app by a cuid registered to it (decisions §5).
+    slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 
     return {
       config,

@@ -50,6 +50,8 @@ const envSchema = z.object({
   CONTRACT_CONTENT_TOKEN: address.optional(),
   CONTRACT_TOKEN: address.optional(),
   PIN_SHARE_SALT: z.string().min(1).default('dauth/share_pin/v1'),
+  /** libuv's thread-pool size (libuv reads it too); PIN derivations leave at least one thread free. */
+  UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).default(4),
   /** Requests per minute per client and address at /oauth/token, /oauth/revoke and /oauth/introspect. */
   OAUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
   TRUST_PROXY: z
@@ -84,6 +86,8 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   pinShareSalt: string;
+  /** libuv thread-pool threads (UV_THREADPOOL_SIZE, default 4). */
+  threadPoolSize: number;
   oauthRateLimit: number;
   chain:
     | { kind: 'embedded' }
@@ -176,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     pinShareSalt: e.PIN_SHARE_SALT,
+    threadPoolSize: e.UV_THREADPOOL_SIZE,
     oauthRateLimit: e.OAUTH_RATE_LIMIT,
     chain,
   };

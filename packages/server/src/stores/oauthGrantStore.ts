@@ -198,36 +198,46 @@ export class OAuthGrantStore {
   }
 
   /**
-   * Marks the code used and stores the first refresh token of its grant, atomically. False when
-   * the code was already used (a concurrent or repeated redemption) or its grant was revoked.
+   * Redeems a code in one statement: marks it used only if it is unused, unexpired, issued to this
+   * client for this redirect URI, its PKCE challenge is the given one (or it has none and none is
+   * given), and its grant is not revoked; returns the row on success. The UPDATE is the
+   * linearization point of concurrent redemptions (exactly one wins). Undefined when any condition
+   * fails; the caller then reads the row to say which.
    */
-  async redeemCode(codeHash: string, now: number, firstRefreshToken: RefreshTokenRecord): Promise<boolean> {
-    try {
-      await this.db.transaction().execute(async (trx) => {
-        const used = await trx
-          .updateTable('oauth_codes')
-          .set({ used_at: now })
-          .where('code_hash', '=', codeHash)
-          .where('used_at', 'is', null)
-          .where(({ exists, not, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('oauth_grants')
-                  .select('oauth_grants.grant_id')
-                  .whereRef('oauth_grants.grant_id', '=', 'oauth_codes.grant_id')
-                  .where('oauth_grants.revoked_at', 'is not', null),
-              ),
-            ),
-          )
-          .executeTakeFirst();
-        if (affected(used) !== 1) throw new LostRace();
-        await trx.insertInto('oauth_refresh_tokens').values(refreshRow(firstRefreshToken)).execute();
-      });
-      return true;
-    } catch (err) {
-      if (err instanceof LostRace) return false;
-      throw err;
-    }
+  async consumeCode(input: {
+    codeHash: string;
+    now: number;
+    clientId: string;
+    redirectUri: string;
+    /** S256 of the presented code_verifier, or null when none was presented. */
+    codeChallenge: string | null;
+  }): Promise<CodeRecord | undefined> {
+    const row = await this.db
+      .updateTable('oauth_codes')
+      .set({ used_at: input.now })
+      .where('code_hash', '=', input.codeHash)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', input.now)
+      .where('client_id', '=', input.clientId)
+      .where('redirect_uri', '=', input.redirectUri)
+      .where('code_challenge', input.codeChallenge === null ? 'is' : '=', input.codeChallenge)
+      .where(({ exists, not, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('oauth_grants')
+              .select('oauth_grants.grant_id')
+              .whereRef('oauth_grants.grant_id', '=', 'oauth_codes.grant_id')
+              .where('oauth_grants.revoked_at', 'is not', null),
+          ),
+        ),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toCode(row) : undefined;
+  }
+
+  async insertRefreshToken(token: RefreshTokenRecord): Promise<void> {
+    await this.db.insertInto('oauth_refresh_tokens').values(refreshRow(token)).execute();
   }
 
   async findGrant(grantId: string): Promise<GrantRecord | undefined> {

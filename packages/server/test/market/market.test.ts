@@ -235,4 +235,22 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     const bought = await purchase(listed.listing.id, hank.user.loginToken);
     expect(bought.status).toBe(200);
   });
+
+  it('settles a claim left by a purchase that stopped before the chain step', async () => {
+    const ivy = await seller('Ivy');
+    await setStatus(ivy, 'logout');
+    const listed = (await (await list(ivy)).json()) as { listing: { id: string } };
+    const gone = await buyer('Gone');
+    // A purchase claimed the listing, then its process died: the listing is stuck `pending`.
+    await server.services.database.db
+      .updateTable('market_listings')
+      .set({ status: 'pending', buyer_uuid: Number(gone.user.uuid), updated_at: Date.now() - 10 * 60_000 })
+      .where('id', '=', listed.listing.id)
+      .execute();
+    const jon = await buyer('Jon');
+    const bought = await purchase(listed.listing.id, jon.user.loginToken);
+    expect(bought.status).toBe(200);
+    expect(await bought.json()).toMatchObject({ listing: { status: 'sold', buyer_id: jon.user.uuid } });
+    expect(await dexOwnerOf(server, ivy.slotId)).toBe(jon.wallet);
+  });
 });

@@ -87,7 +87,7 @@ export async function oauthMetaRoutes(app: App, services: Services): Promise<voi
         errorStyle: 'envelope',
         // Runs after the JWT check (the plugin appends its hook): per user and app.
         rateLimit: {
-          max: 600,
+          max: 1000,
           timeWindow: '1 minute',
           hook: 'preHandler',
           keyGenerator: (request: FastifyRequest) =>

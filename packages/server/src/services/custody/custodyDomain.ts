@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { ChainServices } from '../../chain/chainServices.js';
 import type { Config } from '../../config.js';
@@ -14,7 +15,7 @@ import { EmailVerificationService } from '../verification/emailVerificationServi
 import { CustodySeal } from './custodySeal.js';
 import { CustodyService } from './custodyService.js';
 import { PinLockout } from './pinLockout.js';
-import { SharePinDeriver } from './sharePinDeriver.js';
+import { pinDerivationConcurrency, SharePinDeriver } from './sharePinDeriver.js';
 import { walletChainOver } from './walletChainAdapter.js';
 
 export interface CustodyDomain {
@@ -27,7 +28,7 @@ export interface CustodyDomain {
 
 /** Wires PIN custody, e-mail verification and transfers (called once by the composition root). */
 export function createCustodyDomain(deps: {
-  config: Pick<Config, 'pinShareSalt' | 'smtpUrl' | 'mailFrom' | 'dataDir'>;
+  config: Pick<Config, 'pinShareSalt' | 'threadPoolSize' | 'smtpUrl' | 'mailFrom' | 'dataDir'>;
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
@@ -50,7 +51,10 @@ export function createCustodyDomain(deps: {
       store,
       wallets: deps.wallets,
       seal: new CustodySeal(deps.secretBox),
-      sharePins: new SharePinDeriver(deps.config.pinShareSalt),
+      sharePins: new SharePinDeriver(
+        deps.config.pinShareSalt,
+        pinDerivationConcurrency(availableParallelism(), deps.config.threadPoolSize),
+      ),
       lockout: new PinLockout(store),
       chain,
       logger: deps.logger.child({ component: 'custody' }),

@@ -2,10 +2,19 @@ import { availableParallelism } from 'node:os';
 import { deriveSharePin } from '../../crypto/keyShares.js';
 
 /**
- * Derives share_pin (PBKDF2, 100000 iterations) on libuv's thread pool with at most `concurrency`
- * derivations in flight (default: one per CPU core). More would not finish sooner — the cores are
- * the limit — but would fill every thread-pool thread, so file I/O, DNS and WebCrypto JWT checks
- * of unrelated requests would queue behind PIN work. Excess requests wait in a FIFO queue.
+ * How many PBKDF2 derivations may be in flight at once: one per CPU core plus one, so a core never
+ * idles while the event loop hands the next derivation over, but never every thread of libuv's
+ * pool: at least one stays free for file I/O, DNS and WebCrypto (first-sight JWT checks), which
+ * would otherwise queue behind PIN work. More cannot finish sooner; the cores are the limit.
+ */
+export function pinDerivationConcurrency(cores: number, threadPoolSize: number): number {
+  return Math.max(1, Math.min(cores + 1, threadPoolSize - 1));
+}
+
+/**
+ * Derives share_pin (PBKDF2, 100000 iterations) with `crypto.pbkdf2` on libuv's thread pool, off
+ * the event loop, with at most `concurrency` derivations in flight; excess requests wait in a FIFO
+ * queue here rather than in libuv's queue, where they would delay every other thread-pool user.
  */
 export class SharePinDeriver {
   readonly concurrency: number;
@@ -14,7 +23,7 @@ export class SharePinDeriver {
 
   constructor(
     private readonly salt: string,
-    concurrency = availableParallelism(),
+    concurrency = pinDerivationConcurrency(availableParallelism(), 4),
   ) {
     this.concurrency = Math.max(1, concurrency);
   }

@@ -5,7 +5,7 @@ import type { OAuthGrantStore, RefreshTokenRecord } from '../../stores/oauthGran
 import { ACCESS_TOKEN_TTL_SECONDS, type TokenClaims, type TokenService } from '../tokens/tokenService.js';
 import { invalidGrant } from './oauthErrors.js';
 import { newOpaqueToken, sha256Hex } from './opaqueToken.js';
-import { verifyS256 } from './pkce.js';
+import { isValidCodeVerifier, s256, verifyS256 } from './pkce.js';
 import type { RevocationRegistry } from './revocationRegistry.js';
 
 /** Codes: single use, 10 minutes (decisions §3). */
@@ -133,49 +133,69 @@ export class OAuthService {
   }): Promise<IssuedTokens> {
     const now = this.#now();
     const codeHash = sha256Hex(input.code);
-    const row = await this.deps.grants.findCode(codeHash);
-    if (!row) throw invalidGrant('code_unknown', 'The authorization code is invalid');
-    // Checks that leave the code untouched: a stolen code presented by someone else must not burn it.
-    if (row.clientId !== input.client.clientId) {
-      throw invalidGrant('client_mismatch', 'The authorization code was issued to another client');
-    }
-    if (row.usedAt !== null) {
-      await this.revokeGrant(row.grantId, 'code_reuse');
-      throw invalidGrant(
-        'code_used',
-        'The authorization code was already used; every token issued from it is revoked',
-      );
-    }
-    if (row.expiresAt <= now) throw invalidGrant('code_expired', 'The authorization code has expired');
-    if (row.redirectUri !== input.redirectUri) throw invalidGrant('redirect_uri_mismatch', 'redirect_uri mismatch');
-    if (row.codeChallenge !== null) {
-      if (!input.codeVerifier || !verifyS256(input.codeVerifier, row.codeChallenge)) {
-        throw invalidGrant('pkce_failed', 'code_verifier is missing or does not match the code_challenge');
-      }
-    } else if (input.codeVerifier !== undefined) {
-      throw invalidGrant('pkce_unexpected', 'code_verifier was sent but the authorization used no code_challenge');
-    }
+    const presentedChallenge =
+      input.codeVerifier === undefined
+        ? null
+        : isValidCodeVerifier(input.codeVerifier)
+          ? s256(input.codeVerifier)
+          : undefined;
+    // Fast path: one conditional UPDATE checks every binding and consumes the code.
+    const row =
+      presentedChallenge === undefined
+        ? undefined
+        : await this.deps.grants.consumeCode({
+            codeHash,
+            now,
+            clientId: input.client.clientId,
+            redirectUri: input.redirectUri,
+            codeChallenge: presentedChallenge,
+          });
+    if (!row) throw await this.#codeRefusal(codeHash, input, now);
 
+    // The code is spent from here on. Should the insert below fail, no token was issued and the
+    // app starts over: a safe failure (the code's consumption is the only race to settle).
     const refreshToken = newOpaqueToken();
-    const redeemed = await this.deps.grants.redeemCode(
-      codeHash,
-      now,
+    await this.deps.grants.insertRefreshToken(
       this.#refreshRecord(refreshToken, row.grantId, row.clientId, row.userUuid, now),
     );
-    if (!redeemed) {
-      // Lost the race to a concurrent redemption (or the grant was revoked meanwhile): that is reuse.
-      await this.revokeGrant(row.grantId, 'code_reuse');
-      throw invalidGrant(
-        'code_used',
-        'The authorization code was already used; every token issued from it is revoked',
-      );
-    }
     const access = await this.deps.tokens.issueAccessToken({
       userId: String(row.userUuid),
       clientId: row.clientId,
       grantId: row.grantId,
     });
     return this.#issued(input.client, row.userUuid, row.grantId, access.token, refreshToken, access.expiresIn);
+  }
+
+  /** Says why a code was not redeemed (slow path only); a used code revokes its grant. */
+  async #codeRefusal(
+    codeHash: string,
+    input: { client: OAuthClient; redirectUri: string; codeVerifier?: string | undefined },
+    now: number,
+  ): Promise<Error> {
+    const row = await this.deps.grants.findCode(codeHash);
+    if (!row) return invalidGrant('code_unknown', 'The authorization code is invalid');
+    // A stolen code presented by someone else must not burn it: these checks change nothing.
+    if (row.clientId !== input.client.clientId) {
+      return invalidGrant('client_mismatch', 'The authorization code was issued to another client');
+    }
+    if (row.usedAt !== null) {
+      await this.revokeGrant(row.grantId, 'code_reuse');
+      return invalidGrant(
+        'code_used',
+        'The authorization code was already used; every token issued from it is revoked',
+      );
+    }
+    if (row.expiresAt <= now) return invalidGrant('code_expired', 'The authorization code has expired');
+    if (row.redirectUri !== input.redirectUri) return invalidGrant('redirect_uri_mismatch', 'redirect_uri mismatch');
+    if (row.codeChallenge !== null) {
+      if (!input.codeVerifier || !verifyS256(input.codeVerifier, row.codeChallenge)) {
+        return invalidGrant('pkce_failed', 'code_verifier is missing or does not match the code_challenge');
+      }
+    } else if (input.codeVerifier !== undefined) {
+      return invalidGrant('pkce_unexpected', 'code_verifier was sent but the authorization used no code_challenge');
+    }
+    // Every binding holds and the code is unused: what refused it is its revoked grant.
+    return invalidGrant('grant_revoked', 'The authorization was revoked');
   }
 
   /**
