@@ -105,6 +105,7 @@ async function startServer(): Promise<{ url: string; pid: number; stop(): Promis
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         TRUST_PROXY: 'true',
+        ...(process.env.BENCH_UV ? { UV_THREADPOOL_SIZE: process.env.BENCH_UV } : {}),
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },

@@ -12,7 +12,11 @@ import { loggerOptions } from './logger.js';
  * The `dauth` command: the same configuration and composition as the server (same database,
  * same secrets), without the HTTP server. Prints JSON on stdout; logs go to stderr.
  */
-export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     process.stdout.write(helpText(commands));
     return argv.length === 0 ? 2 : 0;
@@ -27,7 +31,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   try {
     let values;
     try {
-      values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values;
+      values = parseArgs({
+        args: rest,
+        options: command.options,
+        strict: true,
+        allowPositionals: false,
+      }).values;
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
@@ -54,7 +63,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     const body = isAppError(err)
       ? { success: false, error: err.code, message: err.message }
-      : { success: false, error: 'internal_error', message: err instanceof Error ? err.message : String(err) };
+      : {
+          success: false,
+          error: 'internal_error',
+          message: err instanceof Error ? err.message : String(err),
+        };
     process.stderr.write(`${JSON.stringify(body)}\n`);
     return 1;
   } finally {

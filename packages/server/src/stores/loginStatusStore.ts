@@ -54,7 +54,9 @@ export class LoginStatusStore {
         updated_at: entry.updatedAt,
       })
       .onConflict((oc) =>
-        oc.columns(['user_uuid', 'client_id']).doUpdateSet({ status: entry.status, updated_at: entry.updatedAt }),
+        oc
+          .columns(['user_uuid', 'client_id'])
+          .doUpdateSet({ status: entry.status, updated_at: entry.updatedAt }),
       )
       .execute();
     return entry;

@@ -41,7 +41,8 @@ function decode(origin: string, text: string): RevocationEntry | undefined {
   try {
     const m = JSON.parse(text) as Partial<WireMessage>;
     if (m.o === origin) return undefined;
-    if ((m.k !== 'grant' && m.k !== 'jti') || typeof m.v !== 'string' || typeof m.e !== 'number') return undefined;
+    if ((m.k !== 'grant' && m.k !== 'jti') || typeof m.v !== 'string' || typeof m.e !== 'number')
+      return undefined;
     return { kind: m.k, value: m.v, expiresAt: m.e };
   } catch {
     return undefined;

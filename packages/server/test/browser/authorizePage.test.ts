@@ -84,7 +84,11 @@ describe('login-and-consent page in a real Chromium', () => {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const response = await page.goto(
-      url({ state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }),
+      url({
+        state,
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      }),
     );
     expect(response?.status()).toBe(200);
     const headers = response!.headers();
@@ -100,7 +104,9 @@ describe('login-and-consent page in a real Chromium', () => {
     await signIn(page);
     expect(new URL(page.url()).pathname).toBe('/oauth/authorize');
     expect(await page.textContent('h1')).toContain(APP_NAME);
-    const session = (await context.cookies(`${server.url}/oauth/authorize`)).find((c) => c.name === 'dauth_session');
+    const session = (await context.cookies(`${server.url}/oauth/authorize`)).find(
+      (c) => c.name === 'dauth_session',
+    );
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/oauth' });
 
     await Promise.all([page.waitForURL(`${callback.url}?**`), page.click('#allow')]);
@@ -129,7 +135,9 @@ describe('login-and-consent page in a real Chromium', () => {
     await signIn(page, 'wrong password!');
     expect(await page.textContent('[role=alert]')).toContain('E-mail or password is wrong');
     expect(await page.inputValue('#email')).toBe(user.email);
-    expect((await context.cookies(`${server.url}/oauth/authorize`)).some((c) => c.name === 'dauth_session')).toBe(false);
+    expect(
+      (await context.cookies(`${server.url}/oauth/authorize`)).some((c) => c.name === 'dauth_session'),
+    ).toBe(false);
     expect(callback.requests).toHaveLength(0);
     await page.close();
   });
@@ -158,16 +166,24 @@ describe('login-and-consent page in a real Chromium', () => {
     const target = await createClient(server.url, user, [callback.url], { name: 'Not yet approved' });
     const page = await context.newPage();
     await page.goto(
-      authorizeUrl(server.url, { client_id: target.clientId, redirect_uri: target.redirectUri, response_type: 'code' }),
+      authorizeUrl(server.url, {
+        client_id: target.clientId,
+        redirect_uri: target.redirectUri,
+        response_type: 'code',
+      }),
     );
     await signIn(page); // the victim has a live session and sits on the consent page
     await page.waitForSelector('#allow');
     const fields = { client_id: target.clientId, redirect_uri: target.redirectUri, response_type: 'code' };
     callback.pages.set(
       '/attack',
-      `<!doctype html><form id="f" method="post" action="${server.url}/oauth/authorize/consent">${Object.entries(fields)
+      `<!doctype html><form id="f" method="post" action="${server.url}/oauth/authorize/consent">${Object.entries(
+        fields,
+      )
         .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
-        .join('')}<input type="hidden" name="decision" value="allow"><input type="hidden" name="csrf_token" value="guess"></form>
+        .join(
+          '',
+        )}<input type="hidden" name="decision" value="allow"><input type="hidden" name="csrf_token" value="guess"></form>
        <script>document.getElementById('f').submit()</script>`,
     );
     const attacker = await context.newPage();
@@ -213,7 +229,10 @@ describe('login-and-consent page in a real Chromium', () => {
     if (next === 'consent') await popup.click('#allow');
     await closed;
     await opener.waitForTimeout(200);
-    const received = (await opener.evaluate('window.received')) as { origin: string; data: Record<string, unknown> }[];
+    const received = (await opener.evaluate('window.received')) as {
+      origin: string;
+      data: Record<string, unknown>;
+    }[];
     await opener.close();
     return received;
   }

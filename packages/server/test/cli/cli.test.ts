@@ -18,11 +18,15 @@ interface CliResult {
 /** Runs the real `dauth` entry point (TypeScript sources through tsx) as its own process. */
 function dauth(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: serverDir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=development', '--import', 'tsx', 'src/cli.ts', ...args],
+      {
+        cwd: serverDir,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -43,14 +47,21 @@ describe('dauth CLI', () => {
   });
 
   it('creates a user and an app that then work against the server on the same data directory', async () => {
-    const user = await dauth(['user', 'create', '--email', 'Cli@Example.com', '--password', 'correct horse 1', '--nickname', 'Cli'], env);
+    const user = await dauth(
+      ['user', 'create', '--email', 'Cli@Example.com', '--password', 'correct horse 1', '--nickname', 'Cli'],
+      env,
+    );
     expect(user.code).toBe(0);
     const created = JSON.parse(user.stdout) as Record<string, string>;
     expect(created).toMatchObject({ success: true, email: 'cli@example.com', nickname: 'Cli' });
     expect(created.uuid).toMatch(/^[1-9]\d*$/);
     expect(user.stderr).toContain('Generated ADMIN_API_KEY');
 
-    const second = await dauth(['user', 'create', '--email', 'pipe@example.com', '--password-stdin'], env, 'from stdin 123\n');
+    const second = await dauth(
+      ['user', 'create', '--email', 'pipe@example.com', '--password-stdin'],
+      env,
+      'from stdin 123\n',
+    );
     expect(second.code).toBe(0);
 
     const client = await dauth(
@@ -88,11 +99,21 @@ describe('dauth CLI', () => {
     ]) {
       expect((await post(`${server.url}/v1/dev-user/login_devuser`, { email, password })).status).toBe(200);
     }
-    const login = (await (await post(`${server.url}/v1/dev-user/login_devuser`, { email: 'cli@example.com', password: 'correct horse 1' })).json()) as {
+    const login = (await (
+      await post(`${server.url}/v1/dev-user/login_devuser`, {
+        email: 'cli@example.com',
+        password: 'correct horse 1',
+      })
+    ).json()) as {
       token: string;
       uuid: string;
     };
-    const testUser: TestUser = { email: 'cli@example.com', password: 'correct horse 1', uuid: login.uuid, loginToken: login.token };
+    const testUser: TestUser = {
+      email: 'cli@example.com',
+      password: 'correct horse 1',
+      uuid: login.uuid,
+      loginToken: login.token,
+    };
     const testClient = {
       clientId: app.client_id as string,
       clientSecret: app.client_secret as string,
@@ -107,27 +128,51 @@ describe('dauth CLI', () => {
   }, 60_000);
 
   it('reports errors as JSON on stderr with exit 1, and usage mistakes with exit 2', async () => {
-    const taken = await dauth(['user', 'create', '--email', 'cli@example.com', '--password', 'another pass'], env);
+    const taken = await dauth(
+      ['user', 'create', '--email', 'cli@example.com', '--password', 'another pass'],
+      env,
+    );
     expect(taken.code).toBe(1);
     expect(JSON.parse(taken.stderr)).toMatchObject({ success: false, error: 'email_taken' });
     const weak = await dauth(['user', 'create', '--email', 'weak@example.com', '--password', 'short'], env);
     expect(weak.code).toBe(1);
     expect(JSON.parse(weak.stderr)).toMatchObject({ success: false, error: 'weak_password' });
     const nobody = await dauth(
-      ['client', 'create', '--owner-email', 'nobody@example.com', '--name', 'x', '--redirect-uri', 'https://a.example/cb'],
+      [
+        'client',
+        'create',
+        '--owner-email',
+        'nobody@example.com',
+        '--name',
+        'x',
+        '--redirect-uri',
+        'https://a.example/cb',
+      ],
       env,
     );
     expect(nobody.code).toBe(1);
     expect(JSON.parse(nobody.stderr)).toMatchObject({ success: false, error: 'user_not_found' });
     const badUri = await dauth(
-      ['client', 'create', '--owner-email', 'cli@example.com', '--name', 'x', '--redirect-uri', 'https://a.example/cb#x'],
+      [
+        'client',
+        'create',
+        '--owner-email',
+        'cli@example.com',
+        '--name',
+        'x',
+        '--redirect-uri',
+        'https://a.example/cb#x',
+      ],
       env,
     );
     expect(JSON.parse(badUri.stderr)).toMatchObject({ success: false, error: 'invalid_redirect_uri' });
     const missing = await dauth(['client', 'create', '--name', 'x'], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--owner-email is required');
-    const unknownOption = await dauth(['user', 'create', '--email', 'a@b.co', '--password', 'x', '--admin'], env);
+    const unknownOption = await dauth(
+      ['user', 'create', '--email', 'a@b.co', '--password', 'x', '--admin'],
+      env,
+    );
     expect(unknownOption.code).toBe(2);
     const unknown = await dauth(['slots', 'explode'], env);
     expect(unknown.code).toBe(2);

@@ -50,7 +50,12 @@ describe.each([{ postgres: false }, { postgres: true }])('refresh rotation (post
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const second = (await res.json()) as TokenResult;
-    expect(second).toMatchObject({ success: true, token_type: 'Bearer', expires_in: 3600, user_id: user.uuid });
+    expect(second).toMatchObject({
+      success: true,
+      token_type: 'Bearer',
+      expires_in: 3600,
+      user_id: user.uuid,
+    });
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(second.access_token).not.toBe(first.access_token);
     expect((await validate(second.access_token)).status).toBe(200);
@@ -62,7 +67,11 @@ describe.each([{ postgres: false }, { postgres: true }])('refresh rotation (post
   it('returns the already-issued successor to a concurrent refresh of the same token (grace window)', async (ctx) => {
     if (!server) return ctx.skip();
     const first = await freshTokens();
-    const results = await Promise.all([refresh(first.refresh_token), refresh(first.refresh_token), refresh(first.refresh_token)]);
+    const results = await Promise.all([
+      refresh(first.refresh_token),
+      refresh(first.refresh_token),
+      refresh(first.refresh_token),
+    ]);
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
     const bodies = (await Promise.all(results.map((r) => r.json()))) as TokenResult[];
     // Every caller got the one successor; nothing was revoked.
@@ -103,7 +112,9 @@ describe.each([{ postgres: false }, { postgres: true }])('refresh rotation (post
     expect((await expectError(replay, 400, 'invalid_grant')).reason).toBe('refresh_token_reused');
     await expectError(await validate(second.access_token), 401, 'invalid_token');
     await expectError(await validate(first.access_token), 401, 'invalid_token');
-    expect((await expectError(await refresh(second.refresh_token), 400, 'invalid_grant')).reason).toBe('grant_revoked');
+    expect((await expectError(await refresh(second.refresh_token), 400, 'invalid_grant')).reason).toBe(
+      'grant_revoked',
+    );
   }, 20_000);
 
   it("refuses another client's refresh token and an unknown one without changing anything", async (ctx) => {

@@ -11,7 +11,12 @@ import { RevocationRegistry } from '../../src/services/oauth/revocationRegistry.
 import { PgRevocationBus } from '../../src/stores/oauthRevocationBus.js';
 import { OAuthRevocationStore } from '../../src/stores/oauthRevocationStore.js';
 import { createPgSchema } from '../helpers/databases.js';
-import { postgresAvailable, redisAvailable, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/environment.js';
+import {
+  postgresAvailable,
+  redisAvailable,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+} from '../helpers/environment.js';
 import { freePort } from '../helpers/server.js';
 import {
   authorizeWithBearer,
@@ -42,7 +47,9 @@ async function startReplicas(withRedis: boolean) {
       ADMIN_API_KEY: 'replica-admin-key-0123456789',
       ...(withRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
     };
-    replicas.push(await startServer(loadConfig(env), { logger: pino({ level: 'silent' }), pgSchema: schema.schema }));
+    replicas.push(
+      await startServer(loadConfig(env), { logger: pino({ level: 'silent' }), pgSchema: schema.schema }),
+    );
   }
   return {
     a: replicas[0]!,

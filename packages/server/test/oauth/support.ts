@@ -138,7 +138,9 @@ export async function startCallbackServer(host = '127.0.0.1'): Promise<CallbackS
         return;
       }
       requests.push({ method: req.method ?? 'GET', url, body });
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>callback</title><p>ok</p>');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><title>callback</title><p>ok</p>');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -158,7 +160,11 @@ export async function startCallbackServer(host = '127.0.0.1'): Promise<CallbackS
 }
 
 /** Reads a JSON error body and checks the decided shape (decisions §2, plus RFC 6749 on /oauth). */
-export async function expectError(res: Response, status: number, error: string): Promise<Record<string, unknown>> {
+export async function expectError(
+  res: Response,
+  status: number,
+  error: string,
+): Promise<Record<string, unknown>> {
   expect(res.status).toBe(status);
   const body = (await res.json()) as Record<string, unknown>;
   expect(body).toMatchObject({ success: false, error });

@@ -85,7 +85,9 @@ describe('token validation (GET /v1/oauth/validate)', () => {
 
   it('refuses a token signed by another ES256 key under the same kid', async () => {
     const { privateKey } = await generateKeyPair('ES256');
-    const forged = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: jwk.kid! }).sign(privateKey);
+    const forged = await new SignJWT(claims())
+      .setProtectedHeader({ alg: 'ES256', kid: jwk.kid! })
+      .sign(privateKey);
     await expectError(await validate(forged), 401, 'invalid_token');
     // Sanity: the public key really is the service's (a correctly signed token would pass).
     expect(await importJWK(jwk, 'ES256')).toBeDefined();
@@ -98,7 +100,11 @@ describe('token validation (GET /v1/oauth/validate)', () => {
       'http://evil.example',
     );
     await evil.init();
-    const { token } = await evil.issueAccessToken({ userId: user.uuid, clientId: client.clientId, grantId: randomUUID() });
+    const { token } = await evil.issueAccessToken({
+      userId: user.uuid,
+      clientId: client.clientId,
+      grantId: randomUUID(),
+    });
     await expectError(await validate(token), 401, 'invalid_token');
   });
 
@@ -147,7 +153,12 @@ describe('token validation (GET /v1/oauth/validate)', () => {
     const ask = (token: string, c: TestClient) =>
       post(`${server.url}/oauth/introspect`, { token, client_id: c.clientId, client_secret: c.clientSecret });
     const mine = (await (await ask(tokens.access_token, client)).json()) as Record<string, unknown>;
-    expect(mine).toMatchObject({ active: true, client_id: client.clientId, user_id: user.uuid, token_type: 'Bearer' });
+    expect(mine).toMatchObject({
+      active: true,
+      client_id: client.clientId,
+      user_id: user.uuid,
+      token_type: 'Bearer',
+    });
     expect(await (await ask(tokens.access_token, other)).json()).toEqual({ success: true, active: false });
     expect(await (await ask(tokens.refresh_token, other)).json()).toEqual({ success: true, active: false });
     expect(await (await ask('garbage', client)).json()).toEqual({ success: true, active: false });

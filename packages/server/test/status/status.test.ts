@@ -60,7 +60,12 @@ describe.each([{ postgres: false }, { postgres: true }])('login status (postgres
     const initial = await check(aliceToken, alice.uuid, app.clientId);
     expect(initial.status).toBe(200);
     const first = (await initial.json()) as Record<string, unknown>;
-    expect(first).toMatchObject({ success: true, user_id: alice.uuid, status: 'logged_out', transfer_enabled: true });
+    expect(first).toMatchObject({
+      success: true,
+      user_id: alice.uuid,
+      status: 'logged_out',
+      transfer_enabled: true,
+    });
     expect(typeof first.message).toBe('string');
 
     const before = Date.now();
@@ -77,7 +82,9 @@ describe.each([{ postgres: false }, { postgres: true }])('login status (postgres
     expect(loggedIn.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(loggedIn.timestamp as string)).toBeGreaterThanOrEqual(before - 1000);
     expect(await statusOfAlice()).toBe('logged_in');
-    expect((await server.services.loginStatus.getStatus(Number(alice.uuid), app.clientId)).transferEnabled).toBe(false);
+    expect(
+      (await server.services.loginStatus.getStatus(Number(alice.uuid), app.clientId)).transferEnabled,
+    ).toBe(false);
 
     const logout = await update('logout', aliceToken, { user_id: alice.uuid, client_id: app.clientId });
     expect(await logout.json()).toMatchObject({
@@ -88,9 +95,10 @@ describe.each([{ postgres: false }, { postgres: true }])('login status (postgres
     });
     expect(await statusOfAlice()).toBe('logged_out');
     // Per app: the other app's status was never touched.
-    expect(((await (await check(aliceOtherAppToken, alice.uuid, otherApp.clientId)).json()) as { status: string }).status).toBe(
-      'logged_out',
-    );
+    expect(
+      ((await (await check(aliceOtherAppToken, alice.uuid, otherApp.clientId)).json()) as { status: string })
+        .status,
+    ).toBe('logged_out');
   });
 
   it("refuses another user's token or another app's token with 403, changing nothing", async (ctx) => {
@@ -98,7 +106,10 @@ describe.each([{ postgres: false }, { postgres: true }])('login status (postgres
     await update('login', aliceToken, { user_id: alice.uuid, client_id: app.clientId });
     const asBob = await update('logout', bobToken, { user_id: alice.uuid, client_id: app.clientId });
     await expectError(asBob, 403, 'forbidden');
-    const otherAppToken = await update('logout', aliceOtherAppToken, { user_id: alice.uuid, client_id: app.clientId });
+    const otherAppToken = await update('logout', aliceOtherAppToken, {
+      user_id: alice.uuid,
+      client_id: app.clientId,
+    });
     await expectError(otherAppToken, 403, 'forbidden');
     await expectError(await check(bobToken, alice.uuid, app.clientId), 403, 'forbidden');
     expect(await statusOfAlice()).toBe('logged_in');
@@ -122,15 +133,23 @@ describe.each([{ postgres: false }, { postgres: true }])('login status (postgres
         body,
       });
     await expectError(await raw('{"user_id": '), 400, 'invalid_json');
-    expect((await expectError(await raw(JSON.stringify({ client_id: app.clientId })), 400, 'invalid_request')).field).toBe(
-      'user_id',
-    );
     expect(
-      (await expectError(await raw(JSON.stringify({ user_id: Number(alice.uuid), client_id: app.clientId })), 400, 'invalid_request'))
+      (await expectError(await raw(JSON.stringify({ client_id: app.clientId })), 400, 'invalid_request'))
         .field,
     ).toBe('user_id');
+    expect(
+      (
+        await expectError(
+          await raw(JSON.stringify({ user_id: Number(alice.uuid), client_id: app.clientId })),
+          400,
+          'invalid_request',
+        )
+      ).field,
+    ).toBe('user_id');
     await expectError(
-      await raw(JSON.stringify({ user_id: alice.uuid, client_id: app.clientId, pad: 'x'.repeat(1024 * 1024) })),
+      await raw(
+        JSON.stringify({ user_id: alice.uuid, client_id: app.clientId, pad: 'x'.repeat(1024 * 1024) }),
+      ),
       413,
       'payload_too_large',
     );

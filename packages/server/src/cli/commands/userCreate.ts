@@ -19,7 +19,11 @@ export const userCreate: CliCommand = {
       password = (await io.readStdin()).replace(/\r?\n$/, '');
     }
     if (password === undefined) throw new UsageError('--password (or --password-stdin) is required');
-    const user = await services.accounts.register({ email, password, nickname: optionalString(values, 'nickname') });
+    const user = await services.accounts.register({
+      email,
+      password,
+      nickname: optionalString(values, 'nickname'),
+    });
     return { success: true, uuid: String(user.userUuid), email: user.email, nickname: user.nickname };
   },
 };

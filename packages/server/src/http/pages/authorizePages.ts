@@ -27,29 +27,34 @@ const POPUP_MARKER = `if (window.opener) {
 
 function layout(title: string, nonce: string, body: SafeHtml, script?: string): string {
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<style nonce="${nonce}">${new SafeHtml(STYLE)}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-${script ? html`<script nonce="${nonce}">${new SafeHtml(script)}</script>` : ''}
-</body>
-</html>
-`.html;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>${title}</title>
+        <style nonce="${nonce}">
+          ${new SafeHtml(STYLE)}
+        </style>
+      </head>
+      <body>
+        <main>${body}</main>
+        ${
+          script
+            ? html`<script nonce="${nonce}">
+                ${new SafeHtml(script)};
+              </script>`
+            : ''
+        }
+      </body>
+    </html> `.html;
 }
 
 function hiddenFields(fields: Record<string, string>): SafeHtml {
   const display = fields.display ?? '';
   const rest = Object.entries(fields).filter(([name]) => name !== 'display');
-  return html`${rest.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<input type="hidden" name="display" value="${display}">`;
+  return html`${rest.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
+    <input type="hidden" name="display" value="${display}" />`;
 }
 
 export interface LoginPageInput {
@@ -63,17 +68,32 @@ export interface LoginPageInput {
 
 export function loginPage(input: LoginPageInput): string {
   const body = html`<h1>Sign in to dauth</h1>
-<p>to continue to <span class="app">${input.clientName}</span></p>
-${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
-<form method="post" action="/oauth/authorize/login" autocomplete="on">
-${hiddenFields(input.fields)}
-<input type="hidden" name="csrf_token" value="${input.csrfToken}">
-<label for="email">E-mail</label>
-<input id="email" name="email" type="email" required maxlength="320" autocomplete="username" value="${input.email ?? ''}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required maxlength="1024" autocomplete="current-password">
-<div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
-</form>`;
+    <p>to continue to <span class="app">${input.clientName}</span></p>
+    ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+    <form method="post" action="/oauth/authorize/login" autocomplete="on">
+      ${hiddenFields(input.fields)}
+      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      <label for="email">E-mail</label>
+      <input
+        id="email"
+        name="email"
+        type="email"
+        required
+        maxlength="320"
+        autocomplete="username"
+        value="${input.email ?? ''}"
+      />
+      <label for="password">Password</label>
+      <input
+        id="password"
+        name="password"
+        type="password"
+        required
+        maxlength="1024"
+        autocomplete="current-password"
+      />
+      <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
+    </form>`;
   return layout('Sign in · dauth', input.nonce, body, POPUP_MARKER);
 }
 
@@ -88,18 +108,19 @@ export interface ConsentPageInput {
 
 export function consentPage(input: ConsentPageInput): string {
   const body = html`<h1>Allow <span class="app">${input.clientName}</span>?</h1>
-<p><span class="app">${input.clientName}</span> asks to use your dauth account: it will receive your user id${
-    input.dapp ? ' and your wallet address' : ''
-  } and tokens to act for you with this app.</p>
-<p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
-<form method="post" action="/oauth/authorize/consent">
-${hiddenFields(input.fields)}
-<input type="hidden" name="csrf_token" value="${input.csrfToken}">
-<div class="actions">
-<button type="submit" name="decision" value="deny" class="secondary" id="deny">Deny</button>
-<button type="submit" name="decision" value="allow" id="allow">Allow</button>
-</div>
-</form>`;
+    <p>
+      <span class="app">${input.clientName}</span> asks to use your dauth account: it will receive your user
+      id${input.dapp ? ' and your wallet address' : ''} and tokens to act for you with this app.
+    </p>
+    <p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
+    <form method="post" action="/oauth/authorize/consent">
+      ${hiddenFields(input.fields)}
+      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      <div class="actions">
+        <button type="submit" name="decision" value="deny" class="secondary" id="deny">Deny</button>
+        <button type="submit" name="decision" value="allow" id="allow">Allow</button>
+      </div>
+    </form>`;
   return layout('Allow access · dauth', input.nonce, body, POPUP_MARKER);
 }
 
@@ -121,7 +142,9 @@ export interface CompletionPageInput {
 export function completionPage(input: CompletionPageInput): string {
   const { result } = input;
   const base: Record<string, unknown> =
-    'code' in result ? { code: result.code, state: result.state } : { error: result.error, state: result.state };
+    'code' in result
+      ? { code: result.code, state: result.state }
+      : { error: result.error, state: result.state };
   const messages = [
     { from: POPUP_MESSAGE_SOURCES[0], ...base },
     { from: POPUP_MESSAGE_SOURCES[1], type: 'authorization_response', client_id: input.clientId, ...base },
@@ -136,8 +159,10 @@ if (window.opener && !window.opener.closed) {
   window.location.replace(data.redirectUrl);
 }`;
   const body = html`<h1>dauth</h1>
-<p id="status">Returning to the app…</p>
-<p><a href="${input.redirectUrl}" rel="noreferrer">Continue</a></p>
-<script type="application/json" id="dauth-result">${new SafeHtml(scriptJson(data))}</script>`;
+    <p id="status">Returning to the app…</p>
+    <p><a href="${input.redirectUrl}" rel="noreferrer">Continue</a></p>
+    <script type="application/json" id="dauth-result">
+      ${new SafeHtml(scriptJson(data))}
+    </script>`;
   return layout('Signed in · dauth', input.nonce, body, script);
 }

@@ -33,7 +33,11 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
           dapp: Type.Optional(Type.Boolean()),
         }),
         response: {
-          201: Type.Object({ success: Type.Boolean(), client_id: Type.String(), client_secret: Type.String() }),
+          201: Type.Object({
+            success: Type.Boolean(),
+            client_id: Type.String(),
+            client_secret: Type.String(),
+          }),
           ...errorResponses(400, 401, 429),
         },
       },
@@ -50,7 +54,9 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
         dapp: request.body.dapp,
       });
       void reply.header('cache-control', 'no-store');
-      return reply.status(201).send({ success: true, client_id: client.clientId, client_secret: clientSecret });
+      return reply
+        .status(201)
+        .send({ success: true, client_id: client.clientId, client_secret: clientSecret });
     },
   );
 

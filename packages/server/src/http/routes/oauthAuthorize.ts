@@ -66,7 +66,10 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
   const secureCookies = services.config.publicUrl.startsWith('https:');
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, path: '/oauth', secure: secureCookies };
 
-  async function check(params: AuthorizationParams, reply: FastifyReply): Promise<AuthorizationRequest | undefined> {
+  async function check(
+    params: AuthorizationParams,
+    reply: FastifyReply,
+  ): Promise<AuthorizationRequest | undefined> {
     const result = await checkAuthorizationRequest(clients, params);
     if (result.kind === 'mismatch') throw redirectUriMismatch();
     if (result.kind === 'redirect_error') {
@@ -95,18 +98,30 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
 
   function requireCsrf(request: FastifyRequest, token: string | undefined): void {
     if (!browserSessions.verifyCsrf(request.cookies[CSRF_COOKIE], token)) {
-      throw new AppError(403, 'invalid_csrf_token', 'The form was not sent from the dauth page or has expired; reload it');
+      throw new AppError(
+        403,
+        'invalid_csrf_token',
+        'The form was not sent from the dauth page or has expired; reload it',
+      );
     }
   }
 
-  function sendPage(reply: FastifyReply, status: number, nonce: string, body: string, formTargets: string[] = []) {
+  function sendPage(
+    reply: FastifyReply,
+    status: number,
+    nonce: string,
+    body: string,
+    formTargets: string[] = [],
+  ) {
     return reply.status(status).headers(pageHeaders(nonce, formTargets)).send(body);
   }
 
   /** Delivers the outcome: a redirect, or in a popup the page that posts the two messages. */
   function finish(reply: FastifyReply, request: AuthorizationRequest, outcome: Outcome, status: 302 | 303) {
     const params: Record<string, string | undefined> =
-      'code' in outcome ? { code: outcome.code, state: outcome.state } : { error: outcome.error, state: outcome.state };
+      'code' in outcome
+        ? { code: outcome.code, state: outcome.state }
+        : { error: outcome.error, state: outcome.state };
     const redirectUrl = redirectWith(request.redirectUri, params);
     if (!request.popup) return reply.redirect(redirectUrl, status);
     const nonce = newNonce();
@@ -233,7 +248,10 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         throw err;
       }
       const session = await browserSessions.createSession(userUuid);
-      void reply.setCookie(SESSION_COOKIE, session.cookieValue, { ...cookieOptions, maxAge: session.maxAgeSeconds });
+      void reply.setCookie(SESSION_COOKIE, session.cookieValue, {
+        ...cookieOptions,
+        maxAge: session.maxAgeSeconds,
+      });
       const query = new URLSearchParams(authorizationFields(authz));
       return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
     },

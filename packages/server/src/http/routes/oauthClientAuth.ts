@@ -52,7 +52,10 @@ export async function authenticateClient(
   const basic = basicCredentials(request);
   if (basic) {
     if (body.client_secret !== undefined) {
-      throw invalidRequest('client_secret', 'Use one client authentication method, not both Basic and client_secret');
+      throw invalidRequest(
+        'client_secret',
+        'Use one client authentication method, not both Basic and client_secret',
+      );
     }
     if (body.client_id !== undefined && body.client_id !== basic.clientId) {
       throw invalidClient('client_id differs from the HTTP Basic credentials');

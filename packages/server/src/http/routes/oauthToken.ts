@@ -114,7 +114,8 @@ export async function oauthTokenRoutes(app: App, services: Services): Promise<vo
           }),
         );
       }
-      if (body.refresh_token === undefined) throw invalidRequest('refresh_token', 'refresh_token is required');
+      if (body.refresh_token === undefined)
+        throw invalidRequest('refresh_token', 'refresh_token is required');
       return tokenResult(await oauth.refresh({ client, refreshToken: body.refresh_token }));
     },
   );

@@ -33,7 +33,13 @@ export async function oauthValidateRoutes(app: App, services: Services): Promise
     async (request, reply) => {
       const claims = authOf(request);
       void reply.header('cache-control', 'no-store');
-      return { success: true, active: true as const, user_id: claims.userId, client_id: claims.clientId ?? '', exp: claims.exp };
+      return {
+        success: true,
+        active: true as const,
+        user_id: claims.userId,
+        client_id: claims.clientId ?? '',
+        exp: claims.exp,
+      };
     },
   );
 }

@@ -24,7 +24,7 @@ const StatusResult = Type.Object({
 /** A token acts only for its own user and app (decisions §3), else 403. */
 function requireOwn(claims: TokenClaims, userId: string, clientId: string): void {
   if (claims.userId !== userId || claims.clientId !== clientId) {
-    throw forbidden('forbidden', "The token may only act for its own user_id and client_id");
+    throw forbidden('forbidden', 'The token may only act for its own user_id and client_id');
   }
 }
 

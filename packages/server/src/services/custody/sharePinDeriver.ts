@@ -8,7 +8,7 @@ import { deriveSharePin } from '../../crypto/keyShares.js';
  * would otherwise queue behind PIN work. More cannot finish sooner; the cores are the limit.
  */
 export function pinDerivationConcurrency(cores: number, threadPoolSize: number): number {
-  return Math.max(1, Math.min(cores + 1, threadPoolSize - 1));
+  return threadPoolSize <= cores ? threadPoolSize + 1 : cores;
 }
 
 /**

@@ -30,7 +30,13 @@ export type AuthorizationCheck =
   /** Unknown client or unregistered redirect URI: never redirect (spec: 401 `redirect_uri mismatch`). */
   | { kind: 'mismatch' }
   /** The redirect URI is trusted, so other problems go back to the app (RFC 6749 §4.1.2.1). */
-  | { kind: 'redirect_error'; redirectUri: string; state: string | undefined; error: string; description: string };
+  | {
+      kind: 'redirect_error';
+      redirectUri: string;
+      state: string | undefined;
+      error: string;
+      description: string;
+    };
 
 /** Validates an authorization request in the order RFC 6749 prescribes: client and redirect URI first. */
 export async function checkAuthorizationRequest(

@@ -27,12 +27,9 @@ export const invalidRequest = (field: string, message: string) =>
   new AppError(400, 'invalid_request', message, { field });
 
 export const unsupportedGrantType = () =>
-  new AppError(
-    400,
-    'unsupported_grant_type',
-    'grant_type must be authorization_code or refresh_token',
-    { field: 'grant_type' },
-  );
+  new AppError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token', {
+    field: 'grant_type',
+  });
 
 /** Unknown client_id or a redirect_uri not registered exactly (spec: 401 `redirect_uri mismatch`). */
 export const redirectUriMismatch = () => new AppError(401, 'redirect_uri_mismatch', 'redirect_uri mismatch');

@@ -163,7 +163,14 @@ export class OAuthService {
       clientId: row.clientId,
       grantId: row.grantId,
     });
-    return this.#issued(input.client, row.userUuid, row.grantId, access.token, refreshToken, access.expiresIn);
+    return this.#issued(
+      input.client,
+      row.userUuid,
+      row.grantId,
+      access.token,
+      refreshToken,
+      access.expiresIn,
+    );
   }
 
   /** Says why a code was not redeemed (slow path only); a used code revokes its grant. */
@@ -186,13 +193,17 @@ export class OAuthService {
       );
     }
     if (row.expiresAt <= now) return invalidGrant('code_expired', 'The authorization code has expired');
-    if (row.redirectUri !== input.redirectUri) return invalidGrant('redirect_uri_mismatch', 'redirect_uri mismatch');
+    if (row.redirectUri !== input.redirectUri)
+      return invalidGrant('redirect_uri_mismatch', 'redirect_uri mismatch');
     if (row.codeChallenge !== null) {
       if (!input.codeVerifier || !verifyS256(input.codeVerifier, row.codeChallenge)) {
         return invalidGrant('pkce_failed', 'code_verifier is missing or does not match the code_challenge');
       }
     } else if (input.codeVerifier !== undefined) {
-      return invalidGrant('pkce_unexpected', 'code_verifier was sent but the authorization used no code_challenge');
+      return invalidGrant(
+        'pkce_unexpected',
+        'code_verifier was sent but the authorization used no code_challenge',
+      );
     }
     // Every binding holds and the code is unused: what refused it is its revoked grant.
     return invalidGrant('grant_revoked', 'The authorization was revoked');
@@ -234,7 +245,8 @@ export class OAuthService {
       throw invalidGrant('client_mismatch', 'The refresh token was issued to another client');
     }
     const grant = await this.deps.grants.findGrant(row.grantId);
-    if (!grant || grant.revokedAt !== null) throw invalidGrant('grant_revoked', 'The refresh token has been revoked');
+    if (!grant || grant.revokedAt !== null)
+      throw invalidGrant('grant_revoked', 'The refresh token has been revoked');
     if (row.usedAt !== null) return this.#graceOrReuse(input.client, row);
     const now = this.#now();
     if (row.expiresAt <= now) throw invalidGrant('refresh_token_expired', 'The refresh token has expired');
@@ -245,7 +257,11 @@ export class OAuthService {
       clientId: row.clientId,
       grantId: row.grantId,
     });
-    const sealed: SealedSuccessor = { access_token: access.token, refresh_token: successorToken, exp: access.exp };
+    const sealed: SealedSuccessor = {
+      access_token: access.token,
+      refresh_token: successorToken,
+      exp: access.exp,
+    };
     const outcome = await this.deps.grants.rotateRefreshToken({
       oldHash,
       now,
@@ -254,10 +270,18 @@ export class OAuthService {
     });
     if (outcome === 'lost') {
       const current = await this.deps.grants.findRefreshToken(oldHash);
-      if (!current || current.usedAt === null) throw invalidGrant('grant_revoked', 'The refresh token has been revoked');
+      if (!current || current.usedAt === null)
+        throw invalidGrant('grant_revoked', 'The refresh token has been revoked');
       return this.#graceOrReuse(input.client, current);
     }
-    return this.#issued(input.client, row.userUuid, row.grantId, access.token, successorToken, access.expiresIn);
+    return this.#issued(
+      input.client,
+      row.userUuid,
+      row.grantId,
+      access.token,
+      successorToken,
+      access.expiresIn,
+    );
   }
 
   /** Revokes a grant: every access and refresh token issued from its code, on every replica. */
@@ -296,7 +320,11 @@ export class OAuthService {
 
   /** Revokes one token by its id until it would have expired anyway. */
   async revokeJti(jti: string, expSeconds: number): Promise<void> {
-    await this.deps.revocations.revoke({ kind: 'jti', value: jti, expiresAt: expSeconds * 1000 + REVOCATION_MARGIN_MS });
+    await this.deps.revocations.revoke({
+      kind: 'jti',
+      value: jti,
+      expiresAt: expSeconds * 1000 + REVOCATION_MARGIN_MS,
+    });
   }
 
   /**
@@ -311,7 +339,8 @@ export class OAuthService {
       return;
     }
     const row = await this.deps.grants.findRefreshToken(sha256Hex(input.token));
-    if (row && row.clientId === input.client.clientId) await this.revokeGrant(row.grantId, 'revoked_by_client');
+    if (row && row.clientId === input.client.clientId)
+      await this.revokeGrant(row.grantId, 'revoked_by_client');
   }
 
   /** RFC 7662 for an authenticated client: only its own tokens are ever reported active. */
@@ -370,7 +399,14 @@ export class OAuthService {
           opened.fill(0);
         }
         const expiresIn = Math.max(0, sealed.exp - Math.floor(now / 1000));
-        return this.#issued(client, row.userUuid, row.grantId, sealed.access_token, sealed.refresh_token, expiresIn);
+        return this.#issued(
+          client,
+          row.userUuid,
+          row.grantId,
+          sealed.access_token,
+          sealed.refresh_token,
+          expiresIn,
+        );
       }
     }
     await this.revokeGrant(row.grantId, 'refresh_token_reuse');
@@ -381,7 +417,13 @@ export class OAuthService {
     );
   }
 
-  #refreshRecord(token: string, grantId: string, clientId: string, userUuid: number, now: number): RefreshTokenRecord {
+  #refreshRecord(
+    token: string,
+    grantId: string,
+    clientId: string,
+    userUuid: number,
+    now: number,
+  ): RefreshTokenRecord {
     return {
       tokenHash: sha256Hex(token),
       grantId,

@@ -19,7 +19,9 @@ const USER_ID = /^[1-9]\d{0,15}$/;
 function toUserUuid(userId: string | number): number {
   const text = String(userId);
   if (!USER_ID.test(text) || Number(text) >= 2 ** 53) {
-    throw new AppError(400, 'invalid_request', 'user_id must be a user id (decimal digits)', { field: 'user_id' });
+    throw new AppError(400, 'invalid_request', 'user_id must be a user id (decimal digits)', {
+      field: 'user_id',
+    });
   }
   return Number(text);
 }
@@ -51,6 +53,12 @@ export class LoginStatusService {
     const userUuid = toUserUuid(userId);
     const updatedAt = this.now();
     await this.store.upsert({ userUuid, clientId, status, updatedAt });
-    return { userId: String(userUuid), clientId, status, transferEnabled: status === 'logged_out', updatedAt };
+    return {
+      userId: String(userUuid),
+      clientId,
+      status,
+      transferEnabled: status === 'logged_out',
+      updatedAt,
+    };
   }
 }

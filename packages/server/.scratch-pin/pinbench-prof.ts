@@ -1,0 +1,384 @@
+/**
+ * PIN verification throughput and its effect on an unrelated endpoint (docs/performance-pin.md).
+ *
+ * 1. Ceiling: cores ÷ the time of one PBKDF2-HMAC-SHA256 of 100000 iterations on this machine (the
+ *    work every PIN verification cannot avoid).
+ * 2. A real dauth (child process, embedded chain, SQLite) with users holding PINs; `--concurrency`
+ *    (32) closed-loop clients call `POST /v1/pin/verify` (PIN proof) for `--seconds` (10).
+ * 3. `GET /v1/oauth/validate` with an access token from the real OAuth code flow, sent at a fixed
+ *    rate (`--probe-rps`, 100/s) alone (idle) and during the PIN load; its p99 is compared.
+ *
+ * Targets: PIN verifications/s ≥ 80% of the ceiling; validate p99 under load ≤ 3 × idle p99.
+ *
+ *   npm run bench:pin
+ *   npm run bench:pin -- --concurrency 32 --seconds 10 --users 96 --probe-rps 100
+ *
+ * The server runs with TRUST_PROXY=true and each simulated client sends its own X-Forwarded-For, as
+ * clients behind a load balancer would, so per-address limits apply per client, not to the bench.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '32' },
+    seconds: { type: 'string', default: '10' },
+    users: { type: 'string', default: '96' },
+    'probe-rps': { type: 'string', default: '100' },
+    'idle-seconds': { type: 'string', default: '6' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const concurrency = Number(values.concurrency);
+const loadSeconds = Number(values.seconds);
+const userCount = Number(values.users);
+const probeRps = Number(values['probe-rps']);
+const idleSeconds = Number(values['idle-seconds']);
+
+const repoRoot = '/work/main';
+const cores = os.availableParallelism();
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+/** Mean wall time of one PBKDF2 (100000 iterations, SHA-256, 32 bytes) on one core. */
+function measurePbkdf2Ms(): number {
+  const password = 'a'.repeat(64);
+  for (let i = 0; i < 5; i++) pbkdf2Sync(password, 'dauth/share_pin/v1', 100_000, 32, 'sha256');
+  const rounds = 30;
+  const start = performance.now();
+  for (let i = 0; i < rounds; i++) pbkdf2Sync(password, 'dauth/share_pin/v1', 100_000, 32, 'sha256');
+  return (performance.now() - start) / rounds;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function processCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds the whole machine has been busy so far (all cores, all processes), from /proc/stat. */
+function machineBusySeconds(): number {
+  const ticks = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - ticks[3]! - ticks[4]!) / 100;
+}
+
+async function startServer(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-pin-'));
+  const child = spawn(
+    process.execPath,
+    ['--cpu-prof', '--cpu-prof-dir=/tmp/pinexp/prof', '--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        TRUST_PROXY: 'true',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('dauth did not become ready');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+}
+
+interface BenchUser {
+  token: string;
+  verifyBody: string;
+  ip: string;
+}
+
+async function createUser(url: string, index: number): Promise<BenchUser> {
+  const ip = `10.1.${Math.floor(index / 250)}.${(index % 250) + 1}`;
+  const headers = { 'x-forwarded-for': ip };
+  const email = `bench-${index}-${randomBytes(4).toString('hex')}@example.com`;
+  const password = 'bench password 123';
+  const reg = await post(`${url}/v1/dev-user/register`, { email, password }, headers);
+  if (reg.status !== 201) throw new Error(`sign-up: ${JSON.stringify(reg.json)}`);
+  const login = await post(`${url}/v1/dev-user/login_devuser`, { email, password }, headers);
+  const token = String(login.json.token);
+  const uuid = Number(login.json.uuid);
+  const salt = randomBytes(32).toString('hex');
+  const pinHash = createHash('sha256')
+    .update(`${String(100000 + index)}${salt}`, 'utf8')
+    .digest('hex');
+  const pin = await post(
+    `${url}/v1/pin/register`,
+    { user_uuid: uuid, pin_hash: pinHash, pin_salt: salt },
+    { ...headers, authorization: `Bearer ${token}` },
+  );
+  if (pin.status !== 200) throw new Error(`pin register: ${JSON.stringify(pin.json)}`);
+  const share = (pin.json.data as { key_share_user: string }[])[0]!.key_share_user;
+  return {
+    token,
+    ip,
+    verifyBody: JSON.stringify({ user_uuid: uuid, pin_hash: pinHash, pin_salt: salt, key_share_user: share }),
+  };
+}
+
+/** An access token through the real authorization-code flow. */
+async function accessTokenVia(url: string, user: BenchUser): Promise<string> {
+  const auth = { authorization: `Bearer ${user.token}`, 'x-forwarded-for': user.ip };
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const client = await post(
+    `${url}/v1/dev-user/clients`,
+    { name: 'bench', redirect_uris: [redirectUri] },
+    auth,
+  );
+  if (client.status !== 201) throw new Error(`client: ${JSON.stringify(client.json)}`);
+  const query = new URLSearchParams({
+    client_id: String(client.json.client_id),
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    state: 'bench',
+  });
+  const authorize = await fetch(`${url}/oauth/authorize?${query}`, { headers: auth, redirect: 'manual' });
+  const code = new URL(authorize.headers.get('location') ?? 'http://x/').searchParams.get('code');
+  if (authorize.status !== 302 || !code) throw new Error(`authorize answered ${authorize.status}`);
+  const token = await post(`${url}/oauth/token`, {
+    grant_type: 'authorization_code',
+    client_id: client.json.client_id,
+    client_secret: client.json.client_secret,
+    code,
+    redirect_uri: redirectUri,
+  });
+  if (token.status !== 200) throw new Error(`token: ${JSON.stringify(token.json)}`);
+  return String(token.json.access_token);
+}
+
+/** Sends validate requests at a fixed rate (open loop) until `stop`; returns their latencies (ms). */
+async function probeValidate(url: string, accessToken: string, until: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  const inflight: Promise<void>[] = [];
+  const interval = 1000 / probeRps;
+  const start = performance.now();
+  for (let i = 0; !until(); i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(
+      (async () => {
+        const t0 = performance.now();
+        const response = await fetch(`${url}/v1/oauth/validate`, {
+          headers: { authorization: `Bearer ${accessToken}` },
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`validate answered ${response.status}`);
+        latencies.push(performance.now() - t0);
+      })(),
+    );
+  }
+  await Promise.all(inflight);
+  return latencies.sort((a, b) => a - b);
+}
+
+async function main(): Promise<void> {
+  const pbkdf2Ms = measurePbkdf2Ms();
+  const ceiling = cores / (pbkdf2Ms / 1000);
+  process.stderr.write(
+    `PBKDF2 100000 iterations: ${round(pbkdf2Ms)} ms; ${cores} cores → ceiling ${round(ceiling, 1)} verifications/s\n`,
+  );
+
+  const server = await startServer();
+  try {
+    process.stderr.write(`creating ${userCount} users with PINs…\n`);
+    const users: BenchUser[] = [];
+    for (let i = 0; i < userCount; i += 8) {
+      users.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(8, userCount - i) }, (_, j) => createUser(server.url, i + j)),
+        )),
+      );
+    }
+    const accessToken = await accessTokenVia(server.url, users[0]!);
+
+    // Warm the validate path and the PIN path.
+    await probeValidate(
+      server.url,
+      accessToken,
+      (() => {
+        const end = Date.now() + 1000;
+        return () => Date.now() > end;
+      })(),
+    );
+
+    process.stderr.write(`validate alone for ${idleSeconds} s…\n`);
+    const idleEnd = Date.now() + idleSeconds * 1000;
+    const idle = await probeValidate(server.url, accessToken, () => Date.now() > idleEnd);
+
+    process.stderr.write(
+      `${concurrency} concurrent PIN verifications for ${loadSeconds} s, validate probing…\n`,
+    );
+    let measuring = false;
+    let stop = false;
+    let completed = 0;
+    let failures = 0;
+    const verifyLatencies: number[] = [];
+    const workers = Array.from({ length: concurrency }, async (_, w) => {
+      for (let n = 0; !stop; n++) {
+        const user = users[(w + n * concurrency) % users.length]!;
+        const t0 = performance.now();
+        const response = await fetch(`${server.url}/v1/pin/verify`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${user.token}`,
+            'x-forwarded-for': user.ip,
+          },
+          body: user.verifyBody,
+        });
+        await response.arrayBuffer();
+        if (!measuring) continue;
+        if (response.status === 200) {
+          completed++;
+          verifyLatencies.push(performance.now() - t0);
+        } else {
+          failures++;
+        }
+      }
+    });
+    await new Promise((r) => setTimeout(r, 1500)); // warm-up at full load
+    measuring = true;
+    const serverCpuStart = processCpuSeconds(server.pid);
+    const benchCpuStart = process.cpuUsage();
+    const machineStart = machineBusySeconds();
+    const loadStart = performance.now();
+    const loadEnd = Date.now() + loadSeconds * 1000;
+    const underLoad = await probeValidate(server.url, accessToken, () => Date.now() > loadEnd);
+    const elapsed = (performance.now() - loadStart) / 1000;
+    measuring = false;
+    const completedAtEnd = completed;
+    const serverCpu = processCpuSeconds(server.pid) - serverCpuStart;
+    const benchCpuUsage = process.cpuUsage(benchCpuStart);
+    const benchCpu = (benchCpuUsage.user + benchCpuUsage.system) / 1e6;
+    const machineBusy = machineBusySeconds() - machineStart;
+    stop = true;
+    await Promise.all(workers);
+
+    verifyLatencies.sort((a, b) => a - b);
+    const rate = completedAtEnd / elapsed;
+    const serverCpuPerVerifyMs = (serverCpu / completedAtEnd) * 1000;
+    const result = {
+      machine: { cores, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+      pbkdf2_ms: round(pbkdf2Ms),
+      ceiling_per_s: round(ceiling, 1),
+      concurrency,
+      verifications_per_s: round(rate, 1),
+      share_of_ceiling: round(rate / ceiling, 3),
+      verify_failures: failures,
+      server_cpu_ms_per_verification: round(serverCpuPerVerifyMs),
+      cpu_efficiency: round(pbkdf2Ms / serverCpuPerVerifyMs, 3),
+      cpu_seconds_during_load: {
+        cores_available: round(cores * elapsed, 1),
+        server: round(serverCpu, 1),
+        bench_client: round(benchCpu, 1),
+        other_processes: round(Math.max(0, machineBusy - serverCpu - benchCpu), 1),
+      },
+      verify_p50_ms: round(percentile(verifyLatencies, 50), 1),
+      verify_p99_ms: round(percentile(verifyLatencies, 99), 1),
+      validate_idle: {
+        n: idle.length,
+        p50_ms: round(percentile(idle, 50)),
+        p99_ms: round(percentile(idle, 99)),
+      },
+      validate_under_load: {
+        n: underLoad.length,
+        p50_ms: round(percentile(underLoad, 50)),
+        p99_ms: round(percentile(underLoad, 99)),
+      },
+      validate_p99_ratio: round(percentile(underLoad, 99) / percentile(idle, 99)),
+    };
+    const pass = result.share_of_ceiling >= 0.8 && result.validate_p99_ratio <= 3 && failures === 0;
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ ...result, pass })}\n`);
+    } else {
+      console.table({
+        'PBKDF2 (ms, one core)': result.pbkdf2_ms,
+        'ceiling (verifications/s)': result.ceiling_per_s,
+        'measured (verifications/s)': result.verifications_per_s,
+        'share of ceiling (target ≥ 0.8)': result.share_of_ceiling,
+        'server CPU per verification (ms)': result.server_cpu_ms_per_verification,
+        'PBKDF2 share of that CPU': result.cpu_efficiency,
+        'CPU s: server / bench / others / available': `${result.cpu_seconds_during_load.server} / ${result.cpu_seconds_during_load.bench_client} / ${result.cpu_seconds_during_load.other_processes} / ${result.cpu_seconds_during_load.cores_available}`,
+        'verify p50 / p99 (ms)': `${result.verify_p50_ms} / ${result.verify_p99_ms}`,
+        'validate p99 idle (ms)': result.validate_idle.p99_ms,
+        'validate p99 under load (ms)': result.validate_under_load.p99_ms,
+        'p99 ratio (target ≤ 3)': result.validate_p99_ratio,
+        'failed verifications': failures,
+      });
+      console.log(pass ? 'PASS' : 'FAIL');
+    }
+    process.exitCode = pass ? 0 : 1;
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

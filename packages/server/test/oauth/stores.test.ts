@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
+import { ClientStore } from '../../src/stores/clientStore.js';
+import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
+import {
+  type CodeRecord,
+  OAuthGrantStore,
+  type RefreshTokenRecord,
+} from '../../src/stores/oauthGrantStore.js';
+import { OAuthRevocationStore } from '../../src/stores/oauthRevocationStore.js';
+import { OAuthSessionStore } from '../../src/stores/oauthSessionStore.js';
+import { UserStore } from '../../src/stores/userStore.js';
+import { testDatabases } from '../helpers/databases.js';
+
+const DAY = 24 * 3600_000;
+
+describe.each(testDatabases)('OAuth stores on $name', (database) => {
+  let db: Db;
+  let dispose: () => Promise<void>;
+  const userUuid = 4242;
+  const clientId = 'store-test-client';
+
+  beforeAll(async () => {
+    const opened = await database.open();
+    db = opened.handle.db;
+    dispose = opened.dispose;
+    await new UserStore(db).insert({
+      userUuid,
+      email: 'stores@example.com',
+      nickname: 's',
+      createdAt: 1,
+      passwordHash: 'x',
+    });
+    await new ClientStore(db).insert({
+      clientId,
+      ownerUuid: userUuid,
+      name: 'n',
+      redirectUris: ['https://a.example/cb'],
+      dapp: false,
+      secretHash: 'h',
+      createdAt: 1,
+    });
+  });
+  afterAll(() => dispose?.());
+
+  const grant = (grantId: string, createdAt: number) => ({
+    grantId,
+    clientId,
+    userUuid,
+    createdAt,
+    revokedAt: null,
+    revokedReason: null,
+  });
+  const code = (grantId: string, expiresAt: number): CodeRecord => ({
+    codeHash: randomUUID(),
+    grantId,
+    clientId,
+    userUuid,
+    redirectUri: 'https://a.example/cb',
+    codeChallenge: null,
+    codeChallengeMethod: null,
+    createdAt: expiresAt - 600_000,
+    expiresAt,
+    usedAt: null,
+  });
+  const refresh = (grantId: string, expiresAt: number): RefreshTokenRecord => ({
+    tokenHash: randomUUID(),
+    grantId,
+    clientId,
+    userUuid,
+    createdAt: 1,
+    expiresAt,
+    usedAt: null,
+    successorHash: null,
+    successorSealed: null,
+  });
+
+  it('consumes a code exactly once and only with every binding right', async () => {
+    const store = new OAuthGrantStore(db);
+    const now = Date.now();
+    const g = randomUUID();
+    const c = { ...code(g, now + 600_000), codeChallenge: 'challenge', codeChallengeMethod: 'S256' };
+    await store.createGrantWithCode(grant(g, now), c);
+    const base = {
+      codeHash: c.codeHash,
+      now,
+      clientId,
+      redirectUri: c.redirectUri,
+      codeChallenge: 'challenge',
+    };
+    expect(await store.consumeCode({ ...base, clientId: 'other' })).toBeUndefined();
+    expect(await store.consumeCode({ ...base, redirectUri: `${c.redirectUri}/` })).toBeUndefined();
+    expect(await store.consumeCode({ ...base, codeChallenge: null })).toBeUndefined();
+    expect(await store.consumeCode({ ...base, codeChallenge: 'other' })).toBeUndefined();
+    expect(await store.consumeCode({ ...base, now: c.expiresAt })).toBeUndefined();
+    expect((await store.findCode(c.codeHash))?.usedAt).toBeNull();
+    const won = await Promise.all([
+      store.consumeCode(base),
+      store.consumeCode(base),
+      store.consumeCode(base),
+    ]);
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(won.find(Boolean)).toMatchObject({ grantId: g, userUuid, usedAt: now });
+    // A revoked grant's code cannot be consumed.
+    const g2 = randomUUID();
+    const c2 = code(g2, now + 600_000);
+    await store.createGrantWithCode(grant(g2, now), c2);
+    expect(await store.revokeGrant(g2, 'test', now)).toBe(true);
+    expect(await store.revokeGrant(g2, 'test', now)).toBe(false);
+    expect(await store.consumeCode({ ...base, codeHash: c2.codeHash, codeChallenge: null })).toBeUndefined();
+  });
+
+  it('rotates a refresh token once; the loser of a race changes nothing', async () => {
+    const store = new OAuthGrantStore(db);
+    const g = randomUUID();
+    await store.createGrantWithRefreshToken(grant(g, Date.now()), refresh(g, Date.now() + DAY));
+    const [first] = await db
+      .selectFrom('oauth_refresh_tokens')
+      .select('token_hash')
+      .where('grant_id', '=', g)
+      .execute();
+    const rotate = () =>
+      store.rotateRefreshToken({
+        oldHash: first!.token_hash,
+        now: Date.now(),
+        successor: refresh(g, Date.now() + DAY),
+        successorSealed: 'sealed',
+      });
+    const outcomes = await Promise.all([rotate(), rotate(), rotate()]);
+    expect(outcomes.sort()).toEqual(['lost', 'lost', 'rotated']);
+    const rows = await db.selectFrom('oauth_refresh_tokens').selectAll().where('grant_id', '=', g).execute();
+    expect(rows).toHaveLength(2);
+    const old = await store.findRefreshToken(first!.token_hash);
+    expect(old?.successorSealed).toBe('sealed');
+    await store.clearSuccessor(first!.token_hash);
+    expect((await store.findRefreshToken(first!.token_hash))?.successorSealed).toBeNull();
+  });
+
+  it('revokes every live grant of a user for an app', async () => {
+    const store = new OAuthGrantStore(db);
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids)
+      await store.createGrantWithRefreshToken(grant(id, Date.now()), refresh(id, Date.now() + DAY));
+    const revoked = await store.revokeGrantsOf(userUuid, clientId, 'sold', Date.now());
+    expect(revoked).toEqual(expect.arrayContaining(ids));
+    expect(await store.revokeGrantsOf(userUuid, clientId, 'sold', Date.now())).toEqual([]);
+    expect((await store.findGrant(ids[0]!))?.revokedReason).toBe('sold');
+  });
+
+  it('purges what can no longer matter and keeps the rest', async () => {
+    const store = new OAuthGrantStore(db);
+    const now = Date.now();
+    const oldGrant = randomUUID();
+    const oldCode = code(oldGrant, now - 2 * DAY);
+    await store.createGrantWithCode(grant(oldGrant, now - 3 * DAY), oldCode);
+    const liveGrant = randomUUID();
+    const liveCode = code(liveGrant, now - 3600_000); // expired an hour ago: kept a day for reuse detection
+    await store.createGrantWithCode(grant(liveGrant, now - 3 * DAY), liveCode);
+    const expiredRefreshGrant = randomUUID();
+    await store.createGrantWithRefreshToken(
+      grant(expiredRefreshGrant, now - 40 * DAY),
+      refresh(expiredRefreshGrant, now - 1),
+    );
+    const keptRefreshGrant = randomUUID();
+    await store.createGrantWithRefreshToken(
+      grant(keptRefreshGrant, now - 40 * DAY),
+      refresh(keptRefreshGrant, now + DAY),
+    );
+
+    await store.purgeExpired(now, 5000);
+    expect(await store.findCode(oldCode.codeHash)).toBeUndefined();
+    expect(await store.findGrant(oldGrant)).toBeUndefined();
+    expect(await store.findCode(liveCode.codeHash)).toBeDefined();
+    expect(await store.findGrant(liveGrant)).toBeDefined();
+    expect(await store.findGrant(expiredRefreshGrant)).toBeUndefined();
+    expect(await store.findGrant(keptRefreshGrant)).toBeDefined();
+
+    const revocations = new OAuthRevocationStore(db);
+    const live = { kind: 'grant' as const, value: randomUUID(), expiresAt: now + 60_000 };
+    const gone = { kind: 'jti' as const, value: randomUUID(), expiresAt: now - 1 };
+    await revocations.insert(live, now);
+    await revocations.insert(gone, now);
+    await revocations.insert({ ...live, expiresAt: now + 1000 }, now); // an earlier expiry never shortens it
+    expect(await revocations.anyActive([{ kind: 'grant', value: live.value }], now)).toBe(true);
+    expect(await revocations.anyActive([{ kind: 'jti', value: gone.value }], now)).toBe(false);
+    expect((await revocations.listActive(now)).find((e) => e.value === live.value)?.expiresAt).toBe(
+      now + 60_000,
+    );
+    await revocations.purgeExpired(now);
+    const keys = (await db.selectFrom('oauth_revocations').select('value').execute()).map((r) => r.value);
+    expect(keys).toContain(live.value);
+    expect(keys).not.toContain(gone.value);
+
+    const sessions = new OAuthSessionStore(db);
+    await sessions.insertSession({ sessionHash: 'old', userUuid, createdAt: 1, expiresAt: now - 1 });
+    await sessions.insertSession({ sessionHash: 'new', userUuid, createdAt: 1, expiresAt: now + 60_000 });
+    expect(await sessions.findLiveSession('old', now)).toBeUndefined();
+    await sessions.purgeExpired(now);
+    expect(await sessions.findLiveSession('new', now)).toMatchObject({ userUuid });
+    await sessions.recordConsent(userUuid, clientId, now);
+    await sessions.recordConsent(userUuid, clientId, now + 1);
+    expect(await sessions.hasConsent(userUuid, clientId)).toBe(true);
+  });
+
+  it('stores login status per user and app, overwriting on update', async () => {
+    const store = new LoginStatusStore(db);
+    expect(await store.find(userUuid, clientId)).toBeUndefined();
+    await store.upsert({ userUuid, clientId, status: 'logged_in', updatedAt: 1 });
+    await store.upsert({ userUuid, clientId, status: 'logged_out', updatedAt: 2 });
+    expect(await store.find(userUuid, clientId)).toEqual({
+      userUuid,
+      clientId,
+      status: 'logged_out',
+      updatedAt: 2,
+    });
+    expect(await store.find(userUuid, 'other')).toBeUndefined();
+  });
+});
