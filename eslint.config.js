@@ -2,7 +2,16 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'sdk/**', 'packages/contracts/src/generated/**'] },
+  {
+    ignores: [
+      '**/.scratch*/**',
+      '**/dist/**',
+      '**/node_modules/**',
+      'data/**',
+      'sdk/**',
+      'packages/contracts/src/generated/**',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -497,7 +497,11 @@ async function main(): Promise<void> {
   /** Runs a measurement REPEAT times and keeps the median by throughput (the machine may be shared). */
   const record = async (id: RunId, name: string, options: (round: number) => autocannon.Options) => {
     const rounds: Measurement[] = [];
-    for (let round = 0; round < REPEAT; round++) rounds.push(await measure(name, options(round)));
+    for (let round = 0; round < REPEAT; round++) {
+      const m = await measure(name, options(round));
+      progress(`${name}: round ${round + 1}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms`);
+      rounds.push(m);
+    }
     rounds.sort((x, y) => x.rps - y.rps);
     results.set(id, rounds[Math.floor(rounds.length / 2)]!);
   };
