@@ -31,12 +31,16 @@ export async function runCli(
   try {
     let values;
     try {
-      values = parseArgs({
+      const parsed = parseArgs({
         args: rest,
         options: command.options,
         strict: true,
-        allowPositionals: false,
-      }).values;
+        allowPositionals: true,
+      });
+      if (parsed.positionals.length > (command.positionals ?? 0)) {
+        throw new UsageError(`Unexpected argument: ${parsed.positionals[command.positionals ?? 0]}`);
+      }
+      values = { ...parsed.values, positionals: parsed.positionals };
     } catch (err) {
       throw new UsageError((err as Error).message);
     }

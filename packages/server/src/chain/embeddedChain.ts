@@ -28,6 +28,8 @@ export interface EmbeddedChainOptions {
 export class EmbeddedChain {
   readonly chainId = DEV_CHAIN_ID;
   readonly statePath: string;
+  /** Holds the pid of the process that owns this DATA_DIR's chain. */
+  readonly lockPath: string;
   readonly rpcUrl: string;
   /** Called after the watchdog restarted anvil (caches of chain state must be dropped). */
   onRestart: (() => Promise<void>) | undefined;
@@ -52,6 +54,7 @@ export class EmbeddedChain {
       ...options,
     };
     this.statePath = path.join(options.dataDir, 'chain', 'state.json');
+    this.lockPath = path.join(options.dataDir, 'chain', 'owner.pid');
     this.rpcUrl = `http://127.0.0.1:${port}`;
   }
 
@@ -59,12 +62,19 @@ export class EmbeddedChain {
   static async launch(options: EmbeddedChainOptions): Promise<{ chain: EmbeddedChain; hadState: boolean }> {
     const chain = new EmbeddedChain(await getFreePort('127.0.0.1'), options);
     fs.mkdirSync(path.dirname(chain.statePath), { recursive: true });
+    // Two anvils on one state file would overwrite each other's dumps: one process owns the chain.
+    acquireChainLock(chain.lockPath);
     const hadState = fs.existsSync(chain.statePath);
     options.logger.info(
       { statePath: chain.statePath },
       hadState ? 'starting the embedded chain from its saved state' : 'starting a new embedded chain',
     );
-    await chain.start();
+    try {
+      await chain.start();
+    } catch (err) {
+      releaseChainLock(chain.lockPath);
+      throw err;
+    }
     return { chain, hadState };
   }
 
@@ -98,6 +108,7 @@ export class EmbeddedChain {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     await this.stop();
+    releaseChainLock(this.lockPath);
     this.#options.logger.info({ statePath: this.statePath }, 'embedded chain stopped; state saved');
   }
 
@@ -184,5 +195,55 @@ export async function probeRpc(rpcUrl: string, timeoutMs: number): Promise<RpcPr
   } catch (err) {
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
     return code === 'ECONNREFUSED' ? 'refused' : 'timeout';
+  }
+}
+
+/** Thrown when another live process already runs this DATA_DIR's embedded chain. */
+export class ChainInUseError extends Error {
+  constructor(
+    readonly pid: number,
+    lockPath: string,
+  ) {
+    super(
+      `The embedded chain of this DATA_DIR is in use by process ${pid} (a running dauth?). ` +
+        `Stop it first, or set CHAIN_RPC_URL to share its chain. Lock: ${lockPath}`,
+    );
+    this.name = 'ChainInUseError';
+  }
+}
+
+function acquireChainLock(lockPath: string): void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      throw new ChainInUseError(holder, lockPath);
+    }
+    // A stale lock (its process is gone, or it is our own from an earlier launch): take it over.
+    fs.rmSync(lockPath, { force: true });
+  }
+  throw new Error(`could not take the embedded chain lock ${lockPath}`);
+}
+
+function releaseChainLock(lockPath: string): void {
+  try {
+    if (Number(fs.readFileSync(lockPath, 'utf8').trim()) === process.pid)
+      fs.rmSync(lockPath, { force: true });
+  } catch {
+    // Already gone.
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

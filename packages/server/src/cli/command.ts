@@ -16,6 +16,8 @@ export interface CliCommand {
   /** Option synopsis shown in help, e.g. `--email <e-mail> --password <password>`. */
   usage: string;
   options: CliOptions;
+  /** How many positional arguments it takes (0 when omitted); they arrive as `values.positionals`. */
+  positionals?: number;
   run(values: CliValues, services: Services, io: CliIo): Promise<unknown>;
 }
 

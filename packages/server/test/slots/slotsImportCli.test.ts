@@ -100,7 +100,7 @@ describe('dauth slots import', () => {
       imported: 1,
       results: [{ id: annId, status: 'imported', owner_uuid: Number(ann.uuid), meta_idx: 0 }],
     });
-    const csv = await dauth(dataDir, ['slots', 'import', '--file', csvFile]);
+    const csv = await dauth(dataDir, ['slots', 'import', csvFile]);
     expect(csv.code, csv.stderr).toBe(0);
     const csvResult = JSON.parse(csv.stdout) as {
       success: boolean;

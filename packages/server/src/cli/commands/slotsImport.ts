@@ -15,7 +15,8 @@ import { type CliCommand, optionalString, UsageError } from '../command.js';
 export const slotsImport: CliCommand = {
   path: ['slots', 'import'],
   summary: 'Import earlier-issued slots from a JSON or CSV file (idempotent; records ownership on chain)',
-  usage: '--file <slots.json|slots.csv> [--format json|csv]',
+  usage: '<slots.json|slots.csv> [--format json|csv]  (or --file <path>)',
+  positionals: 1,
   options: {
     file: { type: 'string' },
     format: { type: 'string' },
