@@ -494,98 +494,109 @@ async function main(): Promise<void> {
   const results = new Map<RunId, Measurement>();
   const timed = { duration: DURATION_SECONDS };
   const warm = { duration: 2 };
-  /** Runs a measurement REPEAT times and keeps the median by throughput (the machine may be shared). */
-  const record = async (id: RunId, name: string, options: (round: number) => autocannon.Options) => {
-    const rounds: Measurement[] = [];
-    for (let round = 0; round < REPEAT; round++) {
-      const m = await measure(name, options(round));
-      progress(`${name}: round ${round + 1}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms`);
-      rounds.push(m);
-    }
-    rounds.sort((x, y) => x.rps - y.rps);
-    results.set(id, rounds[Math.floor(rounds.length / 2)]!);
+  const rounds = new Map<RunId, Measurement[]>();
+  const round = async (id: RunId, name: string, options: autocannon.Options) => {
+    const m = await measure(name, options);
+    progress(`${name}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms`);
+    rounds.set(id, [...(rounds.get(id) ?? []), m]);
   };
+  const started: Started[] = [];
   try {
     if (only.has('a')) {
       const bare = await startRole('bare', {});
       const bareUrl = `${bare.info.url}/json`;
       await measure('warm-up', { url: bareUrl, ...warm });
-      await record('a', 'a) bare Fastify JSON route', () => ({ url: bareUrl, ...timed }));
+      for (let r = 0; r < REPEAT; r++)
+        await round('a', 'a) bare Fastify JSON route', { url: bareUrl, ...timed });
       await stop(bare);
     }
+    // Both servers stay up (the idle one costs nothing) so that their rounds can alternate: a
+    // change in background load then hits both sides alike instead of skewing the ratio.
+    const dauth = await startRole('dauth', await envFor());
+    started.push(dauth);
+    const oidc = await startRole('oidc', await envFor());
+    started.push(oidc);
+    const d = dauth.info as ReadyMessage & {
+      accessToken: string;
+      clientId: string;
+      clientSecret: string;
+      codes: string[];
+    };
+    const o = oidc.info as ReadyMessage & { clientSecret: string; codes: string[]; accessToken: string };
 
-    if (only.has('b') || only.has('c')) {
-      const dauth = await startRole('dauth', await envFor());
-      const d = dauth.info as ReadyMessage & {
-        accessToken: string;
-        clientId: string;
-        clientSecret: string;
-        codes: string[];
-      };
-      if (only.has('b')) {
-        const validate = {
-          url: `${d.url}/v1/oauth/validate`,
-          headers: { authorization: `Bearer ${d.accessToken}` },
-        };
-        await measure('warm-up', { ...validate, ...warm });
-        await record('b', 'b) dauth GET /v1/oauth/validate', () => ({ ...validate, ...timed }));
-      }
-      if (only.has('c')) {
-        const body = (code: string) => ({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: pkceVerifier,
-          client_id: d.clientId,
-          client_secret: d.clientSecret,
-        });
-        const url = `${d.url}/oauth/token`;
-        await probe(url, body(d.codes.pop()!));
-        await measure('warm-up', codeExchange(url, d.codes.slice(0, WARMUP_CODES), body));
-        await record('c', 'c) dauth POST /oauth/token (code + PKCE)', (round) =>
-          codeExchange(url, poolSlice(d.codes, round), body),
-        );
-      }
-      await stop(dauth);
+    const validate = {
+      url: `${d.url}/v1/oauth/validate`,
+      headers: { authorization: `Bearer ${d.accessToken}` },
+      ...timed,
+    };
+    const introspect = {
+      url: `${o.url}/token/introspection`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: o.accessToken,
+        client_id: 'bench',
+        client_secret: o.clientSecret,
+      }).toString(),
+      ...timed,
+    };
+    if (only.has('b')) await measure('warm-up', { ...validate, ...warm });
+    if (only.has('e')) await measure('warm-up', { ...introspect, ...warm });
+    for (let r = 0; r < REPEAT; r++) {
+      if (only.has('b')) await round('b', 'b) dauth GET /v1/oauth/validate', validate);
+      if (only.has('e')) await round('e', 'e) oidc-provider POST /token/introspection', introspect);
     }
 
-    if (only.has('d') || only.has('e')) {
-      const oidc = await startRole('oidc', await envFor());
-      const o = oidc.info as ReadyMessage & { clientSecret: string; codes: string[]; accessToken: string };
-      if (only.has('d')) {
-        const body = (code: string) => ({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: pkceVerifier,
-          client_id: 'bench',
-          client_secret: o.clientSecret,
-        });
-        const url = `${o.url}/token`;
-        await probe(url, body(o.codes.pop()!));
-        await measure('warm-up', codeExchange(url, o.codes.slice(0, WARMUP_CODES), body));
-        await record('d', 'd) oidc-provider POST /token (code + PKCE)', (round) =>
-          codeExchange(url, poolSlice(o.codes, round), body),
+    const dauthBody = (code: string) => ({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkceVerifier,
+      client_id: d.clientId,
+      client_secret: d.clientSecret,
+    });
+    const oidcBody = (code: string) => ({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkceVerifier,
+      client_id: 'bench',
+      client_secret: o.clientSecret,
+    });
+    const dauthToken = `${d.url}/oauth/token`;
+    const oidcToken = `${o.url}/token`;
+    if (only.has('c')) {
+      await probe(dauthToken, dauthBody(d.codes.pop()!));
+      await measure('warm-up', codeExchange(dauthToken, d.codes.slice(0, WARMUP_CODES), dauthBody));
+    }
+    if (only.has('d')) {
+      await probe(oidcToken, oidcBody(o.codes.pop()!));
+      await measure('warm-up', codeExchange(oidcToken, o.codes.slice(0, WARMUP_CODES), oidcBody));
+    }
+    for (let r = 0; r < REPEAT; r++) {
+      if (only.has('c')) {
+        await round(
+          'c',
+          'c) dauth POST /oauth/token (code + PKCE)',
+          codeExchange(dauthToken, poolSlice(d.codes, r), dauthBody),
         );
       }
-      if (only.has('e')) {
-        const introspect = {
-          url: `${o.url}/token/introspection`,
-          method: 'POST' as const,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({
-            token: o.accessToken,
-            client_id: 'bench',
-            client_secret: o.clientSecret,
-          }).toString(),
-        };
-        await measure('warm-up', { ...introspect, ...warm });
-        await record('e', 'e) oidc-provider POST /token/introspection', () => ({ ...introspect, ...timed }));
+      if (only.has('d')) {
+        await round(
+          'd',
+          'd) oidc-provider POST /token (code + PKCE)',
+          codeExchange(oidcToken, poolSlice(o.codes, r), oidcBody),
+        );
       }
-      await stop(oidc);
     }
   } finally {
+    for (const s of started) await stop(s);
     for (const schema of schemas) await dropSchema(databaseUrl!, schema).catch(() => undefined);
+  }
+  // The median round of each run (by throughput).
+  for (const [id, list] of rounds) {
+    const sorted = [...list].sort((x, y) => x.rps - y.rps);
+    results.set(id, sorted[Math.floor(sorted.length / 2)]!);
   }
 
   console.log('| run | req/s | p99 latency (ms) | requests | seconds |');

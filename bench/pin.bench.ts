@@ -106,6 +106,7 @@ async function startServer(): Promise<{ url: string; pid: number; stop(): Promis
         LOG_LEVEL: 'warn',
         TRUST_PROXY: 'true',
         ...(process.env.BENCH_UV ? { UV_THREADPOOL_SIZE: process.env.BENCH_UV } : {}),
+        ...(process.env.BENCH_INFLIGHT ? { PIN_INFLIGHT: process.env.BENCH_INFLIGHT } : {}),
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },

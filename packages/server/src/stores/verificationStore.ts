@@ -169,6 +169,20 @@ export class VerificationStore {
     return affected(result) === 1;
   }
 
+  /** True for a live, unused token of this user and purpose (nothing changes). */
+  async tokenUsable(tokenHash: string, userUuid: number, purpose: string, now: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('verification_tokens')
+      .select('token_hash')
+      .where('token_hash', '=', tokenHash)
+      .where('user_uuid', '=', userUuid)
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Deletes codes and tokens that expired before `before` (housekeeping). */
   async deleteExpired(before: number): Promise<void> {
     await this.db.deleteFrom('email_codes').where('expires_at', '<', before).execute();

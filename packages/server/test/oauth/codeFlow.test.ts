@@ -187,6 +187,39 @@ describe.each([{ postgres: false }, { postgres: true }])(
       expect(((await res.json()) as TokenResult).token_type).toBe('Bearer');
     });
 
+    it('adds content_address (the main wallet) for dapp apps only, and only once the user has a wallet', async (ctx) => {
+      live(ctx);
+      const dapp = await createClient(server.url, user, [redirectUri], { dapp: true });
+      const { code } = await authorizeWithBearer(server.url, user, dapp);
+      const first = (await (await exchange(server.url, dapp, code)).json()) as TokenResult;
+      expect(first.user_id).toBe(user.uuid);
+      expect(first).not.toHaveProperty('content_address');
+
+      const address = '0x1234567890AbcdEF1234567890aBcdef12345678' as const;
+      await server.services.wallets.insert({
+        address,
+        userUuid: Number(user.uuid),
+        kind: 'main',
+        salt: 0n,
+        initialOwner: '0x000000000000000000000000000000000000dEaD',
+        owner: '0x000000000000000000000000000000000000dEaD',
+        deployed: false,
+        createdAt: Date.now(),
+      });
+      const refreshed = await post(`${server.url}/oauth/token`, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        client_id: dapp.clientId,
+        client_secret: dapp.clientSecret,
+      });
+      expect(((await refreshed.json()) as TokenResult).content_address).toBe(address);
+      // A plain app of the same user still gets none.
+      const { code: plainCode } = await authorizeWithBearer(server.url, user, client);
+      expect(await (await exchange(server.url, client, plainCode)).json()).not.toHaveProperty(
+        'content_address',
+      );
+    });
+
     it('refuses an unknown client_id or an unregistered redirect_uri with 401 and never redirects', async (ctx) => {
       live(ctx);
       const cases = [
@@ -373,12 +406,12 @@ describe.each([{ postgres: false }, { postgres: true }])(
       const unknownCode = await exchange(server.url, client, 'x'.repeat(43));
       expect((await expectError(unknownCode, 400, 'invalid_grant')).reason).toBe('code_unknown');
       const twice = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: `grant_type=authorization_code&grant_type=refresh_token&client_id=${client.clientId}`,
-    });
-    expect((await expectError(twice, 400, 'invalid_request')).field).toBe('grant_type');
-    const malformed = await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=authorization_code&grant_type=refresh_token&client_id=${client.clientId}`,
+      });
+      expect((await expectError(twice, 400, 'invalid_request')).field).toBe('grant_type');
+      const malformed = await fetch(`${server.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: '{"grant_type": "authorization_code",',

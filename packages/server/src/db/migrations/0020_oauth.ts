@@ -21,6 +21,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('oauth_clients_owner').on('oauth_clients').column('owner_uuid').execute();
 
   // One grant per authorization code: every token issued from that code (and its refreshes) carries it.
+  // Codes and refresh tokens name their grant without a FOREIGN KEY: they are only written for a
+  // grant that exists (created with the code, or in the same transaction), and a foreign key would
+  // make deleting a grant scan both (unindexed) child tables. The purge deletes only grants nothing
+  // refers to any more.
   await db.schema
     .createTable('oauth_grants')
     .addColumn('grant_id', 'varchar(64)', (c) => c.primaryKey())
@@ -40,7 +44,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('oauth_codes')
     // SHA-256 of the code (hex): a leaked table cannot be replayed.
     .addColumn('code_hash', 'varchar(64)', (c) => c.primaryKey())
-    .addColumn('grant_id', 'varchar(64)', (c) => c.notNull().references('oauth_grants.grant_id'))
+    .addColumn('grant_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('client_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('user_uuid', 'bigint', (c) => c.notNull())
     .addColumn('redirect_uri', 'text', (c) => c.notNull())
@@ -55,7 +59,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('oauth_refresh_tokens')
     .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey())
-    .addColumn('grant_id', 'varchar(64)', (c) => c.notNull().references('oauth_grants.grant_id'))
+    .addColumn('grant_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('client_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('user_uuid', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -65,16 +69,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     // The successor's token response sealed under MASTER_KEY, kept for the rotation grace window.
     .addColumn('successor_sealed', 'text')
     .execute();
-  await db.schema
-    .createIndex('oauth_refresh_tokens_grant')
-    .on('oauth_refresh_tokens')
-    .column('grant_id')
-    .execute();
-  await db.schema
-    .createIndex('oauth_refresh_tokens_expires')
-    .on('oauth_refresh_tokens')
-    .column('expires_at')
-    .execute();
+  // No secondary index on purpose: every index is one more page written per token exchange, and
+  // only the periodic purge would use them (it scans instead; see OAuthGrantStore.purgeExpired).
 
   // Revoked grant ids and token ids, kept until every token they could match has expired.
   await db.schema

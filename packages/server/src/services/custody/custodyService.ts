@@ -89,10 +89,14 @@ export class CustodyService {
   /** POST /v1/pin/recover: needs a `pin_recover` verification token (single use). */
   async recover(userUuid: number, newPinHash: string, verificationToken: string): Promise<RecoveredWallet> {
     if (!(await this.deps.store.find(userUuid))) throw walletNotFound();
+    await this.verification.checkToken(userUuid, 'pin_recover', verificationToken);
     // Finish an interrupted rotation first, so a failure there does not use up the token.
     await this.rotation.reconcile(userUuid);
-    await this.verification.consumeToken(userUuid, 'pin_recover', verificationToken);
-    return this.rotation.recover(userUuid, newPinHash);
+    // The token is used at the point of no return: after the read-only checks (rules 1–2), before
+    // the rotation is recorded. A chain or database outage before that leaves it usable.
+    return this.rotation.recover(userUuid, newPinHash, () =>
+      this.verification.consumeToken(userUuid, 'pin_recover', verificationToken),
+    );
   }
 
   /**

@@ -96,11 +96,15 @@ export class OwnerRotation {
 
   /**
    * Key rotation, the spec's eight rules in order. The caller has checked the verification token
-   * and called `reconcile`. The new server share and mnemonic are recorded (sealed) as a pending
+   * and called `reconcile`; `authorise` (using the token) runs after the read-only rules 1–2. The new server share and mnemonic are recorded (sealed) as a pending
    * rotation before rule 4 sends anything, so rule 7 can be completed by a later request if this
    * one dies between the chain and the database.
    */
-  async recover(userUuid: number, newPinHash: string): Promise<RecoveredWallet> {
+  async recover(
+    userUuid: number,
+    newPinHash: string,
+    authorise: () => Promise<void> = async () => undefined,
+  ): Promise<RecoveredWallet> {
     const { store, seal, chain, wallets } = this.deps;
     let oldKey: Buffer | undefined;
     let oldShareServer: Buffer | undefined;
@@ -127,6 +131,9 @@ export class OwnerRotation {
       for (const wallet of await wallets.listForUser(userUuid)) {
         if (!sameAddress(await effectiveOwner(chain, wallet), custody.owner)) throw ownerMismatch();
       }
+      // Everything so far only read; from here on the rotation is under way (the verification token
+      // is used now).
+      await authorise();
       // 3. Generate a new owner EOA, mnemonic and private key (and the new server share).
       const newMnemonic = newOwnerMnemonic();
       newKey = await mnemonicToOwnerKey(newMnemonic);

@@ -138,6 +138,13 @@ export class EmailVerificationService {
     return { verificationToken: token, expiresIn: TOKEN_TTL_MS / 1000 };
   }
 
+  /** Checks a verification token without using it; 401 `invalid_verification_token` if unusable. */
+  async checkToken(userUuid: number, purpose: VerificationPurpose, token: string): Promise<void> {
+    if (!(await this.store.tokenUsable(hashToken(token), userUuid, purpose, Date.now()))) {
+      throw invalidVerificationToken();
+    }
+  }
+
   /** Uses a verification token once; 401 `invalid_verification_token` otherwise. */
   async consumeToken(userUuid: number, purpose: VerificationPurpose, token: string): Promise<void> {
     if (!(await this.store.consumeToken(hashToken(token), userUuid, purpose, Date.now()))) {
