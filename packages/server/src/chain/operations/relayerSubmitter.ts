@@ -88,76 +88,94 @@ export class RelayerSubmitter {
     let maybeSent = false;
     let pause = o.pollIntervalMs.min;
 
-    for (;;) {
-      const now = Date.now();
-      if (now - lastSendAt >= o.resendAfterMs) {
-        lastSendAt = now;
-        const sent = await this.#send(raw);
-        if (sent !== 'refused') maybeSent = true;
-        if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
-        if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
-      }
-
-      const receipt = await this.#receipt(hashes);
-      if (receipt === 'unreachable') {
-        if (Date.now() - lastAnswerAt > o.outageTimeoutMs) {
-          this.#nonce = undefined;
-          if (!maybeSent) throw chainUnavailable();
-          throw new SubmissionOutcomeUnknown(hashes);
+    try {
+      for (;;) {
+        const now = Date.now();
+        if (now - lastSendAt >= o.resendAfterMs) {
+          lastSendAt = now;
+          const sent = await this.#send(raw);
+          if (sent !== 'refused') maybeSent = true;
+          if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
+          if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
         }
-      } else if (receipt) {
-        this.#nonce = nonce + 1;
-        return { kind: 'mined', receipt };
-      } else {
-        lastAnswerAt = Date.now();
-      }
 
-      if (receipt !== 'unreachable' && Date.now() - lastNonceCheckAt >= o.resendAfterMs) {
-        lastNonceCheckAt = Date.now();
-        const mined = await this.#chainNonce('latest').catch(() => undefined);
-        if (mined !== undefined && mined > nonce) {
-          // Our nonce was used. If not by one of our transactions (checked once more), they are gone.
-          const late = await this.#receipt(hashes);
-          if (late && late !== 'unreachable') {
-            this.#nonce = nonce + 1;
-            return { kind: 'mined', receipt: late };
-          }
-          if (late !== 'unreachable') {
-            logger.warn({ nonce, hashes }, 'relayer nonce was used by another transaction; resubmitting');
+        const receipt = await this.#receipt(hashes);
+        if (receipt === 'unreachable') {
+          if (Date.now() - lastAnswerAt > o.outageTimeoutMs) {
             this.#nonce = undefined;
-            return { kind: 'dropped' };
+            if (!maybeSent) throw chainUnavailable();
+            throw new SubmissionOutcomeUnknown(hashes);
           }
-        } else if (mined !== undefined && mined < nonce && (await this.#chainNonce('pending')) < nonce) {
-          // A gap below us (the node restarted from an older state): take the chain's nonce.
-          logger.warn({ nonce, chainNonce: mined }, 'relayer nonce gap; re-signing at the chain nonce');
-          nonce = mined;
+        } else if (receipt) {
+          this.#nonce = nonce + 1;
+          return { kind: 'mined', receipt };
+        } else {
+          lastAnswerAt = Date.now();
+        }
+
+        if (receipt !== 'unreachable' && Date.now() - lastNonceCheckAt >= o.resendAfterMs) {
+          lastNonceCheckAt = Date.now();
+          const mined = await this.#chainNonce('latest').catch(() => undefined);
+          if (mined !== undefined && mined > nonce) {
+            // Our nonce was used. If not by one of our transactions (checked once more), they are gone.
+            const late = await this.#receipt(hashes);
+            if (late && late !== 'unreachable') {
+              this.#nonce = nonce + 1;
+              return { kind: 'mined', receipt: late };
+            }
+            if (late !== 'unreachable') {
+              logger.warn({ nonce, hashes }, 'relayer nonce was used by another transaction; resubmitting');
+              this.#nonce = undefined;
+              return { kind: 'dropped' };
+            }
+          } else if (
+            mined !== undefined &&
+            mined < nonce &&
+            // A failed read must not throw: the bundle may be out, so "unavailable" would claim it was not sent.
+            (await this.#chainNonce('pending').catch(() => nonce)) < nonce
+          ) {
+            // A gap below us (the node restarted from an older state): take the chain's nonce.
+            logger.warn({ nonce, chainNonce: mined }, 'relayer nonce gap; re-signing at the chain nonce');
+            nonce = mined;
+            raw = await this.#sign(request, nonce, fees);
+            hashes.push(keccak256(raw));
+            lastSendAt = -Infinity;
+            continue;
+          }
+        }
+
+        if (Date.now() - lastBumpAt >= o.feeBumpAfterMs) {
+          lastBumpAt = Date.now();
+          const current = await gateway.fees().catch(() => fees);
+          fees = {
+            maxFeePerGas: max((fees.maxFeePerGas * 125n) / 100n, current.maxFeePerGas),
+            maxPriorityFeePerGas: max(
+              (fees.maxPriorityFeePerGas * 125n) / 100n,
+              current.maxPriorityFeePerGas,
+            ),
+          };
+          logger.warn({ nonce, fees }, 'bundle not mined yet; replacing it with higher fees');
           raw = await this.#sign(request, nonce, fees);
           hashes.push(keccak256(raw));
           lastSendAt = -Infinity;
           continue;
         }
-      }
 
-      if (Date.now() - lastBumpAt >= o.feeBumpAfterMs) {
-        lastBumpAt = Date.now();
-        const current = await gateway.fees().catch(() => fees);
-        fees = {
-          maxFeePerGas: max((fees.maxFeePerGas * 125n) / 100n, current.maxFeePerGas),
-          maxPriorityFeePerGas: max((fees.maxPriorityFeePerGas * 125n) / 100n, current.maxPriorityFeePerGas),
-        };
-        logger.warn({ nonce, fees }, 'bundle not mined yet; replacing it with higher fees');
-        raw = await this.#sign(request, nonce, fees);
-        hashes.push(keccak256(raw));
-        lastSendAt = -Infinity;
-        continue;
+        if (Date.now() - start > o.maxWaitMs) {
+          this.#nonce = undefined;
+          throw new SubmissionOutcomeUnknown(hashes);
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        pause = Math.min(pause * 2, o.pollIntervalMs.max);
       }
-
-      if (Date.now() - start > o.maxWaitMs) {
+    } catch (err) {
+      // Once the bundle may be out, no error may read as "not sent": the caller would send its
+      // operations again. Report the outcome as unknown so it is settled from the chain instead.
+      if (maybeSent && !(err instanceof SubmissionOutcomeUnknown)) {
         this.#nonce = undefined;
         throw new SubmissionOutcomeUnknown(hashes);
       }
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, o.pollIntervalMs.max);
+      throw err;
     }
   }
 
