@@ -50,7 +50,7 @@ const envSchema = z.object({
   CONTRACT_CONTENT_TOKEN: address.optional(),
   CONTRACT_TOKEN: address.optional(),
   PIN_SHARE_SALT: z.string().min(1).default('dauth/share_pin/v1'),
-  /** libuv's thread-pool size (libuv reads it too); PIN derivations leave at least one thread free. */
+  /** libuv's thread-pool size (libuv reads it at start); PIN derivations size their concurrency to it. */
   UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).default(4),
   /** Requests per minute per client and address at /oauth/token, /oauth/revoke and /oauth/introspect. */
   OAUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),

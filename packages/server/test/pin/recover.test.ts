@@ -106,7 +106,20 @@ describe.each([{ postgres: false }, { postgres: true }])(
       const before = await balances();
       expect(before).toEqual({ main: 995n, a: 45n });
 
+      // Without a valid verification token nothing happens (and the real token is not used up).
       const token = await verificationToken(server, user);
+      const custodyBefore = await server.services.custody.custodyOf(user.uuid);
+      const bogus = await call(
+        server,
+        '/v1/pin/recover',
+        { user_uuid: user.uuid, ...pinOf('000000'), verification_token: `${token.slice(0, -2)}xx` },
+        user.token,
+      );
+      expect(bogus.status).toBe(401);
+      expect(bogus.body.error).toBe('invalid_verification_token');
+      expect(await server.services.custody.custodyOf(user.uuid)).toEqual(custodyBefore);
+      expect(await onChainOwner(reg.address)).toBe(oldOwner);
+
       const newPin = pinOf('271828');
       const recovered = await call<Recovered>(
         server,

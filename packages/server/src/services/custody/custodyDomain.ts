@@ -53,7 +53,7 @@ export function createCustodyDomain(deps: {
       seal: new CustodySeal(deps.secretBox),
       sharePins: new SharePinDeriver(
         deps.config.pinShareSalt,
-        Number(process.env.PIN_INFLIGHT) || pinDerivationConcurrency(availableParallelism(), deps.config.threadPoolSize),
+        pinDerivationConcurrency(availableParallelism(), deps.config.threadPoolSize),
       ),
       lockout: new PinLockout(store),
       chain,

@@ -2,10 +2,14 @@ import { availableParallelism } from 'node:os';
 import { deriveSharePin } from '../../crypto/keyShares.js';
 
 /**
- * How many PBKDF2 derivations may be in flight at once: one per CPU core plus one, so a core never
- * idles while the event loop hands the next derivation over, but never every thread of libuv's
- * pool: at least one stays free for file I/O, DNS and WebCrypto (first-sight JWT checks), which
- * would otherwise queue behind PIN work. More cannot finish sooner; the cores are the limit.
+ * How many PBKDF2 derivations may be in flight at once (docs/performance-pin.md):
+ *
+ * - thread pool larger than the core count (libuv's default 4 on a 2-core machine): one per core.
+ *   More would run as extra threads on the same cores and only slow the event loop's thread; the
+ *   spare pool threads stay free for file I/O, DNS and WebCrypto.
+ * - thread pool of at most the core count (UV_THREADPOOL_SIZE = cores, the recommended setting):
+ *   every pool thread plus one waiting in libuv's queue, so no thread idles while the event loop
+ *   hands the next derivation over; other pool work waits behind at most that one.
  */
 export function pinDerivationConcurrency(cores: number, threadPoolSize: number): number {
   return threadPoolSize <= cores ? threadPoolSize + 1 : cores;
