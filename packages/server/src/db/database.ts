@@ -59,11 +59,44 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
     ping: async () => void (await sql`select 1`.execute(db)),
     close: () => db.destroy(),
   };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing is a measurable share of a request on
+ * the hot paths (code exchange, validation, consumption). The queries are a small fixed set of SQL
+ * texts, so prepared statements are reused by text. better-sqlite3 statements are safe to reuse
+ * (Kysely runs them with `all`/`run`, never leaves an iterator open), and SQLite re-prepares one by
+ * itself if a migration changes the schema underneath.
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property) {
+      if (property !== 'prepare') {
+        const value = Reflect.get(target, property) as unknown;
+        // Native methods must run with the real database as `this`, not the proxy.
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      return (source: string) => {
+        let statement = cache.get(source);
+        if (!statement) {
+          statement = prepare(source);
+          // Bounded: drop the oldest entry (Map keeps insertion order).
+          if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+          cache.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }
