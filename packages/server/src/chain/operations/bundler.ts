@@ -450,6 +450,18 @@ export class Bundler {
   /** Takes an unsent operation out and tells its caller why. */
   #drop(op: PendingOperation, err: unknown): void {
     this.withdraw(op);
+    const lastSent = op.sentUserOpHashes.at(-1);
+    if (lastSent) {
+      // It was in a bundle that went out: whatever failed now, that bundle may still have run it. An
+      // error that reads as "not sent" would make its caller send it again, so its outcome is unknown
+      // and is settled from the chain (UserOperationEvent of one of its hashes) by the caller.
+      this.logger.warn(
+        { sender: op.sender, userOpHash: lastSent, err },
+        'sent operation withdrawn; outcome unknown',
+      );
+      op.reject(new OperationOutcomeUnknownError({ userOpHash: lastSent }));
+      return;
+    }
     op.reject(err instanceof AppError ? err : err instanceof Error ? err : chainUnavailable());
   }
 
