@@ -508,6 +508,41 @@ describe('operation pipeline (real anvil)', () => {
     expect(await chain.gateway.tokenBalance(wallet)).toBe(7n);
   });
 
+  it('fails a withdrawn operation that was sent as "outcome unknown", never as "not sent"', async () => {
+    const { chain } = t;
+    const { owner, wallet } = await deployedWallet();
+    await chain.faucet.fund({ address: wallet, token: 10n });
+    const receiver = randomOwner().address;
+    type SubmitFn = (request: unknown) => Promise<{ kind: string }>;
+    const bundler = (chain.operations as unknown as { bundler: { submitter: { submit: SubmitFn } } }).bundler;
+    const original = bundler.submitter.submit.bind(bundler.submitter);
+    // The bundle is mined but reported dropped, and the node fails the very next look-up.
+    bundler.submitter.submit = async (request) => {
+      bundler.submitter.submit = original;
+      await original(request);
+      return { kind: 'dropped' };
+    };
+    const gateway = chain.gateway as unknown as {
+      receiptsOfOperations: (...a: unknown[]) => Promise<unknown>;
+    };
+    const lookup = gateway.receiptsOfOperations.bind(chain.gateway);
+    gateway.receiptsOfOperations = async () => {
+      gateway.receiptsOfOperations = lookup;
+      throw new AppError(503, 'chain_unavailable', 'node down (injected)');
+    };
+    const error = await chain.operations
+      .submitOperation({ owner, salt: 0n, calls: [chain.calls.erc20Transfer(token, receiver, 3n)] })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).name).toBe('OperationOutcomeUnknownError');
+    expect((error as AppError).details?.user_op_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // It did run, exactly once: a caller that resent it on a "not sent" error would pay twice.
+    expect(await chain.gateway.tokenBalance(receiver)).toBe(3n);
+  });
+
   it('keeps AppError as the only error type callers see', () => {
     expect(new UserOperationRejectedError('AA31 paymaster deposit too low')).toBeInstanceOf(AppError);
     expect(new UserOperationRejectedError('AA31 paymaster deposit too low')).toMatchObject({
