@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../composition.js';
+import { loginRateLimit } from '../rateLimits.js';
 import { errorResponses } from '../schemas.js';
 import type { App } from '../types.js';
 
@@ -46,18 +47,7 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
           ...errorResponses(400, 401, 429),
         },
       },
-      config: {
-        // Per address and per e-mail, so one attacker cannot lock many accounts nor hammer one.
-        rateLimit: {
-          max: 10,
-          timeWindow: '1 minute',
-          hook: 'preHandler',
-          keyGenerator: (request) => {
-            const email = (request.body as { email?: unknown } | undefined)?.email;
-            return `login:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
-          },
-        },
-      },
+      config: { rateLimit: loginRateLimit('login') },
     },
     async (request) => {
       const { token, uuid } = await accounts.login(request.body.email, request.body.password);

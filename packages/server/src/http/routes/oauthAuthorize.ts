@@ -13,6 +13,7 @@ import { redirectUriMismatch } from '../../services/oauth/oauthErrors.js';
 import { bearerToken } from '../adminAuth.js';
 import { completionPage, consentPage, loginPage } from '../pages/authorizePages.js';
 import { newNonce, pageHeaders } from '../pages/html.js';
+import { loginRateLimit } from '../rateLimits.js';
 import { errorResponses } from '../schemas.js';
 import type { App } from '../types.js';
 
@@ -220,15 +221,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
       },
       config: {
         errorStyle: 'oauth',
-        rateLimit: {
-          max: 10,
-          timeWindow: '1 minute',
-          hook: 'preHandler',
-          keyGenerator: (request) => {
-            const email = (request.body as { email?: unknown } | undefined)?.email;
-            return `page-login:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
-          },
-        },
+        rateLimit: loginRateLimit('page-login'),
       },
     },
     async (request, reply) => {
