@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
+import { getFreePort } from '@dauth/contracts';
 import pino from 'pino';
 import type { ChainServicesOptions } from '../../src/chain/chainServices.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -65,13 +65,4 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 /** A port that was free a moment ago, so PUBLIC_URL (the token issuer) can name it before start. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = (): Promise<number> => getFreePort('127.0.0.1');
