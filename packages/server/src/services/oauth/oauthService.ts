@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import type { OAuthClient } from '../../stores/clientStore.js';
-import type { OAuthGrantStore, RefreshTokenRecord } from '../../stores/oauthGrantStore.js';
+import type { GrantRecord, OAuthGrantStore, RefreshTokenRecord } from '../../stores/oauthGrantStore.js';
 import { ACCESS_TOKEN_TTL_SECONDS, type TokenClaims, type TokenService } from '../tokens/tokenService.js';
 import { invalidGrant } from './oauthErrors.js';
 import { newOpaqueToken, sha256Hex } from './opaqueToken.js';
@@ -97,14 +97,7 @@ export class OAuthService {
     const grantId = randomUUID();
     const expiresAt = now + CODE_TTL_MS;
     await this.deps.grants.createGrantWithCode(
-      {
-        grantId,
-        clientId: input.client.clientId,
-        userUuid: input.userUuid,
-        createdAt: now,
-        revokedAt: null,
-        revokedReason: null,
-      },
+      this.#newGrant(grantId, input.client.clientId, input.userUuid, now),
       {
         codeHash: sha256Hex(code),
         grantId,
@@ -218,14 +211,7 @@ export class OAuthService {
     const grantId = randomUUID();
     const refreshToken = newOpaqueToken();
     await this.deps.grants.createGrantWithRefreshToken(
-      {
-        grantId,
-        clientId: input.client.clientId,
-        userUuid: input.userUuid,
-        createdAt: now,
-        revokedAt: null,
-        revokedReason: null,
-      },
+      this.#newGrant(grantId, input.client.clientId, input.userUuid, now),
       this.#refreshRecord(refreshToken, grantId, input.client.clientId, input.userUuid, now),
     );
     const access = await this.deps.tokens.issueAccessToken({
@@ -415,6 +401,11 @@ export class OAuthService {
       'refresh_token_reused',
       'The refresh token was already used; every token of its grant is revoked',
     );
+  }
+
+  /** A live grant: the family every code, access and refresh token of one authorization belongs to. */
+  #newGrant(grantId: string, clientId: string, userUuid: number, now: number): GrantRecord {
+    return { grantId, clientId, userUuid, createdAt: now, revokedAt: null, revokedReason: null };
   }
 
   #refreshRecord(
