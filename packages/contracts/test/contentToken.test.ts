@@ -1,4 +1,12 @@
-import { encodeFunctionData, parseEther, parseEventLogs, type Address } from 'viem';
+import {
+  encodeFunctionData,
+  keccak256,
+  parseEther,
+  parseEventLogs,
+  stringToBytes,
+  type Address,
+  type Hex,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dauthContentTokenAbi, dauthTokenAbi } from '../src/index.js';
 import { revertOf, startTestChain, testKey, type TestChain } from './support/chain.js';
@@ -8,6 +16,8 @@ const CUID = 'game-42';
 const provider = testKey('content/provider').address;
 const slotA = testKey('content/slot-a').address;
 const slotB = testKey('content/slot-b').address;
+/** Slot of the batch-key tests, apart from the figures the settlement tests expect of slot A. */
+const slotC = testKey('content/slot-c').address;
 
 beforeAll(async () => {
   chain = await startTestChain();
@@ -31,8 +41,15 @@ const balances = async (slot: Address) => ({
     args: [CUID, slot],
   }),
 });
-const recordUsage = (slots: Address[], amounts: bigint[]) =>
-  asOperator().writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, slots, amounts] });
+let batchCounter = 0;
+/** A fresh batch key per call, as the server names every batch once. */
+const nextBatchKey = (): Hex => keccak256(stringToBytes(`test-batch-${++batchCounter}`));
+const recordUsage = (slots: Address[], amounts: bigint[], batchKey: Hex = nextBatchKey(), cuid = CUID) =>
+  asOperator().writeContract({
+    ...token(),
+    functionName: 'recordUsage',
+    args: [batchKey, cuid, slots, amounts],
+  });
 
 describe('provider registration', () => {
   it('is operator only and validates its terms', async () => {
@@ -181,12 +198,83 @@ describe('consumption', () => {
     expect({ a: await balances(slotA), b: await balances(slotB) }).toEqual(before);
   });
 
+  it('counts a resent batch once: the same batch key changes nothing the second time', async () => {
+    await chain.mined(
+      chain
+        .walletFor(chain.stranger)
+        .writeContract({ ...token(), functionName: 'buy', args: [CUID, slotC], value: 1_000n }),
+    );
+    const batchKey = nextBatchKey();
+    const before = await balances(slotC);
+    const first = await chain.mined(recordUsage([slotC, slotC], [7n, 3n], batchKey));
+    const marker = parseEventLogs({
+      abi: dauthContentTokenAbi,
+      eventName: 'UsageBatchRecorded',
+      logs: first.logs,
+    });
+    expect(marker.map((e) => e.args)).toEqual([
+      { batchKey, cuidHash: keccak256(stringToBytes(CUID)), records: 2n },
+    ]);
+    expect(await balances(slotC)).toEqual({ balance: before.balance - 10n, used: before.used + 10n });
+    expect(
+      await chain.publicClient.readContract({
+        ...token(),
+        functionName: 'usageBatchRecorded',
+        args: [batchKey, CUID],
+      }),
+    ).toBe(true);
+
+    // The resend succeeds (so a late first transaction never makes the resend fail) but records nothing.
+    const resent = await chain.mined(recordUsage([slotC, slotC], [7n, 3n], batchKey));
+    expect(resent.status).toBe('success');
+    expect(
+      parseEventLogs({ abi: dauthContentTokenAbi, logs: resent.logs }).filter(
+        (e) => e.eventName === 'UsageRecorded' || e.eventName === 'UsageBatchRecorded',
+      ),
+    ).toEqual([]);
+    expect(await balances(slotC)).toEqual({ balance: before.balance - 10n, used: before.used + 10n });
+    const { result } = await chain.publicClient.simulateContract({
+      ...token(),
+      account: chain.operator,
+      functionName: 'recordUsage',
+      args: [batchKey, CUID, [slotC], [1n]],
+    });
+    expect(result).toBe(false);
+  });
+
+  it('keeps batch keys apart per cuid, and a refused batch does not use up its key', async () => {
+    const batchKey = nextBatchKey();
+    const before = await balances(slotC);
+    expect(await revertOf(() => recordUsage([slotC], [before.balance + 1n], batchKey))).toBe(
+      'InsufficientBalance',
+    );
+    expect(
+      await chain.publicClient.readContract({
+        ...token(),
+        functionName: 'usageBatchRecorded',
+        args: [batchKey, CUID],
+      }),
+    ).toBe(false);
+    await chain.mined(recordUsage([slotC], [2n], batchKey));
+    expect(await balances(slotC)).toEqual({ balance: before.balance - 2n, used: before.used + 2n });
+    // The same key under another cuid is another batch (one operation carries one call per cuid).
+    expect(
+      await chain.publicClient.readContract({
+        ...token(),
+        functionName: 'usageBatchRecorded',
+        args: [batchKey, 'another-game'],
+      }),
+    ).toBe(false);
+  });
+
   it('is operator only', async () => {
     expect(
       await revertOf(() =>
-        chain
-          .walletFor(chain.stranger)
-          .writeContract({ ...token(), functionName: 'recordUsage', args: [CUID, [slotA], [1n]] }),
+        chain.walletFor(chain.stranger).writeContract({
+          ...token(),
+          functionName: 'recordUsage',
+          args: [nextBatchKey(), CUID, [slotA], [1n]],
+        }),
       ),
     ).toBe('NotOperator');
   });

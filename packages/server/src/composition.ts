@@ -225,12 +225,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
       providerStore: new ContentProviderStore(database.db),
       ledger: new ContentLedgerStore(database.db),
       secretBox,
-      chain: new ContentTokenGateway(
-        chain.gateway,
-        chain.operator,
-        chain.calls,
-        chain.embedded !== undefined,
-      ),
+      chain: new ContentTokenGateway(chain.gateway, chain.operator, chain.calls),
       clients: contentClientsOf(clients),
       slots: slotDirectoryOf(slotDomain.slots),
       wallets: walletExecutorOf(custodyDomain.custody, wallets),

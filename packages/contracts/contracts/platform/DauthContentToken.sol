@@ -37,6 +37,8 @@ contract DauthContentToken is Operated {
     mapping(bytes32 => mapping(address => SlotBalance)) private _balances;
     /// @dev Usage (in token units) already settled by `release`, per cuid and slot.
     mapping(bytes32 => mapping(address => uint256)) private _released;
+    /// @dev Usage batches already recorded, keyed by `keccak256(abi.encode(batchKey, cuidHash))`.
+    mapping(bytes32 => bool) private _recordedBatches;
 
     event TreasuryChanged(address indexed previousTreasury, address indexed newTreasury);
     event ProviderRegistered(
@@ -53,6 +55,8 @@ contract DauthContentToken is Operated {
     event UsageRecorded(
         bytes32 indexed cuidHash, address indexed slot, uint256 amount, uint256 balance, uint256 usedBalance
     );
+    /// @notice Opens the `records` UsageRecorded events of one recorded batch, which follow it directly.
+    event UsageBatchRecorded(bytes32 indexed batchKey, bytes32 indexed cuidHash, uint256 records);
     event ReleaseEnabledChanged(bytes32 indexed cuidHash, bool enabled);
     event PoolFunded(bytes32 indexed cuidHash, address indexed from, uint256 amount, uint256 pool);
     event PoolWithdrawn(bytes32 indexed cuidHash, address indexed to, uint256 amount, uint256 pool);
@@ -145,14 +149,25 @@ contract DauthContentToken is Operated {
      * `slots[i]` to its used balance. All or nothing: a record above its balance (or of zero) reverts the
      * whole batch with InsufficientBalance naming it, so the server can drop it and resend the rest.
      * Several cuids go in one transaction as several calls of the operator's `executeBatch`.
+     *
+     * `batchKey` makes a resend harmless: the server names every batch once and sends it under that name
+     * until it finds it on chain, so a batch whose first transaction landed late (after an outage, a lost
+     * receipt or a reorg) is counted once. A batch already recorded for this cuid changes nothing and
+     * returns false; the server then reads its figures from the first transaction's events.
      */
-    function recordUsage(string calldata cuid, address[] calldata slots, uint256[] calldata amounts)
-        external
-        onlyOperator
-    {
+    function recordUsage(
+        bytes32 batchKey,
+        string calldata cuid,
+        address[] calldata slots,
+        uint256[] calldata amounts
+    ) external onlyOperator returns (bool recorded) {
         bytes32 key = cuidHash(cuid);
         _registered(key, cuid);
         if (slots.length != amounts.length) revert LengthMismatch();
+        bytes32 batchId = keccak256(abi.encode(batchKey, key));
+        if (_recordedBatches[batchId]) return false;
+        _recordedBatches[batchId] = true;
+        emit UsageBatchRecorded(batchKey, key, slots.length);
         mapping(address => SlotBalance) storage balances = _balances[key];
         for (uint256 i = 0; i < slots.length; ++i) {
             address slot = slots[i];
@@ -167,6 +182,7 @@ contract DauthContentToken is Operated {
             balances[slot] = current;
             emit UsageRecorded(key, slot, amount, current.balance, current.used);
         }
+        return true;
     }
 
     // ----- settlement -----
@@ -223,6 +239,11 @@ contract DauthContentToken is Operated {
 
     function usedBalanceOf(string calldata cuid, address slot) external view returns (uint256) {
         return _balances[cuidHash(cuid)][slot].used;
+    }
+
+    /// @notice Whether the usage batch `batchKey` has been recorded for `cuid`.
+    function usageBatchRecorded(bytes32 batchKey, string calldata cuid) external view returns (bool) {
+        return _recordedBatches[keccak256(abi.encode(batchKey, cuidHash(cuid)))];
     }
 
     /// @notice Usage of `slot` already settled by `release`, in token units.

@@ -1,15 +1,22 @@
 import { dauthContentTokenAbi } from '@dauth/contracts';
-import { getAddress, keccak256, parseEventLogs, stringToBytes, type TransactionReceipt } from 'viem';
+import {
+  getAddress,
+  keccak256,
+  parseEventLogs,
+  stringToBytes,
+  type Log,
+  type TransactionReceipt,
+} from 'viem';
 import { AppError } from '../errors.js';
 import type {
   ChainWrite,
   ContentTokenChain,
   ProviderOnChain,
   PurchaseOnChain,
+  RecordedBatch,
   RecordedUsage,
   SlotFigures,
-  UsageGroup,
-  UsageLookup,
+  UsageBatch,
 } from '../services/content/ports.js';
 import { atGateway } from './chainErrors.js';
 import type { ChainGateway } from './chainGateway.js';
@@ -21,8 +28,8 @@ import type { Address, Call, Hash } from './types.js';
 
 /** Gas of one `recordUsage` record (cold slot: SLOAD + SSTORE + event + loop), with room to spare. */
 const GAS_PER_USAGE_RECORD = 40_000n;
-/** Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check). */
-const GAS_PER_USAGE_CALL = 60_000n;
+/** Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check, the batch key). */
+const GAS_PER_USAGE_CALL = 90_000n;
 
 /** A mined operation whose call reverted (nothing but its nonce changed). */
 export class OperationRevertedOnChainError extends AppError {
@@ -56,6 +63,10 @@ export const checksumAddress = (address: string): Address => getAddress(address)
 /** keccak256 of the cuid's UTF-8 bytes: how the contract keys cuids in storage and events. */
 export const cuidHashOf = (cuid: string): Hash => keccak256(stringToBytes(cuid));
 
+/** The `batchKey` under which `recordUsage` records a batch once, from the batch's id (a UUID). */
+export const usageBatchKeyOf = (batchId: string): Hash =>
+  keccak256(stringToBytes(`dauth.content-usage-batch:${batchId}`));
+
 /**
  * The DauthContentToken contract for the content-token domain (`ContentTokenChain`): writes through the
  * platform operator wallet (sponsored operations bundled by the chain layer), reads through the gateway,
@@ -68,8 +79,6 @@ export class ContentTokenGateway implements ContentTokenChain {
     private readonly gateway: ChainGateway,
     private readonly operator: OperatorWallet,
     private readonly calls: ContractCalls,
-    /** An embedded (single, automining) node: a transaction it does not know is gone for good. */
-    private readonly embedded: boolean,
   ) {
     this.contentToken = gateway.contracts.content_token;
   }
@@ -136,91 +145,107 @@ export class ContentTokenGateway implements ContentTokenChain {
     return { ...this.#write(result), usage: released.args.usage, paid: released.args.paid };
   }
 
-  async recordUsage(groups: UsageGroup[]): Promise<{ write: ChainWrite; events: RecordedUsage[] }> {
-    const records = groups.reduce((n, g) => n + g.slots.length, 0);
-    const calls = groups.map((g) =>
-      this.calls.platform('contentToken', 'recordUsage', [g.cuid, g.slots, g.amounts]),
+  async recordUsage(batch: UsageBatch): Promise<RecordedBatch> {
+    const key = usageBatchKeyOf(batch.id);
+    const records = batch.groups.reduce((n, g) => n + g.slots.length, 0);
+    const calls = batch.groups.map((g) =>
+      this.calls.platform('contentToken', 'recordUsage', [key, g.cuid, g.slots, g.amounts]),
     );
     // The gas is computed, not estimated: admission control already guarantees every record fits, and an
     // estimate would execute the whole batch several times on the node.
-    const gas = GAS_PER_USAGE_CALL * BigInt(groups.length) + GAS_PER_USAGE_RECORD * BigInt(records);
+    const gas = GAS_PER_USAGE_CALL * BigInt(batch.groups.length) + GAS_PER_USAGE_RECORD * BigInt(records);
     const result = await this.#operate(calls, gas);
     const receipt = await this.#receipt(result.txHash);
-    return { write: this.#write(result), events: this.#usageEvents(receipt.logs) };
-  }
-
-  #usageEvents(logs: TransactionReceipt['logs']): RecordedUsage[] {
-    const ours = logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase());
-    return parseEventLogs({ abi: dauthContentTokenAbi, logs: ours, eventName: 'UsageRecorded' })
-      .sort((a, b) => a.logIndex - b.logIndex)
-      .map((e) => ({
-        cuidHash: e.args.cuidHash,
-        slot: e.args.slot,
-        amount: e.args.amount,
-        balance: e.args.balance,
-        used: e.args.usedBalance,
-      }));
-  }
-
-  async findUsageTransaction(
-    lookup: UsageLookup,
-  ): Promise<{ found: true; write: ChainWrite; events: RecordedUsage[] } | { found: false; final: boolean }> {
-    const expected = lookup.groups.flatMap((g) => {
-      const hash = cuidHashOf(g.cuid);
-      return g.slots.map((slot, i) => ({ hash, slot: slot.toLowerCase(), amount: g.amounts[i]! }));
-    });
-    const matches = (events: RecordedUsage[]) =>
-      events.length === expected.length &&
-      events.every(
-        (e, i) =>
-          e.cuidHash === expected[i]!.hash &&
-          e.slot.toLowerCase() === expected[i]!.slot &&
-          e.amount === expected[i]!.amount,
+    const events = this.#batchEvents(receipt.logs, batch);
+    if (events) return { write: this.#write(result), events };
+    // This send recorded nothing: an earlier one of the same batch had landed. Its figures are the answer.
+    const earlier = await this.findUsageBatch(batch);
+    if (!earlier.found) {
+      throw new Error(
+        `usage batch ${batch.id} was recorded before ${result.txHash}, but its logs are not found`,
       );
-    if (lookup.txHint) {
-      const receipt = await atGateway(() =>
-        this.gateway.client.getTransactionReceipt({ hash: lookup.txHint! }),
-      ).catch(() => undefined);
-      if (receipt?.status === 'success') {
-        const events = this.#usageEvents(receipt.logs);
-        if (matches(events)) {
-          return {
-            found: true,
-            write: { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber },
-            events,
-          };
-        }
-      }
     }
-    const logs = await atGateway(() =>
+    return { write: earlier.write, events: earlier.events };
+  }
+
+  /**
+   * The batch's `UsageRecorded` events in `logs` (one transaction's, in log order), or undefined when that
+   * transaction did not record it. Each group's events directly follow its `UsageBatchRecorded` marker, so
+   * they are told apart from other batches bundled into the same transaction.
+   */
+  #batchEvents(logs: readonly Log[], batch: UsageBatch): RecordedUsage[] | undefined {
+    const key = usageBatchKeyOf(batch.id);
+    const ours = parseEventLogs({
+      abi: dauthContentTokenAbi,
+      logs: logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase()),
+    }).sort((a, b) => a.logIndex - b.logIndex);
+    const events: RecordedUsage[] = [];
+    for (const group of batch.groups) {
+      const hash = cuidHashOf(group.cuid);
+      const at = ours.findIndex(
+        (e) => e.eventName === 'UsageBatchRecorded' && e.args.batchKey === key && e.args.cuidHash === hash,
+      );
+      if (at < 0) {
+        if (events.length === 0) return undefined;
+        throw new Error(`usage batch ${batch.id}: a transaction recorded only some of its cuids`);
+      }
+      group.slots.forEach((slot, i) => {
+        const event = ours[at + 1 + i];
+        if (
+          event?.eventName !== 'UsageRecorded' ||
+          event.args.cuidHash !== hash ||
+          event.args.slot.toLowerCase() !== slot.toLowerCase() ||
+          event.args.amount !== group.amounts[i]
+        ) {
+          throw new Error(
+            `usage batch ${batch.id}: the chain's record ${i} of ${group.cuid} differs from it`,
+          );
+        }
+        events.push({
+          cuidHash: hash,
+          slot: event.args.slot,
+          amount: event.args.amount,
+          balance: event.args.balance,
+          used: event.args.usedBalance,
+        });
+      });
+    }
+    return events;
+  }
+
+  async findUsageBatch(
+    batch: UsageBatch,
+    txHint?: Hash,
+  ): Promise<({ found: true } & RecordedBatch) | { found: false; pending: boolean }> {
+    const [marker] = await atGateway(() =>
       this.gateway.client.getLogs({
         address: this.contentToken,
-        event: usageRecordedEvent,
-        fromBlock: lookup.fromBlock,
+        event: usageBatchRecordedEvent,
+        args: { batchKey: usageBatchKeyOf(batch.id) },
+        fromBlock: batch.fromBlock,
         toBlock: 'latest',
       }),
     );
-    const byTx = new Map<string, typeof logs>();
-    for (const log of logs) {
-      if (!log.transactionHash || lookup.exclude.has(log.transactionHash.toLowerCase())) continue;
-      const list = byTx.get(log.transactionHash) ?? [];
-      list.push(log);
-      byTx.set(log.transactionHash, list);
+    if (marker?.transactionHash) {
+      const receipt = await atGateway(() =>
+        this.gateway.client.getTransactionReceipt({ hash: marker.transactionHash }),
+      );
+      const events = this.#batchEvents(receipt.logs, batch);
+      if (!events) throw new Error(`usage batch ${batch.id}: ${receipt.transactionHash} lost its marker`);
+      return {
+        found: true,
+        write: { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber },
+        events,
+      };
     }
-    for (const [txHash, list] of byTx) {
-      const events = this.#usageEvents(list as TransactionReceipt['logs']);
-      if (matches(events)) {
-        return { found: true, write: { txHash: txHash as Hash, blockNumber: list[0]!.blockNumber! }, events };
-      }
-    }
-    if (lookup.txHint) {
+    if (txHint) {
       // Still waiting in the node's pool (e.g. put back there when the chain went back): it may land yet.
-      const pending = await atGateway(() =>
-        this.gateway.client.getTransaction({ hash: lookup.txHint! }),
-      ).catch(() => undefined);
-      if (pending && pending.blockNumber === null) return { found: false, final: false };
+      const pending = await atGateway(() => this.gateway.client.getTransaction({ hash: txHint })).catch(
+        () => undefined,
+      );
+      if (pending && pending.blockNumber === null) return { found: false, pending: true };
     }
-    return { found: false, final: this.embedded };
+    return { found: false, pending: false };
   }
 
   async readSlot(cuid: string, slot: Address, blockNumber?: bigint): Promise<SlotFigures> {
@@ -291,7 +316,9 @@ export class ContentTokenGateway implements ContentTokenChain {
   }
 }
 
-const usageRecordedEvent = dauthContentTokenAbi.find(
-  (item): item is Extract<(typeof dauthContentTokenAbi)[number], { type: 'event'; name: 'UsageRecorded' }> =>
-    item.type === 'event' && item.name === 'UsageRecorded',
+const usageBatchRecordedEvent = dauthContentTokenAbi.find(
+  (
+    item,
+  ): item is Extract<(typeof dauthContentTokenAbi)[number], { type: 'event'; name: 'UsageBatchRecorded' }> =>
+    item.type === 'event' && item.name === 'UsageBatchRecorded',
 )!;

@@ -520,17 +520,6 @@ export class ContentLedgerStore {
       .execute();
   }
 
-  /** Transaction hashes of batches included at or after `block` (lowercase). */
-  async includedTxHashesSince(block: bigint): Promise<Set<string>> {
-    const rows = await this.db
-      .selectFrom('content_batches')
-      .select('tx_hash')
-      .where('state', '=', 'included')
-      .where('block_number', '>=', blockNum(block))
-      .execute();
-    return new Set(rows.flatMap((r) => (r.tx_hash ? [r.tx_hash.toLowerCase()] : [])));
-  }
-
   async listSendingBatches(): Promise<BatchRecord[]> {
     const rows = await this.db
       .selectFrom('content_batches')

@@ -38,12 +38,7 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
   });
   afterAll(() => server?.close());
 
-  // Known defect (issue 6 stays open): in roughly one run in four, some accepted records are counted
-  // twice on chain across this stop/start while the database shows each included once. It reproduces
-  // with and without the bundler's settle-from-logs step; the suspect is the usage batcher's requeue of
-  // a batch whose outcome was unknown (services/content/usageBatcher.ts #handleFailure / recover).
-  // Skipped so CI stays meaningful; un-skip when fixed.
-  it.skip('stops and restarts the embedded anvil while calls keep arriving; every accepted record lands once', async () => {
+  it('stops and restarts the embedded anvil while calls keep arriving; every accepted record lands once', async () => {
     const embedded = server.services.chain.embedded!;
     const before = await onChain(server, provider.cuid, player.slot);
     const answers = new Map<string, { status: number; body: Record<string, unknown> }>();

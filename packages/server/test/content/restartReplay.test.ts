@@ -58,14 +58,18 @@ describe('accepted records survive a restart, and batches left open are settled 
     // Two batches left open by a crash: one was sent and landed (but was never recorded), one never left.
     const ledger = new ContentLedgerStore(first.services.database.db);
     const chain = first.services.chain;
-    const gateway = new ContentTokenGateway(chain.gateway, chain.operator, chain.calls, true);
+    const gateway = new ContentTokenGateway(chain.gateway, chain.operator, chain.calls);
     const queued = await ledger.listQueued(100);
     const head = await chain.gateway.client.getBlockNumber();
     const landed = await ledger.openBatch(
       queued.slice(0, 10).map((r) => r.id),
       head,
     );
-    await gateway.recordUsage(groupRecords(landed.records).groups);
+    await gateway.recordUsage({
+      id: landed.batch.id,
+      fromBlock: head,
+      groups: groupRecords(landed.records).groups,
+    });
     await ledger.openBatch(
       queued.slice(10, 20).map((r) => r.id),
       head,

@@ -29,16 +29,22 @@ export interface RecordedUsage {
   used: bigint;
 }
 
-/** How to find the transaction that carried a usage batch whose outcome is not known. */
-export interface UsageLookup {
-  /** A block at or before the batch was sent. */
+/**
+ * A batch of consumption records, sent as one operator operation (one `recordUsage` call per group). Its id
+ * names it on chain: however often it is sent, the contract records it once.
+ */
+export interface UsageBatch {
+  id: string;
+  /** A block at or before the batch was first sent: its transaction cannot be in an earlier one. */
   fromBlock: bigint;
-  /** The batch's calls, in order: the transaction must carry exactly these records. */
+  /** The batch's calls, in order. */
   groups: UsageGroup[];
-  /** The transaction hash the chain layer last reported for it, if any. */
-  txHint?: Hash | undefined;
-  /** Transactions of batches already settled (lowercase hashes): never this batch. */
-  exclude: ReadonlySet<string>;
+}
+
+/** A batch found on chain: its transaction and its `UsageRecorded` events in record order. */
+export interface RecordedBatch {
+  write: ChainWrite;
+  events: RecordedUsage[];
 }
 
 export interface ProviderOnChain {
@@ -79,17 +85,18 @@ export interface ContentTokenChain {
   fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }>;
   release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }>;
   /**
-   * Sends one operator operation carrying every group (one `recordUsage` call each, in order) and resolves
-   * after inclusion with the `UsageRecorded` events in record order.
+   * Sends the batch as one operator operation and resolves after inclusion with the transaction that
+   * recorded it: this one, or an earlier one when the batch had already landed (a resend records nothing).
    */
-  recordUsage(groups: UsageGroup[]): Promise<{ write: ChainWrite; events: RecordedUsage[] }>;
+  recordUsage(batch: UsageBatch): Promise<RecordedBatch>;
   /**
-   * Finds the transaction that carried a batch (see `UsageLookup`). `final` tells that a batch not found
-   * can no longer land (e.g. the embedded node, which mines at once and keeps no pool across restarts).
+   * The transaction that recorded the batch, if any. `pending` tells that `txHint` still waits in the
+   * node's pool, so the batch may land without being sent again.
    */
-  findUsageTransaction(
-    lookup: UsageLookup,
-  ): Promise<{ found: true; write: ChainWrite; events: RecordedUsage[] } | { found: false; final: boolean }>;
+  findUsageBatch(
+    batch: UsageBatch,
+    txHint?: Hash,
+  ): Promise<({ found: true } & RecordedBatch) | { found: false; pending: boolean }>;
   readSlot(cuid: string, slot: Address, blockNumber?: bigint): Promise<SlotFigures>;
   readProvider(cuid: string): Promise<ProviderOnChain | undefined>;
   releasable(cuid: string, slot: Address): Promise<{ usage: bigint; amount: bigint }>;

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Address, Hash } from '../../chain/types.js';
+import type { Address } from '../../chain/types.js';
 import { AppError, isAppError } from '../../errors.js';
 import type { BatchRecord, ContentLedgerStore, UsageRecord } from '../../stores/contentLedgerStore.js';
 import type { ChainWatch } from './chainWatch.js';
-import type { ContentTokenChain, RecordedUsage, UsageGroup } from './ports.js';
+import type { ContentTokenChain, RecordedBatch, UsageBatch, UsageGroup } from './ports.js';
 
 export interface UsageBatcherOptions {
   /** Most records in one transaction. */
@@ -18,8 +18,6 @@ export interface UsageBatcherOptions {
 }
 
 const LEASE_NAME = 'content-usage-batcher';
-/** A paymaster signature is valid for 300 s; a batch not seen on chain 6 minutes later never will be. */
-const SPONSORSHIP_HORIZON_MS = 360_000;
 
 /** Listeners the consumption service registers to answer its waiting callers. */
 export interface BatchListener {
@@ -33,9 +31,10 @@ export interface BatchListener {
  *
  * Exactly one batcher runs across replicas (a lease row in the database, renewed while it runs). Before a
  * batch is sent it is written down (`content_batches`, state `sending`, with the chain head at that time),
- * so after a crash, a node outage or a database error every batch is settled from the chain's logs:
- * included (records answered from its events), or known never to land (records go back to the queue).
- * Nothing accepted is ever dropped.
+ * and its records stay with it until the chain has it. The batch's id names it on chain (`recordUsage`'s
+ * batch key), so it can be sent again whenever its outcome is unknown, after a crash, a node outage, a
+ * lost receipt or a chain that went back: the contract records a batch once, and its figures are read
+ * from the transaction that did. Nothing accepted is ever dropped or counted twice.
  */
 export class UsageBatcher {
   readonly holder = `batcher-${randomUUID()}`;
@@ -47,7 +46,6 @@ export class UsageBatcher {
   #arrivals = 0;
   #needsRecovery = true;
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
-  readonly #undecidedSince = new Map<string, number>();
   #rewoundTo: bigint | undefined;
   #recoveryRetryAt = 0;
 
@@ -186,7 +184,7 @@ export class UsageBatcher {
     }
   }
 
-  /** Opens a batch for `queued`, sends it and settles it. */
+  /** Opens a batch for `queued` and sends it. */
   async #send(queued: UsageRecord[]): Promise<void> {
     const fromBlock = await this.watch.head();
     const { batch, records } = await this.ledger.openBatch(
@@ -197,30 +195,30 @@ export class UsageBatcher {
       await this.ledger.dropBatch(batch.id);
       return;
     }
+    await this.#attempt(batch, records);
+  }
+
+  /** Sends a batch (again, if it was sent before) and settles it; true once it is settled either way. */
+  async #attempt(batch: BatchRecord, records: UsageRecord[]): Promise<boolean> {
     const { groups, order } = groupRecords(records);
-    let result;
+    let recorded: RecordedBatch;
     try {
-      result = await this.chain.recordUsage(groups);
+      recorded = await this.chain.recordUsage({ id: batch.id, fromBlock: batch.fromBlock, groups });
     } catch (err) {
-      await this.#handleFailure(batch, records, err);
-      return;
+      return this.#handleFailure(batch, records, err);
     }
     try {
-      await this.#complete(batch.id, order, result.write.txHash, result.write.blockNumber, result.events);
+      await this.#complete(batch.id, order, recorded);
     } catch (err) {
       // Included on chain but not recorded here (database trouble): settle it from the chain later.
       this.logger.error({ batch: batch.id, err: describe(err) }, 'could not record an included usage batch');
       this.#needsRecovery = true;
+      return false;
     }
+    return true;
   }
 
-  async #complete(
-    batchId: string,
-    order: UsageRecord[],
-    txHash: Hash,
-    blockNumber: bigint,
-    events: RecordedUsage[],
-  ): Promise<void> {
+  async #complete(batchId: string, order: UsageRecord[], { write, events }: RecordedBatch): Promise<void> {
     if (events.length !== order.length) {
       throw new Error(`batch ${batchId}: ${events.length} UsageRecorded events for ${order.length} records`);
     }
@@ -231,8 +229,12 @@ export class UsageBatcher {
       }
       return { id: record.id, balanceAfter: event.balance, usedAfter: event.used };
     });
-    this.watch.observe(blockNumber);
-    await this.ledger.completeBatch(batchId, { txHash, blockNumber, records: included });
+    this.watch.observe(write.blockNumber);
+    await this.ledger.completeBatch(batchId, {
+      txHash: write.txHash,
+      blockNumber: write.blockNumber,
+      records: included,
+    });
     this.#stats.batches++;
     this.#stats.records += order.length;
     this.#stats.lastBatchSize = order.length;
@@ -241,42 +243,26 @@ export class UsageBatcher {
         ...record,
         state: 'included',
         batchId,
-        txHash,
-        blockNumber,
+        txHash: write.txHash,
+        blockNumber: write.blockNumber,
         balanceAfter: included[i]!.balanceAfter,
         usedAfter: included[i]!.usedAfter,
       })),
     );
   }
 
-  async #handleFailure(batch: BatchRecord, records: UsageRecord[], err: unknown): Promise<void> {
+  /**
+   * A send failed. Only a refusal naming a record the on-chain balance no longer covers splits the batch;
+   * every other failure keeps it whole and `sending` (it may be on chain, or may land yet) for recovery to
+   * find or send again under the same batch key. False: the batch is not settled.
+   */
+  async #handleFailure(batch: BatchRecord, records: UsageRecord[], err: unknown): Promise<boolean> {
     const appError = isAppError(err) ? err : undefined;
-    const notSent =
-      appError?.code === 'chain_unavailable' &&
-      err instanceof Error &&
-      err.name !== 'OperationOutcomeUnknownError';
-    const refusedBeforeEffect = appError !== undefined && appError.status < 500;
-    if (!notSent && !refusedBeforeEffect) {
-      // It may be on chain (the node vanished after sending, or something unexpected): keep the batch
-      // `sending` and settle it from the chain's logs once the node answers.
-      const txHint = (appError?.details?.tx_hash as `0x${string}` | undefined) ?? undefined;
-      await this.ledger.setBatchHint(batch.id, txHint).catch(() => undefined);
-      this.logger.warn(
-        { batch: batch.id, err: describe(err) },
-        'content usage batch outcome unknown; will settle it',
-      );
-      if (appError?.code === 'chain_unavailable') this.watch.markDown();
-      this.#needsRecovery = true;
-      return;
-    }
-    // Nothing was sent, or the chain refused it without effect: the records go back to the queue.
-    await this.ledger.dropBatch(batch.id);
-    if (notSent) {
-      this.watch.markDown();
-      return;
-    }
-    const refused = await this.#refusedRecords(err, records);
+    const refused = await this.#refusedRecords(err, records).catch(() => []);
     if (refused.length > 0) {
+      // The whole operation reverted (nothing of it is on chain, the key is unused): the records the
+      // balance covers go back to the queue, the others fail.
+      await this.ledger.dropBatch(batch.id);
       this.logger.error(
         { records: refused.map((r) => r.id), err: describe(err) },
         'the chain refused consumption records the reservation had admitted (balance changed outside dauth)',
@@ -288,13 +274,26 @@ export class UsageBatcher {
       this.listener.settled(
         refused.map((r) => ({ ...r, state: 'failed', error: 'insufficient_balance_on_chain' })),
       );
-      return;
+      return true;
     }
-    this.logger.error(
-      { batch: batch.id, err: describe(err) },
-      'content usage batch refused; records requeued',
-    );
-    await this.#sleep(1_000);
+    const txHint = (appError?.details?.tx_hash as `0x${string}` | undefined) ?? undefined;
+    await this.ledger.setBatchHint(batch.id, txHint).catch(() => undefined);
+    if (appError?.code === 'chain_unavailable') {
+      this.logger.warn(
+        { batch: batch.id, err: describe(err) },
+        'content usage batch not confirmed; will settle it',
+      );
+      this.watch.markDown();
+    } else {
+      // Refused for another reason (which admission should have prevented), or something unexpected.
+      this.logger.error(
+        { batch: batch.id, err: describe(err) },
+        'content usage batch failed; will settle it',
+      );
+      this.#recoveryRetryAt = Date.now() + 1_000;
+    }
+    this.#needsRecovery = true;
+    return false;
   }
 
   /**
@@ -326,10 +325,10 @@ export class UsageBatcher {
   }
 
   /**
-   * Settles every batch left `sending` (by a crash, an outage or a database error): a batch found on chain
-   * (its exact records in one transaction not attributed to another batch) is completed from its events; a
-   * batch not found is requeued once it can no longer land (at once on the embedded node; otherwise when
-   * its sponsorship, valid for 300 s after signing, has certainly expired). False while one is undecided.
+   * Settles every batch left `sending` (by a crash, an outage, a lost receipt or a database error): a batch
+   * found on chain by its key is completed from that transaction's events; one not found is sent again
+   * under the same key, unless its last transaction still waits in the node's pool. False while one is
+   * unsettled.
    */
   async recover(): Promise<boolean> {
     // Batches recorded in blocks the chain no longer has (it restarted from an older state) are resent.
@@ -355,43 +354,29 @@ export class UsageBatcher {
         continue;
       }
       const { groups, order } = groupRecords(records);
+      const sent: UsageBatch = { id: batch.id, fromBlock: batch.fromBlock, groups };
       let outcome;
       try {
-        outcome = await this.chain.findUsageTransaction({
-          fromBlock: batch.fromBlock,
-          groups,
-          txHint: batch.txHint,
-          exclude: await this.ledger.includedTxHashesSince(batch.fromBlock),
-        });
+        outcome = await this.chain.findUsageBatch(sent, batch.txHint);
       } catch (err) {
         this.logger.warn({ batch: batch.id, err: describe(err) }, 'cannot settle a content usage batch yet');
         if (isAppError(err) && err.code === 'chain_unavailable') this.watch.markDown();
         return false;
       }
       if (outcome.found) {
-        await this.#complete(
-          batch.id,
-          order,
-          outcome.write.txHash,
-          outcome.write.blockNumber,
-          outcome.events,
-        );
+        await this.#complete(batch.id, order, outcome);
         this.logger.info(
           { batch: batch.id, records: order.length },
           'content usage batch settled from the chain',
         );
         continue;
       }
-      const firstSeen = this.#undecidedSince.get(batch.id) ?? Date.now();
-      this.#undecidedSince.set(batch.id, firstSeen);
-      const horizon = Math.max(batch.updatedAt, firstSeen) + SPONSORSHIP_HORIZON_MS;
-      if (!outcome.final && Date.now() < horizon) return false;
+      if (outcome.pending) return false;
       this.logger.info(
         { batch: batch.id, records: order.length },
-        'content usage batch did not land; requeued',
+        'content usage batch not on chain; resending it',
       );
-      await this.ledger.dropBatch(batch.id);
-      this.#undecidedSince.delete(batch.id);
+      if (!(await this.#attempt(batch, records))) return false;
     }
     return true;
   }

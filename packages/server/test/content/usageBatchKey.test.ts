@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentTokenGateway, cuidHashOf } from '../../src/chain/contentTokenGateway.js';
+import type { UsageBatch } from '../../src/services/content/ports.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { buy, newPlayer, newProvider, onChain, type Player, type Provider } from './contentSupport.js';
+
+/**
+ * The guarantee behind crash and outage recovery: a usage batch is recorded on chain once however often it
+ * is sent, and its figures are always those of the transaction that recorded it, even when other batches
+ * share that transaction.
+ */
+describe('usage batches are named on chain', () => {
+  let server: TestServer;
+  let gateway: ContentTokenGateway;
+  let provider: Provider;
+  let player: Player;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const chain = server.services.chain;
+    gateway = new ContentTokenGateway(chain.gateway, chain.operator, chain.calls);
+    provider = await newProvider(server);
+    player = await newPlayer(server, provider);
+    expect((await buy(server, provider, player, '100000')).status).toBe(200);
+  });
+  afterAll(() => server?.close());
+
+  const batchOf = async (amounts: bigint[]): Promise<UsageBatch> => ({
+    id: randomUUID(),
+    fromBlock: await gateway.blockNumber(),
+    groups: [{ cuid: provider.cuid, slots: amounts.map(() => player.slot), amounts }],
+  });
+
+  it('sent twice, a batch counts once and both sends answer with the transaction that recorded it', async () => {
+    const before = await onChain(server, provider.cuid, player.slot);
+    const batch = await batchOf([11n, 4n]);
+    const first = await gateway.recordUsage(batch);
+    const again = await gateway.recordUsage(batch);
+
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({
+      balance: before.balance - 15n,
+      used: before.used + 15n,
+    });
+    const written = { txHash: first.write.txHash, blockNumber: first.write.blockNumber };
+    expect(again).toEqual({ write: written, events: first.events });
+    expect(first.events.map((e) => [e.cuidHash, e.amount, e.used])).toEqual([
+      [cuidHashOf(provider.cuid), 11n, before.used + 11n],
+      [cuidHashOf(provider.cuid), 4n, before.used + 15n],
+    ]);
+    // Recovery finds it by its name alone.
+    const found = await gateway.findUsageBatch(batch);
+    expect(found).toEqual({ found: true, write: written, events: first.events });
+  });
+
+  it('tells apart batches bundled into one transaction', async () => {
+    const before = await onChain(server, provider.cuid, player.slot);
+    const [a, b] = [await batchOf([1n, 2n, 3n]), await batchOf([5n])];
+    const [recordedA, recordedB] = await Promise.all([gateway.recordUsage(a), gateway.recordUsage(b)]);
+    // Sent together by one wallet, the bundler puts both operations in one handleOps transaction.
+    expect(recordedA.write.txHash).toBe(recordedB.write.txHash);
+    expect(recordedA.events.map((e) => e.amount)).toEqual([1n, 2n, 3n]);
+    expect(recordedB.events.map((e) => e.amount)).toEqual([5n]);
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({
+      balance: before.balance - 11n,
+      used: before.used + 11n,
+    });
+    expect((await gateway.findUsageBatch(b)).found).toBe(true);
+  });
+
+  it('a batch never sent is not found, and is not pending', async () => {
+    expect(await gateway.findUsageBatch(await batchOf([1n]))).toEqual({ found: false, pending: false });
+  });
+});
