@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Services } from '../composition.js';
 import { installErrorHandling } from './errorHandler.js';
+import { registerLoginRateLimit } from './rateLimits.js';
 import { accountRoutes } from './routes/accounts.js';
 import { adminFaucetRoutes } from './routes/admin/faucet.js';
 import { chainRoutes } from './routes/chain.js';
@@ -50,6 +51,7 @@ export async function buildApp(services: Services): Promise<App> {
     global: false,
     ...(services.redis ? { redis: services.redis, nameSpace: 'dauth-rl:' } : {}),
   });
+  registerLoginRateLimit(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -1,18 +1,31 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+
+/** Password guesses allowed per client address and e-mail each minute, across every sign-in route. */
+export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The rate limit of every password sign-in route (the login API and the login page). One limiter,
+     * so they count in one bucket: a guess on either route uses up the same allowance.
+     */
+    loginRateLimit: preHandlerAsyncHookHandler;
+  }
+}
 
 /**
- * Rate limit of a password sign-in route: per client address and per e-mail, so one attacker can
- * neither hammer one account nor spread guesses over many from one address. Runs as a preHandler
- * because the key needs the parsed body.
+ * Creates the shared sign-in limiter (after `@fastify/rate-limit` is registered). Keyed per client address
+ * and e-mail, so one attacker cannot hammer one account, and a victim's own attempts from elsewhere are not
+ * blocked by the attacker's. It runs as a preHandler because the key needs the parsed body.
  */
-export function loginRateLimit(keyPrefix: string) {
-  return {
-    max: 10,
+export function registerLoginRateLimit(app: FastifyInstance): void {
+  const limiter = app.rateLimit({
+    max: LOGIN_ATTEMPTS_PER_MINUTE,
     timeWindow: '1 minute',
-    hook: 'preHandler' as const,
     keyGenerator: (request: FastifyRequest) => {
       const email = (request.body as { email?: unknown } | undefined)?.email;
-      return `${keyPrefix}:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
+      return `login:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
     },
-  };
+  });
+  app.decorate('loginRateLimit', limiter);
 }

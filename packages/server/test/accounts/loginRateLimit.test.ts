@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOGIN_ATTEMPTS_PER_MINUTE } from '../../src/http/rateLimits.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const LIMIT = 10;
@@ -47,4 +48,18 @@ describe('password sign-in is rate limited per address and e-mail', () => {
       expect((await login(`other-${Math.random().toString(36).slice(2)}@example.com`)).status).not.toBe(429);
     },
   );
+
+  it('counts guesses on both routes in one bucket: 10 on the API leave none for the page', async () => {
+    expect(LOGIN_ATTEMPTS_PER_MINUTE).toBe(LIMIT);
+    const victim = `shared-${Math.random().toString(36).slice(2)}@example.com`;
+    for (let i = 0; i < LIMIT / 2; i++) {
+      expect((await apiLogin(victim)).status).toBe(401);
+      expect((await pageLogin(victim)).status).not.toBe(429);
+    }
+    for (const login of [pageLogin, apiLogin]) {
+      const blocked = await login(victim);
+      expect(blocked.status).toBe(429);
+      expect(await blocked.json()).toMatchObject({ success: false, error: 'rate_limited' });
+    }
+  });
 });

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import type { Services } from '../../composition.js';
-import { loginRateLimit } from '../rateLimits.js';
 import { errorResponses } from '../schemas.js';
 import type { App } from '../types.js';
 
@@ -47,7 +46,7 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
           ...errorResponses(400, 401, 429),
         },
       },
-      config: { rateLimit: loginRateLimit('login') },
+      preHandler: app.loginRateLimit,
     },
     async (request) => {
       const { token, uuid } = await accounts.login(request.body.email, request.body.password);

@@ -13,7 +13,6 @@ import { redirectUriMismatch } from '../../services/oauth/oauthErrors.js';
 import { bearerToken } from '../adminAuth.js';
 import { completionPage, consentPage, loginPage } from '../pages/authorizePages.js';
 import { newNonce, pageHeaders } from '../pages/html.js';
-import { loginRateLimit } from '../rateLimits.js';
 import { errorResponses } from '../schemas.js';
 import type { App } from '../types.js';
 
@@ -219,10 +218,8 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         body: LoginForm,
         response: errorResponses(400, 401, 403, 429),
       },
-      config: {
-        errorStyle: 'oauth',
-        rateLimit: loginRateLimit('page-login'),
-      },
+      preHandler: app.loginRateLimit,
+      config: { errorStyle: 'oauth' },
     },
     async (request, reply) => {
       const authz = await check(request.body, reply);
