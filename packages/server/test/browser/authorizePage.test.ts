@@ -162,6 +162,63 @@ describe('login-and-consent page in a real Chromium', () => {
     await page.close();
   });
 
+  it('shows whose account it is and signs out on request: the old session cookie no longer works', async () => {
+    const other = await createClient(server.url, user, [callback.url], { name: 'Sign-out app' });
+    const page = await context.newPage();
+    const authorize = authorizeUrl(server.url, {
+      client_id: other.clientId,
+      redirect_uri: other.redirectUri,
+      response_type: 'code',
+      state: 'sign-out',
+    });
+    await page.goto(authorize);
+    await signIn(page);
+    expect(await page.textContent('.email')).toBe(user.email);
+    const sessionCookie = (await context.cookies(`${server.url}/oauth/authorize`)).find(
+      (c) => c.name === 'dauth_session',
+    )!;
+    expect(sessionCookie.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    // A sign-out posted without the page's CSRF token is refused and ends nothing.
+    const forged = await fetch(`${server.url}/oauth/authorize/logout`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `dauth_session=${sessionCookie.value}`,
+      },
+      body: new URLSearchParams({
+        client_id: other.clientId,
+        redirect_uri: other.redirectUri,
+        response_type: 'code',
+      }).toString(),
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(403);
+    await page.reload();
+    expect(await page.textContent('.email')).toBe(user.email);
+
+    await Promise.all([
+      page.waitForResponse((r) => r.url() === `${server.url}/oauth/authorize/logout`),
+      page.click('#sign-out'),
+    ]);
+    await page.waitForLoadState('load');
+    // Back on the sign-in form of the same request; the browser holds no session any more.
+    expect(await page.textContent('h1')).toBe('Sign in to dauth');
+    expect(new URL(page.url()).searchParams.get('state')).toBe('sign-out');
+    expect(
+      (await context.cookies(`${server.url}/oauth/authorize`)).some((c) => c.name === 'dauth_session'),
+    ).toBe(false);
+    // The session is gone on the server too: the old cookie value gets the sign-in form, not consent.
+    const replayed = await fetch(authorize, {
+      headers: { cookie: `dauth_session=${sessionCookie.value}` },
+      redirect: 'manual',
+    });
+    expect(replayed.status).toBe(200);
+    expect(await replayed.text()).toContain('id="sign-in"');
+    expect(callback.requests).toHaveLength(0);
+    await page.close();
+  });
+
   it('refuses a consent forged by another site (CSRF) and grants nothing', async () => {
     const target = await createClient(server.url, user, [callback.url], { name: 'Not yet approved' });
     const page = await context.newPage();

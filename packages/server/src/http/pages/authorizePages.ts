@@ -15,6 +15,9 @@ const STYLE = `
   .actions{display:flex;gap:12px;margin-top:20px}
   button{flex:1;padding:10px;border-radius:8px;border:1px solid #2d5bd3;background:#2d5bd3;color:#fff;font:inherit;cursor:pointer}
   button.secondary{background:#fff;color:#2d5bd3}
+  .account{margin-top:20px;font-size:.9em}
+  .account p{margin:0}
+  button.link{flex:none;padding:0;border:0;background:none;color:#2d5bd3;text-decoration:underline}
   .error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:8px 12px;margin-bottom:12px}
   .app{font-weight:700}
   .origin{font-family:ui-monospace,monospace;font-size:.9em}
@@ -100,6 +103,8 @@ export function loginPage(input: LoginPageInput): string {
 export interface ConsentPageInput {
   nonce: string;
   clientName: string;
+  /** The signed-in account, so a shared browser shows whose account would be used. */
+  accountEmail: string;
   redirectOrigin: string;
   dapp: boolean;
   csrfToken: string;
@@ -120,6 +125,14 @@ export function consentPage(input: ConsentPageInput): string {
         <button type="submit" name="decision" value="deny" class="secondary" id="deny">Deny</button>
         <button type="submit" name="decision" value="allow" id="allow">Allow</button>
       </div>
+    </form>
+    <form method="post" action="/oauth/authorize/logout" class="account">
+      ${hiddenFields(input.fields)}
+      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      <p>
+        Signed in as <span class="email">${input.accountEmail}</span>.
+        <button type="submit" class="link" id="sign-out">Use another account</button>
+      </p>
     </form>`;
   return layout('Allow access · dauth', input.nonce, body, POPUP_MARKER);
 }

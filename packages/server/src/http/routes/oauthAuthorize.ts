@@ -51,6 +51,11 @@ const ConsentForm = Type.Object(
   { additionalProperties: true },
 );
 
+const LogoutForm = Type.Object(
+  { ...authorizationParamSchema, csrf_token: str(200) },
+  { additionalProperties: true },
+);
+
 type Outcome = { code: string; state?: string | undefined } | { error: string; state?: string | undefined };
 
 /**
@@ -164,12 +169,20 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
     return sendPage(reply, status, nonce, page);
   }
 
-  function showConsent(request: FastifyRequest, reply: FastifyReply, authz: AuthorizationRequest) {
+  async function showConsent(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    userUuid: number,
+  ) {
+    const user = await accounts.findUser(userUuid);
+    if (!user) return showLogin(request, reply, authz);
     const nonce = newNonce();
     const redirectOrigin = new URL(authz.redirectUri).origin;
     const page = consentPage({
       nonce,
       clientName: authz.client.name,
+      accountEmail: user.email,
       redirectOrigin,
       dapp: authz.client.dapp,
       csrfToken: csrfFor(request, reply),
@@ -205,7 +218,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
       if (await browserSessions.hasConsent(userUuid, authz.client.clientId)) {
         return finish(reply, authz, await grantCode(userUuid, authz), 302);
       }
-      return showConsent(request, reply, authz);
+      return showConsent(request, reply, authz, userUuid);
     },
   );
 
@@ -273,6 +286,29 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
       }
       await browserSessions.recordConsent(userUuid, authz.client.clientId);
       return finish(reply, authz, await grantCode(userUuid, authz), 303);
+    },
+  );
+
+  app.post(
+    '/oauth/authorize/logout',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Sign-out form of the consent page: ends the page session, then back to the sign-in form',
+        body: LogoutForm,
+        response: errorResponses(400, 401, 403),
+      },
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const authz = await check(request.body, reply);
+      if (!authz) return reply;
+      // CSRF-checked too: a cross-site sign-out is a nuisance, and a forced one could set up a login CSRF.
+      requireCsrf(request, request.body.csrf_token);
+      await browserSessions.endSession(request.cookies[SESSION_COOKIE]);
+      void reply.clearCookie(SESSION_COOKIE, cookieOptions);
+      const query = new URLSearchParams(authorizationFields(authz));
+      return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
     },
   );
 }
