@@ -193,8 +193,16 @@ export async function createChainServices(
       };
     }
 
+    // The ERC-20's key is `token`, which the logger redacts everywhere (it is usually a secret): log it as `erc20`.
+    const { token: erc20, ...otherContracts } = contracts;
     logger.info(
-      { chainId, kind: config.chain.kind, contracts, operatorWallet, relayer: relayer.address },
+      {
+        chainId,
+        kind: config.chain.kind,
+        contracts: { ...otherContracts, erc20 },
+        operatorWallet,
+        relayer: relayer.address,
+      },
       'chain ready',
     );
     return {
