@@ -44,6 +44,8 @@ const balances = async (slot: Address) => ({
 let batchCounter = 0;
 /** A fresh batch key per call, as the server names every batch once. */
 const nextBatchKey = (): Hex => keccak256(stringToBytes(`test-batch-${++batchCounter}`));
+const batchRecorded = (batchKey: Hex, cuid: string) =>
+  chain.publicClient.readContract({ ...token(), functionName: 'usageBatchRecorded', args: [batchKey, cuid] });
 const recordUsage = (slots: Address[], amounts: bigint[], batchKey: Hex = nextBatchKey(), cuid = CUID) =>
   asOperator().writeContract({
     ...token(),
@@ -216,13 +218,7 @@ describe('consumption', () => {
       { batchKey, cuidHash: keccak256(stringToBytes(CUID)), records: 2n },
     ]);
     expect(await balances(slotC)).toEqual({ balance: before.balance - 10n, used: before.used + 10n });
-    expect(
-      await chain.publicClient.readContract({
-        ...token(),
-        functionName: 'usageBatchRecorded',
-        args: [batchKey, CUID],
-      }),
-    ).toBe(true);
+    expect(await batchRecorded(batchKey, CUID)).toBe(true);
 
     // The resend succeeds (so a late first transaction never makes the resend fail) but records nothing.
     const resent = await chain.mined(recordUsage([slotC, slotC], [7n, 3n], batchKey));
@@ -248,23 +244,11 @@ describe('consumption', () => {
     expect(await revertOf(() => recordUsage([slotC], [before.balance + 1n], batchKey))).toBe(
       'InsufficientBalance',
     );
-    expect(
-      await chain.publicClient.readContract({
-        ...token(),
-        functionName: 'usageBatchRecorded',
-        args: [batchKey, CUID],
-      }),
-    ).toBe(false);
+    expect(await batchRecorded(batchKey, CUID)).toBe(false);
     await chain.mined(recordUsage([slotC], [2n], batchKey));
     expect(await balances(slotC)).toEqual({ balance: before.balance - 2n, used: before.used + 2n });
     // The same key under another cuid is another batch (one operation carries one call per cuid).
-    expect(
-      await chain.publicClient.readContract({
-        ...token(),
-        functionName: 'usageBatchRecorded',
-        args: [batchKey, 'another-game'],
-      }),
-    ).toBe(false);
+    expect(await batchRecorded(batchKey, 'another-game')).toBe(false);
   });
 
   it('is operator only', async () => {

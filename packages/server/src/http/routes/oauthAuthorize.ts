@@ -140,6 +140,12 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
     return sendPage(reply, 200, nonce, page);
   }
 
+  /** 303 to `GET /oauth/authorize` with the same request: the page the session's state now calls for. */
+  function backToAuthorize(reply: FastifyReply, authz: AuthorizationRequest) {
+    const query = new URLSearchParams(authorizationFields(authz));
+    return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
+  }
+
   async function grantCode(userUuid: number, request: AuthorizationRequest) {
     const { code } = await oauth.issueCode({
       client: request.client,
@@ -255,8 +261,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         ...cookieOptions,
         maxAge: session.maxAgeSeconds,
       });
-      const query = new URLSearchParams(authorizationFields(authz));
-      return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
+      return backToAuthorize(reply, authz);
     },
   );
 
@@ -278,8 +283,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
       const userUuid = await browserSessions.userOfSession(request.cookies[SESSION_COOKIE]);
       if (userUuid === undefined) {
         // The session expired between the two pages: back to sign-in, nothing granted.
-        const query = new URLSearchParams(authorizationFields(authz));
-        return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
+        return backToAuthorize(reply, authz);
       }
       if (request.body.decision === 'deny') {
         return finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
@@ -307,8 +311,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
       requireCsrf(request, request.body.csrf_token);
       await browserSessions.endSession(request.cookies[SESSION_COOKIE]);
       void reply.clearCookie(SESSION_COOKIE, cookieOptions);
-      const query = new URLSearchParams(authorizationFields(authz));
-      return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
+      return backToAuthorize(reply, authz);
     },
   );
 }
