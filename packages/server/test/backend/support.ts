@@ -1,48 +1,31 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { createPublicClient, getAddress, http as viemHttp } from 'viem';
 import { dauthDexAbi } from '@dauth/contracts';
 import { expect } from 'vitest';
 import { SigningKeyStore } from '../../src/stores/signingKeyStore.js';
+import { bearer, type CallbackServer, post, type TestClient, type TestUser } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
  * Helpers shared by the slots, backend-integration and marketplace suites. Everything goes over real
- * HTTP to a real dauth, its real embedded chain and real local callback servers.
+ * HTTP to a real dauth, its real embedded chain and real local callback servers. The generic ones
+ * (users, clients, the callback server) live in `../helpers/http.ts` and are re-exported.
  */
 
-export const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-
-export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-export interface TestUser {
-  email: string;
-  password: string;
-  nickname: string;
-  uuid: string;
-  loginToken: string;
-}
-
-export async function createUser(
-  baseUrl: string,
-  nickname = `nick${randomBytes(3).toString('hex')}`,
-): Promise<TestUser> {
-  const email = `u${randomBytes(6).toString('hex')}@example.com`;
-  const password = 'correct horse battery';
-  const reg = await post(`${baseUrl}/v1/dev-user/register`, { email, password, nickname });
-  expect(reg.status).toBe(201);
-  const login = await post(`${baseUrl}/v1/dev-user/login_devuser`, { email, password });
-  expect(login.status).toBe(200);
-  const { token, uuid } = (await login.json()) as { token: string; uuid: string };
-  return { email, password, nickname, uuid, loginToken: token };
-}
+export {
+  bearer,
+  type CallbackPayload,
+  type CallbackRequest,
+  type CallbackServer,
+  type CallbackServerOptions,
+  createClient,
+  createUser,
+  post,
+  startCallbackServer,
+  type TestClient,
+  type TestUser,
+} from '../helpers/http.js';
 
 /** A fresh login JWT (e.g. after a restart on another port: the issuer changed). */
 export async function login(baseUrl: string, user: TestUser): Promise<TestUser> {
@@ -66,100 +49,6 @@ export async function registerWallet(baseUrl: string, user: TestUser): Promise<`
   expect(res.status).toBe(200);
   const body = (await res.json()) as { success: boolean; data: { address: string }[] };
   return getAddress(body.data[0]!.address);
-}
-
-export interface TestClient {
-  clientId: string;
-  clientSecret: string;
-}
-
-export async function createClient(
-  baseUrl: string,
-  owner: TestUser,
-  redirectUris: string[],
-): Promise<TestClient> {
-  const res = await post(
-    `${baseUrl}/v1/dev-user/clients`,
-    { name: 'Backend app', redirect_uris: redirectUris },
-    bearer(owner.loginToken),
-  );
-  expect(res.status).toBe(201);
-  const body = (await res.json()) as { client_id: string; client_secret: string };
-  return { clientId: body.client_id, clientSecret: body.client_secret };
-}
-
-export interface CallbackRequest {
-  method: string;
-  path: string;
-  body: string;
-  at: number;
-}
-
-/**
- * An app backend's callback endpoint: `POST <path>` answers 200 at once (as the spec's callback
- * handling order asks); `getOnlyPath` is a route that only knows GET, so a POST gets 405.
- */
-export interface CallbackServer {
-  url(path: string): string;
-  requests: CallbackRequest[];
-  /** Resolves with the first POST whose JSON body carries `state`. */
-  waitFor(state: string, timeoutMs?: number): Promise<{ success: number; code: string; state: string }>;
-  close(): Promise<void>;
-}
-
-export async function startCallbackServer(
-  options: { getOnlyPath?: string; failingPath?: string } = {},
-): Promise<CallbackServer> {
-  const requests: CallbackRequest[] = [];
-  const waiters = new Map<string, (body: { success: number; code: string; state: string }) => void>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ method: req.method ?? '', path, body, at: Date.now() });
-      if (path === options.getOnlyPath && req.method !== 'GET') {
-        res.writeHead(405, { allow: 'GET', 'content-type': 'text/plain' }).end('Method Not Allowed');
-        return;
-      }
-      if (path === options.failingPath) {
-        res.writeHead(503, { 'content-type': 'text/plain' }).end('try later');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      if (req.method === 'POST') {
-        try {
-          const parsed = JSON.parse(body) as { success: number; code: string; state: string };
-          waiters.get(parsed.state)?.(parsed);
-        } catch {
-          // Not JSON: recorded only.
-        }
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
-    requests,
-    waitFor: (state, timeoutMs = 10_000) => {
-      const seen = requests.find((r) => r.method === 'POST' && r.body.includes(JSON.stringify(state)));
-      if (seen) return Promise.resolve(JSON.parse(seen.body));
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no callback for state ${state}`)), timeoutMs);
-        waiters.set(state, (body) => {
-          clearTimeout(timer);
-          resolve(body);
-        });
-      });
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** `GET /v1/oauth-meta/authorize`, returning the raw text and the parsed envelope. */

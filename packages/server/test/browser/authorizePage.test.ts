@@ -42,7 +42,7 @@ describe('login-and-consent page in a real Chromium', () => {
     server = await startTestServer();
     callback = await startCallbackServer();
     user = await createUser(server.url);
-    client = await createClient(server.url, user, [callback.url], { name: APP_NAME });
+    client = await createClient(server.url, user, [callback.url()], { name: APP_NAME });
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: '/usr/bin/chromium',
@@ -109,7 +109,7 @@ describe('login-and-consent page in a real Chromium', () => {
     );
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/oauth' });
 
-    await Promise.all([page.waitForURL(`${callback.url}?**`), page.click('#allow')]);
+    await Promise.all([page.waitForURL(`${callback.url()}?**`), page.click('#allow')]);
     expect(callback.requests).toHaveLength(1);
     const landed = callback.requests[0]!.url;
     expect(landed.searchParams.get('state')).toBe(state);
@@ -124,7 +124,7 @@ describe('login-and-consent page in a real Chromium', () => {
     // Same browser, app approved: the next authorize redirects at once, no page shown.
     callback.requests.length = 0;
     const again = await page.goto(url({ state: 'second' }));
-    expect(again?.url()).toMatch(new RegExp(`^${callback.url}\\?code=`));
+    expect(again?.url()).toMatch(new RegExp(`^${callback.url()}\\?code=`));
     expect(callback.requests[0]!.url.searchParams.get('state')).toBe('second');
     await page.close();
   });
@@ -143,7 +143,7 @@ describe('login-and-consent page in a real Chromium', () => {
   });
 
   it('sends access_denied with the state when the user denies', async () => {
-    const other = await createClient(server.url, user, [callback.url], { name: 'Other app' });
+    const other = await createClient(server.url, user, [callback.url()], { name: 'Other app' });
     const page = await context.newPage();
     await page.goto(
       authorizeUrl(server.url, {
@@ -154,7 +154,7 @@ describe('login-and-consent page in a real Chromium', () => {
       }),
     );
     await signIn(page);
-    await Promise.all([page.waitForURL(`${callback.url}?**`), page.click('#deny')]);
+    await Promise.all([page.waitForURL(`${callback.url()}?**`), page.click('#deny')]);
     const landed = callback.requests[0]!.url;
     expect(landed.searchParams.get('error')).toBe('access_denied');
     expect(landed.searchParams.get('state')).toBe('deny-me');
@@ -163,7 +163,7 @@ describe('login-and-consent page in a real Chromium', () => {
   });
 
   it('shows whose account it is and signs out on request: the old session cookie no longer works', async () => {
-    const other = await createClient(server.url, user, [callback.url], { name: 'Sign-out app' });
+    const other = await createClient(server.url, user, [callback.url()], { name: 'Sign-out app' });
     const page = await context.newPage();
     const authorize = authorizeUrl(server.url, {
       client_id: other.clientId,
@@ -220,7 +220,7 @@ describe('login-and-consent page in a real Chromium', () => {
   });
 
   it('refuses a consent forged by another site (CSRF) and grants nothing', async () => {
-    const target = await createClient(server.url, user, [callback.url], { name: 'Not yet approved' });
+    const target = await createClient(server.url, user, [callback.url()], { name: 'Not yet approved' });
     const page = await context.newPage();
     await page.goto(
       authorizeUrl(server.url, {

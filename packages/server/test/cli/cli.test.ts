@@ -111,6 +111,7 @@ describe('dauth CLI', () => {
     const testUser: TestUser = {
       email: 'cli@example.com',
       password: 'correct horse 1',
+      nickname: 'Cli',
       uuid: login.uuid,
       loginToken: login.token,
     };
