@@ -86,7 +86,7 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   pinShareSalt: string;
-  /** libuv thread-pool threads (UV_THREADPOOL_SIZE, default 4). */
+  /** libuv thread-pool threads (UV_THREADPOOL_SIZE: `npm start` sets the core count, else libuv's 4). */
   threadPoolSize: number;
   oauthRateLimit: number;
   chain:

@@ -22,7 +22,10 @@ async function main(): Promise<void> {
       `\nGenerated ADMIN_API_KEY (also saved in ${config.dataDir}/admin-api-key):\n  ${secrets.adminApiKey}\n\n`,
     );
   }
-  logger.info({ url: server.url, publicUrl: config.publicUrl }, 'dauth is listening');
+  logger.info(
+    { url: server.url, publicUrl: config.publicUrl, threadPoolSize: config.threadPoolSize },
+    'dauth is listening',
+  );
 
   let closing = false;
   const shutdown = (signal: string) => {
