@@ -149,10 +149,10 @@ export class UsageBatcher {
           if (this.#needsRecovery && Date.now() >= this.#recoveryRetryAt) {
             this.#needsRecovery = false;
             if (!(await this.recover())) {
-              // Undecided batches wait (their records stay `sent`); new records are not held up by them,
+              // Unsettled batches wait (their records stay `sent`); new records are not held up by them,
               // and the next transaction is also what gets a transaction waiting in the node's pool mined.
               this.#needsRecovery = true;
-              this.#recoveryRetryAt = Date.now() + 500;
+              this.#recoveryRetryAt = Math.max(this.#recoveryRetryAt, Date.now() + 500);
               if (this.watch.down) continue;
             }
           }
