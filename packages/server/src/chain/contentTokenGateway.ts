@@ -97,12 +97,12 @@ export class ContentTokenGateway implements ContentTokenChain {
     return waitForReceipt(this.gateway.client, txHash, { timeoutMs: 30_000 });
   }
 
-  #events<N extends 'UsageRecorded' | 'ContentTokenBought' | 'Released' | 'PoolFunded'>(
-    receipt: TransactionReceipt,
-    eventName: N,
-  ) {
-    const logs = receipt.logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase());
-    return parseEventLogs({ abi: dauthContentTokenAbi, logs, eventName });
+  /** This contract's events named `eventName` (one name or several) among `logs`, decoded. */
+  #events<
+    N extends 'UsageRecorded' | 'UsageBatchRecorded' | 'ContentTokenBought' | 'Released' | 'PoolFunded',
+  >(logs: readonly Log[], eventName: N | N[]) {
+    const ours = logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase());
+    return parseEventLogs({ abi: dauthContentTokenAbi, logs: ours, eventName });
   }
 
   async registerProvider(input: {
@@ -130,7 +130,7 @@ export class ContentTokenGateway implements ContentTokenChain {
 
   async fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }> {
     const result = await this.#operate([this.calls.platform('contentToken', 'fundPool', [cuid], amount)]);
-    const [funded] = this.#events(await this.#receipt(result.txHash), 'PoolFunded');
+    const [funded] = this.#events((await this.#receipt(result.txHash)).logs, 'PoolFunded');
     const pool = funded?.args.pool ?? (await this.gateway.read('contentToken', 'poolOf', [cuid]));
     return { ...this.#write(result), pool };
   }
@@ -138,7 +138,7 @@ export class ContentTokenGateway implements ContentTokenChain {
   async release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }> {
     const result = await this.#operate([this.calls.platform('contentToken', 'release', [cuid, slot])]);
     const hash = cuidHashOf(cuid);
-    const released = this.#events(await this.#receipt(result.txHash), 'Released').find(
+    const released = this.#events((await this.#receipt(result.txHash)).logs, 'Released').find(
       (e) => e.args.cuidHash === hash && e.args.slot.toLowerCase() === slot.toLowerCase(),
     );
     if (!released) throw new Error(`release transaction ${result.txHash} carries no Released event`);
@@ -156,7 +156,7 @@ export class ContentTokenGateway implements ContentTokenChain {
     const gas = GAS_PER_USAGE_CALL * BigInt(batch.groups.length) + GAS_PER_USAGE_RECORD * BigInt(records);
     const result = await this.#operate(calls, gas);
     const receipt = await this.#receipt(result.txHash);
-    const events = this.#batchEvents(receipt.logs, batch);
+    const events = this.#batchEvents(receipt.logs, batch, key);
     if (events) return { write: this.#write(result), events };
     // This send recorded nothing: an earlier one of the same batch had landed. Its figures are the answer.
     const earlier = await this.findUsageBatch(batch);
@@ -173,12 +173,10 @@ export class ContentTokenGateway implements ContentTokenChain {
    * transaction did not record it. Each group's events directly follow its `UsageBatchRecorded` marker, so
    * they are told apart from other batches bundled into the same transaction.
    */
-  #batchEvents(logs: readonly Log[], batch: UsageBatch): RecordedUsage[] | undefined {
-    const key = usageBatchKeyOf(batch.id);
-    const ours = parseEventLogs({
-      abi: dauthContentTokenAbi,
-      logs: logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase()),
-    }).sort((a, b) => a.logIndex - b.logIndex);
+  #batchEvents(logs: readonly Log[], batch: UsageBatch, key: Hash): RecordedUsage[] | undefined {
+    const ours = this.#events(logs, ['UsageBatchRecorded', 'UsageRecorded']).sort(
+      (a, b) => a.logIndex - b.logIndex,
+    );
     const events: RecordedUsage[] = [];
     for (const group of batch.groups) {
       const hash = cuidHashOf(group.cuid);
@@ -217,11 +215,12 @@ export class ContentTokenGateway implements ContentTokenChain {
     batch: UsageBatch,
     txHint?: Hash,
   ): Promise<({ found: true } & RecordedBatch) | { found: false; pending: boolean }> {
+    const key = usageBatchKeyOf(batch.id);
     const [marker] = await atGateway(() =>
       this.gateway.client.getLogs({
         address: this.contentToken,
         event: usageBatchRecordedEvent,
-        args: { batchKey: usageBatchKeyOf(batch.id) },
+        args: { batchKey: key },
         fromBlock: batch.fromBlock,
         toBlock: 'latest',
       }),
@@ -230,7 +229,7 @@ export class ContentTokenGateway implements ContentTokenChain {
       const receipt = await atGateway(() =>
         this.gateway.client.getTransactionReceipt({ hash: marker.transactionHash }),
       );
-      const events = this.#batchEvents(receipt.logs, batch);
+      const events = this.#batchEvents(receipt.logs, batch, key);
       if (!events) throw new Error(`usage batch ${batch.id}: ${receipt.transactionHash} lost its marker`);
       return {
         found: true,
@@ -295,7 +294,7 @@ export class ContentTokenGateway implements ContentTokenChain {
   ): Promise<PurchaseOnChain & { blockNumber: bigint }> {
     const receipt = await this.#receipt(txHash);
     const hash = cuidHashOf(cuid);
-    const bought = this.#events(receipt, 'ContentTokenBought').find(
+    const bought = this.#events(receipt.logs, 'ContentTokenBought').find(
       (e) => e.args.cuidHash === hash && e.args.slot.toLowerCase() === slot.toLowerCase(),
     );
     if (!bought) throw new Error(`purchase transaction ${txHash} carries no ContentTokenBought event`);

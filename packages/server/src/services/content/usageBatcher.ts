@@ -199,11 +199,14 @@ export class UsageBatcher {
   }
 
   /** Sends a batch (again, if it was sent before) and settles it; true once it is settled either way. */
-  async #attempt(batch: BatchRecord, records: UsageRecord[]): Promise<boolean> {
-    const { groups, order } = groupRecords(records);
+  async #attempt(
+    batch: BatchRecord,
+    records: UsageRecord[],
+    { sent, order } = planBatch(batch, records),
+  ): Promise<boolean> {
     let recorded: RecordedBatch;
     try {
-      recorded = await this.chain.recordUsage({ id: batch.id, fromBlock: batch.fromBlock, groups });
+      recorded = await this.chain.recordUsage(sent);
     } catch (err) {
       return this.#handleFailure(batch, records, err);
     }
@@ -353,33 +356,38 @@ export class UsageBatcher {
         await this.ledger.dropBatch(batch.id);
         continue;
       }
-      const { groups, order } = groupRecords(records);
-      const sent: UsageBatch = { id: batch.id, fromBlock: batch.fromBlock, groups };
+      const plan = planBatch(batch, records);
       let outcome;
       try {
-        outcome = await this.chain.findUsageBatch(sent, batch.txHint);
+        outcome = await this.chain.findUsageBatch(plan.sent, batch.txHint);
       } catch (err) {
         this.logger.warn({ batch: batch.id, err: describe(err) }, 'cannot settle a content usage batch yet');
         if (isAppError(err) && err.code === 'chain_unavailable') this.watch.markDown();
         return false;
       }
       if (outcome.found) {
-        await this.#complete(batch.id, order, outcome);
+        await this.#complete(batch.id, plan.order, outcome);
         this.logger.info(
-          { batch: batch.id, records: order.length },
+          { batch: batch.id, records: records.length },
           'content usage batch settled from the chain',
         );
         continue;
       }
       if (outcome.pending) return false;
       this.logger.info(
-        { batch: batch.id, records: order.length },
+        { batch: batch.id, records: records.length },
         'content usage batch not on chain; resending it',
       );
-      if (!(await this.#attempt(batch, records))) return false;
+      if (!(await this.#attempt(batch, records, plan))) return false;
     }
     return true;
   }
+}
+
+/** The batch as the chain sees it (one group per cuid) and its records in the order of its events. */
+function planBatch(batch: BatchRecord, records: UsageRecord[]): { sent: UsageBatch; order: UsageRecord[] } {
+  const { groups, order } = groupRecords(records);
+  return { sent: { id: batch.id, fromBlock: batch.fromBlock, groups }, order };
 }
 
 /** Groups records by cuid (in order of first appearance); `order` is the record order of the events. */
