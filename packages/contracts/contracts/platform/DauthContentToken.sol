@@ -37,7 +37,7 @@ contract DauthContentToken is Operated {
     mapping(bytes32 => mapping(address => SlotBalance)) private _balances;
     /// @dev Usage (in token units) already settled by `release`, per cuid and slot.
     mapping(bytes32 => mapping(address => uint256)) private _released;
-    /// @dev Usage batches already recorded, keyed by `keccak256(abi.encode(batchKey, cuidHash))`.
+    /// @dev Usage batches already recorded, keyed by `_recordedBatchKey(batchKey, cuidHash)`.
     mapping(bytes32 => bool) private _recordedBatches;
 
     event TreasuryChanged(address indexed previousTreasury, address indexed newTreasury);
@@ -164,9 +164,9 @@ contract DauthContentToken is Operated {
         bytes32 key = cuidHash(cuid);
         _registered(key, cuid);
         if (slots.length != amounts.length) revert LengthMismatch();
-        bytes32 batchId = keccak256(abi.encode(batchKey, key));
-        if (_recordedBatches[batchId]) return false;
-        _recordedBatches[batchId] = true;
+        bytes32 recordedKey = _recordedBatchKey(batchKey, key);
+        if (_recordedBatches[recordedKey]) return false;
+        _recordedBatches[recordedKey] = true;
         emit UsageBatchRecorded(batchKey, key, slots.length);
         mapping(address => SlotBalance) storage balances = _balances[key];
         for (uint256 i = 0; i < slots.length; ++i) {
@@ -243,7 +243,7 @@ contract DauthContentToken is Operated {
 
     /// @notice Whether the usage batch `batchKey` has been recorded for `cuid`.
     function usageBatchRecorded(bytes32 batchKey, string calldata cuid) external view returns (bool) {
-        return _recordedBatches[keccak256(abi.encode(batchKey, cuidHash(cuid)))];
+        return _recordedBatches[_recordedBatchKey(batchKey, cuidHash(cuid))];
     }
 
     /// @notice Usage of `slot` already settled by `release`, in token units.
@@ -280,6 +280,11 @@ contract DauthContentToken is Operated {
     function _registered(bytes32 key, string calldata cuid) private view returns (Provider storage provider) {
         provider = _providers[key];
         if (provider.ownerAddr == address(0)) revert UnknownCuid(cuid);
+    }
+
+    /// @dev The `_recordedBatches` key of one batch's call for one cuid.
+    function _recordedBatchKey(bytes32 batchKey, bytes32 cuidKey) private pure returns (bytes32) {
+        return keccak256(abi.encode(batchKey, cuidKey));
     }
 
     function _releasable(bytes32 key, Provider storage provider, address slot)
