@@ -12,18 +12,10 @@ import {
   payloadOf,
   type Player,
   type Provider,
+  usageRecordCount,
 } from './contentSupport.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function recordsIn(server: TestServer, states: string[]): Promise<number> {
-  const row = await server.services.database.db
-    .selectFrom('content_usage')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('state', 'in', states as ('queued' | 'sent' | 'included' | 'failed')[])
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
 
 describe('a chain outage mid-stream loses no accepted consumption', () => {
   let server: TestServer;
@@ -82,12 +74,13 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
     ).toBe(true);
 
     // Everything accepted reaches the chain: wait until the queue is drained.
-    for (let i = 0; i < 200 && (await recordsIn(server, ['queued', 'sent'])) > 0; i++) await sleep(100);
-    expect(await recordsIn(server, ['queued', 'sent', 'failed'])).toBe(0);
+    for (let i = 0; i < 200 && (await usageRecordCount(server, ['queued', 'sent'])) > 0; i++)
+      await sleep(100);
+    expect(await usageRecordCount(server, ['queued', 'sent', 'failed'])).toBe(0);
 
     const accepted = [...answers.entries()].filter(([, a]) => a.status !== 503);
     const acceptedSum = accepted.reduce((sum, [, a]) => sum + BigInt(a.body.amount as string), 0n);
-    expect(await recordsIn(server, ['included'])).toBe(accepted.length);
+    expect(await usageRecordCount(server, ['included'])).toBe(accepted.length);
     expect(await onChain(server, provider.cuid, player.slot)).toEqual({
       balance: before.balance - acceptedSum,
       used: before.used + acceptedSum,

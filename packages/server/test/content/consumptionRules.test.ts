@@ -12,15 +12,8 @@ import {
   payloadOf,
   type Player,
   type Provider,
+  usageRecordCount,
 } from './contentSupport.js';
-
-async function queuedRecords(server: TestServer): Promise<number> {
-  const row = await server.services.database.db
-    .selectFrom('content_usage')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
 
 describe.each([{ postgres: false }, { postgres: true }])(
   'consumption rules (postgres: $postgres)',
@@ -46,12 +39,12 @@ describe.each([{ postgres: false }, { postgres: true }])(
       error: string,
     ) {
       const before = await onChain(server, provider.cuid, player.slot);
-      const records = await queuedRecords(server);
+      const records = await usageRecordCount(server);
       const res = await consume(server, body);
       expect(res.status).toBe(status);
       expect(res.body).toMatchObject({ success: false, error });
       expect(await onChain(server, provider.cuid, player.slot)).toEqual(before);
-      expect(await queuedRecords(server)).toBe(records);
+      expect(await usageRecordCount(server)).toBe(records);
     }
 
     it('refuses a payload under the wrong key, and says nothing about why', async (ctx) => {

@@ -1,6 +1,7 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createPublicClient, getAddress, http, parseEther, type Address, type PublicClient } from 'viem';
 import { dauthContentTokenAbi } from '@dauth/contracts';
+import type { UsageState } from '../../src/stores/contentLedgerStore.js';
 import type { TestServer } from '../helpers/server.js';
 
 /**
@@ -215,6 +216,15 @@ export async function onChain(
     }),
   ]);
   return { balance, used };
+}
+
+/** Rows of `content_usage` (the durable queue and record of consumptions) in `states`, or in any state. */
+export async function usageRecordCount(server: TestServer, states?: UsageState[]): Promise<number> {
+  let query = server.services.database.db
+    .selectFrom('content_usage')
+    .select((eb) => eb.fn.countAll<number>().as('n'));
+  if (states) query = query.where('state', 'in', states);
+  return Number((await query.executeTakeFirst())?.n ?? 0);
 }
 
 export const admin = (server: TestServer) => server.services.secrets.adminApiKey;

@@ -11,21 +11,10 @@ import {
   newProvider,
   onChain,
   payloadOf,
+  usageRecordCount,
 } from './contentSupport.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function countIn(
-  server: TestServer,
-  state: 'queued' | 'sent' | 'included' | 'failed',
-): Promise<number> {
-  const row = await server.services.database.db
-    .selectFrom('content_usage')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('state', '=', state)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
 
 describe('accepted records survive a restart, and batches left open are settled from the chain', () => {
   const servers: TestServer[] = [];
@@ -52,8 +41,9 @@ describe('accepted records survive a restart, and batches left open are settled 
         ),
       }),
     );
-    for (let i = 0; i < 100 && (await countIn(first, 'queued')) < amounts.length; i++) await sleep(50);
-    expect(await countIn(first, 'queued')).toBe(amounts.length);
+    for (let i = 0; i < 100 && (await usageRecordCount(first, ['queued'])) < amounts.length; i++)
+      await sleep(50);
+    expect(await usageRecordCount(first, ['queued'])).toBe(amounts.length);
 
     // Two batches left open by a crash: one was sent and landed (but was never recorded), one never left.
     const ledger = new ContentLedgerStore(first.services.database.db);
@@ -89,10 +79,11 @@ describe('accepted records survive a restart, and batches left open are settled 
     // The next start settles both open batches and sends everything else, each record exactly once.
     const second = await startTestServer({ dataDir: first.dataDir });
     servers.push(second);
-    for (let i = 0; i < 200 && (await countIn(second, 'included')) < amounts.length; i++) await sleep(100);
-    expect(await countIn(second, 'included')).toBe(amounts.length);
-    expect(await countIn(second, 'queued')).toBe(0);
-    expect(await countIn(second, 'sent')).toBe(0);
+    for (let i = 0; i < 200 && (await usageRecordCount(second, ['included'])) < amounts.length; i++)
+      await sleep(100);
+    expect(await usageRecordCount(second, ['included'])).toBe(amounts.length);
+    expect(await usageRecordCount(second, ['queued'])).toBe(0);
+    expect(await usageRecordCount(second, ['sent'])).toBe(0);
     const total = amounts.reduce((s, a) => s + a, 0n);
     expect(await onChain(second, provider.cuid, player.slot)).toEqual({
       balance: before.balance - total,
