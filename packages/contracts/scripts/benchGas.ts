@@ -31,10 +31,12 @@ import { foundry } from 'viem/chains';
 import {
   dauthAccountAbi,
   dauthAccountFactoryAbi,
+  dauthDexAbi,
   deployDauthContracts,
   encodeInitCode,
   encodePaymasterAndData,
   entryPointAbi,
+  getSlotSaleHash,
   signSponsoredUserOp,
   signUserOp,
   simpleAccountAbi,
@@ -80,11 +82,13 @@ type Stack = {
 };
 
 type Row = { label: string; reference: number; dauth: number; target: number };
+/** A figure of the slot economy (no reference stack has one). */
+type EconomyRow = { label: string; gas: number; note: string };
 
 async function main(): Promise<void> {
   const anvil = await startAnvil({ args: ['--hardfork', 'prague'] });
   try {
-    const report = formatReport(await measure(anvil.rpcUrl));
+    const report = formatReport(...(await measure(anvil.rpcUrl)));
     const markdown = await prettier.format(report.text, {
       ...(await prettier.resolveConfig(reportPath)),
       parser: 'markdown',
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function measure(rpcUrl: string): Promise<Row[]> {
+async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[]]> {
   const transport = http(rpcUrl);
   const publicClient = createPublicClient({ chain: foundry, transport });
   const walletClient = createWalletClient({
@@ -292,38 +296,153 @@ async function measure(rpcUrl: string): Promise<Row[]> {
     return { first, later, batch, firstBundle: firstBundle / 10, laterBundle: laterBundle / 10 };
   }
 
+  /**
+   * The slot economy on the dauth stack: a content wallet operated through the dex by the slot owner's main
+   * wallet (the wallet's owner is the dex), against the same call as the content wallet's own operation (how
+   * an EOA-owned content wallet was operated); and a priced purchase.
+   */
+  async function measureEconomy(): Promise<EconomyRow[]> {
+    const [seller, buyer, legacy] = [
+      fixedKey('economy/seller'),
+      fixedKey('economy/buyer'),
+      fixedKey('economy/legacy'),
+    ];
+    const sellerWallet = await dauthStack.getAddress(seller.address, 0n);
+    const buyerWallet = await dauthStack.getAddress(buyer.address, 0n);
+    const slot = 1_234_567_890_123_456_789n;
+    const content = await dauthStack.getAddress(dauth.dex, slot);
+    const fundedBlock = await publicClient.getBlock();
+    await send(walletClient.sendTransaction({ to: buyerWallet, value: parseEther('10') }));
+    await send(
+      walletClient.writeContract({
+        address: dauth.dex,
+        abi: dauthDexAbi,
+        functionName: 'buy_slot',
+        args: [sellerWallet, slot, content],
+      }),
+    );
+    await send(
+      walletClient.writeContract({
+        address: dauth.account_factory,
+        abi: dauthAccountFactoryAbi,
+        functionName: 'createAccount',
+        args: [dauth.dex, slot],
+      }),
+    );
+    // Warm-up: both main wallets deployed, the counter's slot of the content wallet written once.
+    const viaDex = (target: Address) =>
+      dauthStack.execute(
+        dauth.dex,
+        encodeFunctionData({
+          abi: dauthDexAbi,
+          functionName: 'executeFromSlot',
+          args: [slot, target, 0n, increment],
+        }),
+      );
+    await handleOps([await operation(dauthStack, seller, viaDex)]);
+    await handleOps([await operation(dauthStack, buyer, (target) => dauthStack.execute(target, increment))]);
+    await handleOps([await operation(dauthStack, legacy, (target) => dauthStack.execute(target, increment))]);
+    const contentViaDex = await handleOps([await operation(dauthStack, seller, viaDex)]);
+    const contentOwnOperation = await handleOps([
+      await operation(dauthStack, legacy, (target) => dauthStack.execute(target, increment)),
+    ]);
+
+    const price = parseEther('1');
+    const deadline = BigInt(fundedBlock.timestamp) + 86_400n;
+    const authorisation = await PAYMASTER_SIGNER.signMessage({
+      message: {
+        raw: getSlotSaleHash({
+          dex: dauth.dex,
+          chainId,
+          slot,
+          seller: sellerWallet,
+          buyer: buyerWallet,
+          price,
+          transferCount: 0n,
+          deadline,
+        }),
+      },
+    });
+    const purchase = await handleOps([
+      await operation(dauthStack, buyer, () =>
+        encodeFunctionData({
+          abi: dauthAccountAbi,
+          functionName: 'execute',
+          args: [
+            dauth.dex,
+            price,
+            encodeFunctionData({
+              abi: dauthDexAbi,
+              functionName: 'purchase',
+              args: [slot, sellerWallet, deadline, authorisation],
+            }),
+          ],
+        }),
+      ),
+    ]);
+    const owner = await publicClient.readContract({
+      address: dauth.dex,
+      abi: dauthDexAbi,
+      functionName: 'ownerOf',
+      args: [slot],
+    });
+    if (owner !== buyerWallet) throw new Error('the benchmark purchase did not move the slot');
+    return [
+      {
+        label:
+          'Content wallet, 1 storage write, through the dex (slot owner’s main wallet → `executeFromSlot`)',
+        gas: contentViaDex,
+        note: `${(contentViaDex - contentOwnOperation).toLocaleString('en-US')} more than the content wallet’s own operation (${contentOwnOperation.toLocaleString('en-US')}, the EOA-owned path)`,
+      },
+      {
+        label: 'Priced purchase: buyer’s main wallet pays the seller’s and takes the slot (`purchase`)',
+        gas: purchase,
+        note: 'one operation; price and slot move together',
+      },
+    ];
+  }
+
   const reference = await measureStack(referenceStack);
   const ours = await measureStack(dauthStack);
+  const economy = await measureEconomy();
   return [
-    {
-      label: 'First operation: deploy wallet + 1 storage write',
-      reference: reference.first,
-      dauth: ours.first,
-      target: 0.5,
-    },
-    { label: 'Later operation: 1 storage write', reference: reference.later, dauth: ours.later, target: 0.9 },
-    {
-      label: '`executeBatch` of 10 storage writes',
-      reference: reference.batch,
-      dauth: ours.batch,
-      target: 0.9,
-    },
-    {
-      label: 'Bundle of 10 wallets, first operations (per operation)',
-      reference: reference.firstBundle,
-      dauth: ours.firstBundle,
-      target: 0.9,
-    },
-    {
-      label: 'Bundle of 10 wallets, later operations (per operation)',
-      reference: reference.laterBundle,
-      dauth: ours.laterBundle,
-      target: 0.9,
-    },
+    [
+      {
+        label: 'First operation: deploy wallet + 1 storage write',
+        reference: reference.first,
+        dauth: ours.first,
+        target: 0.5,
+      },
+      {
+        label: 'Later operation: 1 storage write',
+        reference: reference.later,
+        dauth: ours.later,
+        target: 0.9,
+      },
+      {
+        label: '`executeBatch` of 10 storage writes',
+        reference: reference.batch,
+        dauth: ours.batch,
+        target: 0.9,
+      },
+      {
+        label: 'Bundle of 10 wallets, first operations (per operation)',
+        reference: reference.firstBundle,
+        dauth: ours.firstBundle,
+        target: 0.9,
+      },
+      {
+        label: 'Bundle of 10 wallets, later operations (per operation)',
+        reference: reference.laterBundle,
+        dauth: ours.laterBundle,
+        target: 0.9,
+      },
+    ],
+    economy,
   ];
 }
 
-function formatReport(rows: Row[]): { text: string; missed: string[] } {
+function formatReport(rows: Row[], economy: EconomyRow[]): { text: string; missed: string[] } {
   const gas = (value: number) => Math.round(value).toLocaleString('en-US');
   const missed: string[] = [];
   const lines = rows.map((row) => {
@@ -346,6 +465,16 @@ gas fields and the paymaster window are fixed, so the numbers are exact.
 | Case | Reference | dauth | dauth / reference | Target |
 | --- | ---: | ---: | ---: | --- |
 ${lines.join('\n')}
+
+## Slot economy (dauth only)
+
+Same chain and gas fields, later operations of deployed wallets, each sponsored. The content wallet's owner is
+the dex, so a content-wallet call is a call of the slot owner's main wallet through \`DauthDex.executeFromSlot\`
+(its authority is the dex's record at execution time).
+
+| Case | dauth | Note |
+| --- | ---: | --- |
+${economy.map((row) => `| ${row.label} | ${gas(row.gas)} | ${row.note} |`).join('\n')}
 `;
   return { text, missed };
 }

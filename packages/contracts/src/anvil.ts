@@ -92,7 +92,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const host = options.host ?? '127.0.0.1';
   const chainId = options.chainId ?? 31337;
   const port = options.port ?? (await getFreePort(host));
-  const args = ['--host', host, '--port', String(port), '--chain-id', String(chainId)];
+  // --no-cors: anvil answers every method, cheat codes (anvil_setStorageAt, anvil_impersonateAccount)
+  // included; with CORS open any web page a user of this machine visits could rewrite the chain.
+  const args = ['--host', host, '--port', String(port), '--chain-id', String(chainId), '--no-cors'];
   // --state both loads (if present) and dumps on exit; anvil writes it when it receives SIGTERM/SIGINT.
   if (options.statePath) args.push('--state', options.statePath);
   args.push(...(options.args ?? []));

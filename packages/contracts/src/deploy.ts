@@ -39,6 +39,8 @@ export type DeployDauthContractsParameters = {
   publicClient: PublicClient;
   /** Key whose signatures the paymaster accepts. */
   platformSigner: Address;
+  /** Key whose signatures authorise slot sales at the dex (`purchase`); `platformSigner` by default. */
+  saleSigner?: Address;
   /** The platform's operator wallet allowed to write to dex and content token; the deployer by default. */
   operator?: Address;
   /** Receiver of the platform's 15% of content-token purchases; the deployer by default. */
@@ -52,6 +54,7 @@ export async function deployDauthContracts({
   walletClient,
   publicClient,
   platformSigner,
+  saleSigner,
   operator,
   treasury,
   paymasterDeposit = parseEther('10'),
@@ -80,7 +83,10 @@ export async function deployDauthContracts({
   const entry_point = await deploy(entryPointAbi, entryPointBytecode, []);
   const account_factory = await deploy(dauthAccountFactoryAbi, dauthAccountFactoryBytecode, [entry_point]);
   const paymaster = await deploy(dauthPaymasterAbi, dauthPaymasterBytecode, [entry_point, platformSigner]);
-  const dex = await deploy(dauthDexAbi, dauthDexBytecode, [operator ?? deployer]);
+  const dex = await deploy(dauthDexAbi, dauthDexBytecode, [
+    operator ?? deployer,
+    saleSigner ?? platformSigner,
+  ]);
   const content_token = await deploy(dauthContentTokenAbi, dauthContentTokenBytecode, [
     operator ?? deployer,
     treasury ?? deployer,

@@ -2,4 +2,5 @@ export * from './userOperation.js';
 export * from './account.js';
 export * from './anvil.js';
 export * from './deploy.js';
+export * from './slotSale.js';
 export * from './generated/index.js';
