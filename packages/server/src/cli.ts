@@ -1,16 +1,22 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { type CliIo, UsageError } from './cli/command.js';
+import pino, { type Logger } from 'pino';
+import { ChainInUseError } from './chain/embeddedChain.js';
+import { type CliCommand, type CliIo, type CliValues, CommandFailure, UsageError } from './cli/command.js';
 import { commands, findCommand, helpText } from './cli/registry.js';
-import { createServices, type Services } from './composition.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ServerApi } from './cli/serverApi.js';
+import { createServices } from './composition/index.js';
+import { createOfflineServices } from './composition/offline.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { isAppError } from './errors.js';
 import { loggerOptions } from './logger.js';
+import type { PlatformSecrets } from './secrets.js';
 
 /**
- * The `dauth` command: the same configuration and composition as the server (same database,
- * same secrets), without the HTTP server. Prints JSON on stdout; logs go to stderr.
+ * The `dauth` command: the same configuration as the server (same database, same secrets), without
+ * the HTTP server. Each command says what it needs (`cli/command.ts`): most use the database only and
+ * run beside a live server; chain work goes through the running server's API. Prints JSON on stdout;
+ * logs go to stderr.
  */
 export async function runCli(
   argv: string[],
@@ -27,13 +33,14 @@ export async function runCli(
     return 2;
   }
   const { command, rest } = found;
-  let services: Services | undefined;
+  let close: (() => Promise<void>) | undefined;
   try {
     let values;
     try {
       const parsed = parseArgs({
         args: rest,
-        options: command.options,
+        options:
+          command.needs === 'server' ? { ...command.options, server: { type: 'string' } } : command.options,
         strict: true,
         allowPositionals: true,
       });
@@ -46,14 +53,8 @@ export async function runCli(
     }
     const config = loadConfig(env);
     const level = env.LOG_LEVEL ? config.logLevel : 'warn';
-    services = await createServices(config, { logger: pino(loggerOptions(level), pino.destination(2)) });
-    if (services.secrets.adminKeyGenerated) {
-      // First use of this DATA_DIR: the server will not print the key again (decisions §1: printed once).
-      process.stderr.write(
-        `Generated ADMIN_API_KEY (also saved in ${config.dataDir}/admin-api-key):\n  ${services.secrets.adminApiKey}\n`,
-      );
-    }
-    const result = await command.run(values, services, io);
+    const logger = pino(loggerOptions(level), pino.destination(2));
+    const result = await runCommand(command, values, config, logger, io, (c) => (close = c));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
@@ -65,18 +66,63 @@ export async function runCli(
       process.stderr.write(`${err.message}\n`);
       return 2;
     }
-    const body = isAppError(err)
-      ? { success: false, error: err.code, message: err.message }
-      : {
-          success: false,
-          error: 'internal_error',
-          message: err instanceof Error ? err.message : String(err),
-        };
+    const body =
+      isAppError(err) || err instanceof CommandFailure
+        ? { success: false, error: err.code, message: err.message }
+        : {
+            success: false,
+            error: 'internal_error',
+            message: err instanceof Error ? err.message : String(err),
+          };
     process.stderr.write(`${JSON.stringify(body)}\n`);
     return 1;
   } finally {
-    await services?.close();
+    await close?.();
   }
+}
+
+/** Wires what the command needs, then runs it; `onOpen` receives what must be closed afterwards. */
+async function runCommand(
+  command: CliCommand,
+  values: CliValues,
+  config: Config,
+  logger: Logger,
+  io: CliIo,
+  onOpen: (close: () => Promise<void>) => void,
+): Promise<unknown> {
+  if (command.needs === 'server') {
+    const server = typeof values.server === 'string' ? values.server : config.publicUrl;
+    return command.run(values, new ServerApi(server.replace(/\/+$/, ''), config), io);
+  }
+  if (command.needs === 'database') {
+    const services = await createOfflineServices(config, logger);
+    onOpen(services.close);
+    reportGeneratedKey(config, services.secrets);
+    return command.run(values, services, io);
+  }
+  let services;
+  try {
+    services = await createServices(config, { logger });
+  } catch (err) {
+    if (!(err instanceof ChainInUseError)) throw err;
+    throw new CommandFailure(
+      'chain_in_use',
+      `dauth ${command.path.join(' ')} needs the embedded chain, which the running server of this DATA_DIR ` +
+        `(process ${err.pid}) holds. Stop the server (Ctrl-C on npm start), run this command again with the same ` +
+        `DATA_DIR, then start the server again; or point both at one chain with CHAIN_RPC_URL.`,
+    );
+  }
+  onOpen(services.close);
+  reportGeneratedKey(config, services.secrets);
+  return command.run(values, services, io);
+}
+
+function reportGeneratedKey(config: Config, secrets: PlatformSecrets): void {
+  if (!secrets.adminKeyGenerated) return;
+  // First use of this DATA_DIR: the server will not print the key again (decisions §1: printed once).
+  process.stderr.write(
+    `Generated ADMIN_API_KEY (also saved in ${config.dataDir}/admin-api-key):\n  ${secrets.adminApiKey}\n`,
+  );
 }
 
 const stdinIo: CliIo = {

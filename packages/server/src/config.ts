@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseRateLimits, type RateLimits } from './rateLimitSettings.js';
 
 /**
  * The whole configuration, validated once at start. Nothing else in the server reads `process.env`:
@@ -25,6 +27,13 @@ const url = (protocols: string[]) =>
     .string()
     .url('must be a URL')
     .refine((v) => protocols.includes(new URL(v).protocol), `must use ${protocols.join(' or ')}`);
+
+/** A whole number of wei (decimal digits; bigger than a JavaScript number can hold exactly). */
+const weiAmount = z
+  .string()
+  .regex(/^\d{1,78}$/, 'must be a whole number of wei')
+  .transform((v) => BigInt(v))
+  .or(z.bigint().min(0n));
 
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -52,13 +61,93 @@ const envSchema = z.object({
   PIN_SHARE_SALT: z.string().min(1).default('dauth/share_pin/v1'),
   /** libuv's thread-pool size (libuv reads it at start); PIN derivations size their concurrency to it. */
   UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).max(1024).default(4),
-  /** Requests per minute per client and address at /oauth/token, /oauth/revoke and /oauth/introspect. */
+  /** Older spelling of `RATE_LIMITS=oauth_token=N/1m` (per client and address at /oauth/token, revoke, introspect). */
   OAUTH_RATE_LIMIT: z.coerce.number().int().min(1).default(1200),
-  TRUST_PROXY: z
+  /** `/metrics` without the admin key (decisions §7: only off the public port, e.g. behind a private listener). */
+  METRICS_PUBLIC: z
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /** Seconds since the password was checked within which a login JWT may make account-critical changes. */
+  STEP_UP_MAX_AGE: z.coerce.number().int().min(1).default(300),
+  /** Seconds a rotated-out client secret keeps working beside the new one (docs/accounts.md). */
+  CLIENT_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  /** `false`, `true` (loopback and private ranges), a hop count, or a comma list of IPs/CIDRs. */
+  TRUST_PROXY: z.string().default('false'),
+  /** Per-route rate limits over their defaults: `name=count/window,…` (src/rateLimitSettings.ts). */
+  RATE_LIMITS: z.string().optional(),
+  /** Loopback and private callback targets (default: allowed without DATABASE_URL, refused with it). */
+  CALLBACK_ALLOW_PRIVATE: z.enum(['true', 'false']).optional(),
+  /** PIN derivations (PBKDF2) allowed to wait for a thread; more answer 503 `overloaded`. */
+  PBKDF2_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(256),
+  /** scrypt cost as log2(N) for new password hashes; 17 (OWASP) by default. Older hashes are upgraded at sign-in. */
+  SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
+  /** Password hashes (scrypt, logins and sign-ups) allowed to wait for a thread; more answer 503. */
+  SCRYPT_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(64),
+  /** Below these (wei) `/readyz` reports `degraded` and a warning is logged (docs/operations.md). */
+  LOW_FUNDS_PAYMASTER_DEPOSIT: weiAmount.default(10n ** 18n),
+  LOW_FUNDS_RELAYER_BALANCE: weiAmount.default(10n ** 17n),
+  /** Gas sponsorship policy (decisions §7): daily budgets per user and per app, per-operation cap. */
+  SPONSOR_USER_DAILY_GAS: z.coerce.number().int().min(0).default(50_000_000),
+  SPONSOR_APP_DAILY_GAS: z.coerce.number().int().min(0).default(5_000_000_000),
+  SPONSOR_MAX_OPERATION_GAS: z.coerce.number().int().min(100_000).default(3_000_000),
+  /** Comma-separated addresses never sponsored as call targets (the paymaster and entry point always are not). */
+  SPONSOR_BLOCKED_TARGETS: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v.split(',').every((a) => a.trim() === '' || /^0x[0-9a-fA-F]{40}$/.test(a.trim())),
+      'must be comma-separated 0x-prefixed 20-byte addresses',
+    )
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a !== '')
+        .map((a) => a as `0x${string}`),
+    ),
 });
+
+/** The proxies `true` trusts: loopback and the private ranges a load balancer sits in. */
+export const PRIVATE_PROXY_RANGES = [
+  '127.0.0.0/8',
+  '::1/128',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  'fc00::/7',
+] as const;
+
+/**
+ * `TRUST_PROXY` as Fastify's `trustProxy`: `false`; a hop count (the client is that many
+ * addresses from the right of X-Forwarded-For); or the proxy addresses whose X-Forwarded-For is
+ * believed. Never Fastify's `true`, which believes any client-supplied header.
+ */
+export function parseTrustProxy(
+  value: string,
+): { trustProxy: false | number | string[] } | { problem: string } {
+  const v = value.trim().toLowerCase();
+  if (v === 'false' || v === '0') return { trustProxy: false };
+  if (v === 'true') return { trustProxy: [...PRIVATE_PROXY_RANGES] };
+  if (/^[0-9]+$/.test(v)) {
+    const hops = Number(v);
+    return hops <= 32 ? { trustProxy: hops } : { problem: 'TRUST_PROXY: a hop count must be at most 32' };
+  }
+  const entries = v
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [ip = '', prefix, extra] = entry.split('/');
+    const family = isIP(ip);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      return { problem: `TRUST_PROXY: "${entry}" is not true, false, a hop count or an IP/CIDR list` };
+    }
+  }
+  return entries.length > 0 ? { trustProxy: entries } : { problem: 'TRUST_PROXY: empty list' };
+}
 
 export type Env = z.input<typeof envSchema>;
 
@@ -84,11 +173,35 @@ export interface Config {
   masterKey: string | undefined;
   adminApiKey: string | undefined;
   logLevel: string;
-  trustProxy: boolean;
+  /** Fastify's `trustProxy` (see `parseTrustProxy`). */
+  trustProxy: false | number | string[];
+  /** Every per-route rate limit (`RATE_LIMITS` over the defaults). */
+  rateLimits: RateLimits;
+  /** Loopback and private addresses may be callback targets (SSRF policy, decisions §7). */
+  callbackAllowPrivate: boolean;
+  /** Redirect URIs must be https except for loopback hosts (DATABASE_URL set or PUBLIC_URL https). */
+  requireHttpsRedirects: boolean;
+  pbkdf2QueueMax: number;
+  scryptQueueMax: number;
+  /** scrypt N for new password hashes (2^SCRYPT_LOG_N). */
+  scryptN: number;
   pinShareSalt: string;
   /** libuv thread-pool threads (UV_THREADPOOL_SIZE: `npm start` sets the core count, else libuv's 4). */
   threadPoolSize: number;
-  oauthRateLimit: number;
+  metricsPublic: boolean;
+  /** Low-funds thresholds in wei: the paymaster's EntryPoint deposit and the relayer's balance. */
+  lowFunds: { paymasterDeposit: bigint; relayerBalance: bigint };
+  /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
+  stepUpMaxAgeSeconds: number;
+  /** Gas sponsorship policy: daily budgets, per-operation cap, extra blocked targets. */
+  sponsorship: {
+    userDailyGas: number;
+    appDailyGas: number;
+    maxOperationGas: number;
+    blockedTargets: `0x${string}`[];
+  };
+  /** CLIENT_SECRET_GRACE_SECONDS: how long the old client secret works after a rotation. */
+  clientSecretGraceSeconds: number;
   chain:
     | { kind: 'embedded' }
     | {
@@ -163,13 +276,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (e.DATABASE_URL && !e.ADMIN_API_KEY) {
     problems.push('ADMIN_API_KEY: required when DATABASE_URL is set');
   }
+  const trust = parseTrustProxy(e.TRUST_PROXY);
+  if ('problem' in trust) problems.push(trust.problem);
+  const rateLimits = parseRateLimits(
+    e.RATE_LIMITS,
+    'OAUTH_RATE_LIMIT' in cleaned ? e.OAUTH_RATE_LIMIT : undefined,
+  );
+  problems.push(...rateLimits.problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const port = e.PORT;
+  const publicUrl = (e.PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
   return {
     host: e.HOST,
     port,
-    publicUrl: (e.PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, ''),
+    publicUrl,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
@@ -178,10 +299,30 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     masterKey: e.MASTER_KEY,
     adminApiKey: e.ADMIN_API_KEY,
     logLevel: e.LOG_LEVEL,
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: 'trustProxy' in trust ? trust.trustProxy : false,
+    rateLimits: rateLimits.limits,
+    callbackAllowPrivate: e.CALLBACK_ALLOW_PRIVATE
+      ? e.CALLBACK_ALLOW_PRIVATE === 'true'
+      : e.DATABASE_URL === undefined,
+    requireHttpsRedirects: e.DATABASE_URL !== undefined || publicUrl.startsWith('https:'),
+    pbkdf2QueueMax: e.PBKDF2_QUEUE_MAX,
+    scryptQueueMax: e.SCRYPT_QUEUE_MAX,
+    scryptN: 2 ** e.SCRYPT_LOG_N,
     pinShareSalt: e.PIN_SHARE_SALT,
     threadPoolSize: e.UV_THREADPOOL_SIZE,
-    oauthRateLimit: e.OAUTH_RATE_LIMIT,
+    metricsPublic: e.METRICS_PUBLIC,
+    lowFunds: {
+      paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
+      relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,
+    },
+    stepUpMaxAgeSeconds: e.STEP_UP_MAX_AGE,
+    sponsorship: {
+      userDailyGas: e.SPONSOR_USER_DAILY_GAS,
+      appDailyGas: e.SPONSOR_APP_DAILY_GAS,
+      maxOperationGas: e.SPONSOR_MAX_OPERATION_GAS,
+      blockedTargets: e.SPONSOR_BLOCKED_TARGETS,
+    },
+    clientSecretGraceSeconds: e.CLIENT_SECRET_GRACE_SECONDS,
     chain,
   };
 }

@@ -7,6 +7,26 @@ export interface PlatformSecrets {
   adminApiKey: string;
   /** True when the admin key was generated just now (the process prints it once). */
   adminKeyGenerated: boolean;
+  /** Files and directories whose loose permissions were tightened at start (the caller warns). */
+  tightened: string[];
+}
+
+/**
+ * Removes every group and other permission bit from `target` if it has any; returns whether it did.
+ * DATA_DIR holds the database, the chain state, mail with recovery codes and the key files: nobody
+ * but the service's own user may read any of it.
+ */
+export function tightenMode(target: string): boolean {
+  let mode: number;
+  try {
+    mode = fs.statSync(target).mode & 0o777;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+  if ((mode & 0o077) === 0) return false;
+  fs.chmodSync(target, mode & 0o700);
+  return true;
 }
 
 /**
@@ -18,7 +38,14 @@ export function ensureSecrets(opts: {
   masterKey: string | undefined;
   adminApiKey: string | undefined;
 }): PlatformSecrets {
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  // Existing installs: DATA_DIR and the key files made before modes were enforced (or copied with
+  // loose ones) are fixed at start, with a warning, rather than refused: the fix is always safe.
+  const tightened = [
+    opts.dataDir,
+    path.join(opts.dataDir, 'master.key'),
+    path.join(opts.dataDir, 'admin-api-key'),
+  ].filter((target) => tightenMode(target));
   const master = opts.masterKey ?? readOrCreate(path.join(opts.dataDir, 'master.key'), () => hex(32)).value;
   const admin = opts.adminApiKey
     ? { value: opts.adminApiKey, created: false }
@@ -27,6 +54,7 @@ export function ensureSecrets(opts: {
     masterKey: Buffer.from(master, 'hex'),
     adminApiKey: admin.value,
     adminKeyGenerated: admin.created,
+    tightened,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import { createServices, type CreateServicesOptions, type Services } from './composition.js';
+import { createServices, type CreateServicesOptions, type Services } from './composition/index.js';
 import { buildApp } from './http/app.js';
 import type { App } from './http/types.js';
 

@@ -1,12 +1,12 @@
 import { BaseError, HttpRequestError, TimeoutError } from 'viem';
-import { AppError, chainUnavailable } from '../errors.js';
-import { decodeRevertReason, type DecodedRevert } from './revertReason.js';
+import { AppError, chainUnavailable, OperationReverted } from '../errors.js';
+import { decodeRevertReason } from './revertReason.js';
 import type { Hash, Hex } from './types.js';
 
 /**
  * The chain layer's typed errors. Nothing above the gateway sees a JSON-RPC blob: transport failures become
  * `chain_unavailable` (503), EntryPoint `FailedOp` reasons become `UserOperationRejectedError` with a code per
- * AA class, and reverts become `OperationRevertedError` with the decoded reason.
+ * AA class, and reverts become `OperationReverted` (src/errors.ts) carrying the decoded revert.
  */
 
 interface AaRule {
@@ -81,32 +81,6 @@ export class UserOperationRejectedError extends AppError {
   }
 }
 
-/** A call would revert (seen before anything was sent, so nothing changed). */
-export class OperationRevertedError extends AppError {
-  constructor(readonly revert: DecodedRevert) {
-    super(422, 'operation_reverted', `The call would revert: ${revert.message}`, {
-      revert_reason: revert.message,
-    });
-    this.name = 'OperationRevertedError';
-  }
-}
-
-/**
- * The node stopped answering after the operation's transaction may have been sent: it may or may not be
- * included. Callers must not record the operation as done, nor as failed.
- */
-export class OperationOutcomeUnknownError extends AppError {
-  constructor(details: { userOpHash: Hash; txHash?: Hash | undefined }) {
-    super(
-      503,
-      'chain_unavailable',
-      'The blockchain node stopped answering while the operation was pending; its outcome is not known yet',
-      { user_op_hash: details.userOpHash, ...(details.txHash ? { tx_hash: details.txHash } : {}) },
-    );
-    this.name = 'OperationOutcomeUnknownError';
-  }
-}
-
 /** True when `err` means the node did not answer (connection refused, timeout, HTTP 5xx/429, socket closed). */
 export function isTransportError(err: unknown): boolean {
   if (err instanceof BaseError) {
@@ -158,7 +132,7 @@ export function isRevert(err: unknown): boolean {
 
 /**
  * The gateway boundary: anything a viem call threw becomes an `AppError`. FailedOp reverts become
- * `UserOperationRejectedError`, other reverts `OperationRevertedError`, a silent node `chain_unavailable`.
+ * `UserOperationRejectedError`, other reverts `OperationReverted` (nothing was sent), a silent node `chain_unavailable`.
  * Unrecognised errors are passed through unchanged (they are bugs, rendered as 500).
  */
 export function translateChainError(err: unknown): unknown {
@@ -167,7 +141,7 @@ export function translateChainError(err: unknown): unknown {
   if (isRevert(err)) {
     const revert = decodeRevertReason(revertDataOf(err));
     if (revert.name === 'FailedOp') return new UserOperationRejectedError(String(revert.args[1]));
-    return new OperationRevertedError(revert);
+    return new OperationReverted(revert, 'The call would revert');
   }
   return err;
 }

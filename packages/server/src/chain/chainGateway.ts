@@ -248,7 +248,7 @@ export class ChainGateway {
 
   /**
    * Gas the wallet's call needs when the EntryPoint makes it (`callGasLimit`). An undeployed wallet is
-   * estimated with its future code put in place by a state override. A revert is `OperationRevertedError`.
+   * estimated with its future code put in place by a state override. A revert is `OperationReverted`.
    */
   async estimateCallGas(sender: Address, callData: Hex, undeployedOwner?: Address): Promise<bigint> {
     return atGateway(() =>

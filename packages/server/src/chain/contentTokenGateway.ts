@@ -1,64 +1,28 @@
 import { dauthContentTokenAbi } from '@dauth/contracts';
-import {
-  getAddress,
-  keccak256,
-  parseEventLogs,
-  stringToBytes,
-  type Log,
-  type TransactionReceipt,
-} from 'viem';
-import { AppError } from '../errors.js';
-import type {
-  ChainWrite,
-  ContentTokenChain,
-  ProviderOnChain,
-  PurchaseOnChain,
-  RecordedBatch,
-  RecordedUsage,
-  SlotFigures,
-  UsageBatch,
-} from '../services/content/ports.js';
+import { keccak256, parseEventLogs, stringToBytes, type Log, type TransactionReceipt } from 'viem';
+import { OperationReverted } from '../errors.js';
+import { sameAddress } from './address.js';
 import { atGateway } from './chainErrors.js';
 import type { ChainGateway } from './chainGateway.js';
 import type { ContractCalls } from './contractCalls.js';
 import type { OperatorWallet } from './operations/operatorWallet.js';
 import type { OperationResult } from './operations/pendingOperation.js';
 import { waitForReceipt } from './waitForReceipt.js';
+import type {
+  ChainWrite,
+  ProviderOnChain,
+  PurchaseOnChain,
+  RecordedBatch,
+  RecordedUsage,
+  SlotFigures,
+  UsageBatch,
+} from './contentTokenTypes.js';
 import type { Address, Call, Hash } from './types.js';
 
 /** Gas of one `recordUsage` record (cold slot: SLOAD + SSTORE + event + loop), with room to spare. */
 const GAS_PER_USAGE_RECORD = 40_000n;
 /** Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check, the batch key). */
 const GAS_PER_USAGE_CALL = 90_000n;
-
-/** A mined operation whose call reverted (nothing but its nonce changed). */
-export class OperationRevertedOnChainError extends AppError {
-  readonly revert: { name: string | undefined; args: readonly unknown[] };
-  constructor(result: OperationResult) {
-    const reason = result.revertReason ?? 'reverted without a reason';
-    super(422, 'operation_reverted', `The operation was included but reverted: ${reason}`, {
-      revert_reason: reason,
-      tx_hash: result.txHash,
-    });
-    this.name = 'OperationRevertedOnChainError';
-    this.revert = parseRevertMessage(reason);
-  }
-}
-
-/** Turns `decodeRevertReason`'s message back into a name and (for the content-token errors we act on) args. */
-export function parseRevertMessage(message: string): { name: string | undefined; args: readonly unknown[] } {
-  const insufficient = /^InsufficientBalance\((.*), (0x[0-9a-fA-F]{40}), (\d+), (\d+)\)$/s.exec(message);
-  if (insufficient) {
-    return {
-      name: 'InsufficientBalance',
-      args: [insufficient[1], insufficient[2], BigInt(insufficient[3]!), BigInt(insufficient[4]!)],
-    };
-  }
-  return { name: /^(\w+)\(/.exec(message)?.[1], args: [] };
-}
-
-/** EIP-55 checksum of an address; throws on a malformed one or a wrong mixed-case checksum. */
-export const checksumAddress = (address: string): Address => getAddress(address);
 
 /** keccak256 of the cuid's UTF-8 bytes: how the contract keys cuids in storage and events. */
 export const cuidHashOf = (cuid: string): Hash => keccak256(stringToBytes(cuid));
@@ -68,11 +32,13 @@ export const usageBatchKeyOf = (batchId: string): Hash =>
   keccak256(stringToBytes(`dauth.content-usage-batch:${batchId}`));
 
 /**
- * The DauthContentToken contract for the content-token domain (`ContentTokenChain`): writes through the
- * platform operator wallet (sponsored operations bundled by the chain layer), reads through the gateway,
- * event figures from receipts. Failures arrive already translated at the gateway boundary.
+ * The DauthContentToken contract, in the chain layer's own types (`contentTokenTypes.ts`): writes through
+ * the platform operator wallet (sponsored operations bundled by the chain layer), reads through the
+ * gateway, event figures from receipts. Failures arrive already translated at the gateway boundary; a
+ * refused write is `OperationReverted` carrying the contract's custom error and its arguments. It fits the
+ * content services' `ContentTokenChain` port, which the composition root checks where it plugs it in.
  */
-export class ContentTokenGateway implements ContentTokenChain {
+export class ContentTokenGateway {
   readonly contentToken: Address;
 
   constructor(
@@ -85,7 +51,12 @@ export class ContentTokenGateway implements ContentTokenChain {
 
   async #operate(calls: Call[], callGasLimit?: bigint): Promise<OperationResult> {
     const result = await this.operator.execute(calls, callGasLimit !== undefined ? { callGasLimit } : {});
-    if (!result.success) throw new OperationRevertedOnChainError(result);
+    if (!result.success) {
+      throw new OperationReverted(result.revert, 'The operation was included but reverted', {
+        revert_reason: result.revert?.message ?? 'reverted without a reason',
+        tx_hash: result.txHash,
+      });
+    }
     return result;
   }
 
@@ -101,7 +72,7 @@ export class ContentTokenGateway implements ContentTokenChain {
   #events<
     N extends 'UsageRecorded' | 'UsageBatchRecorded' | 'ContentTokenBought' | 'Released' | 'PoolFunded',
   >(logs: readonly Log[], eventName: N | N[]) {
-    const ours = logs.filter((l) => l.address.toLowerCase() === this.contentToken.toLowerCase());
+    const ours = logs.filter((l) => sameAddress(l.address, this.contentToken));
     return parseEventLogs({ abi: dauthContentTokenAbi, logs: ours, eventName });
   }
 
@@ -135,11 +106,40 @@ export class ContentTokenGateway implements ContentTokenChain {
     return { ...this.#write(result), pool };
   }
 
+  async amendTerms(input: {
+    clientId: string;
+    cuid: string;
+    releasePer: number;
+    ownerAddr: Address;
+    settle: Address[];
+    releaseEnabled: boolean;
+  }): Promise<ChainWrite & { paid: bigint }> {
+    const toggle = (enabled: boolean) =>
+      this.calls.platform('contentToken', 'setReleaseEnabled', [input.cuid, enabled]);
+    const calls: Call[] = [
+      ...(input.settle.length > 0 && !input.releaseEnabled ? [toggle(true)] : []),
+      ...input.settle.map((slot) => this.calls.platform('contentToken', 'release', [input.cuid, slot])),
+      ...(input.settle.length > 0 && !input.releaseEnabled ? [toggle(false)] : []),
+      this.calls.platform('contentToken', 'registerProvider', [
+        input.clientId,
+        input.cuid,
+        input.releasePer,
+        input.ownerAddr,
+      ]),
+    ];
+    const result = await this.#operate(calls);
+    const hash = cuidHashOf(input.cuid);
+    const paid = this.#events((await this.#receipt(result.txHash)).logs, 'Released')
+      .filter((e) => e.args.cuidHash === hash)
+      .reduce((sum, e) => sum + e.args.paid, 0n);
+    return { ...this.#write(result), paid };
+  }
+
   async release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }> {
     const result = await this.#operate([this.calls.platform('contentToken', 'release', [cuid, slot])]);
     const hash = cuidHashOf(cuid);
     const released = this.#events((await this.#receipt(result.txHash)).logs, 'Released').find(
-      (e) => e.args.cuidHash === hash && e.args.slot.toLowerCase() === slot.toLowerCase(),
+      (e) => e.args.cuidHash === hash && sameAddress(e.args.slot, slot),
     );
     if (!released) throw new Error(`release transaction ${result.txHash} carries no Released event`);
     return { ...this.#write(result), usage: released.args.usage, paid: released.args.paid };
@@ -192,7 +192,7 @@ export class ContentTokenGateway implements ContentTokenChain {
         if (
           event?.eventName !== 'UsageRecorded' ||
           event.args.cuidHash !== hash ||
-          event.args.slot.toLowerCase() !== slot.toLowerCase() ||
+          !sameAddress(event.args.slot, slot) ||
           event.args.amount !== group.amounts[i]
         ) {
           throw new Error(
@@ -295,7 +295,7 @@ export class ContentTokenGateway implements ContentTokenChain {
     const receipt = await this.#receipt(txHash);
     const hash = cuidHashOf(cuid);
     const bought = this.#events(receipt.logs, 'ContentTokenBought').find(
-      (e) => e.args.cuidHash === hash && e.args.slot.toLowerCase() === slot.toLowerCase(),
+      (e) => e.args.cuidHash === hash && sameAddress(e.args.slot, slot),
     );
     if (!bought) throw new Error(`purchase transaction ${txHash} carries no ContentTokenBought event`);
     return {

@@ -6,10 +6,11 @@ import {
   deployDauthContracts,
   entryPointAbi,
 } from '@dauth/contracts';
-import { type Abi, createWalletClient, getContractAddress, http, type LocalAccount, parseEther } from 'viem';
+import { type Abi, createWalletClient, getContractAddress, type LocalAccount, parseEther } from 'viem';
 import type { Logger } from 'pino';
 import type { ChainClient } from './chainClient.js';
 import type { DeploymentRecord, DeploymentRecordStore } from './deploymentRecord.js';
+import type { JournaledSender } from './journal/journaledSender.js';
 import { OPERATOR_WALLET_SALT } from './operations/operatorWallet.js';
 import type { Address, ContractAddresses } from './types.js';
 import { waitForReceipt } from './waitForReceipt.js';
@@ -19,6 +20,8 @@ export interface EnsureDeploymentParameters {
   rpcUrl: string;
   logger: Logger;
   record: DeploymentRecordStore;
+  /** Every deployment transaction is journaled (docs/chain.md, "Durability"). */
+  sender: JournaledSender;
   /** Deploys when nothing usable is recorded; without it a missing deployment is an error. */
   deployer: LocalAccount | undefined;
   /** The key whose signatures the paymaster accepts. */
@@ -106,7 +109,7 @@ async function deploy(
   const walletClient = createWalletClient({
     account: deployer,
     chain: p.client.chain,
-    transport: http(p.rpcUrl, { retryCount: 0 }),
+    transport: p.sender.transportFor(deployer.address),
   });
   // deployDauthContracts deploys the EntryPoint and then the factory, which creates the account
   // implementation as its first contract: predict the operator wallet so the dex and the content token
@@ -206,7 +209,7 @@ async function send(
   const walletClient = createWalletClient({
     account,
     chain: p.client.chain,
-    transport: http(p.rpcUrl, { retryCount: 0 }),
+    transport: p.sender.transportFor(account.address),
   });
   const hash = await walletClient.writeContract({
     address,

@@ -1,9 +1,10 @@
-import { dauthTokenAbi } from '@dauth/contracts';
+import { dauthTokenAbi, entryPointAbi } from '@dauth/contracts';
 import { encodeFunctionData, type LocalAccount } from 'viem';
 import { AppError, forbidden } from '../errors.js';
 import type { ChainClient } from './chainClient.js';
 import { atGateway } from './chainErrors.js';
 import type { ChainGateway } from './chainGateway.js';
+import type { JournaledSender } from './journal/journaledSender.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
 import type { Address, Hex } from './types.js';
 import { waitForReceipt } from './waitForReceipt.js';
@@ -32,6 +33,7 @@ export class Faucet {
     private readonly gateway: ChainGateway,
     private readonly client: ChainClient,
     private readonly funder: LocalAccount | undefined,
+    private readonly sender: JournaledSender,
   ) {}
 
   get available(): boolean {
@@ -83,6 +85,49 @@ export class Faucet {
     return { nativeBalance, tokenBalance };
   }
 
+  /**
+   * Adds `wei` to the paymaster's EntryPoint deposit from the deployer, on any chain: the low-funds refill of the
+   * embedded chain and `POST /v1/admin/funding` (the deployer's own money, spent on the admin's word).
+   */
+  async depositForPaymaster(wei: bigint): Promise<void> {
+    await this.#fromDeployer({
+      to: this.gateway.contracts.entry_point,
+      value: wei,
+      data: encodeFunctionData({
+        abi: entryPointAbi,
+        functionName: 'depositTo',
+        args: [this.gateway.contracts.paymaster],
+      }),
+    });
+  }
+
+  /** Sends `wei` of native currency from the deployer to `address`, on any chain (see `depositForPaymaster`). */
+  async sendNative(address: Address, wei: bigint): Promise<void> {
+    await this.#fromDeployer({ to: address, value: wei, data: '0x' });
+  }
+
+  async #fromDeployer(tx: { to: Address; value: bigint; data: Hex }): Promise<void> {
+    const funder = this.funder;
+    if (!funder) {
+      throw new AppError(
+        409,
+        'funding_unavailable',
+        'Funding needs DEPLOYER_PRIVATE_KEY (the account that pays)',
+      );
+    }
+    const balance = await this.gateway.nativeBalance(funder.address);
+    if (balance < tx.value + 10n ** 16n) {
+      throw new AppError(
+        409,
+        'funding_insufficient',
+        'The deployer account does not hold that much native currency',
+      );
+    }
+    const run = this.#queue.then(() => this.#send(funder, tx));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
   async #send(funder: LocalAccount, tx: { to: Address; value: bigint; data: Hex }): Promise<void> {
     const { client } = this;
     const hash = await atGateway(async () => {
@@ -99,9 +144,10 @@ export class Faucet {
         ...fees,
         ...tx,
       });
-      return client.sendRawTransaction({ serializedTransaction: raw });
+      return this.sender.send(raw, funder.address);
     });
     const receipt = await waitForReceipt(client, hash);
+    await this.sender.confirm(receipt);
     if (receipt.status !== 'success')
       throw new AppError(502, 'faucet_failed', `Faucet transaction ${hash} reverted`);
   }

@@ -8,6 +8,7 @@ import {
   entryPointAbi,
 } from '@dauth/contracts';
 import { type Abi, decodeErrorResult, size, slice } from 'viem';
+import type { Revert } from '../errors.js';
 import type { Hex } from './types.js';
 
 /** Every custom error the platform's contracts can raise, so a revert decodes to a name and arguments. */
@@ -33,12 +34,8 @@ function dedupeErrors(abi: Abi): AbiError[] {
   return [...seen.values()];
 }
 
-export interface DecodedRevert {
-  /** `Error` for `require`/`revert("…")`, `Panic`, or the custom error's name; undefined when unknown. */
-  name: string | undefined;
-  args: readonly unknown[];
-  /** Human-readable: the reason string, `Name(arg, …)`, or `custom error 0x…` for an unknown selector. */
-  message: string;
+/** A revert's name, arguments and readable message (`Revert`), with the raw data it came from. */
+export interface DecodedRevert extends Revert {
   raw: Hex;
 }
 

@@ -1,10 +1,26 @@
 import type { CliCommand } from './command.js';
 import { clientCreate } from './commands/clientCreate.js';
-import { userCreate } from './commands/userCreate.js';
+import { clientList } from './commands/clientList.js';
+import { clientDelete, clientRotateSecret, clientUpdate } from './commands/clientLifecycle.js';
+import { faucet } from './commands/faucet.js';
+import { providerShow } from './commands/providerShow.js';
 import { slotsImport } from './commands/slotsImport.js';
+import { userCreate } from './commands/userCreate.js';
+import { userLogin } from './commands/userLogin.js';
 
 /** Every `dauth` sub-command. Add a command by writing `commands/<name>.ts` and listing it here. */
-export const commands: CliCommand[] = [userCreate, clientCreate, slotsImport];
+export const commands: CliCommand[] = [
+  userCreate,
+  userLogin,
+  clientCreate,
+  clientList,
+  clientUpdate,
+  clientRotateSecret,
+  clientDelete,
+  providerShow,
+  faucet,
+  slotsImport,
+];
 
 /** The command whose path starts `argv`, and the arguments after its path. */
 export function findCommand(
@@ -20,5 +36,5 @@ export function findCommand(
 
 export function helpText(registry: CliCommand[] = commands): string {
   const lines = registry.map((c) => `  dauth ${c.path.join(' ')} ${c.usage}\n      ${c.summary}`);
-  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
+  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet and client update|rotate-secret|delete talk to it (--server, else PUBLIC_URL);\nslots import needs the chain, so run it while the server of this DATA_DIR is stopped.\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
 }

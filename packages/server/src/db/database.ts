@@ -20,6 +20,8 @@ export interface DatabaseHandle {
   dialect: DialectName;
   /** Cheap round trip used by `/readyz`. */
   ping(): Promise<void>;
+  /** Connections of the pool (metrics): PostgreSQL's pg counts; SQLite has one connection, always in use. */
+  pool(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -49,11 +51,24 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       db,
       dialect: 'postgres',
       ping: async () => void (await sql`select 1`.execute(db)),
+      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       close: () => db.destroy(),
     };
   }
   const file = options.sqlitePath ?? ':memory:';
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // SQLite creates the file (and its -wal/-shm files, which copy the main file's mode) with the
+    // process umask, usually 0644: create it owner-only first, and tighten files of older installs.
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+      try {
+        fs.chmodSync(f, 0o600);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      }
+    }
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -64,6 +79,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     db,
     dialect: 'sqlite',
     ping: async () => void (await sql`select 1`.execute(db)),
+    pool: () => ({ total: 1, idle: 0, waiting: 0 }),
     close: () => db.destroy(),
   };
 }

@@ -5,30 +5,44 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import type { Services } from '../composition.js';
-import { installErrorHandling } from './errorHandler.js';
-import { registerLoginRateLimit } from './rateLimits.js';
-import { accountRoutes } from './routes/accounts.js';
-import { adminFaucetRoutes } from './routes/admin/faucet.js';
-import { chainRoutes } from './routes/chain.js';
+import type { Services } from '../composition/index.js';
+import { installErrorHandling, renderFrameworkError } from './errorHandler.js';
+import { installAuditRecorder } from './auditRecorder.js';
+import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
+import { adminRoutes } from './routes/admin/index.js';
+import { emailVerificationRoutes } from './routes/auth/email.js';
+import { oauthMetaRoutes } from './routes/backendIntegration/index.js';
+import { chainRoutes } from './routes/chain/info.js';
+import { contentTokenRoutes } from './routes/content/index.js';
+import { accountRoutes } from './routes/devUser/accounts.js';
+import { clientRoutes } from './routes/devUser/clients.js';
+import { consentRoutes } from './routes/devUser/consents.js';
+import { overviewRoutes } from './routes/devUser/overview.js';
+import { passwordRoutes } from './routes/devUser/password.js';
+import { uint256Format } from './schemas.js';
 import { healthRoutes } from './routes/health.js';
-import { clientRoutes } from './routes/clients.js';
-import { oauthAuthorizeRoutes } from './routes/oauthAuthorize.js';
-import { oauthTokenRoutes } from './routes/oauthToken.js';
-import { oauthValidateRoutes } from './routes/oauthValidate.js';
-import { statusRoutes } from './routes/status.js';
-import { oauthMetaRoutes } from './routes/oauthMeta.js';
-import { exchangeTokenOwnerRoutes } from './routes/exchangeTokenOwner.js';
-import { marketRoutes } from './routes/market.js';
-import { adminTransferTicketRoutes } from './routes/admin/transferTickets.js';
-import { pinRoutes } from './routes/pin.js';
-import { emailVerificationRoutes } from './routes/emailVerification.js';
-import { tokenTransferRoutes } from './routes/tokenTransfer.js';
-import { developmentApiRoutes } from './routes/developmentApi.js';
-import { adminContentRoutes } from './routes/admin/content.js';
+import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwner.js';
+import { marketRoutes } from './routes/market/listings.js';
+import { installRequestMetrics, metricsRoutes } from './routes/metrics.js';
+import { oauthAuthorizeRoutes } from './routes/oauth/authorize.js';
+import { oauthIntrospectRoutes } from './routes/oauth/introspect.js';
+import { oauthRevokeRoutes } from './routes/oauth/revoke.js';
+import { statusRoutes } from './routes/oauth/status.js';
+import { oauthTokenRoutes } from './routes/oauth/token.js';
+import { oauthValidateRoutes } from './routes/oauth/validate.js';
+import { pinRoutes } from './routes/pin/index.js';
+import { tokenTransferRoutes } from './routes/token/transfer.js';
+import { jwksRoutes } from './routes/wellKnown/jwks.js';
+import { oauthMetadataRoutes } from './routes/wellKnown/oauthAuthorizationServer.js';
+import { oidcRoutes } from './routes/oidc/index.js';
+import { consoleRoutes } from './routes/console/index.js';
 import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** A hop count as the trust function Fastify builds from one: the `hops` addresses nearest to us are proxies. */
+const trustProxyOption = (trust: false | number | string[]) =>
+  typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 
 /**
  * The service as a Fastify instance that is not yet listening: `server.ts` listens, tests call
@@ -38,20 +52,37 @@ export async function buildApp(services: Services): Promise<App> {
   const app = Fastify({
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: services.config.trustProxy,
+    trustProxy: trustProxyOption(services.config.trustProxy),
     // Request ids let a support ticket be matched to a log line without logging any secret.
     genReqId: () => crypto.randomUUID(),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true } },
+    frameworkErrors: renderFrameworkError,
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: true,
+        formats: { uint256: uint256Format },
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandling(app);
+  installRequestMetrics(app, services);
+  installAuditRecorder(app, services.audit);
   await app.register(formBody);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
     ...(services.redis ? { redis: services.redis, nameSpace: 'dauth-rl:' } : {}),
   });
-  registerLoginRateLimit(app);
+  registerLoginRateLimit(app, services.config.rateLimits);
+  registerAdminRateLimit(app, services.config.rateLimits);
+  if (services.config.publicUrl.startsWith('https:')) {
+    // Served over https (PUBLIC_URL): browsers must never come back over plain http.
+    app.addHook('onSend', async (_request, reply) => {
+      void reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
+    });
+  }
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -71,26 +102,35 @@ export async function buildApp(services: Services): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  // Route modules: each is `(app, services) => void`; add new ones to this list.
+  // Route modules: each is `(app, services) => void` in a scope of its own; add new ones to this list.
+  // Files under routes/ mirror the URL path after `/v1` (docs/architecture.md has the table).
   const routeModules = [
     chainRoutes,
-    adminFaucetRoutes,
     healthRoutes,
     accountRoutes,
     clientRoutes,
+    consentRoutes,
+    overviewRoutes,
+    passwordRoutes,
+    jwksRoutes,
+    oauthMetadataRoutes,
     oauthAuthorizeRoutes,
     oauthTokenRoutes,
+    oauthRevokeRoutes,
+    oauthIntrospectRoutes,
     oauthValidateRoutes,
+    oidcRoutes,
     statusRoutes,
     oauthMetaRoutes,
     exchangeTokenOwnerRoutes,
     marketRoutes,
-    adminTransferTicketRoutes,
     pinRoutes,
     emailVerificationRoutes,
     tokenTransferRoutes,
-    developmentApiRoutes,
-    adminContentRoutes,
+    contentTokenRoutes,
+    adminRoutes,
+    metricsRoutes,
+    consoleRoutes,
   ];
   for (const routes of routeModules) {
     await app.register(async (scope) => routes(scope as App, services));

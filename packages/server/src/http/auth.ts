@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { unauthorized } from '../errors.js';
+import { AppError, unauthorized } from '../errors.js';
 import type { Authenticator } from '../services/tokens/authenticator.js';
 import type { TokenClaims } from '../services/tokens/tokenService.js';
 import { bearerToken } from './adminAuth.js';
@@ -17,6 +17,28 @@ export function requireToken(authenticator: Authenticator, accept: TokenClaims['
     const token = bearerToken(request);
     if (!token) throw unauthorized('missing_token', 'Send Authorization: Bearer <token>');
     request.auth = await authenticator.authenticate(token, accept);
+  };
+}
+
+/**
+ * preHandler of account-critical changes (decisions §7: provider settings, `test_encryption`, client
+ * secret rotation, password and e-mail change): a login JWT whose password check (`auth_time`) is at most
+ * `maxAgeSeconds` old, else 401 `reauthentication_required`. A login JWT relayed to an app backend in the
+ * backend-integration flow therefore stops being enough for these within minutes of the user's login.
+ */
+export function requireFreshLogin(authenticator: Authenticator, maxAgeSeconds: number) {
+  const login = requireToken(authenticator, 'login');
+  return async (request: FastifyRequest): Promise<void> => {
+    await login(request);
+    const authTime = request.auth?.authTime;
+    if (authTime === undefined || Date.now() / 1000 - authTime > maxAgeSeconds) {
+      throw new AppError(
+        401,
+        'reauthentication_required',
+        `This change needs a login from the last ${maxAgeSeconds} s: sign in again with your password`,
+        { max_age: maxAgeSeconds },
+      );
+    }
   };
 }
 

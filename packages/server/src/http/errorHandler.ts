@@ -63,6 +63,15 @@ export function renderError(style: ErrorStyle, err: AppError): Record<string, un
   return body;
 }
 
+/**
+ * Errors Fastify raises before routing (an over-long path parameter, a malformed URL) would
+ * otherwise be sent in Fastify's own shape; `buildApp` passes this as `frameworkErrors`.
+ */
+export function renderFrameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const appError = toAppError(error);
+  void reply.status(appError.status).send(renderError(styleFor(request.url), appError));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
@@ -73,7 +82,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (appError.status === 401 && style === 'oauth' && appError.code === 'invalid_client') {
       reply.header('WWW-Authenticate', 'Basic realm="dauth"');
     }
-    if (appError.status === 429 && appError.details?.retryAfterSeconds) {
+    if ((appError.status === 429 || appError.status === 503) && appError.details?.retryAfterSeconds) {
       reply.header('Retry-After', String(appError.details.retryAfterSeconds));
     }
     void reply.status(appError.status).send(renderError(style, appError));

@@ -1,7 +1,11 @@
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Services } from '../composition/index.js';
+import { AppError } from '../errors.js';
+import { RATE_LIMIT_DEFAULTS, type RateLimitName, type RateLimits } from '../rateLimitSettings.js';
+import type { App } from './types.js';
 
-/** Password guesses allowed per client address and e-mail each minute, across every sign-in route. */
-export const LOGIN_ATTEMPTS_PER_MINUTE = 10;
+/** Password guesses allowed per client address and e-mail each minute by default, across every sign-in route. */
+export const LOGIN_ATTEMPTS_PER_MINUTE = RATE_LIMIT_DEFAULTS.login.max;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,19 +17,116 @@ declare module 'fastify' {
   }
 }
 
+type KeyGenerator = (request: FastifyRequest) => string;
+
 /**
- * Creates the shared sign-in limiter (after `@fastify/rate-limit` is registered). Keyed per client address
- * and e-mail, so one attacker cannot hammer one account, and a victim's own attempts from elsewhere are not
- * blocked by the attacker's. It runs as a preHandler because the key needs the parsed body.
+ * The `config.rateLimit` of a route from the configured limit `name` (`RATE_LIMITS`), keyed per
+ * address unless a key generator is given. Every key starts with the limit's name, so two limits
+ * never share a bucket.
  */
-export function registerLoginRateLimit(app: FastifyInstance): void {
-  const limiter = app.rateLimit({
-    max: LOGIN_ATTEMPTS_PER_MINUTE,
-    timeWindow: '1 minute',
-    keyGenerator: (request: FastifyRequest) => {
-      const email = (request.body as { email?: unknown } | undefined)?.email;
-      return `login:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
-    },
+export function routeLimit(
+  limits: RateLimits,
+  name: RateLimitName,
+  options: { keyGenerator?: KeyGenerator; hook?: 'onRequest' | 'preHandler' } = {},
+) {
+  const { max, windowMs } = limits[name];
+  return {
+    max,
+    timeWindow: windowMs,
+    keyGenerator: options.keyGenerator ?? ((request: FastifyRequest) => `${name}:${request.ip}`),
+    ...(options.hook ? { hook: options.hook } : {}),
+  };
+}
+
+/** A standalone limiter for hooks: throws 429 `rate_limited` with `Retry-After` when exceeded. */
+export function createLimiter(
+  app: FastifyInstance,
+  limits: RateLimits,
+  name: RateLimitName,
+  keyGenerator: KeyGenerator = (request) => `${name}:${request.ip}`,
+): (request: FastifyRequest) => Promise<void> {
+  const { max, windowMs } = limits[name];
+  const limiter = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator });
+  return async (request) => {
+    const result = await limiter(request);
+    if (!result.isAllowed && result.isExceeded) {
+      throw new AppError(429, 'rate_limited', 'Too many requests, slow down', {
+        retryAfterSeconds: result.ttlInSeconds,
+      });
+    }
+  };
+}
+
+/**
+ * Creates the shared sign-in limiter (after `@fastify/rate-limit` is registered): per client address
+ * and e-mail (`login`), so one attacker cannot hammer one account while a victim's own attempts from
+ * elsewhere are not blocked; and per address across every e-mail (`login_address`), so varying the
+ * e-mail cannot buy unlimited password hashes. It runs as a preHandler because the key needs the
+ * parsed body.
+ */
+export function registerLoginRateLimit(app: FastifyInstance, limits: RateLimits): void {
+  const perAddress = createLimiter(app, limits, 'login_address');
+  const perAccount = createLimiter(app, limits, 'login', (request) => {
+    const email = (request.body as { email?: unknown } | undefined)?.email;
+    return `login:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
   });
-  app.decorate('loginRateLimit', limiter);
+  app.decorate('loginRateLimit', async function loginRateLimit(request: FastifyRequest) {
+    await perAccount(request);
+    await perAddress(request);
+  });
+}
+
+/**
+ * Every `/v1/admin/*` request counts against the `admin` limit of its address in `onRequest`, before
+ * the admin key is compared or the body is parsed, so a key guesser or a flood of large bodies is
+ * cut off early. (The key check itself belongs to the admin routes' own guard.)
+ */
+export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits): void {
+  const limiter = createLimiter(app, limits, 'admin');
+  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+    // The matched route's path, not the raw URL: no spelling of the URL slips past the prefix test.
+    if (request.routeOptions.url?.startsWith('/v1/admin/')) await limiter(request);
+  });
+}
+
+/**
+ * Route `config` for a per-user limit of one route (`RATE_LIMITS` name): keyed by the authenticated
+ * user (set by the token hook in `onRequest`), falling back to the client address when no user is known yet.
+ */
+export function perUser(limits: RateLimits, name: RateLimitName) {
+  return {
+    rateLimit: routeLimit(limits, name, {
+      keyGenerator: (request: FastifyRequest) => `${name}:${request.auth?.userId ?? request.ip}`,
+    }),
+  };
+}
+
+/**
+ * Route `config` for a limit of one route per login session (the JWT's `jti`), not per user: another
+ * holder of the user's login JWT (an app backend it was relayed to) spamming the route does not lock
+ * the user's own session out of it.
+ */
+export function perSession(limits: RateLimits, name: RateLimitName) {
+  return {
+    rateLimit: routeLimit(limits, name, {
+      keyGenerator: (request: FastifyRequest) =>
+        request.auth ? `${name}:${request.auth.userId}:${request.auth.jti}` : `${name}:${request.ip}`,
+    }),
+  };
+}
+
+const addressLimiters = new WeakMap<Services, (request: FastifyRequest) => Promise<void>>();
+
+/**
+ * One per-address limiter (`pin_address`) shared by every route that makes PBKDF2 or chain work for
+ * a caller (PIN, e-mail verification, transfer), so one address spreading requests over many users
+ * and routes is still bounded. Runs first, before any token is verified.
+ */
+export function perAddressLimiter(app: App, services: Services): (request: FastifyRequest) => Promise<void> {
+  let hook = addressLimiters.get(services);
+  if (!hook) {
+    hook = createLimiter(app, services.config.rateLimits, 'pin_address');
+    addressLimiters.set(services, hook);
+  }
+  return hook;
 }

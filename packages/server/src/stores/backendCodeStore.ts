@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export interface BackendCodesTable {
   code_hash: string;
@@ -102,7 +103,7 @@ export class BackendCodeStore {
       .where('used_at', 'is', null)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Remembers which grant the winning exchange opened, so a replay can revoke it. */
@@ -122,7 +123,7 @@ export class BackendCodeStore {
       .where('code_hash', '=', codeHash)
       .where('used_at', 'is', null)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Deletes codes that expired before `before`; returns how many. */
@@ -131,6 +132,6 @@ export class BackendCodeStore {
       .deleteFrom('backend_codes')
       .where('expires_at', '<', before)
       .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return affected(result);
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export interface OAuthClientsTable {
   client_id: string;
@@ -8,6 +9,13 @@ export interface OAuthClientsTable {
   dapp: number;
   secret_hash: string;
   created_at: number;
+  /** JSON array (migration 0060); `[]` for apps registered before. */
+  post_logout_redirect_uris: string;
+  /** The secret a rotation replaced, accepted until `previous_secret_expires_at` (migration 0120). */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: number | null;
+  /** Set when the owner deleted the app: it then no longer exists for any lookup. */
+  deleted_at: number | null;
 }
 
 declare module '../db/database.js' {
@@ -26,6 +34,10 @@ export interface OAuthClient {
   dapp: boolean;
   secretHash: string;
   createdAt: number;
+  /** Where OpenID Connect RP-initiated logout may send the browser back to (exact match). */
+  postLogoutRedirectUris: string[];
+  /** After a rotation: the old secret's hash and until when (ms) it is still accepted. */
+  previousSecret?: { hash: string; expiresAt: number } | undefined;
 }
 
 const toClient = (r: OAuthClientsTable): OAuthClient => ({
@@ -36,6 +48,11 @@ const toClient = (r: OAuthClientsTable): OAuthClient => ({
   dapp: Number(r.dapp) === 1,
   secretHash: r.secret_hash,
   createdAt: Number(r.created_at),
+  postLogoutRedirectUris: JSON.parse(r.post_logout_redirect_uris) as string[],
+  previousSecret:
+    r.previous_secret_hash !== null && r.previous_secret_expires_at !== null
+      ? { hash: r.previous_secret_hash, expiresAt: Number(r.previous_secret_expires_at) }
+      : undefined,
 });
 
 export class ClientStore {
@@ -52,6 +69,7 @@ export class ClientStore {
         dapp: client.dapp ? 1 : 0,
         secret_hash: client.secretHash,
         created_at: client.createdAt,
+        post_logout_redirect_uris: JSON.stringify(client.postLogoutRedirectUris),
       })
       .execute();
   }
@@ -61,6 +79,7 @@ export class ClientStore {
       .selectFrom('oauth_clients')
       .selectAll()
       .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return row ? toClient(row) : undefined;
   }
@@ -70,9 +89,67 @@ export class ClientStore {
       .selectFrom('oauth_clients')
       .selectAll()
       .where('owner_uuid', '=', ownerUuid)
+      .where('deleted_at', 'is', null)
       .orderBy('created_at')
       .orderBy('client_id')
       .execute();
     return rows.map(toClient);
+  }
+
+  /** Changes name and redirect URIs of a live app of this owner; false when there is none. */
+  async update(
+    clientId: string,
+    ownerUuid: number,
+    changes: { name?: string | undefined; redirectUris?: string[] | undefined },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_clients')
+      .set({
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.redirectUris !== undefined
+          ? { redirect_uris: JSON.stringify(changes.redirectUris) }
+          : {}),
+      })
+      .where('client_id', '=', clientId)
+      .where('owner_uuid', '=', ownerUuid)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /**
+   * Replaces the secret of a live app of this owner, keeping the current one as the previous secret
+   * until `previousExpiresAt`; false when there is no such app.
+   */
+  async rotateSecret(
+    clientId: string,
+    ownerUuid: number,
+    secretHash: string,
+    previousExpiresAt: number,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_clients')
+      .set((eb) => ({
+        previous_secret_hash: eb.ref('secret_hash'),
+        previous_secret_expires_at: previousExpiresAt,
+        secret_hash: secretHash,
+      }))
+      .where('client_id', '=', clientId)
+      .where('owner_uuid', '=', ownerUuid)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** Marks a live app of this owner deleted; false when there is none. */
+  async markDeleted(clientId: string, ownerUuid: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_clients')
+      .set({ deleted_at: now })
+      .where('client_id', '=', clientId)
+      .where('owner_uuid', '=', ownerUuid)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
   }
 }

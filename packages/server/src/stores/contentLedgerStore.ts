@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
+import { admitOnSlot, groupBySlot, requestKeyOf } from './contentAdmission.js';
+import { affected } from './kyselyResults.js';
 
 export type UsageState = 'queued' | 'sent' | 'included' | 'failed';
 export type BatchState = 'sending' | 'included' | 'dropped';
@@ -48,18 +50,11 @@ export interface ContentBatchesTable {
   updated_at: number;
 }
 
-export interface ContentLeasesTable {
-  name: string;
-  holder: string;
-  expires_at: number;
-}
-
 declare module '../db/database.js' {
   interface Database {
     content_balances: ContentBalancesTable;
     content_usage: ContentUsageTable;
     content_batches: ContentBatchesTable;
-    content_leases: ContentLeasesTable;
   }
 }
 
@@ -155,9 +150,6 @@ const toBatch = (r: ContentBatchesTable): BatchRecord => ({
   updatedAt: Number(r.updated_at),
 });
 
-const affected = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
-  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
-
 /** Block numbers are far below 2^53; the bigint column holds them as numbers. */
 const blockNum = (b: bigint) => Number(b);
 
@@ -178,7 +170,8 @@ export interface NewUsage {
 
 /**
  * The content-token ledger: per-slot balances that admission control reserves against, the durable queue
- * of accepted consumption records, the batches that carry them to the chain, and the batcher's lease.
+ * of accepted consumption records and the batches that carry them to the chain. The admission rule itself
+ * is `contentAdmission.ts`.
  * Balance rows change only inside a transaction that first takes the row's lock with a conditional
  * `UPDATE … RETURNING` (bumping `version`), so two replicas (or two requests) can never both spend the same
  * available balance, on SQLite and PostgreSQL alike.
@@ -187,6 +180,16 @@ export class ContentLedgerStore {
   constructor(private readonly db: Db) {}
 
   // ----- balances -----
+
+  /** Every slot that ever held or used tokens of `cuid` (a balance row exists for it). */
+  async slotsOf(cuid: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('content_balances')
+      .select('slot')
+      .where('cuid', '=', cuid)
+      .execute();
+    return rows.map((r) => r.slot);
+  }
 
   async findBalance(cuid: string, slot: string, trx: Db = this.db): Promise<BalanceRow | undefined> {
     const row = await trx
@@ -291,81 +294,22 @@ export class ContentLedgerStore {
 
   async #reserveMany(trx: Db, usages: NewUsage[], now: number): Promise<ReserveResult[]> {
     const results: (ReserveResult | undefined)[] = new Array(usages.length);
-    // Request keys already stored, and repeats within this call.
-    const seen = new Map<string, UsageRecord>();
-    const keyed = usages.filter((u) => u.requestKey !== undefined);
-    for (const clientId of new Set(keyed.map((u) => u.clientId))) {
-      const keys = keyed.filter((u) => u.clientId === clientId).map((u) => u.requestKey!);
-      for (let i = 0; i < keys.length; i += 500) {
-        const rows = await trx
-          .selectFrom('content_usage')
-          .selectAll()
-          .where('client_id', '=', clientId)
-          .where('request_key', 'in', keys.slice(i, i + 500))
-          .execute();
-        for (const row of rows) seen.set(`${clientId}\u0000${row.request_key}`, toUsage(row));
-      }
-    }
-    const bySlot = new Map<string, number[]>();
-    usages.forEach((usage, i) => {
-      if (usage.requestKey !== undefined) {
-        const existing = seen.get(`${usage.clientId}\u0000${usage.requestKey}`);
-        if (existing) {
-          results[i] = { kind: 'duplicate', existing };
-          return;
-        }
-      }
-      const key = `${usage.cuid}\u0000${usage.slot}`;
-      const list = bySlot.get(key);
-      if (list) list.push(i);
-      else bySlot.set(key, [i]);
-    });
+    // Request keys already stored; admitted records join it, so repeats within this call are seen too.
+    const seen = await this.#storedRequestKeys(trx, usages);
+    const { duplicates, bySlot } = groupBySlot(usages, seen);
+    for (const [i, result] of duplicates) results[i] = result;
 
     const accepted: UsageRecord[] = [];
     for (const indexes of bySlot.values()) {
       const first = usages[indexes[0]!]!;
       const row = await this.#lockBalance(trx, first.cuid, first.slot);
-      // A missing row, or one marked stale after a chain rewind, must be read from the chain first.
-      if (!row || row.chainBlock < 0n) {
-        for (const i of indexes) results[i] = { kind: 'no_balance_row' };
-        continue;
-      }
-      let reserved = row.reserved;
-      for (const i of indexes) {
-        const usage = usages[i]!;
-        const duplicateKey =
-          usage.requestKey !== undefined ? `${usage.clientId}\u0000${usage.requestKey}` : undefined;
-        const earlier = duplicateKey ? seen.get(duplicateKey) : undefined;
-        if (earlier) {
-          results[i] = { kind: 'duplicate', existing: earlier };
-          continue;
-        }
-        const available = row.chainBalance - reserved;
-        if (usage.amount > available) {
-          results[i] = { kind: 'insufficient', available, row: { ...row, reserved } };
-          continue;
-        }
-        reserved += usage.amount;
-        const record: UsageRecord = {
-          id: randomUUID(),
-          ...usage,
-          state: 'queued',
-          batchId: undefined,
-          txHash: undefined,
-          blockNumber: undefined,
-          balanceAfter: undefined,
-          usedAfter: undefined,
-          error: undefined,
-          acceptedAt: now,
-        };
-        if (duplicateKey) seen.set(duplicateKey, record);
-        accepted.push(record);
-        results[i] = { kind: 'accepted', record };
-      }
-      if (reserved !== row.reserved) {
+      const admitted = admitOnSlot(row, usages, indexes, seen, now);
+      for (const [i, result] of admitted.results) results[i] = result;
+      accepted.push(...admitted.accepted);
+      if (row && admitted.reserved !== undefined && admitted.reserved !== row.reserved) {
         await trx
           .updateTable('content_balances')
-          .set({ reserved: reserved.toString(), updated_at: now })
+          .set({ reserved: admitted.reserved.toString(), updated_at: now })
           .where('cuid', '=', first.cuid)
           .where('slot', '=', first.slot)
           .execute();
@@ -398,6 +342,26 @@ export class ContentLedgerStore {
         .execute();
     }
     return results as ReserveResult[];
+  }
+
+  /** The stored records whose request keys the call repeats, by `requestKeyOf`. */
+  async #storedRequestKeys(trx: Db, usages: NewUsage[]): Promise<Map<string, UsageRecord>> {
+    const seen = new Map<string, UsageRecord>();
+    const keyed = usages.filter((u) => u.requestKey !== undefined);
+    for (const clientId of new Set(keyed.map((u) => u.clientId))) {
+      const keys = keyed.filter((u) => u.clientId === clientId).map((u) => u.requestKey!);
+      for (let i = 0; i < keys.length; i += 500) {
+        const rows = await trx
+          .selectFrom('content_usage')
+          .selectAll()
+          .where('client_id', '=', clientId)
+          .where('request_key', 'in', keys.slice(i, i + 500))
+          .execute();
+        for (const row of rows)
+          seen.set(requestKeyOf({ clientId, requestKey: row.request_key! })!, toUsage(row));
+      }
+    }
+    return seen;
   }
 
   // ----- consumption records -----
@@ -751,32 +715,5 @@ export class ContentLedgerStore {
           .execute();
       }
     });
-  }
-
-  // ----- lease -----
-
-  /** Takes or renews the named lease for `holder` until `now + ttlMs`; false while another holder has it. */
-  async acquireLease(name: string, holder: string, ttlMs: number, now = Date.now()): Promise<boolean> {
-    const renewed = await this.db
-      .updateTable('content_leases')
-      .set({ holder, expires_at: now + ttlMs })
-      .where('name', '=', name)
-      .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', now)]))
-      .executeTakeFirst();
-    if (affected(renewed) === 1) return true;
-    const inserted = await this.db
-      .insertInto('content_leases')
-      .values({ name, holder, expires_at: now + ttlMs })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
-  }
-
-  async releaseLease(name: string, holder: string): Promise<void> {
-    await this.db
-      .deleteFrom('content_leases')
-      .where('name', '=', name)
-      .where('holder', '=', holder)
-      .execute();
   }
 }

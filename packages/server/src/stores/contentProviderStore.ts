@@ -1,7 +1,10 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 /** Which payload forms a provider's consumption calls may use. */
 export type PayloadMode = 'ctr' | 'ctr+gcm' | 'gcm';
+/** How a consumption call proves its sender: `none` (spec: the payload alone) or the app's HTTP Basic credentials. */
+export type ConsumeAuth = 'none' | 'client_secret';
 export type ProviderState = 'registering' | 'registered';
 
 export interface ContentClientKeysTable {
@@ -9,6 +12,7 @@ export interface ContentClientKeysTable {
   ctr_secret_sealed: string;
   gcm_key_sealed: string | null;
   payload_mode: PayloadMode;
+  consume_auth: ConsumeAuth;
   created_at: number;
   updated_at: number;
 }
@@ -20,14 +24,29 @@ export interface ContentProvidersTable {
   owner_addr: string;
   state: ProviderState;
   tx_hash: string | null;
+  /** 1 once the platform enabled release: `release_per` / `owner_addr` change only by admin approval. */
+  terms_frozen: number;
   created_at: number;
   updated_at: number;
+}
+
+/** One admin-approved change of settlement terms (usage before it was paid at the previous terms). */
+export interface ContentTermsChangesTable {
+  id: string;
+  cuid: string;
+  previous_release_per: number;
+  previous_owner_addr: string;
+  release_per: number;
+  owner_addr: string;
+  tx_hash: string;
+  applied_at: number;
 }
 
 declare module '../db/database.js' {
   interface Database {
     content_client_keys: ContentClientKeysTable;
     content_providers: ContentProvidersTable;
+    content_terms_changes: ContentTermsChangesTable;
   }
 }
 
@@ -37,6 +56,7 @@ export interface SealedClientKeys {
   ctrSecretSealed: string;
   gcmKeySealed: string | undefined;
   payloadMode: PayloadMode;
+  consumeAuth: ConsumeAuth;
   createdAt: number;
   updatedAt: number;
 }
@@ -48,6 +68,7 @@ export interface ProviderRecord {
   ownerAddr: `0x${string}`;
   state: ProviderState;
   txHash: string | undefined;
+  termsFrozen: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -57,6 +78,7 @@ const toKeys = (r: ContentClientKeysTable): SealedClientKeys => ({
   ctrSecretSealed: r.ctr_secret_sealed,
   gcmKeySealed: r.gcm_key_sealed ?? undefined,
   payloadMode: r.payload_mode,
+  consumeAuth: r.consume_auth === 'client_secret' ? 'client_secret' : 'none',
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -68,12 +90,10 @@ const toProvider = (r: ContentProvidersTable): ProviderRecord => ({
   ownerAddr: r.owner_addr as `0x${string}`,
   state: r.state,
   txHash: r.tx_hash ?? undefined,
+  termsFrozen: Number(r.terms_frozen ?? 0) === 1,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
-
-const affected = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
-  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
 
 /**
  * Content-token providers: the sealed payload secrets of each OAuth client (one pair per client) and the
@@ -111,6 +131,7 @@ export class ContentProviderStore {
         ctr_secret_sealed: keys.ctrSecretSealed,
         gcm_key_sealed: keys.gcmKeySealed ?? null,
         payload_mode: keys.payloadMode,
+        consume_auth: keys.consumeAuth,
         created_at: keys.createdAt,
         updated_at: keys.updatedAt,
       })
@@ -139,6 +160,15 @@ export class ContentProviderStore {
     return affected(result) === 1;
   }
 
+  async setConsumeAuth(clientId: string, consumeAuth: ConsumeAuth, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('content_client_keys')
+      .set({ consume_auth: consumeAuth, updated_at: now })
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
   async findProvider(cuid: string): Promise<ProviderRecord | undefined> {
     const row = await this.db
       .selectFrom('content_providers')
@@ -160,7 +190,7 @@ export class ContentProviderStore {
   }
 
   /** Claims a cuid for a client (state `registering`); false when any client holds it already. */
-  async claim(provider: ProviderRecord): Promise<boolean> {
+  async claim(provider: Omit<ProviderRecord, 'termsFrozen'>): Promise<boolean> {
     const result = await this.db
       .insertInto('content_providers')
       .values({
@@ -170,6 +200,7 @@ export class ContentProviderStore {
         owner_addr: provider.ownerAddr,
         state: provider.state,
         tx_hash: provider.txHash ?? null,
+        terms_frozen: 0,
         created_at: provider.createdAt,
         updated_at: provider.updatedAt,
       })
@@ -210,6 +241,53 @@ export class ContentProviderStore {
       .where('client_id', '=', clientId)
       .executeTakeFirst();
     return affected(result) === 1;
+  }
+
+  /** Freezes the cuid's settlement terms (release was enabled); for good. */
+  async freezeTerms(cuid: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('content_providers')
+      .set({ terms_frozen: 1, updated_at: now })
+      .where('cuid', '=', cuid)
+      .execute();
+  }
+
+  /** Records an admin-approved change of terms and the provider's new terms, in one transaction. */
+  async recordTermsChange(change: {
+    id: string;
+    cuid: string;
+    clientId: string;
+    previous: { releasePer: number; ownerAddr: string };
+    next: { releasePer: number; ownerAddr: string };
+    txHash: string;
+    appliedAt: number;
+  }): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('content_terms_changes')
+        .values({
+          id: change.id,
+          cuid: change.cuid,
+          previous_release_per: change.previous.releasePer,
+          previous_owner_addr: change.previous.ownerAddr,
+          release_per: change.next.releasePer,
+          owner_addr: change.next.ownerAddr,
+          tx_hash: change.txHash,
+          applied_at: change.appliedAt,
+        })
+        .execute();
+      await trx
+        .updateTable('content_providers')
+        .set({
+          release_per: change.next.releasePer,
+          owner_addr: change.next.ownerAddr,
+          tx_hash: change.txHash,
+          updated_at: change.appliedAt,
+        })
+        .where('cuid', '=', change.cuid)
+        .where('client_id', '=', change.clientId)
+        .execute();
+    });
   }
 
   /** Removes a claim that never reached the chain (created by this call at `createdAt`). */

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { Address } from './walletStore.js';
+import { affected } from './kyselyResults.js';
 
 export interface WalletCustodyTable {
   user_uuid: number;
@@ -11,6 +12,7 @@ export interface WalletCustodyTable {
   failed_attempts: number;
   lock_count: number;
   locked_until: number;
+  user_share_check: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -46,6 +48,8 @@ export interface Custody {
   failedAttempts: number;
   lockCount: number;
   lockedUntil: number;
+  /** Keyed fingerprint of the current `share_user` (custody/shareCheck.ts); undefined for older rows. */
+  userShareCheck: string | undefined;
   createdAt: number;
   updatedAt: number;
 }
@@ -72,6 +76,7 @@ const toCustody = (r: WalletCustodyTable): Custody => ({
   failedAttempts: Number(r.failed_attempts),
   lockCount: Number(r.lock_count),
   lockedUntil: Number(r.locked_until),
+  userShareCheck: r.user_share_check ?? undefined,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -86,9 +91,6 @@ const toPending = (r: PendingRotationsTable): PendingRotation => ({
   leaseUntil: Number(r.lease_until),
   createdAt: Number(r.created_at),
 });
-
-const affected = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint } | undefined) =>
-  Number(result?.numUpdatedRows ?? result?.numDeletedRows ?? 0n);
 
 /**
  * Custody rows and pending rotations. Every state change that can race (PIN attempts, share
@@ -117,6 +119,7 @@ export class CustodyStore {
         failed_attempts: custody.failedAttempts,
         lock_count: custody.lockCount,
         locked_until: custody.lockedUntil,
+        user_share_check: custody.userShareCheck ?? null,
         created_at: custody.createdAt,
         updated_at: custody.updatedAt,
       })
@@ -196,6 +199,7 @@ export class CustodyStore {
     userUuid: number,
     expectedVersion: number,
     serverShareSealed: string,
+    userShareCheck: string,
     now: number,
     trx: Db = this.db,
   ): Promise<boolean> {
@@ -203,6 +207,7 @@ export class CustodyStore {
       .updateTable('wallet_custody')
       .set({
         server_share_sealed: serverShareSealed,
+        user_share_check: userShareCheck,
         key_version: expectedVersion + 1,
         failed_attempts: 0,
         lock_count: 0,
@@ -224,6 +229,8 @@ export class CustodyStore {
       newOwner: Address;
       serverShareSealed: string;
       mnemonicSealed: string;
+      /** Undefined when the rotation is completed by a later request (its new share was never handed out). */
+      userShareCheck: string | undefined;
       now: number;
     },
     trx: Db = this.db,
@@ -233,6 +240,7 @@ export class CustodyStore {
       .set({
         owner: input.newOwner,
         server_share_sealed: input.serverShareSealed,
+        user_share_check: input.userShareCheck ?? null,
         mnemonic_sealed: input.mnemonicSealed,
         key_version: input.expectedVersion + 1,
         failed_attempts: 0,
@@ -245,6 +253,17 @@ export class CustodyStore {
       .where('key_version', '=', input.expectedVersion)
       .executeTakeFirst();
     return affected(result) === 1;
+  }
+
+  /** Fills in the share fingerprint of a row written before it existed, if the key has not changed since. */
+  async setShareCheck(userUuid: number, keyVersion: number, userShareCheck: string): Promise<void> {
+    await this.db
+      .updateTable('wallet_custody')
+      .set({ user_share_check: userShareCheck })
+      .where('user_uuid', '=', userUuid)
+      .where('key_version', '=', keyVersion)
+      .where('user_share_check', 'is', null)
+      .execute();
   }
 
   /** Records a rotation before its first chain operation; false when one is already pending. */

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
+import { affected } from './kyselyResults.js';
 
 /** `active` (on offer) → `pending` (claimed by one buyer; chain step in flight) → `sold`; or `cancelled`. */
 export type ListingStatus = 'active' | 'pending' | 'sold' | 'cancelled';
@@ -13,6 +14,9 @@ export interface MarketListingsTable {
   status: ListingStatus;
   buyer_uuid: number | null;
   tx_hash: string | null;
+  /** How the price was settled: `onchain` (paid in the sale's operation), `not_collected` (sales before 0060). */
+  payment: string | null;
+  user_op_hash: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -33,6 +37,8 @@ export interface Listing {
   status: ListingStatus;
   buyerUuid: number | undefined;
   txHash: string | undefined;
+  /** `onchain` once sold by this service; `not_collected` for sales before payment was collected. */
+  payment: string | undefined;
   createdAt: number;
   updatedAt: number;
   /** The listed slot was imported (its id is then written as a JSON string). */
@@ -48,6 +54,7 @@ const toListing = (r: MarketListingsTable & { slot_imported: number | null }): L
   status: r.status,
   buyerUuid: r.buyer_uuid === null ? undefined : Number(r.buyer_uuid),
   txHash: r.tx_hash ?? undefined,
+  payment: r.payment ?? undefined,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
   slotImported: Number(r.slot_imported ?? 0) === 1,
@@ -58,7 +65,7 @@ export class MarketStore {
 
   /** Inserts an active listing; false when the slot already has an open (active or pending) listing. */
   async insert(
-    listing: Omit<Listing, 'status' | 'buyerUuid' | 'txHash' | 'updatedAt' | 'slotImported'>,
+    listing: Omit<Listing, 'status' | 'buyerUuid' | 'txHash' | 'payment' | 'updatedAt' | 'slotImported'>,
   ): Promise<boolean> {
     try {
       await this.db
@@ -72,6 +79,8 @@ export class MarketStore {
           status: 'active',
           buyer_uuid: null,
           tx_hash: null,
+          payment: null,
+          user_op_hash: null,
           created_at: listing.createdAt,
           updated_at: listing.createdAt,
         })
@@ -116,7 +125,7 @@ export class MarketStore {
       .where('id', '=', id)
       .where('status', '=', 'active')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Puts a claimed listing back on offer (the transfer failed). */
@@ -128,18 +137,30 @@ export class MarketStore {
       .where('status', '=', 'pending')
       .where('buyer_uuid', '=', buyerUuid)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
-  async markSold(id: string, buyerUuid: number, txHash: string): Promise<boolean> {
-    const result = await this.db
+  /** `payment`: `onchain` when the sale's operation paid the price (the hashes are then known). */
+  async markSold(
+    id: string,
+    buyerUuid: number,
+    sale: { txHash: string; userOpHash?: string | undefined; payment: 'onchain' },
+    trx: Db = this.db,
+  ): Promise<boolean> {
+    const result = await trx
       .updateTable('market_listings')
-      .set({ status: 'sold', tx_hash: txHash, updated_at: Date.now() })
+      .set({
+        status: 'sold',
+        tx_hash: sale.txHash,
+        user_op_hash: sale.userOpHash ?? null,
+        payment: sale.payment,
+        updated_at: Date.now(),
+      })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .where('buyer_uuid', '=', buyerUuid)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Withdraws an active listing of this seller. */
@@ -151,7 +172,7 @@ export class MarketStore {
       .where('status', '=', 'active')
       .where('seller_uuid', '=', sellerUuid)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Cancels every active listing of a slot (it changed owner outside the marketplace). */
@@ -162,6 +183,6 @@ export class MarketStore {
       .where('slot_id', '=', slotId)
       .where('status', '=', 'active')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+    return affected(result);
   }
 }

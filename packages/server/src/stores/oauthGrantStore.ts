@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export interface OAuthGrantsTable {
   grant_id: string;
@@ -8,6 +9,9 @@ export interface OAuthGrantsTable {
   created_at: number;
   revoked_at: number | null;
   revoked_reason: string | null;
+  /** OpenID Connect grants only (migration 0060): the granted scope and the authentication time (ms). */
+  scope: string | null;
+  auth_time: number | null;
 }
 
 export interface OAuthCodesTable {
@@ -21,6 +25,10 @@ export interface OAuthCodesTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** OpenID Connect codes only (migration 0060). */
+  scope: string | null;
+  nonce: string | null;
+  auth_time: number | null;
 }
 
 export interface OAuthRefreshTokensTable {
@@ -51,6 +59,19 @@ export interface GrantRecord {
   createdAt: number;
   revokedAt: number | null;
   revokedReason: string | null;
+  /** Set for OpenID Connect authorizations (scope contains `openid`): see `OidcGrant`. */
+  oidc?: OidcGrant | undefined;
+}
+
+/**
+ * What an OpenID Connect authorization remembers for its tokens: the granted scope, the request's
+ * `nonce` (codes only; an `id_token` from a refresh carries none) and when the user authenticated.
+ */
+export interface OidcGrant {
+  scope: string;
+  nonce?: string | undefined;
+  /** Milliseconds since the epoch. */
+  authTime: number;
 }
 
 export interface CodeRecord {
@@ -64,6 +85,7 @@ export interface CodeRecord {
   createdAt: number;
   expiresAt: number;
   usedAt: number | null;
+  oidc?: OidcGrant | undefined;
 }
 
 export interface RefreshTokenRecord {
@@ -85,7 +107,18 @@ const toGrant = (r: OAuthGrantsTable): GrantRecord => ({
   createdAt: Number(r.created_at),
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
   revokedReason: r.revoked_reason,
+  ...oidcOf(r.scope, null, r.auth_time),
 });
+
+/** The OIDC part of a row: present only when the row was written for an `openid` authorization. */
+function oidcOf(
+  scope: string | null,
+  nonce: string | null,
+  authTime: number | string | null,
+): { oidc?: OidcGrant } {
+  if (scope === null || authTime === null) return {};
+  return { oidc: { scope, authTime: Number(authTime), ...(nonce !== null ? { nonce } : {}) } };
+}
 
 const toCode = (r: OAuthCodesTable): CodeRecord => ({
   codeHash: r.code_hash,
@@ -98,6 +131,7 @@ const toCode = (r: OAuthCodesTable): CodeRecord => ({
   createdAt: Number(r.created_at),
   expiresAt: Number(r.expires_at),
   usedAt: r.used_at === null ? null : Number(r.used_at),
+  ...oidcOf(r.scope, r.nonce, r.auth_time),
 });
 
 const toRefresh = (r: OAuthRefreshTokensTable): RefreshTokenRecord => ({
@@ -127,9 +161,6 @@ const refreshRow = (t: RefreshTokenRecord): OAuthRefreshTokensTable => ({
 /** Thrown inside a transaction to roll it back when a conditional update lost its race. */
 class LostRace extends Error {}
 
-const affected = (result: { numUpdatedRows: bigint } | { numDeletedRows: bigint }) =>
-  Number('numUpdatedRows' in result ? result.numUpdatedRows : result.numDeletedRows);
-
 /**
  * Grants, authorization codes and refresh tokens. Codes and refresh tokens are stored as SHA-256
  * hashes only. Every race (two redemptions of one code, two rotations of one refresh token, a
@@ -150,6 +181,8 @@ export class OAuthGrantStore {
           created_at: grant.createdAt,
           revoked_at: null,
           revoked_reason: null,
+          scope: grant.oidc?.scope ?? null,
+          auth_time: grant.oidc?.authTime ?? null,
         })
         .execute();
       await trx
@@ -165,6 +198,9 @@ export class OAuthGrantStore {
           created_at: code.createdAt,
           expires_at: code.expiresAt,
           used_at: null,
+          scope: code.oidc?.scope ?? null,
+          nonce: code.oidc?.nonce ?? null,
+          auth_time: code.oidc?.authTime ?? null,
         })
         .execute();
     });
@@ -182,6 +218,8 @@ export class OAuthGrantStore {
           created_at: grant.createdAt,
           revoked_at: null,
           revoked_reason: null,
+          scope: null,
+          auth_time: null,
         })
         .execute();
       await trx.insertInto('oauth_refresh_tokens').values(refreshRow(refreshToken)).execute();
@@ -275,6 +313,52 @@ export class OAuthGrantStore {
         .execute();
       return ids;
     });
+  }
+
+  /** Revokes every live grant of an app (the app was deleted); returns the ids it revoked. */
+  async revokeGrantsOfClient(clientId: string, reason: string, now: number): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('oauth_grants')
+        .select('grant_id')
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      if (rows.length === 0) return [];
+      await trx
+        .updateTable('oauth_grants')
+        .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return rows.map((r) => r.grant_id);
+    });
+  }
+
+  /** The apps a user approved and still holds a live grant for: the earliest grant and its scopes. */
+  async liveGrantsOfUser(userUuid: number): Promise<{ clientId: string; since: number; scopes: string[] }[]> {
+    const rows = await this.db
+      .selectFrom('oauth_grants')
+      .select(['client_id', 'created_at', 'scope'])
+      .where('user_uuid', '=', userUuid)
+      .where('revoked_at', 'is', null)
+      .orderBy('created_at')
+      .execute();
+    const byClient = new Map<string, { clientId: string; since: number; scopes: Set<string> }>();
+    for (const r of rows) {
+      const entry = byClient.get(r.client_id) ?? {
+        clientId: r.client_id,
+        since: Number(r.created_at),
+        scopes: new Set<string>(),
+      };
+      for (const scope of (r.scope ?? '').split(' ')) if (scope) entry.scopes.add(scope);
+      byClient.set(r.client_id, entry);
+    }
+    return [...byClient.values()].map((e) => ({
+      clientId: e.clientId,
+      since: e.since,
+      scopes: [...e.scopes],
+    }));
   }
 
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {

@@ -82,6 +82,26 @@ export class OAuthSessionStore {
       .execute();
   }
 
+  /** The apps a user approved on the login page, with when. */
+  async listConsents(userUuid: number): Promise<{ clientId: string; grantedAt: number }[]> {
+    const rows = await this.db
+      .selectFrom('oauth_consents')
+      .select(['client_id', 'granted_at'])
+      .where('user_uuid', '=', userUuid)
+      .execute();
+    return rows.map((r) => ({ clientId: r.client_id, grantedAt: Number(r.granted_at) }));
+  }
+
+  /** Forgets a consent; true when there was one. */
+  async deleteConsent(userUuid: number, clientId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('oauth_consents')
+      .where('user_uuid', '=', userUuid)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+
   async purgeExpired(now: number): Promise<void> {
     await this.db.deleteFrom('oauth_sessions').where('expires_at', '<=', now).execute();
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export type Address = `0x${string}`;
 /** `pending`: row written, dex not yet confirmed; `active`: recorded on chain; `moving`: a transfer is in flight. */
@@ -77,9 +78,6 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
-
-const affected = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }) =>
-  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0n);
 
 /**
  * The slots table. Every state change is a conditional UPDATE checked by its affected-row count, so

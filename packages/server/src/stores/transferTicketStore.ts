@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export type TicketOrigin = 'admin' | 'market';
 /** `issued` → `consuming` (the chain step is in flight) → `used`; back to `issued` when the chain step failed. */
@@ -110,7 +111,7 @@ export class TransferTicketStore {
       .where('status', '=', 'issued')
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Takes over a claim whose consumer stopped (crash) after `since`; true for exactly one caller. */
@@ -122,7 +123,7 @@ export class TransferTicketStore {
       .where('status', '=', 'consuming')
       .where('status_since', '=', since)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Gives a claimed ticket back (the chain step did not happen), so it can be presented again. */

@@ -6,6 +6,8 @@ export interface UsersTable {
   password_hash: string;
   nickname: string;
   created_at: number;
+  /** Unix seconds: login JWTs issued before it are void (password change or reset; migration 0120). */
+  logins_valid_after: number | null;
 }
 
 declare module '../db/database.js' {
@@ -66,6 +68,17 @@ export class UserStore {
     return row ? toUser(row) : undefined;
   }
 
+  /** Replaces the password hash only if it is still `expected`; true when it did. */
+  async replacePasswordHash(userUuid: number, expected: string, replacement: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ password_hash: replacement })
+      .where('user_uuid', '=', userUuid)
+      .where('password_hash', '=', expected)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
   async emailTaken(email: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('users')
@@ -73,5 +86,25 @@ export class UserStore {
       .where('email', '=', email)
       .executeTakeFirst();
     return row !== undefined;
+  }
+
+  /** Sets a new password hash and voids every login JWT issued before `loginsValidAfter` (Unix seconds). */
+  async setPassword(userUuid: number, passwordHash: string, loginsValidAfter: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ password_hash: passwordHash, logins_valid_after: loginsValidAfter })
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Unix seconds before which the user's login JWTs are void, if a password change set one. */
+  async loginsValidAfter(userUuid: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('users')
+      .select('logins_valid_after')
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return row?.logins_valid_after === null || row === undefined ? undefined : Number(row.logins_valid_after);
   }
 }

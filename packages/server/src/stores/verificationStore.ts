@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export interface EmailCodesTable {
   id: string;
@@ -9,6 +10,7 @@ export interface EmailCodesTable {
   expires_at: number;
   consumed_at: number | null;
   created_at: number;
+  session_id: string;
 }
 
 export interface VerificationTokensTable {
@@ -36,6 +38,8 @@ export interface EmailCode {
   expiresAt: number;
   consumedAt: number | undefined;
   createdAt: number;
+  /** The login session (JWT `jti`) that asked for it; only that session can use it. */
+  sessionId: string;
 }
 
 const toCode = (r: EmailCodesTable): EmailCode => ({
@@ -47,9 +51,8 @@ const toCode = (r: EmailCodesTable): EmailCode => ({
   expiresAt: Number(r.expires_at),
   consumedAt: r.consumed_at === null ? undefined : Number(r.consumed_at),
   createdAt: Number(r.created_at),
+  sessionId: r.session_id,
 });
-
-const affected = (result: { numUpdatedRows?: bigint }) => Number(result.numUpdatedRows ?? 0n);
 
 /**
  * E-mail verification codes (stored as keyed hashes) and the single-use verification tokens they
@@ -58,7 +61,7 @@ const affected = (result: { numUpdatedRows?: bigint }) => Number(result.numUpdat
 export class VerificationStore {
   constructor(private readonly db: Db) {}
 
-  /** Inserts a new code and retires every earlier live code of the same user and purpose. */
+  /** Inserts a new code and retires every earlier live code of the same user, purpose and session. */
   async insertCode(code: Omit<EmailCode, 'attempts' | 'consumedAt'>): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx
@@ -66,6 +69,7 @@ export class VerificationStore {
         .set({ consumed_at: code.createdAt })
         .where('user_uuid', '=', code.userUuid)
         .where('purpose', '=', code.purpose)
+        .where('session_id', '=', code.sessionId)
         .where('consumed_at', 'is', null)
         .execute();
       await trx
@@ -79,31 +83,44 @@ export class VerificationStore {
           expires_at: code.expiresAt,
           consumed_at: null,
           created_at: code.createdAt,
+          session_id: code.sessionId,
         })
         .execute();
     });
   }
 
   /** Creation times of the codes sent to this user for this purpose since `since`, newest first. */
-  async codesSentSince(userUuid: number, purpose: string, since: number): Promise<number[]> {
-    const rows = await this.db
+  /** When codes were sent since `since`, newest first: of one session, or of every session of the user. */
+  async codesSentSince(
+    userUuid: number,
+    purpose: string,
+    since: number,
+    sessionId?: string,
+  ): Promise<number[]> {
+    let query = this.db
       .selectFrom('email_codes')
       .select('created_at')
       .where('user_uuid', '=', userUuid)
       .where('purpose', '=', purpose)
-      .where('created_at', '>', since)
-      .orderBy('created_at', 'desc')
-      .execute();
+      .where('created_at', '>', since);
+    if (sessionId !== undefined) query = query.where('session_id', '=', sessionId);
+    const rows = await query.orderBy('created_at', 'desc').execute();
     return rows.map((r) => Number(r.created_at));
   }
 
-  /** The newest code that is neither used, superseded nor expired. */
-  async liveCode(userUuid: number, purpose: string, now: number): Promise<EmailCode | undefined> {
+  /** The session's newest code that is neither used, superseded nor expired. */
+  async liveCode(
+    userUuid: number,
+    purpose: string,
+    sessionId: string,
+    now: number,
+  ): Promise<EmailCode | undefined> {
     const row = await this.db
       .selectFrom('email_codes')
       .selectAll()
       .where('user_uuid', '=', userUuid)
       .where('purpose', '=', purpose)
+      .where('session_id', '=', sessionId)
       .where('consumed_at', 'is', null)
       .where('expires_at', '>', now)
       .orderBy('created_at', 'desc')

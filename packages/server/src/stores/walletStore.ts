@@ -1,7 +1,12 @@
 import type { Db } from '../db/database.js';
 
 export type Address = `0x${string}`;
-export type WalletKind = 'main' | 'slot';
+/**
+ * `main`: a user's wallet (W_SALT). `content`: a slot's content wallet owned by the dex (operated by
+ * whoever owns the slot, through the dex; in nobody's key custody). `slot`: a content wallet made
+ * before that, still owned by its first owner's EOA until custody hands it to the dex.
+ */
+export type WalletKind = 'main' | 'slot' | 'content';
 
 export interface WalletsTable {
   address: string;
@@ -82,11 +87,13 @@ export class WalletStore {
     return row ? toWallet(row) : undefined;
   }
 
+  /** The wallets the user's owner key controls (`content` wallets are the dex's, not theirs). */
   async listForUser(userUuid: number, trx: Db = this.db): Promise<Wallet[]> {
     const rows = await trx
       .selectFrom('wallets')
       .selectAll()
       .where('user_uuid', '=', userUuid)
+      .where('kind', '!=', 'content')
       .orderBy('created_at')
       .execute();
     return rows.map(toWallet);
@@ -98,6 +105,33 @@ export class WalletStore {
 
   /** Records a new owner for every wallet of the user (after an on-chain `changeOwner`). */
   async setOwnerForUser(userUuid: number, owner: Address, trx: Db = this.db): Promise<void> {
-    await trx.updateTable('wallets').set({ owner }).where('user_uuid', '=', userUuid).execute();
+    await trx
+      .updateTable('wallets')
+      .set({ owner })
+      .where('user_uuid', '=', userUuid)
+      .where('kind', '!=', 'content')
+      .execute();
+  }
+
+  /** Content wallets still owned by the user's EOA (made before content wallets were the dex's). */
+  async legacyContentWallets(userUuid: number, trx: Db = this.db): Promise<Wallet[]> {
+    const rows = await trx
+      .selectFrom('wallets')
+      .selectAll()
+      .where('user_uuid', '=', userUuid)
+      .where('kind', '=', 'slot')
+      .execute();
+    return rows.map(toWallet);
+  }
+
+  /** Records that a legacy content wallet now belongs to the dex (after its `changeOwner(dex)`). */
+  async markHandedToDex(address: Address, dex: Address, trx: Db = this.db): Promise<boolean> {
+    const result = await trx
+      .updateTable('wallets')
+      .set({ kind: 'content', owner: dex, deployed: 1 })
+      .where('address', '=', address)
+      .where('kind', '=', 'slot')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 }

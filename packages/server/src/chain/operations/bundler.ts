@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { AppError, chainUnavailable } from '../../errors.js';
-import { OperationOutcomeUnknownError, UserOperationRejectedError } from '../chainErrors.js';
+import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
+import { UserOperationRejectedError } from '../chainErrors.js';
 import { type BundleSimulation, type ChainGateway, encodeHandleOps } from '../chainGateway.js';
 import type { TransactionReceipt } from 'viem';
 import type { Hex } from '../types.js';
@@ -62,7 +62,24 @@ const MAX_IDLE_LANES = 10_000;
  * order (the first one carrying the initCode); if one of them is refused, the later ones move down a nonce
  * and are signed again. A nonce conflict with another submitter (AA25) re-reads the chain's nonce.
  */
+/** What the bundler reports as it works (metrics are wired in the composition root). */
+export interface BundlerObserver {
+  /** A bundle of `size` operations was mined successfully. */
+  bundleMined(size: number): void;
+  /** A bundle transaction was dropped or reverted as a whole (it is simulated and sent again). */
+  bundleFailed(kind: 'dropped' | 'reverted'): void;
+  /** An included operation's call reverted; `reason` is the revert's name (`Error`, a custom error, `unknown`). */
+  operationReverted(reason: string): void;
+}
+
+const NO_OBSERVER: BundlerObserver = {
+  bundleMined: () => undefined,
+  bundleFailed: () => undefined,
+  operationReverted: () => undefined,
+};
+
 export class Bundler {
+  observer: BundlerObserver = NO_OBSERVER;
   readonly #lanes = new Map<string, SenderLane>();
   #ready: PendingOperation[] = [];
   #wake: (() => void) | undefined;
@@ -80,6 +97,11 @@ export class Bundler {
     private readonly logger: Logger,
   ) {
     this.#loop = this.#run();
+  }
+
+  /** Signed operations waiting for a bundle. */
+  get queued(): number {
+    return this.#ready.length;
   }
 
   /** True when a new operation of `sender` can take its nonce from the lane without reading the chain. */
@@ -270,6 +292,7 @@ export class Bundler {
         },
         `bundle ${what}; simulating and sending again`,
       );
+      this.observer.bundleFailed(what);
       for (const op of bundle) {
         op.attempts += 1;
         if (op.attempts > this.options.maxAttempts) {
@@ -285,6 +308,7 @@ export class Bundler {
 
     const receipt = outcome.receipt;
     const results = decodeOperationResults(receipt, this.gateway.contracts.entry_point);
+    this.observer.bundleMined(bundle.length);
     for (const op of bundle) {
       const signed = op.signed!;
       if (!results.has(signed.userOpHash.toLowerCase())) {
@@ -306,11 +330,12 @@ export class Bundler {
     if (!result) return false;
     this.#settle(op);
     this.gateway.markDeployed(op.sender);
+    if (result.revert) this.observer.operationReverted(result.revert.name ?? 'unknown');
     op.resolve({
       userOpHash,
       txHash: receipt.transactionHash,
       success: result.success,
-      ...(result.revertReason !== undefined ? { revertReason: result.revertReason } : {}),
+      ...(result.revert !== undefined ? { revert: result.revert } : {}),
       sender: op.sender,
       nonce: op.signed?.userOpHash === userOpHash ? op.signed.nonce : op.nonce,
       actualGasCost: result.actualGasCost,

@@ -1,11 +1,13 @@
 import { entryPointAbi } from '@dauth/contracts';
 import { parseEventLogs, type TransactionReceipt } from 'viem';
+import type { Revert } from '../../errors.js';
 import { decodeRevertReason } from '../revertReason.js';
 import type { Address, Hash } from '../types.js';
 
 export interface OperationOutcome {
   success: boolean;
-  revertReason?: string;
+  /** Set when the call reverted: decoded from `UserOperationRevertReason`, or a stand-in when it ran out of gas. */
+  revert?: Revert;
   actualGasCost: bigint;
 }
 
@@ -24,23 +26,24 @@ export function decodeOperationResults(
     eventName: ['UserOperationEvent', 'UserOperationRevertReason'],
   });
   const outcomes = new Map<string, OperationOutcome>();
-  const reasons = new Map<string, string>();
+  const reasons = new Map<string, Revert>();
   for (const event of events) {
     const hash = (event.args.userOpHash as Hash).toLowerCase();
     if (event.eventName === 'UserOperationEvent') {
       outcomes.set(hash, { success: event.args.success, actualGasCost: event.args.actualGasCost });
     } else {
-      reasons.set(hash, decodeRevertReason(event.args.revertReason).message);
+      const { name, args, message } = decodeRevertReason(event.args.revertReason);
+      reasons.set(hash, { name, args, message });
     }
   }
-  for (const [hash, reason] of reasons) {
+  for (const [hash, revert] of reasons) {
     const outcome = outcomes.get(hash);
-    if (outcome) outcome.revertReason = reason;
+    if (outcome) outcome.revert = revert;
   }
   for (const outcome of outcomes.values()) {
     // A call that ran out of gas reverts without a UserOperationRevertReason.
-    if (!outcome.success && outcome.revertReason === undefined)
-      outcome.revertReason = 'reverted without a reason (or out of gas)';
+    if (!outcome.success && outcome.revert === undefined)
+      outcome.revert = { name: undefined, args: [], message: 'reverted without a reason (or out of gas)' };
   }
   return outcomes;
 }

@@ -4,8 +4,9 @@ import { encodeWalletCalls } from '../contractCalls.js';
 import type { Address, Call, Hex } from '../types.js';
 import type { Bundler } from './bundler.js';
 import type { OperationOwner } from './operationOwner.js';
-import type { OperationSigner } from './operationSigner.js';
+import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
 import { type OperationResult, PendingOperation } from './pendingOperation.js';
+import type { SponsorshipPolicy } from './sponsorshipPolicy.js';
 
 export interface SubmitOperationParameters {
   /** The wallet's current owner: its address, and a callback that signs the EntryPoint's operation hash. */
@@ -32,18 +33,28 @@ export interface SubmitOperationParameters {
  * hash, and hands it to the bundler, which submits it through `handleOps` and returns this operation's
  * own result.
  *
- * Throws (nothing was sent): `OperationRevertedError` 422 when the call would revert; `chain_unavailable`
+ * Throws (nothing was sent): `OperationReverted` 422 when the call would revert; `chain_unavailable`
  * 503; `UserOperationRejectedError` when the EntryPoint refuses it (e.g. 403 `invalid_owner_signature`);
  * 409 `wallet_owner_mismatch`. Throws `OperationOutcomeUnknownError` (503) when the node vanished after
- * the bundle was sent. Returns `{success: false, revertReason}` when the operation was mined but its call
+ * the bundle was sent. Returns `{success: false, revert}` when the operation was mined but its call
  * reverted (its nonce is used; nothing else changed).
  */
 export class OperationPipeline {
+  #policy: Pick<SponsorshipPolicy, 'checkTargets' | 'admit'> | undefined;
+
   constructor(
     private readonly gateway: ChainGateway,
     private readonly bundler: Bundler,
     private readonly signer: OperationSigner,
   ) {}
+
+  /**
+   * Installs the sponsorship policy (targets, gas cap, daily budgets), checked before anything is
+   * signed. Set by the composition root once the stores it counts in exist.
+   */
+  usePolicy(policy: Pick<SponsorshipPolicy, 'checkTargets' | 'admit'>): void {
+    this.#policy = policy;
+  }
 
   /** The counterfactual wallet of (`firstOwner`, `salt`) (= factory `getAddress`). */
   walletAddress(firstOwner: Address, salt: bigint): Address {
@@ -67,6 +78,7 @@ export class OperationPipeline {
     const counterfactual = this.gateway.walletAddress(owner.address, salt);
     const sender = params.sender ?? counterfactual;
     const callData = params.callData ?? encodeWalletCalls(params.calls!);
+    this.#policy?.checkTargets({ sender, callData });
 
     const [deployed, chainNonce] = await Promise.all([
       this.gateway.isDeployed(sender),
@@ -83,6 +95,14 @@ export class OperationPipeline {
       params.callGasLimit ??
       withMargin(await this.gateway.estimateCallGas(sender, callData, deployed ? undefined : owner.address));
 
+    await this.#policy?.admit({
+      sender,
+      callData,
+      gas:
+        callGasLimit +
+        OPERATION_GAS.preVerificationGas +
+        (deployed ? OPERATION_GAS.verificationGasLimit : OPERATION_GAS.verificationGasLimitWithInitCode),
+    });
     const op = new PendingOperation(sender, owner.address, salt, owner, callData, callGasLimit, deployed);
     this.bundler.admit(op, chainNonce);
     try {
@@ -100,21 +120,4 @@ export class OperationPipeline {
 /** 20% over the estimate (which already includes 21000 of intrinsic gas the EntryPoint's call does not pay). */
 function withMargin(estimate: bigint): bigint {
   return estimate + estimate / 5n;
-}
-
-/** Throws 422 `operation_reverted` when a mined operation's call reverted. */
-export function assertOperationSucceeded(result: OperationResult): OperationResult {
-  if (!result.success) {
-    throw new AppError(
-      422,
-      'operation_reverted',
-      `The operation reverted: ${result.revertReason ?? 'no reason'}`,
-      {
-        revert_reason: result.revertReason,
-        tx_hash: result.txHash,
-        user_op_hash: result.userOpHash,
-      },
-    );
-  }
-  return result;
 }

@@ -1,4 +1,5 @@
 import type { UserOperation } from '@dauth/contracts';
+import type { Revert } from '../../errors.js';
 import type { Address, Hash, Hex } from '../types.js';
 import type { OperationOwner } from './operationOwner.js';
 
@@ -9,8 +10,8 @@ export interface OperationResult {
   txHash: Hash;
   /** False when the wallet's call reverted (the nonce was used and gas paid, nothing else changed). */
   success: boolean;
-  /** Decoded reason of a reverted call, e.g. `NotSlotOwner(5, 0x…, 0x…)` or a `require` message. */
-  revertReason?: string;
+  /** Set when `success` is false: the decoded revert, e.g. `NotSlotOwner` with its arguments. */
+  revert?: Revert;
   sender: Address;
   nonce: bigint;
   /** Wei the paymaster paid for the operation. */

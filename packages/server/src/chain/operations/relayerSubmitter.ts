@@ -4,6 +4,7 @@ import { AppError, chainUnavailable } from '../../errors.js';
 import type { ChainClient } from '../chainClient.js';
 import { isTransportError, translateChainError } from '../chainErrors.js';
 import type { ChainGateway, Fees } from '../chainGateway.js';
+import type { JournaledSender } from '../journal/journaledSender.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
 
@@ -12,6 +13,8 @@ export interface RelayerSubmitterOptions {
   gateway: ChainGateway;
   relayer: LocalAccount;
   logger: Logger;
+  /** Journals each signed transaction before it is sent, and where it was mined. */
+  sender: JournaledSender;
   /** First and longest pause between receipt checks (it doubles in between). */
   pollIntervalMs?: { min: number; max: number };
   /** Send the same signed transaction again when no receipt came for this long. */
@@ -50,7 +53,9 @@ type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable';
  */
 export class RelayerSubmitter {
   #nonce: number | undefined;
-  readonly #o: Required<Omit<RelayerSubmitterOptions, 'client' | 'gateway' | 'relayer' | 'logger'>>;
+  readonly #o: Required<
+    Omit<RelayerSubmitterOptions, 'client' | 'gateway' | 'relayer' | 'logger' | 'sender'>
+  >;
 
   constructor(private readonly options: RelayerSubmitterOptions) {
     this.#o = {
@@ -108,7 +113,7 @@ export class RelayerSubmitter {
           }
         } else if (receipt) {
           this.#nonce = nonce + 1;
-          return { kind: 'mined', receipt };
+          return await this.#mined(receipt, hashes);
         } else {
           lastAnswerAt = Date.now();
         }
@@ -121,11 +126,12 @@ export class RelayerSubmitter {
             const late = await this.#receipt(hashes);
             if (late && late !== 'unreachable') {
               this.#nonce = nonce + 1;
-              return { kind: 'mined', receipt: late };
+              return await this.#mined(late, hashes);
             }
             if (late !== 'unreachable') {
               logger.warn({ nonce, hashes }, 'relayer nonce was used by another transaction; resubmitting');
               this.#nonce = undefined;
+              await this.options.sender.dropped(hashes);
               return { kind: 'dropped' };
             }
           } else if (
@@ -179,6 +185,14 @@ export class RelayerSubmitter {
     }
   }
 
+  /** The journal learns the block (and its time) before the caller hears of the inclusion. */
+  async #mined(receipt: TransactionReceipt, hashes: Hash[]): Promise<SubmissionOutcome> {
+    await this.options.sender.confirm(receipt);
+    const others = hashes.filter((h) => h !== receipt.transactionHash);
+    if (others.length > 0) await this.options.sender.dropped(others);
+    return { kind: 'mined', receipt };
+  }
+
   #sign(request: { to: Address; data: Hex; gas: bigint }, nonce: number, fees: Fees): Promise<Hex> {
     return this.options.relayer.signTransaction({
       chainId: this.options.gateway.chainId,
@@ -202,9 +216,10 @@ export class RelayerSubmitter {
 
   async #send(raw: Hex): Promise<SendResult> {
     try {
-      await this.options.client.sendRawTransaction({ serializedTransaction: raw });
+      await this.options.sender.send(raw, this.address);
       return 'accepted';
     } catch (err) {
+      if (err instanceof AppError) throw err; // the journal refused: nothing was sent
       if (isTransportError(err)) return connectionRefused(err) ? 'refused' : 'unreachable';
       const text = errorText(err);
       if (/already known|known transaction|already imported|underpriced/.test(text)) return 'accepted';

@@ -2,16 +2,22 @@ import { normaliseEmail } from '../../services/accounts/accountService.js';
 import { notFound } from '../../errors.js';
 import { type CliCommand, requiredString, stringList, UsageError } from '../command.js';
 
-/** `dauth client create --owner-email … --name … --redirect-uri … [--redirect-uri …] [--dapp]`. */
+/**
+ * `dauth client create --owner-email … --name … --redirect-uri … [--redirect-uri …] [--dapp]
+ * [--post-logout-redirect-uri …]` (the last one repeatable: OpenID Connect logout targets).
+ */
 export const clientCreate: CliCommand = {
   path: ['client', 'create'],
-  summary: 'Register an app (OAuth client) for a developer; prints the secret once',
-  usage: '--owner-email <e-mail> --name <name> --redirect-uri <uri> [--redirect-uri <uri> …] [--dapp]',
+  summary: 'Register an app (OAuth client) for a developer; prints the secret once (database only)',
+  needs: 'database',
+  usage:
+    '--owner-email <e-mail> --name <name> --redirect-uri <uri> [--redirect-uri <uri> …] [--dapp] [--post-logout-redirect-uri <uri> …]',
   options: {
     'owner-email': { type: 'string' },
     name: { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
     dapp: { type: 'boolean' },
+    'post-logout-redirect-uri': { type: 'string', multiple: true },
   },
   async run(values, services) {
     const ownerEmail = requiredString(values, 'owner-email');
@@ -25,6 +31,7 @@ export const clientCreate: CliCommand = {
       name,
       redirectUris,
       dapp: values.dapp === true,
+      postLogoutRedirectUris: stringList(values, 'post-logout-redirect-uri'),
     });
     return {
       success: true,
@@ -33,6 +40,7 @@ export const clientCreate: CliCommand = {
       name: client.name,
       redirect_uris: client.redirectUris,
       dapp: client.dapp,
+      post_logout_redirect_uris: client.postLogoutRedirectUris,
       owner_uuid: String(client.ownerUuid),
     };
   },

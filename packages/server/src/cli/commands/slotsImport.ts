@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { getAddress } from 'viem';
+import { checksumAddress } from '../../chain/address.js';
 import { parseSlotImport, SlotImportFormatError } from '../../services/slots/slotImportFormat.js';
 import { type CliCommand, optionalString, UsageError } from '../command.js';
 
@@ -14,7 +14,9 @@ import { type CliCommand, optionalString, UsageError } from '../command.js';
  */
 export const slotsImport: CliCommand = {
   path: ['slots', 'import'],
-  summary: 'Import earlier-issued slots from a JSON or CSV file (idempotent; records ownership on chain)',
+  summary:
+    'Import earlier-issued slots from a JSON or CSV file (idempotent; records ownership on chain). Needs the chain: run it while the server of this DATA_DIR is stopped (or share CHAIN_RPC_URL)',
+  needs: 'chain',
   usage: '<slots.json|slots.csv> [--format json|csv]  (or --file <path>)',
   positionals: 1,
   options: {
@@ -47,9 +49,9 @@ export const slotsImport: CliCommand = {
     for (const record of records) {
       if (record.contentAddress === undefined) continue;
       try {
-        record.contentAddress = getAddress(record.contentAddress);
+        record.contentAddress = checksumAddress(record.contentAddress);
       } catch {
-        // Left as given: the import reports this record as failed (not an address / bad checksum).
+        // Left as given: the import reports this record as failed (not a 20-byte hex address).
         record.contentAddress = `invalid:${record.contentAddress}`;
       }
     }

@@ -1,9 +1,10 @@
-import { type CliCommand, optionalString, requiredString, UsageError } from '../command.js';
+import { type CliCommand, optionalString, passwordOption, requiredString } from '../command.js';
 
 /** `dauth user create --email … --password … [--nickname …]` (or `--password-stdin`). */
 export const userCreate: CliCommand = {
   path: ['user', 'create'],
-  summary: 'Create a user (developer) account',
+  summary: 'Create a user (developer) account (database only: runs beside the server)',
+  needs: 'database',
   usage: '--email <e-mail> (--password <password> | --password-stdin) [--nickname <name>]',
   options: {
     email: { type: 'string' },
@@ -13,12 +14,7 @@ export const userCreate: CliCommand = {
   },
   async run(values, services, io) {
     const email = requiredString(values, 'email');
-    let password = optionalString(values, 'password');
-    if (values['password-stdin'] === true) {
-      if (password !== undefined) throw new UsageError('give --password or --password-stdin, not both');
-      password = (await io.readStdin()).replace(/\r?\n$/, '');
-    }
-    if (password === undefined) throw new UsageError('--password (or --password-stdin) is required');
+    const password = await passwordOption(values, io);
     const user = await services.accounts.register({
       email,
       password,

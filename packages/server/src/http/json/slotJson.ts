@@ -1,5 +1,5 @@
-import type { Listing } from '../../stores/marketStore.js';
-import type { Slot } from '../../stores/slotStore.js';
+import type { Listing } from '../../services/market/marketService.js';
+import type { Slot } from '../../services/slots/slotService.js';
 import type { SlotGrant } from '../../services/backendIntegration/getTokenService.js';
 import { JsonRawNumber } from './losslessJson.js';
 
@@ -46,6 +46,7 @@ export function listingJson(listing: Listing): Record<string, unknown> {
     price: listing.price,
     status: listing.status,
     ...(listing.buyerUuid !== undefined ? { buyer_id: String(listing.buyerUuid) } : {}),
+    ...(listing.payment !== undefined ? { payment: listing.payment } : {}),
     created_at: new Date(listing.createdAt).toISOString(),
   };
 }

@@ -1,3 +1,4 @@
+import { displayAppName } from '../../services/oauth/clientService.js';
 import { html, SafeHtml, scriptJson } from './html.js';
 
 /** The two values of `from` in the browser messages: one per client generation (spec, Events 2). */
@@ -21,6 +22,10 @@ const STYLE = `
   .error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:8px 12px;margin-bottom:12px}
   .app{font-weight:700}
   .origin{font-family:ui-monospace,monospace;font-size:.9em}
+  input[type=text]{width:100%;padding:10px;border:1px solid #c7ccd6;border-radius:8px;font:inherit}
+  .links{margin-top:16px;font-size:.9em;display:flex;justify-content:space-between;gap:12px}
+  a{color:#2d5bd3}
+  .notice{background:#eaf6ee;color:#1c5a2e;border-radius:8px;padding:8px 12px;margin-bottom:12px}
 `;
 
 /** Marks forms as popup flows when the page has an opener, so the service answers with messages. */
@@ -28,7 +33,7 @@ const POPUP_MARKER = `if (window.opener) {
   for (const input of document.querySelectorAll('input[name="display"]')) input.value = 'popup';
 }`;
 
-function layout(title: string, nonce: string, body: SafeHtml, script?: string): string {
+export function layout(title: string, nonce: string, body: SafeHtml, script?: string): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -67,11 +72,74 @@ export interface LoginPageInput {
   fields: Record<string, string>;
   email?: string | undefined;
   error?: string | undefined;
+  notice?: string | undefined;
+}
+
+/** One input of an account form (sign-up, password reset) of the login page. */
+export interface FormInput {
+  id: string;
+  label: string;
+  type: 'email' | 'password' | 'text';
+  autocomplete: string;
+  value?: string | undefined;
+  maxlength: number;
+}
+
+export interface AccountFormPageInput {
+  nonce: string;
+  title: string;
+  clientName: string;
+  /** Where the form posts: a path under `/oauth/authorize/`. */
+  action: string;
+  csrfToken: string;
+  /** The authorization request, carried through so the user ends at the app. */
+  fields: Record<string, string>;
+  inputs: FormInput[];
+  submit: { id: string; label: string };
+  error?: string | undefined;
+  notice?: string | undefined;
+}
+
+/**
+ * Sign-up and password reset beside the sign-in form: the same CSP, CSRF token and hidden authorization
+ * fields, so the user returns to the app's authorize request afterwards.
+ */
+export function accountFormPage(input: AccountFormPageInput): string {
+  const back = `/oauth/authorize?${new URLSearchParams(input.fields).toString()}`;
+  const body = html`<h1>${input.title}</h1>
+    <p>
+      to continue to <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span>
+    </p>
+    ${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
+    ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+    <form method="post" action="${input.action}" autocomplete="on">
+      ${hiddenFields(input.fields)}
+      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      ${input.inputs.map(
+        (i) =>
+          html`<label for="${i.id}">${i.label}</label>
+            <input
+              id="${i.id}"
+              name="${i.id}"
+              type="${i.type}"
+              required
+              maxlength="${String(i.maxlength)}"
+              autocomplete="${i.autocomplete}"
+              value="${i.value ?? ''}"
+            />`,
+      )}
+      <div class="actions"><button type="submit" id="${input.submit.id}">${input.submit.label}</button></div>
+    </form>
+    <p class="links"><a href="${back}" id="back-to-sign-in">Back to sign-in</a></p>`;
+  return layout(`${input.title} · dauth`, input.nonce, body, POPUP_MARKER);
 }
 
 export function loginPage(input: LoginPageInput): string {
   const body = html`<h1>Sign in to dauth</h1>
-    <p>to continue to <span class="app">${input.clientName}</span></p>
+    <p>
+      to continue to <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span>
+    </p>
+    ${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
     ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
     <form method="post" action="/oauth/authorize/login" autocomplete="on">
       ${hiddenFields(input.fields)}
@@ -96,7 +164,15 @@ export function loginPage(input: LoginPageInput): string {
         autocomplete="current-password"
       />
       <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
-    </form>`;
+    </form>
+    <p class="links">
+      <a href="/oauth/authorize/signup?${new URLSearchParams(input.fields).toString()}" id="signup-link"
+        >Create an account</a
+      >
+      <a href="/oauth/authorize/reset?${new URLSearchParams(input.fields).toString()}" id="reset-link"
+        >Forgot your password?</a
+      >
+    </p>`;
   return layout('Sign in · dauth', input.nonce, body, POPUP_MARKER);
 }
 
@@ -107,15 +183,25 @@ export interface ConsentPageInput {
   accountEmail: string;
   redirectOrigin: string;
   dapp: boolean;
+  /** What else the app will receive (OpenID Connect scopes), e.g. "your e-mail address". */
+  sharedClaims?: string[] | undefined;
   csrfToken: string;
   fields: Record<string, string>;
 }
 
 export function consentPage(input: ConsentPageInput): string {
-  const body = html`<h1>Allow <span class="app">${input.clientName}</span>?</h1>
+  const body = html`<h1>
+      Allow <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span
+      >?
+    </h1>
     <p>
-      <span class="app">${input.clientName}</span> asks to use your dauth account: it will receive your user
-      id${input.dapp ? ' and your wallet address' : ''} and tokens to act for you with this app.
+      <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span> asks to use your dauth account:
+      it will receive your user
+      id${input.dapp ? ' and your wallet address' : ''}${(input.sharedClaims ?? [])
+        .filter((c) => !(input.dapp && c === 'your wallet address'))
+        .map((c) => `, ${c}`)
+        .join('')}
+      and tokens to act for you with this app.
     </p>
     <p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
     <form method="post" action="/oauth/authorize/consent">

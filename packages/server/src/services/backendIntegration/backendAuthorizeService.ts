@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js';
 import type { BackendCodeStore } from '../../stores/backendCodeStore.js';
 import type { Slot } from '../../stores/slotStore.js';
 import type { EnsureSlotResult, SlotService } from '../slots/slotService.js';
-import type { ClientDirectory } from './ports.js';
+import type { ClientDirectory } from '../oauth/clientDirectory.js';
 
 export interface BackendAuthorizeRequest {
   userUuid: number;

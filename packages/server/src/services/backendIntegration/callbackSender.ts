@@ -2,6 +2,11 @@ import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { BackendCodeStore } from '../../stores/backendCodeStore.js';
+import {
+  type CallbackTargetPolicy,
+  pinnedLookup,
+  type ResolvedAddress,
+} from '../oauth/callbackTargetPolicy.js';
 
 export interface CallbackDelivery {
   redirectUri: string;
@@ -21,6 +26,11 @@ export interface CallbackSenderOptions {
   /** Wait before the 2nd, 3rd, … attempt; 250 ms then 1 s by default. */
   backoffMs?: number[];
   logger?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /**
+   * Where callbacks may go (SSRF policy, decisions §7): checked on every attempt against the
+   * addresses the host resolves to then, and the connection goes to those addresses only.
+   */
+  targets?: CallbackTargetPolicy;
   /** Observes each finished delivery (tests, metrics). */
   onOutcome?: (delivery: { redirectUri: string; state: string }, outcome: DeliveryOutcome) => void;
 }
@@ -38,6 +48,7 @@ export class CallbackSender {
   readonly #backoffMs: number[];
   readonly #logger: NonNullable<CallbackSenderOptions['logger']>;
   readonly #onOutcome: CallbackSenderOptions['onOutcome'];
+  readonly #targets: CallbackTargetPolicy | undefined;
   readonly #inFlight = new Set<Promise<DeliveryOutcome>>();
   readonly #closing = new AbortController();
   /** Keep-alive connections to apps' callback hosts (node:http costs far less per request than fetch). */
@@ -55,6 +66,7 @@ export class CallbackSender {
     this.#backoffMs = options.backoffMs ?? [250, 1_000];
     this.#logger = options.logger ?? { info: () => undefined, warn: () => undefined };
     this.#onOutcome = options.onOutcome;
+    this.#targets = options.targets;
     // Every attempt in flight listens to this one signal; there may be many.
     setMaxListeners(0, this.#closing.signal);
   }
@@ -108,7 +120,17 @@ export class CallbackSender {
       if (this.#closing.signal.aborted) return this.#fail(delivery, 'aborted');
       let status: number | undefined;
       try {
-        status = await this.#post(url, body);
+        let addresses: ResolvedAddress[] | undefined;
+        if (this.#targets) {
+          const verdict = await this.#targets.vet(url);
+          if (!verdict.ok && !verdict.unresolved) {
+            this.#logger.warn({ target, reason: verdict.reason }, 'callback target refused by policy');
+            return this.#fail(delivery, 'refused');
+          }
+          if (!verdict.ok) throw new Error(verdict.reason);
+          addresses = verdict.addresses;
+        }
+        status = await this.#post(url, body, addresses);
       } catch (err) {
         if (this.#closing.signal.aborted) return this.#fail(delivery, 'aborted');
         this.#logger.warn(
@@ -127,7 +149,7 @@ export class CallbackSender {
   }
 
   /** One POST; resolves with the answer's status (its body is discarded). Redirects are not followed. */
-  #post(url: URL, body: string): Promise<number> {
+  #post(url: URL, body: string, addresses: ResolvedAddress[] | undefined): Promise<number> {
     return new Promise((resolve, reject) => {
       const secure = url.protocol === 'https:';
       if (!secure && url.protocol !== 'http:') return reject(new Error(`unsupported scheme ${url.protocol}`));
@@ -136,6 +158,7 @@ export class CallbackSender {
         {
           method: 'POST',
           agent: this.#agents[secure ? 'https:' : 'http:'],
+          ...(addresses ? { lookup: pinnedLookup(addresses) } : {}),
           headers: {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),

@@ -3,7 +3,8 @@ import type { Slot } from '../../stores/slotStore.js';
 import type { SlotService } from '../slots/slotService.js';
 import { hashCode } from './backendAuthorizeService.js';
 import { getTokenErrors } from './envelopeCodes.js';
-import { type ClientDirectory, RefreshRefused, type TokenGrants, type TokenPair } from './ports.js';
+import type { ClientDirectory } from '../oauth/clientDirectory.js';
+import { RefreshRefused, type TokenGrants, type TokenPair } from './ports.js';
 
 /** What get_token returns: the slot with the token pair (SlotInfo on the wire). */
 export interface SlotGrant {

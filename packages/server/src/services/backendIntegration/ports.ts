@@ -1,22 +1,9 @@
 /**
  * What the backend-integration flow needs from the OAuth domain, as small ports: the flow reuses
- * the OAuth engineer's clients, grants, refresh-token rotation, revocation and login status rather
- * than keeping a second copy. `composition.ts` plugs the real services in.
+ * the OAuth engineer's grants, refresh-token rotation, revocation and login status rather than
+ * keeping a second copy (apps come through `oauth/clientDirectory.ts`). `composition/oauthPorts.ts`
+ * fits the real services to these ports.
  */
-
-/** A registered app, as far as the backend flow cares. */
-export interface BackendClient {
-  clientId: string;
-  redirectUris: string[];
-}
-
-export interface ClientDirectory {
-  findClient(clientId: string): Promise<BackendClient | undefined>;
-  /** Constant-time check of the client's secret; false for an unknown client. */
-  verifyClientSecret(clientId: string, secret: string): Promise<boolean>;
-  /** Exact string match against the registered redirect URIs (scheme, host, port, path, trailing slash). */
-  isRegisteredRedirect(client: BackendClient, redirectUri: string): boolean;
-}
 
 /** An access token (JWT) and its refresh token, both belonging to one grant. */
 export interface TokenPair {

@@ -1,3 +1,4 @@
+import { checksumAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, notFound } from '../../errors.js';
 import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
@@ -20,7 +21,6 @@ export class BalanceQueryService {
     private readonly providers: ProviderDirectory,
     private readonly providerStore: ContentProviderStore,
     private readonly slots: SlotDirectory,
-    private readonly checksum: (address: string) => Address,
   ) {}
 
   async query(
@@ -64,7 +64,7 @@ export class BalanceQueryService {
     }
     let address: Address;
     try {
-      address = this.checksum(text);
+      address = checksumAddress(text);
     } catch {
       throw new AppError(400, 'invalid_request', 'The slot address has a wrong checksum', {
         field: 'slot_address',

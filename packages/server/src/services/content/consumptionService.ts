@@ -79,9 +79,26 @@ export class ConsumptionService implements BatchListener {
   async consume(input: {
     encryptedMessage: string;
     clientId?: string | undefined;
+    /** The app whose client_id and client_secret the caller proved (HTTP Basic), if any. */
+    authenticatedClientId?: string | undefined;
+    /**
+     * Called with the payload's cuid once the payload is authenticated, before anything is recorded: the
+     * per-cuid rate limit (it throws 429). Only a payload that opened under the cuid's key counts against it.
+     */
+    throttle?: ((cuid: string) => Promise<void>) | undefined;
   }): Promise<ConsumptionOutcome> {
+    if (
+      input.authenticatedClientId !== undefined &&
+      input.clientId !== undefined &&
+      input.clientId !== input.authenticatedClientId
+    ) {
+      throw new AppError(400, 'invalid_request', 'client_id differs from the HTTP Basic credentials', {
+        field: 'client_id',
+      });
+    }
+    const hint = input.authenticatedClientId ?? input.clientId;
     let payload: ConsumptionPayload | undefined;
-    const opened = await this.keyring.open(input.encryptedMessage, input.clientId, (plaintext, clientId) => {
+    const opened = await this.keyring.open(input.encryptedMessage, hint, (plaintext, clientId) => {
       const parsed = parseConsumptionPayload(plaintext);
       if (parsed?.clientId !== clientId) return false;
       payload = parsed;
@@ -89,7 +106,28 @@ export class ConsumptionService implements BatchListener {
     });
     if (!payload) throw new Error('keyring accepted a payload the verifier did not parse');
     const p: ConsumptionPayload = payload;
+    if (opened.consumeAuth === 'client_secret') {
+      // The payload alone proves nothing for such a provider (a CTR payload can be forged from one known
+      // pair): only its own app's backend, proven by its secret, may spend its players' tokens.
+      if (input.authenticatedClientId !== opened.clientId) {
+        throw new AppError(
+          401,
+          'client_authentication_required',
+          "This provider requires its app's client_id and client_secret (HTTP Basic) on consumption",
+        );
+      }
+      // With authenticated senders, a unique request_id is what makes a resent message count once.
+      if (p.requestId === undefined && opened.nonce === undefined) {
+        throw new AppError(
+          400,
+          'invalid_request',
+          'request_id is required in the payload of a provider with consume_auth client_secret',
+          { field: 'request_id' },
+        );
+      }
+    }
     if (opened.form === 'gcm') this.#checkFreshness(p);
+    await input.throttle?.(p.cuid);
     const requestKey =
       p.requestId !== undefined
         ? `r:${p.requestId}`

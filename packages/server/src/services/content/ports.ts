@@ -1,76 +1,36 @@
+import type {
+  ChainWrite,
+  ProviderOnChain,
+  PurchaseOnChain,
+  RecordedBatch,
+  SlotFigures,
+  UsageBatch,
+} from '../../chain/contentTokenTypes.js';
 import type { Address, Call, Hash } from '../../chain/types.js';
+
+export type {
+  ChainWrite,
+  ProviderOnChain,
+  PurchaseOnChain,
+  RecordedBatch,
+  RecordedUsage,
+  SlotFigures,
+  UsageBatch,
+  UsageGroup,
+} from '../../chain/contentTokenTypes.js';
 
 /**
  * What the content-token domain needs from the world outside it. The composition root plugs in the real
  * implementations (the content-token gateway over the operator wallet, the custody service, the OAuth
- * client and slot stores); nothing here imports viem or Kysely.
+ * client and slot services); nothing here imports viem or Kysely. The chain values are the chain layer's
+ * own types (`chain/contentTokenTypes.ts`), re-exported for the services.
  */
-
-/** A confirmed chain write. */
-export interface ChainWrite {
-  txHash: Hash;
-  blockNumber: bigint;
-  userOpHash?: Hash | undefined;
-}
-
-/** One `recordUsage(cuid, slots, amounts)` call of a batch. */
-export interface UsageGroup {
-  cuid: string;
-  slots: Address[];
-  amounts: bigint[];
-}
-
-/** One `UsageRecorded` event: the slot's figures right after that record. */
-export interface RecordedUsage {
-  cuidHash: Hash;
-  slot: Address;
-  amount: bigint;
-  balance: bigint;
-  used: bigint;
-}
-
-/**
- * A batch of consumption records, sent as one operator operation (one `recordUsage` call per group). Its id
- * names it on chain: however often it is sent, the contract records it once.
- */
-export interface UsageBatch {
-  id: string;
-  /** A block at or before the batch was first sent: its transaction cannot be in an earlier one. */
-  fromBlock: bigint;
-  /** The batch's calls, in order. */
-  groups: UsageGroup[];
-}
-
-/** A batch found on chain: its transaction and its `UsageRecorded` events in record order. */
-export interface RecordedBatch {
-  write: ChainWrite;
-  events: RecordedUsage[];
-}
-
-export interface ProviderOnChain {
-  clientId: string;
-  ownerAddr: Address;
-  releasePer: number;
-  releaseEnabled: boolean;
-  pool: bigint;
-}
-
-export interface SlotFigures {
-  balance: bigint;
-  used: bigint;
-  blockNumber: bigint;
-}
-
-export interface PurchaseOnChain {
-  amount: bigint;
-  platformFee: bigint;
-  providerAmount: bigint;
-}
 
 /**
  * The DauthContentToken contract as the domain sees it. Writes go through the platform operator wallet
  * and resolve after inclusion; failures are `AppError`s (503 `chain_unavailable` when nothing was sent,
- * `OperationOutcomeUnknownError` when a write may or may not have landed, 4xx when the contract refused).
+ * `OperationOutcomeUnknownError` when a write may or may not have landed, `OperationReverted` when the
+ * contract refused: its `revert.name` is the contract's custom error).
  */
 export interface ContentTokenChain {
   readonly contentToken: Address;
@@ -84,6 +44,19 @@ export interface ContentTokenChain {
   /** `fundPool(cuid)` paid by the platform's operator wallet. */
   fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }>;
   release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }>;
+  /**
+   * One operator operation: releases every given slot's outstanding usage at the current terms, then
+   * registers the new terms — so no usage recorded before the change is ever paid at the new terms.
+   * With release disabled on chain it is switched on around the releases and off again.
+   */
+  amendTerms(input: {
+    clientId: string;
+    cuid: string;
+    releasePer: number;
+    ownerAddr: Address;
+    settle: Address[];
+    releaseEnabled: boolean;
+  }): Promise<ChainWrite & { paid: bigint }>;
   /**
    * Sends the batch as one operator operation and resolves after inclusion with the transaction that
    * recorded it: this one, or an earlier one when the batch had already landed (a resend records nothing).
@@ -127,11 +100,6 @@ export interface UserWalletExecutor {
   ): Promise<{ txHash: Hash; userOpHash?: Hash | undefined }>;
   /** The user's main wallet address, if the user has one. */
   mainWalletOf(userUuid: number): Promise<Address | undefined>;
-}
-
-/** OAuth clients, as far as content tokens care: who owns one. */
-export interface ClientDirectory {
-  ownerOf(clientId: string): Promise<number | undefined>;
 }
 
 export interface SlotView {

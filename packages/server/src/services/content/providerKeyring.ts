@@ -14,10 +14,20 @@ import {
 import type { SecretBox } from '../../crypto/secretBox.js';
 import { AppError } from '../../errors.js';
 import type {
+  ConsumeAuth,
   ContentProviderStore,
   PayloadMode,
   SealedClientKeys,
 } from '../../stores/contentProviderStore.js';
+
+/** How a client's consumption calls are authenticated (decisions §7). */
+export interface ConsumptionSettings {
+  mode: PayloadMode;
+  consumeAuth: ConsumeAuth;
+}
+
+/** The spec's behaviour: the CTR form, anonymous. */
+export const SPEC_CONSUMPTION: ConsumptionSettings = { mode: 'ctr', consumeAuth: 'none' };
 
 /** A client's payload secrets, unsealed into `KeyObject`s. */
 interface ClientKeys {
@@ -26,6 +36,7 @@ interface ClientKeys {
   ctrIv: Buffer;
   gcmKey: KeyObject | undefined;
   mode: PayloadMode;
+  consumeAuth: ConsumeAuth;
   updatedAt: number;
   /** First two ciphertext bytes of any payload whose plaintext starts with `{"`. */
   prefix2: number;
@@ -35,6 +46,8 @@ interface ClientKeys {
 export interface OpenedPayload {
   clientId: string;
   form: 'ctr' | 'gcm';
+  /** Whether the provider requires its app's credentials on consumption calls. */
+  consumeAuth: ConsumeAuth;
   plaintext: Buffer;
   /** The authenticated form's IV (its per-message nonce). */
   nonce: Buffer | undefined;
@@ -107,19 +120,26 @@ export class ProviderKeyring {
   }
 
   /**
-   * Creates a client's first key pair (32-byte key, 16-byte IV), sealed under MASTER_KEY. Returns the hex
-   * values when this call created them, undefined when the client already had a pair.
+   * Creates a client's first key pair (32-byte key, 16-byte IV) and, when `settings` accept the GCM form,
+   * its GCM key, sealed under MASTER_KEY, in one row with the settings (a provider never exists for a moment
+   * in a weaker mode than asked). Returns the hex values when this call created them, undefined when the
+   * client already had keys.
    */
-  async createClientKeys(clientId: string): Promise<{ keyHex: string; ivHex: string } | undefined> {
+  async createClientKeys(
+    clientId: string,
+    settings: ConsumptionSettings = SPEC_CONSUMPTION,
+  ): Promise<{ keyHex: string; ivHex: string; gcmKeyHex: string | undefined } | undefined> {
     if (await this.store.findClientKeys(clientId)) return undefined;
     const secret = randomBytes(CTR_KEY_BYTES + CTR_IV_BYTES);
+    const gcmKey = settings.mode === 'ctr' ? undefined : randomBytes(GCM_KEY_BYTES);
     try {
       const now = Date.now();
       const created = await this.store.insertClientKeys({
         clientId,
         ctrSecretSealed: this.secretBox.seal(secret, sealAad.ctr(clientId)),
-        gcmKeySealed: undefined,
-        payloadMode: 'ctr',
+        gcmKeySealed: gcmKey ? this.secretBox.seal(gcmKey, sealAad.gcm(clientId)) : undefined,
+        payloadMode: settings.mode,
+        consumeAuth: settings.consumeAuth,
         createdAt: now,
         updatedAt: now,
       });
@@ -127,11 +147,13 @@ export class ProviderKeyring {
       const shown = {
         keyHex: secret.subarray(0, CTR_KEY_BYTES).toString('hex'),
         ivHex: secret.subarray(CTR_KEY_BYTES).toString('hex'),
+        gcmKeyHex: gcmKey?.toString('hex'),
       };
       await this.#loadClient(clientId);
       return shown;
     } finally {
       secret.fill(0);
+      gcmKey?.fill(0);
     }
   }
 
@@ -158,9 +180,19 @@ export class ProviderKeyring {
     await this.#loadClient(clientId);
   }
 
-  async modeOf(clientId: string): Promise<{ mode: PayloadMode; hasGcmKey: boolean } | undefined> {
+  /** Changes whether the client's consumption calls must carry its app's credentials. */
+  async setConsumeAuth(clientId: string, consumeAuth: ConsumeAuth): Promise<void> {
+    await this.store.setConsumeAuth(clientId, consumeAuth, Date.now());
+    await this.#loadClient(clientId);
+  }
+
+  async modeOf(
+    clientId: string,
+  ): Promise<{ mode: PayloadMode; consumeAuth: ConsumeAuth; hasGcmKey: boolean } | undefined> {
     const keys = await this.#keysOf(clientId);
-    return keys ? { mode: keys.mode, hasGcmKey: keys.gcmKey !== undefined } : undefined;
+    return keys
+      ? { mode: keys.mode, consumeAuth: keys.consumeAuth, hasGcmKey: keys.gcmKey !== undefined }
+      : undefined;
   }
 
   /** The client's legacy key and IV as hex (for the CLI that shows them again); the caller must not log them. */
@@ -210,7 +242,13 @@ export class ProviderKeyring {
       if (!keys?.gcmKey || keys.mode === 'ctr') throw invalidPayload();
       const plaintext = gcmOpen(keys.gcmKey, gcm, gcmAad(keys.clientId));
       if (!plaintext || !verify(plaintext, keys.clientId)) throw invalidPayload();
-      return { clientId: keys.clientId, form: 'gcm', plaintext, nonce: Buffer.from(gcm.iv) };
+      return {
+        clientId: keys.clientId,
+        form: 'gcm',
+        consumeAuth: keys.consumeAuth,
+        plaintext,
+        nonce: Buffer.from(gcm.iv),
+      };
     }
 
     const ciphertext = hexToBytes(message);
@@ -256,7 +294,7 @@ export class ProviderKeyring {
     if (keys.mode === 'gcm') return undefined;
     const plaintext = ctrTransform(keys.ctrKey, keys.ctrIv, ciphertext);
     return verify(plaintext, keys.clientId)
-      ? { clientId: keys.clientId, form: 'ctr', plaintext, nonce: undefined }
+      ? { clientId: keys.clientId, form: 'ctr', consumeAuth: keys.consumeAuth, plaintext, nonce: undefined }
       : undefined;
   }
 
@@ -276,6 +314,7 @@ export class ProviderKeyring {
       (current.updatedAt > row.updatedAt ||
         (current.updatedAt === row.updatedAt &&
           current.mode === row.payloadMode &&
+          current.consumeAuth === row.consumeAuth &&
           (current.gcmKey !== undefined) === (row.gcmKeySealed !== undefined)))
     ) {
       return current;
@@ -295,6 +334,7 @@ export class ProviderKeyring {
         ctrIv,
         gcmKey,
         mode: row.payloadMode,
+        consumeAuth: row.consumeAuth,
         updatedAt: row.updatedAt,
         prefix2: ((stream[0]! ^ OPEN_BRACE) << 8) | (stream[1]! ^ QUOTE),
       };

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import { checksumAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
-import { AppError, conflict, forbidden, notFound } from '../../errors.js';
-import type { ContentProviderStore, PayloadMode } from '../../stores/contentProviderStore.js';
-import type { ClientDirectory, ContentTokenChain } from './ports.js';
+import { AppError, conflict, forbidden, isOutcomeUnknown, isRevertNamed, notFound } from '../../errors.js';
+import type { ConsumeAuth, ContentProviderStore, PayloadMode } from '../../stores/contentProviderStore.js';
+import type { ClientDirectory } from '../oauth/clientDirectory.js';
+import type { ContentTokenChain } from './ports.js';
 import type { ProviderDirectory } from './providerDirectory.js';
-import type { ProviderKeyring } from './providerKeyring.js';
+import { type ConsumptionSettings, type ProviderKeyring, SPEC_CONSUMPTION } from './providerKeyring.js';
 
 /** A `registering` claim older than this may be taken over by another client if the chain never got it. */
 const STALE_CLAIM_MS = 10 * 60_000;
@@ -15,10 +17,11 @@ export interface RegistrationResult {
   /** Present on the client's first registration only (one pair per client). */
   encryptionKey?: string;
   encryptionIv?: string;
+  /** The AES-256-GCM key, once, when this call issued it (a payload mode with the authenticated form). */
+  gcmKey?: string;
+  /** The client's consumption settings after this call. */
+  settings: ConsumptionSettings;
 }
-
-export const isOutcomeUnknown = (err: unknown): boolean =>
-  err instanceof Error && err.name === 'OperationOutcomeUnknownError';
 
 /**
  * Provider registration (`init_permission_provider`), the payload-form setting, and `test_encryption`.
@@ -32,20 +35,29 @@ export class ProviderService {
     private readonly clients: ClientDirectory,
     private readonly chain: ContentTokenChain,
     private readonly logger: Logger,
-    /** Checksums an address (viem `getAddress` in the composition root); throws on a malformed one. */
-    private readonly checksum: (address: string) => Address,
   ) {}
 
   /** 404 when the client does not exist, 403 when the caller does not own it. */
   async requireClientOwner(clientId: string, userUuid: number): Promise<void> {
-    const owner = await this.clients.ownerOf(clientId);
+    const owner = (await this.clients.findClient(clientId))?.ownerUuid;
     if (owner === undefined) throw notFound('unknown_client', 'No OAuth client with this client_id');
     if (owner !== userUuid) throw forbidden('not_client_owner', 'Only the owner of this client may do this');
   }
 
+  /**
+   * `init_permission_provider`. `settings` choose how consumption is authenticated: on the client's first
+   * registration they are stored with its keys (default: the spec's CTR, anonymous); on a later one they
+   * change the client's settings when given.
+   */
   async register(
     userUuid: number,
-    input: { clientId: string; cuid: string; releasePer: number; ownerAddr: string },
+    input: {
+      clientId: string;
+      cuid: string;
+      releasePer: number;
+      ownerAddr: string;
+      settings?: Partial<ConsumptionSettings> | undefined;
+    },
   ): Promise<RegistrationResult> {
     if (!CUID_PATTERN.test(input.cuid)) {
       throw new AppError(
@@ -89,6 +101,8 @@ export class ProviderService {
         const winner = await this.store.findProvider(input.cuid);
         if (winner && winner.clientId !== input.clientId) throw cuidTaken();
       }
+    } else if (existing.clientId === input.clientId) {
+      await this.#refuseFrozenChange(existing, input.releasePer, ownerAddr);
     } else if (existing.clientId !== input.clientId) {
       if (existing.state !== 'registering' || now - existing.updatedAt < STALE_CLAIM_MS) throw cuidTaken();
       // The other client's first registration never completed; take it over only if the chain agrees.
@@ -113,7 +127,7 @@ export class ProviderService {
       if (claimedAt !== undefined && !isOutcomeUnknown(err)) {
         await this.store.releaseClaim(input.cuid, input.clientId, claimedAt).catch(() => undefined);
       }
-      if ((err as { revert?: { name?: string } }).revert?.name === 'CuidTaken') throw cuidTaken();
+      if (isRevertNamed(err, 'CuidTaken')) throw cuidTaken();
       throw err;
     }
     await this.store.markRegistered(
@@ -123,12 +137,46 @@ export class ProviderService {
       Date.now(),
     );
     this.directory.forget(input.cuid);
-    const keys = await this.keyring.createClientKeys(input.clientId);
+    const keys = await this.keyring.createClientKeys(input.clientId, {
+      ...SPEC_CONSUMPTION,
+      ...input.settings,
+    });
+    let gcmKey = keys?.gcmKeyHex;
+    if (!keys && input.settings) {
+      if (input.settings.mode !== undefined) {
+        gcmKey = (await this.setPayloadMode(userUuid, input.clientId, input.settings.mode)).gcmKey;
+      }
+      if (input.settings.consumeAuth !== undefined) {
+        await this.setConsumeAuth(userUuid, input.clientId, input.settings.consumeAuth);
+      }
+    }
+    const current = await this.keyring.modeOf(input.clientId);
+    const settings = current ? { mode: current.mode, consumeAuth: current.consumeAuth } : SPEC_CONSUMPTION;
     this.logger.info(
-      { cuid: input.cuid, clientId: input.clientId, txHash, firstRegistration: keys !== undefined },
+      {
+        cuid: input.cuid,
+        clientId: input.clientId,
+        txHash,
+        firstRegistration: keys !== undefined,
+        ...settings,
+      },
       'content provider registered',
     );
-    return keys ? { txHash, encryptionKey: keys.keyHex, encryptionIv: keys.ivHex } : { txHash };
+    return {
+      txHash,
+      settings,
+      ...(keys ? { encryptionKey: keys.keyHex, encryptionIv: keys.ivHex } : {}),
+      ...(gcmKey ? { gcmKey } : {}),
+    };
+  }
+
+  /** Whether the client's consumption calls must carry its app's credentials (HTTP Basic). */
+  async setConsumeAuth(userUuid: number, clientId: string, consumeAuth: ConsumeAuth): Promise<ConsumeAuth> {
+    await this.requireClientOwner(clientId, userUuid);
+    if (!(await this.keyring.modeOf(clientId))) throw notRegistered();
+    await this.keyring.setConsumeAuth(clientId, consumeAuth);
+    this.logger.info({ clientId, consumeAuth }, 'content provider consumption authentication changed');
+    return consumeAuth;
   }
 
   /**
@@ -148,7 +196,10 @@ export class ProviderService {
     return { mode, gcmKey };
   }
 
-  async payloadMode(userUuid: number, clientId: string): Promise<{ mode: PayloadMode; hasGcmKey: boolean }> {
+  async payloadMode(
+    userUuid: number,
+    clientId: string,
+  ): Promise<{ mode: PayloadMode; consumeAuth: ConsumeAuth; hasGcmKey: boolean }> {
     await this.requireClientOwner(clientId, userUuid);
     const mode = await this.keyring.modeOf(clientId);
     if (!mode) throw notRegistered();
@@ -168,18 +219,42 @@ export class ProviderService {
     return this.keyring.revealCtrKeys(clientId);
   }
 
+  /**
+   * Once the platform enabled release for a cuid its settlement terms are frozen (decisions §7): a
+   * provider raising `release_per` could otherwise drain a pool the platform funded. Only the admin
+   * API changes them then (`SettlementService.amendTerms`). Frozen = recorded when release was
+   * enabled here, or release enabled on chain now (enabled before the record existed).
+   */
+  async #refuseFrozenChange(
+    existing: { cuid: string; releasePer: number; ownerAddr: string; termsFrozen: boolean; state: string },
+    releasePer: number,
+    ownerAddr: Address,
+  ): Promise<void> {
+    const changes =
+      existing.releasePer !== releasePer || existing.ownerAddr.toLowerCase() !== ownerAddr.toLowerCase();
+    if (!changes) return;
+    const frozen =
+      existing.termsFrozen || (await this.chain.readProvider(existing.cuid))?.releaseEnabled === true;
+    if (frozen) throw termsFrozen();
+  }
+
   #address(value: string, field: string): Address {
     if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
       throw new AppError(400, 'invalid_request', `${field} must be a 0x-prefixed 20-byte address`, { field });
     }
     try {
-      return this.checksum(value);
+      return checksumAddress(value);
     } catch {
       throw new AppError(400, 'invalid_request', `${field} has a wrong checksum`, { field });
     }
   }
 }
 
+export const termsFrozen = () =>
+  conflict(
+    'terms_frozen',
+    'Release is enabled for this cuid: release_per and owner_addr change only with the platform’s approval (admin API)',
+  );
 const cuidTaken = () => conflict('cuid_taken', 'This cuid is registered to another client');
 const notRegistered = () =>
   notFound('provider_not_registered', 'This client has not registered a content provider yet');

@@ -1,13 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { checksumAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
-import { AppError, conflict, forbidden, notFound } from '../../errors.js';
+import { AppError, conflict, forbidden, notFound, OperationReverted } from '../../errors.js';
+import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
 import type { ChainWatch } from './chainWatch.js';
 import { KeyedMutex } from './keyedMutex.js';
 import type { ContentTokenChain } from './ports.js';
 import type { ProviderDirectory } from './providerDirectory.js';
 import type { ProviderService } from './providerService.js';
-
-const revertName = (err: unknown): string | undefined => (err as { revert?: { name?: string } }).revert?.name;
 
 /**
  * Settlement against `used_balances` (spec rule 4, decisions §6): only when the platform enabled release
@@ -24,7 +25,8 @@ export class SettlementService {
     private readonly chain: ContentTokenChain,
     private readonly watch: ChainWatch,
     private readonly logger: Logger,
-    private readonly checksum: (address: string) => Address,
+    private readonly terms: Pick<ContentProviderStore, 'freezeTerms' | 'recordTermsChange'>,
+    private readonly slotsOf: (cuid: string) => Promise<string[]>,
   ) {}
 
   async release(
@@ -36,7 +38,7 @@ export class SettlementService {
         field: 'slot',
       });
     }
-    const slot = this.checksum(input.slot);
+    const slot = checksumAddress(input.slot);
     await this.providerService.requireClientOwner(input.clientId, userUuid);
     const provider = await this.providers.registered(input.cuid);
     if (!provider || provider.clientId !== input.clientId) {
@@ -76,7 +78,7 @@ export class SettlementService {
         );
         return { releasedAmount: result.paid, txHash: result.txHash };
       } catch (err) {
-        switch (revertName(err)) {
+        switch (err instanceof OperationReverted ? err.revert.name : undefined) {
           case 'ReleaseDisabled':
             throw forbidden('release_disabled', 'The platform has not enabled release for this cuid');
           case 'NothingToRelease':
@@ -92,10 +94,90 @@ export class SettlementService {
   /** Admin: turns release on or off for a registered cuid. */
   async setReleaseEnabled(cuid: string, enabled: boolean): Promise<{ txHash: string }> {
     await this.#requireRegistered(cuid);
+    // Frozen before the switch: from the moment release can pay, the terms cannot move under it.
+    if (enabled) await this.terms.freezeTerms(cuid, Date.now());
     const write = await this.chain.setReleaseEnabled(cuid, enabled);
     this.watch.observe(write.blockNumber);
     this.logger.info({ cuid, enabled, tx: write.txHash }, 'content release switch changed');
     return { txHash: write.txHash };
+  }
+
+  /**
+   * Admin: the platform approves and applies a change of a cuid's `release_per` / `owner_addr`
+   * (decisions §7). In one operator operation every slot's outstanding usage is released at the terms
+   * it was recorded under, then the new terms are registered: a release never pays old usage at new
+   * terms. The pool must cover that settlement (409 `insufficient_pool`, nothing changes).
+   */
+  async amendTerms(
+    cuid: string,
+    next: { releasePer: number; ownerAddr: string },
+  ): Promise<{ txHash: string; settled: bigint; slots: number }> {
+    if (!Number.isInteger(next.releasePer) || next.releasePer < 0 || next.releasePer > 100) {
+      throw new AppError(400, 'invalid_request', 'release_per must be an integer from 0 to 100', {
+        field: 'release_per',
+      });
+    }
+    if (!/^0x[0-9a-fA-F]{40}$/.test(next.ownerAddr) || /^0x0{40}$/.test(next.ownerAddr)) {
+      throw new AppError(400, 'invalid_request', 'owner_addr must be a non-zero 20-byte address', {
+        field: 'owner_addr',
+      });
+    }
+    const ownerAddr = checksumAddress(next.ownerAddr);
+    const provider = await this.providers.registered(cuid);
+    if (!provider) throw notFound('unknown_cuid', 'This cuid is not registered');
+    return this.#mutex.run(`terms\u0000${cuid}`, async () => {
+      const onChain = await this.chain.readProvider(cuid);
+      if (!onChain) throw notFound('unknown_cuid', 'This cuid is not registered');
+      const settle: Address[] = [];
+      let owed = 0n;
+      for (const slot of await this.slotsOf(cuid)) {
+        const { usage, amount } = await this.chain.releasable(cuid, checksumAddress(slot));
+        if (usage === 0n) continue;
+        settle.push(checksumAddress(slot));
+        owed += amount;
+      }
+      if (owed > onChain.pool) {
+        throw new AppError(
+          409,
+          'insufficient_pool',
+          'The pool cannot settle the usage recorded under the current terms',
+          {
+            required: owed.toString(),
+            pool: onChain.pool.toString(),
+          },
+        );
+      }
+      const write = await this.chain.amendTerms({
+        clientId: provider.clientId,
+        cuid,
+        releasePer: next.releasePer,
+        ownerAddr,
+        settle,
+        releaseEnabled: onChain.releaseEnabled,
+      });
+      this.watch.observe(write.blockNumber);
+      await this.terms.recordTermsChange({
+        id: randomUUID(),
+        cuid,
+        clientId: provider.clientId,
+        previous: { releasePer: onChain.releasePer, ownerAddr: onChain.ownerAddr },
+        next: { releasePer: next.releasePer, ownerAddr },
+        txHash: write.txHash,
+        appliedAt: Date.now(),
+      });
+      this.providers.forget(cuid);
+      this.logger.info(
+        {
+          cuid,
+          releasePer: next.releasePer,
+          settled: write.paid.toString(),
+          slots: settle.length,
+          tx: write.txHash,
+        },
+        'content settlement terms changed by the platform',
+      );
+      return { txHash: write.txHash, settled: write.paid, slots: settle.length };
+    });
   }
 
   /** Admin: adds `amount` wei to the cuid's settlement pool, paid by the platform's operator wallet. */

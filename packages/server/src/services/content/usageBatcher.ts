@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { sameAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
-import { AppError, isAppError } from '../../errors.js';
+import { isAppError, isRevertNamed } from '../../errors.js';
 import type { BatchRecord, ContentLedgerStore, UsageRecord } from '../../stores/contentLedgerStore.js';
+import type { LeaseStore } from '../../stores/leaseStore.js';
 import type { ChainWatch } from './chainWatch.js';
 import type { ContentTokenChain, RecordedBatch, UsageBatch, UsageGroup } from './ports.js';
 
@@ -51,6 +53,8 @@ export class UsageBatcher {
 
   constructor(
     private readonly ledger: ContentLedgerStore,
+    /** The leader lease: one batcher across replicas sends at a time. */
+    private readonly leases: LeaseStore,
     private readonly chain: ContentTokenChain,
     private readonly watch: ChainWatch,
     private readonly listener: BatchListener,
@@ -68,6 +72,9 @@ export class UsageBatcher {
       this.notify();
     });
   }
+
+  /** Called with the record count of every batch recorded on chain (metrics). */
+  onBatch: ((records: number) => void) | undefined;
 
   get isLeader(): boolean {
     return this.#leader;
@@ -88,7 +95,7 @@ export class UsageBatcher {
     this.#running = false;
     this.notify();
     await this.#loop;
-    if (this.#leader) await this.ledger.releaseLease(LEASE_NAME, this.holder).catch(() => undefined);
+    if (this.#leader) await this.leases.release(LEASE_NAME, this.holder).catch(() => undefined);
     this.#leader = false;
   }
 
@@ -116,7 +123,7 @@ export class UsageBatcher {
   async #renewLease(): Promise<boolean> {
     const wasLeader = this.#leader;
     try {
-      this.#leader = await this.ledger.acquireLease(LEASE_NAME, this.holder, this.#options.leaseMs);
+      this.#leader = await this.leases.acquire(LEASE_NAME, this.holder, this.#options.leaseMs);
     } catch (err) {
       this.logger.warn({ err: describe(err) }, 'content usage batcher: cannot renew its lease');
       this.#leader = false;
@@ -227,7 +234,7 @@ export class UsageBatcher {
     }
     const included = order.map((record, i) => {
       const event = events[i]!;
-      if (event.slot.toLowerCase() !== record.slot.toLowerCase() || event.amount !== record.amount) {
+      if (!sameAddress(event.slot, record.slot) || event.amount !== record.amount) {
         throw new Error(`batch ${batchId}: event ${i} does not match record ${record.id}`);
       }
       return { id: record.id, balanceAfter: event.balance, usedAfter: event.used };
@@ -241,6 +248,7 @@ export class UsageBatcher {
     this.#stats.batches++;
     this.#stats.records += order.length;
     this.#stats.lastBatchSize = order.length;
+    this.onBatch?.(order.length);
     this.listener.settled(
       order.map((record, i) => ({
         ...record,
@@ -304,13 +312,9 @@ export class UsageBatcher {
    * batch that no longer fit its on-chain balance (in queue order). The others stay queued.
    */
   async #refusedRecords(err: unknown, records: UsageRecord[]): Promise<UsageRecord[]> {
-    if (!(err instanceof AppError)) return [];
-    const revert = (err as AppError & { revert?: { name?: string; args?: readonly unknown[] } }).revert;
-    if (revert?.name !== 'InsufficientBalance' || !revert.args) return [];
-    const [cuid, slot] = revert.args as [string, string];
-    const mine = records.filter(
-      (r) => r.cuid === cuid && r.slot.toLowerCase() === String(slot).toLowerCase(),
-    );
+    if (!isRevertNamed(err, 'InsufficientBalance')) return [];
+    const [cuid, slot] = err.revert.args as [string, string];
+    const mine = records.filter((r) => r.cuid === cuid && sameAddress(r.slot, String(slot)));
     if (mine.length === 0) return [];
     const figures = await this.chain.readSlot(cuid, mine[0]!.slot);
     await this.ledger.refreshBalance(cuid, mine[0]!.slot, {

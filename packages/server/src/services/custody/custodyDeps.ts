@@ -2,6 +2,7 @@ import type { CustodyStore } from '../../stores/custodyStore.js';
 import type { Wallet, WalletStore } from '../../stores/walletStore.js';
 import type { CustodySeal } from './custodySeal.js';
 import type { PinLockout } from './pinLockout.js';
+import type { ShareCheck } from './shareCheck.js';
 import type { SharePinDeriver } from './sharePinDeriver.js';
 import type { Address, WalletChain, WalletRef } from './walletChain.js';
 
@@ -27,12 +28,10 @@ export interface CustodyDeps {
   seal: CustodySeal;
   sharePins: SharePinDeriver;
   lockout: PinLockout;
+  shareCheck: ShareCheck;
   chain: WalletChain;
   logger: CustodyLogger;
 }
-
-export const sameAddress = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
 
 export const walletRef = (w: Wallet): WalletRef => ({
   address: w.address,

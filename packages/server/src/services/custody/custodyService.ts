@@ -1,11 +1,13 @@
-import { AppError, invalidField } from '../../errors.js';
+import { sameAddress } from '../../chain/address.js';
+import { invalidField, OperationReverted } from '../../errors.js';
 import type { Custody } from '../../stores/custodyStore.js';
 import type { Wallet } from '../../stores/walletStore.js';
 import type { EmailVerificationService } from '../verification/emailVerificationService.js';
+import { ContentWalletCustody, type ContentWalletSlots, isContentWallet } from './contentWallets.js';
 import { notYourWallet, walletNotFound } from './custodyErrors.js';
-import { type CustodyDeps, type PinProof, sameAddress } from './custodyDeps.js';
+import { type CustodyDeps, type PinProof } from './custodyDeps.js';
 import { OwnerRotation, type RecoveredWallet } from './ownerRotation.js';
-import { withOwnerKey } from './pinUnlock.js';
+import { unlockOwnerKeyWithPin } from './unlockOwnerKeyWithPin.js';
 import { registerPin, type RegisteredWallet } from './registerPin.js';
 import { resetPin } from './resetPin.js';
 import type { Address, Call, OperationResult } from './walletChain.js';
@@ -16,17 +18,13 @@ export type { PinProof, RegisteredWallet, RecoveredWallet };
 /** Most calls one PIN-verified operation may carry. */
 export const MAX_CALLS_PER_OPERATION = 16;
 
+/** A wallet operation that was mined but whose call reverted (422 `operation_reverted`). */
 export const operationReverted = (result: OperationResult) =>
-  new AppError(
-    422,
-    'operation_reverted',
-    `The operation was included but reverted${result.revertReason ? `: ${result.revertReason}` : ''}`,
-    {
-      user_op_hash: result.userOpHash,
-      tx_hash: result.txHash,
-      ...(result.revertReason ? { revert_reason: result.revertReason } : {}),
-    },
-  );
+  new OperationReverted(result.revert, 'The operation was included but reverted', {
+    user_op_hash: result.userOpHash,
+    tx_hash: result.txHash,
+    ...(result.revert ? { revert_reason: result.revert.message } : {}),
+  });
 
 /**
  * PIN key custody: the use cases behind `/v1/pin/*`, and the one way other features make a user's
@@ -34,12 +32,16 @@ export const operationReverted = (result: OperationResult) =>
  */
 export class CustodyService {
   readonly rotation: OwnerRotation;
+  /** Slot content wallets: operated by the slot's current owner through the dex. */
+  readonly contentWallets: ContentWalletCustody;
 
   constructor(
     private readonly deps: CustodyDeps,
     private readonly verification: EmailVerificationService,
+    slots: ContentWalletSlots,
   ) {
     this.rotation = new OwnerRotation(deps);
+    this.contentWallets = new ContentWalletCustody(deps, slots);
   }
 
   /** POST /v1/pin/register. 409 `wallet_exists` when the user has a wallet. */
@@ -61,7 +63,7 @@ export class CustodyService {
     const main = await this.deps.wallets.mainWallet(userUuid);
     if (!main) throw walletNotFound();
     if (!calls || calls.length === 0) {
-      await withOwnerKey(this.deps, userUuid, proof, async () => undefined);
+      await unlockOwnerKeyWithPin(this.deps, userUuid, proof, async () => undefined);
       return { address: main.address };
     }
     if (calls.length > MAX_CALLS_PER_OPERATION) {
@@ -71,6 +73,7 @@ export class CustodyService {
     if (selfCall >= 0) {
       throw invalidField(`calls.${selfCall}.to`, 'A wallet cannot call itself through /v1/pin/verify');
     }
+    await this.contentWallets.handOverLegacy(userUuid, proof);
     const result = await operateWallet(this.deps, userUuid, main, proof, calls);
     if (!result.success) throw operationReverted(result);
     return { address: main.address, userOpHash: result.userOpHash, txHash: result.txHash };
@@ -101,9 +104,10 @@ export class CustodyService {
 
   /**
    * Public API for other features (token transfer, content-token purchase): one sponsored
-   * operation with `calls` from `walletAddress`, which must be one of the user's wallets (403
-   * `not_your_wallet` otherwise), unlocked by the PIN trio (401 `invalid_pin`, 423 `pin_locked`).
-   * Resolves even when the operation reverted on chain (`success: false`); callers decide.
+   * operation with `calls` from `walletAddress`, which must be one of the user's wallets or the
+   * content wallet of a slot they own now (403 `not_your_wallet` otherwise), unlocked by the PIN trio
+   * (401 `invalid_pin`, 423 `pin_locked`). Legacy content wallets the user's key still holds are
+   * handed to the dex first. Resolves even when the operation reverted on chain (`success: false`).
    */
   async operate(
     userUuid: number,
@@ -114,13 +118,32 @@ export class CustodyService {
     const wallet = await this.requireWallet(userUuid, walletAddress);
     await this.rotation.reconcile(userUuid);
     const fresh = (await this.deps.wallets.findByAddress(walletAddress)) ?? wallet;
+    if (isContentWallet(fresh)) return this.contentWallets.operate(userUuid, fresh, proof, calls);
+    await this.contentWallets.handOverLegacy(userUuid, proof);
     return operateWallet(this.deps, userUuid, fresh, proof, calls);
   }
 
-  /** The wallet at `address` if it is one of the user's; 403 `not_your_wallet` otherwise (unknown too). */
+  /**
+   * Proves the PIN trio (a seller listing a slot) and hands the user's legacy content wallets to the
+   * dex while they are present.
+   */
+  async confirmPresence(userUuid: number, proof: PinProof): Promise<void> {
+    await this.rotation.reconcile(userUuid);
+    await this.contentWallets.handOverLegacy(userUuid, proof, { prove: true });
+  }
+
+  /**
+   * The wallet at `address` if the user may operate it: one of their own, or the content wallet of a
+   * slot they own now; 403 `not_your_wallet` otherwise (unknown too).
+   */
   async requireWallet(userUuid: number, address: Address): Promise<Wallet> {
     const wallet = await this.deps.wallets.findByAddress(address);
-    if (!wallet || wallet.userUuid !== userUuid) throw notYourWallet();
+    if (!wallet) throw notYourWallet();
+    if (isContentWallet(wallet)) {
+      await this.contentWallets.requireSlotOwner(userUuid, wallet);
+      return wallet;
+    }
+    if (wallet.userUuid !== userUuid) throw notYourWallet();
     return wallet;
   }
 

@@ -1,3 +1,4 @@
+import { sameAddress } from '../../chain/address.js';
 import { randomUUID } from 'node:crypto';
 import { addressOfPrivateKey, ownerFromPrivateKey } from '../../chain/operations/operationOwner.js';
 import { encryptMnemonicForPin, newServerShare, splitKey, wipe } from '../../crypto/keyShares.js';
@@ -6,7 +7,7 @@ import { AppError } from '../../errors.js';
 import type { Custody, PendingRotation } from '../../stores/custodyStore.js';
 import type { Wallet } from '../../stores/walletStore.js';
 import { custodyChanged, ownerMismatch, rotationInProgress, walletNotFound } from './custodyErrors.js';
-import { type CustodyDeps, effectiveOwner, sameAddress, walletRef } from './custodyDeps.js';
+import { type CustodyDeps, effectiveOwner, walletRef } from './custodyDeps.js';
 import { storedOwnerKey } from './storedOwnerKey.js';
 import type { Address } from './walletChain.js';
 
@@ -157,6 +158,7 @@ export class OwnerRotation {
       await this.#drive(pending, custody, oldKey, progress, async () => {
         sharePin = await this.deps.sharePins.derive(newPinHash);
         shareUser = splitKey(newKey!, sharePin, newShareServer!);
+        return this.deps.shareCheck.of(shareUser, userUuid, custody.keyVersion + 1);
       });
       this.deps.logger.info({ userUuid, oldOwner: custody.owner, newOwner }, 'wallet owner rotated');
       return {
@@ -195,15 +197,17 @@ export class OwnerRotation {
     custody: Custody,
     oldKey: Buffer,
     progress: { sent: boolean },
-    beforeStore?: () => Promise<void>,
+    /** Splits the new key; returns the fingerprint of the new share_user it will hand out. */
+    beforeStore?: () => Promise<string>,
   ): Promise<void> {
     const { store, wallets, seal } = this.deps;
     const userUuid = pending.userUuid;
     const signer = ownerFromPrivateKey(oldKey);
+    let userShareCheck: string | undefined;
     for (let round = 0; round < 3; round++) {
       const list = await wallets.listForUser(userUuid);
       for (const wallet of list) await this.#moveWallet(pending, wallet, signer, progress);
-      if (round === 0 && beforeStore) await beforeStore();
+      if (round === 0 && beforeStore) userShareCheck = await beforeStore();
       const stored = await store.transaction(async (trx) => {
         // A wallet created meanwhile (a new slot) must move too before the new owner is stored.
         if ((await wallets.listForUser(userUuid, trx)).length !== list.length) return false;
@@ -222,6 +226,7 @@ export class OwnerRotation {
             newOwner: pending.newOwner,
             serverShareSealed,
             mnemonicSealed: pending.mnemonicSealed,
+            userShareCheck,
             now: Date.now(),
           },
           trx,
@@ -265,7 +270,7 @@ export class OwnerRotation {
       throw err;
     }
     progress.sent = true;
-    if (!result.success) throw rotationFailed(wallet.address, result.revertReason);
+    if (!result.success) throw rotationFailed(wallet.address, result.revert?.message);
     if (!wallet.deployed) await wallets.markDeployed(wallet.address);
   }
 }

@@ -44,6 +44,7 @@ export async function registerPin(
     const keyVersion = 1;
     const serverShareSealed = deps.seal.sealServerShare(shareServer, userUuid, owner, keyVersion);
     const mnemonicSealed = deps.seal.sealMnemonic(mnemonic, userUuid, owner);
+    const userShareCheck = deps.shareCheck.of(shareUser, userUuid, keyVersion);
     await deps.store.transaction(async (trx) => {
       if (await deps.wallets.mainWallet(userUuid, trx)) throw walletExists();
       await deps.wallets.insert(
@@ -70,6 +71,7 @@ export async function registerPin(
           failedAttempts: 0,
           lockCount: 0,
           lockedUntil: 0,
+          userShareCheck,
           createdAt: now,
           updatedAt: now,
         },

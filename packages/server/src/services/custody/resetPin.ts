@@ -1,10 +1,11 @@
+import { sameAddress } from '../../chain/address.js';
 import { addressOfPrivateKey } from '../../chain/operations/operationOwner.js';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { newServerShare, splitKey, wipe } from '../../crypto/keyShares.js';
 import { isValidMnemonic, mnemonicToOwnerKey, normaliseMnemonic } from '../../crypto/ownerKey.js';
 import { invalidField } from '../../errors.js';
 import { custodyChanged, invalidMnemonic, walletNotFound } from './custodyErrors.js';
-import { type CustodyDeps, sameAddress } from './custodyDeps.js';
+import { type CustodyDeps } from './custodyDeps.js';
 import { custodyCorrupt } from './storedOwnerKey.js';
 import type { Address } from './walletChain.js';
 
@@ -43,7 +44,8 @@ export async function resetPin(
     sharePin = await deps.sharePins.derive(newPinHash);
     shareUser = splitKey(key, sharePin, shareServer);
     const sealed = deps.seal.sealServerShare(shareServer, userUuid, custody.owner, custody.keyVersion + 1);
-    if (!(await deps.store.replaceServerShare(userUuid, custody.keyVersion, sealed, Date.now()))) {
+    const check = deps.shareCheck.of(shareUser, userUuid, custody.keyVersion + 1);
+    if (!(await deps.store.replaceServerShare(userUuid, custody.keyVersion, sealed, check, Date.now()))) {
       throw custodyChanged();
     }
     deps.logger.info({ userUuid }, 'PIN reset by mnemonic');

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { deriveSharePin } from '../../crypto/keyShares.js';
+import { WorkQueue } from '../../crypto/workQueue.js';
 
 /**
  * How many PBKDF2 derivations may be in flight at once (docs/performance-pin.md):
@@ -17,40 +18,31 @@ export function pinDerivationConcurrency(cores: number, threadPoolSize: number):
 
 /**
  * Derives share_pin (PBKDF2, 100000 iterations) with `crypto.pbkdf2` on libuv's thread pool, off
- * the event loop, with at most `concurrency` derivations in flight; excess requests wait in a FIFO
- * queue here rather than in libuv's queue, where they would delay every other thread-pool user.
+ * the event loop, with at most `concurrency` derivations in flight and at most `maxQueued` waiting
+ * (PBKDF2_QUEUE_MAX); past that a request is refused with 503 `overloaded` and `Retry-After`.
  */
 export class SharePinDeriver {
-  readonly concurrency: number;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #queue: WorkQueue;
 
   constructor(
     private readonly salt: string,
     concurrency = pinDerivationConcurrency(availableParallelism(), 4),
+    maxQueued = 256,
   ) {
-    this.concurrency = Math.max(1, concurrency);
+    this.#queue = new WorkQueue(concurrency, maxQueued);
+  }
+
+  get concurrency(): number {
+    return this.#queue.concurrency;
   }
 
   /** share_pin for `pinHash` as a Buffer the caller wipes. */
-  async derive(pinHash: string): Promise<Buffer> {
-    if (this.#running >= this.concurrency) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#running++;
-    }
-    try {
-      return await deriveSharePin(pinHash, this.salt);
-    } finally {
-      const next = this.#waiting.shift();
-      // Hand the slot straight to the next waiter; only free it when nobody waits.
-      if (next) next();
-      else this.#running--;
-    }
+  derive(pinHash: string): Promise<Buffer> {
+    return this.#queue.run(() => deriveSharePin(pinHash, this.salt));
   }
 
   /** Derivations waiting for a slot (for metrics and the benchmark). */
   get queued(): number {
-    return this.#waiting.length;
+    return this.#queue.queued;
   }
 }

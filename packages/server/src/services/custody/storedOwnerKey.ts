@@ -1,9 +1,9 @@
+import { sameAddress } from '../../chain/address.js';
 import { addressOfPrivateKey } from '../../chain/operations/operationOwner.js';
 import { mnemonicToOwnerKey } from '../../crypto/ownerKey.js';
 import { AppError } from '../../errors.js';
 import type { Custody } from '../../stores/custodyStore.js';
 import type { CustodySeal } from './custodySeal.js';
-import { sameAddress } from './custodyDeps.js';
 
 export const custodyCorrupt = () =>
   new AppError(500, 'custody_corrupt', "The stored key material does not match the wallet's owner");

@@ -1,7 +1,8 @@
 import type { OperationOwner } from '../../chain/operations/operationOwner.js';
+import type { OperationResult } from '../../chain/operations/pendingOperation.js';
 import type { Address, Call, Hash, Hex } from '../../chain/types.js';
 
-export type { Address, Call, Hash, Hex, OperationOwner };
+export type { Address, Call, Hash, Hex, OperationOwner, OperationResult };
 
 /** What an operation does: wallet calls (`execute`/`executeBatch`) or raw call data (`changeOwner`). */
 export type OperationAction = { calls: Call[] } | { callData: Hex };
@@ -15,17 +16,9 @@ export interface WalletRef {
   deployed: boolean;
 }
 
-/** What became of a submitted operation. */
-export interface OperationResult {
-  userOpHash: Hash;
-  txHash: Hash;
-  success: boolean;
-  revertReason?: string | undefined;
-}
-
 /**
  * What PIN custody and transfers need from the chain, as a port (implemented over the chain
- * engineer's gateway and operation pipeline in `walletChainAdapter.ts`). Failures arrive as
+ * engineer's gateway and operation pipeline in `composition/custody.ts`). Failures arrive as
  * `AppError`s: 503 `chain_unavailable` when nothing was sent, `OperationOutcomeUnknownError` (503)
  * when it may have been.
  */
@@ -42,4 +35,11 @@ export interface WalletChain {
   changeOwnerCallData(newOwner: Address): Hex;
   /** The call `token.transfer(to, amount)`. */
   erc20TransferCall(token: Address, to: Address, amount: bigint): Call;
+  /** The dex: owner of every slot content wallet (new ones from birth, legacy ones once handed over). */
+  readonly dex: Address;
+  /**
+   * The main-wallet calls that make the content wallet of `slotId` run `calls` through
+   * `dex.executeFromSlot`, preceded by its deployment (`factory.createAccount(dex, slotId)`) when `deploy`.
+   */
+  contentWalletCalls(slotId: bigint, contentWallet: Address, deploy: boolean, calls: Call[]): Call[];
 }

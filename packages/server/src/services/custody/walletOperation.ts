@@ -1,8 +1,9 @@
+import { sameAddress } from '../../chain/address.js';
 import { ownerFromPrivateKey } from '../../chain/operations/operationOwner.js';
 import type { Wallet } from '../../stores/walletStore.js';
 import { notYourWallet, ownerMismatch } from './custodyErrors.js';
-import { type CustodyDeps, type PinProof, effectiveOwner, sameAddress, walletRef } from './custodyDeps.js';
-import { withOwnerKey } from './pinUnlock.js';
+import { type CustodyDeps, type PinProof, effectiveOwner, walletRef } from './custodyDeps.js';
+import { unlockOwnerKeyWithPin } from './unlockOwnerKeyWithPin.js';
 import type { Call, OperationResult } from './walletChain.js';
 
 /**
@@ -24,7 +25,7 @@ export async function operateWallet(
     deps.logger.error({ userUuid, wallet: wallet.address }, 'on-chain owner differs from the stored owner');
     throw ownerMismatch();
   }
-  return withOwnerKey(deps, userUuid, proof, async (key) => {
+  return unlockOwnerKeyWithPin(deps, userUuid, proof, async (key) => {
     const result = await deps.chain.submit(walletRef(wallet), { calls }, ownerFromPrivateKey(key));
     if (!wallet.deployed) await deps.wallets.markDeployed(wallet.address);
     return result;

@@ -1,11 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, conflict, notFound } from '../../errors.js';
+import type { Address, Hash } from '../../chain/types.js';
+import { AppError, conflict, notFound, unauthorized } from '../../errors.js';
+import type { Revert } from '../../errors.js';
 import type { Listing, MarketStore } from '../../stores/marketStore.js';
 import type { WalletStore } from '../../stores/walletStore.js';
 import type { LoginStatusPort, TokenGrants } from '../backendIntegration/ports.js';
 import type { SlotService } from '../slots/slotService.js';
 import { walletRequired } from '../slots/slotService.js';
 import type { SlotTransferService, TransferResult } from '../slots/slotTransferService.js';
+
+/** A marketplace listing as routes render it. */
+export type { Listing };
+
+/** The PIN trio as services take it (`pin_salt` is the client's; the server needs hash and share). */
+export interface MarketPin {
+  pinHash: string;
+  keyShareUser: string;
+}
 
 export interface CreateListingInput {
   userUuid: number;
@@ -14,6 +25,29 @@ export interface CreateListingInput {
   price: string;
   /** Which of the user's slots of the app; 0 (their first) by default. */
   metaIdx?: number;
+  /** The seller's PIN trio: a listing needs the seller present (decisions §7). */
+  pin: MarketPin | undefined;
+}
+
+/** What the marketplace needs from custody and the chain (wired by the slot domain). */
+export interface MarketWallets {
+  /** Proves the PIN trio (401 `invalid_pin`, 423 `pin_locked`); hands legacy content wallets to the dex. */
+  confirmPresence(userUuid: number, pin: MarketPin): Promise<void>;
+  /** Wei held by a wallet. */
+  nativeBalance(address: Address): Promise<bigint>;
+  /**
+   * One operation of the buyer's main wallet, unlocked by their PIN: `dex.purchase{value: price}`
+   * with a fresh sale authorisation, paying the seller's wallet and taking the slot, both or neither.
+   * Resolves with `success: false` when it was mined but reverted (nothing moved).
+   */
+  payAndTake(sale: {
+    buyerUuid: number;
+    pin: MarketPin;
+    slotId: bigint;
+    seller: Address;
+    buyer: Address;
+    price: bigint;
+  }): Promise<{ txHash: Hash; userOpHash: Hash; success: boolean; revert?: Revert | undefined }>;
 }
 
 export interface Purchase {
@@ -29,14 +63,21 @@ export const statusNotLoggedOut = () =>
 /** Longer than a transfer's own reconciliation window (2 minutes), so the transfer settles first. */
 const STALE_CLAIM_MS = 5 * 60_000;
 const listingNotAvailable = () => conflict('listing_not_available', 'The listing is no longer on offer');
+const pinRequired = () =>
+  unauthorized('pin_required', 'This operation needs pin_hash, pin_salt and key_share_user');
+const insufficientFunds = (available: bigint, price: bigint) =>
+  new AppError(409, 'insufficient_funds', "The buyer's main wallet cannot pay the price; nothing moved", {
+    available: available.toString(),
+    price: price.toString(),
+  });
 
 /**
- * The marketplace (decisions §3): a user lists their OAuth rights and slot for an app while their
- * status for it is `logged_out`; a buyer's purchase moves the slot through the same ticketed
- * transfer as `exchange_token_owner` and revokes the seller's tokens for the app. Two buyers at
- * once: the listing is claimed by one conditional UPDATE before the chain step, so exactly one
- * wins; a failed chain step puts the listing back on offer. The price is recorded and shown, not
- * collected (payment is outside this service; see docs/slots.md).
+ * The marketplace (decisions §3, §7): a user lists their OAuth rights and slot for an app while
+ * their status for it is `logged_out`, present with their PIN; a buyer's purchase pays the price and
+ * moves the slot in one on-chain operation of the buyer's main wallet (`dex.purchase`), run as the
+ * chain step of the same ticketed transfer as `exchange_token_owner`, and revokes the seller's
+ * tokens for the app. Two buyers at once: the listing is claimed by one conditional UPDATE before
+ * the chain step, so exactly one pays; a failed chain step puts the listing back on offer.
  */
 export class MarketService {
   constructor(
@@ -46,17 +87,21 @@ export class MarketService {
     private readonly status: LoginStatusPort,
     private readonly grants: TokenGrants,
     private readonly wallets: WalletStore,
+    private readonly payments: MarketWallets,
   ) {
     // A slot that changed owner any other way is no longer the seller's to sell.
     transfers.onTransferred(async ({ slot }) => void (await market.cancelForSlot(slot.id)));
   }
 
   async createListing(input: CreateListingInput): Promise<Listing> {
+    if (!input.pin) throw pinRequired();
     if ((await this.status.getStatus(input.userUuid, input.clientId)) !== 'logged_out')
       throw statusNotLoggedOut();
     const slot = await this.slots.slotAt(input.clientId, input.userUuid, input.metaIdx ?? 0);
     if (!slot) throw notFound('slot_not_found', 'The user has no slot of this app to list');
     if (slot.state !== 'active') throw conflict('slot_busy', 'The slot is being transferred');
+    if (!(await this.wallets.mainWallet(input.userUuid))) throw walletRequired();
+    await this.payments.confirmPresence(input.userUuid, input.pin);
     const listing = {
       id: randomUUID(),
       slotId: slot.id,
@@ -88,18 +133,24 @@ export class MarketService {
     return (await this.market.find(id))!;
   }
 
-  async purchase(id: string, buyerUuid: number): Promise<Purchase> {
+  async purchase(id: string, buyerUuid: number, pin: MarketPin | undefined): Promise<Purchase> {
+    if (!pin) throw pinRequired();
     const found = await this.market.find(id);
     if (!found) throw notFound('listing_not_found', 'No such listing');
     const listing = await this.#settleStaleClaim(found);
     if (listing.status !== 'active') throw listingNotAvailable();
     if (listing.sellerUuid === buyerUuid) throw conflict('own_listing', 'You cannot buy your own listing');
-    if (!(await this.wallets.mainWallet(buyerUuid))) throw walletRequired();
+    const buyerWallet = await this.wallets.mainWallet(buyerUuid);
+    if (!buyerWallet) throw walletRequired();
     const slot = await this.slots.findSlot(listing.slotId);
     if (!slot || slot.ownerUuid !== listing.sellerUuid) {
       await this.market.cancelForSlot(listing.slotId);
       throw listingNotAvailable();
     }
+    // Checked before anything changes; the chain enforces it again inside the sale itself.
+    const price = BigInt(listing.price);
+    const available = await this.payments.nativeBalance(buyerWallet.address);
+    if (available < price) throw insufficientFunds(available, price);
     // Exactly one of several concurrent buyers passes this line.
     if (!(await this.market.claim(id, buyerUuid))) throw listingNotAvailable();
     let transfer: TransferResult;
@@ -115,14 +166,65 @@ export class MarketService {
         metaIdx: slot.metaIdx,
       };
       const ticket = await this.transfers.issueTicket(binding, 'market');
-      transfer = await this.transfers.exchange(ticket.state, binding);
+      transfer = await this.transfers.exchange(ticket.state, binding, async (move) => {
+        const sale = await this.#payAndTake({ buyerUuid, pin, price, ...move });
+        return { txHash: sale.txHash, userOpHash: sale.userOpHash };
+      });
     } catch (err) {
       await this.market.release(id, buyerUuid).catch(() => undefined);
       throw err;
     }
-    await this.market.markSold(id, buyerUuid, transfer.txHash ?? '');
+    await this.market.markSold(id, buyerUuid, {
+      txHash: transfer.txHash ?? '',
+      userOpHash: transfer.userOpHash,
+      payment: 'onchain',
+    });
     await this.grants.revokeUserClient(listing.sellerUuid, listing.clientId, 'slot_sold');
     return { listing: (await this.market.find(id))!, transfer };
+  }
+
+  /** The paid chain step; a sale the chain refused (mined, reverted) moved nothing: 409. */
+  async #payAndTake(sale: {
+    buyerUuid: number;
+    pin: MarketPin;
+    price: bigint;
+    from: Address;
+    slotId: bigint;
+    to: Address;
+  }): Promise<{ txHash: Hash; userOpHash: Hash }> {
+    const cannotPay = async () => {
+      const available = await this.payments.nativeBalance(sale.to);
+      return available < sale.price ? insufficientFunds(available, sale.price) : undefined;
+    };
+    let result;
+    try {
+      result = await this.payments.payAndTake({
+        buyerUuid: sale.buyerUuid,
+        pin: sale.pin,
+        slotId: sale.slotId,
+        seller: sale.from,
+        buyer: sale.to,
+        price: sale.price,
+      });
+    } catch (err) {
+      // The estimate saw the sale revert (nothing was sent): most likely the money left meanwhile.
+      if (err instanceof AppError && err.status === 422) throw (await cannotPay()) ?? err;
+      throw err;
+    }
+    if (!result.success) {
+      throw (
+        (await cannotPay()) ??
+        new AppError(
+          409,
+          'sale_refused',
+          `The dex refused the sale; nothing moved: ${result.revert?.message ?? 'no reason'}`,
+          {
+            tx_hash: result.txHash,
+          },
+        )
+      );
+    }
+    return { txHash: result.txHash, userOpHash: result.userOpHash };
   }
 
   /**
@@ -136,7 +238,7 @@ export class MarketService {
     if (Date.now() - listing.updatedAt < STALE_CLAIM_MS) return listing;
     const slot = await this.slots.findSlot(listing.slotId);
     if (slot?.ownerUuid === listing.buyerUuid) {
-      await this.market.markSold(listing.id, listing.buyerUuid, '');
+      await this.market.markSold(listing.id, listing.buyerUuid, { txHash: '', payment: 'onchain' });
     } else if (slot?.ownerUuid === listing.sellerUuid && slot.state === 'active') {
       await this.market.release(listing.id, listing.buyerUuid);
     }

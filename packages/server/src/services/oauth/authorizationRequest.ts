@@ -1,9 +1,15 @@
 import type { OAuthClient } from '../../stores/clientStore.js';
+import {
+  checkOidcParams,
+  type OidcAuthorization,
+  type OidcAuthorizationParams,
+  oidcFields,
+} from '../oidc/authorizationPrompt.js';
 import type { ClientService } from './clientService.js';
 import { isValidCodeChallenge } from './pkce.js';
 
 /** The query of `GET /oauth/authorize` (and the hidden fields of the page's forms). */
-export interface AuthorizationParams {
+export interface AuthorizationParams extends OidcAuthorizationParams {
   client_id: string;
   redirect_uri: string;
   response_type?: string | undefined;
@@ -21,6 +27,8 @@ export interface AuthorizationRequest {
   codeChallenge: string | undefined;
   codeChallengeMethod: 'S256' | undefined;
   popup: boolean;
+  /** OpenID Connect: granted scope, nonce, prompt, max_age (docs/oidc.md). */
+  oidc: OidcAuthorization;
 }
 
 export const MAX_STATE_LENGTH = 2048;
@@ -74,6 +82,8 @@ export async function checkAuthorizationRequest(
   } else if (params.code_challenge_method !== undefined) {
     return fail('invalid_request', 'code_challenge_method was sent without code_challenge');
   }
+  const oidc = checkOidcParams(params);
+  if ('error' in oidc) return fail(oidc.error, oidc.description);
   return {
     kind: 'ok',
     request: {
@@ -83,6 +93,7 @@ export async function checkAuthorizationRequest(
       codeChallenge: params.code_challenge,
       codeChallengeMethod,
       popup: params.display === 'popup',
+      oidc: oidc.ok,
     },
   };
 }
@@ -111,6 +122,7 @@ export function authorizationFields(request: AuthorizationRequest): Record<strin
     fields.code_challenge = request.codeChallenge;
     fields.code_challenge_method = 'S256';
   }
+  Object.assign(fields, oidcFields(request.oidc));
   if (request.popup) fields.display = 'popup';
   return fields;
 }

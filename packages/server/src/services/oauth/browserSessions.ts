@@ -45,6 +45,15 @@ export class BrowserSessionService {
     return session?.userUuid;
   }
 
+  /** The user of a live session and when they signed in (OIDC `auth_time`, ms), or undefined. */
+  async sessionOf(
+    cookieValue: string | undefined,
+  ): Promise<{ userUuid: number; authTime: number } | undefined> {
+    if (!cookieValue || cookieValue.length > 100) return undefined;
+    const session = await this.store.findLiveSession(sha256Hex(cookieValue), this.now());
+    return session ? { userUuid: session.userUuid, authTime: session.createdAt } : undefined;
+  }
+
   async endSession(cookieValue: string | undefined): Promise<void> {
     if (cookieValue && cookieValue.length <= 100) await this.store.deleteSession(sha256Hex(cookieValue));
   }
@@ -64,6 +73,14 @@ export class BrowserSessionService {
 
   hasConsent(userUuid: number, clientId: string): Promise<boolean> {
     return this.store.hasConsent(userUuid, clientId);
+  }
+
+  listConsents(userUuid: number): Promise<{ clientId: string; grantedAt: number }[]> {
+    return this.store.listConsents(userUuid);
+  }
+
+  withdrawConsent(userUuid: number, clientId: string): Promise<boolean> {
+    return this.store.deleteConsent(userUuid, clientId);
   }
 
   recordConsent(userUuid: number, clientId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
 import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
+import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
 import { invalidClient } from './oauthErrors.js';
 import { deriveKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
 
@@ -18,6 +19,7 @@ export interface ClientView {
   dapp: boolean;
   ownerUuid: number;
   createdAt: number;
+  postLogoutRedirectUris: string[];
 }
 
 export const viewOf = (c: OAuthClient): ClientView => ({
@@ -27,7 +29,18 @@ export const viewOf = (c: OAuthClient): ClientView => ({
   dapp: c.dapp,
   ownerUuid: c.ownerUuid,
   createdAt: c.createdAt,
+  postLogoutRedirectUris: [...c.postLogoutRedirectUris],
 });
+
+const clientNotFound = () => new AppError(404, 'client_not_found', 'You have no app with this client_id');
+
+function checkRedirectCount(uris: readonly string[]): void {
+  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS) {
+    throw new AppError(400, 'invalid_request', `redirect_uris must hold 1 to ${MAX_REDIRECT_URIS} URIs`, {
+      field: 'redirect_uris',
+    });
+  }
+}
 
 /** Returns the problem with a redirect URI, or undefined when it may be registered. */
 export function redirectUriProblem(uri: string): string | undefined {
@@ -48,21 +61,61 @@ export function redirectUriProblem(uri: string): string | undefined {
 }
 
 /**
+ * Control, format (bidi overrides, zero-width joiners, …), line/paragraph separator, private-use and
+ * surrogate characters: none belongs in a name shown to users on the consent page.
+ */
+const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cs}]/u;
+
+/**
+ * An app name as stored and shown: NFKC-normalised (full-width and other compatibility look-alikes
+ * fold to their plain letters), trimmed, 1 to 200 characters, without invisible or control
+ * characters. Throws a 400 naming `name` otherwise.
+ */
+export function normaliseAppName(raw: string): string {
+  const name = raw.normalize('NFKC').trim();
+  if (name.length === 0 || name.length > 200) {
+    throw new AppError(400, 'invalid_request', 'name must be 1 to 200 characters', { field: 'name' });
+  }
+  if (INVISIBLE_OR_CONTROL.test(name)) {
+    throw new AppError(
+      400,
+      'invalid_request',
+      'name must not contain control, bidirectional or other invisible characters',
+      { field: 'name' },
+    );
+  }
+  return name;
+}
+
+/**
+ * An app name as the consent page shows it: normalised, with any invisible or control character
+ * removed (names registered before these rules may still hold some). The page also isolates it
+ * (`<bdi>`), so right-to-left text cannot reorder the sentence around it.
+ */
+export function displayAppName(name: string): string {
+  return (
+    name.normalize('NFKC').replace(new RegExp(INVISIBLE_OR_CONTROL.source, 'gu'), '').trim() ||
+    '(unnamed app)'
+  );
+}
+
+/**
  * Apps (OAuth clients). Secrets are 256-bit random values, so a keyed fast hash (HMAC-SHA256
  * under a key derived from MASTER_KEY) is the right storage: no password-style stretching is
- * needed, and a stolen table alone cannot even confirm a guess. Clients are immutable once
- * registered, so every replica may cache them in memory.
+ * needed, and a stolen table alone cannot even confirm a guess. Apps change (edit, secret rotation,
+ * delete: docs/accounts.md), so every lookup reads the database — one primary-key read — and a change is
+ * seen by every replica at once, with no cache to invalidate.
  */
 export class ClientService {
   readonly #secretKey: Buffer;
-  readonly #cache = new Map<string, OAuthClient>();
   /** Compared against when the client is unknown, so a miss costs the same as a wrong secret. */
   readonly #dummyHash: string;
-  static readonly CACHE_LIMIT = 10_000;
 
   constructor(
     private readonly store: ClientStore,
     masterKey: Buffer,
+    /** The SSRF policy for redirect URIs (decisions §7); absent in unit tests of other parts. */
+    private readonly targets?: CallbackTargetPolicy,
     private readonly now: () => number = Date.now,
   ) {
     this.#secretKey = deriveKey(masterKey, 'client-secret/v1');
@@ -75,24 +128,25 @@ export class ClientService {
     name: string;
     redirectUris: string[];
     dapp?: boolean | undefined;
+    /** OpenID Connect RP-initiated logout targets; the same rules as redirect URIs, 0 to 10. */
+    postLogoutRedirectUris?: string[] | undefined;
   }): Promise<{ client: ClientView; clientSecret: string }> {
-    const name = input.name.trim();
-    if (name.length === 0 || name.length > 200) {
-      throw new AppError(400, 'invalid_request', 'name must be 1 to 200 characters', { field: 'name' });
+    const name = normaliseAppName(input.name);
+    checkRedirectCount(input.redirectUris);
+    const postLogoutRedirectUris = input.postLogoutRedirectUris ?? [];
+    if (postLogoutRedirectUris.length > MAX_REDIRECT_URIS) {
+      throw new AppError(
+        400,
+        'invalid_request',
+        `post_logout_redirect_uris must hold at most ${MAX_REDIRECT_URIS} URIs`,
+        { field: 'post_logout_redirect_uris' },
+      );
     }
-    if (input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECT_URIS) {
-      throw new AppError(400, 'invalid_request', `redirect_uris must hold 1 to ${MAX_REDIRECT_URIS} URIs`, {
-        field: 'redirect_uris',
-      });
-    }
-    for (const uri of input.redirectUris) {
-      const problem = redirectUriProblem(uri);
-      if (problem) {
-        throw new AppError(400, 'invalid_redirect_uri', `redirect_uris: ${JSON.stringify(uri)} ${problem}`, {
-          field: 'redirect_uris',
-        });
-      }
-    }
+    const lists = [
+      ['redirect_uris', input.redirectUris],
+      ['post_logout_redirect_uris', postLogoutRedirectUris],
+    ] as const;
+    for (const [field, uris] of lists) await this.#checkUris(field, uris);
     const clientSecret = newOpaqueToken();
     const client: OAuthClient = {
       clientId: randomBytes(16).toString('hex'),
@@ -102,6 +156,7 @@ export class ClientService {
       dapp: input.dapp === true,
       secretHash: hmacHex(this.#secretKey, clientSecret),
       createdAt: this.now(),
+      postLogoutRedirectUris: [...new Set(postLogoutRedirectUris)],
     };
     await this.store.insert(client);
     return { client: viewOf(client), clientSecret };
@@ -111,35 +166,99 @@ export class ClientService {
     return (await this.store.listByOwner(ownerUuid)).map(viewOf);
   }
 
-  async findClient(clientId: string): Promise<OAuthClient | undefined> {
-    const cached = this.#cache.get(clientId);
-    if (cached) return cached;
-    if (clientId.length === 0 || clientId.length > 64) return undefined;
-    const client = await this.store.findById(clientId);
-    if (client) {
-      if (this.#cache.size >= ClientService.CACHE_LIMIT) {
-        this.#cache.delete(this.#cache.keys().next().value as string);
-      }
-      this.#cache.set(clientId, client);
+  /**
+   * Edits a live app of this owner: its name and/or redirect URIs, under the same rules as
+   * registration (including the SSRF policy). Another developer's app is `client_not_found` (404),
+   * like a missing one, so app ids cannot be probed.
+   */
+  async update(
+    ownerUuid: number,
+    clientId: string,
+    changes: { name?: string | undefined; redirectUris?: string[] | undefined },
+  ): Promise<ClientView> {
+    const name = changes.name === undefined ? undefined : normaliseAppName(changes.name);
+    let redirectUris: string[] | undefined;
+    if (changes.redirectUris !== undefined) {
+      checkRedirectCount(changes.redirectUris);
+      await this.#checkUris('redirect_uris', changes.redirectUris);
+      redirectUris = [...new Set(changes.redirectUris)];
     }
-    return client;
+    if (!(await this.store.update(clientId, ownerUuid, { name, redirectUris }))) throw clientNotFound();
+    const client = await this.store.findById(clientId);
+    if (!client) throw clientNotFound();
+    return viewOf(client);
+  }
+
+  /**
+   * A new secret for a live app of this owner, shown once. The old one keeps working for
+   * `graceSeconds` (CLIENT_SECRET_GRACE_SECONDS) so the app's servers can be redeployed; a second
+   * rotation within the grace ends the first old secret at once.
+   */
+  async rotateSecret(
+    ownerUuid: number,
+    clientId: string,
+    graceSeconds: number,
+  ): Promise<{ clientSecret: string; oldSecretValidUntil: number }> {
+    const clientSecret = newOpaqueToken();
+    const oldSecretValidUntil = this.now() + graceSeconds * 1000;
+    const rotated = await this.store.rotateSecret(
+      clientId,
+      ownerUuid,
+      hmacHex(this.#secretKey, clientSecret),
+      oldSecretValidUntil,
+    );
+    if (!rotated) throw clientNotFound();
+    return { clientSecret, oldSecretValidUntil };
+  }
+
+  /** Deletes a live app of this owner; the caller then revokes its grants (`OAuthService.revokeClientGrants`). */
+  async remove(ownerUuid: number, clientId: string): Promise<void> {
+    if (!(await this.store.markDeleted(clientId, ownerUuid, this.now()))) throw clientNotFound();
+  }
+
+  async findClient(clientId: string): Promise<OAuthClient | undefined> {
+    if (clientId.length === 0 || clientId.length > 64) return undefined;
+    return this.store.findById(clientId);
   }
 
   /** True when the secret is the client's; constant time, and as slow for unknown clients. */
   async verifyClientSecret(clientId: string, secret: string): Promise<boolean> {
     const client = await this.findClient(clientId);
-    const presented = hmacHex(this.#secretKey, secret);
-    const ok = safeEqual(presented, client?.secretHash ?? this.#dummyHash);
-    return client !== undefined && ok;
+    return this.#secretMatches(client, secret);
   }
 
   /** The client, when the credentials are right; else `invalid_client` (401). */
   async authenticateClient(clientId: string, secret: string): Promise<OAuthClient> {
     const client = await this.findClient(clientId);
-    const presented = hmacHex(this.#secretKey, secret);
-    const ok = safeEqual(presented, client?.secretHash ?? this.#dummyHash);
+    const ok = this.#secretMatches(client, secret);
     if (!client || !ok) throw invalidClient();
     return client;
+  }
+
+  /** The current secret, or the rotated-out one within its grace; both compared every time (constant time). */
+  #secretMatches(client: OAuthClient | undefined, secret: string): boolean {
+    const presented = hmacHex(this.#secretKey, secret);
+    const current = safeEqual(presented, client?.secretHash ?? this.#dummyHash);
+    const previous = client?.previousSecret;
+    const previousOk = safeEqual(presented, previous?.hash ?? this.#dummyHash);
+    const previousLive = previous !== undefined && previous.expiresAt > this.now();
+    return client !== undefined && (current || (previousOk && previousLive));
+  }
+
+  async #checkUris(field: string, uris: readonly string[]): Promise<void> {
+    for (const uri of uris) {
+      const problem = redirectUriProblem(uri) ?? (await this.targets?.registrationProblem(uri));
+      if (problem) {
+        throw new AppError(400, 'invalid_redirect_uri', `${field}: ${JSON.stringify(uri)} ${problem}`, {
+          field,
+        });
+      }
+    }
+  }
+
+  /** RP-initiated logout targets: exact string comparison, like redirect URIs. */
+  isRegisteredPostLogoutRedirect(client: Pick<OAuthClient, 'postLogoutRedirectUris'>, uri: string): boolean {
+    return client.postLogoutRedirectUris.includes(uri);
   }
 
   /** Exact string comparison with each registered URI (no normalisation, no prefix matching). */

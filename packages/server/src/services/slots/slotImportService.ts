@@ -1,11 +1,13 @@
+import { sameAddress } from '../../chain/address.js';
+import { isOutcomeUnknown } from '../../errors.js';
 import { normaliseEmail } from '../accounts/accountService.js';
 import type { Slot, SlotStore } from '../../stores/slotStore.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { WalletStore } from '../../stores/walletStore.js';
-import type { ClientDirectory } from '../backendIntegration/ports.js';
+import type { ClientDirectory } from '../oauth/clientDirectory.js';
 import { isSlotId } from './slotId.js';
 import type { SlotImportRecord } from './slotImportFormat.js';
-import { sameAddress, type SlotLedger } from './slotLedger.js';
+import type { SlotLedger } from './slotLedger.js';
 
 export type ImportStatus = 'imported' | 'unchanged' | 'updated' | 'failed';
 
@@ -91,7 +93,7 @@ export class SlotImportService {
       throw new Error('content_address is not an address');
     }
     const contentAddress =
-      record.contentAddress ?? (await this.ledger.contentWalletAddress(main.owner, BigInt(record.id)));
+      record.contentAddress ?? (await this.ledger.contentWalletAddress(BigInt(record.id)));
     const base = { line: record.line, id: record.id, owner_uuid: owner.userUuid, client_id: client.clientId };
 
     const existing = await this.slots.findById(record.id);
@@ -103,7 +105,9 @@ export class SlotImportService {
       ) {
         throw new Error('id_taken: a different slot already has this id');
       }
-      if (!sameAddress(existing.contentAddress, contentAddress)) {
+      // A derived address is compared only when given: slots imported before content wallets were
+      // dex-owned keep the EOA-derived address they were imported with.
+      if (record.contentAddress !== undefined && !sameAddress(existing.contentAddress, contentAddress)) {
         throw new Error('id_taken: this slot was imported with another content_address');
       }
       let status: ImportStatus = 'unchanged';
@@ -111,7 +115,7 @@ export class SlotImportService {
         await this.#record(
           existing,
           main.address,
-          record.contentAddress === undefined ? main.owner : undefined,
+          record.contentAddress === undefined ? this.ledger.contentWalletOwner : undefined,
         );
         status = 'imported';
       }
@@ -141,7 +145,11 @@ export class SlotImportService {
         updatedAt: now,
       };
       if (await this.slots.insert(slot)) {
-        await this.#record(slot, main.address, record.contentAddress === undefined ? main.owner : undefined);
+        await this.#record(
+          slot,
+          main.address,
+          record.contentAddress === undefined ? this.ledger.contentWalletOwner : undefined,
+        );
         return { ...base, status: 'imported', meta_idx: slot.metaIdx, content_address: slot.contentAddress };
       }
       if (await this.slots.findById(record.id)) return this.#importOne(record);
@@ -168,7 +176,7 @@ export class SlotImportService {
         throw new Error(`on chain the slot belongs to ${onChain}, not the owner's wallet ${ownerWallet}`);
       }
     } catch (err) {
-      if (!(err instanceof Error && err.name === 'OperationOutcomeUnknownError')) {
+      if (!isOutcomeUnknown(err)) {
         await this.slots.deletePending(slot.id, slot.stateSince);
       }
       throw err;
@@ -179,7 +187,7 @@ export class SlotImportService {
         {
           address: slot.contentAddress,
           userUuid: slot.ownerUuid,
-          kind: 'slot',
+          kind: 'content',
           salt: BigInt(slot.id),
           initialOwner: derivedFrom,
           owner: derivedFrom,

@@ -1,4 +1,5 @@
 import type { Address, Hash } from '../../chain/types.js';
+import { conflict, OperationReverted } from '../../errors.js';
 
 /** What the chain answered for a slot write sent through the platform operator wallet. */
 export interface LedgerReceipt {
@@ -10,12 +11,19 @@ export interface LedgerReceipt {
  * The slots' view of the chain: the dex contract, written by the platform operator wallet, is the
  * only source of truth for slot ownership (spec, Account hierarchy). Implementations translate
  * failures at the gateway boundary: `chain_unavailable` (503) when nothing was sent,
- * `OperationOutcomeUnknownError` (503) when a write may or may not have landed, and a 4xx
- * `AppError` when the dex refused the write.
+ * `OperationOutcomeUnknownError` (503) when a write may or may not have landed, a 409 (`slotRefusal`)
+ * when the dex refused the write for a reason the slots domain names, and `OperationReverted` (422)
+ * for any other refusal.
  */
 export interface SlotLedger {
-  /** The counterfactual content wallet of `ownerEoa` at C_SALT = `slotId` (factory `getAddress`). */
-  contentWalletAddress(ownerEoa: Address, slotId: bigint): Promise<Address>;
+  /**
+   * The content wallet of a new slot: the wallet at C_SALT = `slotId` whose first owner is the dex
+   * (`contentWalletOwner`), so whoever the dex records as the slot's owner operates it, and no key
+   * has to change hands when the slot does.
+   */
+  contentWalletAddress(slotId: bigint): Promise<Address>;
+  /** The dex: first owner of every new content wallet. */
+  readonly contentWalletOwner: Address;
   /** The wallet the dex records as the slot's owner; undefined when the slot does not exist on chain. */
   ownerOf(slotId: bigint): Promise<Address | undefined>;
   /** `buy_slot(owner, slotId, contentAddress)`: records a new slot. */
@@ -24,13 +32,20 @@ export interface SlotLedger {
   moveSlot(from: Address, slotId: bigint, to: Address): Promise<LedgerReceipt>;
 }
 
-/** Compares two addresses regardless of checksum casing. */
-export const sameAddress = (a: string | undefined, b: string | undefined): boolean =>
-  a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
-
 /**
- * True when a chain write may have landed although no receipt came back (the gateway's
- * `OperationOutcomeUnknownError`): the caller must neither record it as done nor as failed.
+ * What a dex refusal means to the slots domain, by the custom error its revert names; any other error
+ * is returned unchanged. The adapter behind `SlotLedger` applies it to every write.
  */
-export const isOutcomeUnknown = (err: unknown): boolean =>
-  err instanceof Error && err.name === 'OperationOutcomeUnknownError';
+export function slotRefusal(err: unknown): unknown {
+  if (!(err instanceof OperationReverted)) return err;
+  switch (err.revert.name) {
+    case 'SlotExists':
+      return conflict('slot_exists', 'The dex already records this slot id');
+    case 'NotSlotOwner':
+      return conflict('slot_owner_mismatch', 'On chain the slot is not owned by the from_uuid user’s wallet');
+    case 'SameOwner':
+      return conflict('same_owner', 'The slot is already owned by that wallet');
+    default:
+      return err;
+  }
+}

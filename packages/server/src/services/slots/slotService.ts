@@ -1,10 +1,14 @@
-import { AppError, chainUnavailable, conflict } from '../../errors.js';
+import { sameAddress } from '../../chain/address.js';
+import { AppError, chainUnavailable, conflict, isOutcomeUnknown } from '../../errors.js';
 import type { Address } from '../../chain/types.js';
 import type { Slot, SlotStore } from '../../stores/slotStore.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { Wallet, WalletStore } from '../../stores/walletStore.js';
 import { newSlotId } from './slotId.js';
-import { isOutcomeUnknown, sameAddress, type SlotLedger } from './slotLedger.js';
+import type { SlotLedger } from './slotLedger.js';
+
+/** The slot record as routes render it. */
+export type { Slot };
 
 /** What `ensureSlot` did: made a new slot, found the user's slot, or finished one a crash left pending. */
 export type EnsureSlotResult = 'created' | 'existing' | 'recovered';
@@ -104,8 +108,8 @@ export class SlotService {
     const user = await this.users.findById(userUuid);
     if (!user) throw new AppError(401, 'invalid_token', 'The token names no user');
     const id = newSlotId();
-    // C_SALT = slot id, for the owner EOA that controls the user's wallets now (so it can deploy it).
-    const contentAddress = await this.ledger.contentWalletAddress(main.owner, BigInt(id));
+    // C_SALT = slot id, first owner the dex: the content wallet follows the slot (docs/slots.md).
+    const contentAddress = await this.ledger.contentWalletAddress(BigInt(id));
     const now = Date.now();
     const slot: Slot = {
       id,
@@ -142,16 +146,22 @@ export class SlotService {
   }
 
   async #activate(slot: Slot, main: Wallet): Promise<Slot> {
+    // A row left pending by a version before dex-owned content wallets has an EOA-derived address.
+    const dexOwned = sameAddress(
+      slot.contentAddress,
+      await this.ledger.contentWalletAddress(BigInt(slot.id)),
+    );
+    const firstOwner = dexOwned ? this.ledger.contentWalletOwner : main.owner;
     const activated = await this.slots.activate(slot.id, slot.stateSince, async (trx) => {
       if (await this.wallets.findByAddress(slot.contentAddress, trx)) return;
       await this.wallets.insert(
         {
           address: slot.contentAddress,
           userUuid: slot.ownerUuid,
-          kind: 'slot',
+          kind: dexOwned ? 'content' : 'slot',
           salt: BigInt(slot.id),
-          initialOwner: main.owner,
-          owner: main.owner,
+          initialOwner: firstOwner,
+          owner: firstOwner,
           deployed: false,
           createdAt: slot.createdAt,
         },

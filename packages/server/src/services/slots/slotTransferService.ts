@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError, conflict, forbidden, notFound } from '../../errors.js';
+import { sameAddress } from '../../chain/address.js';
+import { AppError, conflict, forbidden, isOutcomeUnknown, notFound } from '../../errors.js';
 import type { Address, Hash } from '../../chain/types.js';
 import type { Slot, SlotStore } from '../../stores/slotStore.js';
 import type { TicketOrigin, TransferTicket, TransferTicketStore } from '../../stores/transferTicketStore.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { WalletStore } from '../../stores/walletStore.js';
 import type { AppResolver } from './appResolver.js';
-import { isOutcomeUnknown, sameAddress, type SlotLedger } from './slotLedger.js';
+import type { SlotLedger } from './slotLedger.js';
 import { walletRequired } from './slotService.js';
 
 /** The four values a transfer ticket binds (spec endpoint 8's body without `state`). */
@@ -31,6 +32,17 @@ export interface TransferResult {
   fromAddress: Address;
   toAddress: Address;
 }
+
+/**
+ * The chain step of a transfer: moves the slot from `from`'s main wallet to `to`'s on the dex. By
+ * default the platform operator's `init_self`; a marketplace sale passes the buyer's paid `purchase`.
+ * Same failure contract as `SlotLedger.moveSlot`.
+ */
+export type SlotMover = (move: {
+  from: Address;
+  slotId: bigint;
+  to: Address;
+}) => Promise<{ txHash: Hash; userOpHash: Hash }>;
 
 /** Runs after a slot changed owner (e.g. the marketplace withdraws its open listing). */
 export type TransferListener = (event: { slot: Slot; fromUuid: number; toUuid: number }) => Promise<void>;
@@ -121,7 +133,7 @@ export class SlotTransferService {
   }
 
   /** `exchange_token_owner`: consumes the ticket and moves the slot on chain, then in the database. */
-  async exchange(state: string, binding: TransferBinding): Promise<TransferResult> {
+  async exchange(state: string, binding: TransferBinding, mover?: SlotMover): Promise<TransferResult> {
     const hash = hashTicket(state);
     const ticket = await this.tickets.find(hash);
     if (!ticket) throw ticketError.invalid();
@@ -137,7 +149,7 @@ export class SlotTransferService {
     const since = await this.#claim(ticket);
     let done = false;
     try {
-      const result = await this.#transfer(ticket);
+      const result = await this.#transfer(ticket, mover);
       done = true;
       return result;
     } finally {
@@ -162,7 +174,7 @@ export class SlotTransferService {
     throw ticketError.expired();
   }
 
-  async #transfer(ticket: TransferTicket): Promise<TransferResult> {
+  async #transfer(ticket: TransferTicket, mover?: SlotMover): Promise<TransferResult> {
     const [fromWallet, toWallet] = await Promise.all([
       this.wallets.mainWallet(ticket.fromUuid),
       this.wallets.mainWallet(ticket.toUuid),
@@ -207,7 +219,8 @@ export class SlotTransferService {
     }
     let receipt;
     try {
-      receipt = await this.ledger.moveSlot(fromWallet.address, BigInt(slot.id), toWallet.address);
+      const move = { from: fromWallet.address, slotId: BigInt(slot.id), to: toWallet.address };
+      receipt = mover ? await mover(move) : await this.ledger.moveSlot(move.from, move.slotId, move.to);
     } catch (err) {
       if (isOutcomeUnknown(err)) {
         // The move may have landed: keep the slot marked moving. The ticket is given back, so

@@ -13,9 +13,11 @@ export const CODE_TTL_MS = 10 * 60_000;
 export const TOKEN_TTL_MS = 10 * 60_000;
 /** Wrong guesses allowed against one code before a new one must be requested. */
 export const MAX_CODE_ATTEMPTS = 5;
-/** At most one code per minute, and five per hour, per user and purpose. */
+/** At most one code per minute, and five per hour, per login session (JWT) and purpose … */
 export const RESEND_INTERVAL_MS = 60_000;
 export const MAX_CODES_PER_HOUR = 5;
+/** … and twenty per hour per user and purpose over all sessions (bounds mail sent to one mailbox). */
+export const MAX_CODES_PER_USER_PER_HOUR = 20;
 
 const PURPOSE_TEXT: Record<VerificationPurpose, string> = {
   pin_recover: 'recover your wallet PIN (this gives your wallet a new owner key)',
@@ -46,12 +48,21 @@ export class EmailVerificationService {
     this.#codeKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-code/v1', 32));
   }
 
-  /** Mails a fresh code (superseding earlier ones). 429 when asked too often. */
-  async sendCode(userUuid: number, purpose: VerificationPurpose): Promise<{ expiresIn: number }> {
+  /**
+   * Mails a fresh code (superseding the session's earlier ones). 429 when asked too often. Codes and their
+   * limits belong to the login session (`sessionId`, the JWT's jti) that asks, so another holder of a login
+   * JWT of the user (an app backend it was relayed to) cannot supersede, guess away or use up the code the
+   * user asked for; only the per-user cap is shared.
+   */
+  async sendCode(
+    userUuid: number,
+    purpose: VerificationPurpose,
+    sessionId: string,
+  ): Promise<{ expiresIn: number }> {
     const user = await this.users.findById(userUuid);
     if (!user) throw new AppError(401, 'invalid_token', 'The token names no user');
     const now = Date.now();
-    const recent = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000);
+    const recent = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000, sessionId);
     const last = recent[0];
     if (last !== undefined && now - last < RESEND_INTERVAL_MS) {
       throw rateLimited(
@@ -66,6 +77,14 @@ export class EmailVerificationService {
         'Too many codes were sent in the last hour',
       );
     }
+    const everySession = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000);
+    if (everySession.length >= MAX_CODES_PER_USER_PER_HOUR) {
+      const oldest = everySession[everySession.length - 1]!;
+      throw rateLimited(
+        Math.ceil((oldest + 3_600_000 - now) / 1000),
+        'Too many codes were sent to this account in the last hour',
+      );
+    }
     await this.store.deleteExpired(now - 24 * 3_600_000);
 
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -77,6 +96,7 @@ export class EmailVerificationService {
       codeHash: this.#hashCode(id, code),
       expiresAt: now + CODE_TTL_MS,
       createdAt: now,
+      sessionId,
     });
     try {
       await this.mailer.send({
@@ -101,14 +121,18 @@ export class EmailVerificationService {
     return { expiresIn: CODE_TTL_MS / 1000 };
   }
 
-  /** Checks a code; the right one yields a verification token (10 minutes, single use). */
+  /**
+   * Checks a code against the live code of the same session; the right one yields a verification token
+   * (10 minutes, single use).
+   */
   async verifyCode(
     userUuid: number,
     purpose: VerificationPurpose,
     code: string,
+    sessionId: string,
   ): Promise<{ verificationToken: string; expiresIn: number }> {
     const now = Date.now();
-    const live = await this.store.liveCode(userUuid, purpose, now);
+    const live = await this.store.liveCode(userUuid, purpose, sessionId, now);
     if (!live) {
       throw new AppError(
         400,

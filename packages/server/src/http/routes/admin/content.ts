@@ -1,20 +1,16 @@
 import { Type } from 'typebox';
-import type { Services } from '../../../composition.js';
+import type { Services } from '../../../composition/index.js';
 import { parseWei } from '../../../services/content/amounts.js';
-import { requireAdmin } from '../../adminAuth.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
 const Cuid = Type.String({ minLength: 1, maxLength: 128 });
 
-/** The platform's content-token switches (decisions §6): release per cuid, and the settlement pool. */
+/** The platform's content-token switches (decisions §6, §7): release per cuid, settlement terms, the pool. */
 export async function adminContentRoutes(app: App, services: Services): Promise<void> {
-  const admin = requireAdmin(services.secrets.adminApiKey);
-
   app.post(
     '/v1/admin/content/release',
     {
-      onRequest: admin,
       schema: {
         tags: ['admin'],
         summary: 'Enable or disable release (settlement) for a cuid; disabled by default',
@@ -39,16 +35,61 @@ export async function adminContentRoutes(app: App, services: Services): Promise<
   );
 
   app.post(
+    '/v1/admin/content/terms',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          "Approve and apply a change of a cuid's release_per / owner_addr: outstanding usage is first released at the current terms, in the same operation",
+        security: [{ admin: [] }],
+        body: Type.Object({
+          cuid: Cuid,
+          release_per: Type.Integer({ minimum: 0, maximum: 100 }),
+          owner_addr: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+        }),
+        response: {
+          200: Type.Object({
+            success: Type.Boolean(),
+            cuid: Type.String(),
+            release_per: Type.Integer(),
+            owner_addr: Type.String(),
+            settled: Type.String({ description: 'Wei paid out at the previous terms before the change' }),
+            settled_slots: Type.Integer(),
+            tx_hash: Type.String(),
+          }),
+          ...errorResponses(400, 401, 404, 409, 422, 503),
+        },
+      },
+    },
+    async (request) => {
+      const { cuid, release_per: releasePer, owner_addr: ownerAddr } = request.body;
+      const result = await services.content.settlement.amendTerms(cuid, { releasePer, ownerAddr });
+      return {
+        success: true,
+        cuid,
+        release_per: releasePer,
+        owner_addr: ownerAddr,
+        settled: result.settled.toString(),
+        settled_slots: result.slots,
+        tx_hash: result.txHash,
+      };
+    },
+  );
+
+  app.post(
     '/v1/admin/content/pool',
     {
-      onRequest: admin,
       schema: {
         tags: ['admin'],
         summary: "Fund a cuid's settlement pool with wei from the platform's operator wallet",
         security: [{ admin: [] }],
         body: Type.Object({
           cuid: Cuid,
-          amount: Type.String({ pattern: '^[0-9]{1,78}$', description: 'Wei, as a decimal string' }),
+          amount: Type.String({
+            pattern: '^[0-9]{1,78}$',
+            format: 'uint256',
+            description: 'Wei, as a decimal string',
+          }),
         }),
         response: {
           200: Type.Object({

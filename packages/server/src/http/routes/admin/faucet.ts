@@ -1,14 +1,17 @@
 import { Type } from 'typebox';
-import type { Services } from '../../../composition.js';
-import type { Address } from '../../../chain/types.js';
+import type { Services } from '../../../composition/index.js';
+import { toAddress } from '../../../chain/address.js';
 import { invalidField } from '../../../errors.js';
-import { requireAdmin } from '../../adminAuth.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 const Amount = (description: string) =>
-  Type.String({ pattern: '^[0-9]{1,78}$', description: `${description}, as a decimal string` });
+  Type.String({
+    pattern: '^[0-9]{1,78}$',
+    format: 'uint256',
+    description: `${description}, as a decimal string`,
+  });
 
 /** `POST /v1/admin/faucet` (decisions §1): development funds for demos and tests, on chain 31337 only. */
 export async function adminFaucetRoutes(app: App, services: Services): Promise<void> {
@@ -35,12 +38,12 @@ export async function adminFaucetRoutes(app: App, services: Services): Promise<v
           ...errorResponses(400, 401, 403, 409, 503),
         },
       },
-      preHandler: requireAdmin(services.secrets.adminApiKey),
     },
     async (request) => {
       const { address, native, token } = request.body;
       const result = await services.chain.faucet.fund({
-        address: address as Address,
+        // Mixed case must be a valid EIP-55 checksum (a typo otherwise): 400, never a 500 from the node client.
+        address: toAddress(address, 'address'),
         native: amount(native, 'native'),
         token: amount(token, 'token'),
       });

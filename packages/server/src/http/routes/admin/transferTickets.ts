@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import type { Services } from '../../../composition.js';
-import { requireAdmin } from '../../adminAuth.js';
+import type { Services } from '../../../composition/index.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { TransferBindingBody, uuidNumber } from '../exchangeTokenOwner.js';
+import { TransferBindingBody, uuidNumber } from '../idexPlatform/exchangeTokenOwner.js';
 
 /** `POST /v1/admin/transfer-tickets` (decisions §5): the platform issues a ticket for one slot transfer. */
 export async function adminTransferTicketRoutes(app: App, services: Services): Promise<void> {
@@ -26,7 +25,6 @@ export async function adminTransferTicketRoutes(app: App, services: Services): P
           ...errorResponses(400, 401, 404),
         },
       },
-      preHandler: requireAdmin(services.secrets.adminApiKey),
     },
     async (request, reply) => {
       const body = request.body;

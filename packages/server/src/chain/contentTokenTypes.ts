@@ -1,0 +1,68 @@
+import type { Address, Hash } from './types.js';
+
+/**
+ * What the DauthContentToken gateway reads and writes, in the chain layer's own terms. The content
+ * services' port (`services/content/ports.ts`) is written in these types, so the gateway fits it without
+ * knowing it exists.
+ */
+
+/** A confirmed chain write. */
+export interface ChainWrite {
+  txHash: Hash;
+  blockNumber: bigint;
+  userOpHash?: Hash | undefined;
+}
+
+/** One `recordUsage(cuid, slots, amounts)` call of a batch. */
+export interface UsageGroup {
+  cuid: string;
+  slots: Address[];
+  amounts: bigint[];
+}
+
+/** One `UsageRecorded` event: the slot's figures right after that record. */
+export interface RecordedUsage {
+  cuidHash: Hash;
+  slot: Address;
+  amount: bigint;
+  balance: bigint;
+  used: bigint;
+}
+
+/**
+ * A batch of consumption records, sent as one operator operation (one `recordUsage` call per group). Its id
+ * names it on chain: however often it is sent, the contract records it once.
+ */
+export interface UsageBatch {
+  id: string;
+  /** A block at or before the batch was first sent: its transaction cannot be in an earlier one. */
+  fromBlock: bigint;
+  /** The batch's calls, in order. */
+  groups: UsageGroup[];
+}
+
+/** A batch found on chain: its transaction and its `UsageRecorded` events in record order. */
+export interface RecordedBatch {
+  write: ChainWrite;
+  events: RecordedUsage[];
+}
+
+export interface ProviderOnChain {
+  clientId: string;
+  ownerAddr: Address;
+  releasePer: number;
+  releaseEnabled: boolean;
+  pool: bigint;
+}
+
+export interface SlotFigures {
+  balance: bigint;
+  used: bigint;
+  blockNumber: bigint;
+}
+
+export interface PurchaseOnChain {
+  amount: bigint;
+  platformFee: bigint;
+  providerAmount: bigint;
+}

@@ -1,0 +1,104 @@
+import { promises as fs } from 'node:fs';
+import type { Logger } from 'pino';
+import type { ChainClient } from '../chainClient.js';
+import type { JournaledSender } from './journaledSender.js';
+import type { JournalRecovery } from './journalRecovery.js';
+
+export interface JournalMaintenanceOptions {
+  /** How often the journal is checked against the chain and compacted. */
+  intervalMs: number;
+  /** The embedded chain's state file: entries at or below the block it holds can go. */
+  statePath: string | undefined;
+  /** External chains: blocks after which a transaction is taken as final. */
+  confirmations: bigint;
+  /** External chains: entries are kept at least this long (a node restored from an older backup). */
+  retentionMs: number;
+}
+
+export const DEFAULT_JOURNAL_MAINTENANCE: Omit<JournalMaintenanceOptions, 'statePath'> = {
+  intervalMs: 30_000,
+  confirmations: 64n,
+  retentionMs: 60 * 60_000,
+};
+
+/**
+ * Keeps the journal bounded and, on an external chain, watches for reorgs:
+ * - Embedded chain: every transaction in a block at or below the head of anvil's last state dump is in
+ *   that file; a restart resumes from it, so those entries are no longer needed.
+ * - External chain: entries `confirmations` deep and older than `retentionMs` are deleted. Before that,
+ *   each run checks that the chain still holds every mined entry and re-sends what a reorg dropped
+ *   (same signed bytes; the nonce still fits when nothing else took it), and records receipts that came late.
+ */
+export class JournalMaintenance {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<void> | undefined;
+  #stateMtime = 0;
+
+  constructor(
+    private readonly client: ChainClient,
+    private readonly sender: JournaledSender,
+    private readonly recovery: JournalRecovery,
+    private readonly logger: Logger,
+    private readonly options: JournalMaintenanceOptions,
+  ) {}
+
+  start(): void {
+    this.#timer ??= setInterval(() => void this.run(), this.options.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** One round (also called by tests); concurrent calls share it. */
+  run(): Promise<void> {
+    this.#running ??= this.#round()
+      .catch((err: unknown) => this.logger.warn({ err }, 'chain journal maintenance failed'))
+      .finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #round(): Promise<void> {
+    if (this.options.statePath === undefined) {
+      await this.recovery.run({ replay: false, unknown: false });
+      await this.sender.settleOutstanding();
+    }
+    await this.compact();
+  }
+
+  /** Deletes the entries the chain provably keeps without the journal; returns how many. */
+  async compact(): Promise<number> {
+    const { journal, chainId } = this.sender;
+    let removed: number;
+    if (this.options.statePath !== undefined) {
+      const saved = await this.#savedHead(this.options.statePath);
+      if (saved === undefined) return 0;
+      removed = await journal.compact(chainId, saved, Date.now());
+    } else {
+      const head = await this.client.getBlockNumber();
+      const final = head - this.options.confirmations;
+      if (final < 0n) return 0;
+      removed = await journal.compact(chainId, final, Date.now() - this.options.retentionMs);
+    }
+    if (removed > 0) this.logger.debug({ removed }, 'chain journal compacted');
+    return removed;
+  }
+
+  /** The head block of anvil's last complete state dump, when it changed since the last look. */
+  async #savedHead(statePath: string): Promise<bigint | undefined> {
+    try {
+      const { mtimeMs } = await fs.stat(statePath);
+      if (mtimeMs === this.#stateMtime) return undefined;
+      const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { best_block_number?: unknown };
+      if (typeof state.best_block_number !== 'number') return undefined;
+      this.#stateMtime = mtimeMs;
+      return BigInt(state.best_block_number);
+    } catch {
+      // Missing, or being written right now (not valid JSON yet): try again next round.
+      return undefined;
+    }
+  }
+}

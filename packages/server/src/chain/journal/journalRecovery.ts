@@ -1,0 +1,356 @@
+import type { Logger } from 'pino';
+import { BaseError } from 'viem';
+import type { ChainClient } from '../chainClient.js';
+import type { Hash, Hex } from '../types.js';
+import { fetchReceipt } from '../waitForReceipt.js';
+import type { JournaledSender } from './journaledSender.js';
+import type { JournalEntry } from './transactionJournal.js';
+
+/** What `/readyz` shows while a recovery runs, and after. */
+export interface RecoveryProgress {
+  state: 'idle' | 'running' | 'done' | 'failed';
+  /** Transactions the chain had lost. */
+  missing: number;
+  /** Of those, mined again (or re-sent, on a chain that cannot be given timestamps). */
+  replayed: number;
+  /** Could not be put back (their nonce was taken, the chain refused them). */
+  failed: number;
+  startedAt: number;
+  finishedAt: number | undefined;
+}
+
+export interface RecoveryReport extends RecoveryProgress {
+  mode: 'replay' | 'resend' | 'none';
+  /** Milliseconds spent comparing the journal with the chain, and giving it back. */
+  compareMs: number;
+}
+
+/** A block of lost transactions, mined again at its original time (or at the recovery's time when unknown). */
+interface ReplayGroup {
+  entries: JournalEntry[];
+  /** Original block number and timestamp; undefined for transactions whose outcome was never seen. */
+  blockNumber: bigint | undefined;
+  timestamp: bigint | undefined;
+}
+
+/**
+ * Gives the chain back what it lost: compares the journal with the chain and sends every journaled
+ * transaction the chain no longer holds again, byte for byte, in the original order.
+ *
+ * - Which journaled blocks the chain still holds: block hashes chain each block to all before it, so the
+ *   newest journaled block whose hash the chain still has vouches for every earlier one. Everything
+ *   journaled after it is missing (the chain's head is lower, or its block holds other transactions).
+ * - On anvil (the embedded chain, or an external anvil) each lost block is mined again with its original
+ *   timestamp: automine off, the block's transactions sent, `evm_mine` at the original time. Paymaster
+ *   validity windows and signatures are checked against the same time as the first time, so they hold.
+ * - On other nodes the transactions are re-sent where their nonce still fits (a reorg dropped them).
+ * - Transactions whose outcome was never seen (sent just before a crash) go last, at the current time.
+ */
+export class JournalRecovery {
+  progress: RecoveryProgress = {
+    state: 'idle',
+    missing: 0,
+    replayed: 0,
+    failed: 0,
+    startedAt: 0,
+    finishedAt: undefined,
+  };
+
+  #compareMs = 0;
+  #requestId = 0;
+
+  constructor(
+    private readonly client: ChainClient,
+    private readonly sender: JournaledSender,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The check for `/readyz`: undefined when the chain holds everything, else what is missing. */
+  get detail(): string | undefined {
+    const p = this.progress;
+    if (p.state === 'running') return `recovering: ${p.replayed}/${p.missing} lost transactions replayed`;
+    if (p.state === 'failed') return 'chain recovery failed (see the log)';
+    return undefined;
+  }
+
+  /**
+   * `replay: true` mines lost blocks again at their times (anvil only; nothing else may send meanwhile:
+   * pause the sender). `replay: false` only re-sends what is missing (safe beside live traffic).
+   */
+  async run({
+    replay = true,
+    unknown = true,
+  }: {
+    replay?: boolean;
+    /** Also send transactions whose outcome was never seen (at start: they were in flight at the crash). */
+    unknown?: boolean;
+  } = {}): Promise<RecoveryReport> {
+    const journal = this.sender.journal;
+    const chainId = this.sender.chainId;
+    this.progress = {
+      state: 'running',
+      missing: 0,
+      replayed: 0,
+      failed: 0,
+      startedAt: Date.now(),
+      finishedAt: undefined,
+    };
+    try {
+      const entries = await journal.entries(chainId);
+      const missing = await this.#missing(unknown ? entries : entries.filter((e) => e.state === 'mined'));
+      this.#compareMs = Date.now() - this.progress.startedAt;
+      this.progress.missing = missing.lost.length + missing.unknown.length;
+      if (this.progress.missing === 0) return this.#finish('none');
+      const anvil = replay && (await this.#isAnvil());
+      this.logger.warn(
+        {
+          lost: missing.lost.length,
+          unknown: missing.unknown.length,
+          heldUpTo: String(missing.heldUpTo),
+          mode: anvil ? 'replay' : 'resend',
+        },
+        'the chain lost journaled transactions; giving them back',
+      );
+      if (anvil) await this.#replay(missing.lost, missing.unknown);
+      else await this.#resend([...missing.lost, ...missing.unknown]);
+      const report = this.#finish(anvil ? 'replay' : 'resend');
+      this.logger.info(
+        {
+          replayed: report.replayed,
+          failed: report.failed,
+          ms: (report.finishedAt ?? 0) - report.startedAt,
+        },
+        'chain recovery from the journal finished',
+      );
+      return report;
+    } catch (err) {
+      this.progress.state = 'failed';
+      this.progress.finishedAt = Date.now();
+      throw err;
+    }
+  }
+
+  #finish(mode: RecoveryReport['mode']): RecoveryReport {
+    this.progress.state = 'done';
+    this.progress.finishedAt = Date.now();
+    return { ...this.progress, mode, compareMs: this.#compareMs };
+  }
+
+  /** Journaled transactions the chain does not hold: mined ones in block order, then never-seen ones. */
+  async #missing(
+    entries: JournalEntry[],
+  ): Promise<{ lost: JournalEntry[]; unknown: JournalEntry[]; heldUpTo: bigint }> {
+    const head = await this.client.getBlockNumber();
+    const mined = entries
+      .filter((e) => e.state === 'mined' && e.inclusion)
+      .sort(
+        (a, b) =>
+          compareBig(a.inclusion!.blockNumber, b.inclusion!.blockNumber) ||
+          a.inclusion!.txIndex - b.inclusion!.txIndex,
+      );
+    const hashAt = new Map<bigint, Hash>();
+    for (const e of mined) hashAt.set(e.inclusion!.blockNumber, e.inclusion!.blockHash);
+    let heldUpTo = -1n;
+    const numbers = [...hashAt.keys()].filter((n) => n <= head).sort((a, b) => compareBig(b, a));
+    for (const n of numbers) {
+      const block = await this.client.getBlock({ blockNumber: n, includeTransactions: false });
+      if (block.hash === hashAt.get(n)) {
+        heldUpTo = n;
+        break;
+      }
+    }
+    const candidates = mined.filter((e) => e.inclusion!.blockNumber > heldUpTo);
+    // A lost block's transaction may still be on the chain elsewhere (a reorg mined it in another block).
+    const lost = await this.#notOnChain(candidates);
+    const unknown = await this.#notOnChain(entries.filter((x) => x.state === 'sent'));
+    return { lost, unknown, heldUpTo };
+  }
+
+  /** The entries without a receipt; the others are recorded where they are. */
+  async #notOnChain(entries: JournalEntry[]): Promise<JournalEntry[]> {
+    const absent: JournalEntry[] = [];
+    for (let i = 0; i < entries.length; i += 100) {
+      const chunk = entries.slice(i, i + 100);
+      // One batched JSON-RPC request per chunk.
+      const receipts = await Promise.all(chunk.map((e) => fetchReceipt(this.client, e.hash)));
+      for (const [j, receipt] of receipts.entries()) {
+        if (receipt) await this.sender.confirm(receipt);
+        else absent.push(chunk[j]!);
+      }
+    }
+    return absent;
+  }
+
+  async #isAnvil(): Promise<boolean> {
+    try {
+      const version = await this.client.request({ method: 'web3_clientVersion' });
+      return typeof version === 'string' && version.toLowerCase().startsWith('anvil');
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * One JSON-RPC request. Over HTTP it goes straight to the node (one keep-alive request each, no client
+   * batching delay): the replay loop is a long chain of small requests that must each finish before the next.
+   */
+  async #rpc(method: string, params: unknown[]): Promise<unknown> {
+    const url = (this.client.transport as { url?: unknown }).url;
+    if (typeof url !== 'string' || !/^https?:/.test(url)) {
+      return this.client.request({ method, params } as never);
+    }
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.#requestId, method, params }),
+    });
+    const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message ?? 'error'}`);
+    return body.result;
+  }
+
+  async #replay(lost: JournalEntry[], unknown: JournalEntry[]): Promise<void> {
+    const groups: ReplayGroup[] = [];
+    for (const e of lost) {
+      const last = groups.at(-1);
+      if (last && last.blockNumber === e.inclusion!.blockNumber) last.entries.push(e);
+      else
+        groups.push({
+          entries: [e],
+          blockNumber: e.inclusion!.blockNumber,
+          timestamp: e.inclusion!.blockTimestamp,
+        });
+    }
+    for (const e of unknown) groups.push({ entries: [e], blockNumber: undefined, timestamp: undefined });
+
+    const head = await this.client.getBlock({ blockTag: 'latest' });
+    let number = head.number;
+    let time = head.timestamp;
+    // anvil refuses a block time below its clock, which a loaded state file may have set past the head.
+    await this.#rpc('anvil_setTime', [Number(time)]);
+    // Automine off: a block's transactions wait in the pool until `evm_mine` builds the block at its time,
+    // synchronously (a miner left to itself builds it a moment later, at another time).
+    await this.#rpc('evm_setAutomine', [false]);
+    const mined: { entry: JournalEntry; timestamp: bigint }[] = [];
+    try {
+      for (const group of groups) {
+        time = maxBig(group.timestamp ?? BigInt(Math.floor(Date.now() / 1000)), time);
+        // Keep block numbers as they were when only a few empty blocks are missing below.
+        const gap = group.blockNumber === undefined ? 0n : group.blockNumber - number - 1n;
+        if (gap > 0n && gap <= 64n) {
+          for (let i = 0n; i < gap; i++) {
+            await this.#rpc('evm_mine', [{ timestamp: Number(time), blocks: 1 }]);
+          }
+          number += gap;
+        }
+        const sent: JournalEntry[] = [];
+        for (const entry of group.entries) {
+          const outcome = await this.#sendRaw(entry.raw);
+          if (outcome === 'sent') sent.push(entry);
+          else await this.#lose(entry, outcome);
+        }
+        if (sent.length === 0) continue;
+        await this.#rpc('evm_mine', [{ timestamp: Number(time), blocks: 1 }]);
+        number++;
+        for (const entry of sent) mined.push({ entry, timestamp: time });
+      }
+    } finally {
+      // Back to a block per transaction, and to the wall clock (never behind the last block).
+      const now = maxBig(BigInt(Math.floor(Date.now() / 1000)), time);
+      await this.#rpc('anvil_setTime', [Number(now)]).catch((err: unknown) =>
+        this.logger.error({ err }, 'could not set the chain clock back after a replay'),
+      );
+      await this.#rpc('evm_setAutomine', [true]).catch((err: unknown) =>
+        this.logger.error({ err }, 'could not switch automine back on after a replay'),
+      );
+    }
+    await this.#record(mined);
+  }
+
+  /** Checks every replayed transaction's receipt and block time, and journals where it is now. */
+  async #record(mined: { entry: JournalEntry; timestamp: bigint }[]): Promise<void> {
+    for (let i = 0; i < mined.length; i += 100) {
+      const chunk = mined.slice(i, i + 100);
+      const receipts = await Promise.all(chunk.map(({ entry }) => fetchReceipt(this.client, entry.hash)));
+      // anvil answers a send before a busy miner has built the block now and then: look again a few times.
+      for (let attempt = 0; attempt < 20 && receipts.some((r) => r === null); attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        for (const [j, receipt] of receipts.entries()) {
+          if (receipt === null) receipts[j] = await fetchReceipt(this.client, chunk[j]!.entry.hash);
+        }
+      }
+      const blocks = await Promise.all(
+        receipts.map((r) => (r ? this.client.getBlock({ blockHash: r.blockHash }) : undefined)),
+      );
+      for (const [j, { entry, timestamp }] of chunk.entries()) {
+        const receipt = receipts[j];
+        const block = blocks[j];
+        if (!receipt || !block) {
+          await this.#lose(entry, 'not mined');
+          continue;
+        }
+        if (block.timestamp !== timestamp) {
+          this.logger.warn(
+            { hash: entry.hash, wanted: String(timestamp), got: String(block.timestamp) },
+            'a replayed block did not get its original time',
+          );
+        }
+        await this.sender.journal.markMined(entry.hash, {
+          blockNumber: receipt.blockNumber,
+          blockHash: receipt.blockHash,
+          blockTimestamp: block.timestamp,
+          txIndex: receipt.transactionIndex,
+        });
+        this.progress.replayed++;
+      }
+    }
+  }
+
+  async #resend(entries: JournalEntry[]): Promise<void> {
+    for (const e of entries) {
+      const outcome = await this.#sendRaw(e.raw);
+      if (outcome === 'sent') this.progress.replayed++;
+      else await this.#lose(e, outcome);
+    }
+    // Their receipts are recorded by the journal watch (`settleOutstanding`) once they are mined.
+  }
+
+  async #lose(e: JournalEntry, reason: string): Promise<void> {
+    this.progress.failed++;
+    const log =
+      e.state === 'mined' ? this.logger.error.bind(this.logger) : this.logger.warn.bind(this.logger);
+    log(
+      { hash: e.hash, sender: e.sender, nonce: e.nonce, reason },
+      e.state === 'mined'
+        ? 'a transaction the chain had confirmed could not be given back'
+        : 'a transaction sent just before the crash was not replayed',
+    );
+    if (reason === 'nonce used') await this.sender.dropped([e.hash]);
+  }
+
+  async #sendRaw(raw: Hex): Promise<'sent' | 'nonce used' | string> {
+    try {
+      await this.#rpc('eth_sendRawTransaction', [raw]);
+      return 'sent';
+    } catch (err) {
+      const text = errorText(err);
+      if (/already known|known transaction|already imported/.test(text)) return 'sent';
+      if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce used';
+      return text.slice(0, 200);
+    }
+  }
+}
+
+const compareBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
+
+function errorText(err: unknown): string {
+  const parts: string[] = [];
+  if (err instanceof BaseError) {
+    err.walk((e) => {
+      parts.push(String((e as { details?: unknown }).details ?? ''), (e as Error).message);
+      return false;
+    });
+  } else if (err instanceof Error) parts.push(err.message);
+  return parts.join(' ').toLowerCase();
+}

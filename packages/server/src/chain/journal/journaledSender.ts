@@ -1,0 +1,146 @@
+import { custom, keccak256, parseTransaction, type Transport } from 'viem';
+import type { Logger } from 'pino';
+import { chainUnavailable } from '../../errors.js';
+import type { ChainClient } from '../chainClient.js';
+import type { Address, Hash, Hex } from '../types.js';
+import { fetchReceipt } from '../waitForReceipt.js';
+import type { TransactionJournal } from './transactionJournal.js';
+
+/** The part of a receipt the journal needs. */
+export interface MinedAt {
+  transactionHash: Hash;
+  blockNumber: bigint;
+  blockHash: Hash;
+  transactionIndex: number;
+}
+
+/**
+ * The one way the service puts a signed transaction on the chain (relayer bundles, deployment, faucet,
+ * operator top-ups): the transaction is written to the journal, durably, before it is sent; once its
+ * receipt is seen, the block and the block's timestamp are added. A recovery can then give a chain that
+ * lost blocks every transaction back, in its block, at its time (journalRecovery.ts).
+ */
+export class JournaledSender {
+  #lastSeq = 0;
+  #gate: Promise<void> | undefined;
+  #openGate: (() => void) | undefined;
+  /** Hashes already journaled by this process (a resend of the same bytes is not written again). */
+  readonly #recorded = new Set<Hash>();
+  #lastBlock: { hash: Hash; timestamp: bigint } | undefined;
+
+  constructor(
+    private readonly client: ChainClient,
+    readonly journal: TransactionJournal,
+    readonly chainId: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Holds every send until `resume()` (a recovery replays into the chain meanwhile). */
+  pause(): void {
+    this.#gate ??= new Promise((resolve) => (this.#openGate = resolve));
+  }
+
+  resume(): void {
+    this.#openGate?.();
+    this.#gate = undefined;
+    this.#openGate = undefined;
+  }
+
+  /** Journals `raw` (signed by `sender`), then sends it. Node errors are thrown as `sendRawTransaction` throws them. */
+  async send(raw: Hex, sender: Address): Promise<Hash> {
+    while (this.#gate) await this.#gate;
+    const hash = keccak256(raw);
+    if (!this.#recorded.has(hash)) {
+      const { nonce } = parseTransaction(raw);
+      try {
+        await this.journal.record({
+          hash,
+          chainId: this.chainId,
+          seq: this.#nextSeq(),
+          sender,
+          nonce: nonce ?? 0,
+          raw,
+        });
+      } catch (err) {
+        // Nothing unjournaled goes out: a transaction the journal cannot give back could be lost in a crash.
+        this.logger.error({ err, hash }, 'could not journal a transaction; not sending it');
+        throw chainUnavailable('The chain journal cannot be written');
+      }
+      this.#remember(hash);
+    }
+    return this.client.sendRawTransaction({ serializedTransaction: raw });
+  }
+
+  /**
+   * Records where a journaled transaction was mined. Callers wait for it before they answer, so every
+   * transaction answered as included has its block time in the journal.
+   */
+  async confirm(receipt: MinedAt): Promise<void> {
+    try {
+      let block = this.#lastBlock;
+      if (block?.hash !== receipt.blockHash) {
+        const header = await this.client.getBlock({ blockHash: receipt.blockHash });
+        block = { hash: receipt.blockHash, timestamp: header.timestamp };
+        this.#lastBlock = block;
+      }
+      await this.journal.markMined(receipt.transactionHash, {
+        blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
+        blockTimestamp: block.timestamp,
+        txIndex: receipt.transactionIndex,
+      });
+    } catch (err) {
+      // The entry stays `sent`: a recovery still sends it again (at the time of the recovery).
+      this.logger.warn(
+        { err, hash: receipt.transactionHash },
+        'could not record where a transaction was mined',
+      );
+    }
+  }
+
+  /** Marks transactions that can never be mined (their nonce went to another one). */
+  async dropped(hashes: readonly Hash[]): Promise<void> {
+    await this.journal
+      .markDropped(hashes)
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not mark journal entries dropped'));
+  }
+
+  /** Asks the chain for the receipt of every entry whose outcome was not seen yet (deployment, a crash). */
+  async settleOutstanding(): Promise<number> {
+    let settled = 0;
+    for (const entry of await this.journal.unsettled(this.chainId)) {
+      const receipt = await fetchReceipt(this.client, entry.hash);
+      if (!receipt) continue;
+      await this.confirm(receipt);
+      settled++;
+    }
+    return settled;
+  }
+
+  /**
+   * A viem transport for a wallet client of `from` (the deployer): every `eth_sendRawTransaction` goes
+   * through the journal, everything else to the node.
+   */
+  transportFor(from: Address): Transport {
+    return custom({
+      request: async ({ method, params }: { method: string; params?: unknown }) => {
+        if (method === 'eth_sendRawTransaction') return this.send((params as [Hex])[0], from);
+        return this.client.request({ method, params } as never);
+      },
+    });
+  }
+
+  #nextSeq(): number {
+    // Microseconds of the wall clock, strictly increasing: the send order, also across restarts.
+    this.#lastSeq = Math.max(this.#lastSeq + 1, Date.now() * 1000);
+    return this.#lastSeq;
+  }
+
+  #remember(hash: Hash): void {
+    this.#recorded.add(hash);
+    if (this.#recorded.size > 10_000) {
+      const oldest = this.#recorded.values().next().value;
+      if (oldest !== undefined) this.#recorded.delete(oldest);
+    }
+  }
+}

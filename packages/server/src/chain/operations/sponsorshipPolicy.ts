@@ -1,0 +1,237 @@
+import { dauthAccountAbi, dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
+import { type Abi, decodeFunctionData, type Hex as ViemHex, slice, toFunctionSelector } from 'viem';
+import { AppError } from '../../errors.js';
+import type { Address, ContractAddresses, Hex } from '../types.js';
+
+/** The configurable part of the policy (config.ts: SPONSOR_*). */
+export interface SponsorshipLimits {
+  /** Most gas (sum of operations' gas limits) sponsored per user and UTC day. */
+  userDailyGas: number;
+  /** Most gas sponsored per app (client_id) and UTC day. */
+  appDailyGas: number;
+  /** Most gas one user operation may ask for (call + verification + pre-verification). */
+  maxOperationGas: number;
+  /** Extra call targets never sponsored (besides the paymaster and the entry point). */
+  blockedTargets: Address[];
+}
+
+/** Who an operation is for, as far as the data it touches tells (wallet rows, slots, cuids). */
+export interface SponsorshipDirectory {
+  userOfWallet(address: Address): Promise<number | undefined>;
+  appOfSlot(slotId: bigint): Promise<string | undefined>;
+  appOfCuid(cuid: string): Promise<string | undefined>;
+}
+
+/** One daily budget an operation is charged against (the store keeps the same shape). */
+export interface SpendCharge {
+  scope: 'user' | 'app';
+  subject: string;
+  /** Most gas this subject may be charged on the day. */
+  budget: number;
+}
+
+/** Where spend is counted (the database, shared by replicas); the composition root passes the store. */
+export interface SponsorshipSpend {
+  charge(day: string, gas: number, charges: SpendCharge[]): Promise<boolean>;
+}
+
+export interface SponsoredOperation {
+  sender: Address;
+  callData: Hex;
+  /** callGasLimit + verificationGasLimit + preVerificationGas: the most the paymaster can pay for. */
+  gas: bigint;
+}
+
+interface DecodedCall {
+  to: Address;
+  data: Hex;
+}
+
+export const sponsorshipQuotaExceeded = (limit: string, message: string) =>
+  new AppError(429, 'sponsorship_quota_exceeded', message, { limit });
+export const sponsorshipRefused = (target: Address) =>
+  new AppError(403, 'sponsorship_refused', `Calls to ${target} with this function are never sponsored`, {
+    target,
+  });
+
+/** Functions of the platform contracts only their owner may call: never sponsored for anyone. */
+const ADMIN_FUNCTIONS = new Set([
+  'setOperator',
+  'setSaleSigner',
+  'setTreasury',
+  'setVerifyingSigner',
+  'transferOwnership',
+  'renounceOwnership',
+  'withdrawPool',
+  'withdrawTo',
+  'withdrawStake',
+  'unlockStake',
+  'addStake',
+  'mint',
+]);
+/** Functions only the platform operator wallet calls. */
+const OPERATOR_FUNCTIONS = new Set([
+  'buy_slot',
+  'init_self',
+  'registerProvider',
+  'recordUsage',
+  'setReleaseEnabled',
+  'release',
+]);
+
+const selectorsOf = (abi: Abi, names: Set<string>): Set<string> =>
+  new Set(
+    abi
+      .filter((item) => item.type === 'function' && names.has(item.name))
+      .map((item) => toFunctionSelector(item as Parameters<typeof toFunctionSelector>[0])),
+  );
+
+const lower = (a: string) => a.toLowerCase();
+const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
+
+/**
+ * The gas sponsorship policy (decisions §7), checked before anything is signed: call targets never
+ * sponsored (the paymaster, the entry point, owner-only functions of the platform contracts, operator
+ * functions from anyone but the operator wallet, configured extras — looked for in `execute`,
+ * `executeBatch` and the content-wallet calls of `dex.executeFromSlot`), a per-operation gas cap, and
+ * per-user and per-app daily budgets counted in the database (one conditional increment per budget,
+ * shared by replicas). An operation is charged its gas limits, the most it can cost the paymaster.
+ */
+export class SponsorshipPolicy {
+  readonly #blocked: Set<string>;
+  readonly #admin: Map<string, Set<string>>;
+  readonly #operatorOnly: Map<string, Set<string>>;
+
+  constructor(
+    private readonly limits: SponsorshipLimits,
+    private readonly contracts: ContractAddresses,
+    private readonly operatorWallet: Address,
+    private readonly directory: SponsorshipDirectory,
+    private readonly spend: SponsorshipSpend,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#blocked = new Set(
+      [contracts.paymaster, contracts.entry_point, ...limits.blockedTargets].map(lower),
+    );
+    const platform: [Address, Abi][] = [
+      [contracts.dex, dauthDexAbi as Abi],
+      [contracts.content_token, dauthContentTokenAbi as Abi],
+      [contracts.token, dauthTokenAbi as Abi],
+    ];
+    this.#admin = new Map(platform.map(([a, abi]) => [lower(a), selectorsOf(abi, ADMIN_FUNCTIONS)]));
+    this.#operatorOnly = new Map(
+      platform.map(([a, abi]) => [lower(a), selectorsOf(abi, OPERATOR_FUNCTIONS)]),
+    );
+  }
+
+  /** Refuses (403 `sponsorship_refused`) a call target never sponsored; runs before the gas estimate. */
+  checkTargets(op: Pick<SponsoredOperation, 'sender' | 'callData'>): void {
+    const fromOperator = lower(op.sender) === lower(this.operatorWallet);
+    for (const call of this.#callsOf(op)) this.#checkTarget(call, fromOperator);
+  }
+
+  /**
+   * Charges the operation's gas to its user's and app's daily budgets, or refuses it (429
+   * `sponsorship_quota_exceeded`, nothing charged); runs after the gas estimate, before any signature.
+   */
+  async admit(op: SponsoredOperation): Promise<void> {
+    const fromOperator = lower(op.sender) === lower(this.operatorWallet);
+    const calls = this.#callsOf(op);
+    for (const call of calls) this.#checkTarget(call, fromOperator);
+    if (!fromOperator && op.gas > BigInt(this.limits.maxOperationGas)) {
+      throw sponsorshipQuotaExceeded(
+        'operation_gas',
+        `An operation may ask for at most ${this.limits.maxOperationGas} gas of sponsorship`,
+      );
+    }
+    const { userUuid, clientId } = await this.#attribute(op.sender, calls, fromOperator);
+    const charges: SpendCharge[] = [];
+    if (userUuid !== undefined) {
+      charges.push({ scope: 'user', subject: String(userUuid), budget: this.limits.userDailyGas });
+    }
+    if (clientId !== undefined)
+      charges.push({ scope: 'app', subject: clientId, budget: this.limits.appDailyGas });
+    if (!(await this.spend.charge(utcDay(this.now()), Number(op.gas), charges))) {
+      throw sponsorshipQuotaExceeded(
+        'daily_budget',
+        'The daily gas sponsorship budget of this user or app is spent; try again tomorrow (UTC)',
+      );
+    }
+  }
+
+  /** The calls the operation makes: `execute`/`executeBatch` unpacked, one level of `executeFromSlot` too. */
+  #callsOf(op: Pick<SponsoredOperation, 'sender' | 'callData'>): DecodedCall[] {
+    const outer = decodeWalletCall(op.sender, op.callData);
+    const inner: DecodedCall[] = [];
+    for (const call of outer) {
+      if (lower(call.to) !== lower(this.contracts.dex)) continue;
+      const decoded = tryDecode(dauthDexAbi as Abi, call.data);
+      if (decoded?.functionName === 'executeFromSlot') {
+        const [, dest, , func] = decoded.args as [bigint, Address, bigint, Hex];
+        inner.push({ to: dest, data: func });
+      }
+    }
+    return [...outer, ...inner];
+  }
+
+  #checkTarget(call: DecodedCall, fromOperator: boolean): void {
+    const target = lower(call.to);
+    if (this.#blocked.has(target)) throw sponsorshipRefused(call.to);
+    if (call.data.length < 10) return;
+    const selector = slice(call.data as ViemHex, 0, 4);
+    if (this.#admin.get(target)?.has(selector)) throw sponsorshipRefused(call.to);
+    if (!fromOperator && this.#operatorOnly.get(target)?.has(selector)) throw sponsorshipRefused(call.to);
+  }
+
+  async #attribute(
+    sender: Address,
+    calls: DecodedCall[],
+    fromOperator: boolean,
+  ): Promise<{ userUuid: number | undefined; clientId: string | undefined }> {
+    let userUuid = fromOperator ? undefined : await this.directory.userOfWallet(sender);
+    let clientId: string | undefined;
+    for (const call of calls) {
+      const target = lower(call.to);
+      if (target === lower(this.contracts.dex)) {
+        const decoded = tryDecode(dauthDexAbi as Abi, call.data);
+        if (!decoded) continue;
+        const args = decoded.args as readonly unknown[];
+        if (decoded.functionName === 'buy_slot' || decoded.functionName === 'init_self') {
+          // The operator creates or moves a slot for a user: charged to that user and the slot's app.
+          userUuid ??= await this.directory.userOfWallet(args[0] as Address);
+          clientId ??= await this.directory.appOfSlot(args[1] as bigint);
+        } else if (decoded.functionName === 'executeFromSlot' || decoded.functionName === 'purchase') {
+          clientId ??= await this.directory.appOfSlot(args[0] as bigint);
+        }
+      } else if (target === lower(this.contracts.content_token) && !fromOperator) {
+        const decoded = tryDecode(dauthContentTokenAbi as Abi, call.data);
+        if (decoded?.functionName === 'buy')
+          clientId ??= await this.directory.appOfCuid(decoded.args?.[0] as string);
+      }
+    }
+    return { userUuid, clientId };
+  }
+}
+
+function tryDecode(abi: Abi, data: Hex): { functionName: string; args: readonly unknown[] } | undefined {
+  try {
+    const decoded = decodeFunctionData({ abi, data: data as ViemHex });
+    return { functionName: decoded.functionName, args: (decoded.args ?? []) as readonly unknown[] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A wallet operation's calls; raw call data (e.g. `changeOwner`) is a call of the wallet on itself. */
+function decodeWalletCall(sender: Address, callData: Hex): DecodedCall[] {
+  const decoded = tryDecode(dauthAccountAbi as Abi, callData);
+  if (decoded?.functionName === 'execute') {
+    const [to, , data] = decoded.args as [Address, bigint, Hex];
+    return [{ to, data }];
+  }
+  if (decoded?.functionName === 'executeBatch') {
+    const [dest, , func] = decoded.args as [Address[], bigint[], Hex[]];
+    return dest.map((to, i) => ({ to, data: func[i] ?? '0x' }));
+  }
+  return [{ to: sender, data: callData }];
+}

@@ -1,0 +1,30 @@
+import { notFound } from '../../errors.js';
+import { normaliseEmail } from '../../services/accounts/accountService.js';
+import { type CliCommand, requiredString } from '../command.js';
+
+/** `dauth client list --owner <e-mail>`: a developer's apps (never their secrets, which are not stored). */
+export const clientList: CliCommand = {
+  path: ['client', 'list'],
+  summary: "List a developer's apps (database only)",
+  usage: '--owner <e-mail>',
+  needs: 'database',
+  options: { owner: { type: 'string' } },
+  async run(values, services) {
+    const email = requiredString(values, 'owner');
+    const owner = await services.users.findByEmail(normaliseEmail(email));
+    if (!owner) throw notFound('user_not_found', `No user with the e-mail ${email}`);
+    const clients = await services.clients.listOwn(owner.userUuid);
+    return {
+      success: true,
+      owner_uuid: String(owner.userUuid),
+      clients: clients.map((c) => ({
+        client_id: c.clientId,
+        name: c.name,
+        redirect_uris: c.redirectUris,
+        dapp: c.dapp,
+        post_logout_redirect_uris: c.postLogoutRedirectUris,
+        created_at: new Date(c.createdAt).toISOString(),
+      })),
+    };
+  },
+};

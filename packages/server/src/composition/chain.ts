@@ -1,0 +1,351 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { checksumAddress } from '../chain/address.js';
+import { createChainClient, readChainId } from '../chain/chainClient.js';
+import { isTransportError } from '../chain/chainErrors.js';
+import { ChainGateway } from '../chain/chainGateway.js';
+import { ContractCalls } from '../chain/contractCalls.js';
+import {
+  type DeploymentRecordStore,
+  FileDeploymentRecordStore,
+  SettingsDeploymentRecordStore,
+} from '../chain/deploymentRecord.js';
+import { DEV_CHAIN_ID, EMBEDDED_CHAIN_KEYS, isWellKnownDevKey } from '../chain/devAccounts.js';
+import { EmbeddedChain, type EmbeddedChainOptions } from '../chain/embeddedChain.js';
+import {
+  assertContractsDeployed,
+  EMBEDDED_FUNDING,
+  ensureDeployment,
+  operatorWalletOf,
+} from '../chain/ensureDeployment.js';
+import { Faucet } from '../chain/faucet.js';
+import {
+  Bundler,
+  type BundlerObserver,
+  type BundlerOptions,
+  DEFAULT_BUNDLER_OPTIONS,
+} from '../chain/operations/bundler.js';
+import { ownerFromAccount } from '../chain/operations/operationOwner.js';
+import { OperationPipeline } from '../chain/operations/operationPipeline.js';
+import { OperationSigner } from '../chain/operations/operationSigner.js';
+import { OperatorWallet } from '../chain/operations/operatorWallet.js';
+import { RelayerSubmitter, type RelayerSubmitterOptions } from '../chain/operations/relayerSubmitter.js';
+import { PaymasterSponsor, type Sponsor, sponsorshipWindow } from '../chain/operations/sponsorship.js';
+import type { Address, ChainInfo, ContractAddresses, Hex } from '../chain/types.js';
+import { SlotSaleSigner } from '../chain/slotSales.js';
+import { JournaledSender } from '../chain/journal/journaledSender.js';
+import {
+  DEFAULT_JOURNAL_MAINTENANCE,
+  JournalMaintenance,
+  type JournalMaintenanceOptions,
+} from '../chain/journal/journalMaintenance.js';
+import { JournalRecovery, type RecoveryReport } from '../chain/journal/journalRecovery.js';
+import { NoJournal } from '../chain/journal/transactionJournal.js';
+import { ChainJournalStore } from '../stores/chainJournalStore.js';
+
+/** The chain layer as the rest of the server sees it (`services.chain`). */
+export interface ChainServices {
+  info: ChainInfo;
+  /** Typed reads, wallet addresses, balances. */
+  gateway: ChainGateway;
+  /** `submitOperation`: sponsored, bundled operations from any wallet whose owner signs. */
+  operations: OperationPipeline;
+  /** The platform operator wallet (dex and content-token writes). */
+  operator: OperatorWallet;
+  /** Builders of calls (`platform('dex', 'init_self', …)`, `erc20Transfer`, `changeOwnerCallData`). */
+  calls: ContractCalls;
+  /** Signs the dex's sale authorisations (`purchase`) with the platform signer. */
+  sales: SlotSaleSigner;
+  faucet: Faucet;
+  /** The embedded anvil's lifecycle; undefined on an external chain. */
+  embedded: EmbeddedChain | undefined;
+  /** The durable journal of every signed transaction, its recovery and maintenance (docs/chain.md, "Durability"). */
+  journal: {
+    sender: JournaledSender;
+    recovery: JournalRecovery;
+    maintenance: JournalMaintenance;
+    /** What the recovery at start did. */
+    startupRecovery: RecoveryReport | undefined;
+  };
+  /** Readings and events for metrics and the low-funds check (composition/observability.ts). */
+  telemetry: ChainTelemetry;
+  /** Readiness: rejects with `chain_unavailable` when the node does not answer, or while a recovery runs. */
+  probe(): Promise<void>;
+  /** Sends what is queued, then stops the embedded chain (its state is saved). */
+  close(): Promise<void>;
+}
+
+export interface ChainTelemetry {
+  /** The account that pays the gas of every bundle and operator transaction. */
+  relayerAddress: Address;
+  /** Signed operations waiting for a bundle. */
+  queuedOperations(): number;
+  /** Receives every bundle mined or failed and every operation revert. */
+  observeBundles(observer: BundlerObserver): void;
+  /** The relayer's pending nonce minus its mined one: transactions sent and not yet mined. */
+  relayerNonceGap(): Promise<number>;
+}
+
+export interface ChainServicesOptions {
+  bundler?: Partial<BundlerOptions>;
+  embedded?: Pick<EmbeddedChainOptions, 'stateIntervalSeconds' | 'watchdogIntervalMs'>;
+  relayer?: Pick<RelayerSubmitterOptions, 'resendAfterMs' | 'outageTimeoutMs' | 'feeBumpAfterMs'>;
+  /** Replaces the platform's paymaster sponsor (tests of expired or forged sponsorship). */
+  sponsor?: (defaults: { paymaster: ContractAddresses['paymaster']; chainId: number }) => Sponsor;
+  /** Replaces the relayer key (a second pipeline on the same chain needs its own). */
+  relayerKey?: Hex;
+  /** `false` switches the chain journal off (benchmarks measure its cost; never in production). */
+  journal?: boolean;
+  journalMaintenance?: Partial<Omit<JournalMaintenanceOptions, 'statePath'>>;
+}
+
+/** `/readyz` shows the message of this error as the check's value (recovery progress). */
+export class ChainNotReadyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainNotReadyError';
+  }
+}
+
+interface ChainKeys {
+  deployer: Hex | undefined;
+  relayer: Hex;
+  paymasterSigner: Hex;
+  operatorOwner: Hex;
+}
+
+/**
+ * Builds the chain layer from configuration: the embedded anvil (started, contracts deployed on first start
+ * and reused after) or an external node (configured keys and contracts, or a deployment with
+ * DEPLOYER_PRIVATE_KEY recorded in `platform_settings`).
+ */
+export async function createChainServices(
+  config: Config,
+  deps: { logger: Logger; db: Db },
+  options: ChainServicesOptions = {},
+): Promise<ChainServices> {
+  const logger = deps.logger.child({ component: 'chain' });
+  let embedded: EmbeddedChain | undefined;
+  try {
+    let rpcUrl: string;
+    let keys: ChainKeys;
+    let record: DeploymentRecordStore;
+    let configured: ContractAddresses | undefined;
+    if (config.chain.kind === 'embedded') {
+      const launched = await EmbeddedChain.launch({ dataDir: config.dataDir, logger, ...options.embedded });
+      embedded = launched.chain;
+      rpcUrl = embedded.rpcUrl;
+      keys = { ...EMBEDDED_CHAIN_KEYS };
+      record = new FileDeploymentRecordStore(path.join(config.dataDir, 'chain', 'deployment.json'));
+    } else {
+      rpcUrl = config.chain.rpcUrl;
+      keys = {
+        deployer: config.chain.deployerKey,
+        relayer: config.chain.relayerKey,
+        paymasterSigner: config.chain.paymasterSignerKey,
+        operatorOwner: config.chain.operatorOwnerKey,
+      };
+      record = new SettingsDeploymentRecordStore(deps.db);
+      configured = config.chain.contracts
+        ? {
+            entry_point: config.chain.contracts.entryPoint,
+            account_factory: config.chain.contracts.accountFactory,
+            paymaster: config.chain.contracts.paymaster,
+            dex: config.chain.contracts.dex,
+            content_token: config.chain.contracts.contentToken,
+            token: config.chain.contracts.token,
+          }
+        : undefined;
+    }
+    if (options.relayerKey) keys.relayer = options.relayerKey;
+
+    const chainId = await readChainId(rpcUrl).catch((err: unknown) => {
+      if (isTransportError(err)) throw new Error(`The chain node at ${redact(rpcUrl)} does not answer`);
+      throw err;
+    });
+    refuseDevKeysOffDevChain(chainId, keys);
+    const client = createChainClient(rpcUrl, chainId);
+    // Before anything is sent: give the chain back every journaled transaction it lost (a crash between two
+    // state dumps of the embedded chain, an external node restored from an older state).
+    const journal = options.journal === false ? new NoJournal() : new ChainJournalStore(deps.db);
+    const sender = new JournaledSender(client, journal, chainId, logger);
+    const recovery = new JournalRecovery(client, sender, logger);
+    const startupRecovery = await recovery.run();
+    const deployer = keys.deployer ? privateKeyToAccount(keys.deployer) : undefined;
+    const relayer = privateKeyToAccount(keys.relayer);
+    const paymasterSigner = privateKeyToAccount(keys.paymasterSigner);
+    const operatorOwner = privateKeyToAccount(keys.operatorOwner);
+
+    const deploymentParameters = {
+      client,
+      rpcUrl,
+      logger,
+      record,
+      sender,
+      deployer,
+      paymasterSigner: paymasterSigner.address,
+      operatorOwner: operatorOwner.address,
+      ...(embedded ? EMBEDDED_FUNDING : { paymasterDeposit: 0n, operatorFunding: 0n }),
+    };
+    let contracts: ContractAddresses;
+    if (configured) {
+      await assertContractsDeployed(client, configured);
+      contracts = configured;
+    } else {
+      contracts = (await ensureDeployment(deploymentParameters)).contracts;
+    }
+    await sender.settleOutstanding();
+    // Checksummed, whatever casing the configuration or the deployment used.
+    contracts = Object.fromEntries(
+      Object.entries(contracts).map(([name, address]) => [name, checksumAddress(address)]),
+    ) as unknown as ContractAddresses;
+    const { implementation, operatorWallet } = await operatorWalletOf(
+      client,
+      contracts.account_factory,
+      operatorOwner.address,
+    );
+
+    const gateway = new ChainGateway(client, chainId, contracts, implementation);
+    const sponsor =
+      options.sponsor?.({ paymaster: contracts.paymaster, chainId }) ??
+      new PaymasterSponsor(contracts.paymaster, chainId, paymasterSigner, async () =>
+        sponsorshipWindow(Math.floor(Date.now() / 1000), await gateway.latestTimestamp()),
+      );
+    const signer = new OperationSigner(gateway, sponsor);
+    const submitter = new RelayerSubmitter({
+      client,
+      gateway,
+      relayer,
+      logger,
+      sender,
+      pollIntervalMs: embedded ? { min: 2, max: 10 } : { min: 250, max: 2_000 },
+      ...(embedded ? { resendAfterMs: 2_000, feeBumpAfterMs: 3_600_000 } : {}),
+      ...options.relayer,
+    });
+    const block = await client.getBlock({ blockTag: 'latest' });
+    const bundler = new Bundler(
+      gateway,
+      signer,
+      submitter,
+      { ...DEFAULT_BUNDLER_OPTIONS, maxBundleGas: (block.gasLimit * 9n) / 10n, ...options.bundler },
+      logger,
+    );
+    const operations = new OperationPipeline(gateway, bundler, signer);
+    const operator = new OperatorWallet(operations, ownerFromAccount(operatorOwner));
+    if (operator.address.toLowerCase() !== operatorWallet.toLowerCase()) {
+      throw new Error('operator wallet address mismatch');
+    }
+
+    if (embedded) {
+      const chain = embedded;
+      chain.onRestart = async () => {
+        // Nothing may be sent until the lost blocks are back (a send would take a journaled nonce).
+        sender.pause();
+        try {
+          await recovery.run();
+        } finally {
+          sender.resume();
+        }
+        gateway.resetCaches();
+        submitter.reset();
+        bundler.resetLanes();
+        // A chain that lost its state (killed before its first dump) gets the same contracts again: the
+        // deployer's nonces restart at zero, so the addresses are the same.
+        await ensureDeployment(deploymentParameters);
+        await sender.settleOutstanding();
+      };
+    }
+    const maintenance = new JournalMaintenance(client, sender, recovery, logger, {
+      ...DEFAULT_JOURNAL_MAINTENANCE,
+      ...options.journalMaintenance,
+      statePath: embedded?.statePath,
+    });
+    await maintenance.compact();
+    maintenance.start();
+
+    // The ERC-20's key is `token`, which the logger redacts everywhere (it is usually a secret): log it as `erc20`.
+    const { token: erc20, ...otherContracts } = contracts;
+    logger.info(
+      {
+        chainId,
+        kind: config.chain.kind,
+        contracts: { ...otherContracts, erc20 },
+        operatorWallet,
+        relayer: relayer.address,
+      },
+      'chain ready',
+    );
+    return {
+      info: { chainId, contracts, rpcUrl: embedded ? rpcUrl : undefined, kind: config.chain.kind },
+      gateway,
+      operations,
+      operator,
+      calls: new ContractCalls(contracts),
+      sales: new SlotSaleSigner(gateway, paymasterSigner),
+      faucet: new Faucet(gateway, client, deployer, sender),
+      embedded,
+      journal: { sender, recovery, maintenance, startupRecovery },
+      telemetry: {
+        relayerAddress: relayer.address,
+        queuedOperations: () => bundler.queued,
+        observeBundles: (observer) => {
+          bundler.observer = observer;
+        },
+        relayerNonceGap: async () => {
+          const [pending, latest] = await Promise.all([
+            client.getTransactionCount({ address: relayer.address, blockTag: 'pending' }),
+            client.getTransactionCount({ address: relayer.address, blockTag: 'latest' }),
+          ]);
+          return pending - latest;
+        },
+      },
+      probe: async () => {
+        const recovering = recovery.detail;
+        if (recovering) throw new ChainNotReadyError(recovering);
+        await gateway.probe();
+      },
+      close: async () => {
+        await maintenance.stop();
+        await bundler.close();
+        await embedded?.close();
+      },
+    };
+  } catch (err) {
+    await embedded?.close();
+    throw err;
+  }
+}
+
+/** Spec decisions §1: well-known development keys are refused on any chain but 31337. */
+function refuseDevKeysOffDevChain(chainId: number, keys: ChainKeys): void {
+  if (chainId === DEV_CHAIN_ID) return;
+  const names: Record<keyof ChainKeys, string> = {
+    deployer: 'DEPLOYER_PRIVATE_KEY',
+    relayer: 'RELAYER_PRIVATE_KEY',
+    paymasterSigner: 'PAYMASTER_SIGNER_PRIVATE_KEY',
+    operatorOwner: 'OPERATOR_OWNER_PRIVATE_KEY',
+  };
+  const offending = (Object.keys(names) as (keyof ChainKeys)[]).filter((k) => {
+    const key = keys[k];
+    return key !== undefined && isWellKnownDevKey(key);
+  });
+  if (offending.length > 0) {
+    throw new Error(
+      `Refusing to start: ${offending.map((k) => names[k]).join(', ')} ${offending.length > 1 ? 'are' : 'is a'} ` +
+        `well-known development key${offending.length > 1 ? 's' : ''}, and chain ${chainId} is not the development chain (31337)`,
+    );
+  }
+}
+
+/** An RPC URL without credentials (they may sit in the userinfo or the path). */
+function redact(rpcUrl: string): string {
+  try {
+    const url = new URL(rpcUrl);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'the configured URL';
+  }
+}

@@ -1,0 +1,217 @@
+import type { Logger } from 'pino';
+import type { ChainServices } from './chain.js';
+import { ContentTokenGateway } from '../chain/contentTokenGateway.js';
+import type { SecretBox } from '../crypto/secretBox.js';
+import type { Db } from '../db/database.js';
+import { AppError, OperationReverted } from '../errors.js';
+import { BalanceQueryService } from '../services/content/balanceQueryService.js';
+import { ChainWatch } from '../services/content/chainWatch.js';
+import { type ConsumptionOptions, ConsumptionService } from '../services/content/consumptionService.js';
+import type {
+  ContentTokenChain,
+  SlotDirectory,
+  SlotView,
+  UserWalletExecutor,
+} from '../services/content/ports.js';
+import { ProviderDirectory } from '../services/content/providerDirectory.js';
+import { ProviderKeyring } from '../services/content/providerKeyring.js';
+import { ProviderService } from '../services/content/providerService.js';
+import { PurchaseService } from '../services/content/purchaseService.js';
+import { SettlementService } from '../services/content/settlementService.js';
+import { SlotBalanceReader } from '../services/content/slotBalanceReader.js';
+import { UsageBatcher, type UsageBatcherOptions } from '../services/content/usageBatcher.js';
+import type { CustodyService } from '../services/custody/custodyService.js';
+import type { ClientDirectory } from '../services/oauth/clientDirectory.js';
+import type { SlotService } from '../services/slots/slotService.js';
+import { ContentLedgerStore } from '../stores/contentLedgerStore.js';
+import { LeaseStore } from '../stores/leaseStore.js';
+import { ContentProviderStore } from '../stores/contentProviderStore.js';
+import type { WalletStore } from '../stores/walletStore.js';
+
+/** Tuning of the content-token domain (batching, answer timeout); tests and benchmarks use it. */
+export interface ContentOptions {
+  consumption?: ConsumptionOptions;
+  batcher?: UsageBatcherOptions;
+  /** How often the chain head is polled, 100 ms by default. */
+  headPollMs?: number;
+  /** How often provider keys changed on other replicas are picked up, 5 s by default. */
+  keyRefreshMs?: number;
+}
+
+/** The content-token domain as the HTTP layer and the composition root see it (`services.content`). */
+export interface ContentServices {
+  providers: ProviderService;
+  consumption: ConsumptionService;
+  balances: BalanceQueryService;
+  purchases: PurchaseService;
+  settlement: SettlementService;
+  /** Registered cuids; `findProviderByCuid` is the `cu_id` lookup the slots domain adds to its resolver. */
+  directory: ProviderDirectory;
+  batcher: UsageBatcher;
+  /** Accepted consumption records still waiting for a batch (metrics). */
+  queuedRecords(): Promise<number>;
+  watch: ChainWatch;
+  keyring: ProviderKeyring;
+  reader: SlotBalanceReader;
+  /** Loads keys, starts the head watcher and the batcher (which first settles what a crash left open). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ContentDeps {
+  db: Db;
+  logger: Logger;
+  secretBox: SecretBox;
+  chain: Pick<ChainServices, 'gateway' | 'operator' | 'calls'>;
+  clients: ClientDirectory;
+  slots: SlotService;
+  custody: CustodyService;
+  wallets: WalletStore;
+  options?: ContentOptions | undefined;
+}
+
+/** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
+export function createContentServices(deps: ContentDeps): ContentServices {
+  const logger = deps.logger.child({ component: 'content' });
+  const options = deps.options ?? {};
+  const providerStore = new ContentProviderStore(deps.db);
+  const ledger = new ContentLedgerStore(deps.db);
+  // The gateway speaks the chain layer's types; this line is where it is checked against the port.
+  const chain: ContentTokenChain = new ContentTokenGateway(
+    deps.chain.gateway,
+    deps.chain.operator,
+    deps.chain.calls,
+  );
+  const slots = slotDirectoryOf(deps.slots);
+  const watch = new ChainWatch(chain, logger, options.headPollMs ?? 100);
+  const directory = new ProviderDirectory(providerStore);
+  const keyring = new ProviderKeyring(providerStore, deps.secretBox);
+  const reader = new SlotBalanceReader(chain, watch);
+  const providers = new ProviderService(providerStore, directory, keyring, deps.clients, chain, logger);
+  const consumption = new ConsumptionService(
+    keyring,
+    directory,
+    slots,
+    ledger,
+    chain,
+    watch,
+    undefined,
+    logger,
+    options.consumption,
+  );
+  const batcher = new UsageBatcher(
+    ledger,
+    new LeaseStore(deps.db),
+    chain,
+    watch,
+    consumption,
+    logger,
+    options.batcher,
+  );
+  consumption.attachBatcher(batcher);
+  const purchases = new PurchaseService(
+    directory,
+    slots,
+    walletExecutorOf(deps.custody, deps.wallets),
+    chain,
+    ledger,
+    watch,
+    logger,
+  );
+  const settlement = new SettlementService(
+    directory,
+    providers,
+    chain,
+    watch,
+    logger,
+    providerStore,
+    (cuid) => ledger.slotsOf(cuid),
+  );
+  const balances = new BalanceQueryService(reader, directory, providerStore, slots);
+  let keyTimer: NodeJS.Timeout | undefined;
+
+  return {
+    providers,
+    consumption,
+    balances,
+    purchases,
+    settlement,
+    directory,
+    batcher,
+    queuedRecords: () => ledger.countByState('queued'),
+    watch,
+    keyring,
+    reader,
+    async start() {
+      await keyring.reload();
+      keyTimer = setInterval(
+        () =>
+          void keyring.reload().catch((err: unknown) => logger.warn({ err }, 'provider key refresh failed')),
+        options.keyRefreshMs ?? 5_000,
+      );
+      keyTimer.unref();
+      watch.start();
+      await watch.poll().catch(() => undefined);
+      batcher.start();
+    },
+    async close() {
+      if (keyTimer) clearInterval(keyTimer);
+      watch.stop();
+      await batcher.stop();
+    },
+  };
+}
+
+interface SlotLike {
+  id: string;
+  clientId: string;
+  ownerUuid: number;
+  contentAddress: SlotView['contentAddress'];
+}
+
+const view = (s: SlotLike | undefined): SlotView | undefined =>
+  s && { id: s.id, clientId: s.clientId, ownerUuid: s.ownerUuid, contentAddress: s.contentAddress };
+
+/** The content port over the slot service: confirmed slots only (`findSlot` leaves out slots still being created). */
+export function slotDirectoryOf(
+  slots: Pick<SlotService, 'findSlot' | 'findByContentAddress'>,
+): SlotDirectory {
+  return {
+    findById: async (id) => view(await slots.findSlot(id)),
+    findByContentAddress: async (address) => view(await slots.findByContentAddress(address)),
+  };
+}
+
+/** The content port over PIN custody's `operate` from the user's main wallet (W_SALT); a reverted call is a 422. */
+export function walletExecutorOf(
+  custody: Pick<CustodyService, 'operate'>,
+  wallets: Pick<WalletStore, 'mainWallet'>,
+): UserWalletExecutor {
+  return {
+    async executeFromMainWallet(userUuid, pin, calls) {
+      if (!pin.pinHash || !pin.pinSalt || !pin.keyShareUser) {
+        throw new AppError(
+          401,
+          'pin_required',
+          'pin_hash, pin_salt and key_share_user are required for this operation',
+        );
+      }
+      const main = await wallets.mainWallet(userUuid);
+      if (!main) throw new AppError(404, 'wallet_not_found', 'Register a PIN first: the user has no wallet');
+      const result = await custody.operate(
+        userUuid,
+        main.address,
+        { pinHash: pin.pinHash, keyShareUser: pin.keyShareUser },
+        calls,
+      );
+      if (!result.success) {
+        throw new OperationReverted(result.revert, 'The purchase was included but reverted', {
+          tx_hash: result.txHash,
+          user_op_hash: result.userOpHash,
+        });
+      }
+      return { txHash: result.txHash, userOpHash: result.userOpHash };
+    },
+    mainWalletOf: async (userUuid) => (await wallets.mainWallet(userUuid))?.address,
+  };
+}

@@ -1,0 +1,120 @@
+import { availableParallelism } from 'node:os';
+import type { Logger } from 'pino';
+import type { ChainServices } from './chain.js';
+import type { Config } from '../config.js';
+import type { SecretBox } from '../crypto/secretBox.js';
+import type { Db } from '../db/database.js';
+import { CustodySeal } from '../services/custody/custodySeal.js';
+import type { ContentWalletSlots } from '../services/custody/contentWallets.js';
+import { CustodyService } from '../services/custody/custodyService.js';
+import { PinLockout } from '../services/custody/pinLockout.js';
+import { ShareCheck } from '../services/custody/shareCheck.js';
+import { pinDerivationConcurrency, SharePinDeriver } from '../services/custody/sharePinDeriver.js';
+import type { WalletChain } from '../services/custody/walletChain.js';
+import { createMailer } from './mail.js';
+import type { Mailer } from '../services/mail/mailer.js';
+import { TokenTransferService } from '../services/transfers/tokenTransferService.js';
+import { EmailVerificationService } from '../services/verification/emailVerificationService.js';
+import { CustodyStore } from '../stores/custodyStore.js';
+import { SlotStore } from '../stores/slotStore.js';
+import type { UserStore } from '../stores/userStore.js';
+import { VerificationStore } from '../stores/verificationStore.js';
+import type { WalletStore } from '../stores/walletStore.js';
+
+export interface CustodyDomain {
+  custody: CustodyService;
+  emailVerification: EmailVerificationService;
+  transfers: TokenTransferService;
+  /** PBKDF2 share-PIN derivations; its queue length is a metric. */
+  sharePins: SharePinDeriver;
+  mailer: Mailer;
+  close(): Promise<void>;
+}
+
+/** Which slot a content wallet belongs to, and who owns it now (pending slots have no owner yet). */
+function contentWalletSlotsOver(slots: SlotStore): ContentWalletSlots {
+  return {
+    slotOfContentWallet: async (address) => {
+      const slot = await slots.findByContentAddress(address);
+      return slot && slot.state !== 'pending' ? { slotId: slot.id, ownerUuid: slot.ownerUuid } : undefined;
+    },
+  };
+}
+
+/** Wires PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md). */
+export function createCustodyDomain(deps: {
+  config: Pick<
+    Config,
+    'pinShareSalt' | 'threadPoolSize' | 'pbkdf2QueueMax' | 'smtpUrl' | 'mailFrom' | 'dataDir'
+  >;
+  db: Db;
+  logger: Logger;
+  secretBox: SecretBox;
+  masterKey: Buffer;
+  users: UserStore;
+  wallets: WalletStore;
+  chain: Pick<ChainServices, 'gateway' | 'operations' | 'calls'>;
+}): CustodyDomain {
+  const store = new CustodyStore(deps.db);
+  const chain = walletChainOver(deps.chain);
+  const mailer = createMailer(deps.config);
+  const emailVerification = new EmailVerificationService(
+    new VerificationStore(deps.db),
+    deps.users,
+    mailer,
+    deps.masterKey,
+  );
+  const sharePins = new SharePinDeriver(
+    deps.config.pinShareSalt,
+    pinDerivationConcurrency(availableParallelism(), deps.config.threadPoolSize),
+    deps.config.pbkdf2QueueMax,
+  );
+  const custody = new CustodyService(
+    {
+      store,
+      wallets: deps.wallets,
+      seal: new CustodySeal(deps.secretBox),
+      sharePins,
+      lockout: new PinLockout(store),
+      shareCheck: new ShareCheck(deps.masterKey),
+      chain,
+      logger: deps.logger.child({ component: 'custody' }),
+    },
+    emailVerification,
+    contentWalletSlotsOver(new SlotStore(deps.db)),
+  );
+  return {
+    custody,
+    emailVerification,
+    transfers: new TokenTransferService(custody, chain),
+    sharePins,
+    mailer,
+    close: () => mailer.close(),
+  };
+}
+
+/** The custody port (`WalletChain`) over the chain layer's gateway, call builders and operation pipeline. */
+export function walletChainOver(chain: Pick<ChainServices, 'gateway' | 'operations' | 'calls'>): WalletChain {
+  const { gateway, operations, calls } = chain;
+  return {
+    walletAddress: async (owner, salt) => gateway.walletAddress(owner, salt),
+    ownerOf: (wallet) => gateway.walletOwner(wallet),
+    hasCode: (address) => gateway.isDeployed(address),
+    submit: (wallet, action, owner) =>
+      operations.submitOperation({
+        owner,
+        salt: wallet.salt,
+        sender: wallet.address,
+        ...('calls' in action ? { calls: action.calls } : { callData: action.callData }),
+      }),
+    changeOwnerCallData: (newOwner) => calls.changeOwnerCallData(newOwner),
+    erc20TransferCall: (token, to, amount) => calls.erc20Transfer(token, to, amount),
+    dex: gateway.contracts.dex,
+    contentWalletCalls: (slotId, _contentWallet, deploy, inner) => [
+      ...(deploy ? [calls.platform('accountFactory', 'createAccount', [gateway.contracts.dex, slotId])] : []),
+      ...inner.map((c) =>
+        calls.platform('dex', 'executeFromSlot', [slotId, c.to, c.value ?? 0n, c.data ?? '0x']),
+      ),
+    ],
+  };
+}

@@ -1,0 +1,396 @@
+import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
+import { PasswordHasher, SCRYPT_PARAMS } from '../crypto/passwordHasher.js';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import { type ChainServices, type ChainServicesOptions, createChainServices } from './chain.js';
+import type { Config } from '../config.js';
+import { SecretBox } from '../crypto/secretBox.js';
+import { type DatabaseHandle, openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { loggerOptions } from '../logger.js';
+import { ServiceMetrics } from '../observability/metrics.js';
+import { AuditTrail } from '../services/audit/auditTrail.js';
+import { AuditLogStore } from '../stores/auditLogStore.js';
+import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
+import { AccountService } from '../services/accounts/accountService.js';
+import type { CustodyService } from '../services/custody/custodyService.js';
+import type { MarketService } from '../services/market/marketService.js';
+import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
+import type { ClientService } from '../services/oauth/clientService.js';
+import type { OAuthService } from '../services/oauth/oauthService.js';
+import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
+import type { SlotImportService } from '../services/slots/slotImportService.js';
+import type { SlotService } from '../services/slots/slotService.js';
+import type { SlotTransferService } from '../services/slots/slotTransferService.js';
+import type { LoginStatusService } from '../services/status/loginStatusService.js';
+import { Authenticator } from '../services/tokens/authenticator.js';
+import { TokenService } from '../services/tokens/tokenService.js';
+import type { TokenTransferService } from '../services/transfers/tokenTransferService.js';
+import type { EmailVerificationService } from '../services/verification/emailVerificationService.js';
+import { SigningKeyStore } from '../stores/signingKeyStore.js';
+import { UserStore } from '../stores/userStore.js';
+import { WalletStore } from '../stores/walletStore.js';
+import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
+import { createCustodyDomain } from './custody.js';
+import { createOAuthDomain } from './oauth.js';
+import { type BackendIntegration, createSlotDomain } from './slots.js';
+
+export type { BackendIntegration, ContentServices };
+import type { AccountOverviewService } from '../services/accounts/accountOverview.js';
+import { createAccountOverview } from './accountOverview.js';
+import { PasswordService } from '../services/accounts/passwordService.js';
+import { VerificationStore } from '../stores/verificationStore.js';
+import { ConsentService } from '../services/oauth/consentService.js';
+import { createOidcServices, type OidcServices } from '../services/oidc/oidcServices.js';
+import { SponsorshipPolicy } from '../chain/operations/sponsorshipPolicy.js';
+import { SlotStore } from '../stores/slotStore.js';
+import { SponsorshipStore } from '../stores/sponsorshipStore.js';
+import { chainFactsOf } from './chainFacts.js';
+import { registerDomainMetrics } from './observability.js';
+import { FundsWatch } from '../services/funds/fundsWatch.js';
+import { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
+import { ChainBeliefStore } from '../stores/chainBeliefStore.js';
+
+/**
+ * Everything the HTTP layer may use, wired once. The composition root (this folder, one file per
+ * domain) is the only place that constructs stores, gateways and services, and so the only place that
+ * knows which store or gateway implementation backs a service.
+ */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  secrets: PlatformSecrets;
+  secretBox: SecretBox;
+  /** Shared state between replicas (rate limits, one-time values) when REDIS_URL is set. */
+  redis: Redis | undefined;
+  /**
+   * Named checks `/readyz` runs; each rejects when its dependency does not answer (a string resolved is a
+   * detail; `{ degraded }` keeps the service ready but reports `degraded`, e.g. low funds).
+   */
+  readinessProbes: Record<string, () => Promise<void | string | { degraded: string }>>;
+  /** The paymaster deposit and relayer balance against LOW_FUNDS_* (docs/operations.md). */
+  funds: FundsWatch;
+  /** Prometheus metrics: request counts and latencies, queue depths and balances read at scrape time. */
+  metrics: ServiceMetrics;
+  /** The append-only audit trail (docs/operations.md); the HTTP layer records every audited route. */
+  audit: AuditTrail;
+  tokens: TokenService;
+  /** Verifies bearer tokens and checks revocation; routes use it through `http/auth.ts`. */
+  authenticator: Authenticator;
+  accounts: AccountService;
+  users: UserStore;
+  /** Main and slot content wallets (shared by PIN custody and slots). */
+  wallets: WalletStore;
+  /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
+  clients: ClientService;
+  /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
+  oauth: OAuthService;
+  /** The in-memory revocation list every bearer check consults, kept in step across replicas. */
+  revocations: RevocationRegistry;
+  /** Sessions, CSRF and consent of the service's own login page. */
+  browserSessions: BrowserSessionService;
+  /** The console's account page: main wallet, slots with content balances, wallet operations. */
+  accountOverview: AccountOverviewService;
+  /** Password reset by e-mail and password change (docs/accounts.md). */
+  passwords: PasswordService;
+  /** The apps each user approved: list and revoke (docs/accounts.md). */
+  consents: ConsentService;
+  /** Login status per user and app (`getStatus`, `setStatus`). */
+  loginStatus: LoginStatusService;
+  /** OpenID Connect (docs/oidc.md): ID tokens, userinfo, RP-initiated logout. */
+  oidc: OidcServices;
+  /** The chain: gateway (typed reads), `operations.submitOperation`, `operator.execute`, `calls`, faucet. */
+  chain: ChainServices;
+  /** Slots (docs/slots.md): created on a user's first backend authorize; `findSlot`, `listForOwner`, … */
+  slots: SlotService;
+  /** Ticketed slot ownership transfers (`exchange_token_owner`, admin tickets, marketplace). */
+  slotTransfers: SlotTransferService;
+  /** `dauth slots import`: earlier-issued slots. */
+  slotImport: SlotImportService;
+  /** Backend integration flow (docs/backend-integration.md): authorize, callbacks, get_token, logout. */
+  backend: BackendIntegration;
+  /** The marketplace of OAuth rights and slots. */
+  market: MarketService;
+  /** PIN key custody (docs/pin-custody.md): register, verify, reset, recover, and `operate` for PIN-gated operations. */
+  custody: CustodyService;
+  /** E-mail codes and single-use verification tokens (`pin_recover`). */
+  emailVerification: EmailVerificationService;
+  /** ERC-20 transfers from a user's wallet (`/v1/token/transfer`). */
+  transfers: TokenTransferService;
+  /** Content tokens (docs/content-tokens.md): providers, purchases, batched consumption, balances, settlement. */
+  content: ContentServices;
+  /** Sponsored gas per day, user and app (docs/security.md, "Gas sponsorship policy"). */
+  sponsorship: SponsorshipStore;
+  /** Database beliefs compared with the chain after start (docs/chain.md, "Durability"). */
+  chainConsistency: ChainConsistencyCheck;
+  /** Releases every resource in reverse order of creation. */
+  close(): Promise<void>;
+}
+
+export interface CreateServicesOptions {
+  logger?: Logger;
+  /** Tests isolate PostgreSQL runs in their own schema. */
+  pgSchema?: string;
+  /** Tuning of the chain layer (bundling, embedded chain); tests and benchmarks use it. */
+  chain?: ChainServicesOptions;
+  /** Tuning of the content-token domain (batching, answer timeout); tests and benchmarks use it. */
+  content?: ContentOptions;
+}
+
+export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
+  const logger = options.logger ?? pino(loggerOptions(config.logLevel));
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) {
+      await closer().catch((err: unknown) => logger.warn({ err }, 'error while closing'));
+    }
+  };
+  try {
+    const metrics = new ServiceMetrics();
+    const secrets = ensureSecrets(config);
+    for (const target of secrets.tightened) {
+      logger.warn({ path: target }, 'group/other permissions removed from a DATA_DIR file (now owner-only)');
+    }
+    const secretBox = new SecretBox(secrets.masterKey);
+
+    logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
+    const database = openDatabase({
+      databaseUrl: config.databaseUrl,
+      sqlitePath: path.join(config.dataDir, 'dauth.sqlite'),
+      ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    });
+    closers.push(() => database.close());
+    await migrateToLatest(database.db);
+
+    let redis: Redis | undefined;
+    if (config.redisUrl) {
+      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+      const client = redis;
+      closers.push(async () => void (await client.quit()));
+    }
+
+    const readinessProbes: Services['readinessProbes'] = { database: () => database.ping() };
+    if (redis) {
+      const client = redis;
+      readinessProbes.redis = async () => void (await client.ping());
+    }
+
+    // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
+    const chain = await createChainServices(config, { logger, db: database.db }, options.chain);
+    closers.push(() => chain.close());
+    readinessProbes.chain = () => chain.probe();
+
+    // Low funds: `/readyz` degraded, a warning, and on the embedded chain an automatic refill from the deployer.
+    const funds = new FundsWatch(
+      {
+        paymasterDeposit: () => chain.gateway.paymasterDeposit(),
+        relayerBalance: () => chain.gateway.nativeBalance(chain.telemetry.relayerAddress),
+      },
+      config.lowFunds,
+      logger,
+      chain.embedded
+        ? {
+            paymasterDeposit: (wei) => chain.faucet.depositForPaymaster(wei),
+            relayer: (wei) => chain.faucet.sendNative(chain.telemetry.relayerAddress, wei),
+          }
+        : undefined,
+    );
+    readinessProbes.funds = async () => {
+      const report = await funds.check();
+      return report.low.length > 0 ? { degraded: report.detail } : report.detail;
+    };
+
+    const audit = new AuditTrail(new AuditLogStore(database.db), logger);
+    const users = new UserStore(database.db);
+    const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
+    await tokens.init();
+    const authenticator = new Authenticator(tokens);
+    // Password change and reset void the user's earlier login JWTs (docs/accounts.md).
+    authenticator.useLoginCutoff((userId) => users.loginsValidAfter(Number(userId)));
+    // Sign-in and sign-up hashes: one scrypt per core at most, a bounded queue behind (SCRYPT_QUEUE_MAX).
+    const passwords = new PasswordHasher(
+      Math.min(availableParallelism(), config.threadPoolSize),
+      config.scryptQueueMax,
+      { ...SCRYPT_PARAMS, N: config.scryptN },
+    );
+    const accounts = new AccountService(users, tokens, passwords);
+    const wallets = new WalletStore(database.db);
+
+    // Where redirect URIs (and so backend callbacks) may point: decisions §7, docs/security.md.
+    const callbackTargets = new CallbackTargetPolicy({
+      allowPrivate: config.callbackAllowPrivate,
+      requireHttps: config.requireHttpsRedirects,
+    });
+
+    // OAuth (docs/oauth.md): apps, grants, login pages, login status and the shared revocation list.
+    const oauthDomain = await createOAuthDomain({
+      callbackTargets,
+      config,
+      db: database.db,
+      logger,
+      redis,
+      pgSchema: options.pgSchema,
+      masterKey: secrets.masterKey,
+      secretBox,
+      tokens,
+      authenticator,
+      wallets,
+    });
+    closers.push(() => oauthDomain.close());
+    const { clients, oauth, revocations, browserSessions, loginStatus } = oauthDomain;
+    // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
+    const oidc = createOidcServices({
+      tokens,
+      users: accounts,
+      wallets,
+      clients,
+      sessions: browserSessions,
+      loginStatus,
+      issuer: config.publicUrl,
+    });
+
+    // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
+    const custodyDomain = createCustodyDomain({
+      config,
+      db: database.db,
+      logger,
+      secretBox,
+      masterKey: secrets.masterKey,
+      users,
+      wallets,
+      chain,
+    });
+    closers.push(() => custodyDomain.close());
+
+    // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
+    const slotDomain = createSlotDomain({
+      db: database.db,
+      logger,
+      users,
+      wallets,
+      clients,
+      oauth,
+      loginStatus,
+      chain,
+      custody: custodyDomain.custody,
+      callbackTargets,
+    });
+    closers.push(() => slotDomain.close());
+
+    // Content tokens (docs/content-tokens.md): the batcher starts here and first settles what a crash left.
+    const content = createContentServices({
+      db: database.db,
+      logger,
+      secretBox,
+      chain,
+      clients,
+      slots: slotDomain.slots,
+      custody: custodyDomain.custody,
+      wallets,
+      options: options.content,
+    });
+    await content.start();
+    closers.push(() => content.close());
+    // A slot transfer's `cu_id` may name the app by a cuid registered to it (decisions §5).
+    slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
+
+    // Gas sponsorship policy (decisions §7): checked by the operation pipeline before anything is signed.
+    const sponsorship = new SponsorshipStore(database.db);
+    const slotRecords = new SlotStore(database.db);
+    chain.operations.usePolicy(
+      new SponsorshipPolicy(
+        config.sponsorship,
+        chain.info.contracts,
+        chain.operator.address,
+        {
+          userOfWallet: async (address) => (await wallets.findByAddress(address))?.userUuid,
+          appOfSlot: async (slotId) => (await slotRecords.findById(slotId.toString()))?.clientId,
+          appOfCuid: async (cuid) => (await content.directory.registered(cuid))?.clientId,
+        },
+        sponsorship,
+      ),
+    );
+
+    // After the journal recovery: what the database believes is checked against the chain, in the background.
+    const chainConsistency = new ChainConsistencyCheck(
+      new ChainBeliefStore(database.db),
+      chainFactsOf(chain.gateway),
+      logger,
+    );
+    void chainConsistency
+      .run()
+      .catch((err: unknown) => logger.warn({ err }, 'chain consistency check failed'));
+    readinessProbes.chain_consistency = async () => chainConsistency.detail;
+
+    registerDomainMetrics(metrics, {
+      database,
+      chain,
+      content,
+      queues: { scrypt: passwords, pbkdf2: custodyDomain.sharePins },
+      revocations,
+    });
+
+    return {
+      config,
+      logger,
+      database,
+      secrets,
+      secretBox,
+      redis,
+      readinessProbes,
+      metrics,
+      funds,
+      audit,
+      chain,
+      tokens,
+      authenticator,
+      accounts,
+      users,
+      wallets,
+      clients,
+      oauth,
+      revocations,
+      browserSessions,
+      consents: new ConsentService(browserSessions, oauth, clients),
+      passwords: new PasswordService(
+        users,
+        new VerificationStore(database.db),
+        passwords,
+        custodyDomain.mailer,
+        secrets.masterKey,
+        config.publicUrl,
+        logger,
+      ),
+      accountOverview: createAccountOverview({
+        db: database.db,
+        wallets,
+        gateway: chain.gateway,
+        slots: slotDomain.slots,
+        clients,
+        balances: content.balances,
+        audit,
+      }),
+      loginStatus,
+      oidc,
+      slots: slotDomain.slots,
+      slotTransfers: slotDomain.slotTransfers,
+      slotImport: slotDomain.slotImport,
+      backend: slotDomain.backend,
+      market: slotDomain.market,
+      custody: custodyDomain.custody,
+      emailVerification: custodyDomain.emailVerification,
+      transfers: custodyDomain.transfers,
+      content,
+      sponsorship,
+      chainConsistency,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,105 @@
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { ChainServices } from './chain.js';
+import type { ContentServices } from './content.js';
+import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
+
+/** Wei as a float of ether: Prometheus samples are doubles, and alert thresholds read better in ether. */
+export function weiToEther(wei: bigint): number {
+  return Number(wei) / 1e18;
+}
+
+/**
+ * Wires the domain's gauges and counters into `/metrics` (docs/operations.md lists them). Services expose
+ * plain readings and observer hooks; only this file and observability/ know about Prometheus.
+ */
+export function registerDomainMetrics(
+  metrics: ServiceMetrics,
+  parts: {
+    database: DatabaseHandle;
+    chain: Pick<ChainServices, 'gateway' | 'telemetry'>;
+    content: Pick<ContentServices, 'batcher' | 'queuedRecords'>;
+    queues: { scrypt: { queued: number }; pbkdf2: { queued: number } };
+    revocations: RevocationRegistry;
+  },
+): void {
+  const { chain, content, queues, revocations, database } = parts;
+  chain.telemetry.observeBundles({
+    bundleMined: (size) => {
+      metrics.observeSize('dauth_bundle_operations', 'Operations per mined bundle', size);
+      metrics.count('dauth_operations_total', 'Operations included on chain in a mined bundle', {}, size);
+    },
+    bundleFailed: (kind) =>
+      metrics.count('dauth_bundles_failed_total', 'Bundle transactions dropped or reverted as a whole', {
+        kind,
+      }),
+    operationReverted: (reason) =>
+      metrics.count(
+        'dauth_operation_reverts_total',
+        'Included operations whose call reverted, by revert name',
+        {
+          reason,
+        },
+      ),
+  });
+  content.batcher.onBatch = (records) =>
+    metrics.observeSize(
+      'dauth_consumption_batch_records',
+      'Consumption records per batch recorded on chain',
+      records,
+    );
+
+  metrics.gauge({
+    name: 'dauth_bundler_queue_depth',
+    help: 'Signed operations waiting for a bundle',
+    read: () => chain.telemetry.queuedOperations(),
+  });
+  metrics.gauge({
+    name: 'dauth_relayer_balance_ether',
+    help: 'Native balance of the relayer account that pays for gas',
+    read: async () => weiToEther(await chain.gateway.nativeBalance(chain.telemetry.relayerAddress)),
+  });
+  metrics.gauge({
+    name: 'dauth_relayer_nonce_gap',
+    help: 'Relayer transactions sent and not yet mined (pending nonce minus latest nonce)',
+    read: () => chain.telemetry.relayerNonceGap(),
+  });
+  metrics.gauge({
+    name: 'dauth_paymaster_deposit_ether',
+    help: "The paymaster's EntryPoint deposit, which pays for sponsored operations",
+    read: async () => weiToEther(await chain.gateway.paymasterDeposit()),
+  });
+  metrics.gauge({
+    name: 'dauth_consumption_queue_depth',
+    help: 'Accepted consumption records waiting for a batch',
+    read: () => content.queuedRecords(),
+  });
+  metrics.gauge({
+    name: 'dauth_work_queue_length',
+    help: 'Key-derivation jobs waiting for a thread, by queue (scrypt passwords, pbkdf2 PIN shares)',
+    label: 'queue',
+    read: () =>
+      new Map([
+        ['scrypt', queues.scrypt.queued],
+        ['pbkdf2', queues.pbkdf2.queued],
+      ]),
+  });
+  metrics.gauge({
+    name: 'dauth_revocation_bus_connected',
+    help: 'Whether the revocation bus to the other replicas is connected and in sync (absent without a bus)',
+    read: () => (revocations.bus ? (revocations.inSync ? 1 : 0) : undefined),
+  });
+  metrics.gauge({
+    name: 'dauth_db_pool_connections',
+    help: 'Database pool connections by state (SQLite: one connection, always in use)',
+    label: 'state',
+    read: () => {
+      const pool = database.pool();
+      return new Map([
+        ['total', pool.total],
+        ['idle', pool.idle],
+        ['waiting', pool.waiting],
+      ]);
+    },
+  });
+}

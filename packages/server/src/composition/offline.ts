@@ -1,0 +1,79 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { PasswordHasher, SCRYPT_PARAMS } from '../crypto/passwordHasher.js';
+import { SecretBox } from '../crypto/secretBox.js';
+import { type DatabaseHandle, openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
+import { AccountService } from '../services/accounts/accountService.js';
+import { ProviderKeyring } from '../services/content/providerKeyring.js';
+import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
+import { ClientService } from '../services/oauth/clientService.js';
+import { TokenService } from '../services/tokens/tokenService.js';
+import { ClientStore } from '../stores/clientStore.js';
+import { ContentProviderStore } from '../stores/contentProviderStore.js';
+import { SigningKeyStore } from '../stores/signingKeyStore.js';
+import { UserStore } from '../stores/userStore.js';
+
+/**
+ * The database-backed part of the service without the chain: what `dauth` commands that only read or
+ * write accounts, apps and provider records use. Nothing here starts the embedded chain or takes its
+ * lock, so these commands run beside a live server on the same DATA_DIR (issue 15).
+ */
+export interface OfflineServices {
+  config: Config;
+  logger: Logger;
+  database: DatabaseHandle;
+  secrets: PlatformSecrets;
+  tokens: TokenService;
+  accounts: AccountService;
+  users: UserStore;
+  clients: ClientService;
+  /** Registered cuids and their terms, by app. */
+  contentProviders: ContentProviderStore;
+  /** Payload mode and (on explicit request) the sealed key and IV of an app. */
+  providerKeys: ProviderKeyring;
+  close(): Promise<void>;
+}
+
+export async function createOfflineServices(config: Config, logger: Logger): Promise<OfflineServices> {
+  const secrets = ensureSecrets(config);
+  const secretBox = new SecretBox(secrets.masterKey);
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, 'dauth.sqlite'),
+  });
+  try {
+    // A no-op when the server already migrated this database; a fresh DATA_DIR gets its schema here.
+    await migrateToLatest(database.db);
+    const users = new UserStore(database.db);
+    const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
+    await tokens.init();
+    const passwords = new PasswordHasher(1, Math.max(1, config.scryptQueueMax), {
+      ...SCRYPT_PARAMS,
+      N: config.scryptN,
+    });
+    const callbackTargets = new CallbackTargetPolicy({
+      allowPrivate: config.callbackAllowPrivate,
+      requireHttps: config.requireHttpsRedirects,
+    });
+    const contentProviders = new ContentProviderStore(database.db);
+    return {
+      config,
+      logger,
+      database,
+      secrets,
+      tokens,
+      accounts: new AccountService(users, tokens, passwords),
+      users,
+      clients: new ClientService(new ClientStore(database.db), secrets.masterKey, callbackTargets),
+      contentProviders,
+      providerKeys: new ProviderKeyring(contentProviders, secretBox),
+      close: () => database.close(),
+    };
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+}

@@ -1,0 +1,196 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditActorKind, AuditOutcome, AuditTrail } from '../services/audit/auditTrail.js';
+import type { App } from './types.js';
+
+type Fields = Record<string, unknown>;
+
+/**
+ * What one audited route records: its action name and the non-secret fields of the request and
+ * the answer worth keeping. Fields are whitelisted, never copied wholesale, so a PIN hash, key
+ * share, password, mnemonic, client secret or payload can never reach the trail.
+ */
+interface AuditedRoute {
+  action: string;
+  request?: (body: Fields, params: Fields) => Fields;
+  answer?: readonly string[];
+  /** Sign-up and login have no bearer: the account they reached is the answer's `uuid`. */
+  actorFromAnswer?: true;
+}
+
+const pick =
+  (...names: string[]) =>
+  (body: Fields): Fields =>
+    Object.fromEntries(names.filter((n) => body[n] !== undefined).map((n) => [n, body[n]]));
+
+/** A wallet operation's calls: target, value and the 4-byte selector, never the full call data. */
+function callsOf(body: Fields): Fields {
+  const calls = Array.isArray(body.calls) ? (body.calls as Fields[]) : [];
+  return {
+    calls: calls.map((c) => ({
+      to: c.to,
+      value: c.value ?? '0',
+      selector: typeof c.data === 'string' && c.data.length >= 10 ? c.data.slice(0, 10) : undefined,
+    })),
+  };
+}
+
+const CHAIN_ANSWER = ['tx_hash', 'transaction_hash', 'user_op_hash', 'address', 'slot_id'] as const;
+
+/** Keyed by `METHOD route-template`; a route not listed here is not audited. */
+const AUDITED_ROUTES: Record<string, AuditedRoute> = {
+  'POST /v1/dev-user/register': { action: 'account.register', request: pick('email'), actorFromAnswer: true },
+  'POST /v1/dev-user/login_devuser': {
+    action: 'account.login',
+    request: pick('email'),
+    actorFromAnswer: true,
+  },
+  'POST /oauth/authorize/login': { action: 'account.login_page', request: pick('email', 'client_id') },
+  'POST /v1/dev-user/clients': {
+    action: 'client.create',
+    request: pick('name', 'redirect_uris', 'dapp'),
+    answer: ['client_id'],
+  },
+  'PATCH /v1/dev-user/clients/:id': {
+    action: 'client.update',
+    request: (b, p) => ({ ...pick('name', 'redirect_uris')(b), client_id: p.id }),
+  },
+  'DELETE /v1/dev-user/clients/:id': { action: 'client.delete', request: (_b, p) => ({ client_id: p.id }) },
+  'POST /v1/dev-user/clients/:id/rotate-secret': {
+    action: 'client.rotate_secret',
+    request: (_b, p) => ({ client_id: p.id }),
+  },
+  'POST /v1/pin/register': { action: 'pin.register', answer: CHAIN_ANSWER },
+  'POST /v1/pin/verify': { action: 'pin.verify', request: callsOf, answer: CHAIN_ANSWER },
+  'POST /v1/pin/reset': { action: 'pin.reset', answer: ['address'] },
+  'POST /v1/pin/recover': { action: 'pin.recover', answer: ['address'] },
+  'POST /v1/auth/email/send-code': { action: 'email.send_code', request: pick('purpose') },
+  'POST /v1/auth/email/verify': { action: 'email.verify', request: pick('purpose') },
+  'POST /v1/token/transfer': {
+    action: 'token.transfer',
+    request: pick('from_address', 'to_address', 'amount', 'contract_address'),
+    answer: CHAIN_ANSWER,
+  },
+  'POST /idex-platform/exchange_token_owner': {
+    action: 'slot.transfer',
+    request: pick('cu_id', 'from_uuid', 'to_uuid', 'meta_idx'),
+    answer: [...CHAIN_ANSWER, 'from_address', 'to_address'],
+  },
+  'POST /v1/market/listings': {
+    action: 'market.list',
+    request: pick('user_id', 'client_id', 'price', 'meta_idx'),
+  },
+  'DELETE /v1/market/listings/:id': { action: 'market.cancel', request: (_b, p) => ({ listing_id: p.id }) },
+  'POST /v1/market/listings/:id/purchase': {
+    action: 'market.purchase',
+    request: (_b, p) => ({ listing_id: p.id }),
+    answer: CHAIN_ANSWER,
+  },
+  'POST /v1/development-api/init_permission_provider': {
+    action: 'provider.register',
+    request: pick('client_id', 'cuid', 'release_per', 'owner_addr'),
+    answer: ['tx_hash'],
+  },
+  'POST /v1/development-api/payload_mode': {
+    action: 'provider.payload_mode',
+    request: pick('client_id', 'mode'),
+  },
+  'POST /v1/development-api/test_encryption': {
+    action: 'provider.test_encryption',
+    request: pick('client_id'),
+  },
+  'POST /v1/development-api/user_buy_content_token': {
+    action: 'content.purchase',
+    request: pick('client_id', 'cuid', 'user_dbkey', 'amount'),
+    answer: CHAIN_ANSWER,
+  },
+  'POST /v1/development-api/release_used_balance': {
+    action: 'content.release',
+    request: pick('client_id', 'cuid', 'slot'),
+    answer: CHAIN_ANSWER,
+  },
+  'POST /v1/admin/faucet': { action: 'admin.faucet', request: pick('address', 'native', 'token') },
+  'POST /v1/admin/funding': { action: 'admin.funding', request: pick('paymaster_deposit', 'operator') },
+  'POST /v1/admin/transfer-tickets': {
+    action: 'admin.transfer_ticket',
+    request: pick('cu_id', 'from_uuid', 'to_uuid', 'meta_idx'),
+  },
+  'POST /v1/admin/content/release': { action: 'admin.content_release', request: pick('cuid', 'enabled') },
+  'POST /v1/admin/content/pool': { action: 'admin.content_pool', request: pick('cuid', 'amount') },
+};
+
+/** Every admin route is audited, including ones added later without an entry above. */
+function auditedRouteOf(method: string, route: string): AuditedRoute | undefined {
+  const known = AUDITED_ROUTES[`${method} ${route}`];
+  if (known) return known;
+  if (route.startsWith('/v1/admin/') && method !== 'GET') {
+    return { action: `admin.${route.slice('/v1/admin/'.length).replace(/[^a-z0-9]+/gi, '_')}` };
+  }
+  return undefined;
+}
+
+function outcomeOf(status: number): AuditOutcome {
+  if (status < 400) return 'success';
+  return [401, 403, 423, 429].includes(status) ? 'denied' : 'failure';
+}
+
+function actorOf(
+  request: FastifyRequest,
+  route: string,
+): { kind: AuditActorKind; user?: string; client?: string } {
+  if (route.startsWith('/v1/admin/')) return { kind: 'admin' };
+  const auth = request.auth;
+  if (!auth) return { kind: 'anonymous' };
+  // An access token acts for the user through an app; a login JWT is the user themself.
+  return auth.use === 'access'
+    ? { kind: 'app', user: auth.userId, ...(auth.clientId ? { client: auth.clientId } : {}) }
+    : { kind: 'user', user: auth.userId };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The answer's JSON body, kept by `onSend` for the audit entry of an audited route. */
+    auditAnswer?: Fields;
+  }
+}
+
+/**
+ * Records an audit entry after every audited route has answered. Installed on the root, so a
+ * route file needs no audit code; `AUDITED_ROUTES` is the one list of what is audited.
+ */
+export function installAuditRecorder(app: App, audit: AuditTrail): void {
+  app.addHook('onSend', async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+    const route = request.routeOptions.url;
+    if (!route || !auditedRouteOf(request.method, route) || typeof payload !== 'string') return payload;
+    try {
+      request.auditAnswer = JSON.parse(payload) as Fields;
+    } catch {
+      // Not JSON (an HTML page): nothing from the answer is kept.
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const route = request.routeOptions.url;
+    const audited = route ? auditedRouteOf(request.method, route) : undefined;
+    if (!route || !audited) return;
+    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Fields;
+    const params = (request.params ?? {}) as Fields;
+    const answer = request.auditAnswer ?? {};
+    const actor = actorOf(request, route);
+    if (audited.actorFromAnswer && typeof answer.uuid === 'string') actor.user = answer.uuid;
+    const details: Fields = { ...(audited.request?.(body, params) ?? {}) };
+    for (const name of audited.answer ?? []) if (answer[name] !== undefined) details[name] = answer[name];
+    const errorCode = reply.statusCode >= 400 ? (answer.error ?? answer.code) : undefined;
+    await audit.record({
+      action: audited.action,
+      outcome: outcomeOf(reply.statusCode),
+      status: reply.statusCode,
+      errorCode: errorCode === undefined ? undefined : String(errorCode),
+      actorKind: actor.kind,
+      actorUser: actor.user,
+      clientId: actor.client ?? (typeof body.client_id === 'string' ? body.client_id : undefined),
+      address: request.ip,
+      requestId: request.id,
+      details,
+    });
+  });
+}

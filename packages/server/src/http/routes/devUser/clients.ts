@@ -1,0 +1,209 @@
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import { MAX_REDIRECT_URIS } from '../../../services/oauth/clientService.js';
+import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+import { routeLimit } from '../../rateLimits.js';
+
+const ClientSummary = Type.Object({
+  client_id: Type.String(),
+  name: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  dapp: Type.Boolean(),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  post_logout_redirect_uris: Type.Array(Type.String()),
+});
+
+/** Apps (OAuth clients) of a developer (decisions §3), authenticated by the developer's login JWT. */
+export async function clientRoutes(app: App, services: Services): Promise<void> {
+  const { clients } = services;
+
+  app.post(
+    '/v1/dev-user/clients',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Register an app (OAuth client); the secret is shown once',
+        security: bearerSecurity,
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          redirect_uris: Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+            minItems: 1,
+            maxItems: MAX_REDIRECT_URIS,
+          }),
+          dapp: Type.Optional(Type.Boolean()),
+          post_logout_redirect_uris: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+              maxItems: MAX_REDIRECT_URIS,
+              description: 'OpenID Connect RP-initiated logout targets (exact match), docs/oidc.md',
+            }),
+          ),
+        }),
+        response: {
+          201: Type.Object({
+            success: Type.Boolean(),
+            client_id: Type.String(),
+            client_secret: Type.String(),
+          }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+      config: {
+        rateLimit: routeLimit(services.config.rateLimits, 'clients_create'),
+      },
+    },
+    async (request, reply) => {
+      const { client, clientSecret } = await clients.create({
+        ownerUuid: Number(authOf(request).userId),
+        name: request.body.name,
+        redirectUris: request.body.redirect_uris,
+        dapp: request.body.dapp,
+        postLogoutRedirectUris: request.body.post_logout_redirect_uris,
+      });
+      void reply.header('cache-control', 'no-store');
+      return reply
+        .status(201)
+        .send({ success: true, client_id: client.clientId, client_secret: clientSecret });
+    },
+  );
+
+  app.get(
+    '/v1/dev-user/clients',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Your own apps (never their secrets)',
+        security: bearerSecurity,
+        response: {
+          200: Type.Object({ success: Type.Boolean(), clients: Type.Array(ClientSummary) }),
+          ...errorResponses(401),
+        },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+    },
+    async (request) => {
+      const own = await clients.listOwn(Number(authOf(request).userId));
+      return {
+        success: true,
+        clients: own.map((c) => ({
+          client_id: c.clientId,
+          name: c.name,
+          redirect_uris: c.redirectUris,
+          dapp: c.dapp,
+          created_at: new Date(c.createdAt).toISOString(),
+          post_logout_redirect_uris: c.postLogoutRedirectUris,
+        })),
+      };
+    },
+  );
+
+  const ClientIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+  const RedirectUris = Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+    minItems: 1,
+    maxItems: MAX_REDIRECT_URIS,
+  });
+
+  app.patch(
+    '/v1/dev-user/clients/:id',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'Edit your app: name and/or redirect URIs (the registration rules apply); the old URIs stop working at once',
+        security: bearerSecurity,
+        params: ClientIdParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            redirect_uris: Type.Optional(RedirectUris),
+          },
+          { minProperties: 1 },
+        ),
+        response: {
+          200: Type.Object({ success: Type.Boolean(), client: ClientSummary }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+    },
+    async (request) => {
+      const c = await clients.update(Number(authOf(request).userId), request.params.id, {
+        name: request.body.name,
+        redirectUris: request.body.redirect_uris,
+      });
+      return {
+        success: true,
+        client: {
+          client_id: c.clientId,
+          name: c.name,
+          redirect_uris: c.redirectUris,
+          dapp: c.dapp,
+          created_at: new Date(c.createdAt).toISOString(),
+          post_logout_redirect_uris: c.postLogoutRedirectUris,
+        },
+      };
+    },
+  );
+
+  app.delete(
+    '/v1/dev-user/clients/:id',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Delete your app: every token and grant of it is revoked on every replica',
+        security: bearerSecurity,
+        params: ClientIdParams,
+        response: {
+          200: Type.Object({ success: Type.Boolean(), revoked_grants: Type.Integer() }),
+          ...errorResponses(401, 404, 503),
+        },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+    },
+    async (request) => {
+      const clientId = request.params.id;
+      // Deleted first: from then on the app cannot authenticate, so it cannot open a grant the sweep misses.
+      await clients.remove(Number(authOf(request).userId), clientId);
+      const revoked = await services.oauth.revokeClientGrants(clientId, 'client_deleted');
+      return { success: true, revoked_grants: revoked };
+    },
+  );
+
+  app.post(
+    '/v1/dev-user/clients/:id/rotate-secret',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'A new client secret, shown once; the old one works until old_secret_valid_until (CLIENT_SECRET_GRACE_SECONDS). Needs a fresh login (STEP_UP_MAX_AGE)',
+        security: bearerSecurity,
+        params: ClientIdParams,
+        response: {
+          200: Type.Object({
+            success: Type.Boolean(),
+            client_secret: Type.String(),
+            old_secret_valid_until: Type.String({ description: 'ISO 8601 UTC' }),
+          }),
+          ...errorResponses(401, 404, 429),
+        },
+      },
+      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      config: { rateLimit: routeLimit(services.config.rateLimits, 'clients_create') },
+    },
+    async (request, reply) => {
+      const { clientSecret, oldSecretValidUntil } = await clients.rotateSecret(
+        Number(authOf(request).userId),
+        request.params.id,
+        services.config.clientSecretGraceSeconds,
+      );
+      void reply.header('cache-control', 'no-store');
+      return {
+        success: true,
+        client_secret: clientSecret,
+        old_secret_valid_until: new Date(oldSecretValidUntil).toISOString(),
+      };
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import type { Services } from '../../composition/index.js';
+import { requireAdmin } from '../adminAuth.js';
+import type { App } from '../types.js';
+
+/** Counts and times every answer by its route template; installed on the root so it sees every route. */
+export function installRequestMetrics(app: App, services: Services): void {
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    services.metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+}
+
+/**
+ * `GET /metrics`: Prometheus text. Guarded by the admin key unless METRICS_PUBLIC=true (decisions
+ * §7), since route latencies and queue depths tell an attacker when the service is weakest.
+ */
+export async function metricsRoutes(app: App, services: Services): Promise<void> {
+  const { metrics, config, secrets } = services;
+  const guard = config.metricsPublic ? [] : [requireAdmin(secrets.adminApiKey)];
+  app.get(
+    '/metrics',
+    {
+      schema: { tags: ['ops'], summary: 'Prometheus metrics (admin key unless METRICS_PUBLIC=true)' },
+      onRequest: guard,
+    },
+    async (_request, reply) => {
+      const { contentType, body } = await metrics.render();
+      return reply.type(contentType).send(body);
+    },
+  );
+}

@@ -1,0 +1,94 @@
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import { invalidRequest, unsupportedGrantType } from '../../../services/oauth/oauthErrors.js';
+import type { TokensWithIdToken } from '../../../services/oidc/idTokenIssuer.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+import { authenticateClient } from './clientAuthentication.js';
+import { clientCredentials, clientRateLimit, noStore, optionalString as str } from './clientEndpoint.js';
+
+const TokenBody = Type.Object(
+  {
+    grant_type: Type.String({ maxLength: 100 }),
+    ...clientCredentials,
+    code: str(500),
+    redirect_uri: str(4096),
+    code_verifier: str(500),
+    refresh_token: str(500),
+    scope: str(1000),
+  },
+  { additionalProperties: true },
+);
+
+const TokenResult = Type.Object({
+  success: Type.Boolean(),
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer({ description: 'Seconds' }),
+  user_id: Type.String(),
+  refresh_token: Type.String(),
+  content_address: Type.Optional(
+    Type.String({ description: 'dapp apps only: the main wallet address of the user, when they have one' }),
+  ),
+  // Last, so an answer without it is byte for byte the plain OAuth 2.0 one.
+  id_token: Type.Optional(
+    Type.String({ description: 'OpenID Connect: only when the authorization scope contained openid' }),
+  ),
+});
+
+const tokenResult = (t: TokensWithIdToken) => ({
+  success: true,
+  access_token: t.accessToken,
+  token_type: 'Bearer' as const,
+  expires_in: t.expiresIn,
+  user_id: t.userId,
+  refresh_token: t.refreshToken,
+  ...(t.contentAddress !== undefined ? { content_address: t.contentAddress } : {}),
+  ...(t.idToken !== undefined ? { id_token: t.idToken } : {}),
+});
+
+/**
+ * `POST /oauth/token` (spec endpoint 3) with JSON or form bodies and client authentication in the
+ * body or by HTTP Basic: the authorization_code and refresh_token grants.
+ */
+export async function oauthTokenRoutes(app: App, services: Services): Promise<void> {
+  const { clients, oauth, config, oidc } = services;
+
+  app.post(
+    '/oauth/token',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Token exchange (spec endpoint 3): authorization_code or refresh_token',
+        description:
+          'JSON or application/x-www-form-urlencoded. Client authentication: `client_id` + `client_secret` in the body, or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`).',
+        body: TokenBody,
+        response: { 200: TokenResult, ...errorResponses(400, 401, 413, 415, 429) },
+      },
+      onRequest: noStore,
+      config: { errorStyle: 'oauth', rateLimit: clientRateLimit(config) },
+    },
+    async (request) => {
+      const body = request.body;
+      if (body.grant_type !== 'authorization_code' && body.grant_type !== 'refresh_token') {
+        throw unsupportedGrantType();
+      }
+      const client = await authenticateClient(request, body, clients);
+      if (body.grant_type === 'authorization_code') {
+        if (body.code === undefined) throw invalidRequest('code', 'code is required');
+        if (body.redirect_uri === undefined) throw invalidRequest('redirect_uri', 'redirect_uri is required');
+        const issued = await oauth.exchangeCode({
+          client,
+          code: body.code,
+          redirectUri: body.redirect_uri,
+          codeVerifier: body.code_verifier,
+        });
+        return tokenResult(await oidc.idTokens.complete(issued));
+      }
+      if (body.refresh_token === undefined)
+        throw invalidRequest('refresh_token', 'refresh_token is required');
+      const issued = await oauth.refresh({ client, refreshToken: body.refresh_token });
+      return tokenResult(await oidc.idTokens.complete(issued));
+    },
+  );
+}

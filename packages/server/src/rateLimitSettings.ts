@@ -1,0 +1,114 @@
+/**
+ * Every per-route rate limit of the service, by name, with its default. An operator changes any of
+ * them with the one setting `RATE_LIMITS` (README, docs/security.md): a comma-separated list of
+ * `name=count/window`, the window a number with a unit `s`, `m` or `h` (`1m` when only the unit is
+ * given: `login=5/m`). Names not listed keep their defaults.
+ */
+export interface RateLimit {
+  max: number;
+  windowMs: number;
+}
+
+const perMinute = (max: number): RateLimit => ({ max, windowMs: 60_000 });
+
+export const RATE_LIMIT_DEFAULTS = {
+  /** Password sign-ins per address and e-mail, the login API and the login page together. */
+  login: perMinute(10),
+  /** Password sign-ins per address across every e-mail (each one costs a scrypt). */
+  login_address: perMinute(30),
+  /** Account sign-ups per address. */
+  register: perMinute(20),
+  /** App registrations, edits' secret rotations per address. */
+  clients_create: perMinute(30),
+  /** Password reset requests and confirmations, and password changes, per address. */
+  password_reset: perMinute(10),
+  /** `/oauth/token`, `/oauth/revoke`, `/oauth/introspect` per client and address (`OAUTH_RATE_LIMIT`). */
+  oauth_token: perMinute(1200),
+  /** Backend authorizes per user and app. */
+  meta_authorize: perMinute(1000),
+  /** Failed client authentications at `/v1/oauth-meta/get_token` per address. */
+  meta_get_token_failures: perMinute(60),
+  /** `/idex-platform/exchange_token_owner` per address. */
+  exchange_token_owner: perMinute(120),
+  /** Marketplace: new listings, the public list, purchases (per address). */
+  market_create: perMinute(60),
+  market_list: perMinute(600),
+  market_purchase: perMinute(30),
+  /** Every PIN, e-mail verification and transfer route together, per address. */
+  pin_address: perMinute(600),
+  /** PIN routes per user. */
+  pin_register: perMinute(10),
+  pin_verify: perMinute(30),
+  pin_reset: perMinute(10),
+  pin_recover: perMinute(5),
+  /** E-mail verification per user. */
+  email_send: perMinute(20),
+  email_verify: perMinute(20),
+  /** `/v1/token/transfer` per user. */
+  token_transfer: perMinute(30),
+  /** Content tokens per user. */
+  content_register: perMinute(30),
+  content_buy: perMinute(30),
+  content_release: perMinute(60),
+  content_test_encryption: perMinute(60),
+  content_payload_mode: perMinute(20),
+  /** `increase_used_content_token` per address (anonymous; a provider backend sends many). */
+  content_consume: perMinute(60_000),
+  /** `increase_used_content_token` per cuid, every address together; counted only for payloads that authenticated. */
+  content_consume_cuid: perMinute(30_000),
+  /** `consume_auth` changes per user. */
+  content_consume_auth: perMinute(20),
+  /** `balance_adex` per address (public chain read). */
+  balance_adex: perMinute(6_000),
+  /** `/readyz` per address (each one queries the database and the chain). */
+  readyz: perMinute(60),
+  /** Every `/v1/admin/*` request per address, counted before the key or the body is looked at. */
+  admin: perMinute(300),
+} satisfies Record<string, RateLimit>;
+
+export type RateLimitName = keyof typeof RATE_LIMIT_DEFAULTS;
+export type RateLimits = Record<RateLimitName, RateLimit>;
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/**
+ * Parses `RATE_LIMITS` over the defaults. Returns the limits, or the problems (every bad entry).
+ * `oauthTokenMax` is the older `OAUTH_RATE_LIMIT`, still honoured unless `RATE_LIMITS` names `oauth_token`.
+ */
+export function parseRateLimits(
+  text: string | undefined,
+  oauthTokenMax?: number,
+): { limits: RateLimits; problems: string[] } {
+  const limits: RateLimits = { ...RATE_LIMIT_DEFAULTS };
+  if (oauthTokenMax !== undefined) limits.oauth_token = { max: oauthTokenMax, windowMs: 60_000 };
+  const problems: string[] = [];
+  for (const entry of (text ?? '').split(',').map((e) => e.trim())) {
+    if (entry === '') continue;
+    const match = /^([a-z_]+)\s*=\s*([0-9]+)\s*\/\s*([0-9]*)\s*(s|m|h)$/.exec(entry);
+    if (!match) {
+      problems.push(`RATE_LIMITS: "${entry}" is not name=count/window (for example login=10/1m)`);
+      continue;
+    }
+    const [, name, count, amount, unit] = match as unknown as [
+      string,
+      string,
+      string,
+      string,
+      's' | 'm' | 'h',
+    ];
+    if (!(name in RATE_LIMIT_DEFAULTS)) {
+      problems.push(
+        `RATE_LIMITS: unknown limit "${name}" (known: ${Object.keys(RATE_LIMIT_DEFAULTS).join(', ')})`,
+      );
+      continue;
+    }
+    const max = Number(count);
+    const windowMs = (amount === '' ? 1 : Number(amount)) * UNIT_MS[unit];
+    if (max < 1 || windowMs < 1_000 || windowMs > 24 * 3_600_000) {
+      problems.push(`RATE_LIMITS: "${entry}" needs a count of at least 1 and a window from 1s to 24h`);
+      continue;
+    }
+    limits[name as RateLimitName] = { max, windowMs };
+  }
+  return { limits, problems };
+}

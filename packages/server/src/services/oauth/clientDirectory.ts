@@ -1,0 +1,21 @@
+/**
+ * The registered apps (OAuth clients) as other domains use them: the backend-integration flow, the slot
+ * import and content tokens. `ClientService` is the implementation; this port keeps those domains to the
+ * few calls they need.
+ */
+
+/** A registered app, as far as other domains care. */
+export interface DirectoryClient {
+  clientId: string;
+  /** The user who registered the app. */
+  ownerUuid: number;
+  redirectUris: string[];
+}
+
+export interface ClientDirectory {
+  findClient(clientId: string): Promise<DirectoryClient | undefined>;
+  /** Constant-time check of the client's secret; false for an unknown client. */
+  verifyClientSecret(clientId: string, secret: string): Promise<boolean>;
+  /** Exact string match against the registered redirect URIs (scheme, host, port, path, trailing slash). */
+  isRegisteredRedirect(client: Pick<DirectoryClient, 'redirectUris'>, redirectUri: string): boolean;
+}

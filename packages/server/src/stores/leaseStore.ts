@@ -1,0 +1,50 @@
+import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
+
+/** The table keeps its first user's name; any named lease lives in it. */
+export interface ContentLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
+declare module '../db/database.js' {
+  interface Database {
+    content_leases: ContentLeasesTable;
+  }
+}
+
+/**
+ * Named leader leases across replicas (today: the content usage batcher). A lease is one row; taking
+ * or renewing it is a conditional UPDATE (same holder, or expired) and, when no row exists, an insert
+ * that ignores a conflict, so two replicas racing for a free lease never both win.
+ */
+export class LeaseStore {
+  constructor(private readonly db: Db) {}
+
+  /** Takes or renews the named lease for `holder` until `now + ttlMs`; false while another holder has it. */
+  async acquire(name: string, holder: string, ttlMs: number, now = Date.now()): Promise<boolean> {
+    const renewed = await this.db
+      .updateTable('content_leases')
+      .set({ holder, expires_at: now + ttlMs })
+      .where('name', '=', name)
+      .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<', now)]))
+      .executeTakeFirst();
+    if (affected(renewed) === 1) return true;
+    const inserted = await this.db
+      .insertInto('content_leases')
+      .values({ name, holder, expires_at: now + ttlMs })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  /** Gives the lease up at once (a clean stop), so another replica need not wait for it to expire. */
+  async release(name: string, holder: string): Promise<void> {
+    await this.db
+      .deleteFrom('content_leases')
+      .where('name', '=', name)
+      .where('holder', '=', holder)
+      .execute();
+  }
+}
