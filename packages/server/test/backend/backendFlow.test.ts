@@ -116,12 +116,17 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
       state: 'active',
     });
     const content = await server.services.wallets.findByAddress(info.content_address as string);
-    expect(content).toMatchObject({ kind: 'slot', salt: BigInt(raw.digits), userUuid: Number(alice.uuid) });
+    // The content wallet's first owner is the dex: it follows the slot (decisions §7).
+    const dex = server.services.chain.info.contracts.dex;
+    expect(content).toMatchObject({
+      kind: 'content',
+      salt: BigInt(raw.digits),
+      userUuid: Number(alice.uuid),
+      owner: dex,
+    });
     const main = await server.services.wallets.mainWallet(Number(alice.uuid));
     expect(main!.address).toBe(wallet);
-    expect(info.content_address).toBe(
-      server.services.chain.gateway.walletAddress(main!.owner, BigInt(raw.digits)),
-    );
+    expect(info.content_address).toBe(server.services.chain.gateway.walletAddress(dex, BigInt(raw.digits)));
     expect(await dexOwnerOf(server, raw.digits)).toBe(wallet);
 
     // The access token is a live OAuth access token for this app.

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import * as oauth from 'oauth4webapi';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   authorizeUrl,
@@ -17,44 +15,28 @@ import {
   type TokenResult,
 } from '../oauth/support.js';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 const APP_NAME = 'Space <Game> & "Co"';
 
-describe('login-and-consent page in a real Chromium', () => {
+describe.skipIf(!chromiumAvailable)('login-and-consent page in a real Chromium', () => {
   let server: TestServer;
   let callback: CallbackServer;
   let user: TestUser;
   let client: TestClient;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: TestBrowser;
 
   beforeAll(async () => {
     server = await startTestServer();
     callback = await startCallbackServer();
     user = await createUser(server.url);
     client = await createClient(server.url, user, [callback.url()], { name: APP_NAME });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: CHROMIUM_ARGS,
-    });
+    browser = await launchTestBrowser();
+    context = browser.context;
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await callback?.close();
     await server?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
   beforeEach(async () => {
     await context.clearCookies();

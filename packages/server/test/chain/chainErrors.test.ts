@@ -3,14 +3,13 @@ import { encodeErrorResult, HttpRequestError, RpcRequestError, zeroAddress } fro
 import { describe, expect, it } from 'vitest';
 import {
   isTransportError,
-  OperationRevertedError,
   translateChainError,
   UserOperationRejectedError,
 } from '../../src/chain/chainErrors.js';
 import { addressOfPrivateKey, signEthMessageHash } from '../../src/chain/operations/operationOwner.js';
 import { SPONSORSHIP_SECONDS, sponsorshipWindow } from '../../src/chain/operations/sponsorship.js';
 import { decodeRevertReason } from '../../src/chain/revertReason.js';
-import { AppError } from '../../src/errors.js';
+import { AppError, OperationReverted } from '../../src/errors.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { keccak256, toHex } from 'viem';
 
@@ -64,11 +63,14 @@ describe('EntryPoint reasons become typed errors', () => {
       args: [5n, zeroAddress, zeroAddress],
     });
     const translated = translateChainError(rpc(notOwner));
-    expect(translated).toBeInstanceOf(OperationRevertedError);
+    expect(translated).toBeInstanceOf(OperationReverted);
     expect(translated).toMatchObject({
       status: 422,
       code: 'operation_reverted',
+      message: `The call would revert: NotSlotOwner(5, ${zeroAddress}, ${zeroAddress})`,
       details: { revert_reason: `NotSlotOwner(5, ${zeroAddress}, ${zeroAddress})` },
+      // The decoded revert travels up typed: callers act on its name and arguments, not on the text.
+      revert: { name: 'NotSlotOwner', args: [5n, zeroAddress, zeroAddress] },
     });
   });
 

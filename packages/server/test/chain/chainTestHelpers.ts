@@ -9,7 +9,7 @@ import {
   type ChainServices,
   type ChainServicesOptions,
   createChainServices,
-} from '../../src/chain/chainServices.js';
+} from '../../src/composition/chain.js';
 import { ownerFromPrivateKey, type OperationOwner } from '../../src/chain/operations/operationOwner.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';

@@ -13,12 +13,14 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OperationRevertedError, UserOperationRejectedError } from '../../src/chain/chainErrors.js';
+import { UserOperationRejectedError } from '../../src/chain/chainErrors.js';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
 import type { OperationOwner } from '../../src/chain/operations/operationOwner.js';
 import { PaymasterSponsor } from '../../src/chain/operations/sponsorship.js';
 import type { Address } from '../../src/chain/types.js';
-import { AppError } from '../../src/errors.js';
+import { DexLedger } from '../../src/chain/dexLedger.js';
+import { slotLedgerOver } from '../../src/composition/slots.js';
+import { AppError, OperationReverted } from '../../src/errors.js';
 import {
   bundledOperations,
   impostor,
@@ -336,11 +338,12 @@ describe('operation pipeline (real anvil)', () => {
     const tooMuch = [chain.calls.erc20Transfer(token, owner.address, 11n)];
 
     const estimated = chain.operations.submitOperation({ owner, salt: 0n, calls: tooMuch });
-    await expect(estimated).rejects.toBeInstanceOf(OperationRevertedError);
+    await expect(estimated).rejects.toBeInstanceOf(OperationReverted);
     await expect(estimated).rejects.toMatchObject({
       status: 422,
       code: 'operation_reverted',
       details: { revert_reason: 'ERC20: transfer amount exceeds balance' },
+      revert: { name: 'Error', args: ['ERC20: transfer amount exceeds balance'] },
     });
     expect(await chain.gateway.getNonce(wallet)).toBe(nonce);
 
@@ -351,7 +354,14 @@ describe('operation pipeline (real anvil)', () => {
       calls: tooMuch,
       callGasLimit: 200_000n,
     });
-    expect(mined).toMatchObject({ success: false, revertReason: 'ERC20: transfer amount exceeds balance' });
+    expect(mined).toMatchObject({
+      success: false,
+      revert: {
+        name: 'Error',
+        args: ['ERC20: transfer amount exceeds balance'],
+        message: 'ERC20: transfer amount exceeds balance',
+      },
+    });
     expect(await chain.gateway.getNonce(wallet)).toBe(nonce + 1n);
     expect(await chain.gateway.tokenBalance(wallet)).toBe(10n);
   });
@@ -386,6 +396,45 @@ describe('operation pipeline (real anvil)', () => {
     });
     await expect(attempt).rejects.toMatchObject({ code: 'operation_reverted' });
     await expect(attempt).rejects.toThrow(/NotOperator/);
+  });
+
+  it('carries the dex refusal typed (name and arguments) up to the slots port, which names it 409', async () => {
+    const { chain } = t;
+    const dex = new DexLedger(chain.gateway, chain.calls, chain.operator);
+    const owner = chain.gateway.walletAddress(randomOwner().address, 0n);
+    const other = chain.gateway.walletAddress(randomOwner().address, 0n);
+    const content = chain.gateway.walletAddress(randomOwner().address, 7n);
+    const slot = 4_200_000_000_000_000_077n;
+    await dex.buySlot(owner, slot, content);
+
+    // Bought again: the estimate sees SlotExists(slot) and nothing is sent.
+    const again = dex.buySlot(other, slot, content);
+    await expect(again).rejects.toBeInstanceOf(OperationReverted);
+    await expect(again).rejects.toMatchObject({
+      status: 422,
+      code: 'operation_reverted',
+      revert: { name: 'SlotExists', args: [slot] },
+    });
+    // Moved from a wallet that does not own it: NotSlotOwner with the claimed and the actual owner.
+    await expect(dex.moveSlot(other, slot, owner)).rejects.toMatchObject({
+      revert: { name: 'NotSlotOwner', args: [slot, other, owner] },
+    });
+
+    // The slots port turns the same refusals into the slot errors, by name.
+    const ledger = slotLedgerOver(dex);
+    await expect(ledger.buySlot(other, slot, content)).rejects.toMatchObject({
+      status: 409,
+      code: 'slot_exists',
+    });
+    await expect(ledger.moveSlot(other, slot, owner)).rejects.toMatchObject({
+      status: 409,
+      code: 'slot_owner_mismatch',
+    });
+    await expect(ledger.moveSlot(owner, slot, owner)).rejects.toMatchObject({
+      status: 409,
+      code: 'same_owner',
+    });
+    expect(await dex.ownerOf(slot)).toBe(owner);
   });
 
   it('rotates the owner with changeOwner call data; the address stays and only the new owner signs', async () => {

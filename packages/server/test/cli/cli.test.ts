@@ -3,9 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeWithBearer, exchange, post, type TestUser } from '../oauth/support.js';
+import { chainClient, newProvider } from '../content/contentSupport.js';
+import { bearer } from '../helpers/http.js';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -15,18 +17,14 @@ interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `dauth` entry point (TypeScript sources through tsx) as its own process. */
+/** Runs the built `dauth` entry point (`npm run build` first) as its own process. */
 function dauth(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=development', '--import', 'tsx', 'src/cli.ts', ...args],
-      {
-        cwd: serverDir,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
+      cwd: serverDir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -77,6 +75,8 @@ describe('dauth CLI', () => {
         '--redirect-uri',
         'http://127.0.0.1:3000/cb',
         '--dapp',
+        '--post-logout-redirect-uri',
+        'https://game.example/bye',
       ],
       env,
     );
@@ -88,6 +88,7 @@ describe('dauth CLI', () => {
       name: 'CLI game',
       redirect_uris: ['https://game.example/cb', 'http://127.0.0.1:3000/cb'],
       dapp: true,
+      post_logout_redirect_uris: ['https://game.example/bye'],
       owner_uuid: created.uuid,
     });
 
@@ -182,4 +183,130 @@ describe('dauth CLI', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('dauth client create');
   }, 60_000);
+});
+
+describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startTestServer();
+    // The server's own environment: same DATA_DIR (so same database and secrets) and PUBLIC_URL.
+    env = { DATA_DIR: server.dataDir, PUBLIC_URL: server.url, SCRYPT_LOG_N: '14' };
+  }, 60_000);
+  afterAll(async () => {
+    await server.close();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  });
+
+  it('creates a user, logs in and manages apps without touching the chain the server holds', async () => {
+    const created = await dauth(
+      ['user', 'create', '--email', 'beside@example.com', '--password', 'correct horse 2'],
+      env,
+    );
+    expect(created.stderr).not.toContain('ChainInUseError');
+    expect(created.stderr).not.toContain('in use');
+    expect(created.code).toBe(0);
+    const uuid = (JSON.parse(created.stdout) as { uuid: string }).uuid;
+
+    const login = await dauth(
+      ['user', 'login', '--email', 'beside@example.com', '--password-stdin'],
+      env,
+      'correct horse 2\n',
+    );
+    expect(login.code).toBe(0);
+    const jwt = JSON.parse(login.stdout) as { success: boolean; token: string; uuid: string };
+    expect(jwt).toMatchObject({ success: true, uuid });
+    // The JWT the CLI printed is accepted by the running server.
+    const app = (await (
+      await post(
+        `${server.url}/v1/dev-user/clients`,
+        { name: 'Made over HTTP', redirect_uris: ['https://beside.example/cb'] },
+        bearer(jwt.token),
+      )
+    ).json()) as { client_id: string };
+    expect(app.client_id).toEqual(expect.any(String));
+
+    const list = await dauth(['client', 'list', '--owner', 'Beside@Example.com'], env);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toMatchObject({
+      success: true,
+      owner_uuid: uuid,
+      clients: [
+        { client_id: app.client_id, name: 'Made over HTTP', redirect_uris: ['https://beside.example/cb'] },
+      ],
+    });
+    expect(list.stdout).not.toContain('secret');
+
+    const wrong = await dauth(
+      ['user', 'login', '--email', 'beside@example.com', '--password', 'nope nope 1'],
+      env,
+    );
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stderr)).toMatchObject({ success: false, error: 'invalid_credentials' });
+  }, 60_000);
+
+  it('shows a provider, and its key and IV only with --reveal', async () => {
+    const provider = await newProvider(server);
+    const plain = await dauth(['provider', 'show', '--client-id', provider.clientId], env);
+    expect(plain.code).toBe(0);
+    const shown = JSON.parse(plain.stdout) as Record<string, unknown>;
+    expect(shown).toMatchObject({
+      success: true,
+      client_id: provider.clientId,
+      providers: [
+        { cuid: provider.cuid, state: 'registered', release_per: 50, owner_addr: provider.ownerAddr },
+      ],
+      payload_mode: 'ctr',
+    });
+    expect(shown).not.toHaveProperty('key');
+    expect(plain.stdout).not.toContain(provider.key);
+
+    const revealed = await dauth(['provider', 'show', '--client-id', provider.clientId, '--reveal'], env);
+    expect(revealed.code).toBe(0);
+    expect(JSON.parse(revealed.stdout)).toMatchObject({ key: provider.key, iv: provider.iv });
+  }, 60_000);
+
+  it('funds an address through the server, and explains how to run slots import', async () => {
+    const address = '0x00000000000000000000000000000000c11fa0ce';
+    const before = await chainClient(server).getBalance({ address });
+    const funded = await dauth(['faucet', '--address', address, '--native', '12345'], env);
+    expect(funded.code).toBe(0);
+    expect(JSON.parse(funded.stdout)).toMatchObject({
+      success: true,
+      native_balance: String(before + 12345n),
+    });
+    expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n);
+
+    const badKey = await dauth(['faucet', '--address', address, '--native', '1', '--server', server.url], {
+      ...env,
+      ADMIN_API_KEY: 'not-the-admin-key-0123456789',
+    });
+    expect(badKey.code).toBe(1);
+    expect((JSON.parse(badKey.stderr) as { success: boolean }).success).toBe(false);
+    expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n);
+
+    const file = path.join(server.dataDir, 'slots.json');
+    fs.writeFileSync(file, '[]');
+    const imported = await dauth(['slots', 'import', file], env);
+    expect(imported.code).toBe(1);
+    const refusal = JSON.parse(imported.stderr) as { error: string; message: string };
+    expect(refusal.error).toBe('chain_in_use');
+    expect(refusal.message).toContain('Stop the server');
+
+    const help = await dauth(['--help'], env);
+    for (const command of [
+      'user create',
+      'user login',
+      'client create',
+      'client list',
+      'client update',
+      'client rotate-secret',
+      'client delete',
+      'provider show',
+      'faucet',
+      'slots import',
+    ]) {
+      expect(help.stdout).toContain(`dauth ${command}`);
+    }
+  }, 90_000);
 });

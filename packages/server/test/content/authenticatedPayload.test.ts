@@ -1,4 +1,4 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
@@ -13,16 +13,8 @@ import {
   post,
   type Player,
   type Provider,
+  sealGcm,
 } from './contentSupport.js';
-
-/** What a provider backend does for the authenticated form (docs/content-tokens.md), written independently. */
-function sealGcm(keyHex: string, clientId: string, payload: unknown): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', Buffer.from(keyHex, 'hex'), iv);
-  cipher.setAAD(Buffer.from(`dauth/content-payload/v1:${clientId}`, 'utf8'));
-  const body = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
-  return `gcm1:${Buffer.concat([iv, body, cipher.getAuthTag()]).toString('hex')}`;
-}
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -70,6 +62,7 @@ describe('authenticated payloads (AES-256-GCM, opt-in then required)', () => {
       success: true,
       client_id: provider.clientId,
       payload_mode: 'ctr',
+      consume_auth: 'none',
       has_gcm_key: false,
     });
     // A GCM message is refused while the provider has not switched it on.

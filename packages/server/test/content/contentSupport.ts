@@ -58,39 +58,73 @@ export async function newUser(server: TestServer, label: string): Promise<User> 
 }
 
 export async function newClient(server: TestServer, owner: User): Promise<string> {
-  const res = await post<{ client_id: string }>(
+  return (await newClientWithSecret(server, owner)).clientId;
+}
+
+export async function newClientWithSecret(
+  server: TestServer,
+  owner: User,
+): Promise<{ clientId: string; clientSecret: string }> {
+  const res = await post<{ client_id: string; client_secret: string }>(
     server,
     '/v1/dev-user/clients',
     { name: 'Content game', redirect_uris: ['https://game.example/cb'], dapp: true },
     owner.token,
   );
   if (res.status !== 201) throw new Error(`client failed: ${JSON.stringify(res.body)}`);
-  return res.body.client_id;
+  return { clientId: res.body.client_id, clientSecret: res.body.client_secret };
 }
 
 export interface Provider {
   developer: User;
   clientId: string;
+  clientSecret: string;
   cuid: string;
   ownerAddr: Address;
   key: string;
   iv: string;
+  /** Issued at registration when `payload_mode` accepted the GCM form. */
+  gcmKey: string | undefined;
+  /** The registration's answer. */
+  registration: Record<string, unknown>;
 }
 
-/** A developer, their client and its first provider registration (which issues the key and IV). */
-export async function newProvider(server: TestServer, releasePer = 50): Promise<Provider> {
+/**
+ * A developer, their client and its first provider registration (which issues the key and IV), with the
+ * consumption settings `settings` (`payload_mode`, `consume_auth`) when given.
+ */
+export async function newProvider(
+  server: TestServer,
+  releasePer = 50,
+  settings: { payload_mode?: string; consume_auth?: string } = {},
+): Promise<Provider> {
   const developer = await newUser(server, 'dev');
-  const clientId = await newClient(server, developer);
+  const { clientId, clientSecret } = await newClientWithSecret(server, developer);
   const cuid = `game-${randomBytes(5).toString('hex')}`;
   const ownerAddr = getAddress(`0x${randomBytes(20).toString('hex')}`);
-  const res = await post<{ tx_hash: string; encryption_key: string; encryption_iv: string }>(
+  const res = await post<{
+    tx_hash: string;
+    encryption_key: string;
+    encryption_iv: string;
+    gcm_key?: string;
+  }>(
     server,
     '/v1/development-api/init_permission_provider',
-    { client_id: clientId, cuid, release_per: releasePer, owner_addr: ownerAddr },
+    { client_id: clientId, cuid, release_per: releasePer, owner_addr: ownerAddr, ...settings },
     developer.token,
   );
   if (res.status !== 200) throw new Error(`provider failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return { developer, clientId, cuid, ownerAddr, key: res.body.encryption_key, iv: res.body.encryption_iv };
+  return {
+    developer,
+    clientId,
+    clientSecret,
+    cuid,
+    ownerAddr,
+    key: res.body.encryption_key,
+    iv: res.body.encryption_iv,
+    gcmKey: res.body.gcm_key,
+    registration: res.body,
+  };
 }
 
 export interface Player {
@@ -160,6 +194,15 @@ export function encryptPayload(provider: Pick<Provider, 'key' | 'iv'>, payload: 
   return Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]).toString('hex');
 }
 
+/** What a provider backend does for the authenticated form (docs/content-tokens.md), written independently. */
+export function sealGcm(keyHex: string, clientId: string, payload: unknown): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', Buffer.from(keyHex, 'hex'), iv);
+  cipher.setAAD(Buffer.from(`dauth/content-payload/v1:${clientId}`, 'utf8'));
+  const body = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
+  return `gcm1:${Buffer.concat([iv, body, cipher.getAuthTag()]).toString('hex')}`;
+}
+
 export interface ConsumeAnswer {
   success: boolean;
   tx_hash: string;
@@ -172,6 +215,23 @@ export interface ConsumeAnswer {
 
 export function consume(server: TestServer, body: { encrypted_message: string; client_id?: string }) {
   return post<ConsumeAnswer>(server, '/v1/development-api/increase_used_content_token', body);
+}
+
+/** A consumption call carrying an app's credentials as HTTP Basic (consume_auth client_secret). */
+export async function consumeAs(
+  server: TestServer,
+  credentials: { clientId: string; clientSecret: string },
+  body: { encrypted_message: string; client_id?: string },
+): Promise<Answer<ConsumeAnswer>> {
+  const basic = Buffer.from(
+    `${encodeURIComponent(credentials.clientId)}:${encodeURIComponent(credentials.clientSecret)}`,
+  ).toString('base64');
+  const response = await fetch(`${server.url}/v1/development-api/increase_used_content_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${basic}` },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as ConsumeAnswer };
 }
 
 export function payloadOf(

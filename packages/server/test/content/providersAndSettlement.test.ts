@@ -66,7 +66,12 @@ describe('providers, test_encryption and settlement (real chain, real openssl)',
       provider.developer.token,
     );
     expect(second.status).toBe(200);
-    expect(second.body).toEqual({ success: true, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(second.body).toEqual({
+      success: true,
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      payload_mode: 'ctr',
+      consume_auth: 'none',
+    });
     // The key stored sealed is the one shown: test_encryption agrees with a local encryption.
     const local = encryptPayload(provider, 'abc').slice(0);
     const remote = await post(

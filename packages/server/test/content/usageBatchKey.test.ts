@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentTokenGateway, cuidHashOf } from '../../src/chain/contentTokenGateway.js';
+import { OperationReverted } from '../../src/errors.js';
 import type { UsageBatch } from '../../src/services/content/ports.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { buy, newPlayer, newProvider, onChain, type Player, type Provider } from './contentSupport.js';
@@ -66,6 +67,25 @@ describe('usage batches are named on chain', () => {
       used: before.used + 11n,
     });
     expect((await gateway.findUsageBatch(b)).found).toBe(true);
+  });
+
+  it('a refused batch is mined, reverts, and arrives as OperationReverted with the decoded arguments', async () => {
+    const before = await onChain(server, provider.cuid, player.slot);
+    const tooMuch = before.balance + 1n;
+    const refused = gateway.recordUsage(await batchOf([tooMuch]));
+    await expect(refused).rejects.toBeInstanceOf(OperationReverted);
+    const err = (await refused.catch((e: unknown) => e)) as OperationReverted;
+    // The arguments come from the ABI decoder, typed, not read back out of the message.
+    expect(err.revert.name).toBe('InsufficientBalance');
+    expect(err.revert.args).toEqual([provider.cuid, player.slot, before.balance, tooMuch]);
+    const reason = `InsufficientBalance(${provider.cuid}, ${player.slot}, ${before.balance}, ${tooMuch})`;
+    expect(err).toMatchObject({
+      status: 422,
+      code: 'operation_reverted',
+      message: `The operation was included but reverted: ${reason}`,
+      details: { revert_reason: reason, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+    });
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual(before);
   });
 
   it('a batch never sent is not found, and is not pending', async () => {

@@ -11,7 +11,8 @@ const docPath = path.resolve(here, '../../../../docs/errors.md');
 function errorCodesInSource(): Set<string> {
   const codes = new Set(['unauthorized', 'forbidden', 'not_found', 'rate_limited', 'chain_unavailable']);
   const patterns = [
-    /(?:\b\w*Error|super)\(\s*\d{3},\s*'([a-z_]+)'/g,
+    // The status may be a literal or an expression (`new AppError(e.statusCode, 'bad_request', …)`).
+    /(?:\b\w*Error|super)\(\s*(?:\d{3}|[\w.]+),\s*'([a-z_]+)'/g,
     /\b(?:badRequest|unauthorized|forbidden|notFound|conflict|locked)\(\s*'([a-z_]+)'/g,
   ];
   const visit = (dir: string) => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { getFreePort } from '@dauth/contracts';
 import pino from 'pino';
-import type { ChainServicesOptions } from '../../src/chain/chainServices.js';
+import type { ChainServicesOptions } from '../../src/composition/chain.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createPgSchema } from './databases.js';
@@ -38,11 +38,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // Production's 2^17 costs over a second per sign-in on a shared CI core; suites that test the
+    // cost itself set SCRYPT_LOG_N back (test/accounts/passwordHashing.test.ts).
+    SCRYPT_LOG_N: '14',
+    // Suites sign dozens of users in from one loopback address; the per-address sign-in limit is
+    // tested on its own (test/accounts/loginRateLimit.test.ts passes RATE_LIMITS itself).
+    RATE_LIMITS: 'login_address=1000/1m',
     ...(pgSchema
       ? {
           DATABASE_URL: TEST_DATABASE_URL,
           MASTER_KEY: 'ab'.repeat(32),
           ADMIN_API_KEY: 'test-admin-key-0123456789',
+          // The suites' app backends listen on loopback; production refuses such callback targets.
+          CALLBACK_ALLOW_PRIVATE: 'true',
         }
       : {}),
     ...options.env,

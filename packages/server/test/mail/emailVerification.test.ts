@@ -2,7 +2,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { decodeJwt } from 'jose';
 import { call, latestMailTo, newUser, type TestUser } from '../pin/pinHelpers.js';
+
+const decodeJti = (token: string) => String(decodeJwt(token).jti);
 
 describe.each([{ postgres: false }, { postgres: true }])(
   'e-mail verification (postgres: $postgres)',
@@ -137,6 +140,40 @@ describe.each([{ postgres: false }, { postgres: true }])(
         .where('user_uuid', '=', user.uuid)
         .execute();
       expect(tokens).toEqual([]);
+    });
+
+    it('a second holder of the user’s login (a relayed JWT) cannot supersede, burn or use up the user’s code', async (ctx) => {
+      if (!server) return ctx.skip();
+      const user = await newUser(server, 'mail');
+      const relayed = {
+        ...user,
+        token: (await server.services.tokens.issueLoginToken(String(user.uuid))).token,
+      };
+      // The user asks for a code in their own session.
+      expect((await send(user)).status).toBe(200);
+      const code = codeIn((await latestMailTo(server, user.email)).text);
+
+      // The hostile backend sends its own codes (superseding only its own), spams wrong guesses (against
+      // its own code), and exhausts its hourly allowance.
+      for (let i = 0; i < 5; i++) {
+        expect((await send(relayed)).status).toBe(200);
+        await server.services.database.db
+          .updateTable('email_codes')
+          .set((eb) => ({ created_at: eb('created_at', '-', 61_000) }))
+          .where('user_uuid', '=', user.uuid)
+          .where('session_id', '!=', decodeJti(user.token))
+          .execute();
+      }
+      // Guessing without the user's code counts against its own code only.
+      for (let i = 0; i < 6; i++) await verify(relayed, wrongCode(code));
+      expect((await send(relayed)).status).toBe(429);
+
+      // The user's code still works, in the user's session; their own allowance is intact.
+      const ok = await verify(user, code);
+      expect(ok.status).toBe(200);
+      expect(ok.body.verification_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await ageCodes(user, 61_000);
+      expect((await send(user)).status).toBe(200);
     });
 
     it('validates purpose and code, and requires a login JWT', async (ctx) => {

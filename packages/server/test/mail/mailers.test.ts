@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMailer } from '../../src/services/mail/createMailer.js';
+import { createMailer } from '../../src/composition/mail.js';
 import { OutboxMailer } from '../../src/services/mail/outboxMailer.js';
 import { SmtpMailer } from '../../src/services/mail/smtpMailer.js';
 
@@ -75,7 +75,8 @@ describe('mailers', () => {
 
   it('sends through SMTP_URL when it is set, writing nothing to the outbox', async () => {
     const mailer = createMailer({
-      smtpUrl: `smtp://127.0.0.1:${smtp.port}`,
+      // Plain SMTP must be asked for explicitly (smtpTls.test.ts covers the STARTTLS default).
+      smtpUrl: `smtp://127.0.0.1:${smtp.port}?requireTLS=false`,
       mailFrom: 'dauth <no-reply@dauth.local>',
       dataDir,
     });

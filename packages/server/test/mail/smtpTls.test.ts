@@ -110,16 +110,20 @@ describe('SMTP_URL with TLS and authentication, against a real SMTP server', () 
   let certs: ReturnType<typeof makeCertificates>;
   let starttls: Awaited<ReturnType<typeof startSmtp>>;
   let implicitTls: Awaited<ReturnType<typeof startSmtp>>;
+  let plainOnly: Awaited<ReturnType<typeof startSmtp>>;
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-smtp-tls-'));
     certs = makeCertificates(dir);
     starttls = await startSmtp({ key: certs.key, cert: certs.cert, secure: false });
     implicitTls = await startSmtp({ key: certs.key, cert: certs.cert, secure: true });
+    // A server (or a downgrading man in the middle) that offers no STARTTLS; no AUTH needed.
+    plainOnly = await startSmtp({ secure: false, disabledCommands: ['STARTTLS', 'AUTH'] });
   }, 30_000);
   afterAll(async () => {
     await starttls?.close();
     await implicitTls?.close();
+    await plainOnly?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -166,5 +170,17 @@ describe('SMTP_URL with TLS and authentication, against a real SMTP server', () 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/auth|535/i);
     expect(starttls.deliveries).toHaveLength(before);
+  });
+
+  it('refuses to send in the clear when smtp:// finds no STARTTLS, unless the URL says requireTLS=false', async () => {
+    const refused = await sendOne({ SMTP_URL: `smtp://localhost:${plainOnly.port}` });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/STARTTLS|TLS/i);
+    expect(plainOnly.deliveries).toHaveLength(0);
+
+    const explicit = await sendOne({ SMTP_URL: `smtp://localhost:${plainOnly.port}?requireTLS=false` });
+    expect(explicit).toEqual({ code: 0, stderr: '' });
+    expect(plainOnly.deliveries).toHaveLength(1);
+    expect(plainOnly.deliveries[0]).toMatchObject({ secure: false });
   });
 });

@@ -1,3 +1,5 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { getAddress, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../helpers/environment.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -9,7 +11,6 @@ import {
   dexOwnerOf,
   post,
   rawSlotId,
-  registerWallet,
   slotInfoFor,
   startCallbackServer,
   type TestClient,
@@ -18,11 +19,35 @@ import {
 
 const databases = postgresAvailable ? [{ postgres: false }, { postgres: true }] : [{ postgres: false }];
 
+interface Pin {
+  pin_hash: string;
+  pin_salt: string;
+  key_share_user: string;
+}
+
 interface Seller {
   user: TestUser;
   wallet: string;
+  pin: Pin;
   slotId: string;
   accessToken: string;
+}
+
+/** `POST /v1/pin/register`, keeping the PIN trio a listing or a purchase needs. */
+async function registerWallet(baseUrl: string, user: TestUser): Promise<{ wallet: `0x${string}`; pin: Pin }> {
+  const pinSalt = randomBytes(32).toString('hex');
+  const pinHash = createHash('sha256').update(`123456${pinSalt}`, 'utf8').digest('hex');
+  const res = await post(
+    `${baseUrl}/v1/pin/register`,
+    { user_uuid: Number(user.uuid), pin_hash: pinHash, pin_salt: pinSalt },
+    bearer(user.loginToken),
+  );
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { data: { address: string; key_share_user: string }[] };
+  return {
+    wallet: getAddress(body.data[0]!.address),
+    pin: { pin_hash: pinHash, pin_salt: pinSalt, key_share_user: body.data[0]!.key_share_user },
+  };
 }
 
 describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
@@ -44,19 +69,23 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
 
   async function seller(nickname: string): Promise<Seller> {
     const user = await createUser(server.url, nickname);
-    const wallet = await registerWallet(server.url, user);
+    const { wallet, pin } = await registerWallet(server.url, user);
     const { token } = await slotInfoFor(server, callbacks, user, client, cb);
     return {
       user,
       wallet,
+      pin,
       slotId: rawSlotId(token.text)!.digits,
       accessToken: token.body.data[0]!.access_token as string,
     };
   }
 
-  async function buyer(nickname: string): Promise<{ user: TestUser; wallet: string }> {
+  /** A buyer whose main wallet holds 2 ether (the default price is 1). */
+  async function buyer(nickname: string): Promise<{ user: TestUser; wallet: string; pin: Pin }> {
     const user = await createUser(server.url, nickname);
-    return { user, wallet: await registerWallet(server.url, user) };
+    const { wallet, pin } = await registerWallet(server.url, user);
+    await server.services.chain.faucet.fund({ address: wallet, native: parseEther('2') });
+    return { user, wallet, pin };
   }
 
   const setStatus = async (s: Seller, status: 'login' | 'logout') => {
@@ -67,17 +96,14 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     );
     expect(res.status).toBe(200);
   };
-  const list = (s: Seller, price = '1000000000000000000', token = s.accessToken) =>
+  const list = (s: Seller, price = '1000000000000000000', token = s.accessToken, pin: Partial<Pin> = s.pin) =>
     post(
       `${server.url}/v1/market/listings`,
-      { user_id: s.user.uuid, client_id: client.clientId, price },
+      { user_id: s.user.uuid, client_id: client.clientId, price, ...pin },
       bearer(token),
     );
-  const purchase = (listingId: string, token: string) =>
-    fetch(`${server.url}/v1/market/listings/${listingId}/purchase`, {
-      method: 'POST',
-      headers: bearer(token),
-    });
+  const purchase = (listingId: string, token: string, pin?: Pin) =>
+    post(`${server.url}/v1/market/listings/${listingId}/purchase`, pin ?? {}, bearer(token));
   const listingRows = (slotId: string) =>
     server.services.database.db
       .selectFrom('market_listings')
@@ -107,8 +133,10 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
       bearer(other.accessToken),
     );
     expect(foreign.status).toBe(403);
-    const loginJwt = await list(alice, '5', alice.user.loginToken);
-    expect(loginJwt.status).toBe(401);
+    // The attack of issue 12: an app's access token alone (no seller PIN) listing the slot for 0.
+    const appTokenOnly = await list(alice, '0', alice.accessToken, {});
+    expect(appTokenOnly.status).toBe(401);
+    expect(await appTokenOnly.json()).toMatchObject({ success: false, error: 'pin_required' });
     const badPrice = await list(alice, '1.5');
     expect(badPrice.status).toBe(400);
     expect(await badPrice.json()).toMatchObject({ field: 'price' });
@@ -135,6 +163,13 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     expect((JSON.parse(publicText) as { listings: { id: string }[] }).listings.map((l) => l.id)).toContain(
       listing.id,
     );
+    // The seller's login JWT (with the PIN) lists too, once the first listing is withdrawn.
+    const withdrawn = await fetch(`${server.url}/v1/market/listings/${listing.id as string}`, {
+      method: 'DELETE',
+      headers: bearer(alice.user.loginToken),
+    });
+    expect(withdrawn.status).toBe(200);
+    expect((await list(alice, '2600', alice.user.loginToken)).status).toBe(201);
   });
 
   it('sells a listing to exactly one of two concurrent buyers and revokes the seller’s tokens', async () => {
@@ -145,8 +180,8 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     const dan = await buyer('Dan');
 
     const [first, second] = await Promise.all([
-      purchase(listed.listing.id, bob.user.loginToken),
-      purchase(listed.listing.id, dan.user.loginToken),
+      purchase(listed.listing.id, bob.user.loginToken, bob.pin),
+      purchase(listed.listing.id, dan.user.loginToken, dan.pin),
     ]);
     const results = [
       { who: bob, res: first, text: await first.text() },
@@ -185,7 +220,7 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     };
     expect(stillListed.listings.map((l) => l.id)).not.toContain(listed.listing.id);
     // Sold is final.
-    expect((await purchase(listed.listing.id, loser.who.user.loginToken)).status).toBe(409);
+    expect((await purchase(listed.listing.id, loser.who.user.loginToken, loser.who.pin)).status).toBe(409);
   });
 
   it('re-checks logged_out at purchase and keeps the listing when the sale is refused', async () => {
@@ -195,17 +230,17 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     await setStatus(erin, 'login');
     const frank = await buyer('Frank');
 
-    const refused = await purchase(listed.listing.id, frank.user.loginToken);
+    const refused = await purchase(listed.listing.id, frank.user.loginToken, frank.pin);
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ error: 'status_not_logged_out' });
     expect(await listingRows(erin.slotId)).toMatchObject([{ status: 'active', buyer_uuid: null }]);
     expect(await dexOwnerOf(server, erin.slotId)).toBe(erin.wallet);
 
-    expect((await purchase(listed.listing.id, erin.user.loginToken)).status).toBe(409);
-    expect((await purchase(listed.listing.id, erin.accessToken)).status).toBe(401);
+    expect((await purchase(listed.listing.id, erin.user.loginToken, erin.pin)).status).toBe(409);
+    expect((await purchase(listed.listing.id, erin.accessToken, erin.pin)).status).toBe(401);
 
     await setStatus(erin, 'logout');
-    const bought = await purchase(listed.listing.id, frank.user.loginToken);
+    const bought = await purchase(listed.listing.id, frank.user.loginToken, frank.pin);
     expect(bought.status).toBe(200);
     expect(await dexOwnerOf(server, erin.slotId)).toBe(frank.wallet);
   });
@@ -218,7 +253,7 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     const embedded = server.services.chain.embedded!;
     await embedded.stop();
     try {
-      const down = await purchase(listed.listing.id, hank.user.loginToken);
+      const down = await purchase(listed.listing.id, hank.user.loginToken, hank.pin);
       expect(down.status).toBe(503);
     } finally {
       await embedded.start();
@@ -232,7 +267,7 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     expect(
       (await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer(gina.accessToken) })).status,
     ).toBe(200);
-    const bought = await purchase(listed.listing.id, hank.user.loginToken);
+    const bought = await purchase(listed.listing.id, hank.user.loginToken, hank.pin);
     expect(bought.status).toBe(200);
   });
 
@@ -248,7 +283,7 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
       .where('id', '=', listed.listing.id)
       .execute();
     const jon = await buyer('Jon');
-    const bought = await purchase(listed.listing.id, jon.user.loginToken);
+    const bought = await purchase(listed.listing.id, jon.user.loginToken, jon.pin);
     expect(bought.status).toBe(200);
     expect(await bought.json()).toMatchObject({ listing: { status: 'sold', buyer_id: jon.user.uuid } });
     expect(await dexOwnerOf(server, ivy.slotId)).toBe(jon.wallet);

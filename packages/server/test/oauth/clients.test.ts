@@ -50,6 +50,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
           redirect_uris: ['https://game.example/cb', 'http://127.0.0.1:3000/cb/'],
           dapp: true,
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          post_logout_redirect_uris: [],
         },
       ]);
       expect(text).not.toContain(app.clientSecret);

@@ -120,6 +120,21 @@ describe.each(buses)('revocations across replicas over $name', ({ redis, availab
     console.log(`revocation visible on the other replica after ≤ ${latency.toFixed(1)} ms`);
   });
 
+  it('a login JWT logged out on one replica is refused on the other, which had it cached as valid', async (ctx) => {
+    if (!replicas) return ctx.skip();
+    const login = await post(`${replicas.a.url}/v1/dev-user/login_devuser`, {
+      email: user.email,
+      password: user.password,
+    });
+    const token = ((await login.json()) as { token: string }).token;
+    const listOn = (r: RunningServer) =>
+      fetch(`${r.url}/v1/dev-user/clients`, { headers: bearer(token) }).then((res) => res.status);
+    expect(await listOn(replicas.b)).toBe(200);
+    expect((await post(`${replicas.a.url}/v1/dev-user/logout`, {}, bearer(token))).status).toBe(200);
+    expect(await listOn(replicas.a)).toBe(401);
+    await until(async () => (await listOn(replicas!.b)) === 401, 2000);
+  });
+
   it('after its subscription was cut, a replica still refuses tokens revoked meanwhile, then re-syncs', async (ctx) => {
     if (!replicas) return ctx.skip();
     const pair = await tokensFromA();

@@ -4,6 +4,7 @@ import { type Address, encodeFunctionData, erc20Abi, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptMnemonicForPin } from '../../src/crypto/keyShares.js';
+import { ShareCheck } from '../../src/services/custody/shareCheck.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   call,
@@ -63,7 +64,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
       return { user, reg };
     }
 
-    it('rotates the owner of every wallet (deployed, and undeployed by deploy-then-move), keeping address, slots and balances', async (ctx) => {
+    it('rotates the owner of the user’s wallet, keeping address, slots, balances and the dex-owned content wallets', async (ctx) => {
       if (!server) return ctx.skip();
       const { user, reg } = await userWithDeployedWallet();
       const oldOwner = (await server.services.custody.custodyOf(user.uuid))!.owner;
@@ -97,7 +98,9 @@ describe.each([{ postgres: false }, { postgres: true }])(
       expect(fromA.status).toBe(200);
       const client = chainClient(server);
       expect(await client.getCode({ address: slotB.contentAddress })).toBeUndefined();
-      expect(await onChainOwner(slotA.contentAddress)).toBe(oldOwner);
+      // Content wallets are the dex's (they follow the slot), not the user key's: rotation leaves them.
+      const dex = server.services.chain.info.contracts.dex;
+      expect(await onChainOwner(slotA.contentAddress)).toBe(dex);
 
       const balances = async () => ({
         main: await tokenBalance(server, reg.address),
@@ -135,16 +138,12 @@ describe.each([{ postgres: false }, { postgres: true }])(
       const newMnemonic = decryptMnemonicForPin(recovered.body.mnemonic_enc, newPin.pin_hash);
       const newOwner = mnemonicToAccount(newMnemonic).address;
       expect(newOwner).not.toBe(oldOwner);
-      for (const wallet of [reg.address, slotA.contentAddress, slotB.contentAddress]) {
-        expect({ wallet, owner: await onChainOwner(wallet) }).toEqual({ wallet, owner: newOwner });
-      }
+      expect(await onChainOwner(reg.address)).toBe(newOwner);
+      expect(await onChainOwner(slotA.contentAddress)).toBe(dex);
+      expect(await client.getCode({ address: slotB.contentAddress })).toBeUndefined();
       expect(
         (await server.services.wallets.listForUser(user.uuid)).map((w) => [w.owner, w.deployed]),
-      ).toEqual([
-        [newOwner, true],
-        [newOwner, true],
-        [newOwner, true],
-      ]);
+      ).toEqual([[newOwner, true]]);
       expect((await server.services.custody.custodyOf(user.uuid))?.owner).toBe(newOwner);
 
       // Slots still belong to the main wallet on the dex; balances untouched.
@@ -154,8 +153,24 @@ describe.each([{ postgres: false }, { postgres: true }])(
       expect(await balances()).toEqual(before);
 
       // The old share is invalid (old PIN or new); the new one signs from the main wallet and a slot wallet.
+      // The stored share fingerprint is the new share's, so the old share is refused without counting.
+      const row = await server.services.database.db
+        .selectFrom('wallet_custody')
+        .select(['user_share_check', 'key_version', 'failed_attempts'])
+        .where('user_uuid', '=', user.uuid)
+        .executeTakeFirstOrThrow();
+      expect(row.user_share_check).toBe(
+        new ShareCheck(server.services.secrets.masterKey).of(
+          Buffer.from(recovered.body.key_share_user, 'hex'),
+          user.uuid,
+          Number(row.key_version),
+        ),
+      );
       const oldProof = proofOf(user, reg.pin, reg.key_share_user);
-      expect((await call(server, '/v1/pin/verify', oldProof, user.token)).body.error).toBe('invalid_pin');
+      expect((await call(server, '/v1/pin/verify', oldProof, user.token)).body).toMatchObject({
+        error: 'invalid_pin',
+        attempts_remaining: 5,
+      });
       expect(
         (await call(server, '/v1/pin/verify', proofOf(user, newPin, reg.key_share_user), user.token)).body
           .error,

@@ -245,7 +245,8 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
       const wallet = await registerWallet(server.url, user);
       const main = await wallets.mainWallet(Number(user.uuid));
       const id = newSlotId();
-      const contentAddress = chain.gateway.walletAddress(main!.owner, BigInt(id));
+      expect(main).toBeDefined();
+      const contentAddress = chain.gateway.walletAddress(chain.info.contracts.dex, BigInt(id));
       const stale = Date.now() - 10 * 60_000;
       // What a process that died between the row and the activation leaves behind.
       await store.insert({
@@ -274,7 +275,10 @@ describe.each(databases)('slot transfers (postgres: $postgres)', (opts) => {
       expect(info.token.body.data[0]).toMatchObject({ content_address: contentAddress });
       expect(await slotRow(id)).toMatchObject({ state: 'active' });
       expect(await dexOwnerOf(server, id)).toBe(wallet);
-      expect(await wallets.findByAddress(contentAddress)).toMatchObject({ kind: 'slot', salt: BigInt(id) });
+      expect(await wallets.findByAddress(contentAddress)).toMatchObject({
+        kind: 'content',
+        salt: BigInt(id),
+      });
     }
   });
 

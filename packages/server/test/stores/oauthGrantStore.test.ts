@@ -2,20 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { ClientStore } from '../../src/stores/clientStore.js';
-import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
 import {
   type CodeRecord,
   OAuthGrantStore,
   type RefreshTokenRecord,
 } from '../../src/stores/oauthGrantStore.js';
-import { OAuthRevocationStore } from '../../src/stores/oauthRevocationStore.js';
-import { OAuthSessionStore } from '../../src/stores/oauthSessionStore.js';
 import { UserStore } from '../../src/stores/userStore.js';
 import { testDatabases } from '../helpers/databases.js';
 
 const DAY = 24 * 3600_000;
 
-describe.each(testDatabases)('OAuth stores on $name', (database) => {
+describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
   let db: Db;
   let dispose: () => Promise<void>;
   const userUuid = 4242;
@@ -40,6 +37,7 @@ describe.each(testDatabases)('OAuth stores on $name', (database) => {
       dapp: false,
       secretHash: 'h',
       createdAt: 1,
+      postLogoutRedirectUris: [],
     });
   });
   afterAll(() => dispose?.());
@@ -175,45 +173,5 @@ describe.each(testDatabases)('OAuth stores on $name', (database) => {
     expect(await store.findGrant(liveGrant)).toBeDefined();
     expect(await store.findGrant(expiredRefreshGrant)).toBeUndefined();
     expect(await store.findGrant(keptRefreshGrant)).toBeDefined();
-
-    const revocations = new OAuthRevocationStore(db);
-    const live = { kind: 'grant' as const, value: randomUUID(), expiresAt: now + 60_000 };
-    const gone = { kind: 'jti' as const, value: randomUUID(), expiresAt: now - 1 };
-    await revocations.insert(live, now);
-    await revocations.insert(gone, now);
-    await revocations.insert({ ...live, expiresAt: now + 1000 }, now); // an earlier expiry never shortens it
-    expect(await revocations.anyActive([{ kind: 'grant', value: live.value }], now)).toBe(true);
-    expect(await revocations.anyActive([{ kind: 'jti', value: gone.value }], now)).toBe(false);
-    expect((await revocations.listActive(now)).find((e) => e.value === live.value)?.expiresAt).toBe(
-      now + 60_000,
-    );
-    await revocations.purgeExpired(now);
-    const keys = (await db.selectFrom('oauth_revocations').select('value').execute()).map((r) => r.value);
-    expect(keys).toContain(live.value);
-    expect(keys).not.toContain(gone.value);
-
-    const sessions = new OAuthSessionStore(db);
-    await sessions.insertSession({ sessionHash: 'old', userUuid, createdAt: 1, expiresAt: now - 1 });
-    await sessions.insertSession({ sessionHash: 'new', userUuid, createdAt: 1, expiresAt: now + 60_000 });
-    expect(await sessions.findLiveSession('old', now)).toBeUndefined();
-    await sessions.purgeExpired(now);
-    expect(await sessions.findLiveSession('new', now)).toMatchObject({ userUuid });
-    await sessions.recordConsent(userUuid, clientId, now);
-    await sessions.recordConsent(userUuid, clientId, now + 1);
-    expect(await sessions.hasConsent(userUuid, clientId)).toBe(true);
-  });
-
-  it('stores login status per user and app, overwriting on update', async () => {
-    const store = new LoginStatusStore(db);
-    expect(await store.find(userUuid, clientId)).toBeUndefined();
-    await store.upsert({ userUuid, clientId, status: 'logged_in', updatedAt: 1 });
-    await store.upsert({ userUuid, clientId, status: 'logged_out', updatedAt: 2 });
-    expect(await store.find(userUuid, clientId)).toEqual({
-      userUuid,
-      clientId,
-      status: 'logged_out',
-      updatedAt: 2,
-    });
-    expect(await store.find(userUuid, 'other')).toBeUndefined();
   });
 });

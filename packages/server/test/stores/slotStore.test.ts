@@ -2,16 +2,13 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { newSlotId } from '../../src/services/slots/slotId.js';
-import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
-import { MarketStore } from '../../src/stores/marketStore.js';
 import { type Slot, SlotStore } from '../../src/stores/slotStore.js';
-import { TransferTicketStore } from '../../src/stores/transferTicketStore.js';
 import { UserStore } from '../../src/stores/userStore.js';
 import { testDatabases } from '../helpers/databases.js';
 
 const address = () => `0x${randomBytes(20).toString('hex')}` as `0x${string}`;
 
-describe.each(testDatabases)('slot stores on $name', (database) => {
+describe.each(testDatabases)('slot store ($name)', (database) => {
   let handle: DatabaseHandle;
   let dispose: () => Promise<void>;
   let slots: SlotStore;
@@ -115,64 +112,5 @@ describe.each(testDatabases)('slot stores on $name', (database) => {
     expect(await slots.activate(pending.id, 1000)).toBe(true);
     expect(await slots.deletePending(pending.id, 1000)).toBe(false);
     expect((await slots.findById(pending.id))?.state).toBe('active');
-  });
-
-  it('lets exactly one of many concurrent consumers use a code, a ticket and a listing', async () => {
-    const seller = await newUser();
-    const s = slot(seller, 'app-e', 0);
-    await slots.insert(s);
-    const codes = new BackendCodeStore(handle.db);
-    const now = Date.now();
-    await codes.insert({
-      codeHash: 'c'.repeat(64),
-      clientId: 'app-e',
-      userUuid: seller,
-      slotId: s.id,
-      redirectUri: 'http://127.0.0.1/cb',
-      createdAt: now,
-      expiresAt: now + 60_000,
-    });
-    const consumed = await Promise.all(
-      Array.from({ length: 8 }, () => codes.consume('c'.repeat(64), Date.now())),
-    );
-    expect(consumed.filter(Boolean)).toHaveLength(1);
-
-    const tickets = new TransferTicketStore(handle.db);
-    await tickets.insert({
-      ticketHash: 't'.repeat(64),
-      cuId: 'app-e',
-      clientId: 'app-e',
-      fromUuid: seller,
-      toUuid: seller + 1,
-      metaIdx: 0,
-      slotId: s.id,
-      origin: 'admin',
-      createdAt: now,
-      expiresAt: now + 60_000,
-    });
-    const claims = await Promise.all(
-      Array.from({ length: 8 }, () => tickets.claim('t'.repeat(64), Date.now())),
-    );
-    expect(claims.filter(Boolean)).toHaveLength(1);
-
-    const market = new MarketStore(handle.db);
-    const listing = {
-      id: crypto.randomUUID(),
-      slotId: s.id,
-      clientId: 'app-e',
-      sellerUuid: seller,
-      price: '100',
-      createdAt: now,
-    };
-    expect(await market.insert(listing)).toBe(true);
-    // One open listing per slot.
-    expect(await market.insert({ ...listing, id: crypto.randomUUID() })).toBe(false);
-    const wins = await Promise.all([
-      market.claim(listing.id, 11),
-      market.claim(listing.id, 12),
-      market.claim(listing.id, 13),
-    ]);
-    expect(wins.filter(Boolean)).toHaveLength(1);
-    expect((await market.find(listing.id))?.status).toBe('pending');
   });
 });

@@ -58,6 +58,7 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
       failedAttempts: 0,
       lockCount: 0,
       lockedUntil: 0,
+      userShareCheck: 'check-1',
       createdAt: now,
       updatedAt: now,
     };
@@ -106,13 +107,15 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
   it('replaces the server share only at the expected key version (one of two racers wins)', async () => {
     const { userUuid } = await newCustody();
     const results = await Promise.all([
-      store.replaceServerShare(userUuid, 1, 'v1.a', Date.now()),
-      store.replaceServerShare(userUuid, 1, 'v1.b', Date.now()),
+      store.replaceServerShare(userUuid, 1, 'v1.a', 'check-a', Date.now()),
+      store.replaceServerShare(userUuid, 1, 'v1.b', 'check-b', Date.now()),
     ]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const row = await store.find(userUuid);
     expect(row?.keyVersion).toBe(2);
     expect(['v1.a', 'v1.b']).toContain(row?.serverShareSealed);
+    // The share fingerprint changes with the share it belongs to, in the same update.
+    expect(row?.userShareCheck).toBe(row?.serverShareSealed === 'v1.a' ? 'check-a' : 'check-b');
   });
 
   it('keeps one pending rotation per user, leased to one holder at a time', async () => {
@@ -148,6 +151,7 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
           newOwner: ADDRESS(7),
           serverShareSealed: 'v1.new',
           mnemonicSealed: 'v1.m',
+          userShareCheck: undefined,
           now,
         },
         trx,

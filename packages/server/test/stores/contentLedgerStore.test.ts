@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.js';
 import { ContentLedgerStore, type NewUsage } from '../../src/stores/contentLedgerStore.js';
-import { ContentProviderStore } from '../../src/stores/contentProviderStore.js';
 import { testDatabases } from '../helpers/databases.js';
 
 const slotA = '0x00000000000000000000000000000000000000aA' as const;
@@ -123,49 +122,5 @@ describe.each(testDatabases)('content ledger store ($name)', (database) => {
     await ledger.failRecords([victim.id], 'insufficient_balance_on_chain');
     expect((await ledger.findUsage(victim.id))?.state).toBe('failed');
     expect((await ledger.findBalance('game', slotA))?.reserved).toBe(before!.reserved - victim.amount);
-  });
-
-  it('gives the batcher lease to one holder at a time until it expires', async () => {
-    const now = Date.now();
-    expect(await ledger.acquireLease('test', 'a', 1_000, now)).toBe(true);
-    expect(await ledger.acquireLease('test', 'b', 1_000, now + 10)).toBe(false);
-    expect(await ledger.acquireLease('test', 'a', 1_000, now + 500)).toBe(true);
-    expect(await ledger.acquireLease('test', 'b', 1_000, now + 2_000)).toBe(true);
-    await ledger.releaseLease('test', 'b');
-    expect(await ledger.acquireLease('test', 'a', 1_000, now + 2_001)).toBe(true);
-  });
-
-  it('lets one client claim a cuid; a concurrent claim by another loses', async () => {
-    const providers = new ContentProviderStore(handle.db);
-    const claim = (clientId: string) =>
-      providers.claim({
-        cuid: 'race-cuid',
-        clientId,
-        releasePer: 10,
-        ownerAddr: slotA,
-        state: 'registering',
-        txHash: undefined,
-        createdAt: 1,
-        updatedAt: 1,
-      });
-    const results = await Promise.all([claim('c1'), claim('c2'), claim('c3')]);
-    expect(results.filter(Boolean)).toHaveLength(1);
-    const winner = (await providers.findProvider('race-cuid'))!.clientId;
-    expect(
-      await providers.markRegistered(
-        'race-cuid',
-        'not-the-winner',
-        { releasePer: 1, ownerAddr: slotA, txHash: '0x1' },
-        2,
-      ),
-    ).toBe(false);
-    expect(
-      await providers.markRegistered(
-        'race-cuid',
-        winner,
-        { releasePer: 1, ownerAddr: slotA, txHash: '0x1' },
-        2,
-      ),
-    ).toBe(true);
   });
 });

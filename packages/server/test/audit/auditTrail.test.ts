@@ -1,0 +1,193 @@
+import { getAddress } from 'viem';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresAvailable } from '../helpers/environment.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { call, newUser, pinOf, registerPin, type RegisteredPin, type TestUser } from '../pin/pinHelpers.js';
+
+interface Entry {
+  action: string;
+  outcome: string;
+  status: number;
+  error_code?: string;
+  actor_kind: string;
+  actor_user?: string;
+  address: string;
+  request_id: string;
+  details: Record<string, unknown>;
+}
+
+describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres: $postgres)', (opts) => {
+  let server: TestServer;
+  let user: TestUser;
+  let wallet: RegisteredPin;
+  let adminKey: string;
+  const password = 'correct horse battery';
+  const recipient = getAddress(`0x${'cd'.repeat(20)}`);
+  const secrets: string[] = [];
+
+  const audit = async (query = '') => {
+    const res = await fetch(`${server.url}/v1/admin/audit${query}`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as { success: boolean; entries: Entry[]; next_cursor?: string };
+  };
+
+  beforeAll(async () => {
+    if (opts.postgres && !postgresAvailable) return;
+    server = await startTestServer(opts);
+    adminKey = server.services.secrets.adminApiKey;
+    // One user's whole journey through the audited routes, failures included.
+    user = await newUser(server, 'audit');
+    const badLogin = await call(server, '/v1/dev-user/login_devuser', {
+      email: user.email,
+      password: 'wrong password',
+    });
+    expect(badLogin.status).toBe(401);
+    const app = await call<{ client_id: string; client_secret: string }>(
+      server,
+      '/v1/dev-user/clients',
+      { name: 'Audited app', redirect_uris: ['http://127.0.0.1:9/cb'] },
+      user.token,
+    );
+    expect(app.status).toBe(201);
+    wallet = await registerPin(server, user, '424242');
+    const funded = await call(
+      server,
+      '/v1/admin/faucet',
+      { address: wallet.address, token: '5000' },
+      adminKey,
+    );
+    expect(funded.status).toBe(200);
+    const verify = await call(
+      server,
+      '/v1/pin/verify',
+      {
+        user_uuid: user.uuid,
+        ...wallet.pin,
+        key_share_user: wallet.key_share_user,
+        calls: [{ to: recipient, value: '0', data: '0xdeadbeef' + '00'.repeat(32) }],
+      },
+      user.token,
+    );
+    expect(verify.status).toBe(200);
+    const wrongPin = await call(
+      server,
+      '/v1/pin/verify',
+      {
+        user_uuid: user.uuid,
+        ...pinOf('000000', wallet.pin.pin_salt),
+        key_share_user: wallet.key_share_user,
+      },
+      user.token,
+    );
+    expect(wrongPin.status).toBe(401);
+    const transfer = await call(
+      server,
+      '/v1/token/transfer',
+      {
+        from_address: wallet.address,
+        to_address: recipient,
+        amount: '1200',
+        contract_address: server.services.chain.info.contracts.token,
+        ...wallet.pin,
+        key_share_user: wallet.key_share_user,
+      },
+      user.token,
+    );
+    expect(transfer.status).toBe(200);
+    secrets.push(
+      password,
+      user.token,
+      wallet.pin.pin_hash,
+      wallet.key_share_user,
+      wallet.mnemonic,
+      app.body.client_secret,
+      adminKey,
+    );
+  });
+  afterAll(() => server?.close());
+
+  it('records every action of the journey with actor, address, request id and outcome', async (ctx) => {
+    if (!server) return ctx.skip();
+    const { entries } = await audit(`?user_id=${user.uuid}&limit=500`);
+    const actions = entries.map((e) => `${e.action}:${e.outcome}`);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'account.register:success',
+        'account.login:success',
+        'client.create:success',
+        'pin.register:success',
+        'pin.verify:success',
+        'pin.verify:denied',
+        'token.transfer:success',
+      ]),
+    );
+    const verify = entries.find((e) => e.action === 'pin.verify' && e.outcome === 'success')!;
+    expect(verify).toMatchObject({
+      status: 200,
+      actor_kind: 'user',
+      actor_user: String(user.uuid),
+      address: '127.0.0.1',
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(verify.details).toEqual({
+      calls: [{ to: recipient, value: '0', selector: '0xdeadbeef' }],
+      user_op_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    const denied = entries.find((e) => e.action === 'pin.verify' && e.outcome === 'denied')!;
+    expect(denied).toMatchObject({ status: 401, error_code: 'invalid_pin' });
+    const transfer = entries.find((e) => e.action === 'token.transfer')!;
+    expect(transfer.details).toMatchObject({
+      from_address: wallet.address,
+      to_address: recipient,
+      amount: '1200',
+    });
+    // Newest first.
+    expect(entries.findIndex((e) => e.action === 'token.transfer')).toBeLessThan(
+      entries.findIndex((e) => e.action === 'pin.register'),
+    );
+
+    // A failed login names no account; the e-mail it tried is kept.
+    const { entries: logins } = await audit('?action=account.login&outcome=denied');
+    expect(logins[0]).toMatchObject({ actor_kind: 'anonymous', status: 401, details: { email: user.email } });
+
+    const { entries: adminEntries } = await audit('?action=admin.faucet');
+    expect(adminEntries[0]).toMatchObject({ actor_kind: 'admin', outcome: 'success' });
+    expect(adminEntries[0]!.details).toMatchObject({ address: wallet.address, token: '5000' });
+  });
+
+  it('never stores a secret in any column', async (ctx) => {
+    if (!server) return ctx.skip();
+    const rows = await server.services.database.db.selectFrom('audit_log').selectAll().execute();
+    expect(rows.length).toBeGreaterThan(8);
+    const dump = JSON.stringify(rows);
+    for (const secret of secrets) expect(dump).not.toContain(secret);
+    expect(dump).not.toMatch(/pin_hash|key_share|password"|mnemonic|client_secret/);
+  });
+
+  it('pages by cursor and filters by outcome', async (ctx) => {
+    if (!server) return ctx.skip();
+    const first = await audit(`?user_id=${user.uuid}&limit=2`);
+    expect(first.entries).toHaveLength(2);
+    const second = await audit(`?user_id=${user.uuid}&limit=2&cursor=${first.next_cursor}`);
+    expect(second.entries.map((e) => e.request_id)).not.toContain(first.entries[0]!.request_id);
+    const denied = await audit(`?user_id=${user.uuid}&outcome=denied`);
+    expect(denied.entries.every((e) => e.outcome === 'denied')).toBe(true);
+    const bad = await fetch(`${server.url}/v1/admin/audit?cursor=nonsense`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    expect(bad.status).toBe(400);
+    const anonymous = await fetch(`${server.url}/v1/admin/audit`);
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('is append-only: the database refuses UPDATE and DELETE', async (ctx) => {
+    if (!server) return ctx.skip();
+    const db = server.services.database.db;
+    await expect(sql`update audit_log set outcome = 'success'`.execute(db)).rejects.toThrow(/append-only/);
+    await expect(sql`delete from audit_log`.execute(db)).rejects.toThrow(/append-only/);
+  });
+});

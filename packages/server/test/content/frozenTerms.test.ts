@@ -1,0 +1,142 @@
+import { dauthContentTokenAbi } from '@dauth/contracts';
+import { parseEther } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import {
+  admin,
+  buy,
+  chainClient,
+  consume,
+  encryptPayload,
+  newPlayer,
+  newProvider,
+  payloadOf,
+  post,
+  type Player,
+  type Provider,
+} from './contentSupport.js';
+
+/**
+ * Frozen settlement terms (decisions §7): once the platform enabled release for a cuid, the provider
+ * cannot raise `release_per` (or move `owner_addr`) to drain a pool the platform funded; only the
+ * admin API changes them, and usage recorded before a change is paid at the terms it was recorded under.
+ */
+describe('settlement terms are frozen once release is enabled', () => {
+  let server: TestServer;
+  let provider: Provider;
+  let player: Player;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    provider = await newProvider(server, 50);
+    player = await newPlayer(server, provider);
+    expect((await buy(server, provider, player, '100000')).status).toBe(200);
+  });
+  afterAll(() => server?.close());
+
+  const register = (releasePer: number, ownerAddr = provider.ownerAddr) =>
+    post(
+      server,
+      '/v1/development-api/init_permission_provider',
+      { client_id: provider.clientId, cuid: provider.cuid, release_per: releasePer, owner_addr: ownerAddr },
+      provider.developer.token,
+    );
+  const spend = async (amount: bigint) =>
+    expect(
+      (
+        await consume(server, {
+          encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount)),
+        })
+      ).status,
+    ).toBe(200);
+  const release = () =>
+    post<{ released_amount: string }>(
+      server,
+      '/v1/development-api/release_used_balance',
+      { client_id: provider.clientId, cuid: provider.cuid, slot: player.slot },
+      provider.developer.token,
+    );
+  const onChainTerms = async () => {
+    const [, ownerAddr, releasePer] = await chainClient(server).readContract({
+      address: server.services.chain.info.contracts.content_token,
+      abi: dauthContentTokenAbi,
+      functionName: 'providerOf',
+      args: [provider.cuid],
+    });
+    return { ownerAddr, releasePer };
+  };
+  const paidTo = (address: `0x${string}`) => chainClient(server).getBalance({ address });
+
+  it('refuses a raised release_per or a new owner_addr after release was enabled, and pays the agreed 50%', async () => {
+    // Before release is enabled the provider may still change its terms (same terms again: fine too).
+    expect((await register(50)).status).toBe(200);
+    await spend(110n);
+    expect(
+      (await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: true }, admin(server)))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          server,
+          '/v1/admin/content/pool',
+          { cuid: provider.cuid, amount: parseEther('1').toString() },
+          admin(server),
+        )
+      ).status,
+    ).toBe(200);
+
+    const raised = await register(100);
+    expect(raised.status).toBe(409);
+    expect(raised.body).toMatchObject({ success: false, error: 'terms_frozen' });
+    const moved = await register(50, '0x000000000000000000000000000000000000dEaD');
+    expect(moved.status).toBe(409);
+    expect(moved.body).toMatchObject({ error: 'terms_frozen' });
+    expect(await onChainTerms()).toEqual({ ownerAddr: provider.ownerAddr, releasePer: 50 });
+    // Disabling release again does not unfreeze them.
+    await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: false }, admin(server));
+    expect((await register(100)).status).toBe(409);
+    await post(server, '/v1/admin/content/release', { cuid: provider.cuid, enabled: true }, admin(server));
+
+    const before = await paidTo(provider.ownerAddr);
+    const paid = await release();
+    expect(paid.status).toBe(200);
+    expect(paid.body.released_amount).toBe('55');
+    expect(await paidTo(provider.ownerAddr)).toBe(before + 55n);
+  });
+
+  it('an admin-approved change pays earlier usage at the old terms first, later usage at the new ones', async () => {
+    await spend(40n);
+    expect(
+      (
+        await post(server, '/v1/admin/content/terms', {
+          cuid: provider.cuid,
+          release_per: 100,
+          owner_addr: provider.ownerAddr,
+        })
+      ).status,
+    ).toBe(401);
+    const before = await paidTo(provider.ownerAddr);
+    const amended = await post<{ settled: string; settled_slots: number }>(
+      server,
+      '/v1/admin/content/terms',
+      { cuid: provider.cuid, release_per: 100, owner_addr: provider.ownerAddr },
+      admin(server),
+    );
+    expect(amended.status).toBe(200);
+    expect(amended.body).toMatchObject({ success: true, settled: '20', settled_slots: 1 });
+    expect(await paidTo(provider.ownerAddr)).toBe(before + 20n);
+    expect(await onChainTerms()).toEqual({ ownerAddr: provider.ownerAddr, releasePer: 100 });
+    const history = await server.services.database.db
+      .selectFrom('content_terms_changes')
+      .selectAll()
+      .where('cuid', '=', provider.cuid)
+      .execute();
+    expect(history).toMatchObject([{ previous_release_per: 50, release_per: 100 }]);
+
+    await spend(10n);
+    const paid = await release();
+    expect(paid.body.released_amount).toBe('10');
+    expect(await paidTo(provider.ownerAddr)).toBe(before + 30n);
+  });
+});

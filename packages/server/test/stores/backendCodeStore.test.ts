@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
+import { testDatabases } from '../helpers/databases.js';
+import { seedSlot, seedUser, useTestDatabase } from './storeFixtures.js';
+
+describe.each(testDatabases)('backend code store ($name)', (database) => {
+  const db = useTestDatabase(database);
+  const now = 1_700_000_000_000;
+
+  async function code(codeHash: string, userUuid: number, expiresAt = now + 60_000) {
+    await seedUser(db(), userUuid);
+    const slot = await seedSlot(db(), userUuid, 'app-b');
+    const store = new BackendCodeStore(db());
+    await store.insert({
+      codeHash,
+      clientId: 'app-b',
+      userUuid,
+      slotId: slot.id,
+      redirectUri: 'http://127.0.0.1/cb',
+      createdAt: now,
+      expiresAt,
+    });
+    return { store, slot };
+  }
+
+  it('lets exactly one of many concurrent exchanges consume a code', async () => {
+    const { store } = await code('c'.repeat(64), 40);
+    const consumed = await Promise.all(
+      Array.from({ length: 8 }, () => store.consume('c'.repeat(64), now + 1)),
+    );
+    expect(consumed.filter(Boolean)).toHaveLength(1);
+    expect((await store.find('c'.repeat(64)))?.usedAt).toBe(now + 1);
+  });
+
+  it('redeems a code only for its own client, once, before it expires, and returns it', async () => {
+    const { store, slot } = await code('r'.repeat(64), 41);
+    expect(await store.redeem('r'.repeat(64), 'other-app', now + 1)).toBeUndefined();
+    expect(await store.redeem('r'.repeat(64), 'app-b', now + 60_000)).toBeUndefined();
+    const redeemed = await Promise.all([
+      store.redeem('r'.repeat(64), 'app-b', now + 1),
+      store.redeem('r'.repeat(64), 'app-b', now + 1),
+    ]);
+    const winners = redeemed.filter((r) => r !== undefined);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]).toMatchObject({ userUuid: 41, slotId: slot.id, usedAt: now + 1 });
+    await store.setGrant('r'.repeat(64), 'grant-1');
+    expect((await store.find('r'.repeat(64)))?.grantId).toBe('grant-1');
+  });
+
+  it('invalidates an unused code for good, and deletes only expired codes', async () => {
+    const { store } = await code('i'.repeat(64), 42);
+    expect(await store.invalidate('i'.repeat(64), now + 1)).toBe(true);
+    expect(await store.invalidate('i'.repeat(64), now + 2)).toBe(false);
+    expect(await store.consume('i'.repeat(64), now + 3)).toBe(false);
+    await code('e'.repeat(64), 43, now - 1);
+    expect(await store.deleteExpired(now)).toBe(1);
+    expect(await store.find('e'.repeat(64))).toBeUndefined();
+    expect(await store.find('i'.repeat(64))).toBeDefined();
+  });
+});
