@@ -1,0 +1,134 @@
+/**
+ * The console's only way to the service: the public JSON API under /v1, with the login JWT as a
+ * Bearer header. The JWT lives in sessionStorage (it ends with the tab, and expires within the hour
+ * anyway); no cookie is involved, so a cross-site form cannot act with it (no CSRF surface).
+ */
+const SESSION_KEY = 'dauth.console.session';
+
+export interface Session {
+  token: string;
+  uuid: string;
+  email: string;
+}
+
+export function currentSession(): Session | null {
+  const raw = sessionStorage.getItem(SESSION_KEY);
+  if (!raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as Partial<Session>;
+    if (typeof parsed.token !== 'string' || typeof parsed.email !== 'string') return null;
+    if (tokenExpired(parsed.token)) {
+      sessionStorage.removeItem(SESSION_KEY);
+      return null;
+    }
+    return { token: parsed.token, uuid: String(parsed.uuid ?? ''), email: parsed.email };
+  } catch {
+    return null;
+  }
+}
+
+export function forgetSession(): void {
+  sessionStorage.removeItem(SESSION_KEY);
+}
+
+/** Reads `exp` from the JWT payload only to stop using an expired token; the server verifies it. */
+function tokenExpired(token: string): boolean {
+  const payload = token.split('.')[1];
+  if (!payload) return true;
+  try {
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number };
+    return typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now();
+  } catch {
+    return true;
+  }
+}
+
+/** An API refusal in the decisions §2 shape: `{ success: false, error, message }`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Called when an action needs a fresh login (401 `reauthentication_required`, the step-up rule):
+ * resolves with the password the user typed, or null when they cancel.
+ */
+let askPassword: (reason: string) => Promise<string | null> = async () => null;
+export function onStepUp(ask: (reason: string) => Promise<string | null>): void {
+  askPassword = ask;
+}
+
+export async function call<T = Json>(method: string, path: string, body?: Json, retried = false): Promise<T> {
+  // Signing in sends no token, and a wrong password there must not end the current session.
+  const session = path === LOGIN_PATH ? null : currentSession();
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (session) headers.authorization = `Bearer ${session.token}`;
+  const response = await fetch(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  const text = await response.text();
+  let parsed: Json = {};
+  try {
+    parsed = text ? (JSON.parse(text) as Json) : {};
+  } catch {
+    parsed = {};
+  }
+  if (response.ok) return parsed as T;
+  const code = typeof parsed.error === 'string' ? parsed.error : `http_${response.status}`;
+  const message =
+    typeof parsed.message === 'string'
+      ? parsed.message
+      : typeof parsed.error_description === 'string'
+        ? parsed.error_description
+        : `The service answered ${response.status}.`;
+  if (response.status === 401 && code === 'reauthentication_required' && session && !retried) {
+    const password = await askPassword('This action needs you to confirm your password.');
+    if (password !== null) {
+      await signIn(session.email, password);
+      return call<T>(method, path, body, true);
+    }
+  }
+  if (response.status === 401 && code !== 'reauthentication_required' && session) {
+    // The token expired or was revoked (sign-out elsewhere, password change): sign in again.
+    forgetSession();
+  }
+  throw new ApiError(response.status, code, message);
+}
+
+const LOGIN_PATH = '/v1/dev-user/login_devuser';
+
+/** Signs in; a wrong password leaves any current session as it was (the step-up prompt relies on it). */
+export async function signIn(email: string, password: string): Promise<Session> {
+  const result = await call<{ token: string; uuid: string }>('POST', LOGIN_PATH, {
+    email,
+    password,
+  });
+  const session: Session = { token: result.token, uuid: result.uuid, email };
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  return session;
+}
+
+/** Revokes the login JWT on the server, then forgets it here even if the server could not be reached. */
+export async function signOut(): Promise<void> {
+  try {
+    if (currentSession()) await call('POST', '/v1/dev-user/logout');
+  } catch {
+    // The token is dropped below either way; it expires within the hour.
+  } finally {
+    forgetSession();
+  }
+}
+
+export const encode = encodeURIComponent;

@@ -1,0 +1,131 @@
+import { ApiError, currentSession, onStepUp, signOut } from './api.js';
+import { button, field, h } from './dom.js';
+import { accountPage } from './pages/account.js';
+import { appPage, appsPage, newAppPage } from './pages/apps.js';
+import {
+  changePasswordPage,
+  resetConfirmPage,
+  resetRequestPage,
+  signInPage,
+  signUpPage,
+} from './pages/auth.js';
+import { describeError, flash, go, page } from './view.js';
+
+/** Pages anyone may open; every other route needs a signed-in session. */
+const PUBLIC = new Set(['signin', 'signup', 'reset', 'reset/confirm']);
+
+type Render = (params: string[], query: URLSearchParams) => HTMLElement | Promise<HTMLElement>;
+const ROUTES: [RegExp, Render][] = [
+  [/^signin$/, () => signInPage()],
+  [/^signup$/, () => signUpPage()],
+  [/^reset$/, () => resetRequestPage()],
+  [/^reset\/confirm$/, (_p, query) => resetConfirmPage(query)],
+  [/^password$/, () => changePasswordPage()],
+  [/^apps$/, () => appsPage()],
+  [/^apps\/new$/, () => newAppPage()],
+  [/^apps\/([^/]+)$/, ([id]) => appPage(decodeURIComponent(id ?? ''))],
+  [/^account$/, () => accountPage()],
+];
+
+const view = document.getElementById('view') as HTMLElement;
+const nav = document.getElementById('nav') as HTMLElement;
+
+function renderNav(route: string): void {
+  const session = currentSession();
+  const link = (href: string, text: string, active: boolean) =>
+    h('li', {}, h('a', { href, 'aria-current': active ? 'page' : undefined }, text));
+  if (!session) {
+    nav.replaceChildren(
+      h(
+        'ul',
+        {},
+        link('#/signin', 'Sign in', route === 'signin'),
+        link('#/signup', 'Sign up', route === 'signup'),
+      ),
+    );
+    return;
+  }
+  const out = button('Sign out', { id: 'sign-out', class: 'link' });
+  out.addEventListener('click', () => {
+    void signOut().then(() => {
+      flash('ok', 'You are signed out.');
+      go('#/signin');
+    });
+  });
+  nav.replaceChildren(
+    h(
+      'ul',
+      {},
+      link('#/apps', 'Apps', route.startsWith('apps')),
+      link('#/account', 'Account', route === 'account'),
+      link('#/password', 'Password', route === 'password'),
+      h('li', {}, out),
+    ),
+    h('p', { class: 'who' }, `Signed in as ${session.email}`),
+  );
+}
+
+let renderCount = 0;
+async function render(): Promise<void> {
+  const raw = location.hash.replace(/^#\/?/, '');
+  const [route = '', queryString = ''] = raw.split('?');
+  const signedIn = currentSession() !== null;
+  if (!route) return go(signedIn ? '#/apps' : '#/signin');
+  if (!signedIn && !PUBLIC.has(route)) return go('#/signin');
+  const matched = ROUTES.find(([pattern]) => pattern.test(route));
+  const current = ++renderCount;
+  renderNav(route);
+  view.setAttribute('aria-busy', 'true');
+  let content: HTMLElement;
+  try {
+    content = matched
+      ? await matched[1](matched[0].exec(route)!.slice(1), new URLSearchParams(queryString))
+      : page('Page not found', h('p', {}, h('a', { href: '#/' }, 'Start page')));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && !currentSession()) return go('#/signin');
+    content = page(
+      'Something went wrong',
+      h('div', { class: 'notice error', role: 'alert' }, describeError(error)),
+    );
+  }
+  if (current !== renderCount) return; // a later navigation won
+  view.removeAttribute('aria-busy');
+  view.replaceChildren(content);
+  content.querySelector<HTMLElement>('h1')?.focus();
+}
+
+/** The step-up prompt: a modal dialog (focus stays inside it, Escape cancels). */
+function stepUpDialog(reason: string): Promise<string | null> {
+  const password = field('Password', {
+    id: 'stepup-password',
+    name: 'password',
+    type: 'password',
+    required: true,
+    autocomplete: 'current-password',
+  });
+  const cancel = button('Cancel', { class: 'secondary' });
+  const formEl = h(
+    'form',
+    { method: 'dialog' },
+    h('h2', { id: 'stepup-h' }, 'Confirm it is you'),
+    h('p', {}, reason),
+    password.wrapper,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'stepup-submit' }, 'Confirm'), cancel),
+  );
+  const dialog = h('dialog', { 'aria-labelledby': 'stepup-h' }, formEl) as HTMLDialogElement;
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    let answer: string | null = null;
+    formEl.addEventListener('submit', () => (answer = password.input.value));
+    cancel.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(answer);
+    });
+    dialog.showModal();
+  });
+}
+
+onStepUp(stepUpDialog);
+window.addEventListener('hashchange', () => void render());
+void render();

@@ -1,0 +1,168 @@
+import { call, currentSession, signIn } from '../api.js';
+import { field, h } from '../dom.js';
+import { flash, form, go, onSubmit, page, submit } from '../view.js';
+
+const emailField = (id: string, value = '') => {
+  const f = field('E-mail', {
+    id,
+    name: 'email',
+    type: 'email',
+    required: true,
+    maxlength: '320',
+    autocomplete: 'username',
+  });
+  f.input.value = value;
+  return f;
+};
+const passwordField = (id: string, label: string, autocomplete: string, hint?: string) =>
+  field(
+    label,
+    { id, name: 'password', type: 'password', required: true, maxlength: '1024', autocomplete },
+    hint,
+  );
+
+export function signInPage(): HTMLElement {
+  const email = emailField('signin-email');
+  const password = passwordField('signin-password', 'Password', 'current-password');
+  const f = form(
+    'signin-form',
+    email.wrapper,
+    password.wrapper,
+    h('div', { class: 'actions' }, submit('Sign in', 'signin-submit')),
+  );
+  onSubmit(f, async () => {
+    await signIn(email.input.value.trim(), password.input.value);
+    go('#/apps');
+  });
+  return page(
+    'Sign in',
+    f,
+    h(
+      'p',
+      {},
+      'New here? ',
+      h('a', { href: '#/signup' }, 'Create an account'),
+      '. ',
+      h('a', { href: '#/reset' }, 'Forgot your password?'),
+    ),
+  );
+}
+
+export function signUpPage(): HTMLElement {
+  const email = emailField('signup-email');
+  const nickname = field('Name (optional)', {
+    id: 'signup-nickname',
+    name: 'nickname',
+    maxlength: '100',
+    autocomplete: 'nickname',
+  });
+  const password = passwordField('signup-password', 'Password', 'new-password', 'At least 8 characters.');
+  password.input.minLength = 8;
+  const f = form(
+    'signup-form',
+    email.wrapper,
+    nickname.wrapper,
+    password.wrapper,
+    h('div', { class: 'actions' }, submit('Create account', 'signup-submit')),
+  );
+  onSubmit(f, async () => {
+    const body: Record<string, string> = { email: email.input.value.trim(), password: password.input.value };
+    if (nickname.input.value.trim()) body.nickname = nickname.input.value.trim();
+    await call('POST', '/v1/dev-user/register', body);
+    await signIn(body.email!, body.password!);
+    flash('ok', 'Account created. You are signed in.');
+    go('#/apps');
+  });
+  return page(
+    'Create an account',
+    f,
+    h('p', {}, 'Already registered? ', h('a', { href: '#/signin' }, 'Sign in'), '.'),
+  );
+}
+
+export function resetRequestPage(): HTMLElement {
+  const email = emailField('reset-email');
+  const f = form(
+    'reset-request-form',
+    email.wrapper,
+    h('div', { class: 'actions' }, submit('Send reset code', 'reset-request-submit')),
+  );
+  onSubmit(f, async () => {
+    await call('POST', '/v1/dev-user/password/reset-request', { email: email.input.value.trim() });
+    flash('ok', 'If an account uses this address, a code and a link are on their way. Enter the code below.');
+    go(`#/reset/confirm?email=${encodeURIComponent(email.input.value.trim())}`);
+  });
+  return page(
+    'Reset your password',
+    h('p', {}, 'We e-mail you a one-time code and a link that opens the next step.'),
+    f,
+    h('p', {}, h('a', { href: '#/reset/confirm' }, 'I already have a code')),
+  );
+}
+
+export function resetConfirmPage(query: URLSearchParams): HTMLElement {
+  const email = emailField('reset-confirm-email', query.get('email') ?? '');
+  const code = field('Code from the e-mail', {
+    id: 'reset-code',
+    name: 'code',
+    required: true,
+    maxlength: '64',
+    autocomplete: 'one-time-code',
+    inputmode: 'text',
+  });
+  code.input.value = query.get('code') ?? '';
+  const password = passwordField(
+    'reset-new-password',
+    'New password',
+    'new-password',
+    'At least 8 characters.',
+  );
+  password.input.minLength = 8;
+  const f = form(
+    'reset-confirm-form',
+    email.wrapper,
+    code.wrapper,
+    password.wrapper,
+    h('div', { class: 'actions' }, submit('Set new password', 'reset-confirm-submit')),
+  );
+  onSubmit(f, async () => {
+    await call('POST', '/v1/dev-user/password/reset', {
+      email: email.input.value.trim(),
+      code: code.input.value.trim(),
+      new_password: password.input.value,
+    });
+    flash('ok', 'Password changed. Sign in with the new one.');
+    go('#/signin');
+  });
+  return page('Choose a new password', f);
+}
+
+export function changePasswordPage(): HTMLElement {
+  const current = passwordField('current-password', 'Current password', 'current-password');
+  current.input.name = 'current_password';
+  const next = passwordField(
+    'new-password',
+    'New password',
+    'new-password',
+    'At least 8 characters. Other sign-ins end.',
+  );
+  next.input.minLength = 8;
+  const f = form(
+    'password-form',
+    current.wrapper,
+    next.wrapper,
+    h('div', { class: 'actions' }, submit('Change password', 'password-submit')),
+  );
+  onSubmit(f, async () => {
+    const session = currentSession();
+    await call('POST', '/v1/dev-user/password', {
+      current_password: current.input.value,
+      new_password: next.input.value,
+    });
+    // A password change ends every login JWT; sign in again with the new password.
+    if (session) await signIn(session.email, next.input.value);
+    f.reset();
+    return 'Password changed. Your other sessions were signed out.';
+  });
+  return page('Change password', f);
+}
