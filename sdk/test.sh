@@ -2,7 +2,9 @@
 # Runs the Python and Go SDK suites (the TypeScript SDK runs with `npm test`). Both suites run even
 # when the first fails; the exit status is non-zero if either failed. Offline: no package downloads.
 # The end-to-end tests (python tests/test_e2e.py, go e2e_test.go) skip here unless DAUTH_E2E_URL is
-# set; `npm test` runs them against a live dauth (packages/sdk/test/e2e/liveServer.test.ts).
+# set; `npm test` runs them against a live dauth (packages/sdk/test/e2e/liveServer.test.ts), and
+# installs each SDK from scratch (packed tarball, wheel in a fresh venv, Go module through a
+# `replace`) to run its quick start (packages/sdk/test/e2e/installFromScratch.test.ts).
 set -uo pipefail
 cd "$(dirname "$0")"
 

@@ -84,6 +84,10 @@ func (c *Client) authorize(ctx context.Context, jwt, state string) error {
 	if parsed.Message == "EXPIRED_TOKEN" {
 		return ErrExpiredToken
 	}
+	// The envelope has no error field: its message is the identifier (docs/backend-integration.md).
+	if parsed.Message == "wallet_required" {
+		return &AuthorizeError{Reason: parsed.Message, StatusCode: answer.status, EnvelopeCode: parsed.Code, Err: ErrWalletRequired}
+	}
 	reason := parsed.Message
 	if reason == "" {
 		reason = "code " + strconv.Itoa(parsed.Code)

@@ -158,6 +158,46 @@ func TestCallbackIsAnsweredBeforeTheExchangeFinishes(t *testing.T) {
 	}
 }
 
+// The defect of issue 15: the callback and its exchange completed while authorize's own answer was
+// still delayed, and GetSlotInfo cancelled that request on success and returned context.Canceled (499).
+func TestGetSlotInfoReturnsTheSlotWhenTheExchangeBeatsAuthorizesAnswer(t *testing.T) {
+	s := newSetup(t, func(f *fakeDauth) { f.authorizeDelay = 1500 * time.Millisecond }, "")
+	started := time.Now()
+	slot, err := s.client.GetSlotInfo(context.Background(), SlotInfoRequest{JWT: "user-jwt"})
+	if err != nil {
+		t.Fatalf("GetSlotInfo: %v (HTTP %d), want the slot", err, HTTPStatus(err))
+	}
+	if slot.AccessToken != "at-code-1" || slot.ID.String() != "1234567890123456789" {
+		t.Fatalf("slot = %+v", slot)
+	}
+	s.dauth.mu.Lock()
+	tokenAt, authorizeAt := s.dauth.tokenAnsweredAt, s.dauth.authorizeAnsweredAt
+	s.dauth.mu.Unlock()
+	// The race really happened: get_token answered first, authorize about 1.5 s later.
+	if tokenAt.IsZero() || authorizeAt.Sub(tokenAt) < 1400*time.Millisecond {
+		t.Fatalf("get_token answered at %v, authorize at %v", tokenAt, authorizeAt)
+	}
+	if elapsed := time.Since(started); elapsed < 1400*time.Millisecond {
+		t.Fatalf("returned after %v, before authorize's answer", elapsed)
+	}
+}
+
+func TestAUserWithoutAPINWalletIsWalletRequired409(t *testing.T) {
+	s := newSetup(t, nil, "")
+	_, err := s.client.GetSlotInfo(context.Background(), SlotInfoRequest{JWT: "no-wallet-jwt"})
+	expectStatus(t, err, ErrWalletRequired, http.StatusConflict)
+	var authorize *AuthorizeError
+	if !errors.Is(err, ErrAuthorize) || !errors.As(err, &authorize) || authorize.StatusCode != 409 || authorize.EnvelopeCode != 409 {
+		t.Fatalf("wallet_required: %#v", err)
+	}
+	if err.Error() != "AUTHORIZE_ERROR: wallet_required" {
+		t.Fatalf("message %q", err.Error())
+	}
+	if len(s.dauth.requestsTo("/v1/oauth-meta/get_token")) != 0 {
+		t.Fatal("a code was exchanged")
+	}
+}
+
 func TestGetSlotInfoTimesOutWithoutACallback(t *testing.T) {
 	s := newSetup(t, func(f *fakeDauth) { f.callback = "none" }, "")
 	started := time.Now()

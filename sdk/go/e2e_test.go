@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	dauth "github.com/dauth/sdk-go"
+	dauth "github.com/dauth/dauth/sdk/go"
 )
 
 // End-to-end: the SDK against a live dauth, with the SDK's own CallbackHandler on a real port.
@@ -141,6 +141,26 @@ func forged(jwt string) string {
 	return strings.Join(parts, ".")
 }
 
+// balanceOf reads the slot's content-token figures from the public balance route.
+func balanceOf(t *testing.T, baseURL, slot, cuid string) (balance, used int64) {
+	t.Helper()
+	response, err := http.Get(baseURL + "/v1/development-api/balance_adex/" + slot + "?cuid=" + url.QueryEscape(cuid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer response.Body.Close()
+	var body struct {
+		Balance      string `json:"balance"`
+		UsedBalances string `json:"used_balances"`
+	}
+	if err := json.NewDecoder(response.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	balance, _ = strconv.ParseInt(body.Balance, 10, 64)
+	used, _ = strconv.ParseInt(body.UsedBalances, 10, 64)
+	return balance, used
+}
+
 func expectError(t *testing.T, err error, target error, status int) {
 	t.Helper()
 	if !errors.Is(err, target) {
@@ -161,10 +181,25 @@ func TestE2ELiveServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Shutdown(context.Background()) })
-	// The SDK's own handler serves the registered redirect URI.
+	// Through a proxy that holds authorize's answer back while the callback goes out (issue 15).
+	delayed, err := dauth.New(dauth.Config{
+		ClientID: env.clientID, ClientSecret: env.clientSecret, RedirectURI: env.redirectURI, AuthServerURL: os.Getenv("DAUTH_E2E_DELAYED_URL"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = delayed.Shutdown(context.Background()) })
+	// The registered redirect URI serves both clients: the SDK's own handler for the direct one,
+	// and the callbacks it does not know go to the delayed one.
 	callbackPath, _ := url.Parse(env.redirectURI)
 	mux := http.NewServeMux()
-	mux.Handle(callbackPath.Path, client.CallbackHandler())
+	mux.Handle(callbackPath.Path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.WriteHeader(http.StatusOK)
+		if callback, ok := dauth.ParseCallback(body); ok && client.HandleCallback(callback) == dauth.CallbackIgnored {
+			delayed.HandleCallback(callback)
+		}
+	}))
 	listenAt(t, env.redirectURI, mux)
 	getOnly := &getOnlyRoute{}
 	listenAt(t, env.getOnlyURI, getOnly)
@@ -235,6 +270,80 @@ func TestE2ELiveServer(t *testing.T) {
 		// Only that pair: the second call's token still works.
 		if status, _ := validate(t, env.url, second.AccessToken); status != http.StatusOK {
 			t.Fatalf("second call's token: validate = %d", status)
+		}
+	})
+
+	t.Run("TheSlotComesBackWhenTheExchangeBeatsADelayedAuthorize", func(t *testing.T) {
+		delayMs, _ := strconv.Atoi(os.Getenv("DAUTH_E2E_DELAY_MS"))
+		started := time.Now()
+		slot, err := delayed.GetSlotInfo(ctx, dauth.SlotInfoRequest{JWT: env.jwt})
+		if err != nil {
+			t.Fatalf("GetSlotInfo through the delaying proxy: %v (HTTP %d), want the slot", err, dauth.HTTPStatus(err))
+		}
+		if waited := time.Since(started); waited < time.Duration(delayMs-50)*time.Millisecond {
+			t.Fatalf("returned after %v: authorize's answer was not delayed", waited)
+		}
+		if slot.ID.String() != env.slotID {
+			t.Fatalf("id = %s, want %s", slot.ID, env.slotID)
+		}
+		if status, _ := validate(t, env.url, slot.AccessToken); status != http.StatusOK {
+			t.Fatalf("validate = %d", status)
+		}
+	})
+
+	t.Run("AUserWithoutAPINWalletIsWalletRequired409", func(t *testing.T) {
+		_, err := client.GetSlotInfo(ctx, dauth.SlotInfoRequest{JWT: os.Getenv("DAUTH_E2E_NO_WALLET_JWT")})
+		expectError(t, err, dauth.ErrWalletRequired, http.StatusConflict)
+		var authorize *dauth.AuthorizeError
+		if !errors.Is(err, dauth.ErrAuthorize) || !errors.As(err, &authorize) || authorize.StatusCode != 409 || authorize.EnvelopeCode != 409 || authorize.Reason != "wallet_required" {
+			t.Fatalf("wallet_required: %#v", err)
+		}
+	})
+
+	t.Run("ConsumptionCTRAndGCMWithAndWithoutClientAuthentication", func(t *testing.T) {
+		cuid, slotID := os.Getenv("DAUTH_E2E_CONTENT_CUID"), os.Getenv("DAUTH_E2E_CONTENT_SLOT_ID")
+		slotAddress := os.Getenv("DAUTH_E2E_CONTENT_SLOT_ADDRESS")
+		base := dauth.ContentConfig{ClientID: os.Getenv("DAUTH_E2E_CONTENT_CLIENT_ID"), AuthServerURL: env.url}
+		ctr, gcm := base, base
+		ctr.Form, ctr.Key, ctr.IV = dauth.PayloadCTR, os.Getenv("DAUTH_E2E_CONTENT_CTR_KEY"), os.Getenv("DAUTH_E2E_CONTENT_CTR_IV")
+		gcm.Form, gcm.Key = dauth.PayloadGCM, os.Getenv("DAUTH_E2E_CONTENT_GCM_KEY")
+		for _, config := range []dauth.ContentConfig{ctr, gcm} {
+			balance, used := balanceOf(t, env.url, slotAddress, cuid)
+			consumer, err := dauth.NewContentConsumer(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := consumer.Record(ctx, dauth.Consumption{UserDBKey: slotID, Amount: "7", Cuid: cuid, RequestID: "go-" + string(config.Form)})
+			if err != nil {
+				t.Fatalf("%s: %v", config.Form, err)
+			}
+			if first.Status != "included" || first.UserDBKey != slotID || first.Amount != "7" ||
+				first.Balance != strconv.FormatInt(balance-7, 10) || first.UsedBalances != strconv.FormatInt(used+7, 10) ||
+				!regexp.MustCompile(`^0x[0-9a-f]{64}$`).MatchString(first.TxHash) {
+				t.Fatalf("%s: %+v (before: %d, %d)", config.Form, first, balance, used)
+			}
+			authenticatedConfig := config
+			authenticatedConfig.ClientSecret = os.Getenv("DAUTH_E2E_CONTENT_CLIENT_SECRET")
+			authenticated, _ := dauth.NewContentConsumer(authenticatedConfig)
+			second, err := authenticated.Record(ctx, dauth.Consumption{UserDBKey: slotID, Amount: "3", Cuid: cuid})
+			if err != nil || second.UsedBalances != strconv.FormatInt(used+10, 10) {
+				t.Fatalf("%s with client authentication: %+v, %v", config.Form, second, err)
+			}
+			_, err = consumer.Record(ctx, dauth.Consumption{UserDBKey: slotID, Amount: "999999999", Cuid: cuid})
+			var refused *dauth.ConsumptionError
+			if !errors.As(err, &refused) || refused.StatusCode != 409 || refused.ErrorCode != "insufficient_balance" {
+				t.Fatalf("%s over the balance: %v", config.Form, err)
+			}
+			wrongConfig := config
+			wrongConfig.Key = strings.Repeat("ab", 32)
+			wrong, _ := dauth.NewContentConsumer(wrongConfig)
+			_, err = wrong.Record(ctx, dauth.Consumption{UserDBKey: slotID, Amount: "1", Cuid: cuid})
+			if !errors.As(err, &refused) || refused.StatusCode != 401 || refused.ErrorCode != "invalid_payload" {
+				t.Fatalf("%s under a wrong key: %v", config.Form, err)
+			}
+			if b, u := balanceOf(t, env.url, slotAddress, cuid); b != balance-10 || u != used+10 {
+				t.Fatalf("%s: balance %d, used %d after; want %d, %d", config.Form, b, u, balance-10, used+10)
+			}
 		}
 	})
 

@@ -18,6 +18,10 @@ var (
 	ErrCallbackTimeout = errors.New("authorize callback timeout")
 	// ErrAuthorize: any other failure of the authorize step; the error is an *AuthorizeError.
 	ErrAuthorize = errors.New("AUTHORIZE_ERROR")
+	// ErrWalletRequired: authorize refused the user because they have no PIN wallet yet (HTTP 409,
+	// envelope message wallet_required; decisions §7). Send the user to PIN set-up. The error is an
+	// *AuthorizeError that matches both ErrWalletRequired and ErrAuthorize; HTTPStatus gives 409.
+	ErrWalletRequired = errors.New("wallet_required")
 	// ErrCallbackRejected: the callback arrived with success other than 1, or without a code.
 	ErrCallbackRejected = errors.New("authorize callback rejected")
 	// ErrShutdown: the client was shut down while the call was pending, or before it started.
@@ -102,13 +106,15 @@ func (e *StatusError) Error() string {
 const StatusClientClosedRequest = 499
 
 // HTTPStatus is the status a backend should answer with when a slot-info call failed, row by row
-// as in the spec's table. A nil error gives 200.
+// as in the spec's table, plus ErrWalletRequired (409). A nil error gives 200.
 func HTTPStatus(err error) int {
 	switch {
 	case err == nil:
 		return http.StatusOK
 	case errors.Is(err, ErrExpiredToken):
 		return http.StatusUnauthorized
+	case errors.Is(err, ErrWalletRequired): // before ErrAuthorize, which it also matches
+		return http.StatusConflict
 	case errors.Is(err, ErrCallbackTimeout):
 		return http.StatusRequestTimeout
 	case errors.Is(err, ErrAuthorize):
@@ -126,4 +132,20 @@ func HTTPStatus(err error) int {
 	default:
 		return http.StatusInternalServerError
 	}
+}
+
+// ConsumptionError is a consumption record the service refused (4xx or 5xx); nothing was recorded.
+type ConsumptionError struct {
+	StatusCode int
+	// ErrorCode is the service's stable error code, e.g. insufficient_balance or invalid_payload.
+	ErrorCode string
+	Message   string
+}
+
+func (e *ConsumptionError) Error() string {
+	code := ""
+	if e.ErrorCode != "" {
+		code = ", " + e.ErrorCode
+	}
+	return fmt.Sprintf("consumption refused (HTTP %d%s): %s", e.StatusCode, code, e.Message)
 }

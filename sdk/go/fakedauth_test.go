@@ -20,17 +20,23 @@ import (
 type fakeDauth struct {
 	server *httptest.Server
 
-	mu            sync.Mutex
-	redirectURI   string
-	callback      string // "success", "reject" or "none"
-	slotIDJSON    string
-	tokenDelay    time.Duration
-	tokenResponse *fakeAnswer
-	requests      []recorded
-	callbacks     []int
-	callbackSent  chan int
-	codes         map[string]string
-	counter       int
+	mu          sync.Mutex
+	redirectURI string
+	callback    string // "success", "reject" or "none"
+	slotIDJSON  string
+	tokenDelay  time.Duration
+	// authorizeDelay, when set, holds authorize's answer back: the callback goes out first and the
+	// answer follows once the code was exchanged and authorizeDelay has passed (a slow network).
+	authorizeDelay time.Duration
+	exchanged      map[string]chan struct{}
+	// tokenAnsweredAt and authorizeAnsweredAt record the order in which the answers left.
+	tokenAnsweredAt, authorizeAnsweredAt time.Time
+	tokenResponse                        *fakeAnswer
+	requests                             []recorded
+	callbacks                            []int
+	callbackSent                         chan int
+	codes                                map[string]string
+	counter                              int
 }
 
 type fakeAnswer struct {
@@ -52,6 +58,7 @@ func startFakeDauth(t *testing.T, redirectURI string) *fakeDauth {
 		slotIDJSON:   "1234567890123456789",
 		callbackSent: make(chan int, 16),
 		codes:        map[string]string{},
+		exchanged:    map[string]chan struct{}{},
 	}
 	fake.server = httptest.NewServer(http.HandlerFunc(fake.route))
 	t.Cleanup(fake.server.Close)
@@ -112,6 +119,10 @@ func (f *fakeDauth) route(w http.ResponseWriter, r *http.Request) {
 
 func (f *fakeDauth) authorize(w http.ResponseWriter, request recorded) {
 	f.mu.Lock()
+	if f.authorizeDelay > 0 && strings.TrimPrefix(request.authorization, "Bearer ") == "user-jwt" {
+		f.delayedAuthorize(w, request)
+		return
+	}
 	defer f.mu.Unlock()
 	jwt := strings.TrimPrefix(request.authorization, "Bearer ")
 	query := request.query
@@ -120,6 +131,9 @@ func (f *fakeDauth) authorize(w http.ResponseWriter, request recorded) {
 		reply(w, 401, `{"code":401,"message":"missing bearer token","data":[]}`)
 	case jwt == "expired-jwt":
 		reply(w, 401, `{"code":401,"message":"EXPIRED_TOKEN","data":[]}`)
+	case jwt == "no-wallet-jwt":
+		// As the service renders it (docs/backend-integration.md): the message is the identifier.
+		reply(w, 409, `{"code":409,"message":"wallet_required","data":[]}`)
 	case query.Has("response_type") || query.Get("respose_type") != "code":
 		reply(w, 400, `{"code":400,"message":"respose_type must be code","data":[]}`)
 	case query.Get("client_id") != "client-1" || query.Get("redirect_uri") != f.redirectURI:
@@ -132,6 +146,28 @@ func (f *fakeDauth) authorize(w http.ResponseWriter, request recorded) {
 		// After answering, as the service does.
 		go f.sendCallback(query.Get("state"), code, f.callback, f.redirectURI)
 	}
+}
+
+// delayedAuthorize is entered with f.mu held. It sends the callback before answering, waits until
+// the SDK has exchanged the code, then holds the answer for authorizeDelay more.
+func (f *fakeDauth) delayedAuthorize(w http.ResponseWriter, request recorded) {
+	f.counter++
+	code := fmt.Sprintf("code-%d", f.counter)
+	f.codes[code] = "issued"
+	exchanged := make(chan struct{})
+	f.exchanged[code] = exchanged
+	delay, mode, redirectURI := f.authorizeDelay, f.callback, f.redirectURI
+	f.mu.Unlock()
+	go f.sendCallback(request.query.Get("state"), code, mode, redirectURI)
+	select {
+	case <-exchanged:
+	case <-time.After(5 * time.Second):
+	}
+	time.Sleep(delay)
+	f.mu.Lock()
+	f.authorizeAnsweredAt = time.Now()
+	f.mu.Unlock()
+	reply(w, 200, `{"code":1,"message":{"res":"ok","status_code":200,"status_msg":"slot ready"},"data":[]}`)
 }
 
 func (f *fakeDauth) sendCallback(state, code, mode, redirectURI string) {
@@ -190,6 +226,10 @@ func (f *fakeDauth) getToken(w http.ResponseWriter, r *http.Request, request rec
 	default:
 		f.codes[body["code"]] = "used"
 		reply(w, 200, f.slotBody(body["code"]))
+		f.tokenAnsweredAt = time.Now()
+		if exchanged, ok := f.exchanged[body["code"]]; ok {
+			close(exchanged)
+		}
 	}
 }
 

@@ -1,3 +1,3 @@
-module github.com/dauth/sdk-go
+module github.com/dauth/dauth/sdk/go
 
 go 1.19

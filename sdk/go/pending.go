@@ -11,7 +11,7 @@ import (
 // then exchanging; it ends once, with a slot or an error.
 type pending struct {
 	state string
-	// ctx carries the call's HTTP requests; it is cancelled when the call ends.
+	// ctx carries the call's HTTP requests; it is cancelled when the call fails or is closed.
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -39,7 +39,12 @@ func (p *pending) finishLocked(slot *SlotInfo, err error) {
 	p.slot, p.err = slot, err
 	close(p.done)
 	p.timer.Stop()
-	p.cancel()
+	// A failure stops what the call still has in flight. A success does not: authorize's own answer
+	// may still be on its way (the callback and the exchange can beat it), and cancelling it would
+	// turn the slot the call already has into context.Canceled.
+	if err != nil {
+		p.cancel()
+	}
 }
 
 // claim takes the callback: true once, while the call is waiting.

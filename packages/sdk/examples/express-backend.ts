@@ -2,8 +2,9 @@
  * A complete game backend on Express: the game client posts the user's dauth login JWT to /login,
  * the backend turns it into slot information and keeps the tokens server-side.
  *
+ *   npm run build   # @dauth/sdk resolves to packages/sdk/dist
  *   DAUTH_CLIENT_ID=… DAUTH_CLIENT_SECRET=… DAUTH_REDIRECT_URI=http://127.0.0.1:3000/dauth/callback \
- *   node --conditions=development --import tsx packages/sdk/examples/express-backend.ts
+ *   node --import tsx packages/sdk/examples/express-backend.ts
  */
 import express from 'express';
 import { DauthClient, toHttpStatus } from '@dauth/sdk';

@@ -53,6 +53,17 @@ export class AuthorizeError extends DauthError {
   }
 }
 
+/**
+ * Authorize refused the user because they have no PIN wallet yet (HTTP 409, envelope message
+ * `wallet_required`; decisions §7). Send the user to PIN set-up, then retry. It is an
+ * `AuthorizeError` too, but `toHttpStatus` gives 409, not 502.
+ */
+export class WalletRequiredError extends AuthorizeError {
+  constructor(details: AuthorizeErrorDetails = {}) {
+    super('wallet_required', details);
+  }
+}
+
 /** The callback arrived with `success` other than 1 (or without a code to exchange). */
 export class CallbackRejectedError extends DauthError {
   constructor() {
@@ -124,11 +135,30 @@ export class StatusRequestError extends DauthError {
 }
 
 /**
+ * A consumption record was refused (`increase_used_content_token` answered 4xx or 5xx). Nothing was
+ * recorded: the service changes nothing on a refusal.
+ */
+export class ConsumptionError extends DauthError {
+  readonly responseStatus: number;
+  /** The service's stable error code, e.g. `insufficient_balance`, `invalid_payload`, `stale_payload`. */
+  readonly errorCode: string | undefined;
+
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super(`consumption refused (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
+    this.responseStatus = responseStatus;
+    this.errorCode = errorCode;
+  }
+}
+
+/**
  * The HTTP status a backend should answer with when a slot-info call fails, row by row as in the
- * spec's table. The row for a cancelled or expired request context (499/504) belongs to Go.
+ * spec's table, plus `wallet_required` (409, decisions §7). The row for a cancelled or expired
+ * request context (499/504) belongs to Go.
  */
 export function toHttpStatus(error: unknown): number {
   if (error instanceof ExpiredTokenError) return 401;
+  // Before AuthorizeError, which it extends: the user must set up a PIN, not retry later.
+  if (error instanceof WalletRequiredError) return 409;
   if (error instanceof CallbackTimeoutError) return 408;
   if (error instanceof AuthorizeError) return 502;
   if (error instanceof CallbackRejectedError) return 502;

@@ -17,6 +17,7 @@ export type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js'
 export {
   AuthorizeError,
   CallbackRejectedError,
+  ConsumptionError,
   CallbackTimeoutError,
   DauthError,
   EnvelopeError,
@@ -27,6 +28,7 @@ export {
   ShutdownError,
   StatusRequestError,
   toHttpStatus,
+  WalletRequiredError,
 } from './errors.js';
 export type { AuthorizeErrorDetails } from './errors.js';
 export { parseJson, stringifyJson } from './losslessJson.js';
@@ -45,3 +47,7 @@ export type {
   RedisPublisher,
   RedisSubscriber,
 } from './relay/redisCallbackRelay.js';
+export { ContentConsumer } from './content/contentConsumer.js';
+export type { ConsumptionResult, ContentConsumerOptions } from './content/contentConsumer.js';
+export { consumptionPlaintext, encryptConsumptionPayload, gcmAad } from './content/consumptionPayload.js';
+export type { ConsumptionRecord, PayloadCipher } from './content/consumptionPayload.js';

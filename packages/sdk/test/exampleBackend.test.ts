@@ -21,7 +21,8 @@ describe('examples/express-backend.ts', () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     dauth = await FakeDauth.start({ redirectUri: `${baseUrl}/dauth/callback` });
-    child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', example], {
+    // `@dauth/sdk` resolves to the built dist/ (`npm run build` runs before `npm test` in CI).
+    child = spawn(process.execPath, ['--import', 'tsx', example], {
       cwd: repoRoot,
       env: {
         ...process.env,
@@ -74,10 +75,13 @@ describe('examples/express-backend.ts', () => {
     expect(dauth.requestsTo('/v1/oauth-meta/user/logout')).toHaveLength(1);
   });
 
-  it('is quoted verbatim in the README', () => {
+  it('the README opens with the quick start, verbatim and at most 15 lines', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const source = readFileSync(example, 'utf8').trimEnd();
-    expect(readme).toContain('```ts\n' + source + '\n```');
+    const source = readFileSync(new URL('../examples/quickstart.mjs', import.meta.url), 'utf8').trimEnd();
+    expect(source.split('\n').length).toBeLessThanOrEqual(15);
+    const firstBlock = readme.indexOf('```js\n');
+    expect(readme.slice(0, firstBlock)).not.toContain('```');
+    expect(readme.slice(firstBlock).startsWith('```js\n' + source + '\n```')).toBe(true);
   });
 
   it('answers failures with the mapped status', async () => {

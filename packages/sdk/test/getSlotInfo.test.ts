@@ -11,6 +11,7 @@ import {
   MissingJwtError,
   ShutdownError,
   toHttpStatus,
+  WalletRequiredError,
 } from '../src/index.js';
 import type { DauthClientOptions } from '../src/index.js';
 import { freePort, serve } from './support/appServer.js';
@@ -57,6 +58,33 @@ async function setup(
 }
 
 describe('getSlotInfo', () => {
+  it('returns the slot when the callback and its exchange complete while authorize is still delayed', async () => {
+    const { client, dauth } = await setup({ authorizeDelayMs: 1_500 });
+    const started = Date.now();
+    const slot = await client.getSlotInfo({ jwt: 'user-jwt' });
+    expect(slot).toMatchObject({ access_token: 'at-code-1', code: 'code-1' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_450);
+    // The race happened: get_token answered first, authorize about 1.5 s later.
+    const [token, authorize] = dauth.answeredAt;
+    expect([token?.path, authorize?.path]).toEqual(['/v1/oauth-meta/get_token', '/v1/oauth-meta/authorize']);
+    expect(authorize!.at - token!.at).toBeGreaterThanOrEqual(1_400);
+  });
+
+  it('a user without a PIN wallet is WalletRequiredError, answered 409 (not a generic 502)', async () => {
+    const { client, dauth } = await setup();
+    const error = await client.getSlotInfo({ jwt: 'no-wallet-jwt' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WalletRequiredError);
+    expect(error).toBeInstanceOf(AuthorizeError);
+    expect(error).toMatchObject({
+      message: 'AUTHORIZE_ERROR: wallet_required',
+      reason: 'wallet_required',
+      responseStatus: 409,
+      envelopeCode: 409,
+    });
+    expect(toHttpStatus(error)).toBe(409);
+    expect(dauth.requestsTo('/v1/oauth-meta/get_token')).toHaveLength(0);
+  });
+
   it('runs authorize, takes the callback and returns the slot with its 19-digit id exact', async () => {
     const { client, dauth } = await setup();
     const slot = await client.getSlotInfo({ jwt: 'user-jwt' });

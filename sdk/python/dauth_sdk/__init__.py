@@ -3,6 +3,7 @@
 Standard library only; Python 3.9 or later.
 """
 
+from .aio import AsyncDauthClient
 from .api import LoginStatus
 from .callback import AuthorizeCallback, callback_fields, parse_callback
 from .client import (
@@ -12,11 +13,13 @@ from .client import (
     DauthClient,
     StatusReport,
 )
+from .content import ConsumptionResult, ContentConsumer, consumption_plaintext, gcm_aad
 from .envelope import Envelope, parse_envelope, read_slot_envelope
 from .errors import (
     AuthorizeError,
     CallbackRejectedError,
     CallbackTimeoutError,
+    ConsumptionError,
     DauthError,
     EnvelopeError,
     ExpiredTokenError,
@@ -25,6 +28,7 @@ from .errors import (
     RequestFailedError,
     ShutdownError,
     StatusRequestError,
+    WalletRequiredError,
     to_http_status,
 )
 from .handlers import callback_handler_class, respond_to_callback, wsgi_callback_app
@@ -32,6 +36,13 @@ from .slot import SlotId, SlotInfo
 from .transport import HttpResponse, Transport, urllib_transport
 
 __all__ = [
+    "AsyncDauthClient",
+    "ConsumptionError",
+    "ConsumptionResult",
+    "ContentConsumer",
+    "WalletRequiredError",
+    "consumption_plaintext",
+    "gcm_aad",
     "AuthorizeCallback",
     "AuthorizeError",
     "CallbackRejectedError",

@@ -15,6 +15,7 @@ from .errors import (
     MalformedResponseError,
     RequestFailedError,
     StatusRequestError,
+    WalletRequiredError,
 )
 from .slot import SlotInfo
 from .transport import HttpResponse, Transport
@@ -27,6 +28,13 @@ class ApiContext:
     transport: Transport
     request_timeout: float
     """Bound for one request, in seconds."""
+
+    def send_raw(self, method: str, path: str, headers: Dict[str, str], body: Optional[bytes]) -> HttpResponse:
+        try:
+            return self.transport(method, self.base_url + path, headers, body, self.request_timeout)
+        except Exception as error:
+            # The path without its query: the authorize query carries the state.
+            raise RequestFailedError(self.base_url + path.split("?")[0]) from error
 
     def send(
         self,
@@ -42,18 +50,14 @@ class ApiContext:
         if json_body is not None:
             headers["Content-Type"] = "application/json"
             body = json.dumps(json_body).encode("utf-8")
-        try:
-            return self.transport(method, self.base_url + path, headers, body, self.request_timeout)
-        except Exception as error:
-            # The path without its query: the authorize query carries the state.
-            raise RequestFailedError(self.base_url + path.split("?")[0]) from error
+        return self.send_raw(method, path, headers, body)
 
 
 def authorize(context: ApiContext, client_id: str, redirect_uri: str, state: str, jwt: str) -> None:
     """``GET /v1/oauth-meta/authorize``; returns when the service accepted the request.
 
-    Raises ``ExpiredTokenError`` for an expired JWT and ``AuthorizeError`` for any other failure,
-    including an unreachable service.
+    Raises ``ExpiredTokenError`` for an expired JWT, ``WalletRequiredError`` for a user without a
+    PIN wallet and ``AuthorizeError`` for any other failure, including an unreachable service.
     """
     query = urlencode(
         {
@@ -77,6 +81,9 @@ def authorize(context: ApiContext, client_id: str, redirect_uri: str, state: str
     message = envelope.message_text
     if message == "EXPIRED_TOKEN":
         raise ExpiredTokenError()
+    # The envelope has no error field: its message is the identifier (docs/backend-integration.md).
+    if message == "wallet_required":
+        raise WalletRequiredError(response_status=response.status, envelope_code=envelope.code)
     raise AuthorizeError(
         message or "code %d" % envelope.code,
         response_status=response.status,

@@ -176,11 +176,14 @@ class DauthClient:
         return "exchanging"
 
     def _exchange(self, request: PendingRequest, code: str) -> None:
-        grant = {"grant_type": "authorization_code", "code": code}
         try:
-            request.resolve(api.get_token(self._api, self.client_id, self.__client_secret, grant))
+            request.resolve(self._exchange_code(code))
         except Exception as error:
             request.fail(error)
+
+    def _exchange_code(self, code: str) -> SlotInfo:
+        grant = {"grant_type": "authorization_code", "code": code}
+        return api.get_token(self._api, self.client_id, self.__client_secret, grant)
 
     def shutdown(self) -> None:
         """Fails every pending call with ``shutdown`` and refuses later slot-info calls."""

@@ -51,6 +51,15 @@ class AuthorizeError(DauthError):
         self.envelope_code = envelope_code
 
 
+class WalletRequiredError(AuthorizeError):
+    """Authorize refused the user because they have no PIN wallet yet (HTTP 409, envelope message
+    ``wallet_required``; decisions §7). Send the user to PIN set-up, then retry.
+    ``to_http_status`` gives 409, not 502."""
+
+    def __init__(self, response_status: Optional[int] = None, envelope_code: Optional[int] = None) -> None:
+        super().__init__("wallet_required", response_status=response_status, envelope_code=envelope_code)
+
+
 class CallbackRejectedError(DauthError):
     """The callback arrived with ``success`` other than 1 (or without a code to exchange)."""
 
@@ -105,14 +114,26 @@ class StatusRequestError(DauthError):
         self.error_code = error_code
 
 
+class ConsumptionError(DauthError):
+    """A consumption record the service refused (4xx or 5xx); nothing was recorded."""
+
+    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
+        code_part = ", " + error_code if error_code else ""
+        super().__init__("consumption refused (HTTP %d%s): %s" % (response_status, code_part, message))
+        self.response_status = response_status
+        self.error_code = error_code
+
+
 def to_http_status(error: BaseException) -> int:
     """The HTTP status a backend should answer with when a slot-info call failed.
 
-    Row by row as in the spec's table; the row for a cancelled or expired request context
+    Row by row as in the spec's table, plus ``wallet_required`` (409); the row for a cancelled or expired request context
     (499/504) belongs to Go.
     """
     if isinstance(error, ExpiredTokenError):
         return 401
+    if isinstance(error, WalletRequiredError):  # before AuthorizeError, which it extends
+        return 409
     if isinstance(error, CallbackTimeoutError):
         return 408
     if isinstance(error, AuthorizeError):

@@ -41,6 +41,7 @@ class FakeDauth:
         slot_id_json: str = "1234567890123456789",
         token_delay: float = 0.0,
         token_response: Optional[Tuple[int, bytes]] = None,
+        authorize_delay: float = 0.0,
     ) -> None:
         self.redirect_uri = redirect_uri
         self.client_id = client_id
@@ -49,6 +50,12 @@ class FakeDauth:
         self.slot_id_json = slot_id_json
         self.token_delay = token_delay
         self.token_response = token_response
+        # Holds authorize's answer back: the callback goes out first, and the answer follows once
+        # the code was exchanged and authorize_delay has passed (a slow network, a loaded service).
+        self.authorize_delay = authorize_delay
+        self._exchanged: Dict[str, threading.Event] = {}
+        # (path, time.monotonic()) of each answer, to show the order of a race.
+        self.answered_at: List[Tuple[str, float]] = []
         self.requests: List[Recorded] = []
         self.callback_statuses: List[int] = []
         self.callback_answered = threading.Condition()
@@ -111,6 +118,9 @@ class FakeDauth:
             return _reply(handler, 401, b'{"code":401,"message":"missing bearer token","data":[]}')
         if jwt == "expired-jwt":
             return _reply(handler, 401, b'{"code":401,"message":"EXPIRED_TOKEN","data":[]}')
+        if jwt == "no-wallet-jwt":
+            # As the service renders it (docs/backend-integration.md): the message is the identifier.
+            return _reply(handler, 409, b'{"code":409,"message":"wallet_required","data":[]}')
         if "response_type" in query or query.get("respose_type") != ["code"]:
             return _reply(handler, 400, b'{"code":400,"message":"respose_type must be code","data":[]}')
         if query.get("client_id") != [self.client_id] or query.get("redirect_uri") != [self.redirect_uri]:
@@ -120,6 +130,14 @@ class FakeDauth:
             self._counter += 1
             code = "code-%d" % self._counter
             self._codes[code] = "issued"
+            exchanged = self._exchanged[code] = threading.Event()
+        if self.authorize_delay:
+            threading.Thread(target=self._send_callback, args=(state, code), daemon=True).start()
+            exchanged.wait(5)
+            time.sleep(self.authorize_delay)
+            with self._lock:
+                self.answered_at.append((request.path, time.monotonic()))
+            return _reply(handler, 200, b'{"code":1,"message":{"res":"ok","status_code":200,"status_msg":"slot ready"},"data":[]}')
         _reply(handler, 200, b'{"code":1,"message":{"res":"ok","status_code":200,"status_msg":"slot ready"},"data":[]}')
         # After answering, as the service does.
         threading.Thread(target=self._send_callback, args=(state, code), daemon=True).start()
@@ -173,6 +191,9 @@ class FakeDauth:
         if state == "used":
             return failure(510, "code expired")
         _reply(handler, 200, self._slot_body(code))
+        with self._lock:
+            self.answered_at.append((request.path, time.monotonic()))
+            self._exchanged[code].set()
 
     def _slot_body(self, code: str) -> bytes:
         # Written by hand, like the service writes it: a raw 19-digit number.

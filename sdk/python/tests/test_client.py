@@ -18,6 +18,7 @@ from dauth_sdk import (
     ExpiredTokenError,
     MissingJwtError,
     ShutdownError,
+    WalletRequiredError,
     callback_handler_class,
     to_http_status,
 )
@@ -65,6 +66,31 @@ class _Late:
 
     def handle_callback(self, fields):
         return self._test.client.handle_callback(fields)
+
+
+class DelayedAuthorize(ClientTestCase):
+    fake_options = {"authorize_delay": 1.5}
+
+    def test_returns_the_slot_when_the_exchange_completes_before_authorizes_answer(self) -> None:
+        started = time.monotonic()
+        slot = self.client.get_slot_info("user-jwt")
+        self.assertEqual((slot.access_token, slot.code), ("at-code-1", "code-1"))
+        self.assertGreaterEqual(time.monotonic() - started, 1.45)
+        # The race happened: get_token answered first, authorize about 1.5 s later.
+        (token_path, token_at), (authorize_path, authorize_at) = self.dauth.answered_at
+        self.assertEqual((token_path, authorize_path), ("/v1/oauth-meta/get_token", "/v1/oauth-meta/authorize"))
+        self.assertGreaterEqual(authorize_at - token_at, 1.4)
+
+
+class WalletRequired(ClientTestCase):
+    def test_a_user_without_a_pin_wallet_is_wallet_required_409(self) -> None:
+        with self.assertRaises(WalletRequiredError) as refused:
+            self.client.get_slot_info("no-wallet-jwt")
+        self.assertIsInstance(refused.exception, AuthorizeError)
+        self.assertEqual(str(refused.exception), "AUTHORIZE_ERROR: wallet_required")
+        self.assertEqual((refused.exception.response_status, refused.exception.envelope_code), (409, 409))
+        self.assertEqual(to_http_status(refused.exception), 409)
+        self.assertEqual(self.dauth.requests_to("/v1/oauth-meta/get_token"), [])
 
 
 class HappyPath(ClientTestCase):

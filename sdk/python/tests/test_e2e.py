@@ -7,6 +7,7 @@ and the user, and runs this module with the ``DAUTH_E2E_*`` variables below. Wit
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -19,12 +20,16 @@ from typing import Any, Dict, List, Tuple
 from urllib.parse import urlsplit
 
 from dauth_sdk import (
+    AsyncDauthClient,
     AuthorizeError,
     CallbackTimeoutError,
+    ConsumptionError,
+    ContentConsumer,
     DauthClient,
     EnvelopeError,
     ExpiredTokenError,
     ShutdownError,
+    WalletRequiredError,
     callback_handler_class,
     to_http_status,
 )
@@ -110,6 +115,27 @@ class GetOnlyRoute:
         self.server.server_close()
 
 
+class Dispatcher:
+    """Hands a callback to each client in turn until one knows its state (the same redirect URI
+    serves the direct, the delayed and the asyncio clients)."""
+
+    def __init__(self, *clients: Any) -> None:
+        self.clients = list(clients)
+
+    def handle_callback(self, fields: Any) -> str:
+        for client in self.clients:
+            outcome = client.handle_callback(fields)
+            if outcome != "ignored":
+                return outcome
+        return "ignored"
+
+
+def balance_of(base_url: str, slot: str, cuid: str) -> Tuple[int, int]:
+    with urllib.request.urlopen("%s/v1/development-api/balance_adex/%s?cuid=%s" % (base_url, slot, cuid)) as answer:
+        body = json.loads(answer.read())
+    return int(body["balance"]), int(body["used_balances"])
+
+
 @unittest.skipUnless(E2E, "DAUTH_E2E_URL is not set (packages/sdk/test/e2e/liveServer.test.ts sets it)")
 class LiveServer(unittest.TestCase):
     @classmethod
@@ -127,10 +153,18 @@ class LiveServer(unittest.TestCase):
             redirect_uri=cls.redirect_uri,
             auth_server_url=cls.url,
         )
+        # Through a proxy that holds authorize's answer back while the callback goes out.
+        cls.delayed = DauthClient(
+            client_id=cls.client_id,
+            client_secret=env("DAUTH_E2E_CLIENT_SECRET"),
+            redirect_uri=cls.redirect_uri,
+            auth_server_url=env("DAUTH_E2E_DELAYED_URL"),
+        )
+        cls.dispatcher = Dispatcher(cls.client, cls.delayed)
         # The SDK's own ready-made handler serves the registered redirect URI.
         cls.app = serve(
             host_port(cls.redirect_uri),
-            callback_handler_class(cls.client, urlsplit(cls.redirect_uri).path),
+            callback_handler_class(cls.dispatcher, urlsplit(cls.redirect_uri).path),  # type: ignore[arg-type]
         )
         cls.get_only_uri = env("DAUTH_E2E_GET_ONLY_URI")
         cls.get_only = GetOnlyRoute(cls.get_only_uri)
@@ -138,6 +172,7 @@ class LiveServer(unittest.TestCase):
     @classmethod
     def tearDownClass(cls) -> None:
         cls.client.shutdown()
+        cls.delayed.shutdown()
         cls.app.shutdown()
         cls.app.server_close()
         cls.get_only.close()
@@ -248,6 +283,90 @@ class LiveServer(unittest.TestCase):
         with self.assertRaises(ShutdownError):
             client.get_slot_info(self.jwt)
         self.assertEqual(len(self.get_only.posts), posts_before + 1)
+
+    def async_client(self, url: str) -> AsyncDauthClient:
+        client = AsyncDauthClient(
+            client_id=self.client_id,
+            client_secret=env("DAUTH_E2E_CLIENT_SECRET"),
+            redirect_uri=self.redirect_uri,
+            auth_server_url=url,
+        )
+        self.dispatcher.clients.append(client)
+        self.addCleanup(self.dispatcher.clients.remove, client)
+        self.addCleanup(client.shutdown)
+        return client
+
+    def test_the_slot_comes_back_when_the_exchange_beats_a_delayed_authorize(self) -> None:
+        delay = int(env("DAUTH_E2E_DELAY_MS")) / 1000.0
+        started = time.monotonic()
+        slot = self.delayed.get_slot_info(self.jwt)
+        self.assertGreaterEqual(time.monotonic() - started, delay - 0.05)
+        self.assertEqual(slot.id.value, self.slot_id)
+        self.assertEqual(self.validate(slot.access_token)[0], 200)
+
+        async def run() -> Any:
+            return await self.async_client(env("DAUTH_E2E_DELAYED_URL")).get_slot_info(self.jwt)
+
+        started = time.monotonic()
+        slot = asyncio.run(run())
+        self.assertGreaterEqual(time.monotonic() - started, delay - 0.05)
+        self.assertEqual(slot.id.value, self.slot_id)
+        self.assertEqual(self.validate(slot.access_token)[0], 200)
+
+    def test_asyncio_client_slot_info_refresh_and_errors(self) -> None:
+        client = self.async_client(self.url)
+
+        async def run() -> None:
+            first, second = await asyncio.gather(client.get_slot_info(self.jwt), client.get_slot_info(self.jwt))
+            self.assertEqual((first.id.value, second.id.value), (self.slot_id, self.slot_id))
+            self.assertNotEqual(first.access_token, second.access_token)
+            refreshed = await client.refresh(first.refresh_token or "")
+            self.assertEqual(refreshed.id, first.id)
+            with self.assertRaises(ExpiredTokenError):
+                await client.get_slot_info(env("DAUTH_E2E_EXPIRED_JWT"))
+            with self.assertRaises(WalletRequiredError):
+                await client.get_slot_info(env("DAUTH_E2E_NO_WALLET_JWT"))
+
+        asyncio.run(run())
+
+    def test_a_user_without_a_pin_wallet_is_wallet_required_409(self) -> None:
+        with self.assertRaises(WalletRequiredError) as refused:
+            self.client.get_slot_info(env("DAUTH_E2E_NO_WALLET_JWT"))
+        self.assertIsInstance(refused.exception, AuthorizeError)
+        self.assertEqual(refused.exception.reason, "wallet_required")
+        self.assertEqual((refused.exception.response_status, refused.exception.envelope_code), (409, 409))
+        self.assertEqual(to_http_status(refused.exception), 409)
+
+    def test_consumption_ctr_and_gcm_with_and_without_client_authentication(self) -> None:
+        cuid, slot_id = env("DAUTH_E2E_CONTENT_CUID"), env("DAUTH_E2E_CONTENT_SLOT_ID")
+        slot = env("DAUTH_E2E_CONTENT_SLOT_ADDRESS")
+        client_id = env("DAUTH_E2E_CONTENT_CLIENT_ID")
+        forms = {
+            "ctr": {"key": env("DAUTH_E2E_CONTENT_CTR_KEY"), "iv": env("DAUTH_E2E_CONTENT_CTR_IV")},
+            "gcm": {"key": env("DAUTH_E2E_CONTENT_GCM_KEY")},
+        }
+        for form, keys in forms.items():
+            balance, used = balance_of(self.url, slot, cuid)
+            consumer = ContentConsumer(client_id, form, auth_server_url=self.url, **keys)
+            first = consumer.record(slot_id, 7, cuid, request_id="py-%s-1" % form)
+            self.assertEqual((first.status, first.user_dbkey, first.amount), ("included", slot_id, "7"))
+            self.assertEqual((first.balance, first.used_balances), (str(balance - 7), str(used + 7)))
+            self.assertRegex(first.tx_hash or "", r"^0x[0-9a-f]{64}$")
+            # The same request_id again counts once.
+            again = consumer.record(slot_id, 7, cuid, request_id="py-%s-1" % form)
+            self.assertEqual(again.tx_hash, first.tx_hash)
+            authenticated = ContentConsumer(
+                client_id, form, client_secret=env("DAUTH_E2E_CONTENT_CLIENT_SECRET"), auth_server_url=self.url, **keys
+            )
+            self.assertEqual(authenticated.record(slot_id, "3", cuid).used_balances, str(used + 10))
+            with self.assertRaises(ConsumptionError) as refused:
+                consumer.record(slot_id, "999999999", cuid)
+            self.assertEqual((refused.exception.response_status, refused.exception.error_code), (409, "insufficient_balance"))
+            wrong = ContentConsumer(client_id, form, auth_server_url=self.url, **dict(keys, key="ab" * 32))
+            with self.assertRaises(ConsumptionError) as forged_payload:
+                wrong.record(slot_id, 1, cuid)
+            self.assertEqual((forged_payload.exception.response_status, forged_payload.exception.error_code), (401, "invalid_payload"))
+            self.assertEqual(balance_of(self.url, slot, cuid), (balance - 10, used + 10))
 
 
 if __name__ == "__main__":

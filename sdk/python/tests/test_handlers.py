@@ -61,8 +61,12 @@ class CallbackHandlerClass(unittest.TestCase):
         self.addCleanup(self.server.close)
 
     def test_reads_json_form_and_query_carriers(self) -> None:
+        # The route answers before it hands the fields on, so wait for each one before sending the next:
+        # otherwise two callbacks may reach the recorder in either order.
         self.assertEqual(post(self.server.url + "/cb", b'{"success":1,"code":"c","state":"s"}'), 200)
+        self.recorder.received(1)
         self.assertEqual(post(self.server.url + "/cb", b"success=1&code=f&state=t", "application/x-www-form-urlencoded"), 200)
+        self.recorder.received(2)
         self.assertEqual(post(self.server.url + "/cb?success=1&code=q&state=u", b"", "text/plain"), 200)
         self.assertEqual(
             self.recorder.received(3),

@@ -19,6 +19,8 @@ export interface SendOptions {
   method: 'GET' | 'POST';
   /** Sent as `Authorization: Bearer …`. */
   bearer?: string;
+  /** A complete `Authorization` header value (HTTP Basic client authentication); wins over `bearer`. */
+  authorization?: string;
   /** Serialised JSON body. */
   json?: string;
   /** Aborts the request, e.g. when the slot-info call it belongs to has failed. */
@@ -33,6 +35,7 @@ export interface SendOptions {
 export async function send(context: ApiContext, path: string, options: SendOptions): Promise<RawResponse> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.bearer !== undefined) headers.authorization = `Bearer ${options.bearer}`;
+  if (options.authorization !== undefined) headers.authorization = options.authorization;
   const init: HttpRequestInit = { method: options.method, headers };
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';

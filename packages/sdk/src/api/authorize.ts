@@ -1,4 +1,10 @@
-import { AuthorizeError, ExpiredTokenError, MalformedResponseError, RequestFailedError } from '../errors.js';
+import {
+  AuthorizeError,
+  ExpiredTokenError,
+  MalformedResponseError,
+  RequestFailedError,
+  WalletRequiredError,
+} from '../errors.js';
 import { send } from './apiContext.js';
 import type { ApiContext } from './apiContext.js';
 import { envelopeMessageText, parseEnvelope } from './envelope.js';
@@ -14,8 +20,9 @@ export interface AuthorizeParameters {
 
 /**
  * `GET /v1/oauth-meta/authorize`. Resolves when the service accepted the request (2xx with envelope
- * code 1); the code itself then arrives by callback. Throws `ExpiredTokenError` for an expired JWT
- * and `AuthorizeError` for every other failure, including an unreachable service.
+ * code 1); the code itself then arrives by callback. Throws `ExpiredTokenError` for an expired JWT,
+ * `WalletRequiredError` for a user without a PIN wallet, and `AuthorizeError` for every other
+ * failure, including an unreachable service.
  */
 export async function authorize(context: ApiContext, parameters: AuthorizeParameters): Promise<void> {
   const query = new URLSearchParams({
@@ -49,8 +56,8 @@ export async function authorize(context: ApiContext, parameters: AuthorizeParame
   if (accepted) return;
   const message = envelopeMessageText(envelope);
   if (message === 'EXPIRED_TOKEN') throw new ExpiredTokenError();
-  throw new AuthorizeError(message || `code ${envelope.code}`, {
-    responseStatus: response.status,
-    envelopeCode: envelope.code,
-  });
+  const details = { responseStatus: response.status, envelopeCode: envelope.code };
+  // The envelope has no error field: its message is the identifier (docs/backend-integration.md).
+  if (message === 'wallet_required') throw new WalletRequiredError(details);
+  throw new AuthorizeError(message || `code ${envelope.code}`, details);
 }

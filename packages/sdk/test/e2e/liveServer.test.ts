@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthorizeError,
   CallbackTimeoutError,
+  ConsumptionError,
+  ContentConsumer,
   createCallbackHandler,
   DauthClient,
   EnvelopeError,
@@ -11,6 +13,7 @@ import {
   MissingJwtError,
   ShutdownError,
   toHttpStatus,
+  WalletRequiredError,
 } from '../../src/index.js';
 import type { SlotInfo } from '../../src/index.js';
 import { inCi } from '../../../server/test/helpers/environment.js';
@@ -23,14 +26,24 @@ import {
   type TestUser,
 } from '../../../server/test/backend/support.js';
 import {
+  buy,
+  newPlayer,
+  newUser,
+  post,
+  type Player,
+  type Provider,
+} from '../../../server/test/content/contentSupport.js';
+import {
   commandAvailable,
+  exchangesBeatAuthorize,
   registerApp,
   runChild,
   startAppServer,
+  startDelayingProxy,
   statusCheck,
   validateToken,
 } from './support.js';
-import type { AppServer, RegisteredApp } from './support.js';
+import type { AppServer, DelayingProxy, RegisteredApp } from './support.js';
 
 /**
  * The three SDKs against a live dauth: `startTestServer()` (embedded SQLite and anvil chain), real
@@ -48,6 +61,10 @@ const CALLBACK_PATH = '/dauth/callback';
 const GET_ONLY_PATH = '/get-only';
 /** The callback wait of the timeout cases: short, but far above a loopback authorize and callback. */
 const SHORT_TIMEOUT_MS = 1_500;
+/** How long the proxy holds authorize's answer back (issue 15: the Go SDK answered 499 then). */
+const AUTHORIZE_DELAY_MS = 1_500;
+/** Content tokens each language's player buys (1 base unit per wei). */
+const TOKENS_BOUGHT = '100000';
 
 /** One user of one language: their own account, wallet and slot, so the suites cannot interfere. */
 interface LanguageUser {
@@ -65,6 +82,12 @@ describe('the SDKs against a live dauth', () => {
   let ts: LanguageUser;
   let python: LanguageUser;
   let go: LanguageUser;
+  let proxy: DelayingProxy;
+  /** A user with a login JWT but no PIN wallet: authorize answers 409 wallet_required. */
+  let noWallet: TestUser;
+  /** The content provider: its app's credentials, its cuid, and its CTR and GCM keys. */
+  let provider: Provider & { clientSecret: string; gcmKey: string };
+  const players = new Map<string, Player>();
   const clients: DauthClient[] = [];
   const warnings: string[] = [];
 
@@ -115,6 +138,14 @@ describe('the SDKs against a live dauth', () => {
       all.map((u) => u.getOnlyUri),
     );
     client = clientFor(mainApp, ts.redirectUri);
+    proxy = await startDelayingProxy(server.url, AUTHORIZE_DELAY_MS);
+    noWallet = await createUser(server.url, 'NoWallet');
+    provider = await contentProvider();
+    for (const language of ['ts', 'python', 'go']) {
+      const player = await newPlayer(server, provider);
+      expect((await buy(server, provider, player, TOKENS_BOUGHT)).status).toBe(200);
+      players.set(language, player);
+    }
     // Each user's slot of the GET-only app exists before the short-timeout cases, so their wait is
     // spent on the refused callback, not on the slot's creation on chain. The TypeScript user's slot
     // of the main app is made by the SDK's first call below; Python's and Go's here, so that their
@@ -126,7 +157,44 @@ describe('the SDKs against a live dauth', () => {
     ]);
   });
 
+  /** A provider registered as a studio would: its app (with the secret), its cuid, CTR and GCM keys. */
+  async function contentProvider(): Promise<Provider & { clientSecret: string; gcmKey: string }> {
+    const owner = await newUser(server, 'provider');
+    const app = await registerApp(server.url, owner.token, 'SDK e2e content provider', [
+      'https://provider.example/cb',
+    ]);
+    const cuid = `sdk-e2e-${Date.now().toString(36)}`;
+    const ownerAddr = '0x00000000000000000000000000000000000d0a57';
+    const registered = await post<{ encryption_key: string; encryption_iv: string }>(
+      server,
+      '/v1/development-api/init_permission_provider',
+      { client_id: app.clientId, cuid, release_per: 50, owner_addr: ownerAddr },
+      owner.token,
+    );
+    expect(registered.status).toBe(200);
+    // Both forms accepted: the spec's CTR and the authenticated GCM (docs/content-tokens.md).
+    const mode = await post<{ gcm_key: string }>(
+      server,
+      '/v1/development-api/payload_mode',
+      { client_id: app.clientId, mode: 'ctr+gcm' },
+      owner.token,
+    );
+    expect(mode.status).toBe(200);
+    return {
+      developer: owner,
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      cuid,
+      ownerAddr,
+      key: registered.body.encryption_key,
+      iv: registered.body.encryption_iv,
+      registration: registered.body,
+      gcmKey: mode.body.gcm_key,
+    };
+  }
+
   afterAll(async () => {
+    await proxy?.close();
     await Promise.all(clients.map((c) => c.shutdown()));
     await app?.close();
     await server?.close();
@@ -311,10 +379,136 @@ describe('the SDKs against a live dauth', () => {
     });
   });
 
+  describe('TypeScript SDK: issue 15', () => {
+    it('returns the slot when the callback and its exchange complete while authorize is still delayed', async () => {
+      const delayed = new DauthClient({
+        clientId: mainApp.clientId,
+        clientSecret: mainApp.clientSecret,
+        redirectUri: ts.redirectUri,
+        authServerUrl: proxy.url,
+      });
+      clients.push(delayed);
+      // The app's callback route serves `client`; let it hand this call's callback to `delayed`.
+      const previous = client;
+      client = delayed;
+      const started = Date.now();
+      try {
+        const slot = await delayed.getSlotInfo({ jwt: ts.user.loginToken });
+        expect(slot.id.value).toBe((await recordedSlot(ts.user)).id);
+        expect((await validateToken(server.url, slot.access_token)).status).toBe(200);
+      } finally {
+        client = previous;
+      }
+      expect(Date.now() - started).toBeGreaterThanOrEqual(AUTHORIZE_DELAY_MS - 50);
+      expect(exchangesBeatAuthorize(proxy, started)).toBe(true);
+    });
+
+    it('a user without a PIN wallet is WalletRequiredError (409), not a generic 502', async () => {
+      const error = await client.getSlotInfo({ jwt: noWallet.loginToken }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(WalletRequiredError);
+      expect(error).toBeInstanceOf(AuthorizeError);
+      expect(error).toMatchObject({ reason: 'wallet_required', responseStatus: 409, envelopeCode: 409 });
+      expect(toHttpStatus(error)).toBe(409);
+      expect(await server.services.slots.listForOwner(Number(noWallet.uuid))).toEqual([]);
+    });
+
+    for (const form of ['ctr', 'gcm'] as const) {
+      it(`records consumption with a ${form.toUpperCase()} payload, with and without client authentication`, async () => {
+        const player = players.get('ts')!;
+        const cipher =
+          form === 'ctr' ? { form, key: provider.key, iv: provider.iv } : { form, key: provider.gcmKey };
+        const before = await balanceOf(player.slot);
+        const consumer = new ContentConsumer({
+          clientId: provider.clientId,
+          cipher,
+          authServerUrl: server.url,
+        });
+        const first = await consumer.record({
+          userDbkey: player.slotId,
+          amount: 7n,
+          cuid: provider.cuid,
+          requestId: `ts-${form}-1`,
+        });
+        expect(first).toMatchObject({
+          status: 'included',
+          cuid: provider.cuid,
+          userDbkey: player.slotId,
+          amount: '7',
+          requestId: `ts-${form}-1`,
+          txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+          balance: String(before.balance - 7n),
+          usedBalances: String(before.used + 7n),
+        });
+        // The same record with HTTP Basic client authentication (consume_auth: client_secret).
+        const authenticated = new ContentConsumer({
+          clientId: provider.clientId,
+          clientSecret: provider.clientSecret,
+          cipher,
+          authServerUrl: server.url,
+        });
+        const second = await authenticated.record({
+          userDbkey: player.slotId,
+          amount: '3',
+          cuid: provider.cuid,
+        });
+        expect(second).toMatchObject({ status: 'included', usedBalances: String(before.used + 10n) });
+        expect(await balanceOf(player.slot)).toEqual({
+          balance: before.balance - 10n,
+          used: before.used + 10n,
+        });
+
+        // More than the balance: refused with the service's code, and nothing changes.
+        const refused = await consumer
+          .record({ userDbkey: player.slotId, amount: '999999999', cuid: provider.cuid })
+          .catch((caught: unknown) => caught);
+        expect(refused).toBeInstanceOf(ConsumptionError);
+        expect(refused).toMatchObject({ responseStatus: 409, errorCode: 'insufficient_balance' });
+        // A wrong key: invalid_payload, nothing changes.
+        const wrongKey = new ContentConsumer({
+          clientId: provider.clientId,
+          cipher: { ...cipher, key: 'ab'.repeat(32) },
+          authServerUrl: server.url,
+        });
+        const forged = await wrongKey
+          .record({ userDbkey: player.slotId, amount: '1', cuid: provider.cuid })
+          .catch((caught: unknown) => caught);
+        expect(forged).toMatchObject({ responseStatus: 401, errorCode: 'invalid_payload' });
+        expect(await balanceOf(player.slot)).toEqual({
+          balance: before.balance - 10n,
+          used: before.used + 10n,
+        });
+      });
+    }
+  });
+
+  /** The slot's content-token figures as the public balance route reports them. */
+  async function balanceOf(slot: string): Promise<{ balance: bigint; used: bigint }> {
+    const response = await fetch(
+      `${server.url}/v1/development-api/balance_adex/${slot}?cuid=${encodeURIComponent(provider.cuid)}`,
+    );
+    const body = (await response.json()) as { balance: string; used_balances: string };
+    return { balance: BigInt(body.balance), used: BigInt(body.used_balances) };
+  }
+
   /** What each language's suite reads; without DAUTH_E2E_URL the suites skip themselves. */
-  async function suiteEnvironment(language: LanguageUser): Promise<Record<string, string>> {
+  async function suiteEnvironment(
+    language: LanguageUser,
+    name: 'python' | 'go',
+  ): Promise<Record<string, string>> {
     const slot = await recordedSlot(language.user);
+    const player = players.get(name)!;
     return {
+      DAUTH_E2E_DELAYED_URL: proxy.url,
+      DAUTH_E2E_DELAY_MS: String(AUTHORIZE_DELAY_MS),
+      DAUTH_E2E_NO_WALLET_JWT: noWallet.loginToken,
+      DAUTH_E2E_CONTENT_CLIENT_ID: provider.clientId,
+      DAUTH_E2E_CONTENT_CLIENT_SECRET: provider.clientSecret,
+      DAUTH_E2E_CONTENT_CUID: provider.cuid,
+      DAUTH_E2E_CONTENT_CTR_KEY: provider.key,
+      DAUTH_E2E_CONTENT_CTR_IV: provider.iv,
+      DAUTH_E2E_CONTENT_GCM_KEY: provider.gcmKey,
+      DAUTH_E2E_CONTENT_SLOT_ID: player.slotId,
+      DAUTH_E2E_CONTENT_SLOT_ADDRESS: player.slot,
       DAUTH_E2E_URL: server.url,
       DAUTH_E2E_USER_ID: language.user.uuid,
       DAUTH_E2E_JWT: language.user.loginToken,
@@ -338,7 +532,7 @@ describe('the SDKs against a live dauth', () => {
       expect(pythonAvailable, 'python3 is required when CI is set').toBe(true);
       const result = await runChild('python3', ['-m', 'unittest', '-v', 'tests.test_e2e'], {
         cwd: pythonDir,
-        env: { ...(await suiteEnvironment(python)), PYTHONDONTWRITEBYTECODE: '1' },
+        env: { ...(await suiteEnvironment(python, 'python')), PYTHONDONTWRITEBYTECODE: '1' },
         timeoutMs: 120_000,
       });
       expect(result.exitCode, result.output).toBe(0);
@@ -359,7 +553,7 @@ describe('the SDKs against a live dauth', () => {
       expect(goAvailable, 'go is required when CI is set').toBe(true);
       const result = await runChild('go', ['test', '-count=1', '-v', '-run', 'E2E', './...'], {
         cwd: goDir,
-        env: { ...(await suiteEnvironment(go)), GOPROXY: 'off' },
+        env: { ...(await suiteEnvironment(go, 'go')), GOPROXY: 'off' },
         timeoutMs: 240_000,
       });
       expect(result.exitCode, result.output).toBe(0);

@@ -102,13 +102,18 @@ export interface ChildResult {
 export function runChild(
   command: string,
   args: string[],
-  options: { cwd: string; env: Record<string, string>; timeoutMs: number },
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number; isolated?: boolean },
 ): Promise<ChildResult> {
   const started = Date.now();
+  // Isolated: none of the npm_* variables of the `npm test` that may have started us (an install
+  // into a fresh project must not inherit the workspace's settings).
+  const inherited = options.isolated
+    ? Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)))
+    : process.env;
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      env: { ...inherited, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -173,4 +178,80 @@ export async function registerApp(
     throw new Error(`registering ${name} answered ${response.status}`);
   }
   return { clientId: body.client_id, clientSecret: body.client_secret };
+}
+
+export interface RelayedAnswer {
+  method: string;
+  path: string;
+  status: number;
+  /** When the proxy passed the answer on (ms since the epoch). */
+  at: number;
+}
+
+export interface DelayingProxy {
+  url: string;
+  /** Every answer passed on, in order. */
+  readonly relayed: RelayedAnswer[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP proxy in front of a real dauth that holds back the answer of
+ * `GET /v1/oauth-meta/authorize` for `delayMs` after dauth gave it (a slow network, a loaded
+ * service). Everything else passes at once. dauth sends its callback as soon as its own answer is
+ * written, so the callback and the code exchange (through this proxy) complete first.
+ */
+export async function startDelayingProxy(upstream: string, delayMs: number): Promise<DelayingProxy> {
+  const relayed: RelayedAnswer[] = [];
+  const server = createServer((request, response) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers[name] = value;
+      }
+      const method = request.method ?? 'GET';
+      const answer = await fetch(`${upstream}${request.url ?? '/'}`, {
+        method,
+        headers,
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+      });
+      const body = Buffer.from(await answer.arrayBuffer());
+      const path = new URL(request.url ?? '/', 'http://proxy.invalid').pathname;
+      if (path === '/v1/oauth-meta/authorize') await new Promise((resolve) => setTimeout(resolve, delayMs));
+      response
+        .writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'application/json',
+        })
+        .end(body);
+      relayed.push({ method, path, status: answer.status, at: Date.now() });
+    })().catch(() => response.writeHead(502).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    relayed,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Asserts from the proxy's log that, for the calls made through it after `since`, each get_token
+ * answer left before the authorize answer it belongs to: the race really happened.
+ */
+export function exchangesBeatAuthorize(proxy: DelayingProxy, since: number): boolean {
+  const answers = proxy.relayed.filter((answer) => answer.at >= since);
+  const authorizes = answers.filter((answer) => answer.path === '/v1/oauth-meta/authorize');
+  const tokens = answers.filter((answer) => answer.path === '/v1/oauth-meta/get_token');
+  return (
+    authorizes.length > 0 &&
+    authorizes.every((authorize) =>
+      tokens.some((token) => token.at < authorize.at && authorize.at - token.at >= 1_000),
+    )
+  );
 }

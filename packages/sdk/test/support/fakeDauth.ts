@@ -20,6 +20,11 @@ export interface FakeDauthOptions {
   tokenDelayMs?: number;
   /** Overrides the get_token answer. */
   tokenResponse?: { status: number; body: string };
+  /**
+   * Holds authorize's answer back: the callback goes out first, and the answer follows once the code
+   * was exchanged and this delay has passed (a slow network, a loaded service).
+   */
+  authorizeDelayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -37,8 +42,12 @@ export class FakeDauth {
   /** Resolves the next time a callback POST was answered. */
   readonly #callbackWaiters: ((status: number) => void)[] = [];
   readonly #codes = new Map<string, 'issued' | 'used'>();
-  readonly #options: Required<Omit<FakeDauthOptions, 'tokenResponse' | 'tokenDelayMs'>> &
-    Pick<FakeDauthOptions, 'tokenResponse' | 'tokenDelayMs'>;
+  readonly #options: Required<Omit<FakeDauthOptions, 'tokenResponse' | 'tokenDelayMs' | 'authorizeDelayMs'>> &
+    Pick<FakeDauthOptions, 'tokenResponse' | 'tokenDelayMs' | 'authorizeDelayMs'>;
+  /** Resolves a delayed authorize once its code was exchanged. */
+  readonly #exchanged = new Map<string, () => void>();
+  /** When each answer left, to show the order of a race. */
+  readonly answeredAt: { path: string; at: number }[] = [];
   readonly #server: Server;
   #codeCounter = 0;
   url = '';
@@ -111,6 +120,9 @@ export class FakeDauth {
     if (!jwt) return reply(response, 401, '{"code":401,"message":"missing bearer token","data":[]}');
     if (jwt === 'expired-jwt')
       return reply(response, 401, '{"code":401,"message":"EXPIRED_TOKEN","data":[]}');
+    // As the service renders it (docs/backend-integration.md): the message is the identifier.
+    if (jwt === 'no-wallet-jwt')
+      return reply(response, 409, '{"code":409,"message":"wallet_required","data":[]}');
     if (query.has('response_type') || query.get('respose_type') !== 'code') {
       return reply(response, 400, '{"code":400,"message":"respose_type must be code","data":[]}');
     }
@@ -123,6 +135,22 @@ export class FakeDauth {
     const state = query.get('state') ?? '';
     const code = `code-${++this.#codeCounter}`;
     this.#codes.set(code, 'issued');
+    const delay = this.#options.authorizeDelayMs;
+    if (delay) {
+      const exchanged = new Promise<void>((resolve) => this.#exchanged.set(code, resolve));
+      void this.#sendCallback(state, code);
+      void exchanged
+        .then(() => new Promise((resolve) => setTimeout(resolve, delay)))
+        .then(() => {
+          this.answeredAt.push({ path: request.path, at: Date.now() });
+          reply(
+            response,
+            200,
+            '{"code":1,"message":{"res":"ok","status_code":200,"status_msg":"slot ready"},"data":[]}',
+          );
+        });
+      return;
+    }
     response.on('finish', () => void this.#sendCallback(state, code));
     reply(
       response,
@@ -171,6 +199,8 @@ export class FakeDauth {
     if (state === 'used') return failure(510, 'code expired');
     this.#codes.set(body.code ?? '', 'used');
     reply(response, 200, this.#slotBody(body.code ?? ''));
+    this.answeredAt.push({ path: request.path, at: Date.now() });
+    this.#exchanged.get(body.code ?? '')?.();
   }
 
   #slotBody(code: string): string {

@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	dauth "github.com/dauth/sdk-go"
+	dauth "github.com/dauth/dauth/sdk/go"
 )
 
 type session struct {
