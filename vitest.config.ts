@@ -1,7 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const sdkSources = fileURLToPath(new URL('./packages/sdk/src/', import.meta.url));
+
 export default defineConfig({
-  resolve: { conditions: ['development'] },
+  resolve: {
+    conditions: ['development'],
+    // The published SDK exports only dist/; tests that import it by name run against its sources.
+    alias: [
+      { find: /^@dauth\/sdk$/, replacement: `${sdkSources}index.ts` },
+      { find: /^@dauth\/sdk\/(express|fastify)$/, replacement: `${sdkSources}$1.ts` },
+    ],
+  },
   test: {
     include: ['packages/*/test/**/*.test.ts'],
     // Chain and browser tests start real processes; keep parallelism modest on small machines.

@@ -11,6 +11,10 @@
  *   npm run bench:content
  *   BENCH_SECONDS=20 BENCH_CALLERS=100 BENCH_SLOTS=10 npm run bench:content
  *   BENCH_REQUEST_ID=1 npm run bench:content        # every payload carries a request_id
+ *   BENCH_JOURNAL=on npm run bench:content          # one run with the chain journal (or off: without)
+ *
+ * Without BENCH_JOURNAL the whole measurement runs twice, chain journal on then off, and a last line gives
+ * the journal's cost in consumptions per second.
  *
  * Prints one JSON line. Targets: ≥ 1,000 consumptions/s with ≥ 50 records per transaction on average, and
  * balance_adex ≥ 0.5 × the bare route.
@@ -120,7 +124,7 @@ async function startDauth(): Promise<{ url: string; adminKey: string; cleanup():
   const adminKey = randomBytes(24).toString('hex');
   const child = spawn(
     process.execPath,
-    ['--conditions=development', '--import', 'tsx', path.join(root, 'packages/server/src/main.ts')],
+    ['--conditions=development', '--import', 'tsx', path.join(root, 'bench/dauthEntry.ts')],
     {
       cwd: root,
       env: {
@@ -131,6 +135,8 @@ async function startDauth(): Promise<{ url: string; adminKey: string; cleanup():
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         ADMIN_API_KEY: adminKey,
+        // One load generator on one address drives these far past their per-address defaults.
+        RATE_LIMITS: 'content_consume=10000000/1m,balance_adex=10000000/1m',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
@@ -429,7 +435,31 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+/** Both runs, journal on and off, each in a process of its own (fresh chain, database and caches). */
+async function sideBySide(): Promise<void> {
+  const results: Record<string, { consumption?: { consumptions_per_second?: number } }> = {};
+  for (const journal of ['on', 'off']) {
+    const child = spawn(process.execPath, process.execArgv.concat(process.argv.slice(1)), {
+      cwd: root,
+      env: { ...process.env, BENCH_JOURNAL: journal },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`the run with the journal ${journal} failed`);
+    const line = out.trim().split('\n').at(-1)!;
+    console.log(JSON.stringify({ journal, ...JSON.parse(line) }));
+    results[journal] = JSON.parse(line) as (typeof results)[string];
+  }
+  const on = results.on?.consumption?.consumptions_per_second ?? 0;
+  const off = results.off?.consumption?.consumptions_per_second ?? 0;
+  console.log(
+    JSON.stringify({ chain_journal_cost: off > 0 ? Number((1 - on / off).toFixed(3)) : null, on, off }),
+  );
+}
+
+(process.env.BENCH_JOURNAL ? main() : sideBySide()).catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

@@ -12,6 +12,11 @@
  *   d) oidc-provider's code exchange with PKCE, configured like dauth (ES256 JWT access tokens,
  *      refresh tokens, client_secret_post, one grant per code, storage in the same database)
  *   e) oidc-provider's introspection of a live opaque access token
+ *   f) POST /oauth/token: code exchange of an OpenID Connect authorization (scope=openid, a nonce):
+ *      the answer carries an ES256 id_token besides the access token
+ *   g) oidc-provider's code exchange with scope=openid (its answer carries an id_token too)
+ *
+ * BENCH_ONLY=f,g runs only the OpenID Connect pair (and mints only their code pools).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -28,9 +33,13 @@ const thisFile = fileURLToPath(import.meta.url);
 const CONNECTIONS = 50;
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CODE_POOL = Number(process.env.BENCH_CODES ?? 12_000);
-const WARMUP_CODES = 1500;
+const WARMUP_CODES = Number(process.env.BENCH_WARMUP_CODES ?? 1500);
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e,f,g').split(',').map((r) => r.trim()));
+const OIDC_NONCE = 'bench-nonce';
 /** Each run is repeated this many times and the median kept (a shared machine is noisy). */
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
+/** How many codes each pool needs: the measured rounds, the warm-up and the probe. */
+const POOL_SIZE = CODE_POOL * REPEAT + WARMUP_CODES + 1;
 const REDIRECT_URI = 'https://bench.example/callback';
 
 // ---------------------------------------------------------------------------------------------
@@ -141,25 +150,30 @@ async function serveDauth(): Promise<ReadyMessage> {
   const full = (await clients.findClient(client.clientId))!;
   const first = await oauth.issueCode({ client: full, userUuid: user.userUuid, redirectUri: REDIRECT_URI });
   const tokens = await oauth.exchangeCode({ client: full, code: first.code, redirectUri: REDIRECT_URI });
-  const codes: string[] = [];
-  for (let i = 0; i < CODE_POOL * REPEAT + WARMUP_CODES + 1; i++) {
-    const { code } = await oauth.issueCode({
-      client: full,
-      userUuid: user.userUuid,
-      redirectUri: REDIRECT_URI,
-      codeChallenge: pkceChallenge,
-      codeChallengeMethod: 'S256',
-    });
-    codes.push(code);
-    if ((i + 1) % 2000 === 0) progress(`${i + 1} codes`);
-  }
+  const mint = async (count: number, openid: boolean) => {
+    const codes: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const { code } = await oauth.issueCode({
+        client: full,
+        userUuid: user.userUuid,
+        redirectUri: REDIRECT_URI,
+        codeChallenge: pkceChallenge,
+        codeChallengeMethod: 'S256',
+        ...(openid ? { oidc: { scope: 'openid', nonce: OIDC_NONCE, authTime: Date.now() } } : {}),
+      });
+      codes.push(code);
+      if ((i + 1) % 2000 === 0) progress(`${i + 1} ${openid ? 'openid ' : ''}codes`);
+    }
+    return codes;
+  };
   return {
     ready: true,
     url: server.url,
     accessToken: tokens.accessToken,
     clientId: client.clientId,
     clientSecret,
-    codes,
+    codes: ONLY.has('c') ? await mint(POOL_SIZE, false) : [],
+    openidCodes: ONLY.has('f') ? await mint(POOL_SIZE, true) : [],
   };
 }
 
@@ -326,23 +340,32 @@ async function serveOidc(): Promise<ReadyMessage> {
   // The pool: one grant per code, as dauth does.
   const client = await provider.Client.find('bench');
   const accountId = '1000001';
-  const codes: string[] = [];
-  for (let i = 0; i < CODE_POOL * REPEAT + WARMUP_CODES + 1; i++) {
-    const grant = new provider.Grant({ accountId, clientId: 'bench' });
-    grant.addResourceScope(resource, 'api');
-    const grantId = await grant.save();
-    const code = new provider.AuthorizationCode({
-      accountId,
-      client,
-      grantId,
-      redirectUri: REDIRECT_URI,
-      scope: 'api',
-      resource,
-      codeChallenge: pkceChallenge,
-      codeChallengeMethod: 'S256',
-    } as never);
-    codes.push(await code.save());
-  }
+  // With `openid` the grant also holds the OIDC scope and the code a nonce and an auth time, so the
+  // token answer carries an ID token (signed ES256, like dauth's).
+  const mint = async (count: number, openid: boolean) => {
+    const codes: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const grant = new provider.Grant({ accountId, clientId: 'bench' });
+      grant.addResourceScope(resource, 'api');
+      if (openid) grant.addOIDCScope('openid');
+      const grantId = await grant.save();
+      const code = new provider.AuthorizationCode({
+        accountId,
+        client,
+        grantId,
+        redirectUri: REDIRECT_URI,
+        scope: openid ? 'openid api' : 'api',
+        resource,
+        codeChallenge: pkceChallenge,
+        codeChallengeMethod: 'S256',
+        ...(openid ? { nonce: OIDC_NONCE, authTime: Math.floor(Date.now() / 1000) } : {}),
+      } as never);
+      codes.push(await code.save());
+    }
+    return codes;
+  };
+  const codes = ONLY.has('d') ? await mint(POOL_SIZE, false) : [];
+  const openidCodes = ONLY.has('g') ? await mint(POOL_SIZE, true) : [];
   // A live opaque access token to introspect (JWT access tokens are not introspectable there).
   const grant = new provider.Grant({ accountId, clientId: 'bench' });
   grant.addOIDCScope('openid');
@@ -359,7 +382,7 @@ async function serveOidc(): Promise<ReadyMessage> {
     const httpServer = provider.listen(port, '127.0.0.1', () => resolve());
     httpServer.keepAliveTimeout = 10_000;
   });
-  return { ready: true, url: issuer, clientSecret, codes, accessToken };
+  return { ready: true, url: issuer, clientSecret, codes, openidCodes, accessToken };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -445,6 +468,19 @@ async function probe(url: string, body: Record<string, string>): Promise<void> {
   if (!res.ok) throw new Error(`probe of ${url} failed: ${res.status} ${await res.text()}`);
 }
 
+/** The probe of an OpenID exchange: besides a 200, the answer must carry an id_token (or the run measures the wrong work). */
+async function probeIdToken(url: string, body: Record<string, string>): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(body).toString(),
+  });
+  const text = await res.text();
+  if (!res.ok || typeof (JSON.parse(text) as { id_token?: unknown }).id_token !== 'string') {
+    throw new Error(`probe of ${url} returned no id_token: ${res.status} ${text}`);
+  }
+}
+
 /** A POST whose body takes the next code of the pool for every request. */
 function codeExchange(
   url: string,
@@ -471,12 +507,12 @@ function codeExchange(
   };
 }
 
-type RunId = 'a' | 'b' | 'c' | 'd' | 'e';
+type RunId = 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g';
 
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
   const dialect = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded default)';
-  const only = new Set((process.env.BENCH_ONLY ?? 'a,b,c,d,e').split(',').map((r) => r.trim()));
+  const only = ONLY;
   console.log(
     `dauth HTTP benchmark: ${dialect}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s runs, ` +
       `${CODE_POOL} codes per exchange run, median of ${REPEAT}`,
@@ -521,8 +557,14 @@ async function main(): Promise<void> {
       clientId: string;
       clientSecret: string;
       codes: string[];
+      openidCodes: string[];
     };
-    const o = oidc.info as ReadyMessage & { clientSecret: string; codes: string[]; accessToken: string };
+    const o = oidc.info as ReadyMessage & {
+      clientSecret: string;
+      codes: string[];
+      openidCodes: string[];
+      accessToken: string;
+    };
 
     const validate = {
       url: `${d.url}/v1/oauth/validate`,
@@ -589,6 +631,32 @@ async function main(): Promise<void> {
         );
       }
     }
+
+    // OpenID Connect: the same exchange for codes of `scope=openid` authorizations (an id_token each).
+    if (only.has('f')) {
+      await probeIdToken(dauthToken, dauthBody(d.openidCodes.pop()!));
+      await measure('warm-up', codeExchange(dauthToken, d.openidCodes.slice(0, WARMUP_CODES), dauthBody));
+    }
+    if (only.has('g')) {
+      await probeIdToken(oidcToken, oidcBody(o.openidCodes.pop()!));
+      await measure('warm-up', codeExchange(oidcToken, o.openidCodes.slice(0, WARMUP_CODES), oidcBody));
+    }
+    for (let r = 0; r < REPEAT; r++) {
+      if (only.has('f')) {
+        await round(
+          'f',
+          'f) dauth POST /oauth/token (code + PKCE, openid: id_token)',
+          codeExchange(dauthToken, poolSlice(d.openidCodes, r), dauthBody),
+        );
+      }
+      if (only.has('g')) {
+        await round(
+          'g',
+          'g) oidc-provider POST /token (code + PKCE, openid: id_token)',
+          codeExchange(oidcToken, poolSlice(o.openidCodes, r), oidcBody),
+        );
+      }
+    }
   } finally {
     for (const s of started) await stop(s);
     for (const schema of schemas) await dropSchema(databaseUrl!, schema).catch(() => undefined);
@@ -608,11 +676,15 @@ async function main(): Promise<void> {
   }
   const rps = (id: RunId) => results.get(id)?.rps;
   const targets: { label: string; x: RunId; y: RunId; need: number }[] = databaseUrl
-    ? [{ label: 'c ≥ d (PostgreSQL)', x: 'c', y: 'd', need: 1 }]
+    ? [
+        { label: 'c ≥ d (PostgreSQL)', x: 'c', y: 'd', need: 1 },
+        { label: 'f ≥ g (PostgreSQL)', x: 'f', y: 'g', need: 1 },
+      ]
     : [
         { label: 'b ≥ 0.3 × a', x: 'b', y: 'a', need: 0.3 },
         { label: 'b ≥ 3 × e', x: 'b', y: 'e', need: 3 },
         { label: 'c ≥ 1.5 × d', x: 'c', y: 'd', need: 1.5 },
+        { label: 'f ≥ 1.5 × g (openid)', x: 'f', y: 'g', need: 1.5 },
       ];
   console.log('');
   let ok = true;

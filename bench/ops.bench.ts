@@ -5,6 +5,10 @@
  *
  *   npm run bench:ops                      # 50 concurrent callers, 3 rounds of 250 operations per mode
  *   npm run bench:ops -- --concurrency 50 --ops 500 --rounds 5
+ *   npm run bench:ops -- --journal on      # only with the chain journal (default: on and off side by side)
+ *
+ * The database is SQLite in a file, as in production: the chain journal commits each transaction with
+ * `synchronous = FULL` before it is sent, and its cost is the difference between the journal on and off.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +20,7 @@ import {
   type ChainServices,
   type ChainServicesOptions,
   createChainServices,
-} from '../packages/server/src/chain/chainServices.js';
+} from '../packages/server/src/composition/chain.js';
 import {
   type OperationOwner,
   ownerFromPrivateKey,
@@ -30,8 +34,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     ops: { type: 'string', default: '250' },
     rounds: { type: 'string', default: '3' },
+    journal: { type: 'string', default: 'both' },
   },
 });
+const journalModes = values.journal === 'both' ? [true, false] : [values.journal !== 'off'];
 const concurrency = Number(values.concurrency);
 const opsPerRound = Number(values.ops);
 const rounds = Number(values.rounds);
@@ -40,7 +46,9 @@ interface Mode {
   name: string;
   options: ChainServicesOptions;
   chain: ChainServices;
-  transfer: (owner: OperationOwner) => Promise<{ success: boolean; txHash: string; revertReason?: string }>;
+  transfer: (
+    owner: OperationOwner,
+  ) => Promise<{ success: boolean; txHash: string; revert?: { message: string } }>;
   owners: OperationOwner[];
   close: () => Promise<void>;
   deploySeconds: number;
@@ -55,7 +63,7 @@ const randomOwner = () => ownerFromPrivateKey(Buffer.from(generatePrivateKey().s
 /** A fresh embedded chain with `concurrency` funded wallets, each deployed by its first operation. */
 async function setUp(name: string, options: ChainServicesOptions): Promise<Mode> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-ops-'));
-  const database = openDatabase({ sqlitePath: ':memory:' });
+  const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
   await migrateToLatest(database.db);
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const chain = await createChainServices(
@@ -107,7 +115,7 @@ async function runRound(mode: Mode): Promise<void> {
         const t0 = performance.now();
         const result = await mode.transfer(owner);
         mode.latencies.push(performance.now() - t0);
-        if (!result.success) throw new Error(`operation reverted: ${result.revertReason}`);
+        if (!result.success) throw new Error(`operation reverted: ${result.revert?.message}`);
         mode.transactions.add(result.txHash);
       }
     }),
@@ -117,10 +125,14 @@ async function runRound(mode: Mode): Promise<void> {
   mode.roundRates.push(opsPerRound / seconds);
 }
 
-const modes = [
-  await setUp('bundled', {}),
-  await setUp('one op per tx', { bundler: { maxOpsPerBundle: 1, windowMs: 0 } }),
-];
+const modes: Mode[] = [];
+for (const journal of journalModes) {
+  const suffix = journal ? '' : ', journal off';
+  modes.push(await setUp(`bundled${suffix}`, { journal }));
+  modes.push(
+    await setUp(`one op per tx${suffix}`, { journal, bundler: { maxOpsPerBundle: 1, windowMs: 0 } }),
+  );
+}
 try {
   // Rounds alternate between the modes, so load from elsewhere on the machine hits both alike.
   for (let round = 0; round < rounds; round++) {
@@ -151,8 +163,16 @@ for (const m of modes) {
     `| ${m.name} | ${(m.latencies.length / m.seconds).toFixed(0)} | ${m.roundRates.map((r) => r.toFixed(0)).join(', ')} | ${m.transactions.size} | ${at(0.5)} | ${at(0.95)} | ${(concurrency / m.deploySeconds).toFixed(0)} |`,
   );
 }
+const rate = (m: Mode) => m.latencies.length / m.seconds;
 const [bundled, single] = modes as [Mode, Mode];
-const overall = bundled.latencies.length / bundled.seconds / (single.latencies.length / single.seconds);
+const overall = rate(bundled) / rate(single);
 console.log(
   `\nbundled / one op per tx: ${overall.toFixed(1)}x overall, ${(median(bundled.roundRates) / median(single.roundRates)).toFixed(1)}x by median round`,
 );
+if (modes.length === 4) {
+  const [, , bundledOff, singleOff] = modes as [Mode, Mode, Mode, Mode];
+  const cost = (on: Mode, off: Mode) => `${((1 - rate(on) / rate(off)) * 100).toFixed(1)}%`;
+  console.log(
+    `chain journal cost (1 − on/off ops/s): bundled ${cost(bundled, bundledOff)}, one op per tx ${cost(single, singleOff)}`,
+  );
+}
