@@ -41,6 +41,15 @@ describe.each([{ postgres: false }, { postgres: true }])(
     });
     afterAll(() => server?.close());
 
+    /** The library's code grant for a started authorization, approved as the user's backend would. */
+    async function signIn(cfg: client.Configuration, start: Awaited<ReturnType<typeof startAuthorization>>) {
+      return client.authorizationCodeGrant(cfg, await authorizeAsBackend(start.url, user), {
+        pkceCodeVerifier: start.verifier,
+        expectedNonce: start.nonce,
+        expectedState: start.state,
+      });
+    }
+
     const live = (ctx: { skip: () => void }) => {
       if (!server) ctx.skip();
     };
@@ -152,11 +161,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
     it('releases only what the scope asks: openid alone gives sub; wallet gives wallet_address', async (ctx) => {
       live(ctx);
       const start = await startAuthorization(config, redirectUri, { scope: 'openid wallet unknown_scope' });
-      const tokens = await client.authorizationCodeGrant(config, await authorizeAsBackend(start.url, user), {
-        pkceCodeVerifier: start.verifier,
-        expectedNonce: start.nonce,
-        expectedState: start.state,
-      });
+      const tokens = await signIn(config, start);
       const claims = tokens.claims()!;
       expect(claims).not.toHaveProperty('email');
       expect(claims).not.toHaveProperty('name');
@@ -207,15 +212,10 @@ describe.each([{ postgres: false }, { postgres: true }])(
           ttlSeconds: -3600,
         }),
       }));
-      expect(
-        await rejection(
-          client.authorizationCodeGrant(expired, await authorizeAsBackend(start.url, user), {
-            pkceCodeVerifier: start.verifier,
-            expectedNonce: start.nonce,
-            expectedState: start.state,
-          }),
-        ),
-      ).toEqual({ code: 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED', claim: 'exp' });
+      expect(await rejection(signIn(expired, start))).toEqual({
+        code: 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED',
+        claim: 'exp',
+      });
     });
 
     it('the library rejects an ID token issued for another app', async (ctx) => {
@@ -230,15 +230,10 @@ describe.each([{ postgres: false }, { postgres: true }])(
           accessToken: body.access_token as string,
         }),
       }));
-      expect(
-        await rejection(
-          client.authorizationCodeGrant(foreign, await authorizeAsBackend(start.url, user), {
-            pkceCodeVerifier: start.verifier,
-            expectedNonce: start.nonce,
-            expectedState: start.state,
-          }),
-        ),
-      ).toEqual({ code: 'OAUTH_JWT_CLAIM_COMPARISON_FAILED', claim: 'aud' });
+      expect(await rejection(signIn(foreign, start))).toEqual({
+        code: 'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
+        claim: 'aud',
+      });
     });
 
     it('the library rejects an ID token when its clock is past exp (clockSkew)', async (ctx) => {
@@ -246,25 +241,16 @@ describe.each([{ postgres: false }, { postgres: true }])(
       // The library's clock two hours ahead of the server's: the fresh token reads as expired.
       const late = await discover(server.url, app, { [client.clockSkew]: 2 * 3600 });
       const start = await startAuthorization(late, redirectUri);
-      expect(
-        await rejection(
-          client.authorizationCodeGrant(late, await authorizeAsBackend(start.url, user), {
-            pkceCodeVerifier: start.verifier,
-            expectedNonce: start.nonce,
-            expectedState: start.state,
-          }),
-        ),
-      ).toEqual({ code: 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED', claim: 'exp' });
+      expect(await rejection(signIn(late, start))).toEqual({
+        code: 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED',
+        claim: 'exp',
+      });
     });
 
     it('ends the session: the library’s end-session URL returns to the registered URI with state and logs the app out', async (ctx) => {
       live(ctx);
       const start = await startAuthorization(config, redirectUri);
-      const tokens = await client.authorizationCodeGrant(config, await authorizeAsBackend(start.url, user), {
-        pkceCodeVerifier: start.verifier,
-        expectedNonce: start.nonce,
-        expectedState: start.state,
-      });
+      const tokens = await signIn(config, start);
       const status = await post(
         `${server.url}/v1/oauth/status/login`,
         { user_id: user.uuid, client_id: app.clientId },
@@ -309,11 +295,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
     it('refuses an access token or a login JWT as id_token_hint, and an ID token as a bearer token', async (ctx) => {
       live(ctx);
       const start = await startAuthorization(config, redirectUri);
-      const tokens = await client.authorizationCodeGrant(config, await authorizeAsBackend(start.url, user), {
-        pkceCodeVerifier: start.verifier,
-        expectedNonce: start.nonce,
-        expectedState: start.state,
-      });
+      const tokens = await signIn(config, start);
       for (const hint of [tokens.access_token, user.loginToken, `${tokens.id_token!.slice(0, -4)}AAAA`]) {
         const res = await fetch(`${server.url}/oauth/end_session?id_token_hint=${hint}`, {
           redirect: 'manual',
@@ -357,11 +339,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
       expect(await res.json()).toMatchObject({ success: false, error: 'insufficient_scope' });
 
       const start = await startAuthorization(config, redirectUri);
-      const tokens = await client.authorizationCodeGrant(config, await authorizeAsBackend(start.url, user), {
-        pkceCodeVerifier: start.verifier,
-        expectedNonce: start.nonce,
-        expectedState: start.state,
-      });
+      const tokens = await signIn(config, start);
       await client.tokenRevocation(config, tokens.refresh_token!);
       const revoked = await fetch(`${server.url}/oauth/userinfo`, { headers: bearer(tokens.access_token) });
       expect(revoked.status).toBe(401);
