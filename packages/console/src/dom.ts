@@ -20,20 +20,16 @@ export function h(tag: string, attributes: Attributes = {}, ...children: (Child 
 
 let fieldCounter = 0;
 
-/** A labelled input; the label's `for` and an optional hint's `aria-describedby` are wired up. */
-export function field(
+/** Wraps a control with its label (`for`) and an optional hint (`aria-describedby`). */
+function labelled<T extends HTMLElement>(
+  tag: 'input' | 'textarea',
   label: string,
   attributes: Attributes & { name: string },
-  hint?: string,
-): { wrapper: HTMLElement; input: HTMLInputElement } {
+  hint: string | undefined,
+): { wrapper: HTMLElement; input: T } {
   const id = String(attributes.id ?? `f-${attributes.name}-${++fieldCounter}`);
   const hintId = hint ? `${id}-hint` : undefined;
-  const input = h('input', {
-    type: 'text',
-    ...attributes,
-    id,
-    'aria-describedby': hintId,
-  }) as HTMLInputElement;
+  const input = h(tag, { ...attributes, id, 'aria-describedby': hintId }) as T;
   const wrapper = h(
     'div',
     { class: 'field' },
@@ -44,29 +40,25 @@ export function field(
   return { wrapper, input };
 }
 
+/** A labelled input. */
+export function field(
+  label: string,
+  attributes: Attributes & { name: string },
+  hint?: string,
+): { wrapper: HTMLElement; input: HTMLInputElement } {
+  return labelled<HTMLInputElement>('input', label, { type: 'text', ...attributes }, hint);
+}
+
+/** A labelled multi-line input holding `value`. */
 export function textarea(
   label: string,
   attributes: Attributes & { name: string },
   value: string,
   hint?: string,
 ): { wrapper: HTMLElement; input: HTMLTextAreaElement } {
-  const id = String(attributes.id ?? `f-${attributes.name}-${++fieldCounter}`);
-  const hintId = hint ? `${id}-hint` : undefined;
-  const input = h('textarea', {
-    rows: '3',
-    ...attributes,
-    id,
-    'aria-describedby': hintId,
-  }) as HTMLTextAreaElement;
-  input.value = value;
-  const wrapper = h(
-    'div',
-    { class: 'field' },
-    h('label', { for: id }, label),
-    input,
-    hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
-  );
-  return { wrapper, input };
+  const control = labelled<HTMLTextAreaElement>('textarea', label, { rows: '3', ...attributes }, hint);
+  control.input.value = value;
+  return control;
 }
 
 export function button(label: string, attributes: Attributes = {}): HTMLButtonElement {
