@@ -116,9 +116,9 @@ describe('compaction of the journal on the embedded chain', () => {
               .executeTakeFirst()
           )?.n,
         );
+      // The deployment's entries go once a dump holds them. The start compacts too, so on a slow
+      // machine (a deployment longer than the 1 s dump interval) some may already be gone here.
       const deployed = await count();
-      expect(deployed).toBeGreaterThanOrEqual(6);
-      // Wait for a dump that holds the deployment.
       await sleep(2_500);
       const removed = await chain.journal.maintenance.compact();
       expect(removed).toBe(deployed);

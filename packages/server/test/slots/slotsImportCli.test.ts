@@ -130,5 +130,5 @@ describe('dauth slots import', () => {
     const benInfo = await slotInfoFor(server, callbacks, await login(server.url, ben), client, cb);
     expect(rawSlotId(benInfo.token.text)).toEqual({ digits: benId, quoted: true });
     expect(benInfo.token.body.data[0]).toMatchObject({ token_nickname: 'Ben, the deck' });
-  });
+  }, 180_000); // four CLI processes, each starting the embedded chain: slow on a loaded machine
 });
