@@ -44,7 +44,30 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     request: pick('email'),
     actorFromAnswer: true,
   },
+  'POST /v1/dev-user/logout': { action: 'account.logout' },
+  // Reset and change: the e-mail only, never the code or a password.
+  'POST /v1/dev-user/password/reset-request': {
+    action: 'account.password_reset_request',
+    request: pick('email'),
+  },
+  'POST /v1/dev-user/password/reset': { action: 'account.password_reset', request: pick('email') },
+  'POST /v1/dev-user/password': { action: 'account.password_change' },
+  'DELETE /v1/dev-user/consents/:client_id': {
+    action: 'consent.revoke',
+    request: (_b, p) => ({ client_id: p.client_id }),
+    answer: ['revoked_grants'],
+  },
+  // The login page's forms (HTML answers): the account they signed in is set by the page route.
   'POST /oauth/authorize/login': { action: 'account.login_page', request: pick('email', 'client_id') },
+  'POST /oauth/authorize/signup': { action: 'account.register_page', request: pick('email', 'client_id') },
+  'POST /oauth/authorize/reset': {
+    action: 'account.password_reset_request_page',
+    request: pick('email', 'client_id'),
+  },
+  'POST /oauth/authorize/reset/confirm': {
+    action: 'account.password_reset_page',
+    request: pick('email', 'client_id'),
+  },
   'POST /v1/dev-user/clients': {
     action: 'client.create',
     request: pick('name', 'redirect_uris', 'dapp'),
@@ -128,6 +151,12 @@ function auditedRouteOf(method: string, route: string): AuditedRoute | undefined
   return undefined;
 }
 
+/** The app a request is about: the body's `client_id`, else a `:client_id` route parameter. */
+function clientIdOf(body: Fields, params: Fields): string | undefined {
+  if (typeof body.client_id === 'string') return body.client_id;
+  return typeof params.client_id === 'string' ? params.client_id : undefined;
+}
+
 function outcomeOf(status: number): AuditOutcome {
   if (status < 400) return 'success';
   return [401, 403, 423, 429].includes(status) ? 'denied' : 'failure';
@@ -150,6 +179,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The answer's JSON body, kept by `onSend` for the audit entry of an audited route. */
     auditAnswer?: Fields;
+    /** The account a login-page form signed in (its answer is a redirect, not JSON). */
+    auditUser?: string;
   }
 }
 
@@ -177,6 +208,7 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
     const answer = request.auditAnswer ?? {};
     const actor = actorOf(request, route);
     if (audited.actorFromAnswer && typeof answer.uuid === 'string') actor.user = answer.uuid;
+    if (request.auditUser && !actor.user) actor.user = request.auditUser;
     const details: Fields = { ...(audited.request?.(body, params) ?? {}) };
     for (const name of audited.answer ?? []) if (answer[name] !== undefined) details[name] = answer[name];
     const errorCode = reply.statusCode >= 400 ? (answer.error ?? answer.code) : undefined;
@@ -187,7 +219,7 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
       errorCode: errorCode === undefined ? undefined : String(errorCode),
       actorKind: actor.kind,
       actorUser: actor.user,
-      clientId: actor.client ?? (typeof body.client_id === 'string' ? body.client_id : undefined),
+      clientId: actor.client ?? clientIdOf(body, params),
       address: request.ip,
       requestId: request.id,
       details,
