@@ -139,6 +139,10 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   },
   'POST /v1/admin/content/release': { action: 'admin.content_release', request: pick('cuid', 'enabled') },
   'POST /v1/admin/content/pool': { action: 'admin.content_pool', request: pick('cuid', 'amount') },
+  'POST /v1/admin/slots/import': {
+    action: 'admin.slots_import',
+    answer: ['imported', 'updated', 'unchanged', 'failed'],
+  },
 };
 
 /** Every admin route is audited, including ones added later without an entry above. */
