@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchTestBrowser } from '../helpers/browser.js';
 import { inCi } from '../helpers/environment.js';
 import { freePort } from '../helpers/server.js';
 import {
@@ -113,9 +114,56 @@ describe.skipIf(missingTools.length > 0)('docs/quickstart.md, run as written', (
       expect(all).toMatch(/slot \d{19} at 0x[0-9a-fA-F]{40}/);
       // The secret was shown once, in the registration's answer.
       expect(all).toMatch(/"client_secret":"[A-Za-z0-9_-]{43}"/);
+
+      // Step 4's browser way, as the page tells it: open the authorize URL, sign in, press Allow,
+      // and the browser goes to the app's callback with a code that the app can exchange.
+      if (chromiumAvailable) await browserWay(steps, all, env.DAUTH, env.APP);
     } finally {
       await run.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }, 480_000);
 });
+
+/** The code flow's browser steps, with the values the page's commands used and printed. */
+async function browserWay(
+  steps: ReturnType<typeof parseWalkthrough>,
+  output: string,
+  dauth: string,
+  app: string,
+): Promise<void> {
+  const signUp = steps.find((s) => s.kind === 'run' && s.code.includes('/v1/dev-user/register'))!;
+  const [, email, password] = /"email":"([^"]+)","password":"([^"]+)"/.exec(signUp.code)!;
+  const [, clientId, clientSecret] = /"client_id":"([0-9a-f]{32})","client_secret":"([^"]+)"/.exec(output)!;
+  const authorizeUrl = output.split('\n').find((line) => line.startsWith(`${dauth}/oauth/authorize?`))!;
+  expect(authorizeUrl).toContain(clientId);
+  const browser = await launchTestBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(authorizeUrl);
+    await page.getByLabel('E-mail').fill(email!);
+    await page.getByLabel('Password').fill(password!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Nothing listens at the callback, as on the page: the request is what counts.
+    const callback = page.waitForRequest((r) => r.url().startsWith(`${app}/callback?`));
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const url = new URL((await callback).url());
+    expect(url.searchParams.get('state')).toBe('xyz');
+    const token = await fetch(`${dauth}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: url.searchParams.get('code')!,
+        redirect_uri: `${app}/callback`,
+      }),
+    });
+    expect(token.status).toBe(200);
+    expect(await token.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+  } finally {
+    await browser.close();
+  }
+}
