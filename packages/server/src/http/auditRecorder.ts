@@ -13,6 +13,8 @@ interface AuditedRoute {
   action: string;
   request?: (body: Fields, params: Fields) => Fields;
   answer?: readonly string[];
+  /** Where `answer`'s fields are, when not at the top: PIN set-up answers `{success, data: [{…}]}`. */
+  answerIn?: 'data0';
   /** Sign-up and login have no bearer: the account they reached is the answer's `uuid`. */
   actorFromAnswer?: true;
 }
@@ -82,7 +84,7 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     action: 'client.rotate_secret',
     request: (_b, p) => ({ client_id: p.id }),
   },
-  'POST /v1/pin/register': { action: 'pin.register', answer: CHAIN_ANSWER },
+  'POST /v1/pin/register': { action: 'pin.register', answer: ['address'], answerIn: 'data0' },
   'POST /v1/pin/verify': { action: 'pin.verify', request: callsOf, answer: CHAIN_ANSWER },
   'POST /v1/pin/reset': { action: 'pin.reset', answer: ['address'] },
   'POST /v1/pin/recover': { action: 'pin.recover', answer: ['address'] },
@@ -161,6 +163,11 @@ function clientIdOf(body: Fields, params: Fields): string | undefined {
   return typeof params.client_id === 'string' ? params.client_id : undefined;
 }
 
+function firstDataItem(answer: Fields): Fields {
+  const first: unknown = Array.isArray(answer.data) ? answer.data[0] : undefined;
+  return typeof first === 'object' && first !== null ? (first as Fields) : {};
+}
+
 function outcomeOf(status: number): AuditOutcome {
   if (status < 400) return 'success';
   return [401, 403, 423, 429].includes(status) ? 'denied' : 'failure';
@@ -214,7 +221,8 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
     if (audited.actorFromAnswer && typeof answer.uuid === 'string') actor.user = answer.uuid;
     if (request.auditUser && !actor.user) actor.user = request.auditUser;
     const details: Fields = { ...(audited.request?.(body, params) ?? {}) };
-    for (const name of audited.answer ?? []) if (answer[name] !== undefined) details[name] = answer[name];
+    const fields = audited.answerIn === 'data0' ? firstDataItem(answer) : answer;
+    for (const name of audited.answer ?? []) if (fields[name] !== undefined) details[name] = fields[name];
     const errorCode = reply.statusCode >= 400 ? (answer.error ?? answer.code) : undefined;
     await audit.record({
       action: audited.action,

@@ -249,6 +249,8 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
       user_op_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
     });
+    // PIN set-up keeps the wallet's address (nested in its answer's data), never the mnemonic or share.
+    expect(entries.find((e) => e.action === 'pin.register')!.details).toEqual({ address: wallet.address });
     const denied = entries.find((e) => e.action === 'pin.verify' && e.outcome === 'denied')!;
     expect(denied).toMatchObject({ status: 401, error_code: 'invalid_pin' });
     const transfer = entries.find((e) => e.action === 'token.transfer')!;
