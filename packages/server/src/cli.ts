@@ -1,11 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
-import { ChainInUseError } from './chain/embeddedChain.js';
 import { type CliCommand, type CliIo, type CliValues, CommandFailure, UsageError } from './cli/command.js';
 import { commands, findCommand, helpText } from './cli/registry.js';
 import { ServerApi } from './cli/serverApi.js';
-import { createServices } from './composition/index.js';
 import { createOfflineServices } from './composition/offline.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { isAppError } from './errors.js';
@@ -14,9 +12,9 @@ import type { PlatformSecrets } from './secrets.js';
 
 /**
  * The `dauth` command: the same configuration as the server (same database, same secrets), without
- * the HTTP server. Each command says what it needs (`cli/command.ts`): most use the database only and
- * run beside a live server; chain work goes through the running server's API. Prints JSON on stdout;
- * logs go to stderr.
+ * the HTTP server. Each command says what it needs (`cli/command.ts`): the database only, beside a
+ * live server, or the running server's API for anything that touches the chain (the server owns the
+ * embedded chain). Prints JSON on stdout; logs go to stderr.
  */
 export async function runCli(
   argv: string[],
@@ -94,24 +92,7 @@ async function runCommand(
     const server = typeof values.server === 'string' ? values.server : config.publicUrl;
     return command.run(values, new ServerApi(server.replace(/\/+$/, ''), config), io);
   }
-  if (command.needs === 'database') {
-    const services = await createOfflineServices(config, logger);
-    onOpen(services.close);
-    reportGeneratedKey(config, services.secrets);
-    return command.run(values, services, io);
-  }
-  let services;
-  try {
-    services = await createServices(config, { logger });
-  } catch (err) {
-    if (!(err instanceof ChainInUseError)) throw err;
-    throw new CommandFailure(
-      'chain_in_use',
-      `dauth ${command.path.join(' ')} needs the embedded chain, which the running server of this DATA_DIR ` +
-        `(process ${err.pid}) holds. Stop the server (Ctrl-C on npm start), run this command again with the same ` +
-        `DATA_DIR, then start the server again; or point both at one chain with CHAIN_RPC_URL.`,
-    );
-  }
+  const services = await createOfflineServices(config, logger);
   onOpen(services.close);
   reportGeneratedKey(config, services.secrets);
   return command.run(values, services, io);

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import threading
 from typing import Any, Dict, Optional
 
 from . import api
 from .callback import parse_callback
-from .client import DEFAULT_CALLBACK_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DauthClient, StatusReport, _check_timeout
-from .errors import CallbackRejectedError, CallbackTimeoutError, MissingJwtError, ShutdownError
+from .client import DEFAULT_CALLBACK_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DauthClient, StatusReport, _start_call
+from .errors import CallbackRejectedError, CallbackTimeoutError, ShutdownError
 from .slot import SlotInfo
 from .transport import Transport
 
@@ -92,12 +91,7 @@ class AsyncDauthClient:
     async def get_slot_info(self, jwt: Optional[str], timeout: float = DEFAULT_CALLBACK_TIMEOUT) -> SlotInfo:
         """Runs authorize, waits for the callback carrying this call's ``state``, exchanges its
         code and returns the slot. Errors as ``DauthClient.get_slot_info``."""
-        if self._shut_down:
-            raise ShutdownError()
-        if not isinstance(jwt, str) or not jwt.strip():
-            raise MissingJwtError()
-        timeout = _check_timeout("timeout", timeout)
-        state = secrets.token_urlsafe(32)
+        state, timeout = _start_call(self._shut_down, jwt, timeout)
         pending = _Pending(asyncio.get_running_loop(), timeout)
         # Registered before authorize: the callback may arrive before authorize's answer does.
         with self._lock:
@@ -106,10 +100,9 @@ class AsyncDauthClient:
                 raise ShutdownError()
             self._pending[state] = pending
         try:
+            # The requests themselves are the synchronous twin's, run on a worker thread.
             authorize = asyncio.ensure_future(
-                asyncio.to_thread(
-                    api.authorize, self._sync._api, self.client_id, self.redirect_uri, state, jwt
-                )
+                asyncio.to_thread(self._sync._send_authorize, state, jwt)  # noqa: SLF001
             )
             await asyncio.wait({authorize, pending.future}, return_when=asyncio.FIRST_COMPLETED)
             if pending.future.done() and pending.future.exception() is not None:
@@ -148,9 +141,7 @@ class AsyncDauthClient:
 
     async def _exchange(self, pending: _Pending, code: str) -> None:
         try:
-            slot = await asyncio.to_thread(
-                self._sync._exchange_code, code  # noqa: SLF001 - the twin shares the credentials
-            )
+            slot = await asyncio.to_thread(self._sync._exchange_code, code)  # noqa: SLF001
         except Exception as error:
             pending.fail(error)
         else:

@@ -7,7 +7,7 @@ import math
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 from urllib.parse import urlsplit
 
 from . import api
@@ -47,6 +47,18 @@ def _check_timeout(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ValueError("dauth: %s must be a positive number of seconds" % name)
     return float(value)
+
+
+def _start_call(shut_down: bool, jwt: Optional[str], timeout: Any) -> Tuple[str, float]:
+    """What a slot-info call checks before anything is sent, shared by both clients: the client
+    is running, the JWT is present, the timeout is valid. Returns the call's fresh ``state`` (32
+    random bytes, base64url) and the timeout in seconds."""
+    if shut_down:
+        raise ShutdownError()
+    if not isinstance(jwt, str) or not jwt.strip():
+        raise MissingJwtError()
+    timeout = _check_timeout("timeout", timeout)
+    return secrets.token_urlsafe(32), timeout
 
 
 class DauthClient:
@@ -124,12 +136,7 @@ class DauthClient:
         :param timeout: how long to wait for the callback, in seconds (default 15).
         :raises DauthError: see ``to_http_status`` for the status to answer with.
         """
-        if self._shut_down:
-            raise ShutdownError()
-        if not isinstance(jwt, str) or not jwt.strip():
-            raise MissingJwtError()
-        timeout = _check_timeout("timeout", timeout)
-        state = secrets.token_urlsafe(32)
+        state, timeout = _start_call(self._shut_down, jwt, timeout)
         # Registered before authorize: the callback may arrive before authorize's answer does.
         request = self._pending.open(state, timeout)
         try:
@@ -144,7 +151,7 @@ class DauthClient:
 
     def _authorize(self, request: PendingRequest, jwt: str) -> None:
         try:
-            api.authorize(self._api, self.client_id, self.redirect_uri, request.state, jwt)
+            self._send_authorize(request.state, jwt)
         except Exception as error:
             request.fail(error)
         else:
@@ -180,6 +187,12 @@ class DauthClient:
             request.resolve(self._exchange_code(code))
         except Exception as error:
             request.fail(error)
+
+    # The two requests of a slot-info call, built once here for both clients (the asyncio client
+    # runs them on worker threads).
+
+    def _send_authorize(self, state: str, jwt: str) -> None:
+        api.authorize(self._api, self.client_id, self.redirect_uri, state, jwt)
 
     def _exchange_code(self, code: str) -> SlotInfo:
         grant = {"grant_type": "authorization_code", "code": code}

@@ -1,5 +1,4 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { Services } from '../composition/index.js';
 import type { OfflineServices } from '../composition/offline.js';
 import type { ServerApi } from './serverApi.js';
 
@@ -23,8 +22,8 @@ interface CommandBase {
  * `run` returns as JSON:
  * - `database`: accounts, apps and provider records only; never starts the chain, so it runs beside a
  *   live server on the same DATA_DIR;
- * - `server`: talks to the running server over HTTP (admin key, or a login JWT);
- * - `chain`: the whole composition with the embedded chain; only while no server holds this DATA_DIR.
+ * - `server`: talks to the running server over HTTP (admin key, or a login JWT); every command that
+ *   touches the chain, which the server owns.
  */
 export type CliCommand =
   | (CommandBase & {
@@ -34,10 +33,6 @@ export type CliCommand =
   | (CommandBase & {
       needs: 'server';
       run(values: CliValues, server: ServerApi, io: CliIo): Promise<unknown>;
-    })
-  | (CommandBase & {
-      needs: 'chain';
-      run(values: CliValues, services: Services, io: CliIo): Promise<unknown>;
     });
 
 /** What a command may read besides its options (stdin for secrets). */

@@ -36,5 +36,5 @@ export function findCommand(
 
 export function helpText(registry: CliCommand[] = commands): string {
   const lines = registry.map((c) => `  dauth ${c.path.join(' ')} ${c.usage}\n      ${c.summary}`);
-  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet and client update|rotate-secret|delete talk to it (--server, else PUBLIC_URL);\nslots import needs the chain, so run it while the server of this DATA_DIR is stopped.\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
+  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import and client update|rotate-secret|delete\ntalk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
 }

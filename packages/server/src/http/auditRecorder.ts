@@ -13,6 +13,8 @@ interface AuditedRoute {
   action: string;
   request?: (body: Fields, params: Fields) => Fields;
   answer?: readonly string[];
+  /** Where `answer`'s fields are, when not at the top: PIN set-up answers `{success, data: [{…}]}`. */
+  answerIn?: 'data0';
   /** Sign-up and login have no bearer: the account they reached is the answer's `uuid`. */
   actorFromAnswer?: true;
 }
@@ -44,7 +46,30 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     request: pick('email'),
     actorFromAnswer: true,
   },
+  'POST /v1/dev-user/logout': { action: 'account.logout' },
+  // Reset and change: the e-mail only, never the code or a password.
+  'POST /v1/dev-user/password/reset-request': {
+    action: 'account.password_reset_request',
+    request: pick('email'),
+  },
+  'POST /v1/dev-user/password/reset': { action: 'account.password_reset', request: pick('email') },
+  'POST /v1/dev-user/password': { action: 'account.password_change' },
+  'DELETE /v1/dev-user/consents/:client_id': {
+    action: 'consent.revoke',
+    request: (_b, p) => ({ client_id: p.client_id }),
+    answer: ['revoked_grants'],
+  },
+  // The login page's forms (HTML answers): the account they signed in is set by the page route.
   'POST /oauth/authorize/login': { action: 'account.login_page', request: pick('email', 'client_id') },
+  'POST /oauth/authorize/signup': { action: 'account.register_page', request: pick('email', 'client_id') },
+  'POST /oauth/authorize/reset': {
+    action: 'account.password_reset_request_page',
+    request: pick('email', 'client_id'),
+  },
+  'POST /oauth/authorize/reset/confirm': {
+    action: 'account.password_reset_page',
+    request: pick('email', 'client_id'),
+  },
   'POST /v1/dev-user/clients': {
     action: 'client.create',
     request: pick('name', 'redirect_uris', 'dapp'),
@@ -59,7 +84,7 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     action: 'client.rotate_secret',
     request: (_b, p) => ({ client_id: p.id }),
   },
-  'POST /v1/pin/register': { action: 'pin.register', answer: CHAIN_ANSWER },
+  'POST /v1/pin/register': { action: 'pin.register', answer: ['address'], answerIn: 'data0' },
   'POST /v1/pin/verify': { action: 'pin.verify', request: callsOf, answer: CHAIN_ANSWER },
   'POST /v1/pin/reset': { action: 'pin.reset', answer: ['address'] },
   'POST /v1/pin/recover': { action: 'pin.recover', answer: ['address'] },
@@ -116,6 +141,10 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   },
   'POST /v1/admin/content/release': { action: 'admin.content_release', request: pick('cuid', 'enabled') },
   'POST /v1/admin/content/pool': { action: 'admin.content_pool', request: pick('cuid', 'amount') },
+  'POST /v1/admin/slots/import': {
+    action: 'admin.slots_import',
+    answer: ['imported', 'updated', 'unchanged', 'failed'],
+  },
 };
 
 /** Every admin route is audited, including ones added later without an entry above. */
@@ -126,6 +155,17 @@ function auditedRouteOf(method: string, route: string): AuditedRoute | undefined
     return { action: `admin.${route.slice('/v1/admin/'.length).replace(/[^a-z0-9]+/gi, '_')}` };
   }
   return undefined;
+}
+
+/** The app a request is about: the body's `client_id`, else a `:client_id` route parameter. */
+function clientIdOf(body: Fields, params: Fields): string | undefined {
+  if (typeof body.client_id === 'string') return body.client_id;
+  return typeof params.client_id === 'string' ? params.client_id : undefined;
+}
+
+function firstDataItem(answer: Fields): Fields {
+  const first: unknown = Array.isArray(answer.data) ? answer.data[0] : undefined;
+  return typeof first === 'object' && first !== null ? (first as Fields) : {};
 }
 
 function outcomeOf(status: number): AuditOutcome {
@@ -150,6 +190,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The answer's JSON body, kept by `onSend` for the audit entry of an audited route. */
     auditAnswer?: Fields;
+    /** The account a login-page form signed in (its answer is a redirect, not JSON). */
+    auditUser?: string;
   }
 }
 
@@ -177,8 +219,10 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
     const answer = request.auditAnswer ?? {};
     const actor = actorOf(request, route);
     if (audited.actorFromAnswer && typeof answer.uuid === 'string') actor.user = answer.uuid;
+    if (request.auditUser && !actor.user) actor.user = request.auditUser;
     const details: Fields = { ...(audited.request?.(body, params) ?? {}) };
-    for (const name of audited.answer ?? []) if (answer[name] !== undefined) details[name] = answer[name];
+    const fields = audited.answerIn === 'data0' ? firstDataItem(answer) : answer;
+    for (const name of audited.answer ?? []) if (fields[name] !== undefined) details[name] = fields[name];
     const errorCode = reply.statusCode >= 400 ? (answer.error ?? answer.code) : undefined;
     await audit.record({
       action: audited.action,
@@ -187,7 +231,7 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
       errorCode: errorCode === undefined ? undefined : String(errorCode),
       actorKind: actor.kind,
       actorUser: actor.user,
-      clientId: actor.client ?? (typeof body.client_id === 'string' ? body.client_id : undefined),
+      clientId: actor.client ?? clientIdOf(body, params),
       address: request.ip,
       requestId: request.id,
       details,

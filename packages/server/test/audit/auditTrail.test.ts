@@ -1,4 +1,6 @@
 import { getAddress } from 'viem';
+import fs from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../helpers/environment.js';
@@ -25,6 +27,62 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
   const password = 'correct horse battery';
   const recipient = getAddress(`0x${'cd'.repeat(20)}`);
   const secrets: string[] = [];
+  const changedPassword = 'changed password 2';
+  const resetPassword = 'reset password 3';
+  const pagePassword = 'page sign-up password 4';
+  let pageUser: { email: string; uuid: string };
+
+  const send = (method: string, route: string, token: string) =>
+    fetch(`${server.url}${route}`, { method, headers: { authorization: `Bearer ${token}` } });
+
+  /** The 8-digit code of the newest reset mail to `email` (the embedded mailer's outbox). */
+  async function resetCodeMailedTo(email: string): Promise<string> {
+    const outbox = path.join(server.dataDir, 'outbox');
+    for (let i = 0; i < 100; i++) {
+      const files = fs.existsSync(outbox) ? fs.readdirSync(outbox) : [];
+      for (const file of files) {
+        const text = fs.readFileSync(path.join(outbox, file), 'utf8');
+        const code = /reset code is (\d{8})/.exec(text)?.[1];
+        if (text.includes(email) && code) return code;
+      }
+      await new Promise((r) => setTimeout(r, 50)); // the mail is sent in the background
+    }
+    throw new Error(`no reset mail to ${email}`);
+  }
+
+  /** GET the page's sign-up form, then POST it with the cookie and CSRF token it set. */
+  async function signUpOnAuthorizePage(clientId: string): Promise<{ email: string; uuid: string }> {
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: 'http://127.0.0.1:9/cb',
+      state: 'page',
+    });
+    const form = await fetch(`${server.url}/oauth/authorize/signup?${params}`);
+    expect(form.status).toBe(200);
+    const cookie = form.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())![1]!;
+    const email = `page-${Date.now()}@example.com`;
+    params.set('csrf_token', csrf);
+    params.set('email', email);
+    params.set('password', pagePassword);
+    const posted = await fetch(`${server.url}/oauth/authorize/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: params.toString(),
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(303);
+    const login = await call<{ uuid: string }>(server, '/v1/dev-user/login_devuser', {
+      email,
+      password: pagePassword,
+    });
+    expect(login.status).toBe(200);
+    return { email, uuid: login.body.uuid };
+  }
 
   const audit = async (query = '') => {
     const res = await fetch(`${server.url}/v1/admin/audit${query}`, {
@@ -97,7 +155,61 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
       user.token,
     );
     expect(transfer.status).toBe(200);
+    // The account lifecycle: consent revoke, logout, password change, reset by mail.
+    const consentCode = await fetch(
+      `${server.url}/oauth/authorize?response_type=code&client_id=${app.body.client_id}&redirect_uri=http://127.0.0.1:9/cb&state=s`,
+      { headers: { authorization: `Bearer ${user.token}` }, redirect: 'manual' },
+    );
+    const code = new URL(consentCode.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await call<{ access_token: string; refresh_token: string }>(server, '/oauth/token', {
+      grant_type: 'authorization_code',
+      client_id: app.body.client_id,
+      client_secret: app.body.client_secret,
+      code,
+      redirect_uri: 'http://127.0.0.1:9/cb',
+    });
+    expect(tokens.status).toBe(200);
+    const revoked = await send('DELETE', `/v1/dev-user/consents/${app.body.client_id}`, user.token);
+    expect(revoked.status).toBe(200);
+    const second = await call<{ token: string }>(server, '/v1/dev-user/login_devuser', {
+      email: user.email,
+      password,
+    });
+    expect((await send('POST', '/v1/dev-user/logout', second.body.token)).status).toBe(200);
+    const changed = await call(
+      server,
+      '/v1/dev-user/password',
+      { current_password: password, new_password: changedPassword },
+      user.token,
+    );
+    expect(changed.status).toBe(200);
+    expect((await call(server, '/v1/dev-user/password/reset-request', { email: user.email })).status).toBe(
+      200,
+    );
+    const resetCode = await resetCodeMailedTo(user.email);
+    const wrongReset = await call(server, '/v1/dev-user/password/reset', {
+      email: user.email,
+      code: '00000000',
+      new_password: resetPassword,
+    });
+    expect(wrongReset.status).toBe(400);
+    const reset = await call(server, '/v1/dev-user/password/reset', {
+      email: user.email,
+      code: resetCode,
+      new_password: resetPassword,
+    });
+    expect(reset.status).toBe(200);
+    // A player signs up on the authorize page (the HTML form, with its CSRF cookie and token).
+    pageUser = await signUpOnAuthorizePage(app.body.client_id);
+
     secrets.push(
+      changedPassword,
+      resetPassword,
+      resetCode,
+      second.body.token,
+      tokens.body.access_token,
+      tokens.body.refresh_token,
+      pagePassword,
       password,
       user.token,
       wallet.pin.pin_hash,
@@ -137,6 +249,8 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
       user_op_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
     });
+    // PIN set-up keeps the wallet's address (nested in its answer's data), never the mnemonic or share.
+    expect(entries.find((e) => e.action === 'pin.register')!.details).toEqual({ address: wallet.address });
     const denied = entries.find((e) => e.action === 'pin.verify' && e.outcome === 'denied')!;
     expect(denied).toMatchObject({ status: 401, error_code: 'invalid_pin' });
     const transfer = entries.find((e) => e.action === 'token.transfer')!;
@@ -154,6 +268,44 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
     const { entries: logins } = await audit('?action=account.login&outcome=denied');
     expect(logins[0]).toMatchObject({ actor_kind: 'anonymous', status: 401, details: { email: user.email } });
 
+    // The account lifecycle: each action recorded, with no code or password in its details.
+    const byAction = (action: string) => entries.filter((e) => e.action === action);
+    expect(byAction('consent.revoke')).toEqual([
+      expect.objectContaining({
+        outcome: 'success',
+        actor_kind: 'user',
+        details: { client_id: expect.stringMatching(/^[0-9a-f]{32}$/), revoked_grants: 1 },
+      }),
+    ]);
+    expect(byAction('account.logout')).toEqual([
+      expect.objectContaining({ outcome: 'success', actor_kind: 'user', details: {} }),
+    ]);
+    expect(byAction('account.password_change')).toEqual([
+      expect.objectContaining({ outcome: 'success', status: 200, actor_kind: 'user', details: {} }),
+    ]);
+    // Reset request and confirm carry no bearer: found by action, with the e-mail they named.
+    const { entries: requests } = await audit('?action=account.password_reset_request');
+    expect(requests.find((e) => e.details.email === user.email)).toMatchObject({
+      outcome: 'success',
+      actor_kind: 'anonymous',
+      details: { email: user.email },
+    });
+    const { entries: resets } = await audit('?action=account.password_reset');
+    const mine = resets.filter((e) => e.details.email === user.email);
+    expect(mine.map((e) => `${e.outcome}:${e.status}:${e.error_code ?? ''}`)).toEqual([
+      'success:200:',
+      'failure:400:invalid_reset_code',
+    ]);
+    // The page sign-up names the account it created (its answer is a redirect, not JSON).
+    const { entries: page } = await audit(`?user_id=${pageUser.uuid}`);
+    expect(page.find((e) => e.action === 'account.register_page')).toMatchObject({
+      outcome: 'success',
+      status: 303,
+      actor_kind: 'anonymous', // no credential was presented; the account is the one it created
+      actor_user: pageUser.uuid,
+      details: { email: pageUser.email, client_id: expect.stringMatching(/^[0-9a-f]{32}$/) },
+    });
+
     const { entries: adminEntries } = await audit('?action=admin.faucet');
     expect(adminEntries[0]).toMatchObject({ actor_kind: 'admin', outcome: 'success' });
     expect(adminEntries[0]!.details).toMatchObject({ address: wallet.address, token: '5000' });
@@ -165,7 +317,7 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
     expect(rows.length).toBeGreaterThan(8);
     const dump = JSON.stringify(rows);
     for (const secret of secrets) expect(dump).not.toContain(secret);
-    expect(dump).not.toMatch(/pin_hash|key_share|password"|mnemonic|client_secret/);
+    expect(dump).not.toMatch(/pin_hash|key_share|password"|mnemonic|client_secret|"code"|csrf/);
   });
 
   it('pages by cursor and filters by outcome', async (ctx) => {

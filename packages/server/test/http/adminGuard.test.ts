@@ -32,6 +32,7 @@ describe('admin routes: one guard, before the body is looked at', () => {
       '/v1/admin/content/terms',
       '/v1/admin/faucet',
       '/v1/admin/funding',
+      '/v1/admin/slots/import',
       '/v1/admin/transfer-tickets',
     ]);
   });

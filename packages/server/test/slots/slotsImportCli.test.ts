@@ -23,16 +23,30 @@ import {
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-/** `dauth …` as a separate process on the same DATA_DIR (the embedded default: the server is stopped). */
+/**
+ * `dauth …` as a separate process on the same DATA_DIR, beside the running server (the embedded
+ * default: the server holds the chain, and the import goes through its admin API).
+ */
 async function dauth(
-  dataDir: string,
+  server: TestServer,
   args: string[],
+  extraEnv: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
       ['--conditions=development', '--import', 'tsx', path.join(root, 'packages/server/src/cli.ts'), ...args],
-      { cwd: root, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, timeout: 120_000 },
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATA_DIR: server.dataDir,
+          PUBLIC_URL: server.url,
+          LOG_LEVEL: 'silent',
+          ...extraEnv,
+        },
+        timeout: 120_000,
+      },
     );
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -42,7 +56,7 @@ async function dauth(
 }
 
 describe('dauth slots import', () => {
-  let server: TestServer | undefined;
+  let server: TestServer;
   let dataDir: string;
   let callbacks: CallbackServer;
   let client: TestClient;
@@ -64,15 +78,13 @@ describe('dauth slots import', () => {
     annWallet = await registerWallet(server.url, ann);
     ben = await createUser(server.url, 'Ben');
     benWallet = await registerWallet(server.url, ben);
-    await server.close();
-    server = undefined;
   });
   afterAll(async () => {
     await callbacks?.close();
     await server?.close();
   });
 
-  it('imports JSON and CSV, records ownership on chain, is idempotent, and the ids travel as strings', async () => {
+  it('imports JSON and CSV beside the running server, records ownership on chain, is idempotent, and the ids travel as strings', async () => {
     const jsonFile = path.join(dataDir, 'slots.json');
     fs.writeFileSync(
       jsonFile,
@@ -93,14 +105,14 @@ describe('dauth slots import', () => {
         `12,${ben.email},no-such-app,x,0\n`,
     );
 
-    const first = await dauth(dataDir, ['slots', 'import', '--file', jsonFile]);
+    const first = await dauth(server, ['slots', 'import', '--file', jsonFile]);
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({
       success: true,
       imported: 1,
       results: [{ id: annId, status: 'imported', owner_uuid: Number(ann.uuid), meta_idx: 0 }],
     });
-    const csv = await dauth(dataDir, ['slots', 'import', csvFile]);
+    const csv = await dauth(server, ['slots', 'import', csvFile]);
     expect(csv.code, csv.stderr).toBe(0);
     const csvResult = JSON.parse(csv.stdout) as {
       success: boolean;
@@ -113,16 +125,34 @@ describe('dauth slots import', () => {
     ]);
 
     // Again: nothing to do.
-    const again = await dauth(dataDir, ['slots', 'import', '--file', jsonFile]);
+    const again = await dauth(server, ['slots', 'import', '--file', jsonFile]);
     expect(JSON.parse(again.stdout)).toMatchObject({ success: true, imported: 0, unchanged: 1 });
 
-    const usage = await dauth(dataDir, ['slots', 'import', '--file', path.join(dataDir, 'slots.txt')]);
+    const usage = await dauth(server, ['slots', 'import', '--file', path.join(dataDir, 'slots.txt')]);
     expect(usage.code).toBe(2);
 
-    server = await startTestServer({ dataDir });
+    // No chain_in_use: the running server did the work, and its audit trail says so.
+    expect(first.stderr).not.toMatch(/chain_in_use|ChainInUse/);
+    const audit = await fetch(`${server.url}/v1/admin/audit?action=admin.slots_import`, {
+      headers: { authorization: `Bearer ${server.services.secrets.adminApiKey}` },
+    });
+    const { entries } = (await audit.json()) as { entries: { details: Record<string, number> }[] };
+    expect(entries.map((e) => e.details)).toContainEqual({
+      imported: 1,
+      updated: 0,
+      unchanged: 0,
+      failed: 0,
+    });
+
+    // Without the admin key the server refuses and nothing is imported.
+    const stranger = await dauth(server, ['slots', 'import', jsonFile], {
+      ADMIN_API_KEY: 'not-the-admin-key-0123456789',
+    });
+    expect(stranger.code).toBe(1);
+    expect(JSON.parse(stranger.stderr)).toMatchObject({ success: false });
+
     expect(await dexOwnerOf(server, annId)).toBe(annWallet);
     expect(await dexOwnerOf(server, benId)).toBe(benWallet);
-    // The restarted service listens on another port, so it is another issuer: log in again.
     const annInfo = await slotInfoFor(server, callbacks, await login(server.url, ann), client, cb);
     expect(annInfo.authorize.body.message).toMatchObject({ res: 'existing' });
     expect(rawSlotId(annInfo.token.text)).toEqual({ digits: annId, quoted: true });

@@ -1,4 +1,4 @@
-import { sameAddress } from '../../chain/address.js';
+import { checksumAddress, sameAddress } from '../../chain/address.js';
 import { isOutcomeUnknown } from '../../errors.js';
 import { normaliseEmail } from '../accounts/accountService.js';
 import type { Slot, SlotStore } from '../../stores/slotStore.js';
@@ -88,12 +88,8 @@ export class SlotImportService {
     if (!client) throw new Error('client_id is not a registered app');
     const main = await this.wallets.mainWallet(owner.userUuid);
     if (!main) throw new Error('wallet_required: the owner has no wallet yet; register a PIN first');
-    // A given content_address arrives checksummed by the caller (the CLI uses viem's getAddress).
-    if (record.contentAddress !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(record.contentAddress)) {
-      throw new Error('content_address is not an address');
-    }
-    const contentAddress =
-      record.contentAddress ?? (await this.ledger.contentWalletAddress(BigInt(record.id)));
+    const given = record.contentAddress === undefined ? undefined : checksummed(record.contentAddress);
+    const contentAddress = given ?? (await this.ledger.contentWalletAddress(BigInt(record.id)));
     const base = { line: record.line, id: record.id, owner_uuid: owner.userUuid, client_id: client.clientId };
 
     const existing = await this.slots.findById(record.id);
@@ -107,7 +103,7 @@ export class SlotImportService {
       }
       // A derived address is compared only when given: slots imported before content wallets were
       // dex-owned keep the EOA-derived address they were imported with.
-      if (record.contentAddress !== undefined && !sameAddress(existing.contentAddress, contentAddress)) {
+      if (given !== undefined && !sameAddress(existing.contentAddress, contentAddress)) {
         throw new Error('id_taken: this slot was imported with another content_address');
       }
       let status: ImportStatus = 'unchanged';
@@ -197,5 +193,15 @@ export class SlotImportService {
         trx,
       );
     });
+  }
+}
+
+/** A given content_address in its checksum form; anything else fails the record. */
+function checksummed(address: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error('content_address is not an address');
+  try {
+    return checksumAddress(address);
+  } catch {
+    throw new Error('content_address is not an address (wrong checksum)');
   }
 }

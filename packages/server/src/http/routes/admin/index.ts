@@ -5,6 +5,7 @@ import { adminAuditRoutes } from './audit.js';
 import { adminContentRoutes } from './content.js';
 import { adminFaucetRoutes } from './faucet.js';
 import { adminFundingRoutes } from './funding.js';
+import { adminSlotImportRoutes } from './slotsImport.js';
 import { adminSponsorshipRoutes } from './sponsorship.js';
 import { adminTransferTicketRoutes } from './transferTickets.js';
 
@@ -19,6 +20,7 @@ export async function adminRoutes(app: App, services: Services): Promise<void> {
   await adminContentRoutes(app, services);
   await adminFaucetRoutes(app, services);
   await adminFundingRoutes(app, services);
+  await adminSlotImportRoutes(app, services);
   await adminSponsorshipRoutes(app, services);
   await adminTransferTicketRoutes(app, services);
 }

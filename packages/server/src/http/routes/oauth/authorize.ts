@@ -202,6 +202,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
 
   /** After a sign-in or sign-up on the page: a browser session, then back to the same request. */
   async function signedInBackToAuthorize(reply: FastifyReply, authz: AuthorizationRequest, userUuid: number) {
+    reply.request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
     const session = await browserSessions.createSession(userUuid);
     void reply.setCookie(cookies.session, session.cookieValue, {
       ...cookieOptions,
