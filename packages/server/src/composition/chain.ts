@@ -189,10 +189,15 @@ export async function createChainServices(
     // state dumps of the embedded chain, an external node restored from an older state).
     const journal = options.journal === false ? new NoJournal() : new ChainJournalStore(deps.db);
     const sender = new JournaledSender(client, journal, chainId, logger);
-    const recovery = new JournalRecovery(client, sender, logger);
-    const startupRecovery = await recovery.run();
     const deployer = keys.deployer ? privateKeyToAccount(keys.deployer) : undefined;
     const relayer = privateKeyToAccount(keys.relayer);
+    // A journal in PostgreSQL may be shared with live replicas: give back only this process's own unanswered
+    // transactions (the others' are in flight). The mined ones the chain lost are everyone's.
+    const ownSenders = config.databaseUrl
+      ? [relayer.address, ...(deployer ? [deployer.address] : [])]
+      : undefined;
+    const recovery = new JournalRecovery(client, sender, logger, ownSenders);
+    const startupRecovery = await recovery.run();
     const paymasterSigner = privateKeyToAccount(keys.paymasterSigner);
     const operatorOwner = privateKeyToAccount(keys.operatorOwner);
 

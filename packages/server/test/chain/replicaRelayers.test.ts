@@ -1,10 +1,14 @@
-import { parseEther } from 'viem';
+import { keccak256, parseEther } from 'viem';
+import pino from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresAvailable } from '../helpers/environment.js';
+import { EMBEDDED_CHAIN_KEYS } from '../../src/chain/devAccounts.js';
+import { createChainServices } from '../../src/composition/chain.js';
+import { loadConfig } from '../../src/config.js';
+import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { randomOwner } from './chainTestHelpers.js';
-import { type Replicas, startReplicas } from './replicaSupport.js';
+import { REPLICA_ADMIN_KEY, type Replicas, startReplicas } from './replicaSupport.js';
 
 /**
  * Issue 16: replicas that shared one relayer key collided on its nonces. Two replicas on one PostgreSQL
@@ -106,6 +110,62 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
       expect(journaled.map((row) => row.state)).toEqual(Array.from(bundles, () => 'mined'));
     }
   }, 120_000);
+
+  it("a replica starting beside live ones gives back its own unanswered transactions only, not another's", async () => {
+    // Replica A has a relayer transaction journaled and not yet mined (in flight; here: never sent).
+    const a = r.servers[0]!;
+    const client = a.services.chain.gateway.client;
+    const relayerA = privateKeyToAccount(r.relayerKeys[0]!);
+    const nonce = await client.getTransactionCount({ address: relayerA.address, blockTag: 'pending' });
+    const raw = await relayerA.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      nonce,
+      to: relayerA.address,
+      value: 0n,
+      gas: 21_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const hash = keccak256(raw);
+    const journal = a.services.chain.journal.sender.journal;
+    await journal.record({
+      hash,
+      chainId: 31337,
+      seq: Date.now() * 1000,
+      sender: relayerA.address,
+      nonce,
+      raw,
+    });
+
+    // Replica B's process starts again meanwhile (same key list, REPLICA_ID 1, the shared schema).
+    const b = r.servers[1]!.services;
+    const restarted = await createChainServices(
+      loadConfig({
+        DATA_DIR: b.config.dataDir,
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: TEST_DATABASE_URL,
+        MASTER_KEY: 'cd'.repeat(32),
+        ADMIN_API_KEY: REPLICA_ADMIN_KEY,
+        CHAIN_RPC_URL: r.node.rpcUrl,
+        DEPLOYER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.deployer,
+        PAYMASTER_SIGNER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.paymasterSigner,
+        OPERATOR_OWNER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.operatorOwner,
+        RELAYER_PRIVATE_KEYS: r.relayerKeys.join(','),
+        REPLICA_ID: '1',
+      }),
+      { logger: pino({ level: 'silent' }), db: b.database.db },
+    );
+    try {
+      // A's transaction is A's to settle: B neither sent it nor mined it (nor switched the node's automine off).
+      expect(restarted.journal.startupRecovery).toMatchObject({ missing: 0, replayed: 0 });
+      expect(await client.getTransactionCount({ address: relayerA.address })).toBe(nonce);
+      expect(await client.getTransaction({ hash }).catch(() => undefined)).toBeUndefined();
+    } finally {
+      await restarted.close();
+      await journal.markDropped([hash]);
+    }
+  });
 });
 
 describe('RELAYER_PRIVATE_KEYS on the embedded chain', () => {
