@@ -53,6 +53,18 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
     expect(body.relayer_balance).toBe(parseEther('5').toString());
     expect((await a.services.funds.check()).low).toEqual([]);
 
+    // The admin call is audited with what it moved (the audit log is shared: read through the other replica).
+    const audit = (await (
+      await fetch(`${a.url}/v1/admin/audit?action=admin.funding`, {
+        headers: { authorization: `Bearer ${REPLICA_ADMIN_KEY}` },
+      })
+    ).json()) as { entries: { outcome: string; details: Record<string, unknown> }[] };
+    expect(audit.entries).toHaveLength(1);
+    expect(audit.entries[0]).toMatchObject({
+      outcome: 'success',
+      details: { paymaster_deposit: parseEther('10').toString(), relayer: parseEther('5').toString() },
+    });
+
     // /metrics names the replica's relayer.
     const metrics = await (
       await fetch(`${a.url}/metrics`, { headers: { authorization: 'Bearer replica-admin-key-0123456789' } })
