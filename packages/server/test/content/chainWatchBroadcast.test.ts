@@ -70,5 +70,10 @@ describe('ChainWatch with a head broadcast', () => {
     };
     await expect(t.watch.landed(21n)).resolves.toBeUndefined();
     expect(t.watch.latest).toBe(21n);
+
+    // A bus that never answers does not hold the write's answer forever (landed() returns: no test timeout).
+    t.broadcast.publish = () => new Promise(() => undefined);
+    await t.watch.landed(22n);
+    expect(t.watch.latest).toBe(22n);
   });
 });

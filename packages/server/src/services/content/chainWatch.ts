@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { ContentTokenChain } from './ports.js';
 
+/** The longest a write's answer waits for the bus to take its block. */
+const PUBLISH_WAIT_MS = 1_000;
+
 /**
  * Carries "a write landed in block N" between replicas (RedisChainHeadBus). Without it (one process) the
  * watch knows of its own writes at once and of everything else within a poll.
@@ -88,10 +91,23 @@ export class ChainWatch {
   async landed(blockNumber: bigint): Promise<void> {
     this.observe(blockNumber);
     if (!this.#broadcast) return;
-    // A lost message costs staleness only until the next poll; the write itself succeeded: never fail it.
-    await this.#broadcast.publish(blockNumber).catch((err: unknown) => {
-      this.logger.warn({ err }, 'could not tell the other replicas of a written block');
+    // A lost message costs staleness only until the next poll; the write itself succeeded: never fail it,
+    // nor hold its answer longer than PUBLISH_WAIT_MS for a bus that does not answer.
+    let timer: NodeJS.Timeout | undefined;
+    const published = this.#broadcast.publish(blockNumber).then(
+      () => true,
+      (err: unknown) => {
+        this.logger.warn({ err }, 'could not tell the other replicas of a written block');
+        return true;
+      },
+    );
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PUBLISH_WAIT_MS);
     });
+    if (!(await Promise.race([published, late]))) {
+      this.logger.warn({ block: String(blockNumber) }, 'the bus did not take a written block in time');
+    }
+    clearTimeout(timer);
   }
 
   /** Asks the node for its head now (one request shared by concurrent callers). */
