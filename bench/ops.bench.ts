@@ -6,6 +6,7 @@
  *   npm run bench:ops                      # 50 concurrent callers, 3 rounds of 250 operations per mode
  *   npm run bench:ops -- --concurrency 50 --ops 500 --rounds 5
  *   npm run bench:ops -- --journal on      # only with the chain journal (default: on and off side by side)
+ *   npm run bench:ops -- --replicas 2      # 2 replicas (own relayer keys) against 1, external anvil + PostgreSQL
  *
  * The database is SQLite in a file, as in production: the chain journal commits each transaction with
  * `synchronous = FULL` before it is sent, and its cost is the difference between the journal on and off.
@@ -35,8 +36,20 @@ const { values } = parseArgs({
     ops: { type: 'string', default: '250' },
     rounds: { type: 'string', default: '3' },
     journal: { type: 'string', default: 'both' },
+    replicas: { type: 'string' },
   },
 });
+if (values.replicas !== undefined) {
+  // A different comparison on a different setup (bench/ops.replicas.ts); nothing below runs.
+  const { benchReplicas } = await import('./ops.replicas.js');
+  await benchReplicas({
+    replicas: Number(values.replicas),
+    concurrency: Number(values.concurrency),
+    ops: Number(values.ops),
+    rounds: Number(values.rounds),
+  });
+  process.exit(0);
+}
 const journalModes = values.journal === 'both' ? [true, false] : [values.journal !== 'off'];
 const concurrency = Number(values.concurrency);
 const opsPerRound = Number(values.ops);

@@ -50,6 +50,10 @@ const envSchema = z.object({
   CHAIN_RPC_URL: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
   DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   RELAYER_PRIVATE_KEY: privateKey.optional(),
+  /** One relayer key per replica, comma-separated; `REPLICA_ID` picks this replica's (docs/operations.md). */
+  RELAYER_PRIVATE_KEYS: z.string().optional(),
+  /** 0-based index of this replica in RELAYER_PRIVATE_KEYS. */
+  REPLICA_ID: z.coerce.number().int().min(0, 'must be 0 or more').optional(),
   PAYMASTER_SIGNER_PRIVATE_KEY: privateKey.optional(),
   OPERATOR_OWNER_PRIVATE_KEY: privateKey.optional(),
   CONTRACT_ENTRY_POINT: address.optional(),
@@ -202,6 +206,11 @@ export interface Config {
   };
   /** CLIENT_SECRET_GRACE_SECONDS: how long the old client secret works after a rotation. */
   clientSecretGraceSeconds: number;
+  /**
+   * The relayer keys of all replicas and the index of this replica's own (RELAYER_PRIVATE_KEYS and
+   * REPLICA_ID, or RELAYER_PRIVATE_KEY as a list of one). Undefined: the embedded chain's development key.
+   */
+  relayers: RelayerKeys | undefined;
   chain:
     | { kind: 'embedded' }
     | {
@@ -213,6 +222,61 @@ export interface Config {
         operatorOwnerKey: `0x${string}`;
         contracts: ChainContracts | undefined;
       };
+}
+
+export interface RelayerKeys {
+  /** Every replica's relayer key, in RELAYER_PRIVATE_KEYS order (funding and the embedded chain use them all). */
+  all: `0x${string}`[];
+  /** REPLICA_ID: the index of this replica's key in `all`. */
+  index: number;
+}
+
+/** This replica's relayer key. */
+export const ownRelayerKey = (relayers: RelayerKeys): `0x${string}` => relayers.all[relayers.index]!;
+
+/**
+ * RELAYER_PRIVATE_KEY (one key, every replica the same) or RELAYER_PRIVATE_KEYS (one per replica) with
+ * REPLICA_ID. Both at once is refused: which one wins would be a guess, and a shared key makes the replicas'
+ * relayer nonces collide.
+ */
+function relayerKeys(
+  e: { RELAYER_PRIVATE_KEY?: `0x${string}`; RELAYER_PRIVATE_KEYS?: string; REPLICA_ID?: number },
+  problems: string[],
+): RelayerKeys | undefined {
+  if (e.RELAYER_PRIVATE_KEY && e.RELAYER_PRIVATE_KEYS !== undefined) {
+    problems.push(
+      'RELAYER_PRIVATE_KEYS: set either RELAYER_PRIVATE_KEY (one key) or RELAYER_PRIVATE_KEYS (one per replica), not both',
+    );
+    return undefined;
+  }
+  if (e.RELAYER_PRIVATE_KEY) return { all: [e.RELAYER_PRIVATE_KEY], index: 0 };
+  if (e.RELAYER_PRIVATE_KEYS === undefined) return undefined;
+  const all: `0x${string}`[] = [];
+  const items = e.RELAYER_PRIVATE_KEYS.split(',').map((k) => k.trim());
+  for (const [i, item] of items.entries()) {
+    const key = privateKey.safeParse(item);
+    // The key itself is never repeated in a message: only its position.
+    if (!key.success) {
+      problems.push(`RELAYER_PRIVATE_KEYS: entry ${i} must be a private key (64 hex characters)`);
+      continue;
+    }
+    const lower = key.data.toLowerCase() as `0x${string}`;
+    if (all.includes(lower)) problems.push(`RELAYER_PRIVATE_KEYS: entry ${i} repeats an earlier key`);
+    all.push(lower);
+  }
+  if (all.length !== items.length) return undefined;
+  const index = e.REPLICA_ID ?? 0;
+  if (e.REPLICA_ID === undefined && all.length > 1) {
+    problems.push(`REPLICA_ID: required with ${all.length} RELAYER_PRIVATE_KEYS (0 to ${all.length - 1})`);
+    return undefined;
+  }
+  if (index >= all.length) {
+    problems.push(
+      `REPLICA_ID: ${index} is out of range: RELAYER_PRIVATE_KEYS has ${all.length} key${all.length === 1 ? '' : 's'} (0 to ${all.length - 1})`,
+    );
+    return undefined;
+  }
+  return { all, index };
 }
 
 export class ConfigError extends Error {
@@ -233,9 +297,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = parsed.data;
   const problems: string[] = [];
   let chain: Config['chain'] = { kind: 'embedded' };
+  const relayers = relayerKeys(e, problems);
   if (e.CHAIN_RPC_URL) {
     const required = {
-      RELAYER_PRIVATE_KEY: e.RELAYER_PRIVATE_KEY,
+      'RELAYER_PRIVATE_KEY (or RELAYER_PRIVATE_KEYS)': e.RELAYER_PRIVATE_KEY ?? e.RELAYER_PRIVATE_KEYS,
       PAYMASTER_SIGNER_PRIVATE_KEY: e.PAYMASTER_SIGNER_PRIVATE_KEY,
       OPERATOR_OWNER_PRIVATE_KEY: e.OPERATOR_OWNER_PRIVATE_KEY,
     };
@@ -263,7 +328,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       kind: 'external',
       rpcUrl: e.CHAIN_RPC_URL,
       deployerKey: e.DEPLOYER_PRIVATE_KEY,
-      relayerKey: e.RELAYER_PRIVATE_KEY ?? '0x',
+      relayerKey: relayers ? ownRelayerKey(relayers) : '0x',
       paymasterSignerKey: e.PAYMASTER_SIGNER_PRIVATE_KEY ?? '0x',
       operatorOwnerKey: e.OPERATOR_OWNER_PRIVATE_KEY ?? '0x',
       contracts: given === 6 ? (contractVars as ChainContracts) : undefined,
@@ -323,6 +388,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       blockedTargets: e.SPONSOR_BLOCKED_TARGETS,
     },
     clientSecretGraceSeconds: e.CLIENT_SECRET_GRACE_SECONDS,
+    relayers,
     chain,
   };
 }

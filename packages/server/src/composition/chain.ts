@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Config } from '../config.js';
+import { type Config, ownRelayerKey } from '../config.js';
 import type { Db } from '../db/database.js';
 import { checksumAddress } from '../chain/address.js';
 import { createChainClient, readChainId } from '../chain/chainClient.js';
@@ -79,8 +79,10 @@ export interface ChainServices {
 }
 
 export interface ChainTelemetry {
-  /** The account that pays the gas of every bundle and operator transaction. */
+  /** This replica's relayer: the account that pays the gas of every bundle it sends. */
   relayerAddress: Address;
+  /** Every replica's relayer (RELAYER_PRIVATE_KEYS; this one's alone otherwise), for funding them all. */
+  relayerAddresses: Address[];
   /** Signed operations waiting for a bundle. */
   queuedOperations(): number;
   /** Receives every bundle mined or failed and every operation revert. */
@@ -95,7 +97,7 @@ export interface ChainServicesOptions {
   relayer?: Pick<RelayerSubmitterOptions, 'resendAfterMs' | 'outageTimeoutMs' | 'feeBumpAfterMs'>;
   /** Replaces the platform's paymaster sponsor (tests of expired or forged sponsorship). */
   sponsor?: (defaults: { paymaster: ContractAddresses['paymaster']; chainId: number }) => Sponsor;
-  /** Replaces the relayer key (a second pipeline on the same chain needs its own). */
+  /** Replaces the configured relayer keys with this one (a second pipeline on the same chain needs its own). */
   relayerKey?: Hex;
   /** `false` switches the chain journal off (benchmarks measure its cost; never in production). */
   journal?: boolean;
@@ -113,9 +115,15 @@ export class ChainNotReadyError extends Error {
 interface ChainKeys {
   deployer: Hex | undefined;
   relayer: Hex;
+  /** Every replica's relayer key, `relayer` among them. */
+  relayers: Hex[];
   paymasterSigner: Hex;
   operatorOwner: Hex;
 }
+
+/** On the embedded chain every configured relayer below this is given `EMBEDDED_RELAYER_FUNDING` at start. */
+const EMBEDDED_RELAYER_MINIMUM = 10n ** 19n;
+const EMBEDDED_RELAYER_FUNDING = 10n ** 20n;
 
 /**
  * Builds the chain layer from configuration: the embedded anvil (started, contracts deployed on first start
@@ -138,13 +146,19 @@ export async function createChainServices(
       const launched = await EmbeddedChain.launch({ dataDir: config.dataDir, logger, ...options.embedded });
       embedded = launched.chain;
       rpcUrl = embedded.rpcUrl;
-      keys = { ...EMBEDDED_CHAIN_KEYS };
+      keys = { ...EMBEDDED_CHAIN_KEYS, relayers: [EMBEDDED_CHAIN_KEYS.relayer] };
+      // RELAYER_PRIVATE_KEY(S) apply to the embedded chain too; each listed key is funded below.
+      if (config.relayers) {
+        keys.relayer = ownRelayerKey(config.relayers);
+        keys.relayers = config.relayers.all;
+      }
       record = new FileDeploymentRecordStore(path.join(config.dataDir, 'chain', 'deployment.json'));
     } else {
       rpcUrl = config.chain.rpcUrl;
       keys = {
         deployer: config.chain.deployerKey,
         relayer: config.chain.relayerKey,
+        relayers: config.relayers?.all ?? [config.chain.relayerKey],
         paymasterSigner: config.chain.paymasterSignerKey,
         operatorOwner: config.chain.operatorOwnerKey,
       };
@@ -160,7 +174,10 @@ export async function createChainServices(
           }
         : undefined;
     }
-    if (options.relayerKey) keys.relayer = options.relayerKey;
+    if (options.relayerKey) {
+      keys.relayer = options.relayerKey;
+      keys.relayers = [options.relayerKey];
+    }
 
     const chainId = await readChainId(rpcUrl).catch((err: unknown) => {
       if (isTransportError(err)) throw new Error(`The chain node at ${redact(rpcUrl)} does not answer`);
@@ -172,10 +189,15 @@ export async function createChainServices(
     // state dumps of the embedded chain, an external node restored from an older state).
     const journal = options.journal === false ? new NoJournal() : new ChainJournalStore(deps.db);
     const sender = new JournaledSender(client, journal, chainId, logger);
-    const recovery = new JournalRecovery(client, sender, logger);
-    const startupRecovery = await recovery.run();
     const deployer = keys.deployer ? privateKeyToAccount(keys.deployer) : undefined;
     const relayer = privateKeyToAccount(keys.relayer);
+    // A journal in PostgreSQL may be shared with live replicas: give back only this process's own unanswered
+    // transactions (the others' are in flight). The mined ones the chain lost are everyone's.
+    const ownSenders = config.databaseUrl
+      ? [relayer.address, ...(deployer ? [deployer.address] : [])]
+      : undefined;
+    const recovery = new JournalRecovery(client, sender, logger, ownSenders);
+    const startupRecovery = await recovery.run();
     const paymasterSigner = privateKeyToAccount(keys.paymasterSigner);
     const operatorOwner = privateKeyToAccount(keys.operatorOwner);
 
@@ -258,6 +280,9 @@ export async function createChainServices(
         await sender.settleOutstanding();
       };
     }
+    const faucet = new Faucet(gateway, client, deployer, sender);
+    const relayerAddresses = keys.relayers.map((key) => privateKeyToAccount(key).address);
+    if (embedded) await fundEmbeddedRelayers(gateway, faucet, relayerAddresses);
     const maintenance = new JournalMaintenance(client, sender, recovery, logger, {
       ...DEFAULT_JOURNAL_MAINTENANCE,
       ...options.journalMaintenance,
@@ -285,11 +310,12 @@ export async function createChainServices(
       operator,
       calls: new ContractCalls(contracts),
       sales: new SlotSaleSigner(gateway, paymasterSigner),
-      faucet: new Faucet(gateway, client, deployer, sender),
+      faucet,
       embedded,
       journal: { sender, recovery, maintenance, startupRecovery },
       telemetry: {
         relayerAddress: relayer.address,
+        relayerAddresses,
         queuedOperations: () => bundler.queued,
         observeBundles: (observer) => {
           bundler.observer = observer;
@@ -319,22 +345,41 @@ export async function createChainServices(
   }
 }
 
+/** Every configured relayer (all replicas' keys) gets development funds on the embedded chain. */
+async function fundEmbeddedRelayers(
+  gateway: ChainGateway,
+  faucet: Faucet,
+  relayers: Address[],
+): Promise<void> {
+  for (const address of relayers) {
+    if ((await gateway.nativeBalance(address)) < EMBEDDED_RELAYER_MINIMUM) {
+      await faucet.sendNative(address, EMBEDDED_RELAYER_FUNDING);
+    }
+  }
+}
+
 /** Spec decisions §1: well-known development keys are refused on any chain but 31337. */
 function refuseDevKeysOffDevChain(chainId: number, keys: ChainKeys): void {
   if (chainId === DEV_CHAIN_ID) return;
-  const names: Record<keyof ChainKeys, string> = {
+  const names: Record<Exclude<keyof ChainKeys, 'relayers'>, string> = {
     deployer: 'DEPLOYER_PRIVATE_KEY',
     relayer: 'RELAYER_PRIVATE_KEY',
     paymasterSigner: 'PAYMASTER_SIGNER_PRIVATE_KEY',
     operatorOwner: 'OPERATOR_OWNER_PRIVATE_KEY',
   };
-  const offending = (Object.keys(names) as (keyof ChainKeys)[]).filter((k) => {
-    const key = keys[k];
-    return key !== undefined && isWellKnownDevKey(key);
-  });
+  const offending = (Object.keys(names) as (keyof typeof names)[])
+    .filter((k) => {
+      const key = keys[k];
+      return key !== undefined && isWellKnownDevKey(key);
+    })
+    .map((k) => names[k]);
+  // Another replica's relayer key is checked too: one replica must not start on a list another would refuse.
+  if (!offending.includes(names.relayer) && keys.relayers.some((key) => isWellKnownDevKey(key))) {
+    offending.push('RELAYER_PRIVATE_KEYS');
+  }
   if (offending.length > 0) {
     throw new Error(
-      `Refusing to start: ${offending.map((k) => names[k]).join(', ')} ${offending.length > 1 ? 'are' : 'is a'} ` +
+      `Refusing to start: ${offending.join(', ')} ${offending.length > 1 ? 'are' : 'is a'} ` +
         `well-known development key${offending.length > 1 ? 's' : ''}, and chain ${chainId} is not the development chain (31337)`,
     );
   }

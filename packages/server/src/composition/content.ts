@@ -5,7 +5,7 @@ import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import { AppError, OperationReverted } from '../errors.js';
 import { BalanceQueryService } from '../services/content/balanceQueryService.js';
-import { ChainWatch } from '../services/content/chainWatch.js';
+import { ChainWatch, type HeadBroadcast } from '../services/content/chainWatch.js';
 import { type ConsumptionOptions, ConsumptionService } from '../services/content/consumptionService.js';
 import type {
   ContentTokenChain,
@@ -68,6 +68,8 @@ export interface ContentDeps {
   custody: CustodyService;
   wallets: WalletStore;
   options?: ContentOptions | undefined;
+  /** The other replicas' written blocks (Redis); undefined in a single process. */
+  headBroadcast?: HeadBroadcast | undefined;
 }
 
 /** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
@@ -150,6 +152,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
         options.keyRefreshMs ?? 5_000,
       );
       keyTimer.unref();
+      if (deps.headBroadcast) watch.listen(deps.headBroadcast);
       watch.start();
       await watch.poll().catch(() => undefined);
       batcher.start();

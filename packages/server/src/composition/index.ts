@@ -47,6 +47,7 @@ import { createOidcServices, type OidcServices } from '../services/oidc/oidcServ
 import { SponsorshipPolicy } from '../chain/operations/sponsorshipPolicy.js';
 import { SlotStore } from '../stores/slotStore.js';
 import { SponsorshipStore } from '../stores/sponsorshipStore.js';
+import { chainHeadChannel, RedisChainHeadBus } from '../stores/chainHeadBus.js';
 import { chainFactsOf } from './chainFacts.js';
 import { registerDomainMetrics } from './observability.js';
 import { FundsWatch } from '../services/funds/fundsWatch.js';
@@ -292,6 +293,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
       custody: custodyDomain.custody,
       wallets,
       options: options.content,
+      // Read-your-writes across replicas: each replica tells the others the blocks its writes landed in.
+      headBroadcast: redis
+        ? new RedisChainHeadBus(redis, chainHeadChannel(`${config.publicUrl}|${options.pgSchema ?? ''}`))
+        : undefined,
     });
     await content.start();
     closers.push(() => content.close());

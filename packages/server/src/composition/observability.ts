@@ -54,15 +54,20 @@ export function registerDomainMetrics(
     help: 'Signed operations waiting for a bundle',
     read: () => chain.telemetry.queuedOperations(),
   });
+  // Labelled with this replica's relayer address: with RELAYER_PRIVATE_KEYS each replica pays from its own.
+  const relayer = chain.telemetry.relayerAddress;
   metrics.gauge({
     name: 'dauth_relayer_balance_ether',
-    help: 'Native balance of the relayer account that pays for gas',
-    read: async () => weiToEther(await chain.gateway.nativeBalance(chain.telemetry.relayerAddress)),
+    help: "Native balance of this replica's relayer account, which pays for the gas of its bundles",
+    label: 'relayer',
+    read: async () =>
+      new Map([[relayer, weiToEther(await chain.gateway.nativeBalance(chain.telemetry.relayerAddress))]]),
   });
   metrics.gauge({
     name: 'dauth_relayer_nonce_gap',
-    help: 'Relayer transactions sent and not yet mined (pending nonce minus latest nonce)',
-    read: () => chain.telemetry.relayerNonceGap(),
+    help: "This replica's relayer transactions sent and not yet mined (pending nonce minus latest nonce)",
+    label: 'relayer',
+    read: async () => new Map([[relayer, await chain.telemetry.relayerNonceGap()]]),
   });
   metrics.gauge({
     name: 'dauth_paymaster_deposit_ether',

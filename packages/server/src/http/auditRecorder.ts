@@ -134,7 +134,10 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     answer: CHAIN_ANSWER,
   },
   'POST /v1/admin/faucet': { action: 'admin.faucet', request: pick('address', 'native', 'token') },
-  'POST /v1/admin/funding': { action: 'admin.funding', request: pick('paymaster_deposit', 'operator') },
+  'POST /v1/admin/funding': {
+    action: 'admin.funding',
+    request: pick('paymaster_deposit', 'operator', 'relayer'),
+  },
   'POST /v1/admin/transfer-tickets': {
     action: 'admin.transfer_ticket',
     request: pick('cu_id', 'from_uuid', 'to_uuid', 'meta_idx'),

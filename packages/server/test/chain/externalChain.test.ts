@@ -60,6 +60,19 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
         startTestChain({ database, env: { CHAIN_RPC_URL: node.rpcUrl, ...keys, [name]: ANVIL_DEV_KEYS[1] } }),
       ).rejects.toThrow(new RegExp(`Refusing to start: ${name} is a well-known development key`));
     }
+    // Another replica's relayer key in the list is refused too, not only this replica's own.
+    const { RELAYER_PRIVATE_KEY: own, ...others } = keys;
+    await expect(
+      startTestChain({
+        database,
+        env: {
+          CHAIN_RPC_URL: node.rpcUrl,
+          ...others,
+          RELAYER_PRIVATE_KEYS: `${own},${ANVIL_DEV_KEYS[1]}`,
+          REPLICA_ID: '0',
+        },
+      }),
+    ).rejects.toThrow(/Refusing to start: RELAYER_PRIVATE_KEYS is a well-known development key/);
   });
 
   it('deploys once with DEPLOYER_PRIVATE_KEY, records it in platform_settings, and reuses it', async () => {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { BaseError } from 'viem';
 import type { ChainClient } from '../chainClient.js';
-import type { Hash, Hex } from '../types.js';
+import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
 import type { JournaledSender } from './journaledSender.js';
 import type { JournalEntry } from './transactionJournal.js';
@@ -44,7 +44,9 @@ interface ReplayGroup {
  *   timestamp: automine off, the block's transactions sent, `evm_mine` at the original time. Paymaster
  *   validity windows and signatures are checked against the same time as the first time, so they hold.
  * - On other nodes the transactions are re-sent where their nonce still fits (a reorg dropped them).
- * - Transactions whose outcome was never seen (sent just before a crash) go last, at the current time.
+ * - Transactions whose outcome was never seen (sent just before a crash) go last, at the current time, but only
+ *   this process's own (`ownSenders`): beside live replicas on one journal, another replica's unanswered
+ *   transaction is in flight, not lost; that replica gives it back itself when it restarts.
  */
 export class JournalRecovery {
   progress: RecoveryProgress = {
@@ -63,6 +65,8 @@ export class JournalRecovery {
     private readonly client: ChainClient,
     private readonly sender: JournaledSender,
     private readonly logger: Logger,
+    /** The accounts this process signs for (its relayer, the deployer); undefined: every sender's. */
+    private readonly ownSenders?: readonly Address[],
   ) {}
 
   /** The check for `/readyz`: undefined when the chain holds everything, else what is missing. */
@@ -162,7 +166,10 @@ export class JournalRecovery {
     const candidates = mined.filter((e) => e.inclusion!.blockNumber > heldUpTo);
     // A lost block's transaction may still be on the chain elsewhere (a reorg mined it in another block).
     const lost = await this.#notOnChain(candidates);
-    const unknown = await this.#notOnChain(entries.filter((x) => x.state === 'sent'));
+    const own = this.ownSenders?.map((a) => a.toLowerCase());
+    const unknown = await this.#notOnChain(
+      entries.filter((x) => x.state === 'sent' && (!own || own.includes(x.sender.toLowerCase()))),
+    );
     return { lost, unknown, heldUpTo };
   }
 

@@ -79,7 +79,7 @@ export class PurchaseService {
       this.chain.buyCall(input.cuid, slot.contentAddress, wei),
     ]);
     const bought = await this.chain.purchaseOf(txHash, input.cuid, slot.contentAddress);
-    this.watch.observe(bought.blockNumber);
+    await this.watch.landed(bought.blockNumber);
     // Keep admission control's view current: the slot now holds more tokens.
     try {
       const figures = await this.chain.readSlot(input.cuid, slot.contentAddress, bought.blockNumber);

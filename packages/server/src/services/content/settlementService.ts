@@ -65,7 +65,7 @@ export class SettlementService {
       }
       try {
         const result = await this.chain.release(input.cuid, slot);
-        this.watch.observe(result.blockNumber);
+        await this.watch.landed(result.blockNumber);
         this.logger.info(
           {
             cuid: input.cuid,
@@ -97,7 +97,7 @@ export class SettlementService {
     // Frozen before the switch: from the moment release can pay, the terms cannot move under it.
     if (enabled) await this.terms.freezeTerms(cuid, Date.now());
     const write = await this.chain.setReleaseEnabled(cuid, enabled);
-    this.watch.observe(write.blockNumber);
+    await this.watch.landed(write.blockNumber);
     this.logger.info({ cuid, enabled, tx: write.txHash }, 'content release switch changed');
     return { txHash: write.txHash };
   }
@@ -155,7 +155,7 @@ export class SettlementService {
         settle,
         releaseEnabled: onChain.releaseEnabled,
       });
-      this.watch.observe(write.blockNumber);
+      await this.watch.landed(write.blockNumber);
       await this.terms.recordTermsChange({
         id: randomUUID(),
         cuid,
@@ -185,7 +185,7 @@ export class SettlementService {
     await this.#requireRegistered(cuid);
     try {
       const write = await this.chain.fundPool(cuid, amount);
-      this.watch.observe(write.blockNumber);
+      await this.watch.landed(write.blockNumber);
       this.logger.info(
         { cuid, amount: amount.toString(), tx: write.txHash },
         'content settlement pool funded',

@@ -239,7 +239,7 @@ export class UsageBatcher {
       }
       return { id: record.id, balanceAfter: event.balance, usedAfter: event.used };
     });
-    this.watch.observe(write.blockNumber);
+    await this.watch.landed(write.blockNumber);
     await this.ledger.completeBatch(batchId, {
       txHash: write.txHash,
       blockNumber: write.blockNumber,

@@ -1,0 +1,210 @@
+import { keccak256, parseEther } from 'viem';
+import pino from 'pino';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EMBEDDED_CHAIN_KEYS } from '../../src/chain/devAccounts.js';
+import { createChainServices } from '../../src/composition/chain.js';
+import { loadConfig } from '../../src/config.js';
+import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { randomOwner } from './chainTestHelpers.js';
+import { REPLICA_ADMIN_KEY, type Replicas, startReplicas } from './replicaSupport.js';
+
+/**
+ * Issue 16: replicas that shared one relayer key collided on its nonces. Two replicas on one PostgreSQL
+ * schema and one external anvil, each with its own key of RELAYER_PRIVATE_KEYS, send sponsored operations
+ * at the same time: every one lands, each replica's bundles come from its own relayer, and no relayer
+ * transaction lost its nonce to another (none was re-signed or dropped).
+ */
+describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_KEYS, REPLICA_ID)', () => {
+  let r: Replicas;
+  beforeAll(async () => {
+    r = await startReplicas({ count: 2 });
+  }, 120_000);
+  afterAll(async () => {
+    await r?.close();
+  });
+
+  const relayerOf = (i: number) => privateKeyToAccount(r.relayerKeys[i]!).address;
+
+  it('each replica signs with its own key; one funding call through either funds every key', async () => {
+    const [a, b] = r.servers as [(typeof r.servers)[0], (typeof r.servers)[0]];
+    expect(a.services.chain.telemetry.relayerAddress).toBe(relayerOf(0));
+    expect(b.services.chain.telemetry.relayerAddress).toBe(relayerOf(1));
+    expect(a.services.chain.telemetry.relayerAddresses).toEqual([relayerOf(0), relayerOf(1)]);
+    // An external chain deposits nothing and the fresh relayers hold nothing: /readyz says so, per replica.
+    const low = await b.services.funds.check();
+    expect(low.low).toEqual(['paymaster_deposit', 'relayer_balance']);
+
+    const res = await r.fund(1, {
+      paymaster_deposit: parseEther('10').toString(),
+      relayer: parseEther('5').toString(),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      relayer_balance: string;
+      relayer_balances: { address: string; balance: string }[];
+    };
+    expect(body.relayer_balances).toEqual([
+      { address: relayerOf(0), balance: parseEther('5').toString() },
+      { address: relayerOf(1), balance: parseEther('5').toString() },
+    ]);
+    // `relayer_balance` is the answering replica's own (B's, index 1).
+    expect(body.relayer_balance).toBe(parseEther('5').toString());
+    expect((await a.services.funds.check()).low).toEqual([]);
+
+    // The admin call is audited with what it moved (the audit log is shared: read through the other replica).
+    const audit = (await (
+      await fetch(`${a.url}/v1/admin/audit?action=admin.funding`, {
+        headers: { authorization: `Bearer ${REPLICA_ADMIN_KEY}` },
+      })
+    ).json()) as { entries: { outcome: string; details: Record<string, unknown> }[] };
+    expect(audit.entries).toHaveLength(1);
+    expect(audit.entries[0]).toMatchObject({
+      outcome: 'success',
+      details: { paymaster_deposit: parseEther('10').toString(), relayer: parseEther('5').toString() },
+    });
+
+    // /metrics names the replica's relayer.
+    const metrics = await (
+      await fetch(`${a.url}/metrics`, { headers: { authorization: 'Bearer replica-admin-key-0123456789' } })
+    ).text();
+    expect(metrics).toMatch(
+      new RegExp(`^dauth_relayer_balance_ether\\{relayer="${relayerOf(0)}"\\} 5$`, 'm'),
+    );
+  });
+
+  it('sponsored operations sent through both replicas at once all land, without a nonce collision', async () => {
+    const perReplica = 20;
+    const submit = (i: number) => {
+      const chain = r.servers[i]!.services.chain;
+      const owner = randomOwner();
+      return chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+    };
+    const client = r.servers[0]!.services.chain.gateway.client;
+    const noncesBefore = await Promise.all(
+      [0, 1].map((i) => client.getTransactionCount({ address: relayerOf(i) })),
+    );
+    // Two waves per replica, both replicas at the same time: several bundles of each relayer in flight.
+    const results = await Promise.all(
+      [0, 1].map(async (i) => {
+        const out = [];
+        for (let wave = 0; wave < 2; wave++) {
+          out.push(...(await Promise.all(Array.from({ length: perReplica / 2 }, () => submit(i)))));
+        }
+        return out;
+      }),
+    );
+    // The shared journal: each relayer's own transactions, all mined, none dropped or replaced.
+    const rows = await r.servers[0]!.services.database.db.selectFrom('chain_journal')
+      .select(['sender', 'state'])
+      .execute();
+    for (const [i, replicaResults] of results.entries()) {
+      expect(replicaResults).toHaveLength(perReplica);
+      const bundles = new Set<string>();
+      for (const result of replicaResults) {
+        expect(result.success).toBe(true);
+        bundles.add(result.txHash);
+      }
+      // Every bundle of this replica was sent by its own relayer.
+      for (const hash of bundles) {
+        const tx = await client.getTransaction({ hash: hash as `0x${string}` });
+        expect(tx.from.toLowerCase()).toBe(relayerOf(i).toLowerCase());
+      }
+      // Each nonce the relayer used went to a bundle that landed: nothing was re-signed over a collision.
+      const nonce = await client.getTransactionCount({ address: relayerOf(i) });
+      expect(nonce - noncesBefore[i]!).toBe(bundles.size);
+      const journaled = rows.filter((row) => row.sender.toLowerCase() === relayerOf(i).toLowerCase());
+      expect(journaled.map((row) => row.state)).toEqual(Array.from(bundles, () => 'mined'));
+    }
+  }, 120_000);
+
+  it("a replica starting beside live ones gives back its own unanswered transactions only, not another's", async () => {
+    // Replica A has a relayer transaction journaled and not yet mined (in flight; here: never sent).
+    const a = r.servers[0]!;
+    const client = a.services.chain.gateway.client;
+    const relayerA = privateKeyToAccount(r.relayerKeys[0]!);
+    const nonce = await client.getTransactionCount({ address: relayerA.address, blockTag: 'pending' });
+    const raw = await relayerA.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      nonce,
+      to: relayerA.address,
+      value: 0n,
+      gas: 21_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const hash = keccak256(raw);
+    const journal = a.services.chain.journal.sender.journal;
+    await journal.record({
+      hash,
+      chainId: 31337,
+      seq: Date.now() * 1000,
+      sender: relayerA.address,
+      nonce,
+      raw,
+    });
+
+    // Replica B's process starts again meanwhile (same key list, REPLICA_ID 1, the shared schema).
+    const b = r.servers[1]!.services;
+    const restarted = await createChainServices(
+      loadConfig({
+        DATA_DIR: b.config.dataDir,
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: TEST_DATABASE_URL,
+        MASTER_KEY: 'cd'.repeat(32),
+        ADMIN_API_KEY: REPLICA_ADMIN_KEY,
+        CHAIN_RPC_URL: r.node.rpcUrl,
+        DEPLOYER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.deployer,
+        PAYMASTER_SIGNER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.paymasterSigner,
+        OPERATOR_OWNER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.operatorOwner,
+        RELAYER_PRIVATE_KEYS: r.relayerKeys.join(','),
+        REPLICA_ID: '1',
+      }),
+      { logger: pino({ level: 'silent' }), db: b.database.db },
+    );
+    try {
+      // A's transaction is A's to settle: B neither sent it nor mined it (nor switched the node's automine off).
+      expect(restarted.journal.startupRecovery).toMatchObject({ missing: 0, replayed: 0 });
+      expect(await client.getTransactionCount({ address: relayerA.address })).toBe(nonce);
+      expect(await client.getTransaction({ hash }).catch(() => undefined)).toBeUndefined();
+    } finally {
+      await restarted.close();
+      await journal.markDropped([hash]);
+    }
+  });
+});
+
+describe('RELAYER_PRIVATE_KEYS on the embedded chain', () => {
+  const keys = [generatePrivateKey(), generatePrivateKey()];
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RELAYER_PRIVATE_KEYS: keys.join(','), REPLICA_ID: '1' } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("funds every listed key at start and bundles with the replica's own", async () => {
+    const { chain } = server.services;
+    const [first, own] = keys.map((k) => privateKeyToAccount(k).address) as [`0x${string}`, `0x${string}`];
+    expect(chain.telemetry.relayerAddress).toBe(own);
+    for (const address of [first, own]) {
+      expect(await chain.gateway.nativeBalance(address)).toBe(parseEther('100'));
+    }
+    const owner = randomOwner();
+    const result = await chain.operations.submitOperation({
+      owner,
+      salt: 0n,
+      calls: [chain.calls.nativeTransfer(owner.address, 0n)],
+    });
+    expect(result.success).toBe(true);
+    const tx = await chain.gateway.client.getTransaction({ hash: result.txHash });
+    expect(tx.from.toLowerCase()).toBe(own.toLowerCase());
+  });
+});
