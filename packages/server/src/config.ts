@@ -249,7 +249,16 @@ function relayerKeys(
     );
     return undefined;
   }
-  if (e.RELAYER_PRIVATE_KEY) return { all: [e.RELAYER_PRIVATE_KEY], index: 0 };
+  if (e.RELAYER_PRIVATE_KEY) {
+    // A second replica (REPLICA_ID > 0) on the one shared key would collide with the first's nonces.
+    if ((e.REPLICA_ID ?? 0) > 0) {
+      problems.push(
+        `REPLICA_ID: ${e.REPLICA_ID} with a single RELAYER_PRIVATE_KEY would share its nonces with replica 0; list one key per replica in RELAYER_PRIVATE_KEYS`,
+      );
+      return undefined;
+    }
+    return { all: [e.RELAYER_PRIVATE_KEY], index: 0 };
+  }
   if (e.RELAYER_PRIVATE_KEYS === undefined) return undefined;
   const all: `0x${string}`[] = [];
   const items = e.RELAYER_PRIVATE_KEYS.split(',').map((k) => k.trim());

@@ -74,6 +74,18 @@ describe('RELAYER_PRIVATE_KEYS and REPLICA_ID', () => {
     ]);
   });
 
+  it('refuses a second replica on a single RELAYER_PRIVATE_KEY (their nonces would collide)', () => {
+    expect(problemsOf({ ...external, RELAYER_PRIVATE_KEY: keys[0]!, REPLICA_ID: '1' })).toEqual([
+      'REPLICA_ID: 1 with a single RELAYER_PRIVATE_KEY would share its nonces with replica 0; list one key per replica in RELAYER_PRIVATE_KEYS',
+    ]);
+    expect(
+      loadConfig({ ...base, ...external, RELAYER_PRIVATE_KEY: keys[0]!, REPLICA_ID: '0' }).relayers,
+    ).toEqual({
+      all: [keys[0]],
+      index: 0,
+    });
+  });
+
   it('refuses a malformed or repeated key, naming its position and never the key', () => {
     const problems = problemsOf({
       ...external,
