@@ -3,7 +3,7 @@
  * service answers again:
  *
  * 1. A child dauth sends BENCH_LOST (1,000) transactions after the chain's last state dump and is SIGKILLed
- *    with its anvil (bench/recovery.child.ts).
+ *    with its anvil (packages/server/test/chain/crash/lostTransactionsChild.ts).
  * 2. dauth starts again on the same DATA_DIR: the journal recovery replays them (original order, blocks and
  *    timestamps) before the service listens; then one consumption is sent at once.
  *
@@ -34,12 +34,13 @@ const env = async () => {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    LOST_TRANSACTIONS: process.env.BENCH_LOST ?? '1000',
   };
 };
 
 try {
   const run = await runUntilKilled(await env(), (line) => line.step === 'ready', 0, {
-    child: path.join(root, 'bench/recovery.child.ts'),
+    child: path.join(root, 'packages/server/test/chain/crash/lostTransactionsChild.ts'),
     timeoutMs: 600_000,
   });
   const ready = run.lines.find((l) => l.step === 'ready');

@@ -45,6 +45,7 @@ import {
 import { JournalRecovery, type RecoveryReport } from '../chain/journal/journalRecovery.js';
 import { NoJournal } from '../chain/journal/transactionJournal.js';
 import { ChainJournalStore } from '../stores/chainJournalStore.js';
+import type { StartupProgress } from './startupProgress.js';
 
 /** The chain layer as the rest of the server sees it (`services.chain`). */
 export interface ChainServices {
@@ -124,7 +125,7 @@ interface ChainKeys {
  */
 export async function createChainServices(
   config: Config,
-  deps: { logger: Logger; db: Db },
+  deps: { logger: Logger; db: Db; startup?: StartupProgress },
   options: ChainServicesOptions = {},
 ): Promise<ChainServices> {
   const logger = deps.logger.child({ component: 'chain' });
@@ -173,6 +174,7 @@ export async function createChainServices(
     const journal = options.journal === false ? new NoJournal() : new ChainJournalStore(deps.db);
     const sender = new JournaledSender(client, journal, chainId, logger);
     const recovery = new JournalRecovery(client, sender, logger);
+    deps.startup?.watch('chain', () => recovery.detail ?? 'starting');
     const startupRecovery = await recovery.run();
     const deployer = keys.deployer ? privateKeyToAccount(keys.deployer) : undefined;
     const relayer = privateKeyToAccount(keys.relayer);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { type ChainServices, type ChainServicesOptions, createChainServices } from './chain.js';
+import { StartupProgress } from './startupProgress.js';
 import type { Config } from '../config.js';
 import { SecretBox } from '../crypto/secretBox.js';
 import { type DatabaseHandle, openDatabase } from '../db/database.js';
@@ -138,10 +139,13 @@ export interface CreateServicesOptions {
   chain?: ChainServicesOptions;
   /** Tuning of the content-token domain (batching, answer timeout); tests and benchmarks use it. */
   content?: ContentOptions;
+  /** Where each start step reports its progress while the port already answers (server.ts). */
+  startup?: StartupProgress;
 }
 
 export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? pino(loggerOptions(config.logLevel));
+  const startup = options.startup ?? new StartupProgress();
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) {
@@ -156,6 +160,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     }
     const secretBox = new SecretBox(secrets.masterKey);
 
+    startup.begin('database');
     logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
     const database = openDatabase({
       databaseUrl: config.databaseUrl,
@@ -164,6 +169,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     });
     closers.push(() => database.close());
     await migrateToLatest(database.db);
+    startup.done('database');
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
@@ -180,8 +186,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
     }
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
-    const chain = await createChainServices(config, { logger, db: database.db }, options.chain);
+    startup.begin('chain');
+    const chain = await createChainServices(config, { logger, db: database.db, startup }, options.chain);
     closers.push(() => chain.close());
+    startup.done('chain');
     readinessProbes.chain = () => chain.probe();
 
     // Low funds: `/readyz` degraded, a warning, and on the embedded chain an automatic refill from the deployer.
@@ -293,8 +301,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
       wallets,
       options: options.content,
     });
+    startup.begin('content');
     await content.start();
     closers.push(() => content.close());
+    startup.done('content');
     // A slot transfer's `cu_id` may name the app by a cuid registered to it (decisions §5).
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 

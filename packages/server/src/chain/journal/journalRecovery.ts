@@ -68,6 +68,7 @@ export class JournalRecovery {
   /** The check for `/readyz`: undefined when the chain holds everything, else what is missing. */
   get detail(): string | undefined {
     const p = this.progress;
+    if (p.state === 'running' && p.missing === 0) return 'recovering: comparing the chain with the journal';
     if (p.state === 'running') return `recovering: ${p.replayed}/${p.missing} lost transactions replayed`;
     if (p.state === 'failed') return 'chain recovery failed (see the log)';
     return undefined;
