@@ -68,6 +68,8 @@ export interface ContentDeps {
   custody: CustodyService;
   wallets: WalletStore;
   options?: ContentOptions | undefined;
+  /** No other process uses this database (SQLite with the embedded chain): the batcher lease is taken over at start. */
+  soleProcess: boolean;
 }
 
 /** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
@@ -99,15 +101,10 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     logger,
     options.consumption,
   );
-  const batcher = new UsageBatcher(
-    ledger,
-    new LeaseStore(deps.db),
-    chain,
-    watch,
-    consumption,
-    logger,
-    options.batcher,
-  );
+  const batcher = new UsageBatcher(ledger, new LeaseStore(deps.db), chain, watch, consumption, logger, {
+    soleProcess: deps.soleProcess,
+    ...options.batcher,
+  });
   consumption.attachBatcher(batcher);
   const purchases = new PurchaseService(
     directory,

@@ -300,6 +300,9 @@ export async function createServices(config: Config, options: CreateServicesOpti
       custody: custodyDomain.custody,
       wallets,
       options: options.content,
+      // The embedded chain's DATA_DIR lock admits one process, and SQLite lives in that DATA_DIR; PostgreSQL
+      // may be shared by replicas, whose batcher leases must expire as before.
+      soleProcess: chain.embedded !== undefined && !config.databaseUrl,
     });
     startup.begin('content');
     await content.start();
