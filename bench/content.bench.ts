@@ -11,10 +11,12 @@
  *   npm run bench:content
  *   BENCH_SECONDS=20 BENCH_CALLERS=100 BENCH_SLOTS=10 npm run bench:content
  *   BENCH_REQUEST_ID=1 npm run bench:content        # every payload carries a request_id
- *   BENCH_JOURNAL=on npm run bench:content          # one run with the chain journal (or off: without)
+ *   npm run bench:content -- --journal on          # only with the chain journal (off: only without)
  *
- * Without BENCH_JOURNAL the whole measurement runs twice, chain journal on then off, and a last line gives
- * the journal's cost in consumptions per second.
+ * By default (`--journal both`) two dauths run side by side, chain journal on and off (a benchmark-only
+ * switch, bench/dauthEntry.ts), and BENCH_ROUNDS (3) measured consumption rounds alternate between them;
+ * `chain_journal_cost` is 1 − median(on) / median(off) consumptions per second. balance_adex is measured
+ * against the first (journal on): it writes nothing.
  *
  * Prints one JSON line. Targets: ≥ 1,000 consumptions/s with ≥ 50 records per transaction on average, and
  * balance_adex ≥ 0.5 × the bare route.
@@ -27,6 +29,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 100);
@@ -34,6 +37,14 @@ const SLOTS = Number(process.env.BENCH_SLOTS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const WITH_REQUEST_ID = process.env.BENCH_REQUEST_ID === '1';
+type Journal = 'on' | 'off';
+const { values: args } = parseArgs({
+  options: { journal: { type: 'string', default: process.env.BENCH_JOURNAL ?? 'both' } },
+});
+if (!['on', 'off', 'both'].includes(args.journal)) throw new Error('--journal is on, off or both');
+const JOURNAL_MODES: Journal[] = args.journal === 'both' ? ['on', 'off'] : [args.journal as Journal];
+/** Measured consumption rounds per journal mode (alternating with `--journal both`); the median counts. */
+const JOURNAL_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CALLERS + 10 });
@@ -118,7 +129,9 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** dauth in its own process, as `npm start` runs it (from the sources, with its own DATA_DIR). */
-async function startDauth(): Promise<{ url: string; adminKey: string; cleanup(): Promise<void> }> {
+async function startDauth(
+  journal: Journal,
+): Promise<{ url: string; adminKey: string; cleanup(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-content-'));
   const port = await freePort();
   const adminKey = randomBytes(24).toString('hex');
@@ -135,6 +148,8 @@ async function startDauth(): Promise<{ url: string; adminKey: string; cleanup():
         DATA_DIR: dataDir,
         LOG_LEVEL: 'warn',
         ADMIN_API_KEY: adminKey,
+        // The journal off is a benchmark-only switch of bench/dauthEntry.ts (its cost is what is measured).
+        BENCH_JOURNAL: journal,
         // One load generator on one address drives these far past their per-address defaults.
         RATE_LIMITS: 'content_consume=10000000/1m,balance_adex=10000000/1m',
       },
@@ -221,10 +236,9 @@ function encrypt(keyHex: string, ivHex: string, payload: unknown): string {
 const percentile = (sorted: number[], p: number) =>
   Number((sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0).toFixed(1));
 
-async function main(): Promise<void> {
-  const dauth = await startDauth();
-  const bare = await startBareFastify();
-  const callbacks = await startCallbackServer();
+/** A dauth process (chain journal on or off) with a provider and SLOTS funded slots, ready to consume. */
+async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof startCallbackServer>>) {
+  const dauth = await startDauth(journal);
   try {
     const password = 'correct horse battery';
     const register = async (nickname: string) => {
@@ -368,8 +382,53 @@ async function main(): Promise<void> {
         p99_ms: percentile(latencies, 99),
       };
     };
-    await runConsumption(WARMUP_SECONDS);
-    const consumption = await runConsumption(SECONDS);
+    return { dauth, slots, cuid, runConsumption };
+  } catch (err) {
+    await dauth.cleanup();
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const bare = await startBareFastify();
+  const callbacks = await startCallbackServer();
+  const deployments: { journal: Journal; deployment: Awaited<ReturnType<typeof setUp>> }[] = [];
+  try {
+    // ----- 1. consumption end to end -----
+    // With `--journal both` two dauths (chain journal on and off) are set up side by side, and the measured
+    // rounds alternate between them, so load from elsewhere on the machine hits both alike; medians count.
+    for (const journal of JOURNAL_MODES)
+      deployments.push({ journal, deployment: await setUp(journal, callbacks) });
+    for (const { deployment } of deployments) await deployment.runConsumption(WARMUP_SECONDS);
+    const journalRounds = new Map<
+      Journal,
+      Awaited<ReturnType<Awaited<ReturnType<typeof setUp>>['runConsumption']>>[]
+    >();
+    for (let round = 0; round < JOURNAL_ROUNDS; round++) {
+      for (const { journal, deployment } of deployments) {
+        const result = await deployment.runConsumption(SECONDS);
+        journalRounds.set(journal, [...(journalRounds.get(journal) ?? []), result]);
+      }
+    }
+    const medianOf = (journal: Journal) =>
+      [...journalRounds.get(journal)!].sort((a, b) => a.consumptions_per_second - b.consumptions_per_second)[
+        Math.floor(JOURNAL_ROUNDS / 2)
+      ]!;
+    const { journal: measured, deployment } = deployments[0]!;
+    const { dauth, slots, cuid } = deployment;
+    const consumption = medianOf(measured);
+    const consumptionRounds = Object.fromEntries(
+      [...journalRounds].map(([journal, results]) => [
+        journal,
+        results.map((r) => r.consumptions_per_second),
+      ]),
+    );
+    const journalCost =
+      journalRounds.has('on') && journalRounds.has('off')
+        ? Number(
+            (1 - medianOf('on').consumptions_per_second / medianOf('off').consumptions_per_second).toFixed(3),
+          )
+        : null;
 
     // ----- 2. balance_adex against a bare Fastify route -----
     // Rounds alternate between the two (and dauth's own trivial /healthz, to separate the app's per-request
@@ -414,7 +473,15 @@ async function main(): Promise<void> {
         callers: CALLERS,
         slots: SLOTS,
         request_id: WITH_REQUEST_ID,
+        journal: measured,
         consumption,
+        consumption_rounds: consumptionRounds,
+        chain_journal_cost: journalCost,
+        ...(journalCost !== null
+          ? {
+              consumption_median_off: medianOf('off'),
+            }
+          : {}),
         balance_adex: balanceResult,
         bare_fastify: bareResult,
         balance_adex_vs_bare: ratio,
@@ -430,36 +497,12 @@ async function main(): Promise<void> {
   } finally {
     await callbacks.close();
     await bare.cleanup();
-    await dauth.cleanup();
+    for (const { deployment } of deployments) await deployment.dauth.cleanup();
     agent.destroy();
   }
 }
 
-/** Both runs, journal on and off, each in a process of its own (fresh chain, database and caches). */
-async function sideBySide(): Promise<void> {
-  const results: Record<string, { consumption?: { consumptions_per_second?: number } }> = {};
-  for (const journal of ['on', 'off']) {
-    const child = spawn(process.execPath, process.execArgv.concat(process.argv.slice(1)), {
-      cwd: root,
-      env: { ...process.env, BENCH_JOURNAL: journal },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    if (code !== 0) throw new Error(`the run with the journal ${journal} failed`);
-    const line = out.trim().split('\n').at(-1)!;
-    console.log(JSON.stringify({ journal, ...JSON.parse(line) }));
-    results[journal] = JSON.parse(line) as (typeof results)[string];
-  }
-  const on = results.on?.consumption?.consumptions_per_second ?? 0;
-  const off = results.off?.consumption?.consumptions_per_second ?? 0;
-  console.log(
-    JSON.stringify({ chain_journal_cost: off > 0 ? Number((1 - on / off).toFixed(3)) : null, on, off }),
-  );
-}
-
-(process.env.BENCH_JOURNAL ? main() : sideBySide()).catch((err: unknown) => {
+main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

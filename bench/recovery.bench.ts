@@ -3,15 +3,16 @@
  * service answers again:
  *
  * 1. A child dauth sends BENCH_LOST (1,000) transactions after the chain's last state dump and is SIGKILLed
- *    with its anvil (bench/recovery.child.ts).
+ *    with its anvil (packages/server/test/chain/crash/lostTransactionsChild.ts).
  * 2. dauth starts again on the same DATA_DIR: the journal recovery replays them (original order, blocks and
- *    timestamps) before the service listens; then one consumption is sent at once.
+ *    timestamps) before the services are ready; then one consumption is sent at once.
  *
  *   npm run bench:recovery
  *   BENCH_LOST=200 npm run bench:recovery
  *
- * Prints one JSON line: replayed, recovery_ms, replayed_per_second (target ≥ 200), start_to_listening_ms and
- * start_to_first_consumption_ms (answered 200 with its transaction).
+ * Prints one JSON line: replayed, recovery_ms, replayed_per_second (target ≥ 200), start_to_listening_ms (the
+ * port answers), start_to_ready_ms (services ready, /readyz 200) and start_to_first_consumption_ms (answered
+ * 200 with its transaction).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,12 +35,13 @@ const env = async () => {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    LOST_TRANSACTIONS: process.env.BENCH_LOST ?? '1000',
   };
 };
 
 try {
   const run = await runUntilKilled(await env(), (line) => line.step === 'ready', 0, {
-    child: path.join(root, 'bench/recovery.child.ts'),
+    child: path.join(root, 'packages/server/test/chain/crash/lostTransactionsChild.ts'),
     timeoutMs: 600_000,
   });
   const ready = run.lines.find((l) => l.step === 'ready');
@@ -51,8 +53,13 @@ try {
   const config = loadConfig(await env());
   // What the recovery logs (replayed, and each transaction it could not give back) goes to stderr.
   const logger = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' }, pino.destination(2));
-  const server = await startServer(config, { logger });
-  const listening = performance.now() - started;
+  let listening = 0;
+  // The port answers (503 with the recovery's progress) before the services are ready (src/server.ts).
+  const server = await startServer(config, {
+    logger,
+    onListening: () => (listening = performance.now() - started),
+  });
+  const servicesReady = performance.now() - started;
   const cipher = createCipheriv(
     'aes-256-ctr',
     Buffer.from(provider.key, 'hex'),
@@ -83,6 +90,7 @@ try {
       compare_ms: report?.compareMs,
       replayed_per_second: Number((((report?.replayed ?? 0) * 1000) / Math.max(1, recoveryMs)).toFixed(0)),
       start_to_listening_ms: Math.round(listening),
+      start_to_ready_ms: Math.round(servicesReady),
       first_consumption_status: answer.status,
       start_to_first_consumption_ms: Math.round(firstConsumption),
     }),

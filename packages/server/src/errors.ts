@@ -41,6 +41,10 @@ export const databaseUnavailable = (message = 'The database is unavailable; noth
 export const overloaded = (retryAfterSeconds: number) =>
   new AppError(503, 'overloaded', 'The service is busy; try again shortly', { retryAfterSeconds });
 
+/** The port answers while the services start (a chain journal recovery can take a while): ask again later. */
+export const serviceStarting = (retryAfterSeconds: number) =>
+  new AppError(503, 'service_starting', 'The service is starting; retry shortly', { retryAfterSeconds });
+
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 /** A decoded contract revert, as the chain gateway found it. */

@@ -1,7 +1,13 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import type { Config } from './config.js';
 import { createServices, type CreateServicesOptions, type Services } from './composition/index.js';
+import { StartupProgress } from './composition/startupProgress.js';
 import { buildApp } from './http/app.js';
+import { startupHandler } from './http/startupHandler.js';
 import type { App } from './http/types.js';
+import { loggerOptions } from './logger.js';
 
 export interface RunningServer {
   app: App;
@@ -11,30 +17,86 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Wires the services, builds the app and listens. Used by `main.ts` and by end-to-end tests. */
-export async function startServer(
-  config: Config,
-  options: CreateServicesOptions = {},
-): Promise<RunningServer> {
-  const services = await createServices(config, options);
+export interface StartServerOptions extends CreateServicesOptions {
+  /** Called once the port answers, before the services exist (`/readyz` 503 with the start's progress). */
+  onListening?: (url: string) => void;
+}
+
+type Handler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+/**
+ * Listens first, then wires the services, then hands the same socket to the app (docs/chain.md,
+ * "Durability"): while a long chain journal recovery runs, `/healthz` answers 200 and `/readyz` 503 with
+ * its progress, every other route 503 `service_starting`; once the services are ready the Fastify app
+ * serves on the same `http.Server`, so no connection is ever refused in between. Used by `main.ts` and by
+ * end-to-end tests.
+ */
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
+  const { onListening, ...serviceOptions } = options;
+  const logger = serviceOptions.logger ?? pino(loggerOptions(config.logLevel));
+  const progress = new StartupProgress();
+  let handler: Handler = startupHandler(progress);
+  const server = http.createServer((request, response) => handler(request, response));
+  // Fastify's own defaults for a server it creates (a server from `serverFactory` is left as it is).
+  server.keepAliveTimeout = 72_000;
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: config.host, port: config.port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const url = urlOf(config.host, (server.address() as AddressInfo).port);
+  logger.info({ url }, 'listening while the services start');
+  onListening?.(url);
+
+  let services: Services;
+  try {
+    services = await createServices(config, { ...serviceOptions, logger, startup: progress });
+  } catch (err) {
+    await closeServer(server);
+    throw err;
+  }
   let app: App;
   try {
-    app = await buildApp(services);
-    await app.listen({ host: config.host, port: config.port });
+    let appHandler: Handler | undefined;
+    app = await buildApp(services, {
+      serverFactory: (fastifyHandler) => {
+        appHandler = fastifyHandler;
+        return server;
+      },
+    });
+    await app.ready();
+    if (!appHandler) throw new Error('Fastify did not hand over its request handler');
+    // From here on every request, on new and kept-alive connections alike, is the app's.
+    handler = appHandler;
   } catch (err) {
+    await closeServer(server);
     await services.close();
     throw err;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   return {
     app,
     services,
     url,
     close: async () => {
-      await app.close();
+      // Fastify does not close a server it did not listen on: stop accepting, then close the services.
+      await Promise.all([app.close(), closeServer(server)]);
       await services.close();
     },
   };
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Stops accepting connections, drops idle kept-alive ones, and waits for the open requests to end. */
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }

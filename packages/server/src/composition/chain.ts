@@ -45,6 +45,7 @@ import {
 import { JournalRecovery, type RecoveryReport } from '../chain/journal/journalRecovery.js';
 import { NoJournal } from '../chain/journal/transactionJournal.js';
 import { ChainJournalStore } from '../stores/chainJournalStore.js';
+import type { StartupProgress } from './startupProgress.js';
 
 /** The chain layer as the rest of the server sees it (`services.chain`). */
 export interface ChainServices {
@@ -132,7 +133,7 @@ const EMBEDDED_RELAYER_FUNDING = 10n ** 20n;
  */
 export async function createChainServices(
   config: Config,
-  deps: { logger: Logger; db: Db },
+  deps: { logger: Logger; db: Db; startup?: StartupProgress },
   options: ChainServicesOptions = {},
 ): Promise<ChainServices> {
   const logger = deps.logger.child({ component: 'chain' });
@@ -197,6 +198,7 @@ export async function createChainServices(
       ? [relayer.address, ...(deployer ? [deployer.address] : [])]
       : undefined;
     const recovery = new JournalRecovery(client, sender, logger, ownSenders);
+    deps.startup?.watch('chain', () => recovery.detail ?? 'starting');
     const startupRecovery = await recovery.run();
     const paymasterSigner = privateKeyToAccount(keys.paymasterSigner);
     const operatorOwner = privateKeyToAccount(keys.operatorOwner);

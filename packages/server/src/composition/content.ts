@@ -70,6 +70,8 @@ export interface ContentDeps {
   options?: ContentOptions | undefined;
   /** The other replicas' written blocks (Redis); undefined in a single process. */
   headBroadcast?: HeadBroadcast | undefined;
+  /** No other process uses this database (SQLite with the embedded chain): the batcher lease is taken over at start. */
+  soleProcess: boolean;
 }
 
 /** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
@@ -101,15 +103,10 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     logger,
     options.consumption,
   );
-  const batcher = new UsageBatcher(
-    ledger,
-    new LeaseStore(deps.db),
-    chain,
-    watch,
-    consumption,
-    logger,
-    options.batcher,
-  );
+  const batcher = new UsageBatcher(ledger, new LeaseStore(deps.db), chain, watch, consumption, logger, {
+    soleProcess: deps.soleProcess,
+    ...options.batcher,
+  });
   consumption.attachBatcher(batcher);
   const purchases = new PurchaseService(
     directory,

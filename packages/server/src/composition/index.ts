@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { type ChainServices, type ChainServicesOptions, createChainServices } from './chain.js';
+import { StartupProgress } from './startupProgress.js';
 import type { Config } from '../config.js';
 import { SecretBox } from '../crypto/secretBox.js';
 import { type DatabaseHandle, openDatabase } from '../db/database.js';
@@ -139,10 +140,13 @@ export interface CreateServicesOptions {
   chain?: ChainServicesOptions;
   /** Tuning of the content-token domain (batching, answer timeout); tests and benchmarks use it. */
   content?: ContentOptions;
+  /** Where each start step reports its progress while the port already answers (server.ts). */
+  startup?: StartupProgress;
 }
 
 export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? pino(loggerOptions(config.logLevel));
+  const startup = options.startup ?? new StartupProgress();
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const closer of closers.reverse()) {
@@ -157,6 +161,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     }
     const secretBox = new SecretBox(secrets.masterKey);
 
+    startup.begin('database');
     logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
     const database = openDatabase({
       databaseUrl: config.databaseUrl,
@@ -165,6 +170,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     });
     closers.push(() => database.close());
     await migrateToLatest(database.db);
+    startup.done('database');
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
@@ -181,8 +187,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
     }
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
-    const chain = await createChainServices(config, { logger, db: database.db }, options.chain);
+    startup.begin('chain');
+    const chain = await createChainServices(config, { logger, db: database.db, startup }, options.chain);
     closers.push(() => chain.close());
+    startup.done('chain');
     readinessProbes.chain = () => chain.probe();
 
     // Low funds: `/readyz` degraded, a warning, and on the embedded chain an automatic refill from the deployer.
@@ -297,9 +305,14 @@ export async function createServices(config: Config, options: CreateServicesOpti
       headBroadcast: redis
         ? new RedisChainHeadBus(redis, chainHeadChannel(`${config.publicUrl}|${options.pgSchema ?? ''}`))
         : undefined,
+      // The embedded chain's DATA_DIR lock admits one process, and SQLite lives in that DATA_DIR; PostgreSQL
+      // may be shared by replicas, whose batcher leases must expire as before.
+      soleProcess: chain.embedded !== undefined && !config.databaseUrl,
     });
+    startup.begin('content');
     await content.start();
     closers.push(() => content.close());
+    startup.done('content');
     // A slot transfer's `cu_id` may name the app by a cuid registered to it (decisions §5).
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 

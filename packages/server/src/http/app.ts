@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify';
 import type { Services } from '../composition/index.js';
 import { installErrorHandling, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
@@ -45,11 +45,15 @@ const trustProxyOption = (trust: false | number | string[]) =>
   typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
 
 /**
- * The service as a Fastify instance that is not yet listening: `server.ts` listens, tests call
- * `inject` or listen on port 0.
+ * The service as a Fastify instance that is not yet listening: `server.ts` hands it a server that already
+ * listens (`serverFactory`), tests call `inject` or listen on port 0.
  */
-export async function buildApp(services: Services): Promise<App> {
+export async function buildApp(
+  services: Services,
+  options: { serverFactory?: FastifyServerFactory } = {},
+): Promise<App> {
   const app = Fastify({
+    ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
     loggerInstance: services.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(services.config.trustProxy),

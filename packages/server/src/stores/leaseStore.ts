@@ -39,6 +39,19 @@ export class LeaseStore {
     return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
+  /**
+   * Takes the lease whoever holds it. Only for a process that knows it is the only one on this database
+   * (the embedded chain's DATA_DIR lock): a holder it finds was an earlier process of its own, killed.
+   */
+  async takeOver(name: string, holder: string, ttlMs: number, now = Date.now()): Promise<void> {
+    const expiresAt = now + ttlMs;
+    await this.db
+      .insertInto('content_leases')
+      .values({ name, holder, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ holder, expires_at: expiresAt }))
+      .execute();
+  }
+
   /** Gives the lease up at once (a clean stop), so another replica need not wait for it to expire. */
   async release(name: string, holder: string): Promise<void> {
     await this.db

@@ -34,6 +34,17 @@ describe.each(testDatabases)('lease store ($name)', (database) => {
     expect(await leases.acquire('one', 'b', 60_000, now + 1)).toBe(false);
   });
 
+  it('lets the sole process take a lease over from a holder that has not expired', async () => {
+    const now = Date.now();
+    expect(await leases.acquire('stale', 'killed', 600_000, now)).toBe(true);
+    await leases.takeOver('stale', 'restarted', 1_000, now + 10);
+    expect(await leases.acquire('stale', 'killed', 600_000, now + 20)).toBe(false);
+    expect(await leases.acquire('stale', 'restarted', 1_000, now + 30)).toBe(true);
+    // A free lease is taken over the same way (no row yet).
+    await leases.takeOver('fresh', 'restarted', 1_000, now);
+    expect(await leases.acquire('fresh', 'other', 1_000, now + 10)).toBe(false);
+  });
+
   it('gives a free lease to exactly one of many concurrent takers', async () => {
     const now = Date.now();
     const holders = Array.from({ length: 12 }, (_, i) => `racer-${i}`);

@@ -3,6 +3,7 @@ import { BaseError } from 'viem';
 import type { ChainClient } from '../chainClient.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
+import { DirectRpc, type RpcOutcome } from './directRpc.js';
 import type { JournaledSender } from './journaledSender.js';
 import type { JournalEntry } from './transactionJournal.js';
 
@@ -59,7 +60,8 @@ export class JournalRecovery {
   };
 
   #compareMs = 0;
-  #requestId = 0;
+  /** Set for the length of a run when the node is reached over HTTP(S). */
+  #direct: DirectRpc | undefined;
 
   constructor(
     private readonly client: ChainClient,
@@ -72,6 +74,7 @@ export class JournalRecovery {
   /** The check for `/readyz`: undefined when the chain holds everything, else what is missing. */
   get detail(): string | undefined {
     const p = this.progress;
+    if (p.state === 'running' && p.missing === 0) return 'recovering: comparing the chain with the journal';
     if (p.state === 'running') return `recovering: ${p.replayed}/${p.missing} lost transactions replayed`;
     if (p.state === 'failed') return 'chain recovery failed (see the log)';
     return undefined;
@@ -99,6 +102,8 @@ export class JournalRecovery {
       startedAt: Date.now(),
       finishedAt: undefined,
     };
+    const url = (this.client.transport as { url?: unknown }).url;
+    this.#direct = typeof url === 'string' && /^https?:/.test(url) ? new DirectRpc(url) : undefined;
     try {
       const entries = await journal.entries(chainId);
       const missing = await this.#missing(unknown ? entries : entries.filter((e) => e.state === 'mined'));
@@ -131,6 +136,9 @@ export class JournalRecovery {
       this.progress.state = 'failed';
       this.progress.finishedAt = Date.now();
       throw err;
+    } finally {
+      this.#direct?.close();
+      this.#direct = undefined;
     }
   }
 
@@ -197,23 +205,10 @@ export class JournalRecovery {
     }
   }
 
-  /**
-   * One JSON-RPC request. Over HTTP it goes straight to the node (one keep-alive request each, no client
-   * batching delay): the replay loop is a long chain of small requests that must each finish before the next.
-   */
+  /** One JSON-RPC request, straight to the node when it is reached over HTTP (see DirectRpc). */
   async #rpc(method: string, params: unknown[]): Promise<unknown> {
-    const url = (this.client.transport as { url?: unknown }).url;
-    if (typeof url !== 'string' || !/^https?:/.test(url)) {
-      return this.client.request({ method, params } as never);
-    }
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++this.#requestId, method, params }),
-    });
-    const body = (await response.json()) as { result?: unknown; error?: { message?: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message ?? 'error'}`);
-    return body.result;
+    if (this.#direct) return this.#direct.call(method, params);
+    return this.client.request({ method, params } as never);
   }
 
   async #replay(lost: JournalEntry[], unknown: JournalEntry[]): Promise<void> {
@@ -251,8 +246,9 @@ export class JournalRecovery {
           number += gap;
         }
         const sent: JournalEntry[] = [];
-        for (const entry of group.entries) {
-          const outcome = await this.#sendRaw(entry.raw);
+        const outcomes = await this.#sendBlock(group.entries);
+        for (const [i, entry] of group.entries.entries()) {
+          const outcome = outcomes[i]!;
           if (outcome === 'sent') sent.push(entry);
           else await this.#lose(entry, outcome);
         }
@@ -260,6 +256,8 @@ export class JournalRecovery {
         await this.#rpc('evm_mine', [{ timestamp: Number(time), blocks: 1 }]);
         number++;
         for (const entry of sent) mined.push({ entry, timestamp: time });
+        // `/readyz` shows this while the replay runs; #record takes back any that did not land.
+        this.progress.replayed += sent.length;
       }
     } finally {
       // Back to a block per transaction, and to the wall clock (never behind the last block).
@@ -293,6 +291,7 @@ export class JournalRecovery {
         const receipt = receipts[j];
         const block = blocks[j];
         if (!receipt || !block) {
+          this.progress.replayed--;
           await this.#lose(entry, 'not mined');
           continue;
         }
@@ -308,7 +307,6 @@ export class JournalRecovery {
           blockTimestamp: block.timestamp,
           txIndex: receipt.transactionIndex,
         });
-        this.progress.replayed++;
       }
     }
   }
@@ -340,12 +338,34 @@ export class JournalRecovery {
       await this.#rpc('eth_sendRawTransaction', [raw]);
       return 'sent';
     } catch (err) {
-      const text = errorText(err);
-      if (/already known|known transaction|already imported/.test(text)) return 'sent';
-      if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce used';
-      return text.slice(0, 200);
+      return sendOutcome(errorText(err));
     }
   }
+
+  /**
+   * The transactions of one block into the pool. From one sender they go in one batched request (one
+   * round trip: the pool orders them by nonce whatever order the node handles the batch in); from several,
+   * one by one, so the block keeps their original order.
+   */
+  async #sendBlock(entries: JournalEntry[]): Promise<string[]> {
+    const senders = new Set(entries.map((e) => e.sender.toLowerCase()));
+    if (entries.length === 1 || senders.size > 1 || !this.#direct) {
+      const outcomes: string[] = [];
+      for (const e of entries) outcomes.push(await this.#sendRaw(e.raw));
+      return outcomes;
+    }
+    const answers = await this.#direct.batch(
+      entries.map((e) => ({ method: 'eth_sendRawTransaction', params: [e.raw] })),
+    );
+    return answers.map((a: RpcOutcome) => ('error' in a ? sendOutcome(a.error.toLowerCase()) : 'sent'));
+  }
+}
+
+/** A send's error text as the replay classifies it. */
+function sendOutcome(text: string): 'sent' | 'nonce used' | string {
+  if (/already known|known transaction|already imported/.test(text)) return 'sent';
+  if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce used';
+  return text.slice(0, 200);
 }
 
 const compareBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);

@@ -17,6 +17,12 @@ export interface UsageBatcherOptions {
   maxLingerMs?: number;
   /** Lease of the single batcher across replicas. */
   leaseMs?: number;
+  /**
+   * This process is the only one on its database (SQLite with the embedded chain, whose DATA_DIR lock
+   * refuses a second process): a lease found at start was left by an earlier process that was killed, so
+   * it is taken over at once instead of waiting up to `leaseMs` for it to expire.
+   */
+  soleProcess?: boolean;
 }
 
 const LEASE_NAME = 'content-usage-batcher';
@@ -61,7 +67,14 @@ export class UsageBatcher {
     private readonly logger: Logger,
     options: UsageBatcherOptions = {},
   ) {
-    this.#options = { maxBatch: 400, quietMs: 2, maxLingerMs: 20, leaseMs: 15_000, ...options };
+    this.#options = {
+      maxBatch: 400,
+      quietMs: 2,
+      maxLingerMs: 20,
+      leaseMs: 15_000,
+      soleProcess: false,
+      ...options,
+    };
     watch.onUp(() => {
       this.#needsRecovery = true;
       this.notify();
@@ -135,12 +148,25 @@ export class UsageBatcher {
     return this.#leader;
   }
 
+  /** The sole process takes the lease from a killed predecessor (`soleProcess`); on failure, the usual rule. */
+  async #takeOverLease(): Promise<void> {
+    try {
+      await this.leases.takeOver(LEASE_NAME, this.holder, this.#options.leaseMs);
+      this.#leader = true;
+      this.#needsRecovery = true;
+    } catch (err) {
+      this.logger.warn({ err: describe(err) }, 'content usage batcher: cannot take its lease over');
+      await this.#renewLease();
+    }
+  }
+
   async #run(): Promise<void> {
     // The lease is renewed on its own clock, so a long send never lets it lapse.
     const renewal = setInterval(() => void this.#renewLease(), this.#options.leaseMs / 3);
     renewal.unref();
     try {
-      await this.#renewLease();
+      if (this.#options.soleProcess) await this.#takeOverLease();
+      else await this.#renewLease();
       while (this.#running) {
         try {
           if (!this.#leader) {

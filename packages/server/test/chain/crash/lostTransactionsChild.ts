@@ -1,17 +1,18 @@
 /**
- * The crashing side of `npm run bench:recovery`: sets up a provider and a player, stops cleanly (the chain's
- * state file then holds all of it), starts again with anvil's periodic dumps effectively off, sends
- * BENCH_LOST transactions through the chain journal and a few consumptions, and prints `ready` for the
- * parent to SIGKILL the process group: the chain loses every one of them, the journal keeps them.
+ * The crashing side of `npm run bench:recovery` and of startupProgress.test.ts: sets up a provider and a
+ * player, stops cleanly (the chain's state file then holds all of it), starts again with anvil's periodic
+ * dumps effectively off, sends LOST_TRANSACTIONS (1,000) transactions through the chain journal and a few
+ * consumptions, and prints `ready` for the parent to SIGKILL the process group: the chain loses every one
+ * of them, the journal keeps them.
  */
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { parseEther, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { EMBEDDED_CHAIN_KEYS } from '../packages/server/src/chain/devAccounts.js';
-import { loadConfig } from '../packages/server/src/config.js';
-import { startServer } from '../packages/server/src/server.js';
-import type { TestServer } from '../packages/server/test/helpers/server.js';
+import { EMBEDDED_CHAIN_KEYS } from '../../../src/chain/devAccounts.js';
+import { loadConfig } from '../../../src/config.js';
+import { startServer } from '../../../src/server.js';
+import type { TestServer } from '../../helpers/server.js';
 import {
   buy,
   consume,
@@ -19,9 +20,9 @@ import {
   newPlayer,
   newProvider,
   payloadOf,
-} from '../packages/server/test/content/contentSupport.js';
+} from '../../content/contentSupport.js';
 
-const LOST = Number(process.env.BENCH_LOST ?? 1000);
+const LOST = Number(process.env.LOST_TRANSACTIONS ?? 1000);
 const emit = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const config = loadConfig(process.env);
 const logger = pino({ level: 'silent' });
