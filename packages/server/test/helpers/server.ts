@@ -4,6 +4,7 @@ import path from 'node:path';
 import { getFreePort } from '@dauth/contracts';
 import pino from 'pino';
 import type { ChainServicesOptions } from '../../src/composition/chain.js';
+import type { ContentOptions } from '../../src/composition/content.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createPgSchema } from './databases.js';
@@ -22,6 +23,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** Chain layer tuning (bundling, embedded chain state interval). */
   chain?: ChainServicesOptions;
+  /** Content-token tuning (the head poll interval, batching). */
+  content?: ContentOptions;
 }
 
 /**
@@ -60,6 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
     ...(pgSchema ? { pgSchema: pgSchema.schema } : {}),
     ...(options.chain ? { chain: options.chain } : {}),
+    ...(options.content ? { content: options.content } : {}),
   });
   return {
     ...server,
