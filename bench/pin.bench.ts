@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
   options: {
@@ -392,6 +393,7 @@ async function main(): Promise<void> {
       validate_p99_ratio: round(percentile(underLoad, 99) / percentile(idle, 99)),
     };
     const pass = result.share_of_ceiling >= 0.8 && result.validate_p99_ratio <= 3 && failures === 0;
+    writeBenchSummary({ bench: 'pin', ...result, pass });
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ ...result, pass })}\n`);
     } else {
