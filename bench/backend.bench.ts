@@ -71,6 +71,9 @@ async function startDauth(): Promise<{
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    // The app's callback server is the bench's own, on loopback; with DATABASE_URL dauth would
+    // otherwise refuse it as a private callback target (the production default).
+    CALLBACK_ALLOW_PRIVATE: 'true',
   };
   let dropSchema = async () => undefined;
   if (process.env.DATABASE_URL) {

@@ -58,7 +58,8 @@ describe('bench:all figures', () => {
         verify_failures: 0,
         validate_p99_ratio: 3.21,
         server_cpu_ms_per_verification: 28.1,
-        pbkdf2_ms: 20.5,
+        pbkdf2_ms: 26.0, // wall time on a busy machine: not what the figure subtracts
+        pbkdf2_cpu_ms: 20.5,
       },
       backend: { round_trips_per_second: 1_050, p99_ms: 40, errors: 0, server_cpu_ms_per_round_trip: 0.85 },
     });
