@@ -2,7 +2,10 @@
  * The top costs of V8 CPU profiles (`--cpu-prof`): self time by function, and inclusive time of a
  * few named frames, as a share of the profile's non-idle samples. Used for docs/performance-*.md.
  *
- *   node --import tsx bench/profileTop.ts <file.cpuprofile | dir> [--top 25] [--frame name ...]
+ *   node --import tsx bench/profileTop.ts <file.cpuprofile | dir> [--top 25] [--frame name ...] [--last s]
+ *
+ * `--last <s>`: only the profile's last s seconds (a server profiled under a bench's load is stopped
+ * right after it, so this drops its start-up and the bench's set-up).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,13 +18,18 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[];
+  endTime: number;
   samples: number[];
   timeDeltas: number[];
 }
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, frame: { type: 'string', multiple: true } },
+  options: {
+    top: { type: 'string', default: '25' },
+    frame: { type: 'string', multiple: true },
+    last: { type: 'string' },
+  },
 });
 const files = positionals.flatMap((p) =>
   fs.statSync(p).isDirectory()
@@ -45,9 +53,17 @@ for (const file of files) {
     const url = n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/packages\//, '');
     return `${n.callFrame.functionName || '(anonymous)'} ${url ? `${url}:${n.callFrame.lineNumber + 1}` : ''}`.trim();
   };
+  // Sample times (µs), from the end backwards, for --last.
+  const times: number[] = [];
+  let t = profile.endTime;
+  for (let i = profile.samples.length - 1; i >= 0; i--) {
+    times[i] = t;
+    t -= profile.timeDeltas[i] ?? 0;
+  }
+  const from = values.last === undefined ? -Infinity : profile.endTime - Number(values.last) * 1e6;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id)!;
-    if (IDLE.has(node.callFrame.functionName)) return;
+    if (IDLE.has(node.callFrame.functionName) || times[i]! < from) return;
     const dt = profile.timeDeltas[i] ?? 0;
     total += dt;
     self.set(label(node), (self.get(label(node)) ?? 0) + dt);
