@@ -264,19 +264,21 @@ export const ROWS: RowDefinition[] = [
   },
   {
     id: 'pin-cpu-besides-pbkdf2',
-    area: 'PIN: server CPU per verification besides PBKDF2',
+    area: 'PIN: server CPU per verification besides PBKDF2 (event loop)',
     run: 'pin',
     command: 'npm run bench:pin',
     target: { comparison: '≤', value: 2, unit: ' ms' },
     detail: 'performance-pin.md',
+    // The event loop's CPU per verification, net of the validate probe and the idle server: PBKDF2
+    // runs on the pool threads and everything else on the loop (docs/performance-pin.md).
     figure: (summary) => {
+      const loop = num(summary, 'event_loop_cpu_ms_per_verification');
+      if (loop === undefined) return undefined;
       const cpu = num(summary, 'server_cpu_ms_per_verification');
-      // PBKDF2's CPU time, not its wall time: on a loaded machine the wall time exceeds the CPU time.
       const pbkdf2 = num(summary, 'pbkdf2_cpu_ms');
-      if (cpu === undefined || pbkdf2 === undefined) return undefined;
       return {
-        value: cpu - pbkdf2,
-        text: `${fixed(cpu - pbkdf2, 2)} ms (${fixed(cpu, 2)} ms CPU, PBKDF2 ${fixed(pbkdf2, 2)} ms)`,
+        value: loop,
+        text: `${fixed(loop, 2)} ms${cpu === undefined ? '' : ` (whole process ${fixed(cpu, 2)} ms${pbkdf2 === undefined ? '' : `, PBKDF2 alone ${fixed(pbkdf2, 2)} ms`})`}`,
       };
     },
   },
