@@ -2,6 +2,7 @@
  * The figures table of `npm run bench:all` (bench/figures.ts): summaries in, target checks and
  * markdown out. No benchmark runs here.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   evaluateRows,
@@ -154,5 +155,12 @@ describe('bench:all figures', () => {
     expect(spreadOf([0.8, 0.6, 0.7], 2)).toBe('0.60–0.80 over 3 rounds');
     expect(spreadOf([0.8], 2)).toBeUndefined();
     expect(spreadOf(undefined, 2)).toBeUndefined();
+  });
+
+  it('docs/performance.md carries the markers bench:all writes between, once each', () => {
+    const document = readFileSync(new URL('../../../../docs/performance.md', import.meta.url), 'utf8');
+    expect(document.split(FIGURES_START)).toHaveLength(2);
+    expect(document.split(FIGURES_END)).toHaveLength(2);
+    expect(replaceFiguresBlock(document, 'table')).toContain(`${FIGURES_START}\n\ntable\n\n${FIGURES_END}`);
   });
 });
