@@ -185,7 +185,8 @@ async function main(): Promise<void> {
   }
 
   const results = evaluateRows(summaries).filter((r) => !selected || selected.has(r.definition.run));
-  const command = `npm run bench:all${quick ? ' -- --quick' : ''}${only ? ` -- --only ${only}` : ''}`;
+  const flags = [...(quick ? ['--quick'] : []), ...(only ? ['--only', only] : [])];
+  const command = `npm run bench:all${flags.length > 0 ? ` -- ${flags.join(' ')}` : ''}`;
   const table = renderFiguresTable(results, {
     date: startedAt.toISOString().slice(0, 10),
     machine: machineInfo(),
