@@ -31,6 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { writeBenchSummary } from './summary.js';
 
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 100);
 const SLOTS = Number(process.env.BENCH_SLOTS ?? 10);
@@ -466,34 +467,34 @@ async function main(): Promise<void> {
     const balanceResult = { requests_per_second: medianRound.balance, ...balanceLatency };
     const bareResult = { requests_per_second: medianRound.bare };
 
-    console.log(
-      JSON.stringify({
-        bench: 'content tokens (embedded default: SQLite + embedded anvil)',
-        cpus: os.cpus().length,
-        callers: CALLERS,
-        slots: SLOTS,
-        request_id: WITH_REQUEST_ID,
-        journal: measured,
-        consumption,
-        consumption_rounds: consumptionRounds,
-        chain_journal_cost: journalCost,
-        ...(journalCost !== null
-          ? {
-              consumption_median_off: medianOf('off'),
-            }
-          : {}),
-        balance_adex: balanceResult,
-        bare_fastify: bareResult,
-        balance_adex_vs_bare: ratio,
-        balance_rounds: rounds,
-        targets: { consumptions_per_second: 1000, records_per_transaction: 50, balance_adex_vs_bare: 0.5 },
-        meets_targets:
-          consumption.consumptions_per_second >= 1000 &&
-          consumption.records_per_transaction >= 50 &&
-          consumption.errors === 0 &&
-          ratio >= 0.5,
-      }),
-    );
+    const summary = {
+      bench: 'content tokens (embedded default: SQLite + embedded anvil)',
+      cpus: os.cpus().length,
+      callers: CALLERS,
+      slots: SLOTS,
+      request_id: WITH_REQUEST_ID,
+      journal: measured,
+      consumption,
+      consumption_rounds: consumptionRounds,
+      chain_journal_cost: journalCost,
+      ...(journalCost !== null
+        ? {
+            consumption_median_off: medianOf('off'),
+          }
+        : {}),
+      balance_adex: balanceResult,
+      bare_fastify: bareResult,
+      balance_adex_vs_bare: ratio,
+      balance_rounds: rounds,
+      targets: { consumptions_per_second: 1000, records_per_transaction: 50, balance_adex_vs_bare: 0.5 },
+      meets_targets:
+        consumption.consumptions_per_second >= 1000 &&
+        consumption.records_per_transaction >= 50 &&
+        consumption.errors === 0 &&
+        ratio >= 0.5,
+    };
+    console.log(JSON.stringify(summary));
+    writeBenchSummary(summary);
   } finally {
     await callbacks.close();
     await bare.cleanup();

@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { writeBenchSummary } from './summary.js';
 
 const thisFile = fileURLToPath(import.meta.url);
 const CONNECTIONS = 50;
@@ -696,6 +697,26 @@ async function main(): Promise<void> {
     ok &&= pass;
     console.log(`${pass ? 'PASS' : 'MISS'}  ${t.label}: ratio ${(x / y).toFixed(2)}`);
   }
+  writeBenchSummary({
+    bench: 'http',
+    database: databaseUrl ? 'postgres' : 'sqlite',
+    seconds: DURATION_SECONDS,
+    codes_per_round: CODE_POOL,
+    repeat: REPEAT,
+    // The median round of each run, and every round in the order run (rounds of paired runs alternate).
+    runs: Object.fromEntries(
+      [...results].map(([id, m]) => [
+        id,
+        {
+          name: m.name,
+          rps: Math.round(m.rps),
+          p99_ms: m.p99,
+          rounds: rounds.get(id)!.map((r) => Math.round(r.rps)),
+        },
+      ]),
+    ),
+    pass: ok,
+  });
   process.exitCode = ok ? 0 : 1;
 }
 

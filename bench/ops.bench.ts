@@ -33,6 +33,7 @@ import {
 import { loadConfig } from '../packages/server/src/config.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
+import { writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
   options: {
@@ -183,6 +184,24 @@ for (const m of modes) {
 const rate = (m: Mode) => m.latencies.length / m.seconds;
 const [bundled, single] = modes as [Mode, Mode];
 const overall = rate(bundled) / rate(single);
+writeBenchSummary({
+  bench: 'ops',
+  concurrency,
+  rounds,
+  ops_per_round: opsPerRound,
+  modes: modes.map((m) => ({
+    name: m.name,
+    ops_per_second: Number(rate(m).toFixed(1)),
+    round_rates: m.roundRates.map((r) => Number(r.toFixed(1))),
+    transactions: m.transactions.size,
+  })),
+  bundled_vs_single: Number(overall.toFixed(2)),
+  bundled_vs_single_by_median_round: Number(
+    (median(bundled.roundRates) / median(single.roundRates)).toFixed(2),
+  ),
+  // Round by round (bundled round r ÷ one-op round r): the spread of the ratio.
+  round_ratios: bundled.roundRates.map((r, i) => Number((r / single.roundRates[i]!).toFixed(2))),
+});
 console.log(
   `\nbundled / one op per tx: ${overall.toFixed(1)}x overall, ${(median(bundled.roundRates) / median(single.roundRates)).toFixed(1)}x by median round`,
 );

@@ -81,14 +81,28 @@ type Stack = {
   sign: (op: UnsignedUserOperation, owner: LocalAccount) => Promise<UserOperation>;
 };
 
-type Row = { label: string; reference: number; dauth: number; target: number };
+type Row = { key: string; label: string; reference: number; dauth: number; target: number };
 /** A figure of the slot economy (no reference stack has one). */
 type EconomyRow = { label: string; gas: number; note: string };
 
 async function main(): Promise<void> {
   const anvil = await startAnvil({ args: ['--hardfork', 'prague'] });
   try {
-    const report = formatReport(...(await measure(anvil.rpcUrl)));
+    const [rows, economy] = await measure(anvil.rpcUrl);
+    const report = formatReport(rows, economy);
+    // BENCH_JSON=<file>: the figures, machine-readable, for `npm run bench:all`.
+    if (process.env.BENCH_JSON) {
+      const figures = Object.fromEntries(
+        rows.map((row) => [
+          row.key,
+          { reference: row.reference, dauth: row.dauth, ratio: row.dauth / row.reference },
+        ]),
+      );
+      writeFileSync(
+        process.env.BENCH_JSON,
+        `${JSON.stringify({ bench: 'gas', rows: figures, economy }, null, 2)}\n`,
+      );
+    }
     const markdown = await prettier.format(report.text, {
       ...(await prettier.resolveConfig(reportPath)),
       parser: 'markdown',
@@ -409,30 +423,35 @@ async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[]]> {
   return [
     [
       {
+        key: 'first',
         label: 'First operation: deploy wallet + 1 storage write',
         reference: reference.first,
         dauth: ours.first,
         target: 0.5,
       },
       {
+        key: 'later',
         label: 'Later operation: 1 storage write',
         reference: reference.later,
         dauth: ours.later,
         target: 0.9,
       },
       {
+        key: 'batch',
         label: '`executeBatch` of 10 storage writes',
         reference: reference.batch,
         dauth: ours.batch,
         target: 0.9,
       },
       {
+        key: 'bundle_first',
         label: 'Bundle of 10 wallets, first operations (per operation)',
         reference: reference.firstBundle,
         dauth: ours.firstBundle,
         target: 0.9,
       },
       {
+        key: 'bundle_later',
         label: 'Bundle of 10 wallets, later operations (per operation)',
         reference: reference.laterBundle,
         dauth: ours.laterBundle,

@@ -65,6 +65,17 @@ describe.each([{ postgres: false }, { postgres: true }])(
         false,
       );
       expect(await server.services.clients.verifyClientSecret('unknown', app.clientSecret)).toBe(false);
+      // One lookup for get_token's two checks: the client, and whether the secret is its own.
+      const checked = await server.services.clients.checkClientSecret(app.clientId, app.clientSecret);
+      expect(checked).toEqual({ client: stored, secretMatches: true });
+      expect(await server.services.clients.checkClientSecret(app.clientId, 'wrong')).toEqual({
+        client: stored,
+        secretMatches: false,
+      });
+      expect(await server.services.clients.checkClientSecret('unknown', app.clientSecret)).toEqual({
+        client: undefined,
+        secretMatches: false,
+      });
       expect(server.services.clients.isRegisteredRedirect(stored!, 'http://127.0.0.1:3000/cb/')).toBe(true);
       expect(server.services.clients.isRegisteredRedirect(stored!, 'http://127.0.0.1:3000/cb')).toBe(false);
     });

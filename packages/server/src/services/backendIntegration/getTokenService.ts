@@ -79,10 +79,12 @@ export class GetTokenService {
   }
 
   async #authenticateClient(credentials: ClientCredentials): Promise<void> {
-    const client = await this.clients.findClient(credentials.clientId);
+    // One lookup for both checks (the client was read twice before: a statement per get_token).
+    const { client, secretMatches } = await this.clients.checkClientSecret(
+      credentials.clientId,
+      credentials.clientSecret,
+    );
     if (!client) throw getTokenErrors.unknownClient();
-    if (!(await this.clients.verifyClientSecret(credentials.clientId, credentials.clientSecret))) {
-      throw getTokenErrors.wrongSecret();
-    }
+    if (!secretMatches) throw getTokenErrors.wrongSecret();
   }
 }

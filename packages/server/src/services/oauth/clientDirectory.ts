@@ -16,6 +16,11 @@ export interface ClientDirectory {
   findClient(clientId: string): Promise<DirectoryClient | undefined>;
   /** Constant-time check of the client's secret; false for an unknown client. */
   verifyClientSecret(clientId: string, secret: string): Promise<boolean>;
+  /** The client (undefined when unknown) and whether `secret` is its secret, in one lookup. */
+  checkClientSecret(
+    clientId: string,
+    secret: string,
+  ): Promise<{ client: DirectoryClient | undefined; secretMatches: boolean }>;
   /** Exact string match against the registered redirect URIs (scheme, host, port, path, trailing slash). */
   isRegisteredRedirect(client: Pick<DirectoryClient, 'redirectUris'>, redirectUri: string): boolean;
 }

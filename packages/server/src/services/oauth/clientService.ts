@@ -223,8 +223,20 @@ export class ClientService {
 
   /** True when the secret is the client's; constant time, and as slow for unknown clients. */
   async verifyClientSecret(clientId: string, secret: string): Promise<boolean> {
+    return (await this.checkClientSecret(clientId, secret)).secretMatches;
+  }
+
+  /**
+   * The client (undefined when unknown) and whether `secret` is its secret, from one lookup: for
+   * callers that answer an unknown client and a wrong secret differently. Constant time, and as slow
+   * for unknown clients.
+   */
+  async checkClientSecret(
+    clientId: string,
+    secret: string,
+  ): Promise<{ client: OAuthClient | undefined; secretMatches: boolean }> {
     const client = await this.findClient(clientId);
-    return this.#secretMatches(client, secret);
+    return { client, secretMatches: this.#secretMatches(client, secret) };
   }
 
   /** The client, when the credentials are right; else `invalid_client` (401). */

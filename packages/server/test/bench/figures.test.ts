@@ -1,0 +1,166 @@
+/**
+ * The figures table of `npm run bench:all` (bench/figures.ts): summaries in, target checks and
+ * markdown out. No benchmark runs here.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  evaluateRows,
+  FIGURES_END,
+  FIGURES_START,
+  meetsTarget,
+  renderFiguresTable,
+  replaceFiguresBlock,
+  ROWS,
+  spreadOf,
+} from '../../../../bench/figures.js';
+
+const context = {
+  date: '2026-11-23',
+  machine: { cores: 2, cpu: 'AMD EPYC 7B13', node: 'v20.20.2', memory_gib: 24 },
+  command: 'npm run bench:all',
+  quick: false,
+};
+
+const row = (results: ReturnType<typeof evaluateRows>, id: string) => {
+  const found = results.find((r) => r.definition.id === id);
+  if (!found) throw new Error(`no row ${id}`);
+  return found;
+};
+
+describe('bench:all figures', () => {
+  it('checks issue 14 targets in both directions, inclusive of the bound', () => {
+    expect(meetsTarget(0.7, { comparison: '≥', value: 0.7 })).toBe(true);
+    expect(meetsTarget(0.69, { comparison: '≥', value: 0.7 })).toBe(false);
+    expect(meetsTarget(160_000, { comparison: '≤', value: 160_000 })).toBe(true);
+    expect(meetsTarget(187_112, { comparison: '≤', value: 160_000 })).toBe(false);
+  });
+
+  it('derives each figure from its benchmark summary and checks the target', () => {
+    const results = evaluateRows({
+      http: {
+        runs: {
+          a: { rps: 78_522, rounds: [70_000, 78_522, 80_000] },
+          b: { rps: 42_000, rounds: [40_000, 42_000, 44_000] },
+          c: { rps: 3_728, rounds: [3_700] },
+          d: { rps: 2_024, rounds: [2_000] },
+        },
+      },
+      gas: {
+        rows: {
+          first: { dauth: 187_112, reference: 427_165 },
+          later: { dauth: 96_899, reference: 107_852 },
+        },
+      },
+      pin: {
+        share_of_ceiling: 0.66,
+        verifications_per_s: 64.4,
+        ceiling_per_s: 97.6,
+        verify_failures: 0,
+        validate_p99_ratio: 3.21,
+        server_cpu_ms_per_verification: 28.1,
+        pbkdf2_ms: 26.0, // wall time on a busy machine: not what the figure subtracts
+        pbkdf2_cpu_ms: 20.5,
+        event_loop_cpu_ms_per_verification: 7.6,
+      },
+      backend: { round_trips_per_second: 1_050, p99_ms: 40, errors: 0, server_cpu_ms_per_round_trip: 0.85 },
+    });
+
+    const validate = row(results, 'validate-vs-bare');
+    expect(validate.figure?.value).toBeCloseTo(42_000 / 78_522, 6);
+    expect(validate.status).toBe('missed'); // 0.53 < 0.7
+    // Round-by-round ratios: 40000/70000 = 0.57, 42000/78522 = 0.53, 44000/80000 = 0.55.
+    expect(validate.figure?.spread).toBe('0.53–0.57 over 3 rounds');
+
+    expect(row(results, 'exchange-vs-oidc').status).toBe('missed'); // 1.84 < 3
+    expect(row(results, 'exchange-vs-oidc').figure?.text).toBe(
+      '1.84× (dauth 3,728 vs oidc-provider 2,024 req/s)',
+    );
+    expect(row(results, 'gas-first').figure?.value).toBe(187_112);
+    expect(row(results, 'gas-first').status).toBe('missed');
+    expect(row(results, 'gas-later').figure?.value).toBeCloseTo(0.898, 3);
+    expect(row(results, 'gas-later').status).toBe('missed');
+
+    const besides = row(results, 'pin-cpu-besides-pbkdf2');
+    expect(besides.figure?.value).toBe(7.6);
+    expect(besides.figure?.text).toBe('7.60 ms (whole process 28.10 ms, PBKDF2 alone 20.50 ms)');
+    expect(besides.status).toBe('missed');
+    expect(row(results, 'pin-share').status).toBe('missed');
+    expect(row(results, 'pin-p99').status).toBe('missed');
+
+    expect(row(results, 'backend-rate').status).toBe('met');
+    expect(row(results, 'backend-cpu').status).toBe('met');
+
+    // No summary (or no such run in it): not run, never met.
+    expect(row(results, 'backend-rate-pg').status).toBe('not run');
+    expect(row(results, 'openid-exchange-vs-oidc').status).toBe('not run');
+    expect(row(results, 'content-consumptions').status).toBe('not run');
+  });
+
+  it('counts a run with errors or failed verifications as missed, whatever its rate', () => {
+    const results = evaluateRows({
+      backend: { round_trips_per_second: 5_000, errors: 3 },
+      pin: { share_of_ceiling: 0.95, verify_failures: 2 },
+    });
+    expect(row(results, 'backend-rate').status).toBe('missed');
+    expect(row(results, 'backend-rate').figure?.text).toContain('3 errors');
+    expect(row(results, 'pin-share').status).toBe('missed');
+  });
+
+  it('tolerates malformed summaries (the row is not run)', () => {
+    const results = evaluateRows({ http: { runs: { b: { rps: 'fast' } } }, gas: null, pin: 'oops' });
+    expect(results.every((r) => r.status === 'not run')).toBe(true);
+  });
+
+  it('renders the table: machine line, counts, one row per target, missed in bold', () => {
+    const results = evaluateRows({
+      backend: { round_trips_per_second: 560, p99_ms: 66, errors: 0, server_cpu_ms_per_round_trip: 1.83 },
+    });
+    const markdown = renderFiguresTable(results, { ...context, loadAverage: [0.4, 0.3, 0.2] });
+    const lines = markdown.split('\n');
+    expect(lines[0]).toBe(
+      'Generated by `npm run bench:all` on 2026-11-23: 2 cores (AMD EPYC 7B13), 24 GiB, Node v20.20.2, load average 0.4 0.3 0.2 at the start.',
+    );
+    expect(markdown).toContain(`0 of ${ROWS.length} targets met, 2 missed, ${ROWS.length - 2} not run.`);
+    expect(markdown).toContain('| Area | Command | Figure | Spread | Target | Status | Detail |');
+    expect(markdown).toContain(
+      '| Backend round trips/s (SQLite) | `npm run bench:backend` | 560 round trips/s, p99 66 ms | — | ≥ 1,000/s | **missed** | [performance-backend.md](performance-backend.md) |',
+    );
+    expect(markdown).toContain(
+      '| Backend: server CPU per round trip (SQLite) | `npm run bench:backend` | 1.83 ms | — | ≤ 0.9 ms | **missed** | [performance-backend.md](performance-backend.md) |',
+    );
+    expect(markdown).toContain(
+      '| Gas: first operation (deploy + write) | `npm run bench:gas` | — | — | ≤ 160,000 gas | not run |',
+    );
+    // Header, separator, one line per row.
+    expect(lines.filter((l) => l.startsWith('| ')).length).toBe(ROWS.length + 2);
+    expect(markdown).not.toContain('Smoke run');
+  });
+
+  it('marks a quick run as a smoke run', () => {
+    expect(renderFiguresTable([], { ...context, quick: true })).toContain('Smoke run (`--quick`)');
+  });
+
+  it('replaces only the block between the markers, and refuses a document without them', () => {
+    const document = `# Performance\n\nintro\n\n${FIGURES_START}\n\nold table\n\n${FIGURES_END}\n\nafter\n`;
+    const updated = replaceFiguresBlock(document, 'new table');
+    expect(updated).toBe(
+      `# Performance\n\nintro\n\n${FIGURES_START}\n\nnew table\n\n${FIGURES_END}\n\nafter\n`,
+    );
+    expect(replaceFiguresBlock(updated, 'new table')).toBe(updated);
+    expect(() => replaceFiguresBlock('# Performance\n', 'x')).toThrow(/markers are missing/);
+  });
+
+  it('spreads are min–max over at least two rounds', () => {
+    expect(spreadOf([0.8, 0.6, 0.7], 2)).toBe('0.60–0.80 over 3 rounds');
+    expect(spreadOf([0.8], 2)).toBeUndefined();
+    expect(spreadOf(undefined, 2)).toBeUndefined();
+  });
+
+  it('docs/performance.md carries the markers bench:all writes between, once each', () => {
+    const document = readFileSync(new URL('../../../../docs/performance.md', import.meta.url), 'utf8');
+    expect(document.split(FIGURES_START)).toHaveLength(2);
+    expect(document.split(FIGURES_END)).toHaveLength(2);
+    expect(replaceFiguresBlock(document, 'table')).toContain(`${FIGURES_START}\n\ntable\n\n${FIGURES_END}`);
+  });
+});
