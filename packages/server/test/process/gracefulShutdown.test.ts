@@ -1,17 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   buy,
+  chainClient,
   consume,
   encryptPayload,
   newPlayer,
   newProvider,
   onChain,
   payloadOf,
+  post,
   type Player,
   type Provider,
   usageRecordCount,
@@ -43,6 +45,7 @@ describe('graceful shutdown', () => {
     const player: Player = await newPlayer(first, provider);
     expect((await buy(first, provider, player, PURCHASED.toString())).status).toBe(200);
     const { dataDir, url } = first;
+    const recipient = `0x${randomBytes(20).toString('hex')}` as const;
     await first.close();
 
     let stderr = '';
@@ -95,10 +98,24 @@ describe('graceful shutdown', () => {
     const callers = Array.from({ length: CALLERS }, caller);
     // Let consumptions flow (and batches go out) before the signal.
     while (accepted < 200n) await new Promise((r) => setTimeout(r, 20));
+    // Sponsored operations in flight too: each sends 1 wei from the player's wallet to a fresh address.
+    const operations = Array.from({ length: 3 }, () =>
+      post(
+        target,
+        '/v1/pin/verify',
+        { user_uuid: player.user.uuid, ...player.pin, calls: [{ to: recipient, value: '1' }] },
+        player.user.token,
+      ).then(
+        (res) => res.status,
+        () => 'no answer' as const,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 50));
     service.kill('SIGTERM');
     const code = await exited;
     stop = true;
     await Promise.all(callers);
+    const operationStatuses = await Promise.all(operations);
     expect(code, `${stderr}\n${stdout.slice(-4000)}`).toBe(0);
     expect(stdout).toContain('shutting down');
     expect(accepted).toBeGreaterThanOrEqual(200n);
@@ -123,5 +140,11 @@ describe('graceful shutdown', () => {
     expect(figures.used).toBeGreaterThanOrEqual(accepted);
     expect(figures.used).toBeLessThanOrEqual(accepted + unknown);
     expect(figures.balance + figures.used).toBe(PURCHASED);
+    // Every operation answered 200 was bundled and mined before the exit (one answered otherwise may or may not be).
+    const done = operationStatuses.filter((s) => s === 200).length;
+    const undecided = operationStatuses.filter((s) => s === 'no answer').length;
+    const received = await chainClient(server).getBalance({ address: recipient });
+    expect(received).toBeGreaterThanOrEqual(BigInt(done));
+    expect(received).toBeLessThanOrEqual(BigInt(done + undecided));
   }, 240_000);
 });
