@@ -176,6 +176,12 @@ export class ClientService {
     clientId: string,
     changes: { name?: string | undefined; redirectUris?: string[] | undefined },
   ): Promise<ClientView> {
+    // A body of unknown fields only reaches here with nothing to change; say so rather than write nothing.
+    if (changes.name === undefined && changes.redirectUris === undefined) {
+      throw new AppError(400, 'invalid_request', 'Give name and/or redirect_uris to change', {
+        field: 'body',
+      });
+    }
     const name = changes.name === undefined ? undefined : normaliseAppName(changes.name);
     let redirectUris: string[] | undefined;
     if (changes.redirectUris !== undefined) {
