@@ -92,11 +92,20 @@ function urlOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** Stops accepting connections, drops idle kept-alive ones, and waits for the open requests to end. */
+/**
+ * Stops accepting connections, waits for the open requests to end, and closes each kept-alive connection
+ * as soon as it idles. `server.close()` closes only the connections idle at the moment it is called: one
+ * whose request ends later (a consumption answered 202 by the app's `preClose`) would otherwise hold the
+ * close open for the whole keep-alive timeout (72 s).
+ */
 function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
-    server.close(() => resolve());
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }
