@@ -1,5 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { RedisPubSub } from './redisPubSub.js';
 
 /** What a replica hears from the others: the blocks their chain writes landed in. */
 export interface ChainHeadListener {
@@ -16,47 +17,34 @@ export interface ChainHeadListener {
  * Publishes on the shared connection, listens on a duplicate in subscriber mode.
  */
 export class RedisChainHeadBus {
-  readonly #origin = randomUUID();
-  readonly connectionName = `dauth-chain-head-${this.#origin.slice(0, 8)}`;
-  #subscriber: Redis | undefined;
+  readonly #channel: RedisPubSub;
 
-  constructor(
-    private readonly redis: Redis,
-    private readonly channel: string,
-  ) {}
+  constructor(redis: Redis, channel: string) {
+    this.#channel = new RedisPubSub(redis, channel, 'dauth-chain-head');
+  }
+
+  get connectionName(): string {
+    return this.#channel.connectionName;
+  }
 
   start(listener: ChainHeadListener): void {
-    const sub = this.redis.duplicate({
-      lazyConnect: true,
-      maxRetriesPerRequest: null,
-      connectionName: this.connectionName,
+    this.#channel.start({
+      onMessage: (text) => {
+        const block = decode(this.#channel.origin, text);
+        if (block !== undefined) listener.onBlock(block);
+      },
+      onConnected: () => listener.onConnected(),
+      onDisconnected: () => listener.onDisconnected(),
     });
-    this.#subscriber = sub;
-    sub.on('message', (channel: string, text: string) => {
-      if (channel !== this.channel) return;
-      const block = decode(this.#origin, text);
-      if (block !== undefined) listener.onBlock(block);
-    });
-    sub.on('ready', () => {
-      sub.subscribe(this.channel).then(
-        () => listener.onConnected(),
-        () => listener.onDisconnected(),
-      );
-    });
-    sub.on('close', () => listener.onDisconnected());
-    sub.on('error', () => undefined);
-    sub.connect().catch(() => undefined);
   }
 
   /** Resolves once Redis has handed the message to every subscribed replica's connection. */
   async publish(block: bigint): Promise<void> {
-    await this.redis.publish(this.channel, JSON.stringify({ o: this.#origin, b: block.toString() }));
+    await this.#channel.publish(JSON.stringify({ o: this.#channel.origin, b: block.toString() }));
   }
 
-  async close(): Promise<void> {
-    const sub = this.#subscriber;
-    this.#subscriber = undefined;
-    if (sub) sub.disconnect(false);
+  close(): Promise<void> {
+    return this.#channel.close();
   }
 }
 

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from '../db/database.js';
 import type { RevocationEntry, RevocationKind } from './oauthRevocationStore.js';
+import { RedisPubSub } from './redisPubSub.js';
 
 /** What a replica hears from the others. */
 export interface RevocationBusListener {
@@ -54,49 +55,36 @@ export function revocationChannel(namespace: string): string {
   return `dauth_rev_${createHash('sha256').update(namespace).digest('hex').slice(0, 24)}`;
 }
 
-/** Redis pub/sub: publishes on the shared connection, listens on a duplicate in subscriber mode. */
+/** Redis pub/sub (one `RedisPubSub` channel). */
 export class RedisRevocationBus implements RevocationBus {
   readonly kind = 'redis' as const;
-  readonly #origin = randomUUID();
-  readonly connectionName = `dauth-revocations-${this.#origin.slice(0, 8)}`;
-  #subscriber: Redis | undefined;
+  readonly #channel: RedisPubSub;
 
-  constructor(
-    private readonly redis: Redis,
-    private readonly channel: string,
-  ) {}
+  constructor(redis: Redis, channel: string) {
+    this.#channel = new RedisPubSub(redis, channel, 'dauth-revocations');
+  }
+
+  get connectionName(): string {
+    return this.#channel.connectionName;
+  }
 
   start(listener: RevocationBusListener): void {
-    const sub = this.redis.duplicate({
-      lazyConnect: true,
-      maxRetriesPerRequest: null,
-      connectionName: this.connectionName,
+    this.#channel.start({
+      onMessage: (text) => {
+        const entry = decode(this.#channel.origin, text);
+        if (entry) listener.onEntry(entry);
+      },
+      onConnected: () => listener.onConnected(),
+      onDisconnected: () => listener.onDisconnected(),
     });
-    this.#subscriber = sub;
-    sub.on('message', (channel: string, text: string) => {
-      if (channel !== this.channel) return;
-      const entry = decode(this.#origin, text);
-      if (entry) listener.onEntry(entry);
-    });
-    sub.on('ready', () => {
-      sub.subscribe(this.channel).then(
-        () => listener.onConnected(),
-        () => listener.onDisconnected(),
-      );
-    });
-    sub.on('close', () => listener.onDisconnected());
-    sub.on('error', () => undefined);
-    sub.connect().catch(() => undefined);
   }
 
   async publish(entry: RevocationEntry): Promise<void> {
-    await this.redis.publish(this.channel, encode(this.#origin, entry));
+    await this.#channel.publish(encode(this.#channel.origin, entry));
   }
 
-  async close(): Promise<void> {
-    const sub = this.#subscriber;
-    this.#subscriber = undefined;
-    if (sub) sub.disconnect(false);
+  close(): Promise<void> {
+    return this.#channel.close();
   }
 }
 
