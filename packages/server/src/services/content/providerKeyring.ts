@@ -76,8 +76,8 @@ export const invalidPayload = () =>
  * by those two bytes and only the providers in the bucket (P / 65,536 on average) are tried. A payload
  * that starts otherwise (leading whitespace) is found only with `client_id`.
  *
- * Keys are loaded at start and then incrementally (changed rows since the last load): on a miss, at most
- * once a second, and every few seconds in the background so a mode change on another replica applies here.
+ * Keys are loaded at start and then incrementally (changed rows since the last load): on a miss (at most
+ * one load a second, which the miss waits for), and every few seconds in the background so a mode change on another replica applies here.
  */
 export class ProviderKeyring {
   readonly #byClient = new Map<string, ClientKeys>();
@@ -112,11 +112,18 @@ export class ProviderKeyring {
     return this.#loading;
   }
 
-  /** Reloads unless a load ran within the last second (bounds the cost of a flood of unknown payloads). */
-  async #reloadIfStale(): Promise<boolean> {
-    if (Date.now() - this.#lastLoad < RELOAD_MIN_INTERVAL_MS) return false;
-    await this.reload();
-    return true;
+  /**
+   * Returns once a load that started at or after `since` has finished, starting at most one load a second
+   * (bounds the cost of a flood of unknown payloads; concurrent callers share the load). A provider written
+   * by another replica before the request arrived is then known here: waiting up to a second for the next
+   * load slot is what an unknown payload costs, never a wrong 401.
+   */
+  async #catchUp(since: number): Promise<void> {
+    while (this.#lastLoad < since) {
+      const wait = this.#lastLoad + RELOAD_MIN_INTERVAL_MS - Date.now();
+      if (wait > 0 && !this.#loading) await new Promise((resolve) => setTimeout(resolve, wait));
+      await this.reload();
+    }
   }
 
   /**
@@ -267,9 +274,12 @@ export class ProviderKeyring {
       }
       throw invalidPayload();
     }
-    const found =
-      this.#lookupCtr(ciphertext, verify) ??
-      ((await this.#reloadIfStale()) ? this.#lookupCtr(ciphertext, verify) : undefined);
+    const arrived = Date.now();
+    let found = this.#lookupCtr(ciphertext, verify);
+    if (!found) {
+      await this.#catchUp(arrived);
+      found = this.#lookupCtr(ciphertext, verify);
+    }
     if (!found) throw invalidPayload();
     return found;
   }
