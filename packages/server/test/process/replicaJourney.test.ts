@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AnvilInstance, dauthContentTokenAbi, dauthDexAbi, startAnvil } from '@dauth/contracts';
@@ -55,8 +55,7 @@ const pinOf = (pin: string) => {
 };
 
 /** What a provider backend sends: hex AES-256-CTR of the payload's JSON under its key and IV (the spec's form). */
-async function sealCtr(keyHex: string, ivHex: string, payload: unknown): Promise<string> {
-  const { createCipheriv } = await import('node:crypto');
+function sealCtr(keyHex: string, ivHex: string, payload: unknown): string {
   const cipher = createCipheriv('aes-256-ctr', Buffer.from(keyHex, 'hex'), Buffer.from(ivHex, 'hex'));
   return Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]).toString('hex');
 }
@@ -336,7 +335,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('the full flow across two
           'POST',
           `${i % 2 ? A : B}/v1/development-api/increase_used_content_token`,
           {
-            encrypted_message: await sealCtr(provider.key, provider.iv, {
+            encrypted_message: sealCtr(provider.key, provider.iv, {
               client_id: app.clientId,
               user_dbkey: slot.id.value,
               amount: '10',
@@ -443,7 +442,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('the full flow across two
     const caller = async (i: number) => {
       while (!stop) {
         const base = i % 2 === 0 ? A : B;
-        const message = await sealCtr(provider.key, provider.iv, {
+        const message = sealCtr(provider.key, provider.iv, {
           client_id: app.clientId,
           user_dbkey: slot.id.value,
           amount: '1',
