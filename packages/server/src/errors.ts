@@ -79,6 +79,21 @@ export class OperationReverted extends AppError {
     this.name = 'OperationReverted';
     this.revert = known;
   }
+
+  /**
+   * A mined operation whose call reverted: the answer names the reason and where it landed (its `tx_hash`,
+   * and its `user_op_hash` when it went through the bundler). The one builder every write path uses.
+   */
+  static included(
+    result: { revert?: Revert | undefined; txHash: string; userOpHash?: string | undefined },
+    context = 'The operation was included but reverted',
+  ): OperationReverted {
+    return new OperationReverted(result.revert, context, {
+      revert_reason: (result.revert ?? UNREPORTED_REVERT).message,
+      tx_hash: result.txHash,
+      ...(result.userOpHash ? { user_op_hash: result.userOpHash } : {}),
+    });
+  }
 }
 
 /** True when `err` is an `OperationReverted` whose revert is the custom error `name`. */

@@ -52,10 +52,7 @@ export class ContentTokenGateway {
   async #operate(calls: Call[], callGasLimit?: bigint): Promise<OperationResult> {
     const result = await this.operator.execute(calls, callGasLimit !== undefined ? { callGasLimit } : {});
     if (!result.success) {
-      throw new OperationReverted(result.revert, 'The operation was included but reverted', {
-        revert_reason: result.revert?.message ?? 'reverted without a reason',
-        tx_hash: result.txHash,
-      });
+      throw OperationReverted.included(result);
     }
     return result;
   }

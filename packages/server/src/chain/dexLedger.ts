@@ -52,10 +52,7 @@ export class DexLedger {
   async #write(call: Call): Promise<DexReceipt> {
     const result = await this.operator.execute([call]);
     if (!result.success) {
-      throw new OperationReverted(result.revert, 'The dex refused the write', {
-        revert_reason: result.revert?.message ?? 'no reason',
-        tx_hash: result.txHash,
-      });
+      throw OperationReverted.included(result, 'The dex refused the write');
     }
     return { txHash: result.txHash, userOpHash: result.userOpHash };
   }

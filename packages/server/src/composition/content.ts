@@ -205,10 +205,7 @@ export function walletExecutorOf(
         calls,
       );
       if (!result.success) {
-        throw new OperationReverted(result.revert, 'The purchase was included but reverted', {
-          tx_hash: result.txHash,
-          user_op_hash: result.userOpHash,
-        });
+        throw OperationReverted.included(result, 'The purchase was included but reverted');
       }
       return { txHash: result.txHash, userOpHash: result.userOpHash };
     },

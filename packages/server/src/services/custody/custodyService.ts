@@ -19,12 +19,7 @@ export type { PinProof, RegisteredWallet, RecoveredWallet };
 export const MAX_CALLS_PER_OPERATION = 16;
 
 /** A wallet operation that was mined but whose call reverted (422 `operation_reverted`). */
-export const operationReverted = (result: OperationResult) =>
-  new OperationReverted(result.revert, 'The operation was included but reverted', {
-    user_op_hash: result.userOpHash,
-    tx_hash: result.txHash,
-    ...(result.revert ? { revert_reason: result.revert.message } : {}),
-  });
+export const operationReverted = (result: OperationResult) => OperationReverted.included(result);
 
 /**
  * PIN key custody: the use cases behind `/v1/pin/*`, and the one way other features make a user's
