@@ -10,7 +10,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** preHandler factory for `/v1/admin/*`: the ADMIN_API_KEY as a bearer token, compared in constant time. */
+/** `onRequest` guard of `/v1/admin/*` (runs before the body is read or validated): the ADMIN_API_KEY as a bearer token, compared in constant time. */
 export function requireAdmin(adminApiKey: string) {
   return async (request: FastifyRequest): Promise<void> => {
     const token = bearerToken(request);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export interface OAuthSessionsTable {
   session_hash: string;
@@ -99,7 +100,7 @@ export class OAuthSessionStore {
       .where('user_uuid', '=', userUuid)
       .where('client_id', '=', clientId)
       .executeTakeFirst();
-    return Number(result.numDeletedRows) === 1;
+    return affected(result) === 1;
   }
 
   async purgeExpired(now: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export type SpendScope = 'user' | 'app';
 
@@ -72,7 +73,7 @@ export class SponsorshipStore {
             .where('subject', '=', charge.subject)
             .where(sql<boolean>`gas + ${gas} <= ${charge.budget}`)
             .executeTakeFirst();
-          if (Number(result.numUpdatedRows) !== 1) throw new OverBudget();
+          if (affected(result) !== 1) throw new OverBudget();
         }
       });
       return true;

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export interface UsersTable {
   user_uuid: number;
@@ -76,7 +77,7 @@ export class UserStore {
       .where('user_uuid', '=', userUuid)
       .where('password_hash', '=', expected)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   async emailTaken(email: string): Promise<boolean> {
@@ -95,7 +96,7 @@ export class UserStore {
       .set({ password_hash: passwordHash, logins_valid_after: loginsValidAfter })
       .where('user_uuid', '=', userUuid)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 
   /** Unix seconds before which the user's login JWTs are void, if a password change set one. */

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 
 export type Address = `0x${string}`;
 /**
@@ -132,6 +133,6 @@ export class WalletStore {
       .where('address', '=', address)
       .where('kind', '=', 'slot')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return affected(result) === 1;
   }
 }

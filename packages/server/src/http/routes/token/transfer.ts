@@ -1,10 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { perAddressLimiter, routeLimit } from '../../rateLimits.js';
+import { perAddressLimiter, perUser } from '../../rateLimits.js';
 import { PinFields, toAddress } from '../pin/pinRequest.js';
 
 /** Spec endpoint 4: ERC-20 transfer from one of the caller's wallets, PIN-gated (decisions §4). */
@@ -51,11 +50,7 @@ export async function tokenTransferRoutes(app: App, services: Services): Promise
           ...errorResponses(400, 401, 403, 409, 422, 423, 429, 503),
         },
       },
-      config: {
-        rateLimit: routeLimit(services.config.rateLimits, 'token_transfer', {
-          keyGenerator: (request: FastifyRequest) => `token_transfer:${request.auth?.userId ?? request.ip}`,
-        }),
-      },
+      config: perUser(services.config.rateLimits, 'token_transfer'),
     },
     async (request) => {
       const body = request.body;
