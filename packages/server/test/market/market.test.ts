@@ -163,6 +163,19 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
     expect((JSON.parse(publicText) as { listings: { id: string }[] }).listings.map((l) => l.id)).toContain(
       listing.id,
     );
+    // Only the seller withdraws: another user is refused (login JWT, or an access token for the
+    // same app) and the listing stays on offer.
+    for (const token of [other.user.loginToken, other.accessToken]) {
+      const notYours = await fetch(`${server.url}/v1/market/listings/${listing.id as string}`, {
+        method: 'DELETE',
+        headers: bearer(token),
+      });
+      expect(notYours.status).toBe(403);
+      expect(await notYours.json()).toMatchObject({ success: false, error: 'forbidden' });
+    }
+    expect(await listingRows(alice.slotId)).toMatchObject([{ id: listing.id, status: 'active' }]);
+    const stillOnOffer = await fetch(`${server.url}/v1/market/listings/${listing.id as string}`);
+    expect(await stillOnOffer.json()).toMatchObject({ listing: { status: 'active' } });
     // The seller's login JWT (with the PIN) lists too, once the first listing is withdrawn.
     const withdrawn = await fetch(`${server.url}/v1/market/listings/${listing.id as string}`, {
       method: 'DELETE',
@@ -204,6 +217,15 @@ describe.each(databases)('marketplace (postgres: $postgres)', (opts) => {
       owner_uuid: Number(winner.who.user.uuid),
       tr_cnt: 1,
       meta_idx: 0,
+    });
+    // The buyer's backend now gets the bought slot through the backend flow, transfer counted.
+    const winnerInfo = await slotInfoFor(server, callbacks, winner.who.user, client, cb);
+    expect(winnerInfo.authorize.body.message).toMatchObject({ res: 'existing', tr_cnt: 1 });
+    expect(winnerInfo.token.status).toBe(200);
+    expect(rawSlotId(winnerInfo.token.text)).toEqual({ digits: carol.slotId, quoted: false });
+    expect(winnerInfo.token.body.data[0]).toMatchObject({
+      tr_cnt: 1,
+      content_address: (await slotRow(carol.slotId)).content_address,
     });
     const loserSlots = await server.services.database.db
       .selectFrom('slots')

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { getAddress, parseEther, type Address } from 'viem';
 import { dauthAccountAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -221,9 +222,10 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
     });
   });
 
-  it('after an admin transfer ticket only the new owner operates the content wallet', async () => {
-    const from = await newPlayer(server, provider, '0');
-    const to = await newPlayer(server, provider, '0');
+  it('after an admin transfer ticket only the new owner operates the content wallet and buys its content tokens', async () => {
+    // Both can pay for content tokens, so a refusal below is about the slot, not the money.
+    const from = await newPlayer(server, provider, '2');
+    const to = await newPlayer(server, provider, '2');
     await server.services.chain.faucet.fund({ address: from.slot, token: 100n });
     const binding = {
       cu_id: provider.clientId,
@@ -249,6 +251,24 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
     expect((await transferFromContent(from, to, to.wallet, 30n)).status).toBe(200);
     expect(await erc20Of(from.slot)).toBe(70n);
     expect(await erc20Of(to.wallet)).toBe(30n);
+
+    // Content tokens follow too: the new owner buys for the slot and consumes them (counted on
+    // chain); the former owner can no longer buy for it.
+    const movedSlot: Player = { ...to, slotId: from.slotId, slot: from.slot };
+    expect((await buy(server, provider, movedSlot, '500')).status).toBe(200);
+    const formerBuy = await buy(server, provider, from, '500');
+    expect(formerBuy.status).toBe(403);
+    expect(formerBuy.body).toMatchObject({ error: 'not_slot_owner' });
+    const tokensBefore = await onChain(server, provider.cuid, from.slot);
+    expect(tokensBefore.balance).toBeGreaterThanOrEqual(200n);
+    const consumed = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, movedSlot, 200n)),
+    });
+    expect(consumed.status).toBe(200);
+    expect(await onChain(server, provider.cuid, from.slot)).toEqual({
+      balance: tokensBefore.balance - 200n,
+      used: tokensBefore.used + 200n,
+    });
   });
 
   it('two funded buyers racing: exactly one pays, the other gets 409 and keeps its money', async () => {
@@ -319,5 +339,59 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
       deployed: true,
     });
     expect(await erc20Of(legacy)).toBe(15n);
+  });
+
+  it('refuses a listing while the slot’s legacy content wallet could not be handed to the dex', async () => {
+    const holder = await newPlayer(server, provider, '0');
+    // A legacy content wallet still counterfactual and derived from an earlier key of the holder
+    // (one a PIN recovery has since replaced): custody cannot sign its hand-over ("unknown owner").
+    const earlierKey = getAddress(`0x${randomBytes(20).toString('hex')}`);
+    const slotId = (10n ** 18n + BigInt(`0x${randomBytes(7).toString('hex')}`)).toString();
+    const legacy = server.services.chain.gateway.walletAddress(earlierKey, BigInt(slotId));
+    const imported = await server.services.slotImport.importAll([
+      {
+        line: 1,
+        id: slotId,
+        clientId: provider.clientId,
+        ownerUuid: holder.user.uuid,
+        contentAddress: legacy,
+      },
+    ]);
+    expect(imported.results[0]).toMatchObject({ status: 'imported', meta_idx: 1 });
+    await server.services.wallets.insert({
+      address: legacy,
+      userUuid: holder.user.uuid,
+      kind: 'slot',
+      salt: BigInt(slotId),
+      initialOwner: earlierKey,
+      owner: earlierKey,
+      deployed: false,
+      createdAt: Date.now(),
+    });
+
+    const refused = await post<Record<string, unknown>>(
+      server,
+      '/v1/market/listings',
+      {
+        user_id: String(holder.user.uuid),
+        client_id: provider.clientId,
+        price: PRICE.toString(),
+        meta_idx: 1,
+        ...holder.pin,
+      },
+      holder.user.token,
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ success: false, error: 'content_wallet_handover_pending' });
+    const rows = await server.services.database.db
+      .selectFrom('market_listings')
+      .select('id')
+      .where('slot_id', '=', slotId)
+      .execute();
+    expect(rows).toHaveLength(0);
+    expect(await server.services.wallets.findByAddress(legacy)).toMatchObject({ kind: 'slot' });
+    expect(await chainClient(server).getCode({ address: legacy })).toBeUndefined();
+    // The holder's other slot, whose content wallet is the dex's, still lists.
+    expect((await list(holder, PRICE)).status).toBe(201);
   });
 });

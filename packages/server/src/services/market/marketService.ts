@@ -4,6 +4,7 @@ import { AppError, conflict, notFound, unauthorized } from '../../errors.js';
 import type { Revert } from '../../errors.js';
 import type { Listing, MarketStore } from '../../stores/marketStore.js';
 import type { WalletStore } from '../../stores/walletStore.js';
+import { handoverPending } from '../custody/contentWallets.js';
 import type { LoginStatusPort, TokenGrants } from '../backendIntegration/ports.js';
 import type { SlotService } from '../slots/slotService.js';
 import { walletRequired } from '../slots/slotService.js';
@@ -31,7 +32,10 @@ export interface CreateListingInput {
 
 /** What the marketplace needs from custody and the chain (wired by the slot domain). */
 export interface MarketWallets {
-  /** Proves the PIN trio (401 `invalid_pin`, 423 `pin_locked`); hands legacy content wallets to the dex. */
+  /**
+   * Proves the PIN trio (401 `invalid_pin`, 423 `pin_locked`) and tries to hand the user's legacy
+   * content wallets to the dex; a hand-over that fails is only logged (the caller checks the result).
+   */
   confirmPresence(userUuid: number, pin: MarketPin): Promise<void>;
   /** Wei held by a wallet. */
   nativeBalance(address: Address): Promise<bigint>;
@@ -102,6 +106,8 @@ export class MarketService {
     if (slot.state !== 'active') throw conflict('slot_busy', 'The slot is being transferred');
     if (!(await this.wallets.mainWallet(input.userUuid))) throw walletRequired();
     await this.payments.confirmPresence(input.userUuid, input.pin);
+    // A slot whose content wallet is still on a user's key must not be sold: it would not follow.
+    if ((await this.wallets.findByAddress(slot.contentAddress))?.kind === 'slot') throw handoverPending();
     const listing = {
       id: randomUUID(),
       slotId: slot.id,
