@@ -142,13 +142,15 @@ describe('hardening (issue 18 point 6)', () => {
     expect((await fetch(`${server.url}/healthz`)).headers.get('strict-transport-security')).toBeNull();
   });
 
-  it('refuses app names with bidi or invisible characters, and stores names NFKC-normalised', async () => {
+  it('refuses app names with bidi or invisible characters or mixed-script words, and stores names NFKC-normalised', async () => {
     for (const name of [
       'Game\u202Eexe.txt',
       'Pay\u200Bpal',
       'line\u2028break',
       'tab\tname',
       '\u2066Iso\u2069',
+      'P\u0430ypal', // a Cyrillic а among Latin letters
+      'Bl\u03bfck Party', // a Greek ο
     ]) {
       const res = await post(
         `${server.url}/v1/dev-user/clients`,
@@ -158,6 +160,9 @@ describe('hardening (issue 18 point 6)', () => {
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ success: false, error: 'invalid_request', field: 'name' });
     }
+    // One script per word: a name with a Latin word and a Cyrillic word is fine.
+    const bilingual = await createClient(server.url, dev, ['http://127.0.0.1:9/cb'], { name: 'Game Игра' });
+    expect((await server.services.clients.findClient(bilingual.clientId))?.name).toBe('Game Игра');
     const app = await createClient(server.url, dev, ['http://127.0.0.1:9/cb'], { name: 'Ｇａｍｅ ﬁ' });
     expect((await server.services.clients.findClient(app.clientId))?.name).toBe('Game fi');
   });

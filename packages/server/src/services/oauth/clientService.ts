@@ -84,8 +84,30 @@ export function normaliseAppName(raw: string): string {
       { field: 'name' },
     );
   }
+  if (name.split(/[^\p{L}\p{M}]+/u).some(mixesConfusableScripts)) {
+    throw new AppError(
+      400,
+      'invalid_request',
+      'name must not mix Latin, Greek, Cyrillic or Armenian letters within one word',
+      { field: 'name' },
+    );
+  }
   return name;
 }
+
+/**
+ * The scripts whose letters pass for each other ("pаypal" with a Cyrillic а). A word written in one of them
+ * is fine; a word mixing two is how a look-alike of another app's name is made (UTS #39's single-script
+ * rule, applied per word so "Game Игра" stays a valid name).
+ */
+const CONFUSABLE_SCRIPTS = [
+  /\p{Script=Latin}/u,
+  /\p{Script=Greek}/u,
+  /\p{Script=Cyrillic}/u,
+  /\p{Script=Armenian}/u,
+];
+const mixesConfusableScripts = (word: string): boolean =>
+  CONFUSABLE_SCRIPTS.filter((script) => script.test(word)).length > 1;
 
 /**
  * An app name as the consent page shows it: normalised, with any invisible or control character
