@@ -36,6 +36,26 @@ async function legacyLoginToken(server: TestServer, userId: string): Promise<str
 const listClients = (server: TestServer, token: string) =>
   fetch(`${server.url}/v1/dev-user/clients`, { headers: bearer(token) });
 
+/** A real login JWT of the user whose password check (`auth_time`) is older than STEP_UP_MAX_AGE: what a game backend holds after relaying. */
+async function staleLoginToken(server: TestServer, userId: string | number): Promise<string> {
+  const authTime = Math.floor(Date.now() / 1000) - STEP_UP_MAX_AGE - 5;
+  return (await server.services.tokens.issueLoginToken(String(userId), authTime)).token;
+}
+
+const sendJson = (url: string, method: 'PATCH' | 'DELETE', token: string, body?: unknown) =>
+  fetch(url, {
+    method,
+    headers: { ...bearer(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+const reauthenticationRequired = {
+  success: false,
+  error: 'reauthentication_required',
+  message: expect.stringContaining('300 s'),
+  max_age: STEP_UP_MAX_AGE,
+};
+
 describe('the login JWT: audience, revocation, step-up', () => {
   let server: TestServer;
   let callbacks: CallbackServer;
@@ -137,9 +157,7 @@ describe('the login JWT: audience, revocation, step-up', () => {
 
     beforeAll(async () => {
       provider = await newProvider(server);
-      const authTime = Math.floor(Date.now() / 1000) - STEP_UP_MAX_AGE - 5;
-      relayed = (await server.services.tokens.issueLoginToken(String(provider.developer.uuid), authTime))
-        .token;
+      relayed = await staleLoginToken(server, provider.developer.uuid);
     });
 
     const critical = (token: string) => [
@@ -173,12 +191,7 @@ describe('the login JWT: audience, revocation, step-up', () => {
     it('refuses a relayed login JWT older than STEP_UP_MAX_AGE on provider settings and test_encryption', async () => {
       for (const answer of await Promise.all(critical(relayed))) {
         expect(answer.status).toBe(401);
-        expect(await answer.json()).toEqual({
-          success: false,
-          error: 'reauthentication_required',
-          message: expect.stringContaining('300 s'),
-          max_age: STEP_UP_MAX_AGE,
-        });
+        expect(await answer.json()).toEqual(reauthenticationRequired);
       }
       // Nothing changed: the provider's terms on record are the original ones.
       const record = await server.services.database.db
@@ -206,6 +219,85 @@ describe('the login JWT: audience, revocation, step-up', () => {
         client_id: provider.clientId,
         consume_auth: 'client_secret',
       });
+    });
+
+    it('refuses a relayed login JWT older than STEP_UP_MAX_AGE on editing and deleting an app; nothing changes', async () => {
+      const developer = await createUser(server.url);
+      const app = await createClient(server.url, developer, ['https://game.example/cb'], { name: 'Game' });
+      const stale = await staleLoginToken(server, developer.uuid);
+      const url = `${server.url}/v1/dev-user/clients/${app.clientId}`;
+
+      const patch = await sendJson(url, 'PATCH', stale, {
+        name: 'Hijacked',
+        redirect_uris: ['https://attacker.example/cb'],
+      });
+      expect(patch.status).toBe(401);
+      expect(await patch.json()).toEqual(reauthenticationRequired);
+      const del = await sendJson(url, 'DELETE', stale);
+      expect(del.status).toBe(401);
+      expect(await del.json()).toEqual(reauthenticationRequired);
+
+      // The app still exists with its old name and redirect URIs, and its secret still authenticates.
+      const list = await listClients(server, stale);
+      expect(list.status).toBe(200);
+      const { clients } = (await list.json()) as {
+        clients: { client_id: string; name: string; redirect_uris: string[] }[];
+      };
+      expect(clients).toEqual([
+        expect.objectContaining({
+          client_id: app.clientId,
+          name: 'Game',
+          redirect_uris: ['https://game.example/cb'],
+        }),
+      ]);
+      const introspect = await fetch(`${server.url}/oauth/introspect`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'token=not-a-token',
+      });
+      expect(introspect.status).toBe(200);
+    });
+
+    it('edits and deletes the app with a fresh login', async () => {
+      const developer = await createUser(server.url);
+      const app = await createClient(server.url, developer, ['https://game.example/cb']);
+      const url = `${server.url}/v1/dev-user/clients/${app.clientId}`;
+
+      const patch = await sendJson(url, 'PATCH', developer.loginToken, {
+        redirect_uris: ['https://game.example/new-cb'],
+      });
+      expect(patch.status).toBe(200);
+      expect(await patch.json()).toMatchObject({
+        success: true,
+        client: { client_id: app.clientId, redirect_uris: ['https://game.example/new-cb'] },
+      });
+      const del = await sendJson(url, 'DELETE', developer.loginToken);
+      expect(del.status).toBe(200);
+      expect(await del.json()).toMatchObject({ success: true });
+      const list = await listClients(server, developer.loginToken);
+      expect(((await list.json()) as { clients: unknown[] }).clients).toEqual([]);
+    });
+
+    it('refuses a relayed login JWT older than STEP_UP_MAX_AGE on the password change', async () => {
+      const user = await createUser(server.url);
+      const stale = await staleLoginToken(server, user.uuid);
+      const change = await post(
+        `${server.url}/v1/dev-user/password`,
+        { current_password: user.password, new_password: 'a whole new password' },
+        bearer(stale),
+      );
+      expect(change.status).toBe(401);
+      expect(await change.json()).toEqual(reauthenticationRequired);
+      // The password did not change and the user's tokens were not revoked.
+      const login = await post(`${server.url}/v1/dev-user/login_devuser`, {
+        email: user.email,
+        password: user.password,
+      });
+      expect(login.status).toBe(200);
+      expect((await listClients(server, user.loginToken)).status).toBe(200);
     });
 
     it('a relayed, old login JWT still runs the backend authorize', async () => {

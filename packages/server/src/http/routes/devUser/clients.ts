@@ -111,7 +111,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
       schema: {
         tags: ['accounts'],
         summary:
-          'Edit your app: name and/or redirect URIs (the registration rules apply); the old URIs stop working at once',
+          'Edit your app: name and/or redirect URIs (the registration rules apply); the old URIs stop working at once. Needs a fresh login (STEP_UP_MAX_AGE)',
         security: bearerSecurity,
         params: ClientIdParams,
         body: Type.Object(
@@ -126,7 +126,8 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
           ...errorResponses(400, 401, 404),
         },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      // Repointing an app's redirect URIs is account-critical (decisions §7 step-up, security issue 18).
+      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
     },
     async (request) => {
       const c = await clients.update(Number(authOf(request).userId), request.params.id, {
@@ -152,7 +153,8 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
     {
       schema: {
         tags: ['accounts'],
-        summary: 'Delete your app: every token and grant of it is revoked on every replica',
+        summary:
+          'Delete your app: every token and grant of it is revoked on every replica. Needs a fresh login (STEP_UP_MAX_AGE)',
         security: bearerSecurity,
         params: ClientIdParams,
         response: {
@@ -160,7 +162,8 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
           ...errorResponses(401, 404, 503),
         },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      // Deleting an app is account-critical (decisions §7 step-up, security issue 18).
+      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
     },
     async (request) => {
       const clientId = request.params.id;
