@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RATE_LIMIT_DEFAULTS } from '../../src/rateLimitSettings.js';
 import { createClient, createUser, type TestClient, type TestUser } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
@@ -20,6 +21,18 @@ import {
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 
+/**
+ * Every per-route limit raised far above what the run sends from its one address, so requests reach
+ * the routes' validation and handlers instead of stopping at 429 (the limits themselves have their
+ * own tests). Built from the list of names, so a limit added later is raised too.
+ */
+const GENEROUS_RATE_LIMITS = Object.keys(RATE_LIMIT_DEFAULTS)
+  .map((name) => `${name}=10000000/1h`)
+  .join(',');
+
+/** At most this share of all answers may be 429 (the few limits that are not RATE_LIMITS settings, such as the e-mail code resend interval). */
+const MAX_RATE_LIMITED_SHARE = 0.01;
+
 describe('route fuzz from the OpenAPI document', () => {
   let server: TestServer;
   let user: TestUser;
@@ -27,7 +40,9 @@ describe('route fuzz from the OpenAPI document', () => {
   let operations: FuzzOperation[];
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { CALLBACK_ALLOW_PRIVATE: 'true' } });
+    server = await startTestServer({
+      env: { CALLBACK_ALLOW_PRIVATE: 'true', RATE_LIMITS: GENEROUS_RATE_LIMITS },
+    });
     user = await createUser(server.url);
     client = await createClient(server.url, user, ['http://127.0.0.1:9/callback']);
     const doc = (await server.app.inject({ method: 'GET', url: '/docs/json' })).json<OpenApiDocument>();
@@ -42,6 +57,12 @@ describe('route fuzz from the OpenAPI document', () => {
     expect(operations.map((o) => `${o.method} ${o.path}`)).toContain('POST /v1/pin/verify');
   });
 
+  it('starts its server with every RATE_LIMITS limit raised', () => {
+    for (const [name, limit] of Object.entries(server.config.rateLimits)) {
+      expect(limit.max, name).toBeGreaterThanOrEqual(1_000_000);
+    }
+  });
+
   it(`answers ${RUNS} generated requests below 500, every error in the decisions §2 shape`, async () => {
     const known = {
       loginJwt: user.loginToken,
@@ -49,8 +70,19 @@ describe('route fuzz from the OpenAPI document', () => {
       clientId: client.clientId,
       clientSecret: client.clientSecret,
     };
+    /** Per operation: answers in all, and the 429 answers among them. */
+    const tally = new Map<string, { answers: number; rateLimited: number }>(
+      operations.map((o) => [operationKey(o), { answers: 0, rateLimited: 0 }]),
+    );
+    const rateLimitedCodes = new Map<string, number>();
+    // One operation at a time, so every answer is counted against the operation it was generated from.
+    const requests = fc
+      .constantFrom(...operations)
+      .chain((operation) =>
+        fuzzRequest([operation], known).map((request) => ({ key: operationKey(operation), request })),
+      );
     await fc.assert(
-      fc.asyncProperty(fuzzRequest(operations, known), async (request: FuzzRequest) => {
+      fc.asyncProperty(requests, async ({ key, request }: { key: string; request: FuzzRequest }) => {
         const response = await server.app.inject({
           method: request.method,
           url: request.url,
@@ -58,13 +90,41 @@ describe('route fuzz from the OpenAPI document', () => {
           ...(request.payload === undefined ? {} : { payload: request.payload }),
         });
         const where = `${request.method} ${request.url.slice(0, 200)} → ${response.statusCode} ${response.body.slice(0, 300)}`;
+        const counts = tally.get(key)!;
+        counts.answers += 1;
+        if (response.statusCode === 429) {
+          counts.rateLimited += 1;
+          const code = `${key} ${response.body.slice(0, 80)}`;
+          rateLimitedCodes.set(code, (rateLimitedCodes.get(code) ?? 0) + 1);
+        }
         expect(response.statusCode, where).toBeLessThan(500);
         if (response.statusCode >= 400) assertErrorShape(request.url, response, where);
       }),
       { numRuns: RUNS, endOnFailure: true },
     );
+
+    // The requests reached validation: 429 answers are a small share, and no operation only ever got 429.
+    const all = [...tally.values()];
+    const answers = all.reduce((sum, t) => sum + t.answers, 0);
+    const rateLimited = all.reduce((sum, t) => sum + t.rateLimited, 0);
+    const summary = JSON.stringify(Object.fromEntries(rateLimitedCodes));
+    expect(answers).toBe(RUNS);
+    expect(rateLimited / answers, `${rateLimited} of ${answers} answers were 429: ${summary}`).toBeLessThan(
+      MAX_RATE_LIMITED_SHARE,
+    );
+    // A short run (FUZZ_RUNS) may not draw every operation; the default run draws each about 150 times.
+    const mustDrawEvery = RUNS >= operations.length * 20;
+    for (const [key, t] of tally) {
+      if (t.answers === 0 && !mustDrawEvery) continue;
+      expect(
+        t.answers - t.rateLimited,
+        `${key}: ${t.rateLimited} of ${t.answers} answers were 429`,
+      ).toBeGreaterThan(0);
+    }
   }, 600_000);
 });
+
+const operationKey = (operation: FuzzOperation): string => `${operation.method} ${operation.path}`;
 
 type InjectResponse = { statusCode: number; headers: Record<string, unknown>; body: string };
 
