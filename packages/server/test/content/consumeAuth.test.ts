@@ -221,7 +221,7 @@ describe('consumption in the strong modes (consume_auth client_secret, GCM) and 
     });
   });
 
-  describe('both strong settings together (what the CLI and SDKs create)', () => {
+  describe('both strong settings together (what the console creates and the SDKs send)', () => {
     it('accepts only the app’s own GCM messages, once each', async () => {
       const provider = await newProvider(server, 50, { payload_mode: 'gcm', consume_auth: 'client_secret' });
       const player = await newPlayer(server, provider);
