@@ -5,8 +5,10 @@ import type { Config } from '../config.js';
 import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import { CustodySeal } from '../services/custody/custodySeal.js';
-import type { ContentWalletSlots } from '../services/custody/contentWallets.js';
+import { ContentWalletCustody, type ContentWalletSlots } from '../services/custody/contentWallets.js';
+import type { CustodyDeps } from '../services/custody/custodyDeps.js';
 import { CustodyService } from '../services/custody/custodyService.js';
+import { OwnerRotation } from '../services/custody/ownerRotation.js';
 import { PinLockout } from '../services/custody/pinLockout.js';
 import { ShareCheck } from '../services/custody/shareCheck.js';
 import { pinDerivationConcurrency, SharePinDeriver } from '../services/custody/sharePinDeriver.js';
@@ -69,19 +71,21 @@ export function createCustodyDomain(deps: {
     pinDerivationConcurrency(availableParallelism(), deps.config.threadPoolSize),
     deps.config.pbkdf2QueueMax,
   );
+  const custodyDeps: CustodyDeps = {
+    store,
+    wallets: deps.wallets,
+    seal: new CustodySeal(deps.secretBox),
+    sharePins,
+    lockout: new PinLockout(store),
+    shareCheck: new ShareCheck(deps.masterKey),
+    chain,
+    logger: deps.logger.child({ component: 'custody' }),
+  };
   const custody = new CustodyService(
-    {
-      store,
-      wallets: deps.wallets,
-      seal: new CustodySeal(deps.secretBox),
-      sharePins,
-      lockout: new PinLockout(store),
-      shareCheck: new ShareCheck(deps.masterKey),
-      chain,
-      logger: deps.logger.child({ component: 'custody' }),
-    },
+    custodyDeps,
     emailVerification,
-    contentWalletSlotsOver(new SlotStore(deps.db)),
+    new OwnerRotation(custodyDeps),
+    new ContentWalletCustody(custodyDeps, contentWalletSlotsOver(new SlotStore(deps.db))),
   );
   return {
     custody,

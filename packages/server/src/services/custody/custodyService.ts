@@ -3,10 +3,10 @@ import { invalidField, OperationReverted } from '../../errors.js';
 import type { Custody } from '../../stores/custodyStore.js';
 import type { Wallet } from '../../stores/walletStore.js';
 import type { EmailVerificationService } from '../verification/emailVerificationService.js';
-import { ContentWalletCustody, type ContentWalletSlots, isContentWallet } from './contentWallets.js';
+import { type ContentWalletCustody, isContentWallet } from './contentWallets.js';
 import { notYourWallet, walletNotFound } from './custodyErrors.js';
 import { type CustodyDeps, type PinProof } from './custodyDeps.js';
-import { OwnerRotation, type RecoveredWallet } from './ownerRotation.js';
+import type { OwnerRotation, RecoveredWallet } from './ownerRotation.js';
 import { unlockOwnerKeyWithPin } from './unlockOwnerKeyWithPin.js';
 import { registerPin, type RegisteredWallet } from './registerPin.js';
 import { resetPin } from './resetPin.js';
@@ -24,20 +24,16 @@ export const operationReverted = (result: OperationResult) => OperationReverted.
 /**
  * PIN key custody: the use cases behind `/v1/pin/*`, and the one way other features make a user's
  * wallet act (`operate`). Every use of a wallet first completes an interrupted owner rotation.
+ * The composition root builds its parts (`composition/custody.ts`).
  */
 export class CustodyService {
-  readonly rotation: OwnerRotation;
-  /** Slot content wallets: operated by the slot's current owner through the dex. */
-  readonly contentWallets: ContentWalletCustody;
-
   constructor(
     private readonly deps: CustodyDeps,
     private readonly verification: EmailVerificationService,
-    slots: ContentWalletSlots,
-  ) {
-    this.rotation = new OwnerRotation(deps);
-    this.contentWallets = new ContentWalletCustody(deps, slots);
-  }
+    readonly rotation: OwnerRotation,
+    /** Slot content wallets: operated by the slot's current owner through the dex. */
+    readonly contentWallets: ContentWalletCustody,
+  ) {}
 
   /** POST /v1/pin/register. 409 `wallet_exists` when the user has a wallet. */
   register(userUuid: number, pinHash: string): Promise<RegisteredWallet> {
