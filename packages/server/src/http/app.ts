@@ -11,14 +11,18 @@ import { installAuditRecorder } from './auditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
-import { oauthMetaRoutes } from './routes/backendIntegration/index.js';
+import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
 import { chainRoutes } from './routes/chain/info.js';
 import { contentTokenRoutes } from './routes/content/index.js';
-import { accountRoutes } from './routes/devUser/accounts.js';
 import { clientRoutes } from './routes/devUser/clients.js';
 import { consentRoutes } from './routes/devUser/consents.js';
-import { overviewRoutes } from './routes/devUser/overview.js';
+import { devUserLoginRoutes } from './routes/devUser/login.js';
+import { devUserLogoutRoutes } from './routes/devUser/logout.js';
+import { devUserOperationsRoutes } from './routes/devUser/operations.js';
 import { passwordRoutes } from './routes/devUser/password.js';
+import { devUserRegisterRoutes } from './routes/devUser/register.js';
+import { devUserSlotsRoutes } from './routes/devUser/slots.js';
+import { devUserWalletRoutes } from './routes/devUser/wallet.js';
 import { uint256Format } from './schemas.js';
 import { healthRoutes } from './routes/health.js';
 import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwner.js';
@@ -111,10 +115,14 @@ export async function buildApp(
   const routeModules = [
     chainRoutes,
     healthRoutes,
-    accountRoutes,
+    devUserRegisterRoutes,
+    devUserLoginRoutes,
+    devUserLogoutRoutes,
     clientRoutes,
     consentRoutes,
-    overviewRoutes,
+    devUserWalletRoutes,
+    devUserSlotsRoutes,
+    devUserOperationsRoutes,
     passwordRoutes,
     jwksRoutes,
     oauthMetadataRoutes,
@@ -125,7 +133,7 @@ export async function buildApp(
     oauthValidateRoutes,
     oidcRoutes,
     statusRoutes,
-    oauthMetaRoutes,
+    backendIntegrationRoutes,
     exchangeTokenOwnerRoutes,
     marketRoutes,
     pinRoutes,

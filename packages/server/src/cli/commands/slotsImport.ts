@@ -8,7 +8,7 @@ import {
 import type { ImportSummary } from '../../services/slots/slotImportService.js';
 import { type CliCommand, CommandFailure, optionalString, UsageError } from '../command.js';
 
-/** Records per request to the server (its limit is 200: `routes/admin/slotsImport.ts`). */
+/** Records per request to the server (its limit is 200: `routes/admin/slots/import.ts`). */
 const BATCH = 100;
 
 /**

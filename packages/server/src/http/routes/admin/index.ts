@@ -5,7 +5,7 @@ import { adminAuditRoutes } from './audit.js';
 import { adminContentRoutes } from './content.js';
 import { adminFaucetRoutes } from './faucet.js';
 import { adminFundingRoutes } from './funding.js';
-import { adminSlotImportRoutes } from './slotsImport.js';
+import { adminSlotImportRoutes } from './slots/import.js';
 import { adminSponsorshipRoutes } from './sponsorship.js';
 import { adminTransferTicketRoutes } from './transferTickets.js';
 

@@ -46,7 +46,7 @@ const invalidParameter = (field: string, message: string) =>
  * callback, get_token and user/logout. Every answer, success or failure, is the envelope
  * `{code, message, data}`; slot ids inside are written losslessly (`http/json`).
  */
-export async function oauthMetaRoutes(app: App, services: Services): Promise<void> {
+export async function backendIntegrationRoutes(app: App, services: Services): Promise<void> {
   const { backend } = services;
   const loginToken = requireToken(services.authenticator, 'login');
   const accessToken = requireToken(services.authenticator, 'access');

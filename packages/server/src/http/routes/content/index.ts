@@ -1,6 +1,7 @@
 import type { Services } from '../../../composition/index.js';
 import type { App } from '../../types.js';
 import { balanceAdexRoutes } from './balanceAdex.js';
+import { consumeAuthRoutes } from './consumeAuth.js';
 import { increaseUsedContentTokenRoutes } from './increaseUsedContentToken.js';
 import { initPermissionProviderRoutes } from './initPermissionProvider.js';
 import { payloadModeRoutes } from './payloadMode.js';
@@ -22,4 +23,5 @@ export async function contentTokenRoutes(app: App, services: Services): Promise<
   await releaseUsedBalanceRoutes(app, services);
   await testEncryptionRoutes(app, services);
   await payloadModeRoutes(app, services);
+  await consumeAuthRoutes(app, services);
 }

@@ -85,31 +85,4 @@ export async function payloadModeRoutes(app: App, services: Services): Promise<v
       };
     },
   );
-
-  app.post(
-    '/v1/development-api/consume_auth',
-    {
-      onRequest: freshLogin,
-      schema: {
-        tags: ['content'],
-        summary: 'Require (or stop requiring) the app’s HTTP Basic credentials on consumption calls',
-        security: bearerSecurity,
-        body: Type.Object({ client_id: ClientId, consume_auth: ConsumeAuth }),
-        response: {
-          200: Type.Object({ success: Type.Boolean(), client_id: Type.String(), consume_auth: ConsumeAuth }),
-          ...errorResponses(400, 401, 403, 404, 429),
-        },
-      },
-      config: perUser(services.config.rateLimits, 'content_consume_auth'),
-    },
-    async (request) => {
-      const { client_id, consume_auth } = request.body;
-      const result = await content.providers.setConsumeAuth(
-        Number(authOf(request).userId),
-        client_id,
-        consume_auth,
-      );
-      return { success: true, client_id, consume_auth: result };
-    },
-  );
 }

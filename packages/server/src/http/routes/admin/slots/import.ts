@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { Services } from '../../../composition/index.js';
-import type { SlotImportRecord } from '../../../services/slots/slotImportFormat.js';
-import { errorResponses } from '../../schemas.js';
-import type { App } from '../../types.js';
+import type { Services } from '../../../../composition/index.js';
+import type { SlotImportRecord } from '../../../../services/slots/slotImportFormat.js';
+import { errorResponses } from '../../../schemas.js';
+import type { App } from '../../../types.js';
 
 /** Records per request: each may send a transaction, so a big file is sent in batches (the CLI does). */
 export const MAX_IMPORT_RECORDS = 200;

@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+import { routeLimit } from '../../rateLimits.js';
+import { Credentials } from './accountSchemas.js';
+
+/** `POST /v1/dev-user/register`: sign up as a developer with e-mail and password. */
+export async function devUserRegisterRoutes(app: App, services: Services): Promise<void> {
+  const { accounts } = services;
+
+  app.post(
+    '/v1/dev-user/register',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Sign up with e-mail and password',
+        body: Type.Intersect([
+          Credentials,
+          Type.Object({ nickname: Type.Optional(Type.String({ maxLength: 100 })) }),
+        ]),
+        response: {
+          201: Type.Object({ success: Type.Boolean(), uuid: Type.String() }),
+          ...errorResponses(400, 409, 429),
+        },
+      },
+      config: { rateLimit: routeLimit(services.config.rateLimits, 'register') },
+    },
+    async (request, reply) => {
+      const user = await accounts.register(request.body);
+      return reply.status(201).send({ success: true, uuid: String(user.userUuid) });
+    },
+  );
+}
