@@ -121,7 +121,11 @@ export class ProviderKeyring {
   async #catchUp(since: number): Promise<void> {
     while (this.#lastLoad < since) {
       const wait = this.#lastLoad + RELOAD_MIN_INTERVAL_MS - Date.now();
-      if (wait > 0 && !this.#loading) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (wait > 0 && !this.#loading) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        // Another waiter may have loaded meanwhile (a SQLite load completes within one tick): look again.
+        continue;
+      }
       await this.reload();
     }
   }
