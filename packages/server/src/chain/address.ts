@@ -27,3 +27,17 @@ export function toAddress(value: string, field: string): Address {
   }
   return getAddress(value.toLowerCase());
 }
+
+/**
+ * A 20-byte address given to a service as text (`0x` and 40 hex digits), in its checksum form; anything else
+ * is a 400 `invalid_request` naming `field` with `message`. Case is not checked here (see `toAddress` for
+ * the routes that refuse a wrong EIP-55 checksum).
+ */
+export function parseAddress(
+  value: string,
+  field: string,
+  message = `${field} must be a 0x-prefixed 20-byte address`,
+): Address {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw invalidField(field, message);
+  return getAddress(value.toLowerCase());
+}

@@ -1,4 +1,4 @@
-import { checksumAddress } from '../../chain/address.js';
+import { parseAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, notFound } from '../../errors.js';
 import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
@@ -57,19 +57,11 @@ export class BalanceQueryService {
   #address(text: string): Address {
     const cached = this.#checksummed.get(text);
     if (cached) return cached;
-    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) {
-      throw new AppError(400, 'invalid_request', 'The slot address must be 0x followed by 40 hex digits', {
-        field: 'slot_address',
-      });
-    }
-    let address: Address;
-    try {
-      address = checksumAddress(text);
-    } catch {
-      throw new AppError(400, 'invalid_request', 'The slot address has a wrong checksum', {
-        field: 'slot_address',
-      });
-    }
+    const address = parseAddress(
+      text,
+      'slot_address',
+      'The slot address must be 0x followed by 40 hex digits',
+    );
     if (this.#checksummed.size >= CHECKSUM_CACHE_LIMIT) this.#checksummed.clear();
     this.#checksummed.set(text, address);
     return address;

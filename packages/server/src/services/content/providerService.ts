@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { checksumAddress } from '../../chain/address.js';
+import { parseAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, conflict, forbidden, isOutcomeUnknown, isRevertNamed, notFound } from '../../errors.js';
 import type { ConsumeAuth, ContentProviderStore, PayloadMode } from '../../stores/contentProviderStore.js';
@@ -239,14 +239,7 @@ export class ProviderService {
   }
 
   #address(value: string, field: string): Address {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(value)) {
-      throw new AppError(400, 'invalid_request', `${field} must be a 0x-prefixed 20-byte address`, { field });
-    }
-    try {
-      return checksumAddress(value);
-    } catch {
-      throw new AppError(400, 'invalid_request', `${field} has a wrong checksum`, { field });
-    }
+    return parseAddress(value, field);
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { checksumAddress } from '../../chain/address.js';
+import { checksumAddress, parseAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, conflict, forbidden, notFound, OperationReverted } from '../../errors.js';
 import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
@@ -33,12 +33,7 @@ export class SettlementService {
     userUuid: number,
     input: { clientId: string; cuid: string; slot: string },
   ): Promise<{ releasedAmount: bigint; txHash: string }> {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(input.slot)) {
-      throw new AppError(400, 'invalid_request', 'slot must be the slot address (0x-prefixed, 20 bytes)', {
-        field: 'slot',
-      });
-    }
-    const slot = checksumAddress(input.slot);
+    const slot = parseAddress(input.slot, 'slot', 'slot must be the slot address (0x-prefixed, 20 bytes)');
     await this.providerService.requireClientOwner(input.clientId, userUuid);
     const provider = await this.providers.registered(input.cuid);
     if (!provider || provider.clientId !== input.clientId) {
@@ -117,12 +112,16 @@ export class SettlementService {
         field: 'release_per',
       });
     }
-    if (!/^0x[0-9a-fA-F]{40}$/.test(next.ownerAddr) || /^0x0{40}$/.test(next.ownerAddr)) {
+    const ownerAddr = parseAddress(
+      next.ownerAddr,
+      'owner_addr',
+      'owner_addr must be a non-zero 20-byte address',
+    );
+    if (/^0x0{40}$/.test(ownerAddr)) {
       throw new AppError(400, 'invalid_request', 'owner_addr must be a non-zero 20-byte address', {
         field: 'owner_addr',
       });
     }
-    const ownerAddr = checksumAddress(next.ownerAddr);
     const provider = await this.providers.registered(cuid);
     if (!provider) throw notFound('unknown_cuid', 'This cuid is not registered');
     return this.#mutex.run(`terms\u0000${cuid}`, async () => {

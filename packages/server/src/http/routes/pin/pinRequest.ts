@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { getAddress, isAddress } from 'viem';
 import { KEY_SHARE_PATTERN, PIN_HASH_PATTERN, PIN_SALT_PATTERN } from '../../../crypto/keyShares.js';
-import { forbidden, invalidField } from '../../../errors.js';
+import { forbidden } from '../../../errors.js';
 import { authOf } from '../../auth.js';
 
 /** Field schemas shared by the PIN, recovery and transfer routes (decisions §3–4). */
@@ -48,19 +47,6 @@ export const CallBody = Type.Object({
     Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 131_074, description: 'Call data (hex)' }),
   ),
 });
-
-/**
- * Checksums a schema-valid address. Mixed case must be a valid EIP-55 checksum (a wrong one is
- * usually a typo): 400 naming the field. All-lowercase or all-uppercase carries no checksum.
- */
-export function toAddress(value: string, field: string): `0x${string}` {
-  const hex = value.slice(2);
-  const unchecked = hex === hex.toLowerCase() || hex === hex.toUpperCase();
-  if (!unchecked && !isAddress(value, { strict: true })) {
-    throw invalidField(field, `${field} has a wrong EIP-55 checksum`);
-  }
-  return getAddress(value.toLowerCase());
-}
 
 /** PIN endpoints act only for the user of the login JWT. */
 export function requireSameUser(request: FastifyRequest, userUuid: number): void {

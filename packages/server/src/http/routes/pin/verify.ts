@@ -5,7 +5,8 @@ import { bearerSecurity, requireToken } from '../../auth.js';
 import { errorResponses } from '../../schemas.js';
 import { perAddressLimiter, perSession } from '../../rateLimits.js';
 import type { App } from '../../types.js';
-import { PinFields, CallBody, toAddress, requireSameUser } from './pinRequest.js';
+import { toAddress } from '../../../chain/address.js';
+import { PinFields, CallBody, requireSameUser } from './pinRequest.js';
 
 /** `POST /v1/pin/verify` (spec endpoint 10): proves the PIN, or signs and submits one sponsored operation from the main wallet. */
 export async function pinVerifyRoutes(app: App, services: Services): Promise<void> {

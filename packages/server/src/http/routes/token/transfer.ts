@@ -4,7 +4,8 @@ import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { perAddressLimiter, perUser } from '../../rateLimits.js';
-import { PinFields, toAddress } from '../pin/pinRequest.js';
+import { toAddress } from '../../../chain/address.js';
+import { PinFields } from '../pin/pinRequest.js';
 
 /** Spec endpoint 4: ERC-20 transfer from one of the caller's wallets, PIN-gated (decisions §4). */
 export async function tokenTransferRoutes(app: App, services: Services): Promise<void> {
