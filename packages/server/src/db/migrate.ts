@@ -35,6 +35,17 @@ async function currentPgSchema(db: Db): Promise<string | undefined> {
   return result.rows[0]?.schema;
 }
 
+/**
+ * Kysely's introspection (does the migration table exist?) scans the catalog of every schema and asks
+ * `has_schema_privilege` for each: a schema another process drops during that scan fails it with
+ * 3F000 `schema … does not exist`, although nothing of ours is wrong. Seen with parallel test suites
+ * on one database; a production database whose schemas come and go would see it too.
+ */
+const anotherSchemaVanished = (error: unknown, schema: string | undefined): boolean =>
+  (error as { code?: unknown } | undefined)?.code === '3F000' &&
+  schema !== undefined &&
+  !String((error as Error).message).includes(`"${schema}"`);
+
 export async function migrateToLatest(db: Db): Promise<void> {
   const schema = await currentPgSchema(db);
   const migrator = new Migrator({
@@ -42,7 +53,11 @@ export async function migrateToLatest(db: Db): Promise<void> {
     provider: new DirectoryMigrationProvider(),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let outcome = await migrator.migrateToLatest();
+  for (let attempt = 1; attempt < 5 && anotherSchemaVanished(outcome.error, schema); attempt++) {
+    outcome = await migrator.migrateToLatest();
+  }
+  const { error, results } = outcome;
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
