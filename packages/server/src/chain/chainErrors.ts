@@ -154,3 +154,31 @@ export async function atGateway<T>(fn: () => Promise<T>): Promise<T> {
     throw translateChainError(err);
   }
 }
+
+/** Every message and `details` of a node error and its causes, lower-cased: what send errors are read from. */
+export function errorText(err: unknown): string {
+  const parts: string[] = [];
+  if (err instanceof BaseError) {
+    err.walk((e) => {
+      parts.push(String((e as { details?: unknown }).details ?? ''), (e as Error).message);
+      return false;
+    });
+  } else if (err instanceof Error) parts.push(err.message);
+  return parts.join(' ').toLowerCase();
+}
+
+/**
+ * What a node's refusal of `eth_sendRawTransaction` says, from its error text (nodes word these
+ * differently): `known` — this very transaction is already in the pool or mined; `nonce_used` — another
+ * transaction took the nonce; `underpriced` — a transaction with the same nonce is in the pool; `unfunded`
+ * — the sender cannot pay for gas. Undefined for anything else.
+ */
+export function classifySendError(
+  text: string,
+): 'known' | 'nonce_used' | 'underpriced' | 'unfunded' | undefined {
+  if (/already known|known transaction|already imported/.test(text)) return 'known';
+  if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce_used';
+  if (/underpriced/.test(text)) return 'underpriced';
+  if (/insufficient funds/.test(text)) return 'unfunded';
+  return undefined;
+}

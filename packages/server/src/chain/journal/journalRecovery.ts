@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { BaseError } from 'viem';
+import { classifySendError, errorText } from '../chainErrors.js';
 import type { ChainClient } from '../chainClient.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
@@ -363,21 +363,11 @@ export class JournalRecovery {
 
 /** A send's error text as the replay classifies it. */
 function sendOutcome(text: string): 'sent' | 'nonce used' | string {
-  if (/already known|known transaction|already imported/.test(text)) return 'sent';
-  if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce used';
+  const kind = classifySendError(text);
+  if (kind === 'known') return 'sent';
+  if (kind === 'nonce_used') return 'nonce used';
   return text.slice(0, 200);
 }
 
 const compareBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
-
-function errorText(err: unknown): string {
-  const parts: string[] = [];
-  if (err instanceof BaseError) {
-    err.walk((e) => {
-      parts.push(String((e as { details?: unknown }).details ?? ''), (e as Error).message);
-      return false;
-    });
-  } else if (err instanceof Error) parts.push(err.message);
-  return parts.join(' ').toLowerCase();
-}

@@ -1,8 +1,8 @@
-import { BaseError, keccak256, type LocalAccount, type TransactionReceipt } from 'viem';
+import { keccak256, type LocalAccount, type TransactionReceipt } from 'viem';
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable } from '../../errors.js';
 import type { ChainClient } from '../chainClient.js';
-import { isTransportError, translateChainError } from '../chainErrors.js';
+import { classifySendError, errorText, isTransportError, translateChainError } from '../chainErrors.js';
 import type { ChainGateway, Fees } from '../chainGateway.js';
 import type { JournaledSender } from '../journal/journaledSender.js';
 import type { Address, Hash, Hex } from '../types.js';
@@ -221,10 +221,11 @@ export class RelayerSubmitter {
     } catch (err) {
       if (err instanceof AppError) throw err; // the journal refused: nothing was sent
       if (isTransportError(err)) return connectionRefused(err) ? 'refused' : 'unreachable';
-      const text = errorText(err);
-      if (/already known|known transaction|already imported|underpriced/.test(text)) return 'accepted';
-      if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce_used';
-      if (/insufficient funds/.test(text)) {
+      // `underpriced`: a transaction of ours with this nonce is in the pool, which is as good as accepted.
+      const kind = classifySendError(errorText(err));
+      if (kind === 'known' || kind === 'underpriced') return 'accepted';
+      if (kind === 'nonce_used') return 'nonce_used';
+      if (kind === 'unfunded') {
         throw new AppError(503, 'relayer_unfunded', "The platform's relayer cannot pay for gas right now");
       }
       throw translateChainError(err);
@@ -254,17 +255,6 @@ function connectionRefused(err: unknown): boolean {
   };
   visit(err, 0);
   return refused;
-}
-
-function errorText(err: unknown): string {
-  const parts: string[] = [];
-  if (err instanceof BaseError) {
-    err.walk((e) => {
-      parts.push(String((e as { details?: unknown }).details ?? ''), (e as Error).message);
-      return false;
-    });
-  } else if (err instanceof Error) parts.push(err.message);
-  return parts.join(' ').toLowerCase();
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
