@@ -54,7 +54,8 @@ export async function migrateToLatest(db: Db): Promise<void> {
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   let outcome = await migrator.migrateToLatest();
-  for (let attempt = 1; attempt < 5 && anotherSchemaVanished(outcome.error, schema); attempt++) {
+  for (let attempt = 1; attempt < 20 && anotherSchemaVanished(outcome.error, schema); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
     outcome = await migrator.migrateToLatest();
   }
   const { error, results } = outcome;

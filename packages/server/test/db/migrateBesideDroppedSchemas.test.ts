@@ -25,10 +25,13 @@ describe.skipIf(!postgresAvailable)('migrations beside schemas another process d
           `create schema ${name}; create table ${name}.a (x int); create table ${name}.b (y int)`,
         );
         await churn.query(`drop schema ${name} cascade`);
+        // A pause between drops: other suites migrating beside this one (vitest runs two files at once)
+        // must get through their retries too.
+        await new Promise((resolve) => setTimeout(resolve, 40));
       }
     })();
     try {
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < 12; i++) {
         const schema = await createPgSchema();
         const handle = openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema: schema.schema, poolSize: 2 });
         try {
