@@ -28,7 +28,7 @@ import { healthRoutes } from './routes/health.js';
 import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwner.js';
 import { marketRoutes } from './routes/market/listings.js';
 import { installRequestMetrics, metricsRoutes } from './routes/metrics.js';
-import { oauthAuthorizeRoutes } from './routes/oauth/authorize.js';
+import { oauthAuthorizeRoutes } from './routes/oauth/authorize/index.js';
 import { oauthIntrospectRoutes } from './routes/oauth/introspect.js';
 import { oauthRevokeRoutes } from './routes/oauth/revoke.js';
 import { statusRoutes } from './routes/oauth/status.js';

@@ -8,9 +8,9 @@ import { newNonce, pageHeaders } from '../../pages/html.js';
 import { loggedOutPage, logoutConfirmPage } from '../../pages/logoutPages.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { browserCookies } from '../oauth/authorize.js';
+import { browserCookies } from '../oauth/authorize/shared.js';
+import { optionalString as str } from '../oauth/clientEndpoint.js';
 
-const str = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const endSessionParams = {
   id_token_hint: str(8192),
   client_id: str(200),

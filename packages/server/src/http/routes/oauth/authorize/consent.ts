@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import {
+  type AuthorizationRequest,
+  authorizationFields,
+} from '../../../../services/oauth/authorizationRequest.js';
+import { disclosedClaims } from '../../../../services/oidc/scopes.js';
+import { consentPage } from '../../../pages/authorizePages.js';
+import { newNonce } from '../../../pages/html.js';
+import { errorResponses } from '../../../schemas.js';
+import type { App } from '../../../types.js';
+import { type AuthorizePage, pageForm } from './shared.js';
+
+const ConsentForm = pageForm({
+  decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+});
+
+/** The consent page (`GET /oauth/authorize` with a session, app not yet approved); its form posts below. */
+export async function showConsent(
+  page: AuthorizePage,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authz: AuthorizationRequest,
+  userUuid: number,
+) {
+  const user = await page.services.accounts.findUser(userUuid);
+  if (!user) return page.showLogin(request, reply, authz);
+  const nonce = newNonce();
+  const redirectOrigin = new URL(authz.redirectUri).origin;
+  const body = consentPage({
+    nonce,
+    clientName: authz.client.name,
+    accountEmail: user.email,
+    redirectOrigin,
+    dapp: authz.client.dapp,
+    sharedClaims: disclosedClaims(authz.oidc.scope),
+    csrfToken: page.csrfFor(request, reply),
+    fields: authorizationFields(authz),
+  });
+  return page.sendPage(reply, 200, nonce, body, [redirectOrigin]);
+}
+
+/** `POST /oauth/authorize/consent`: allow or deny, then the redirect. */
+export async function consentRoutes(app: App, page: AuthorizePage): Promise<void> {
+  const { browserSessions } = page.services;
+
+  app.post(
+    '/oauth/authorize/consent',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Consent form of the login-and-consent page: allow or deny, then the redirect',
+        body: ConsentForm,
+        response: errorResponses(400, 401, 403),
+      },
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const authz = await page.checkForm(request, reply, request.body);
+      if (!authz) return reply;
+      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      if (session === undefined) {
+        // The session expired between the two pages: back to sign-in, nothing granted.
+        return page.backToAuthorize(reply, authz);
+      }
+      if (request.body.decision === 'deny') {
+        return page.finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
+      }
+      await browserSessions.recordConsent(session.userUuid, authz.client.clientId);
+      return page.finish(reply, authz, await page.grantCode(session.userUuid, authz, session.authTime), 303);
+    },
+  );
+}

@@ -1,0 +1,82 @@
+import type { Services } from '../../../../composition/index.js';
+import { unauthorized } from '../../../../errors.js';
+import { nextAuthorizeStep } from '../../../../services/oidc/authorizationPrompt.js';
+import { bearerToken } from '../../../adminAuth.js';
+import { errorResponses } from '../../../schemas.js';
+import type { App } from '../../../types.js';
+import { consentRoutes, showConsent } from './consent.js';
+import { loginRoutes } from './login.js';
+import { logoutRoutes } from './logout.js';
+import { resetRoutes } from './reset.js';
+import { AuthorizeQuery, authorizePage } from './shared.js';
+import { signupRoutes } from './signup.js';
+
+export { browserCookies, CSRF_COOKIE, SESSION_COOKIE } from './shared.js';
+
+/**
+ * `GET /oauth/authorize` (spec endpoint 2) and the service's own login-and-consent page.
+ *
+ * - Bearer login JWT → 302 to the redirect URI with `code` and `state` at once.
+ * - Session cookie of this page, app approved before → the same 302 at once.
+ * - Otherwise the page: sign in (sets the session cookie), approve, then the redirect (or, in a
+ *   popup, the browser messages to the opener).
+ *
+ * The page's forms are the modules beside this one, one per URL under `/oauth/authorize/`.
+ */
+export async function oauthAuthorizeRoutes(app: App, services: Services): Promise<void> {
+  const { browserSessions, authenticator } = services;
+  const page = authorizePage(services);
+  const { check, cookies, finish, grantCode, showLogin } = page;
+
+  app.get(
+    '/oauth/authorize',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Authorize (spec endpoint 2): redirect with code and state, or the login-and-consent page',
+        description:
+          'With `Authorization: Bearer <login JWT>` (or the session cookie of this page for an app the user approved before) the answer is a 302 to `redirect_uri` with `code` and `state`. Otherwise the HTML login-and-consent page. Unknown `client_id` or unregistered `redirect_uri`: 401 `redirect_uri mismatch`, never a redirect. PKCE: `code_challenge` with `code_challenge_method=S256`.',
+        querystring: AuthorizeQuery,
+        response: errorResponses(400, 401),
+      },
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const authz = await check(request.query, reply);
+      if (!authz) return reply;
+      if (request.headers.authorization !== undefined) {
+        const token = bearerToken(request);
+        if (!token) throw unauthorized('invalid_token', 'Send Authorization: Bearer <login JWT>');
+        const claims = await authenticator.authenticate(token, 'login');
+        // No page on this path, so `prompt` does not apply; `max_age` is checked against the sign-in
+        // that issued the login JWT.
+        const { maxAge } = authz.oidc;
+        if (maxAge !== undefined && Math.floor(Date.now() / 1000) - claims.iat > maxAge) {
+          return finish(reply, authz, { error: 'login_required', state: authz.state }, 302);
+        }
+        return finish(reply, authz, await grantCode(Number(claims.userId), authz, claims.iat * 1000), 302);
+      }
+      const session = await browserSessions.sessionOf(request.cookies[cookies.session]);
+      const step = nextAuthorizeStep({
+        oidc: authz.oidc,
+        session,
+        consented: session
+          ? await browserSessions.hasConsent(session.userUuid, authz.client.clientId)
+          : false,
+        now: Date.now(),
+      });
+      if (typeof step === 'object')
+        return finish(reply, authz, { error: step.error, state: authz.state }, 302);
+      if (step === 'login' || !session) return showLogin(request, reply, authz);
+      if (step === 'issue')
+        return finish(reply, authz, await grantCode(session.userUuid, authz, session.authTime), 302);
+      return showConsent(page, request, reply, authz, session.userUuid);
+    },
+  );
+
+  await loginRoutes(app, page);
+  await consentRoutes(app, page);
+  await logoutRoutes(app, page);
+  await signupRoutes(app, page);
+  await resetRoutes(app, page);
+}

@@ -1,0 +1,316 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../../../../composition/index.js';
+import { AppError, isAppError } from '../../../../errors.js';
+import {
+  type AuthorizationParams,
+  type AuthorizationRequest,
+  authorizationFields,
+  checkAuthorizationRequest,
+  redirectWith,
+} from '../../../../services/oauth/authorizationRequest.js';
+import { redirectUriMismatch } from '../../../../services/oauth/oauthErrors.js';
+import { afterSignIn } from '../../../../services/oidc/authorizationPrompt.js';
+import {
+  accountFormPage,
+  type AccountFormPageInput,
+  completionPage,
+  type FormInput,
+  loginPage,
+} from '../../../pages/authorizePages.js';
+import { newNonce, pageHeaders } from '../../../pages/html.js';
+import { optionalString as str } from '../clientEndpoint.js';
+
+export const SESSION_COOKIE = 'dauth_session';
+export const CSRF_COOKIE = 'dauth_csrf';
+
+/**
+ * The login page's cookie names and attributes. Over https (PUBLIC_URL) they carry the `__Host-`
+ * prefix, which the browser honours only for Secure, Path=/, Domain-less cookies: no sibling or
+ * parent domain, and no plain-http page, can plant or overwrite them. Over http (development)
+ * the prefix would be refused by the browser, so the plain names scoped to /oauth are used.
+ */
+export function browserCookies(publicUrl: string) {
+  const secure = publicUrl.startsWith('https:');
+  const prefix = secure ? '__Host-' : '';
+  return {
+    session: `${prefix}${SESSION_COOKIE}`,
+    csrf: `${prefix}${CSRF_COOKIE}`,
+    options: { httpOnly: true, sameSite: 'lax' as const, path: secure ? '/' : '/oauth', secure },
+  };
+}
+
+/** Authorization request parameters: the query of GET, the hidden fields of the page's forms. */
+export const authorizationParamSchema = {
+  client_id: Type.String({ minLength: 1, maxLength: 200 }),
+  redirect_uri: Type.String({ minLength: 1, maxLength: 4096 }),
+  response_type: str(50),
+  state: str(4096),
+  code_challenge: str(200),
+  code_challenge_method: str(20),
+  display: str(20),
+  // OpenID Connect (docs/oidc.md).
+  scope: str(1000),
+  nonce: str(1024),
+  prompt: str(100),
+  max_age: str(20),
+};
+
+/** The query of the page's GETs: the authorization request itself. */
+export const AuthorizeQuery = Type.Object(authorizationParamSchema, { additionalProperties: true });
+
+/** The body of a form of the page: the authorization request in hidden fields, the CSRF token, then `fields`. */
+export function pageForm<T extends Parameters<typeof Type.Object>[0]>(fields: T) {
+  return Type.Object(
+    { ...authorizationParamSchema, csrf_token: str(200), ...fields },
+    { additionalProperties: true },
+  );
+}
+
+export type Outcome =
+  { code: string; state?: string | undefined } | { error: string; state?: string | undefined };
+
+/** What a form of the page posts besides its own fields. */
+export type PageFormBody = AuthorizationParams & { csrf_token?: string | undefined };
+
+/** Notes shown on the sign-in and account forms, and the e-mail to fill in again. */
+export interface FormExtra {
+  email?: string;
+  error?: string;
+  notice?: string;
+}
+
+/** One of the account forms beside the sign-in form (sign-up, reset request, reset code). */
+export interface AccountForm extends Pick<AccountFormPageInput, 'title' | 'action' | 'submit'> {
+  inputs: (email: string | undefined) => FormInput[];
+}
+
+export const emailInput = (value?: string): FormInput => ({
+  id: 'email',
+  label: 'E-mail',
+  type: 'email',
+  autocomplete: 'username',
+  maxlength: 320,
+  value,
+});
+
+/** The steps of a form post that runs an account action (see `runFormAction`). */
+export interface FormAction<T> {
+  /** The account action (sign-in, sign-up, new password). */
+  action: () => Promise<T>;
+  /** `AppError` statuses the user can fix: answered by `showForm`; anything else is thrown on. */
+  expected: readonly number[];
+  /** The form again, with the error (its status is the error's). */
+  showForm: (authz: AuthorizationRequest, err: AppError) => FastifyReply;
+  /** The answer after the action succeeded. */
+  done: (authz: AuthorizationRequest, result: T) => FastifyReply | Promise<FastifyReply>;
+}
+
+/** The helpers every page of `/oauth/authorize` shares, bound to the services and the cookie names. */
+export function authorizePage(services: Services) {
+  const { clients, oauth, browserSessions } = services;
+  const cookies = browserCookies(services.config.publicUrl);
+  const cookieOptions = cookies.options;
+
+  async function check(
+    params: AuthorizationParams,
+    reply: FastifyReply,
+  ): Promise<AuthorizationRequest | undefined> {
+    const result = await checkAuthorizationRequest(clients, params);
+    if (result.kind === 'mismatch') throw redirectUriMismatch();
+    if (result.kind === 'redirect_error') {
+      void reply.redirect(
+        redirectWith(result.redirectUri, {
+          error: result.error,
+          error_description: result.description,
+          state: result.state,
+        }),
+        302,
+      );
+      return undefined;
+    }
+    return result.request;
+  }
+
+  /** The CSRF cookie of this browser, created when missing; returns the matching form token. */
+  function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
+    let cookie = request.cookies[cookies.csrf];
+    if (!cookie || cookie.length > 100) {
+      cookie = browserSessions.newCsrfCookie();
+      void reply.setCookie(cookies.csrf, cookie, cookieOptions);
+    }
+    return browserSessions.csrfTokenFor(cookie);
+  }
+
+  function requireCsrf(request: FastifyRequest, token: string | undefined): void {
+    if (!browserSessions.verifyCsrf(request.cookies[cookies.csrf], token)) {
+      throw new AppError(
+        403,
+        'invalid_csrf_token',
+        'The form was not sent from the dauth page or has expired; reload it',
+      );
+    }
+  }
+
+  /**
+   * The first steps of every form post: the authorization request of its hidden fields (undefined when
+   * `check` already answered with the redirect), then the CSRF token.
+   */
+  async function checkForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: PageFormBody,
+  ): Promise<AuthorizationRequest | undefined> {
+    const authz = await check(body, reply);
+    if (!authz) return undefined;
+    requireCsrf(request, body.csrf_token);
+    return authz;
+  }
+
+  /**
+   * A form post that runs an account action: `checkForm`, the action, then `done`; an `AppError` with
+   * an `expected` status answers with the form again (`showForm`), any other error is thrown on.
+   */
+  async function runFormAction<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: PageFormBody,
+    steps: FormAction<T>,
+  ): Promise<FastifyReply> {
+    const authz = await checkForm(request, reply, body);
+    if (!authz) return reply;
+    let result: T;
+    try {
+      result = await steps.action();
+    } catch (err) {
+      if (isAppError(err) && steps.expected.includes(err.status)) return steps.showForm(authz, err);
+      throw err;
+    }
+    return steps.done(authz, result);
+  }
+
+  function sendPage(
+    reply: FastifyReply,
+    status: number,
+    nonce: string,
+    body: string,
+    formTargets: string[] = [],
+  ) {
+    return reply.status(status).headers(pageHeaders(nonce, formTargets)).send(body);
+  }
+
+  /** Delivers the outcome: a redirect, or in a popup the page that posts the two messages. */
+  function finish(reply: FastifyReply, request: AuthorizationRequest, outcome: Outcome, status: 302 | 303) {
+    const params: Record<string, string | undefined> =
+      'code' in outcome
+        ? { code: outcome.code, state: outcome.state }
+        : { error: outcome.error, state: outcome.state };
+    const redirectUrl = redirectWith(request.redirectUri, params);
+    if (!request.popup) return reply.redirect(redirectUrl, status);
+    const nonce = newNonce();
+    const page = completionPage({
+      nonce,
+      redirectUrl,
+      targetOrigin: new URL(request.redirectUri).origin,
+      clientId: request.client.clientId,
+      result: outcome,
+    });
+    return sendPage(reply, 200, nonce, page);
+  }
+
+  /** 303 to `GET /oauth/authorize` with the same request: the page the session's state now calls for. */
+  function backToAuthorize(reply: FastifyReply, authz: AuthorizationRequest) {
+    const query = new URLSearchParams(authorizationFields(authz));
+    return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
+  }
+
+  /** After a sign-in or sign-up on the page: a browser session, then back to the same request. */
+  async function signedInBackToAuthorize(reply: FastifyReply, authz: AuthorizationRequest, userUuid: number) {
+    reply.request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
+    const session = await browserSessions.createSession(userUuid);
+    void reply.setCookie(cookies.session, session.cookieValue, {
+      ...cookieOptions,
+      maxAge: session.maxAgeSeconds,
+    });
+    return backToAuthorize(reply, { ...authz, oidc: afterSignIn(authz.oidc) });
+  }
+
+  /** `authTime`: when the user signed in (ms), the OIDC `auth_time` of an `openid` request. */
+  async function grantCode(userUuid: number, request: AuthorizationRequest, authTime: number) {
+    const { scope, nonce } = request.oidc;
+    const { code } = await oauth.issueCode({
+      client: request.client,
+      userUuid,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      codeChallengeMethod: request.codeChallengeMethod,
+      oidc: scope === undefined ? undefined : { scope, nonce, authTime },
+    });
+    return { code, state: request.state };
+  }
+
+  function showLogin(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    status = 200,
+    extra: FormExtra = {},
+  ) {
+    const nonce = newNonce();
+    const page = loginPage({
+      nonce,
+      clientName: authz.client.name,
+      csrfToken: csrfFor(request, reply),
+      fields: authorizationFields(authz),
+      ...extra,
+    });
+    // The sign-in ends at the app when it is already approved (303 here, then 302 there), and
+    // browsers apply form-action to that redirect chain: the app's origin must be allowed too.
+    return sendPage(reply, status, nonce, page, [new URL(authz.redirectUri).origin]);
+  }
+
+  // Sign-up and password reset beside the sign-in form (docs/accounts.md): same CSP and CSRF rules,
+  // the authorization request carried in hidden fields, ending back at `GET /oauth/authorize`.
+  function showAccountForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    form: AccountForm,
+    status = 200,
+    extra: FormExtra = {},
+  ) {
+    const nonce = newNonce();
+    const body = accountFormPage({
+      nonce,
+      clientName: authz.client.name,
+      csrfToken: csrfFor(request, reply),
+      fields: authorizationFields(authz),
+      error: extra.error,
+      notice: extra.notice,
+      title: form.title,
+      action: form.action,
+      inputs: form.inputs(extra.email),
+      submit: form.submit,
+    });
+    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
+  }
+
+  return {
+    services,
+    cookies,
+    check,
+    csrfFor,
+    checkForm,
+    runFormAction,
+    sendPage,
+    finish,
+    backToAuthorize,
+    signedInBackToAuthorize,
+    grantCode,
+    showLogin,
+    showAccountForm,
+  };
+}
+
+/** The shared helpers of the `/oauth/authorize` pages (see `authorizePage`). */
+export type AuthorizePage = ReturnType<typeof authorizePage>;

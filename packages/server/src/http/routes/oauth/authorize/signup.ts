@@ -1,0 +1,73 @@
+import { Type } from 'typebox';
+import { routeLimit } from '../../../rateLimits.js';
+import { errorResponses } from '../../../schemas.js';
+import type { App } from '../../../types.js';
+import { type AccountForm, type AuthorizePage, AuthorizeQuery, emailInput, pageForm } from './shared.js';
+
+const SignupForm = pageForm({
+  email: Type.String({ maxLength: 320 }),
+  password: Type.String({ maxLength: 1024 }),
+});
+
+const signupForm: AccountForm = {
+  title: 'Create a dauth account',
+  action: '/oauth/authorize/signup',
+  inputs: (email) => [
+    emailInput(email),
+    {
+      id: 'password',
+      label: 'Password (at least 8 characters)',
+      type: 'password',
+      autocomplete: 'new-password',
+      maxlength: 1024,
+    },
+  ],
+  submit: { id: 'sign-up', label: 'Create account' },
+};
+
+/** `GET`/`POST /oauth/authorize/signup`: the sign-up form beside the sign-in form (docs/accounts.md). */
+export async function signupRoutes(app: App, page: AuthorizePage): Promise<void> {
+  const { services } = page;
+
+  app.get(
+    '/oauth/authorize/signup',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Sign-up form beside the login page; returns to the authorize request',
+        querystring: AuthorizeQuery,
+        response: errorResponses(400, 401),
+      },
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const authz = await page.check(request.query, reply);
+      if (!authz) return reply;
+      return page.showAccountForm(request, reply, authz, signupForm);
+    },
+  );
+
+  app.post(
+    '/oauth/authorize/signup',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary:
+          'Sign-up form: creates the account, signs in (session cookie), back to the authorize request',
+        body: SignupForm,
+        response: errorResponses(400, 401, 403, 429),
+      },
+      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'register') },
+    },
+    async (request, reply) => {
+      const { email, password } = request.body;
+      return page.runFormAction(request, reply, request.body, {
+        action: () => services.accounts.register({ email, password }),
+        expected: [400, 409],
+        showForm: (authz, err) =>
+          page.showAccountForm(request, reply, authz, signupForm, err.status, { email, error: err.message }),
+        done: (authz, { userUuid }) => page.signedInBackToAuthorize(reply, authz, userUuid),
+      });
+    },
+  );
+}
