@@ -356,6 +356,50 @@ describe('settlement', () => {
   });
 });
 
+describe('amending frozen terms', () => {
+  const newOwner = testKey('content/new-owner').address;
+  const read = <F extends 'unsettledUsageOf' | 'releasableOf' | 'providerOf'>(
+    functionName: F,
+    args: unknown[],
+  ) => chain.publicClient.readContract({ ...token(), functionName, args } as never) as Promise<unknown>;
+  const releasable = async (slot: Address) => (await read('releasableOf', [CUID, slot])) as [bigint, bigint];
+  const amend = (slots: Address[], from = asOperator()) =>
+    from.writeContract({ ...token(), functionName: 'amendTerms', args: [CUID, 100, newOwner, slots] });
+
+  it('applies new terms only once all unsettled usage is settled at the old ones, paid to the old owner', async () => {
+    const [b, c] = [await releasable(slotB), await releasable(slotC)];
+    expect(b[0]).toBeGreaterThan(0n);
+    expect(c[0]).toBeGreaterThan(0n);
+    expect(await read('unsettledUsageOf', [CUID])).toBe(b[0] + c[0]);
+
+    // Slot C's usage left out (as when it lands between the server's reading and this call): refused whole.
+    expect(await revertOf(() => amend([slotA, slotB]))).toBe('UnsettledUsage');
+    expect(await releasable(slotB)).toEqual(b);
+    expect(await revertOf(() => amend([slotA, slotB, slotC], chain.walletFor(chain.stranger)))).toBe(
+      'NotOperator',
+    );
+
+    const oldOwnerBefore = await chain.publicClient.getBalance({ address: provider });
+    const receipt = await chain.mined(amend([slotA, slotB, slotC]));
+    const released = parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'Released', logs: receipt.logs });
+    expect(released.map((e) => [e.args.slot, e.args.ownerAddr, e.args.usage, e.args.paid])).toEqual([
+      [slotB, provider, b[0], b[1]],
+      [slotC, provider, c[0], c[1]],
+    ]);
+    expect(await chain.publicClient.getBalance({ address: provider })).toBe(oldOwnerBefore + b[1] + c[1]);
+    expect(await read('unsettledUsageOf', [CUID])).toBe(0n);
+    expect(await read('providerOf', [CUID])).toEqual(['client-1', newOwner, 100, true, 900n - b[1] - c[1]]);
+
+    // Usage after the change is paid at the new terms, to the new owner; settling nothing is no error.
+    await chain.mined(recordUsage([slotB], [10n]));
+    await chain.mined(
+      asOperator().writeContract({ ...token(), functionName: 'settle', args: [CUID, [slotA, slotB, slotC]] }),
+    );
+    expect(await chain.publicClient.getBalance({ address: newOwner })).toBe(10n);
+    expect(await chain.publicClient.getBalance({ address: provider })).toBe(oldOwnerBefore + b[1] + c[1]);
+  });
+});
+
 describe('DauthToken', () => {
   it('mints only for its owner', async () => {
     const erc20 = { address: chain.addresses.token, abi: dauthTokenAbi };

@@ -20,7 +20,8 @@ contract DauthContentToken is Operated {
         address ownerAddr; // zero while the cuid is unregistered
         uint8 releasePer;
         bool releaseEnabled; // `_cuid_releaseTokenEnabled` of the spec, off until the platform enables it
-        uint256 pool;
+        uint128 pool; // wei; with the next field in one storage word, which `release` writes once
+        uint128 unsettledUsage; // usage recorded and not yet settled, all slots together
         string clientId;
     }
 
@@ -75,6 +76,7 @@ contract DauthContentToken is Operated {
     error NothingToRelease(string cuid, address slot);
     error InsufficientPool(string cuid, uint256 pool, uint256 amount);
     error PaymentFailed(address to, uint256 amount);
+    error UnsettledUsage(string cuid, uint256 usage);
 
     constructor(address initialOperator, address initialTreasury) Operated(initialOperator) {
         _setTreasury(initialTreasury);
@@ -162,13 +164,14 @@ contract DauthContentToken is Operated {
         uint256[] calldata amounts
     ) external onlyOperator returns (bool recorded) {
         bytes32 key = cuidHash(cuid);
-        _registered(key, cuid);
+        Provider storage provider = _registered(key, cuid);
         if (slots.length != amounts.length) revert LengthMismatch();
         bytes32 recordedKey = _recordedBatchKey(batchKey, key);
         if (_recordedBatches[recordedKey]) return false;
         _recordedBatches[recordedKey] = true;
         emit UsageBatchRecorded(batchKey, key, slots.length);
         mapping(address => SlotBalance) storage balances = _balances[key];
+        uint256 usage = 0;
         for (uint256 i = 0; i < slots.length; ++i) {
             address slot = slots[i];
             uint256 amount = amounts[i];
@@ -180,8 +183,11 @@ contract DauthContentToken is Operated {
             current.balance -= uint128(amount);
             current.used += uint128(amount);
             balances[slot] = current;
+            usage += amount;
             emit UsageRecorded(key, slot, amount, current.balance, current.used);
         }
+        // Bounded by the tokens ever bought (wei), far below 2**128.
+        provider.unsettledUsage += SafeCast.toUint128(usage);
         return true;
     }
 
@@ -193,7 +199,7 @@ contract DauthContentToken is Operated {
         bytes32 key = cuidHash(cuid);
         Provider storage provider = _registered(key, cuid);
         uint256 pool = provider.pool + msg.value;
-        provider.pool = pool;
+        provider.pool = SafeCast.toUint128(pool);
         emit PoolFunded(key, msg.sender, msg.value, pool);
     }
 
@@ -203,7 +209,7 @@ contract DauthContentToken is Operated {
         Provider storage provider = _registered(key, cuid);
         if (amount > provider.pool) revert InsufficientPool(cuid, provider.pool, amount);
         uint256 pool = provider.pool - amount;
-        provider.pool = pool;
+        provider.pool = uint128(pool);
         emit PoolWithdrawn(key, to, amount, pool);
         _pay(to, amount);
     }
@@ -216,15 +222,48 @@ contract DauthContentToken is Operated {
         bytes32 key = cuidHash(cuid);
         Provider storage provider = _registered(key, cuid);
         if (!provider.releaseEnabled) revert ReleaseDisabled(cuid);
+        address[] memory slots = new address[](1);
+        slots[0] = slot;
         uint256 usage;
-        (usage, paid) = _releasable(key, provider, slot);
+        (usage, paid) = _settle(key, provider, cuid, slots);
         if (usage == 0) revert NothingToRelease(cuid, slot);
-        uint256 pool = provider.pool;
-        if (paid > pool) revert InsufficientPool(cuid, pool, paid);
-        _released[key][slot] += usage;
-        provider.pool = pool - paid;
-        emit Released(key, slot, provider.ownerAddr, usage, paid);
         _pay(provider.ownerAddr, paid);
+    }
+
+    /**
+     * @notice Settles, at the terms in force, the unsettled usage of each of `slots` (slots with none are
+     * skipped), whether or not release is enabled: the platform's step before it changes the terms of a cuid
+     * with more slots than one `amendTerms` carries.
+     */
+    function settle(string calldata cuid, address[] calldata slots) external onlyOperator returns (uint256 paid) {
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _registered(key, cuid);
+        (, paid) = _settle(key, provider, cuid, slots);
+        _pay(provider.ownerAddr, paid);
+    }
+
+    /**
+     * @notice A platform-approved change of the terms of `cuid`: settles the unsettled usage of `slots` at the
+     * terms in force (paid to the current `ownerAddr`), then applies `releasePer` and `ownerAddr`. Reverts with
+     * UnsettledUsage when usage of any slot outside `slots` is still unsettled, so usage recorded under the old
+     * terms is never paid at the new ones, however usage batches and this call interleave.
+     */
+    function amendTerms(string calldata cuid, uint8 releasePer, address ownerAddr, address[] calldata slots)
+        external
+        onlyOperator
+        returns (uint256 paid)
+    {
+        if (releasePer > 100) revert InvalidReleasePer(releasePer);
+        if (ownerAddr == address(0)) revert ZeroAddress();
+        bytes32 key = cuidHash(cuid);
+        Provider storage provider = _registered(key, cuid);
+        (, paid) = _settle(key, provider, cuid, slots);
+        if (provider.unsettledUsage != 0) revert UnsettledUsage(cuid, provider.unsettledUsage);
+        address paidTo = provider.ownerAddr;
+        provider.ownerAddr = ownerAddr;
+        provider.releasePer = releasePer;
+        emit ProviderRegistered(key, cuid, provider.clientId, releasePer, ownerAddr);
+        _pay(paidTo, paid);
     }
 
     // ----- views -----
@@ -255,6 +294,11 @@ contract DauthContentToken is Operated {
     function releasableOf(string calldata cuid, address slot) external view returns (uint256 usage, uint256 amount) {
         bytes32 key = cuidHash(cuid);
         return _releasable(key, _providers[key], slot);
+    }
+
+    /// @notice Usage of `cuid` recorded and not yet settled, all slots together.
+    function unsettledUsageOf(string calldata cuid) external view returns (uint256) {
+        return _providers[cuidHash(cuid)].unsettledUsage;
     }
 
     function releaseEnabled(string calldata cuid) external view returns (bool) {
@@ -294,6 +338,26 @@ contract DauthContentToken is Operated {
     {
         usage = _balances[key][slot].used - _released[key][slot];
         amount = (usage * provider.releasePer) / 100;
+    }
+
+    /// @dev Marks the unsettled usage of `slots` settled and takes its pay from the pool; the caller pays it.
+    function _settle(bytes32 key, Provider storage provider, string calldata cuid, address[] memory slots)
+        private
+        returns (uint256 usage, uint256 paid)
+    {
+        for (uint256 i = 0; i < slots.length; ++i) {
+            (uint256 slotUsage, uint256 slotPaid) = _releasable(key, provider, slots[i]);
+            if (slotUsage == 0) continue;
+            _released[key][slots[i]] += slotUsage;
+            usage += slotUsage;
+            paid += slotPaid;
+            emit Released(key, slots[i], provider.ownerAddr, slotUsage, slotPaid);
+        }
+        uint256 pool = provider.pool;
+        if (paid > pool) revert InsufficientPool(cuid, pool, paid);
+        // Both fit: paid <= pool < 2**128, and usage <= unsettledUsage (every used unit was counted in).
+        provider.pool = uint128(pool - paid);
+        provider.unsettledUsage -= uint128(usage);
     }
 
     function _pay(address to, uint256 amount) private {

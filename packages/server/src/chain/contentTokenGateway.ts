@@ -21,8 +21,11 @@ import type { Address, Call, Hash } from './types.js';
 
 /** Gas of one `recordUsage` record (cold slot: SLOAD + SSTORE + event + loop), with room to spare. */
 const GAS_PER_USAGE_RECORD = 40_000n;
-/** Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check, the batch key). */
-const GAS_PER_USAGE_CALL = 90_000n;
+/**
+ * Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check, the batch key, the
+ * cuid's unsettled-usage total: up to 22,100 when it goes from zero).
+ */
+const GAS_PER_USAGE_CALL = 110_000n;
 
 /** keccak256 of the cuid's UTF-8 bytes: how the contract keys cuids in storage and events. */
 export const cuidHashOf = (cuid: string): Hash => keccak256(stringToBytes(cuid));
@@ -104,32 +107,37 @@ export class ContentTokenGateway {
   }
 
   async amendTerms(input: {
-    clientId: string;
     cuid: string;
     releasePer: number;
     ownerAddr: Address;
     settle: Address[];
-    releaseEnabled: boolean;
   }): Promise<ChainWrite & { paid: bigint }> {
-    const toggle = (enabled: boolean) =>
-      this.calls.platform('contentToken', 'setReleaseEnabled', [input.cuid, enabled]);
-    const calls: Call[] = [
-      ...(input.settle.length > 0 && !input.releaseEnabled ? [toggle(true)] : []),
-      ...input.settle.map((slot) => this.calls.platform('contentToken', 'release', [input.cuid, slot])),
-      ...(input.settle.length > 0 && !input.releaseEnabled ? [toggle(false)] : []),
-      this.calls.platform('contentToken', 'registerProvider', [
-        input.clientId,
+    const result = await this.#operate([
+      this.calls.platform('contentToken', 'amendTerms', [
         input.cuid,
         input.releasePer,
         input.ownerAddr,
+        input.settle,
       ]),
-    ];
-    const result = await this.#operate(calls);
-    const hash = cuidHashOf(input.cuid);
-    const paid = this.#events((await this.#receipt(result.txHash)).logs, 'Released')
+    ]);
+    return { ...this.#write(result), paid: await this.#paid(input.cuid, result.txHash) };
+  }
+
+  async settle(cuid: string, slots: Address[]): Promise<ChainWrite & { paid: bigint }> {
+    const result = await this.#operate([this.calls.platform('contentToken', 'settle', [cuid, slots])]);
+    return { ...this.#write(result), paid: await this.#paid(cuid, result.txHash) };
+  }
+
+  async unsettledUsage(cuid: string): Promise<bigint> {
+    return this.gateway.read('contentToken', 'unsettledUsageOf', [cuid]);
+  }
+
+  /** Wei the transaction's `Released` events of `cuid` paid. */
+  async #paid(cuid: string, txHash: Hash): Promise<bigint> {
+    const hash = cuidHashOf(cuid);
+    return this.#events((await this.#receipt(txHash)).logs, 'Released')
       .filter((e) => e.args.cuidHash === hash)
       .reduce((sum, e) => sum + e.args.paid, 0n);
-    return { ...this.#write(result), paid };
   }
 
   async release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }> {

@@ -1,6 +1,7 @@
 import { dauthContentTokenAbi } from '@dauth/contracts';
 import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentTokenChain } from '../../src/services/content/ports.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   admin,
@@ -41,19 +42,19 @@ describe('settlement terms are frozen once release is enabled', () => {
       { client_id: provider.clientId, cuid: provider.cuid, release_per: releasePer, owner_addr: ownerAddr },
       provider.developer.token,
     );
-  const spend = async (amount: bigint) =>
+  const spend = async (amount: bigint, by: Player = player) =>
     expect(
       (
         await consume(server, {
-          encrypted_message: encryptPayload(provider, payloadOf(provider, player, amount)),
+          encrypted_message: encryptPayload(provider, payloadOf(provider, by, amount)),
         })
       ).status,
     ).toBe(200);
-  const release = () =>
+  const release = (of: Player = player) =>
     post<{ released_amount: string }>(
       server,
       '/v1/development-api/release_used_balance',
-      { client_id: provider.clientId, cuid: provider.cuid, slot: player.slot },
+      { client_id: provider.clientId, cuid: provider.cuid, slot: of.slot },
       provider.developer.token,
     );
   const onChainTerms = async () => {
@@ -138,5 +139,42 @@ describe('settlement terms are frozen once release is enabled', () => {
     const paid = await release();
     expect(paid.body.released_amount).toBe('10');
     expect(await paidTo(provider.ownerAddr)).toBe(before + 30n);
+  });
+
+  it('usage landing between the reading and the change is still paid at the terms it was recorded under', async () => {
+    const late = await newPlayer(server, provider);
+    expect((await buy(server, provider, late, '1000')).status).toBe(200);
+    await spend(30n);
+    // The moment a replica's usage batch lands after the change read the slots (the late player's slot had
+    // no usage then) and before its transaction: made certain by sending that usage from inside the send.
+    const chain = (server.services.content.settlement as unknown as { chain: ContentTokenChain }).chain;
+    const send = chain.amendTerms.bind(chain);
+    let sends = 0;
+    chain.amendTerms = async (input) => {
+      if (sends++ === 0) await spend(40n, late);
+      return send(input);
+    };
+    const before = await paidTo(provider.ownerAddr);
+    let amended;
+    try {
+      amended = await post<{ settled: string; settled_slots: number }>(
+        server,
+        '/v1/admin/content/terms',
+        { cuid: provider.cuid, release_per: 20, owner_addr: provider.ownerAddr },
+        admin(server),
+      );
+    } finally {
+      chain.amendTerms = send;
+    }
+    expect(amended.status).toBe(200);
+    // Both slots' usage at the 100% in force when it was recorded; the first transaction was refused.
+    expect(amended.body).toMatchObject({ success: true, settled: '70', settled_slots: 2 });
+    expect(sends).toBe(2);
+    expect(await paidTo(provider.ownerAddr)).toBe(before + 70n);
+    expect(await onChainTerms()).toEqual({ ownerAddr: provider.ownerAddr, releasePer: 20 });
+
+    await spend(50n, late);
+    expect((await release(late)).body.released_amount).toBe('10');
+    expect((await release()).body).toMatchObject({ error: 'nothing_to_release' });
   });
 });

@@ -45,18 +45,20 @@ export interface ContentTokenChain {
   fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }>;
   release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }>;
   /**
-   * One operator operation: releases every given slot's outstanding usage at the current terms, then
-   * registers the new terms — so no usage recorded before the change is ever paid at the new terms.
-   * With release disabled on chain it is switched on around the releases and off again.
+   * `amendTerms` on chain: settles the given slots' unsettled usage at the terms in force, then applies the
+   * new ones; reverts with `UnsettledUsage` when usage outside `settle` is still unsettled (usage that
+   * landed after the caller read), so usage recorded before a change is never paid at the new terms.
    */
   amendTerms(input: {
-    clientId: string;
     cuid: string;
     releasePer: number;
     ownerAddr: Address;
     settle: Address[];
-    releaseEnabled: boolean;
   }): Promise<ChainWrite & { paid: bigint }>;
+  /** `settle` on chain: the given slots' unsettled usage paid at the terms in force (none: no error). */
+  settle(cuid: string, slots: Address[]): Promise<ChainWrite & { paid: bigint }>;
+  /** Usage of the cuid recorded and not yet settled, all slots together. */
+  unsettledUsage(cuid: string): Promise<bigint>;
   /**
    * Sends the batch as one operator operation and resolves after inclusion with the transaction that
    * recorded it: this one, or an earlier one when the batch had already landed (a resend records nothing).

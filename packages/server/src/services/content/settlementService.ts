@@ -16,6 +16,13 @@ import type { ProviderService } from './providerService.js';
  * each unit of usage once (the contract keeps the released counter). Also the platform's two switches:
  * enabling release and funding the pool.
  */
+/** Slots one terms change settles in its own transaction; more are settled in transactions before it. */
+const SLOTS_PER_SETTLEMENT = 400;
+/** Readings of a cuid's slots before a terms change gives up while usage keeps landing on new slots. */
+const AMEND_ATTEMPTS = 5;
+/** Concurrent `releasableOf` reads while a terms change reads a cuid's slots. */
+const READS_AT_ONCE = 32;
+
 export class SettlementService {
   readonly #mutex = new KeyedMutex();
 
@@ -99,9 +106,11 @@ export class SettlementService {
 
   /**
    * Admin: the platform approves and applies a change of a cuid's `release_per` / `owner_addr`
-   * (decisions §7). In one operator operation every slot's outstanding usage is released at the terms
-   * it was recorded under, then the new terms are registered: a release never pays old usage at new
-   * terms. The pool must cover that settlement (409 `insufficient_pool`, nothing changes).
+   * (decisions §7). One `amendTerms` transaction settles every slot's outstanding usage at the terms it was
+   * recorded under and then registers the new terms; the contract refuses it (`UnsettledUsage`) if usage
+   * landed on a slot this reading found settled, and the service reads again. So no usage recorded before
+   * a change is ever paid at the new terms, whatever replica records it, whenever. The pool must cover
+   * that settlement (409 `insufficient_pool`, nothing changes).
    */
   async amendTerms(
     cuid: string,
@@ -125,58 +134,100 @@ export class SettlementService {
     const provider = await this.providers.registered(cuid);
     if (!provider) throw notFound('unknown_cuid', 'This cuid is not registered');
     return this.#mutex.run(`terms\u0000${cuid}`, async () => {
-      const onChain = await this.chain.readProvider(cuid);
-      if (!onChain) throw notFound('unknown_cuid', 'This cuid is not registered');
-      const settle: Address[] = [];
-      let owed = 0n;
-      for (const slot of await this.slotsOf(cuid)) {
-        const { usage, amount } = await this.chain.releasable(cuid, checksumAddress(slot));
-        if (usage === 0n) continue;
-        settle.push(checksumAddress(slot));
-        owed += amount;
+      const previous = await this.chain.readProvider(cuid);
+      if (!previous) throw notFound('unknown_cuid', 'This cuid is not registered');
+      let settled = 0n;
+      let slots = 0;
+      for (let attempt = 1; attempt <= AMEND_ATTEMPTS; attempt++) {
+        let due = await this.#due(cuid);
+        // More slots than one transaction carries: the excess is settled first, at the same (old) terms.
+        while (due.slots.length > SLOTS_PER_SETTLEMENT) {
+          const chunk = due.slots.slice(0, SLOTS_PER_SETTLEMENT);
+          const write = await this.#settling(cuid, () => this.chain.settle(cuid, chunk));
+          await this.watch.landed(write.blockNumber);
+          settled += write.paid;
+          slots += chunk.length;
+          due = await this.#due(cuid);
+        }
+        try {
+          const write = await this.#settling(cuid, () =>
+            this.chain.amendTerms({ cuid, releasePer: next.releasePer, ownerAddr, settle: due.slots }),
+          );
+          await this.watch.landed(write.blockNumber);
+          settled += write.paid;
+          slots += due.slots.length;
+          await this.terms.recordTermsChange({
+            id: randomUUID(),
+            cuid,
+            clientId: provider.clientId,
+            previous: { releasePer: previous.releasePer, ownerAddr: previous.ownerAddr },
+            next: { releasePer: next.releasePer, ownerAddr },
+            txHash: write.txHash,
+            appliedAt: Date.now(),
+          });
+          this.providers.forget(cuid);
+          this.logger.info(
+            { cuid, releasePer: next.releasePer, settled: settled.toString(), slots, tx: write.txHash },
+            'content settlement terms changed by the platform',
+          );
+          return { txHash: write.txHash, settled, slots };
+        } catch (err) {
+          if (!(err instanceof OperationReverted && err.revert.name === 'UnsettledUsage')) throw err;
+          this.logger.info({ cuid, attempt }, 'usage landed while the terms were settled; reading again');
+        }
       }
-      if (owed > onChain.pool) {
-        throw new AppError(
-          409,
+      throw new AppError(
+        503,
+        'overloaded',
+        'Usage of this cuid keeps landing while its terms are settled; try again shortly',
+        { retryAfterSeconds: 5 },
+      );
+    });
+  }
+
+  /** The slots of `cuid` with unsettled usage now, and what settling them at the current terms pays. */
+  async #due(cuid: string): Promise<{ slots: Address[]; owed: bigint; pool: bigint }> {
+    const onChain = await this.chain.readProvider(cuid);
+    if (!onChain) throw notFound('unknown_cuid', 'This cuid is not registered');
+    const known = (await this.slotsOf(cuid)).map((slot) => checksumAddress(slot));
+    const slots: Address[] = [];
+    let owed = 0n;
+    for (let i = 0; i < known.length; i += READS_AT_ONCE) {
+      const part = known.slice(i, i + READS_AT_ONCE);
+      const figures = await Promise.all(part.map((slot) => this.chain.releasable(cuid, slot)));
+      figures.forEach(({ usage, amount }, j) => {
+        if (usage === 0n) return;
+        slots.push(part[j]!);
+        owed += amount;
+      });
+    }
+    if (owed > onChain.pool) {
+      throw new AppError(
+        409,
+        'insufficient_pool',
+        'The pool cannot settle the usage recorded under the current terms',
+        {
+          required: owed.toString(),
+          pool: onChain.pool.toString(),
+        },
+      );
+    }
+    return { slots, owed, pool: onChain.pool };
+  }
+
+  /** A settling write, its pool refusal in the API's words. */
+  async #settling<T>(cuid: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof OperationReverted && err.revert.name === 'InsufficientPool') {
+        throw conflict(
           'insufficient_pool',
-          'The pool cannot settle the usage recorded under the current terms',
-          {
-            required: owed.toString(),
-            pool: onChain.pool.toString(),
-          },
+          `The pool of ${cuid} cannot settle the usage recorded under the current terms`,
         );
       }
-      const write = await this.chain.amendTerms({
-        clientId: provider.clientId,
-        cuid,
-        releasePer: next.releasePer,
-        ownerAddr,
-        settle,
-        releaseEnabled: onChain.releaseEnabled,
-      });
-      await this.watch.landed(write.blockNumber);
-      await this.terms.recordTermsChange({
-        id: randomUUID(),
-        cuid,
-        clientId: provider.clientId,
-        previous: { releasePer: onChain.releasePer, ownerAddr: onChain.ownerAddr },
-        next: { releasePer: next.releasePer, ownerAddr },
-        txHash: write.txHash,
-        appliedAt: Date.now(),
-      });
-      this.providers.forget(cuid);
-      this.logger.info(
-        {
-          cuid,
-          releasePer: next.releasePer,
-          settled: write.paid.toString(),
-          slots: settle.length,
-          tx: write.txHash,
-        },
-        'content settlement terms changed by the platform',
-      );
-      return { txHash: write.txHash, settled: write.paid, slots: settle.length };
-    });
+      throw err;
+    }
   }
 
   /** Admin: adds `amount` wei to the cuid's settlement pool, paid by the platform's operator wallet. */
