@@ -17,7 +17,7 @@ import { ProviderDirectory } from '../services/content/providerDirectory.js';
 import { ProviderKeyring } from '../services/content/providerKeyring.js';
 import { ProviderService } from '../services/content/providerService.js';
 import { PurchaseService } from '../services/content/purchaseService.js';
-import { SettlementService } from '../services/content/settlementService.js';
+import { SettlementService, type SettlementOptions } from '../services/content/settlementService.js';
 import { SlotBalanceReader } from '../services/content/slotBalanceReader.js';
 import { UsageBatcher, type UsageBatcherOptions } from '../services/content/usageBatcher.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
@@ -32,6 +32,7 @@ import type { WalletStore } from '../stores/walletStore.js';
 export interface ContentOptions {
   consumption?: ConsumptionOptions;
   batcher?: UsageBatcherOptions;
+  settlement?: SettlementOptions;
   /** How often the chain head is polled, 100 ms by default. */
   headPollMs?: number;
   /** How often provider keys changed on other replicas are picked up, 5 s by default. */
@@ -125,6 +126,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     logger,
     providerStore,
     (cuid) => ledger.slotsOf(cuid),
+    options.settlement,
   );
   const balances = new BalanceQueryService(reader, directory, providerStore, slots);
   let keyTimer: NodeJS.Timeout | undefined;

@@ -1,5 +1,5 @@
 import { dauthContentTokenAbi } from '@dauth/contracts';
-import { parseEther } from 'viem';
+import { parseEther, parseEventLogs } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentTokenChain } from '../../src/services/content/ports.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -176,5 +176,50 @@ describe('settlement terms are frozen once release is enabled', () => {
     await spend(50n, late);
     expect((await release(late)).body.released_amount).toBe('10');
     expect((await release()).body).toMatchObject({ error: 'nothing_to_release' });
+  });
+});
+
+describe('a terms change over more slots than one transaction carries', () => {
+  let server: TestServer;
+  afterAll(() => server?.close());
+
+  it('settles the excess first, at the old terms, then changes them with the rest', async () => {
+    server = await startTestServer({ content: { settlement: { slotsPerSettlement: 2 } } });
+    const provider = await newProvider(server, 50);
+    const players = [
+      await newPlayer(server, provider),
+      await newPlayer(server, provider),
+      await newPlayer(server, provider),
+    ];
+    for (const [i, player] of players.entries()) {
+      expect((await buy(server, provider, player, '1000')).status).toBe(200);
+      const used = await consume(server, {
+        encrypted_message: encryptPayload(provider, payloadOf(provider, player, BigInt(10 * (i + 1)))),
+      });
+      expect(used.status).toBe(200);
+    }
+    const pool = { cuid: provider.cuid, amount: '1000' };
+    expect((await post(server, '/v1/admin/content/pool', pool, admin(server))).status).toBe(200);
+    const amended = await post<{ settled: string; settled_slots: number; tx_hash: `0x${string}` }>(
+      server,
+      '/v1/admin/content/terms',
+      { cuid: provider.cuid, release_per: 100, owner_addr: provider.ownerAddr },
+      admin(server),
+    );
+    expect(amended.status).toBe(200);
+    // 10, 20 and 30 used at 50%: 5 + 10 + 15, over two transactions (2 slots, then the change with 1).
+    expect(amended.body).toMatchObject({ success: true, settled: '30', settled_slots: 3 });
+    const receipt = await chainClient(server).getTransactionReceipt({ hash: amended.body.tx_hash });
+    expect(
+      parseEventLogs({ abi: dauthContentTokenAbi, eventName: 'Released', logs: receipt.logs }),
+    ).toHaveLength(1);
+    expect(
+      await chainClient(server).readContract({
+        address: server.services.chain.info.contracts.content_token,
+        abi: dauthContentTokenAbi,
+        functionName: 'unsettledUsageOf',
+        args: [provider.cuid],
+      }),
+    ).toBe(0n);
   });
 });

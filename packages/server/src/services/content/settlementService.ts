@@ -16,8 +16,11 @@ import type { ProviderService } from './providerService.js';
  * each unit of usage once (the contract keeps the released counter). Also the platform's two switches:
  * enabling release and funding the pool.
  */
-/** Slots one terms change settles in its own transaction; more are settled in transactions before it. */
-const SLOTS_PER_SETTLEMENT = 400;
+export interface SettlementOptions {
+  /** Slots one terms change settles in its own transaction; more are settled in transactions before it (400). */
+  slotsPerSettlement?: number;
+}
+
 /** Readings of a cuid's slots before a terms change gives up while usage keeps landing on new slots. */
 const AMEND_ATTEMPTS = 5;
 /** Concurrent `releasableOf` reads while a terms change reads a cuid's slots. */
@@ -25,6 +28,7 @@ const READS_AT_ONCE = 32;
 
 export class SettlementService {
   readonly #mutex = new KeyedMutex();
+  readonly #slotsPerSettlement: number;
 
   constructor(
     private readonly providers: ProviderDirectory,
@@ -34,7 +38,10 @@ export class SettlementService {
     private readonly logger: Logger,
     private readonly terms: Pick<ContentProviderStore, 'freezeTerms' | 'recordTermsChange'>,
     private readonly slotsOf: (cuid: string) => Promise<string[]>,
-  ) {}
+    options: SettlementOptions = {},
+  ) {
+    this.#slotsPerSettlement = options.slotsPerSettlement ?? 400;
+  }
 
   async release(
     userUuid: number,
@@ -141,8 +148,8 @@ export class SettlementService {
       for (let attempt = 1; attempt <= AMEND_ATTEMPTS; attempt++) {
         let due = await this.#due(cuid);
         // More slots than one transaction carries: the excess is settled first, at the same (old) terms.
-        while (due.slots.length > SLOTS_PER_SETTLEMENT) {
-          const chunk = due.slots.slice(0, SLOTS_PER_SETTLEMENT);
+        while (due.slots.length > this.#slotsPerSettlement) {
+          const chunk = due.slots.slice(0, this.#slotsPerSettlement);
           const write = await this.#settling(cuid, () => this.chain.settle(cuid, chunk));
           await this.watch.landed(write.blockNumber);
           settled += write.paid;
