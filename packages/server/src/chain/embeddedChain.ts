@@ -14,6 +14,8 @@ export interface EmbeddedChainOptions {
   watchdogIntervalMs?: number;
   /** Blocks with transactions anvil keeps (bounds the state file), 2000 by default. */
   transactionBlockKeeper?: number;
+  /** Block states anvil keeps for reads at past blocks (1,000); older blocks' states cannot be read. */
+  historyStates?: number;
 }
 
 /**
@@ -51,6 +53,7 @@ export class EmbeddedChain {
       stateIntervalSeconds: 5,
       watchdogIntervalMs: 1_000,
       transactionBlockKeeper: 2_000,
+      historyStates: 1_000,
       ...options,
     };
     this.statePath = path.join(options.dataDir, 'chain', 'state.json');
@@ -123,6 +126,11 @@ export class EmbeddedChain {
           String(this.#options.stateIntervalSeconds),
           '--transaction-block-keeper',
           String(this.#options.transactionBlockKeeper),
+          // The last N blocks' states in memory and none spilled to disk: anvil's default writes every
+          // state past its 500th to a temp file, which made each replayed block slower than the one before
+          // (docs/chain.md, "Replay rate").
+          '--prune-history',
+          String(this.#options.historyStates),
         ],
       });
     } catch (err) {
