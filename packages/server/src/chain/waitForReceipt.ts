@@ -30,5 +30,10 @@ export async function waitForReceipt(
  */
 export async function fetchReceipt(client: ChainClient, hash: Hash): Promise<TransactionReceipt | null> {
   const raw = await client.request({ method: 'eth_getTransactionReceipt', params: [hash] });
-  return raw ? formatTransactionReceipt(raw as RpcTransactionReceipt) : null;
+  if (!raw) return null;
+  const receipt = formatTransactionReceipt(raw as RpcTransactionReceipt);
+  // anvil and reth add the block's timestamp (saving the chain journal a header request per block); viem
+  // leaves it in hex.
+  const { blockTimestamp } = raw as { blockTimestamp?: string | null };
+  return blockTimestamp ? { ...receipt, blockTimestamp: BigInt(blockTimestamp) } : receipt;
 }

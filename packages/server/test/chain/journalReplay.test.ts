@@ -57,6 +57,12 @@ describe('replaying the chain journal into a chain that lost blocks', () => {
       .execute();
     expect(before.length).toBeGreaterThanOrEqual(3);
     expect(before.every((e) => e.state === 'mined')).toBe(true);
+    // The journal holds each block's own time (from the receipt where the node gives it, else the header).
+    for (const entry of before) {
+      const block = await client.getBlock({ blockNumber: BigInt(entry.block_number!) });
+      expect(BigInt(entry.block_timestamp!)).toBe(block.timestamp);
+      expect(entry.block_hash).toBe(block.hash);
+    }
 
     // The chain loses every one of those blocks; the windows run out meanwhile.
     expect(await rpc('evm_revert', [snapshot])).toBe(true);
