@@ -152,7 +152,7 @@ async function startDauth(
         // The journal off is a benchmark-only switch of bench/dauthEntry.ts (its cost is what is measured).
         BENCH_JOURNAL: journal,
         // One load generator on one address drives these far past their per-address defaults.
-        RATE_LIMITS: 'content_consume=10000000/1m,balance_adex=10000000/1m',
+        RATE_LIMITS: 'content_consume=10000000/1m,content_consume_cuid=10000000/1m,balance_adex=10000000/1m',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
