@@ -21,10 +21,12 @@ export function requireToken(authenticator: Authenticator, accept: TokenClaims['
 }
 
 /**
- * preHandler of account-critical changes (decisions §7: provider settings, `test_encryption`, client
- * secret rotation, password and e-mail change): a login JWT whose password check (`auth_time`) is at most
- * `maxAgeSeconds` old, else 401 `reauthentication_required`. A login JWT relayed to an app backend in the
- * backend-integration flow therefore stops being enough for these within minutes of the user's login.
+ * preHandler of account-critical changes (decisions §7): provider settings, `test_encryption`, an app's
+ * edit, deletion and client secret rotation, and the password change. dauth offers no e-mail change
+ * (docs/decisions.md); one added later must use this too. A login JWT whose password check (`auth_time`)
+ * is at most `maxAgeSeconds` old passes, else 401 `reauthentication_required`. A login JWT relayed to an
+ * app backend in the backend-integration flow therefore stops being enough for these within minutes of
+ * the user's login.
  */
 export function requireFreshLogin(authenticator: Authenticator, maxAgeSeconds: number) {
   const login = requireToken(authenticator, 'login');
