@@ -74,7 +74,7 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     successorSealed: null,
   });
 
-  it('consumes a code exactly once and only with every binding right', async () => {
+  it('redeems a code exactly once and only with every binding right, with its first refresh token', async () => {
     const store = new OAuthGrantStore(db);
     const now = Date.now();
     const g = randomUUID();
@@ -87,26 +87,46 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
       redirectUri: c.redirectUri,
       codeChallenge: 'challenge',
     };
-    expect(await store.consumeCode({ ...base, clientId: 'other' })).toBeUndefined();
-    expect(await store.consumeCode({ ...base, redirectUri: `${c.redirectUri}/` })).toBeUndefined();
-    expect(await store.consumeCode({ ...base, codeChallenge: null })).toBeUndefined();
-    expect(await store.consumeCode({ ...base, codeChallenge: 'other' })).toBeUndefined();
-    expect(await store.consumeCode({ ...base, now: c.expiresAt })).toBeUndefined();
+    const firstRefresh = (name: string) => ({ tokenHash: `refresh-${name}-${g}`, expiresAt: now + DAY });
+    expect(await store.redeemCode({ ...base, clientId: 'other' }, firstRefresh('a'))).toBeUndefined();
+    expect(
+      await store.redeemCode({ ...base, redirectUri: `${c.redirectUri}/` }, firstRefresh('b')),
+    ).toBeUndefined();
+    expect(await store.redeemCode({ ...base, codeChallenge: null }, firstRefresh('c'))).toBeUndefined();
+    expect(await store.redeemCode({ ...base, codeChallenge: 'other' }, firstRefresh('d'))).toBeUndefined();
+    expect(await store.redeemCode({ ...base, now: c.expiresAt }, firstRefresh('e'))).toBeUndefined();
     expect((await store.findCode(c.codeHash))?.usedAt).toBeNull();
-    const won = await Promise.all([
-      store.consumeCode(base),
-      store.consumeCode(base),
-      store.consumeCode(base),
-    ]);
+    // A refused redemption stores no refresh token.
+    for (const name of ['a', 'b', 'c', 'd', 'e']) {
+      expect(await store.findRefreshToken(firstRefresh(name).tokenHash)).toBeUndefined();
+    }
+    const racers = ['r1', 'r2', 'r3'];
+    const won = await Promise.all(racers.map((name) => store.redeemCode(base, firstRefresh(name))));
     expect(won.filter(Boolean)).toHaveLength(1);
     expect(won.find(Boolean)).toMatchObject({ grantId: g, userUuid, usedAt: now });
-    // A revoked grant's code cannot be consumed.
+    // Exactly the winner's refresh token exists, bound to the code's grant, client and user.
+    const stored = await Promise.all(
+      racers.map((name) => store.findRefreshToken(firstRefresh(name).tokenHash)),
+    );
+    expect(stored.map(Boolean)).toEqual(won.map(Boolean));
+    expect(stored.find(Boolean)).toMatchObject({
+      grantId: g,
+      clientId,
+      userUuid,
+      createdAt: now,
+      expiresAt: now + DAY,
+      usedAt: null,
+    });
+    // A revoked grant's code cannot be redeemed.
     const g2 = randomUUID();
     const c2 = code(g2, now + 600_000);
     await store.createGrantWithCode(grant(g2, now), c2);
     expect(await store.revokeGrant(g2, 'test', now)).toBe(true);
     expect(await store.revokeGrant(g2, 'test', now)).toBe(false);
-    expect(await store.consumeCode({ ...base, codeHash: c2.codeHash, codeChallenge: null })).toBeUndefined();
+    expect(
+      await store.redeemCode({ ...base, codeHash: c2.codeHash, codeChallenge: null }, firstRefresh('f')),
+    ).toBeUndefined();
+    expect(await store.findRefreshToken(firstRefresh('f').tokenHash)).toBeUndefined();
   });
 
   it('rotates a refresh token once; the loser of a race changes nothing', async () => {

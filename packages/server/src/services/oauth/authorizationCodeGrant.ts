@@ -6,7 +6,7 @@ import { invalidGrant } from './oauthErrors.js';
 import {
   issuedTokens,
   newGrant,
-  refreshRecord,
+  REFRESH_TOKEN_TTL_MS,
   type IssuedTokens,
   type OAuthGrantContext,
 } from './oauthGrantContext.js';
@@ -78,25 +78,24 @@ export async function exchangeCode(
       : isValidCodeVerifier(input.codeVerifier)
         ? s256(input.codeVerifier)
         : undefined;
-  // Fast path: one conditional UPDATE checks every binding and consumes the code.
+  // Fast path: one conditional UPDATE checks every binding and consumes the code; the grant's first
+  // refresh token is stored in the same commit (it exists exactly when the code was spent).
+  const refreshToken = newOpaqueToken();
   const row =
     presentedChallenge === undefined
       ? undefined
-      : await context.grants.consumeCode({
-          codeHash,
-          now,
-          clientId: input.client.clientId,
-          redirectUri: input.redirectUri,
-          codeChallenge: presentedChallenge,
-        });
+      : await context.grants.redeemCode(
+          {
+            codeHash,
+            now,
+            clientId: input.client.clientId,
+            redirectUri: input.redirectUri,
+            codeChallenge: presentedChallenge,
+          },
+          { tokenHash: sha256Hex(refreshToken), expiresAt: now + REFRESH_TOKEN_TTL_MS },
+        );
   if (!row) throw await codeRefusal(context, codeHash, input, now);
 
-  // The code is spent from here on. Should the insert below fail, no token was issued and the
-  // app starts over: a safe failure (the code's consumption is the only race to settle).
-  const refreshToken = newOpaqueToken();
-  await context.grants.insertRefreshToken(
-    refreshRecord(refreshToken, row.grantId, row.clientId, row.userUuid, now),
-  );
   const access = await context.tokens.issueAccessToken({
     userId: String(row.userUuid),
     clientId: row.clientId,
