@@ -398,6 +398,47 @@ describe('amending frozen terms', () => {
     expect(await chain.publicClient.getBalance({ address: newOwner })).toBe(10n);
     expect(await chain.publicClient.getBalance({ address: provider })).toBe(oldOwnerBefore + b[1] + c[1]);
   });
+
+  it('refuses a provider terms change once release was enabled, even disabled again; amendTerms still changes them', async () => {
+    const cuid = 'game-frozen';
+    const register = (releasePer: number, ownerAddr: Address = provider) =>
+      asOperator().writeContract({
+        ...token(),
+        functionName: 'registerProvider',
+        args: ['client-f', cuid, releasePer, ownerAddr],
+      });
+    const setRelease = (enabled: boolean) =>
+      asOperator().writeContract({ ...token(), functionName: 'setReleaseEnabled', args: [cuid, enabled] });
+    const terms = async () => {
+      const [, ownerAddr, releasePer] = await chain.publicClient.readContract({
+        ...token(),
+        functionName: 'providerOf',
+        args: [cuid],
+      });
+      return { ownerAddr, releasePer };
+    };
+    const frozen = () =>
+      chain.publicClient.readContract({ ...token(), functionName: 'termsFrozen', args: [cuid] });
+    await chain.mined(register(40));
+    await chain.mined(register(50)); // not frozen yet: the provider may change them
+    expect(await frozen()).toBe(false);
+
+    await chain.mined(setRelease(true));
+    expect(await frozen()).toBe(true);
+    expect(await revertOf(() => register(100))).toBe('TermsFrozen');
+    expect(await revertOf(() => register(50, newOwner))).toBe('TermsFrozen');
+    await chain.mined(register(50)); // the same terms again: a harmless retry
+    await chain.mined(setRelease(false));
+    expect(await revertOf(() => register(100))).toBe('TermsFrozen');
+    expect(await terms()).toEqual({ ownerAddr: provider, releasePer: 50 });
+
+    await chain.mined(
+      asOperator().writeContract({ ...token(), functionName: 'amendTerms', args: [cuid, 100, newOwner, []] }),
+    );
+    expect(await terms()).toEqual({ ownerAddr: newOwner, releasePer: 100 });
+    expect(await frozen()).toBe(true);
+    expect(await revertOf(() => register(20, newOwner))).toBe('TermsFrozen');
+  });
 });
 
 describe('DauthToken', () => {

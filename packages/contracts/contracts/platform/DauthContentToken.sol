@@ -20,6 +20,7 @@ contract DauthContentToken is Operated {
         address ownerAddr; // zero while the cuid is unregistered
         uint8 releasePer;
         bool releaseEnabled; // `_cuid_releaseTokenEnabled` of the spec, off until the platform enables it
+        bool termsFrozen; // set when release is first enabled, never cleared: only `amendTerms` changes the terms
         uint128 pool; // wei; with the next field in one storage word, which `release` writes once
         uint128 unsettledUsage; // usage recorded and not yet settled, all slots together
         string clientId;
@@ -77,6 +78,7 @@ contract DauthContentToken is Operated {
     error InsufficientPool(string cuid, uint256 pool, uint256 amount);
     error PaymentFailed(address to, uint256 amount);
     error UnsettledUsage(string cuid, uint256 usage);
+    error TermsFrozen(string cuid);
 
     constructor(address initialOperator, address initialTreasury) Operated(initialOperator) {
         _setTreasury(initialTreasury);
@@ -90,7 +92,9 @@ contract DauthContentToken is Operated {
 
     /**
      * @notice Registers `cuid` for the OAuth client `clientId`, or updates its terms if that client already
-     * holds it. A cuid never moves to another client.
+     * holds it. A cuid never moves to another client. Once release was enabled for the cuid its terms are
+     * frozen: a change reverts with TermsFrozen (the same terms again pass), whatever order the service's
+     * own check and the platform's switch ran in; only the platform's `amendTerms` changes them then.
      */
     function registerProvider(string calldata clientId, string calldata cuid, uint8 releasePer, address ownerAddr)
         external
@@ -105,17 +109,21 @@ contract DauthContentToken is Operated {
             provider.clientId = clientId;
         } else if (keccak256(bytes(provider.clientId)) != keccak256(bytes(clientId))) {
             revert CuidTaken(cuid, provider.clientId);
+        } else if (provider.termsFrozen && (provider.ownerAddr != ownerAddr || provider.releasePer != releasePer)) {
+            revert TermsFrozen(cuid);
         }
         provider.ownerAddr = ownerAddr;
         provider.releasePer = releasePer;
         emit ProviderRegistered(key, cuid, clientId, releasePer, ownerAddr);
     }
 
-    /// @notice Turns settlement for `cuid` on or off; by the platform (operator or owner).
+    /// @notice Turns settlement for `cuid` on or off; by the platform (operator or owner). Enabling freezes the terms.
     function setReleaseEnabled(string calldata cuid, bool enabled) external {
         if (msg.sender != operator && msg.sender != owner()) revert NotOperator(msg.sender);
         bytes32 key = cuidHash(cuid);
-        _registered(key, cuid).releaseEnabled = enabled;
+        Provider storage provider = _registered(key, cuid);
+        provider.releaseEnabled = enabled;
+        if (enabled) provider.termsFrozen = true;
         emit ReleaseEnabledChanged(key, enabled);
     }
 
@@ -303,6 +311,11 @@ contract DauthContentToken is Operated {
 
     function releaseEnabled(string calldata cuid) external view returns (bool) {
         return _providers[cuidHash(cuid)].releaseEnabled;
+    }
+
+    /// @notice Whether `registerProvider` refuses a change of the terms of `cuid` (release was enabled once).
+    function termsFrozen(string calldata cuid) external view returns (bool) {
+        return _providers[cuidHash(cuid)].termsFrozen;
     }
 
     function poolOf(string calldata cuid) external view returns (uint256) {

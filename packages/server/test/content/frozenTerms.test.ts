@@ -179,6 +179,65 @@ describe('settlement terms are frozen once release is enabled', () => {
   });
 });
 
+describe('the contract refuses a terms change that races the platform enabling release', () => {
+  let server: TestServer;
+  afterAll(() => server?.close());
+
+  it('409 terms_frozen when release is enabled between the service’s check and the chain write', async () => {
+    server = await startTestServer();
+    const provider = await newProvider(server, 50);
+    // The admin's switch lands after the service read the terms as changeable (its own check passed)
+    // and before the provider's write: made certain by enabling release from inside the send.
+    const chain = (server.services.content.providers as unknown as { chain: ContentTokenChain }).chain;
+    const send = chain.registerProvider.bind(chain);
+    chain.registerProvider = async (input) => {
+      const enabled = await post(
+        server,
+        '/v1/admin/content/release',
+        { cuid: provider.cuid, enabled: true },
+        admin(server),
+      );
+      expect(enabled.status).toBe(200);
+      return send(input);
+    };
+    let raised;
+    try {
+      raised = await post(
+        server,
+        '/v1/development-api/init_permission_provider',
+        {
+          client_id: provider.clientId,
+          cuid: provider.cuid,
+          release_per: 100,
+          owner_addr: provider.ownerAddr,
+        },
+        provider.developer.token,
+      );
+    } finally {
+      chain.registerProvider = send;
+    }
+    expect(raised.status).toBe(409);
+    expect(raised.body).toMatchObject({ success: false, error: 'terms_frozen' });
+    const [, ownerAddr, releasePer, enabled] = await chainClient(server).readContract({
+      address: server.services.chain.info.contracts.content_token,
+      abi: dauthContentTokenAbi,
+      functionName: 'providerOf',
+      args: [provider.cuid],
+    });
+    expect({ ownerAddr, releasePer, enabled }).toEqual({
+      ownerAddr: provider.ownerAddr,
+      releasePer: 50,
+      enabled: true,
+    });
+    const row = await server.services.database.db
+      .selectFrom('content_providers')
+      .select(['release_per', 'terms_frozen'])
+      .where('cuid', '=', provider.cuid)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ release_per: 50, terms_frozen: 1 });
+  });
+});
+
 describe('a terms change over more slots than one transaction carries', () => {
   let server: TestServer;
   afterAll(() => server?.close());

@@ -128,6 +128,11 @@ export class ProviderService {
         await this.store.releaseClaim(input.cuid, input.clientId, claimedAt).catch(() => undefined);
       }
       if (isRevertNamed(err, 'CuidTaken')) throw cuidTaken();
+      if (isRevertNamed(err, 'TermsFrozen')) {
+        // The platform enabled release after the check above: the contract is the last word; remember it.
+        await this.store.freezeTerms(input.cuid, Date.now()).catch(() => undefined);
+        throw termsFrozen();
+      }
       throw err;
     }
     await this.store.markRegistered(
@@ -223,7 +228,8 @@ export class ProviderService {
    * Once the platform enabled release for a cuid its settlement terms are frozen (decisions §7): a
    * provider raising `release_per` could otherwise drain a pool the platform funded. Only the admin
    * API changes them then (`SettlementService.amendTerms`). Frozen = recorded when release was
-   * enabled here, or release enabled on chain now (enabled before the record existed).
+   * enabled here, or release enabled on chain now (enabled before the record existed). This check is
+   * not serialised with the admin's switch; the contract refuses a change that races it (`TermsFrozen`).
    */
   async #refuseFrozenChange(
     existing: { cuid: string; releasePer: number; ownerAddr: string; termsFrozen: boolean; state: string },
