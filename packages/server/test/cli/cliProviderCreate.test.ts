@@ -1,0 +1,212 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { bearer, createUser, post, type TestUser } from '../helpers/http.js';
+import {
+  buy,
+  consume,
+  consumeAs,
+  encryptPayload,
+  get,
+  newPlayer,
+  payloadOf,
+  sealGcm,
+  type Provider,
+} from '../content/contentSupport.js';
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Runs the built `dauth` entry point (`npm run build` first) as its own process. */
+function dauth(
+  args: string[],
+  env: Record<string, string>,
+  stdin = '',
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
+      cwd: serverDir,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+interface Registered {
+  success: boolean;
+  client_id: string;
+  cuid: string;
+  tx_hash: string;
+  encryption_key?: string;
+  encryption_iv?: string;
+  gcm_key?: string;
+  payload_mode: string;
+  consume_auth: string;
+}
+
+describe('dauth provider create through the running server', () => {
+  let server: TestServer;
+  let env: Record<string, string>;
+  let owner: TestUser;
+  let clientId: string;
+  let clientSecret: string;
+  const ownerAddr = '0x00000000000000000000000000000000000c11a0';
+  beforeAll(async () => {
+    server = await startTestServer();
+    env = { DATA_DIR: server.dataDir, PUBLIC_URL: server.url };
+    owner = await createUser(server.url);
+    const created = (await (
+      await post(
+        `${server.url}/v1/dev-user/clients`,
+        { name: 'CLI provider game', redirect_uris: ['https://cli-provider.example/cb'], dapp: true },
+        bearer(owner.loginToken),
+      )
+    ).json()) as { client_id: string; client_secret: string };
+    clientId = created.client_id;
+    clientSecret = created.client_secret;
+  }, 60_000);
+  afterAll(async () => {
+    await server.close();
+    fs.rmSync(server.dataDir, { recursive: true, force: true });
+  });
+
+  const asOwner = (cuid: string, user: TestUser = owner) => [
+    'provider',
+    'create',
+    '--client-id',
+    clientId,
+    '--cuid',
+    cuid,
+    '--release-per',
+    '40',
+    '--owner-addr',
+    ownerAddr,
+    '--email',
+    user.email,
+    '--password-stdin',
+  ];
+
+  it('registers the first provider in the strong mode: GCM payloads and the client secret required', async () => {
+    const created = await dauth(asOwner('cli-first'), env, `${owner.password}\n`);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    const answer = JSON.parse(created.stdout) as Registered;
+    expect(answer).toMatchObject({
+      success: true,
+      client_id: clientId,
+      cuid: 'cli-first',
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      encryption_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+      encryption_iv: expect.stringMatching(/^[0-9a-f]{32}$/),
+      gcm_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+      payload_mode: 'gcm',
+      consume_auth: 'client_secret',
+    });
+    // The server's own record agrees: the provider is registered on its terms, in the strong mode.
+    const mode = await get(
+      server,
+      `/v1/development-api/payload_mode?client_id=${clientId}`,
+      owner.loginToken,
+    );
+    expect(mode.body).toMatchObject({
+      payload_mode: 'gcm',
+      consume_auth: 'client_secret',
+      has_gcm_key: true,
+    });
+    const stored = await server.services.content.directory.registered('cli-first');
+    expect(stored).toMatchObject({ clientId, state: 'registered', releasePer: 40 });
+
+    // What the strong mode means on the consumption endpoint: a spec CTR payload made with the issued
+    // key is refused, an anonymous GCM one too; only GCM with the app's credentials spends tokens.
+    const provider: Provider = {
+      developer: { uuid: Number(owner.uuid), token: owner.loginToken },
+      clientId,
+      clientSecret,
+      cuid: 'cli-first',
+      ownerAddr,
+      key: answer.encryption_key!,
+      iv: answer.encryption_iv!,
+      gcmKey: answer.gcm_key,
+      registration: answer as unknown as Record<string, unknown>,
+    };
+    const player = await newPlayer(server, provider);
+    expect((await buy(server, provider, player, '1000')).status).toBe(200);
+    const ctr = await consumeAs(
+      server,
+      { clientId, clientSecret },
+      {
+        encrypted_message: encryptPayload(provider, payloadOf(provider, player, '5', { request_id: 'c1' })),
+        client_id: clientId,
+      },
+    );
+    expect(ctr.status).toBe(401);
+    const gcmPayload = () =>
+      sealGcm(
+        answer.gcm_key!,
+        clientId,
+        payloadOf(provider, player, '5', {
+          request_id: `g-${Math.random()}`,
+          iat: Math.floor(Date.now() / 1000),
+        }),
+      );
+    const anonymous = await consume(server, { encrypted_message: gcmPayload(), client_id: clientId });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error).toBe('client_authentication_required');
+    const accepted = await consumeAs(
+      server,
+      { clientId, clientSecret },
+      {
+        encrypted_message: gcmPayload(),
+        client_id: clientId,
+      },
+    );
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ success: true, used_balances: '5' });
+  }, 120_000);
+
+  it("a later cuid keeps the app's settings, options change them, and a stranger is refused", async () => {
+    const second = await dauth(asOwner('cli-second'), env, `${owner.password}\n`);
+    expect(second.code).toBe(0);
+    const answer = JSON.parse(second.stdout) as Registered;
+    expect(answer).toMatchObject({ success: true, payload_mode: 'gcm', consume_auth: 'client_secret' });
+    expect(answer).not.toHaveProperty('encryption_key');
+    expect(answer).not.toHaveProperty('gcm_key');
+
+    const migrating = await dauth(
+      [...asOwner('cli-third'), '--payload-mode', 'ctr+gcm'],
+      env,
+      `${owner.password}\n`,
+    );
+    expect(migrating.code).toBe(0);
+    expect(JSON.parse(migrating.stdout)).toMatchObject({
+      payload_mode: 'ctr+gcm',
+      consume_auth: 'client_secret',
+    });
+
+    const stranger = await createUser(server.url);
+    const refused = await dauth(asOwner('cli-stranger', stranger), env, `${stranger.password}\n`);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stderr)).toMatchObject({ success: false, error: 'not_client_owner' });
+    expect(await server.services.content.directory.registered('cli-stranger')).toBeUndefined();
+
+    const wrongMode = await dauth(
+      [...asOwner('cli-bad'), '--payload-mode', 'ecb'],
+      env,
+      `${owner.password}\n`,
+    );
+    expect(wrongMode.code).toBe(2);
+    expect(wrongMode.stderr).toContain('--payload-mode must be one of ctr, ctr+gcm, gcm');
+
+    const help = await dauth(['--help'], env);
+    expect(help.stdout).toContain('dauth provider create');
+  }, 120_000);
+});
