@@ -200,20 +200,23 @@ declare module 'fastify' {
 
 /**
  * Records an audit entry after every audited route has answered. Installed on the root, so a
- * route file needs no audit code; `AUDITED_ROUTES` is the one list of what is audited.
+ * route file needs no audit code; `AUDITED_ROUTES` is the one list of what is audited. The hooks
+ * are attached to the audited routes only (`onRoute`), so every other route — token validation,
+ * the code exchange, consumption — pays nothing for the audit.
  */
 export function installAuditRecorder(app: App, audit: AuditTrail): void {
-  app.addHook('onSend', async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
-    const route = request.routeOptions.url;
-    if (!route || !auditedRouteOf(request.method, route) || typeof payload !== 'string') return payload;
+  const keepAnswer = async (request: FastifyRequest, _reply: FastifyReply, payload: unknown) => {
+    if (typeof payload !== 'string' || !auditedRouteOf(request.method, request.routeOptions.url ?? '')) {
+      return payload;
+    }
     try {
       request.auditAnswer = JSON.parse(payload) as Fields;
     } catch {
       // Not JSON (an HTML page): nothing from the answer is kept.
     }
     return payload;
-  });
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+  };
+  const recordEntry = async (request: FastifyRequest, reply: FastifyReply) => {
     const route = request.routeOptions.url;
     const audited = route ? auditedRouteOf(request.method, route) : undefined;
     if (!route || !audited) return;
@@ -239,5 +242,15 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
       requestId: request.id,
       details,
     });
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((method) => auditedRouteOf(method, route.url))) return;
+    // A route's own hooks run after the root's, as the root hooks this replaces did.
+    route.onSend = [...asList(route.onSend), keepAnswer] as typeof route.onSend;
+    route.onResponse = [...asList(route.onResponse), recordEntry] as typeof route.onResponse;
   });
 }
+
+const asList = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
