@@ -9,7 +9,12 @@ import tseslint from 'typescript-eslint';
 const server = 'packages/server/src';
 const FASTIFY = ['fastify', 'fastify/*', '@fastify/*'];
 const layer = (name) => [`**/${name}/*`, `**/${name}/**`, `./${name}/*`];
-const restrict = (message, group, allowTypeImports = false) => ({ group, message, allowTypeImports });
+const restrict = (message, group, allowTypeImports = false, names = {}) => ({
+  group,
+  message,
+  allowTypeImports,
+  ...names,
+});
 const layerRules = [
   {
     files: [`${server}/services/**/*.ts`],
@@ -89,8 +94,14 @@ const layerRules = [
         [...layer('chain'), '!**/chain/types.js', '!**/chain/address.js', '!**/routes/chain/*'],
       ),
       restrict(
-        'http/ and cli/ are handed their services by the composition root: import its types only',
-        layer('composition'),
+        'http/ and cli/ are handed their services by the composition root: they name `Services`, `OfflineServices`, `ContentServices` and `BackendIntegration` (types), never `Composition` (which adds the stores and gateways) or a builder',
+        [...layer('composition'), '!**/composition/startupProgress.js'],
+        false,
+        { allowImportNames: ['Services', 'OfflineServices', 'ContentServices', 'BackendIntegration'] },
+      ),
+      restrict(
+        'the start progress is created by server.ts: http/ names its type only',
+        ['**/composition/startupProgress.js'],
         true,
       ),
     ],

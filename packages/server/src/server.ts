@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { Config } from './config.js';
-import { createServices, type CreateServicesOptions, type Services } from './composition/index.js';
+import { type Composition, createServices, type CreateServicesOptions } from './composition/index.js';
 import { StartupProgress } from './composition/startupProgress.js';
 import { buildApp } from './http/app.js';
 import { startupHandler } from './http/startupHandler.js';
@@ -11,7 +11,7 @@ import { loggerOptions } from './logger.js';
 
 export interface RunningServer {
   app: App;
-  services: Services;
+  services: Composition;
   /** The base URL the server actually listens on (port 0 resolved). */
   url: string;
   close(): Promise<void>;
@@ -51,7 +51,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   logger.info({ url }, 'listening while the services start');
   onListening?.(url);
 
-  let services: Services;
+  let services: Composition;
   try {
     services = await createServices(config, { ...serviceOptions, logger, startup: progress });
   } catch (err) {

@@ -55,16 +55,19 @@ import { registerDomainMetrics } from './observability.js';
 import { FundsWatch } from '../services/funds/fundsWatch.js';
 import { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
 import { ChainBeliefStore } from '../stores/chainBeliefStore.js';
+import type { ChainInfo } from '../chain/types.js';
+import { PlatformFunding } from '../services/funds/platformFunding.js';
+import { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 
 /**
- * Everything the HTTP layer may use, wired once. The composition root (this folder, one file per
- * domain) is the only place that constructs stores, gateways and services, and so the only place that
- * knows which store or gateway implementation backs a service.
+ * Everything the HTTP layer and the CLI may use, wired once: services, settings and the process's
+ * plumbing, never a store or a chain gateway. The composition root (this folder, one file per domain) is
+ * the only place that constructs stores, gateways and services, and so the only place that knows which
+ * store or gateway implementation backs a service.
  */
 export interface Services {
   config: Config;
   logger: Logger;
-  database: DatabaseHandle;
   secrets: PlatformSecrets;
   secretBox: SecretBox;
   /** Shared state between replicas (rate limits, one-time values) when REDIS_URL is set. */
@@ -84,9 +87,6 @@ export interface Services {
   /** Verifies bearer tokens and checks revocation; routes use it through `http/auth.ts`. */
   authenticator: Authenticator;
   accounts: AccountService;
-  users: UserStore;
-  /** Main and slot content wallets (shared by PIN custody and slots). */
-  wallets: WalletStore;
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
@@ -105,8 +105,10 @@ export interface Services {
   loginStatus: LoginStatusService;
   /** OpenID Connect (docs/oidc.md): ID tokens, userinfo, RP-initiated logout. */
   oidc: OidcServices;
-  /** The chain: gateway (typed reads), `operations.submitOperation`, `operator.execute`, `calls`, faucet. */
-  chain: ChainServices;
+  /** Which chain the service uses and where its contracts are (`GET /v1/chain/info`). */
+  chainInfo: ChainInfo;
+  /** The admin's faucet (chain 31337) and the refill of the paymaster deposit, operator and relayers. */
+  funding: PlatformFunding;
   /** Slots (docs/slots.md): created on a user's first backend authorize; `findSlot`, `listForOwner`, … */
   slots: SlotService;
   /** Ticketed slot ownership transfers (`exchange_token_owner`, admin tickets, marketplace). */
@@ -126,11 +128,26 @@ export interface Services {
   /** Content tokens (docs/content-tokens.md): providers, purchases, batched consumption, balances, settlement. */
   content: ContentServices;
   /** Sponsored gas per day, user and app (docs/security.md, "Gas sponsorship policy"). */
-  sponsorship: SponsorshipStore;
+  sponsorshipReport: SponsorshipReport;
   /** Database beliefs compared with the chain after start (docs/chain.md, "Durability"). */
   chainConsistency: ChainConsistencyCheck;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
+}
+
+/**
+ * What the composition root built: the `Services`, plus the database, stores and chain layer behind them,
+ * which the process and the test suites reach (http/ and cli/ may not import this type: eslint.config.js).
+ */
+export interface Composition extends Services {
+  database: DatabaseHandle;
+  users: UserStore;
+  /** Main and slot content wallets (shared by PIN custody and slots). */
+  wallets: WalletStore;
+  /** The chain: gateway (typed reads), `operations.submitOperation`, `operator.execute`, `calls`, faucet. */
+  chain: ChainServices;
+  /** Sponsored gas per day, user and app: the store the policy charges. */
+  sponsorship: SponsorshipStore;
 }
 
 export interface CreateServicesOptions {
@@ -145,7 +162,10 @@ export interface CreateServicesOptions {
   startup?: StartupProgress;
 }
 
-export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
+export async function createServices(
+  config: Config,
+  options: CreateServicesOptions = {},
+): Promise<Composition> {
   const logger = options.logger ?? pino(loggerOptions(config.logLevel));
   const startup = options.startup ?? new StartupProgress();
   const closers: (() => Promise<void>)[] = [];
@@ -365,6 +385,12 @@ export async function createServices(config: Config, options: CreateServicesOpti
       funds,
       audit,
       chain,
+      chainInfo: chain.info,
+      funding: new PlatformFunding(chain.faucet, chain.gateway, {
+        operator: chain.operator.address,
+        relayers: chain.telemetry.relayerAddresses,
+        ownRelayer: chain.telemetry.relayerAddress,
+      }),
       tokens,
       authenticator,
       accounts,
@@ -404,6 +430,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
       emailVerification: custodyDomain.emailVerification,
       transfers: custodyDomain.transfers,
       content,
+      sponsorshipReport: new SponsorshipReport(sponsorship),
       sponsorship,
       chainConsistency,
       close,

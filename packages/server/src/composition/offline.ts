@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { PasswordHasher, SCRYPT_PARAMS } from '../crypto/passwordHasher.js';
 import { SecretBox } from '../crypto/secretBox.js';
-import { type DatabaseHandle, openDatabase } from '../db/database.js';
+import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
 import { AccountService } from '../services/accounts/accountService.js';
+import { ProviderDirectory } from '../services/content/providerDirectory.js';
 import { ProviderKeyring } from '../services/content/providerKeyring.js';
 import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
 import { ClientService } from '../services/oauth/clientService.js';
@@ -24,14 +25,12 @@ import { UserStore } from '../stores/userStore.js';
 export interface OfflineServices {
   config: Config;
   logger: Logger;
-  database: DatabaseHandle;
   secrets: PlatformSecrets;
   tokens: TokenService;
   accounts: AccountService;
-  users: UserStore;
   clients: ClientService;
-  /** Registered cuids and their terms, by app. */
-  contentProviders: ContentProviderStore;
+  /** Cuids and their terms, by app. */
+  contentProviders: ProviderDirectory;
   /** Payload mode and (on explicit request) the sealed key and IV of an app. */
   providerKeys: ProviderKeyring;
   close(): Promise<void>;
@@ -47,7 +46,6 @@ export async function createOfflineServices(config: Config, logger: Logger): Pro
   try {
     // A no-op when the server already migrated this database; a fresh DATA_DIR gets its schema here.
     await migrateToLatest(database.db);
-    const users = new UserStore(database.db);
     const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
     await tokens.init();
     const passwords = new PasswordHasher(1, Math.max(1, config.scryptQueueMax), {
@@ -62,13 +60,11 @@ export async function createOfflineServices(config: Config, logger: Logger): Pro
     return {
       config,
       logger,
-      database,
       secrets,
       tokens,
-      accounts: new AccountService(users, tokens, passwords),
-      users,
+      accounts: new AccountService(new UserStore(database.db), tokens, passwords),
       clients: new ClientService(new ClientStore(database.db), secrets.masterKey, callbackTargets),
-      contentProviders,
+      contentProviders: new ProviderDirectory(contentProviders),
       providerKeys: new ProviderKeyring(contentProviders, secretBox),
       close: () => database.close(),
     };

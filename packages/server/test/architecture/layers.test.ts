@@ -63,15 +63,21 @@ describe('layer rules (eslint.config.js)', () => {
     expect(await restrictedImports('stores/example.ts', storesUp.join('\n'))).toEqual(storesUp);
   });
 
-  it('keeps http and cli on services: no stores, no Kysely, no gateways', async () => {
+  it('keeps http and cli on services: no stores, no Kysely, no gateways, not the whole Composition', async () => {
     const refused = [
       "import type { Slot } from '../../stores/slotStore.js';",
       "import { sql } from 'kysely';",
       "import type { ChainGateway } from '../../chain/chainGateway.js';",
       "import { createServices } from '../../composition/index.js';",
+      // What the root built besides the services (stores, gateways) is for the process and the tests.
+      "import type { Composition } from '../../composition/index.js';",
+      "import type { ChainServices } from '../../composition/chain.js';",
+      "import { StartupProgress } from '../../composition/startupProgress.js';",
     ];
     const allowed = [
       "import type { Services } from '../../composition/index.js';",
+      "import type { OfflineServices } from '../../composition/offline.js';",
+      "import type { StartupProgress } from '../../composition/startupProgress.js';",
       "import type { Address } from '../../chain/types.js';",
       "import { toAddress } from '../../chain/address.js';",
       "import type { SlotService } from '../../services/slots/slotService.js';",

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../src/composition/index.js';
+import type { Composition } from '../../src/composition/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { randomOwner } from './chainTestHelpers.js';
 
@@ -35,7 +35,7 @@ async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000): Promise<
  * Every row of every table, to show an outage changed nothing. The audit trail is left out: it
  * records the refused attempt, by design (docs/operations.md).
  */
-async function databaseSnapshot(services: Services): Promise<string> {
+async function databaseSnapshot(services: Composition): Promise<string> {
   const db = services.database.db;
   const tables = await sql<{
     name: string;

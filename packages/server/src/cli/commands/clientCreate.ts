@@ -1,4 +1,3 @@
-import { normaliseEmail } from '../../services/accounts/accountService.js';
 import { notFound } from '../../errors.js';
 import { type CliCommand, requiredString, stringList, UsageError } from '../command.js';
 
@@ -24,7 +23,7 @@ export const clientCreate: CliCommand = {
     const name = requiredString(values, 'name');
     const redirectUris = stringList(values, 'redirect-uri');
     if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required');
-    const owner = await services.users.findByEmail(normaliseEmail(ownerEmail));
+    const owner = await services.accounts.findUserByEmail(ownerEmail);
     if (!owner) throw notFound('user_not_found', `No user with the e-mail ${ownerEmail}`);
     const { client, clientSecret } = await services.clients.create({
       ownerUuid: owner.userUuid,

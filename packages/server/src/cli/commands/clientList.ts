@@ -1,5 +1,4 @@
 import { notFound } from '../../errors.js';
-import { normaliseEmail } from '../../services/accounts/accountService.js';
 import { type CliCommand, requiredString } from '../command.js';
 
 /** `dauth client list --owner <e-mail>`: a developer's apps (never their secrets, which are not stored). */
@@ -11,7 +10,7 @@ export const clientList: CliCommand = {
   options: { owner: { type: 'string' } },
   async run(values, services) {
     const email = requiredString(values, 'owner');
-    const owner = await services.users.findByEmail(normaliseEmail(email));
+    const owner = await services.accounts.findUserByEmail(email);
     if (!owner) throw notFound('user_not_found', `No user with the e-mail ${email}`);
     const clients = await services.clients.listOwn(owner.userUuid);
     return {

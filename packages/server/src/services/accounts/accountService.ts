@@ -15,6 +15,14 @@ function newUserUuid(): number {
   return randomInt(1_000_000_000, 2 ** 48);
 }
 
+/** A user as services hand it out: the password hash left behind. */
+const withoutPassword = (user: User): User => ({
+  userUuid: user.userUuid,
+  email: user.email,
+  nickname: user.nickname,
+  createdAt: user.createdAt,
+});
+
 export class AccountService {
   constructor(
     private readonly users: UserStore,
@@ -83,10 +91,14 @@ export class AccountService {
     return { token, uuid: String(user.userUuid), expiresIn };
   }
 
+  /** The account registered with `email` (compared normalised, as at registration). */
+  async findUserByEmail(email: string): Promise<User | undefined> {
+    const user = await this.users.findByEmail(normaliseEmail(email));
+    return user && withoutPassword(user);
+  }
+
   async findUser(userUuid: number): Promise<User | undefined> {
     const user = await this.users.findById(userUuid);
-    return user
-      ? { userUuid: user.userUuid, email: user.email, nickname: user.nickname, createdAt: user.createdAt }
-      : undefined;
+    return user && withoutPassword(user);
   }
 }

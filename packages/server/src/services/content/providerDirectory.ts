@@ -20,6 +20,11 @@ export class ProviderDirectory {
     return found;
   }
 
+  /** An app's cuids in every state, with their terms (read through: a pending registration may change). */
+  listProvidersByClient(clientId: string): Promise<ProviderRecord[]> {
+    return this.store.listProvidersByClient(clientId);
+  }
+
   /** Forgets a cached registration after its terms changed. */
   forget(cuid: string): void {
     this.#registered.delete(cuid);

@@ -41,7 +41,7 @@ export async function adminFaucetRoutes(app: App, services: Services): Promise<v
     },
     async (request) => {
       const { address, native, token } = request.body;
-      const result = await services.chain.faucet.fund({
+      const result = await services.funding.faucet({
         // Mixed case must be a valid EIP-55 checksum (a typo otherwise): 400, never a 500 from the node client.
         address: toAddress(address, 'address'),
         native: amount(native, 'native'),

@@ -47,29 +47,19 @@ export async function adminFundingRoutes(app: App, services: Services): Promise<
       },
     },
     async (request) => {
-      const deposit = wei(request.body.paymaster_deposit, 'paymaster_deposit');
-      const operator = wei(request.body.operator, 'operator');
-      const relayer = wei(request.body.relayer, 'relayer');
-      const { chain } = services;
-      const relayers = chain.telemetry.relayerAddresses;
-      if (deposit > 0n) await chain.faucet.depositForPaymaster(deposit);
-      if (operator > 0n) await chain.faucet.sendNative(chain.operator.address, operator);
-      // One after the other: each is a transaction of the deployer, whose nonces must not race.
-      if (relayer > 0n) for (const address of relayers) await chain.faucet.sendNative(address, relayer);
-      const [paymasterDeposit, operatorBalance, relayerBalances] = await Promise.all([
-        chain.gateway.paymasterDeposit(),
-        chain.gateway.nativeBalance(chain.operator.address),
-        Promise.all(relayers.map((address) => chain.gateway.nativeBalance(address))),
-      ]);
-      const own = relayers.indexOf(chain.telemetry.relayerAddress);
+      const result = await services.funding.refill({
+        paymasterDeposit: wei(request.body.paymaster_deposit, 'paymaster_deposit'),
+        operator: wei(request.body.operator, 'operator'),
+        relayer: wei(request.body.relayer, 'relayer'),
+      });
       return {
         success: true,
-        paymaster_deposit: paymasterDeposit.toString(),
-        operator_balance: operatorBalance.toString(),
-        relayer_balance: (relayerBalances[own] ?? 0n).toString(),
-        relayer_balances: relayers.map((address, i) => ({
+        paymaster_deposit: result.paymasterDeposit.toString(),
+        operator_balance: result.operatorBalance.toString(),
+        relayer_balance: result.relayerBalance.toString(),
+        relayer_balances: result.relayerBalances.map(({ address, balance }) => ({
           address,
-          balance: relayerBalances[i]!.toString(),
+          balance: balance.toString(),
         })),
       };
     },

@@ -41,8 +41,7 @@ export async function adminSponsorshipRoutes(app: App, services: Services): Prom
       },
     },
     async (request) => {
-      const day = request.query.day ?? new Date().toISOString().slice(0, 10);
-      const rows = await services.sponsorship.spendOn(day);
+      const { day, apps, users } = await services.sponsorshipReport.spendOn(request.query.day);
       const { sponsorship } = services.config;
       return {
         success: true,
@@ -52,12 +51,8 @@ export async function adminSponsorshipRoutes(app: App, services: Services): Prom
           app_daily_gas: sponsorship.appDailyGas,
           max_operation_gas: sponsorship.maxOperationGas,
         },
-        apps: rows
-          .filter((r) => r.scope === 'app')
-          .map((r) => ({ client_id: r.subject, gas: r.gas, operations: r.operations })),
-        users: rows
-          .filter((r) => r.scope === 'user')
-          .map((r) => ({ user_id: r.subject, gas: r.gas, operations: r.operations })),
+        apps: apps.map((r) => ({ client_id: r.subject, gas: r.gas, operations: r.operations })),
+        users: users.map((r) => ({ user_id: r.subject, gas: r.gas, operations: r.operations })),
       };
     },
   );

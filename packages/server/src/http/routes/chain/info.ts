@@ -28,7 +28,7 @@ export async function chainRoutes(app: App, services: Services): Promise<void> {
       },
     },
     async () => {
-      const { chainId, contracts, rpcUrl } = services.chain.info;
+      const { chainId, contracts, rpcUrl } = services.chainInfo;
       return { success: true, chain_id: chainId, ...contracts, ...(rpcUrl ? { rpc_url: rpcUrl } : {}) };
     },
   );
