@@ -394,4 +394,63 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
     // The holder's other slot, whose content wallet is the dex's, still lists.
     expect((await list(holder, PRICE)).status).toBe(201);
   });
+
+  it('refuses an admin transfer ticket, at issue and at use, while the slot’s content wallet is on a user key', async () => {
+    const holder = await newPlayer(server, provider, '0');
+    const to = await newPlayer(server, provider, '0');
+    // As above: a legacy content wallet derived from a key custody no longer holds (no hand-over possible).
+    const earlierKey = getAddress(`0x${randomBytes(20).toString('hex')}`);
+    const slotId = (10n ** 18n + BigInt(`0x${randomBytes(7).toString('hex')}`)).toString();
+    const legacy = server.services.chain.gateway.walletAddress(earlierKey, BigInt(slotId));
+    const imported = await server.services.slotImport.importAll([
+      {
+        line: 1,
+        id: slotId,
+        clientId: provider.clientId,
+        ownerUuid: holder.user.uuid,
+        contentAddress: legacy,
+      },
+    ]);
+    expect(imported.results[0]).toMatchObject({ status: 'imported', meta_idx: 1 });
+    const binding = {
+      cu_id: provider.clientId,
+      from_uuid: holder.user.uuid,
+      to_uuid: to.user.uuid,
+      meta_idx: 1,
+    };
+    // A ticket issued before the wallet's record said it is a legacy one (as before this rule existed).
+    const early = await post<{ state: string }>(server, '/v1/admin/transfer-tickets', binding, admin(server));
+    expect(early.status).toBe(200);
+    await server.services.wallets.insert({
+      address: legacy,
+      userUuid: holder.user.uuid,
+      kind: 'slot',
+      salt: BigInt(slotId),
+      initialOwner: earlierKey,
+      owner: earlierKey,
+      deployed: false,
+      createdAt: Date.now(),
+    });
+    const ownerBefore = await dexOwner(slotId);
+    const slotBefore = await slotRow(slotId);
+
+    const issued = await post(server, '/v1/admin/transfer-tickets', binding, admin(server));
+    expect(issued.status).toBe(409);
+    expect(issued.body).toMatchObject({ success: false, error: 'content_wallet_handover_pending' });
+    const used = await post(server, '/idex-platform/exchange_token_owner', {
+      state: early.body.state,
+      ...binding,
+    });
+    expect(used.status).toBe(409);
+    expect(used.body).toMatchObject({ success: false, error: 'content_wallet_handover_pending' });
+    // Nothing moved: the dex, the slot's row, and the ticket (given back, not spent).
+    expect(await dexOwner(slotId)).toBe(ownerBefore);
+    expect(await slotRow(slotId)).toEqual(slotBefore);
+    const tickets = await server.services.database.db
+      .selectFrom('transfer_tickets')
+      .select('status')
+      .where('slot_id', '=', slotId)
+      .execute();
+    expect(tickets).toEqual([{ status: 'issued' }]);
+  });
 });

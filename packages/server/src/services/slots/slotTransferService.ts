@@ -6,6 +6,7 @@ import type { Slot, SlotStore } from '../../stores/slotStore.js';
 import type { TicketOrigin, TransferTicket, TransferTicketStore } from '../../stores/transferTicketStore.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { WalletStore } from '../../stores/walletStore.js';
+import { handoverPending } from '../custody/contentWallets.js';
 import type { AppResolver } from './appResolver.js';
 import type { SlotLedger } from './slotLedger.js';
 import { walletRequired } from './slotService.js';
@@ -114,6 +115,7 @@ export class SlotTransferService {
     }
     if (!(await this.users.findById(binding.toUuid)))
       throw notFound('user_not_found', 'to_uuid names no user');
+    await this.#requireContentWalletFollows(slot);
     const state = randomBytes(32).toString('base64url');
     const now = Date.now();
     const expiresAt = now + this.#ticketTtlMs;
@@ -207,6 +209,8 @@ export class SlotTransferService {
     ) {
       throw conflict('slot_changed', 'The slot changed owner or place since the ticket was issued');
     }
+    // Again at use: a ticket issued before this rule, or before the wallet's record said so.
+    await this.#requireContentWalletFollows(slot);
     const movingSince = Date.now();
     if (
       !(await this.slots.transition(
@@ -274,6 +278,15 @@ export class SlotTransferService {
       }
     }
     return (await this.slots.findById(slot.id)) ?? slot;
+  }
+
+  /**
+   * 409 `content_wallet_handover_pending` while the slot's content wallet is a legacy one still owned by
+   * its first owner's key (decisions §7): moved now, it would stay with that key instead of following the
+   * slot; the key holder's next PIN use hands it to the dex (custody's `handOverLegacy`).
+   */
+  async #requireContentWalletFollows(slot: Slot): Promise<void> {
+    if ((await this.wallets.findByAddress(slot.contentAddress))?.kind === 'slot') throw handoverPending();
   }
 
   async #resolveApp(cuId: string): Promise<string> {
