@@ -43,6 +43,8 @@ interface ActiveKey {
   kid: string;
   /** The private key for node:crypto's synchronous signing (`signJwt`). */
   keyObject: KeyObject;
+  /** base64url of the JWT header `{alg, kid, typ}`. */
+  encodedHeader: string;
 }
 
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
@@ -98,6 +100,8 @@ export class TokenService {
       this.#active = {
         kid: signing.kid,
         keyObject: createPrivateKey({ key: privateJwk as JsonWebKey, format: 'jwk' }),
+        // The protected header is the same for every token this key signs: encoded once.
+        encodedHeader: base64url(JSON.stringify({ alg: SIGNING_ALG, kid: signing.kid, typ: 'JWT' })),
       };
     } finally {
       sealed.fill(0);
@@ -157,8 +161,7 @@ export class TokenService {
    */
   signJwt(claims: Record<string, unknown>): string {
     if (!this.#active) throw new Error('TokenService.init() has not run');
-    const header = { alg: SIGNING_ALG, kid: this.#active.kid, typ: 'JWT' };
-    const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+    const input = `${this.#active.encodedHeader}.${base64url(JSON.stringify(claims))}`;
     const signature = signWithKey('sha256', Buffer.from(input), {
       key: this.#active.keyObject,
       dsaEncoding: 'ieee-p1363',
