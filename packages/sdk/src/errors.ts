@@ -151,6 +151,24 @@ export class ConsumptionError extends DauthError {
 }
 
 /**
+ * A content-provider registration (or the sign-in before it) was refused: the service's status and
+ * stable error code, e.g. 401 `reauthentication_required` (the login is older than the service's
+ * `STEP_UP_MAX_AGE`), 403 `not_client_owner`, 409 `cuid_taken` or `terms_frozen`.
+ */
+export class ProviderRegistrationError extends DauthError {
+  readonly responseStatus: number;
+  readonly errorCode: string | undefined;
+
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super(
+      `provider registration refused (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
+    );
+    this.responseStatus = responseStatus;
+    this.errorCode = errorCode;
+  }
+}
+
+/**
  * The HTTP status a backend should answer with when a slot-info call fails, row by row as in the
  * spec's table, plus `wallet_required` (409, decisions §7). The row for a cancelled or expired
  * request context (499/504) belongs to Go.

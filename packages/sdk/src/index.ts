@@ -24,6 +24,7 @@ export {
   ExpiredTokenError,
   MalformedResponseError,
   MissingJwtError,
+  ProviderRegistrationError,
   RequestFailedError,
   ShutdownError,
   StatusRequestError,
@@ -51,3 +52,11 @@ export { ContentConsumer } from './content/contentConsumer.js';
 export type { ConsumptionResult, ContentConsumerOptions } from './content/contentConsumer.js';
 export { consumptionPlaintext, encryptConsumptionPayload, gcmAad } from './content/consumptionPayload.js';
 export type { ConsumptionRecord, PayloadCipher } from './content/consumptionPayload.js';
+export { registerContentProvider } from './content/providerRegistration.js';
+export type {
+  ConsumeAuth,
+  PayloadMode,
+  ProviderOwnerCredentials,
+  ProviderRegistration,
+  RegisterContentProviderOptions,
+} from './content/providerRegistration.js';
