@@ -1,4 +1,4 @@
-import { dauthDexAbi, dauthPaymasterAbi } from '@dauth/contracts';
+import { dauthContentTokenAbi, dauthDexAbi, dauthPaymasterAbi } from '@dauth/contracts';
 import { encodeFunctionData, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -78,6 +78,27 @@ describe('gas sponsorship policy', () => {
     for (const attempt of attempts) {
       const refused = await verify([transfer(1n), attempt]);
       expect(refused.status, attempt.data.slice(0, 10)).toBe(403);
+      expect(refused.body).toMatchObject({ success: false, error: 'sponsorship_refused' });
+    }
+    expect(await nonce()).toBe(before);
+    const rows = await server.services.sponsorship.spendOn(new Date().toISOString().slice(0, 10));
+    expect(rows.filter((r) => r.subject === String(user.uuid))).toEqual([]);
+  });
+
+  it('never sponsors the content token’s settlement or terms changes for anyone but the operator', async () => {
+    const contentToken = server.services.chain.info.contracts.content_token;
+    const before = await nonce();
+    const attempts = [
+      encodeFunctionData({ abi: dauthContentTokenAbi, functionName: 'settle', args: ['game', [sink]] }),
+      encodeFunctionData({
+        abi: dauthContentTokenAbi,
+        functionName: 'amendTerms',
+        args: ['game', 100, sink, [sink]],
+      }),
+    ];
+    for (const data of attempts) {
+      const refused = await verify([transfer(1n), { to: contentToken, data }]);
+      expect(refused.status, data.slice(0, 10)).toBe(403);
       expect(refused.body).toMatchObject({ success: false, error: 'sponsorship_refused' });
     }
     expect(await nonce()).toBe(before);

@@ -136,6 +136,30 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
     expect(await slotRow(seller.slotId)).toEqual(before.slot);
   });
 
+  it('a purchase without the buyer’s PIN trio gets 401 pin_required and nothing moves', async () => {
+    const seller = await newPlayer(server, provider, '0');
+    const buyer = await newPlayer(server, provider, '3');
+    const listed = await list(seller, PRICE);
+    expect(listed.status).toBe(201);
+    const before = {
+      seller: await balance(seller.wallet),
+      buyer: await balance(buyer.wallet),
+      listing: await listingRow(listed.body.listing.id),
+      slot: await slotRow(seller.slotId),
+    };
+    const { key_share_user: _share, ...noShare } = buyer.pin;
+    for (const pin of [{}, noShare]) {
+      const refused = await purchase(listed.body.listing.id, buyer, pin);
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ success: false, error: 'pin_required' });
+    }
+    expect(await balance(seller.wallet)).toBe(before.seller);
+    expect(await balance(buyer.wallet)).toBe(before.buyer);
+    expect(await dexOwner(seller.slotId)).toBe(seller.wallet);
+    expect(await listingRow(listed.body.listing.id)).toEqual(before.listing);
+    expect(await slotRow(seller.slotId)).toEqual(before.slot);
+  });
+
   it('a buyer with a wrong PIN moves nothing and the listing goes back on offer', async () => {
     const seller = await newPlayer(server, provider, '0');
     const buyer = await newPlayer(server, provider, '3');

@@ -69,7 +69,7 @@ const ADMIN_FUNCTIONS = new Set([
   'addStake',
   'mint',
 ]);
-/** Functions only the platform operator wallet calls. */
+/** Functions only the platform operator wallet calls (settlement and terms changes included). */
 const OPERATOR_FUNCTIONS = new Set([
   'buy_slot',
   'init_self',
@@ -77,6 +77,8 @@ const OPERATOR_FUNCTIONS = new Set([
   'recordUsage',
   'setReleaseEnabled',
   'release',
+  'settle',
+  'amendTerms',
 ]);
 
 const selectorsOf = (abi: Abi, names: Set<string>): Set<string> =>
