@@ -25,6 +25,7 @@ from .errors import (
     ExpiredTokenError,
     MalformedResponseError,
     MissingJwtError,
+    ProviderRegistrationError,
     RequestFailedError,
     ShutdownError,
     StatusRequestError,
@@ -32,6 +33,7 @@ from .errors import (
     to_http_status,
 )
 from .handlers import callback_handler_class, respond_to_callback, wsgi_callback_app
+from .provider import ProviderRegistration, register_content_provider
 from .slot import SlotId, SlotInfo
 from .transport import HttpResponse, Transport, urllib_transport
 
@@ -41,6 +43,9 @@ __all__ = [
     "ConsumptionResult",
     "ContentConsumer",
     "WalletRequiredError",
+    "ProviderRegistration",
+    "ProviderRegistrationError",
+    "register_content_provider",
     "consumption_plaintext",
     "gcm_aad",
     "AuthorizeCallback",

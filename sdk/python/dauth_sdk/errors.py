@@ -124,6 +124,19 @@ class ConsumptionError(DauthError):
         self.error_code = error_code
 
 
+class ProviderRegistrationError(DauthError):
+    """A content-provider registration (or the sign-in before it) the service refused; nothing was registered.
+
+    ``error_code`` is the service's stable code, e.g. ``reauthentication_required`` (a login older than the
+    service's ``STEP_UP_MAX_AGE``), ``not_client_owner``, ``cuid_taken``.
+    """
+
+    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
+        code_part = ", " + error_code if error_code else ""
+        super().__init__("provider registration refused (HTTP %d%s): %s" % (response_status, code_part, message))
+        self.response_status = response_status
+        self.error_code = error_code
+
 def to_http_status(error: BaseException) -> int:
     """The HTTP status a backend should answer with when a slot-info call failed.
 
