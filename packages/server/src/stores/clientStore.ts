@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
@@ -74,14 +75,11 @@ export class ClientStore {
       .execute();
   }
 
+  /** Every client-authenticated call reads this: hand-written SQL, since building the query costs as much as running it. */
   async findById(clientId: string): Promise<OAuthClient | undefined> {
-    const row = await this.db
-      .selectFrom('oauth_clients')
-      .selectAll()
-      .where('client_id', '=', clientId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return row ? toClient(row) : undefined;
+    const { rows } = await sql<OAuthClientsTable>`select * from oauth_clients
+      where client_id = ${clientId} and deleted_at is null`.execute(this.db);
+    return rows[0] ? toClient(rows[0]) : undefined;
   }
 
   async listByOwner(ownerUuid: number): Promise<OAuthClient[]> {
