@@ -1,24 +1,24 @@
 import type { ChainGateway } from '../chain/chainGateway.js';
-import type { Db } from '../db/database.js';
 import { AccountOverviewService } from '../services/accounts/accountOverview.js';
 import type { AuditTrail } from '../services/audit/auditTrail.js';
 import type { BalanceQueryService } from '../services/content/balanceQueryService.js';
 import type { ClientService } from '../services/oauth/clientService.js';
 import type { SlotService } from '../services/slots/slotService.js';
-import { ContentProviderStore } from '../stores/contentProviderStore.js';
+import type { ProviderDirectory } from '../services/content/providerDirectory.js';
 import type { WalletStore } from '../stores/walletStore.js';
 
 /** Wires the console's account overview (docs/accounts.md) onto the stores and services that hold the figures. */
 export function createAccountOverview(deps: {
-  db: Db;
   wallets: WalletStore;
+  /** The content domain's provider directory: an app's cuids. */
+  providers: Pick<ProviderDirectory, 'listProvidersByClient'>;
   gateway: ChainGateway;
   slots: SlotService;
   clients: ClientService;
   balances: BalanceQueryService;
   audit: AuditTrail;
 }): AccountOverviewService {
-  const providers = new ContentProviderStore(deps.db);
+  const { providers } = deps;
   return new AccountOverviewService({
     mainWallet: async (userUuid) => (await deps.wallets.mainWallet(userUuid))?.address,
     nativeBalance: (address) => deps.gateway.nativeBalance(address),

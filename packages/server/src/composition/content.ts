@@ -3,16 +3,11 @@ import type { ChainServices } from './chain.js';
 import { ContentTokenGateway } from '../chain/contentTokenGateway.js';
 import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
-import { AppError, OperationReverted } from '../errors.js';
 import { BalanceQueryService } from '../services/content/balanceQueryService.js';
 import { ChainWatch, type HeadBroadcast } from '../services/content/chainWatch.js';
 import { type ConsumptionOptions, ConsumptionService } from '../services/content/consumptionService.js';
-import type {
-  ContentTokenChain,
-  SlotDirectory,
-  SlotView,
-  UserWalletExecutor,
-} from '../services/content/ports.js';
+import type { ContentTokenChain, SlotDirectory, SlotView } from '../services/content/ports.js';
+import { MainWalletPayments } from '../services/content/mainWalletPayments.js';
 import { ProviderDirectory } from '../services/content/providerDirectory.js';
 import { ProviderKeyring } from '../services/content/providerKeyring.js';
 import { ProviderService } from '../services/content/providerService.js';
@@ -112,7 +107,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
   const purchases = new PurchaseService(
     directory,
     slots,
-    walletExecutorOf(deps.custody, deps.wallets),
+    new MainWalletPayments(deps.custody, deps.wallets),
     chain,
     ledger,
     watch,
@@ -181,36 +176,5 @@ export function slotDirectoryOf(
   return {
     findById: async (id) => view(await slots.findSlot(id)),
     findByContentAddress: async (address) => view(await slots.findByContentAddress(address)),
-  };
-}
-
-/** The content port over PIN custody's `operate` from the user's main wallet (W_SALT); a reverted call is a 422. */
-export function walletExecutorOf(
-  custody: Pick<CustodyService, 'operate'>,
-  wallets: Pick<WalletStore, 'mainWallet'>,
-): UserWalletExecutor {
-  return {
-    async executeFromMainWallet(userUuid, pin, calls) {
-      if (!pin.pinHash || !pin.pinSalt || !pin.keyShareUser) {
-        throw new AppError(
-          401,
-          'pin_required',
-          'pin_hash, pin_salt and key_share_user are required for this operation',
-        );
-      }
-      const main = await wallets.mainWallet(userUuid);
-      if (!main) throw new AppError(404, 'wallet_not_found', 'Register a PIN first: the user has no wallet');
-      const result = await custody.operate(
-        userUuid,
-        main.address,
-        { pinHash: pin.pinHash, keyShareUser: pin.keyShareUser },
-        calls,
-      );
-      if (!result.success) {
-        throw OperationReverted.included(result, 'The purchase was included but reverted');
-      }
-      return { txHash: result.txHash, userOpHash: result.userOpHash };
-    },
-    mainWalletOf: async (userUuid) => (await wallets.mainWallet(userUuid))?.address,
   };
 }

@@ -13,14 +13,13 @@ import { PinLockout } from '../services/custody/pinLockout.js';
 import { ShareCheck } from '../services/custody/shareCheck.js';
 import { pinDerivationConcurrency, SharePinDeriver } from '../services/custody/sharePinDeriver.js';
 import type { WalletChain } from '../services/custody/walletChain.js';
-import { createMailer } from './mail.js';
 import type { Mailer } from '../services/mail/mailer.js';
 import { TokenTransferService } from '../services/transfers/tokenTransferService.js';
 import { EmailVerificationService } from '../services/verification/emailVerificationService.js';
 import { CustodyStore } from '../stores/custodyStore.js';
 import { SlotStore } from '../stores/slotStore.js';
 import type { UserStore } from '../stores/userStore.js';
-import { VerificationStore } from '../stores/verificationStore.js';
+import type { VerificationStore } from '../stores/verificationStore.js';
 import type { WalletStore } from '../stores/walletStore.js';
 
 export interface CustodyDomain {
@@ -29,8 +28,6 @@ export interface CustodyDomain {
   transfers: TokenTransferService;
   /** PBKDF2 share-PIN derivations; its queue length is a metric. */
   sharePins: SharePinDeriver;
-  mailer: Mailer;
-  close(): Promise<void>;
 }
 
 /** Which slot a content wallet belongs to, and who owns it now (pending slots have no owner yet). */
@@ -45,25 +42,24 @@ function contentWalletSlotsOver(slots: SlotStore): ContentWalletSlots {
 
 /** Wires PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md). */
 export function createCustodyDomain(deps: {
-  config: Pick<
-    Config,
-    'pinShareSalt' | 'threadPoolSize' | 'pbkdf2QueueMax' | 'smtpUrl' | 'mailFrom' | 'dataDir'
-  >;
+  config: Pick<Config, 'pinShareSalt' | 'threadPoolSize' | 'pbkdf2QueueMax'>;
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
   masterKey: Buffer;
   users: UserStore;
   wallets: WalletStore;
+  /** Shared with password resets (composition/index.ts). */
+  verifications: VerificationStore;
+  mailer: Mailer;
   chain: Pick<ChainServices, 'gateway' | 'operations' | 'calls'>;
 }): CustodyDomain {
   const store = new CustodyStore(deps.db);
   const chain = walletChainOver(deps.chain);
-  const mailer = createMailer(deps.config);
   const emailVerification = new EmailVerificationService(
-    new VerificationStore(deps.db),
+    deps.verifications,
     deps.users,
-    mailer,
+    deps.mailer,
     deps.masterKey,
   );
   const sharePins = new SharePinDeriver(
@@ -92,8 +88,6 @@ export function createCustodyDomain(deps: {
     emailVerification,
     transfers: new TokenTransferService(custody, chain),
     sharePins,
-    mailer,
-    close: () => mailer.close(),
   };
 }
 

@@ -35,6 +35,7 @@ import { UserStore } from '../stores/userStore.js';
 import { WalletStore } from '../stores/walletStore.js';
 import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
 import { createCustodyDomain } from './custody.js';
+import { createMailer } from './mail.js';
 import { createOAuthDomain } from './oauth.js';
 import { type BackendIntegration, createSlotDomain } from './slots.js';
 
@@ -283,6 +284,11 @@ export async function createServices(
       issuer: config.publicUrl,
     });
 
+    // E-mail (SMTP or the outbox) and the one-time codes and tokens it carries: PIN recovery and password reset.
+    const mailer = createMailer(config);
+    closers.push(() => mailer.close());
+    const verifications = new VerificationStore(database.db);
+
     // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
     const custodyDomain = createCustodyDomain({
       config,
@@ -292,9 +298,10 @@ export async function createServices(
       masterKey: secrets.masterKey,
       users,
       wallets,
+      verifications,
+      mailer,
       chain,
     });
-    closers.push(() => custodyDomain.close());
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const slotDomain = createSlotDomain({
@@ -403,16 +410,16 @@ export async function createServices(
       consents: new ConsentService(browserSessions, oauth, clients),
       passwords: new PasswordService(
         users,
-        new VerificationStore(database.db),
+        verifications,
         passwords,
-        custodyDomain.mailer,
+        mailer,
         secrets.masterKey,
         config.publicUrl,
         logger,
       ),
       accountOverview: createAccountOverview({
-        db: database.db,
         wallets,
+        providers: content.directory,
         gateway: chain.gateway,
         slots: slotDomain.slots,
         clients,

@@ -1,5 +1,6 @@
 import { sql, SqliteAdapter } from 'kysely';
 import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
 import type {
   JournalEntry,
   JournalInclusion,
@@ -157,6 +158,6 @@ export class ChainJournalStore implements TransactionJournal {
         ]),
       )
       .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    return affected(result);
   }
 }

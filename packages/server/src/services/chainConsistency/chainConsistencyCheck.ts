@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { sameAddress } from '../../chain/address.js';
 import type { ChainBeliefStore } from '../../stores/chainBeliefStore.js';
 
 /** What the chain says (an adapter over the chain gateway). */
@@ -74,7 +75,7 @@ export class ChainConsistencyCheck {
     for (const slot of await this.beliefs.activeSlots(this.limit)) {
       checked++;
       const owner = await this.chain.slotOwner(slot.slotId);
-      if (owner?.toLowerCase() !== slot.ownerWallet.toLowerCase()) {
+      if (!sameAddress(owner, slot.ownerWallet)) {
         differences.push({
           kind: 'slot_owner',
           subject: `slot ${slot.slotId}`,

@@ -18,9 +18,6 @@ export type { PinProof, RegisteredWallet, RecoveredWallet };
 /** Most calls one PIN-verified operation may carry. */
 export const MAX_CALLS_PER_OPERATION = 16;
 
-/** A wallet operation that was mined but whose call reverted (422 `operation_reverted`). */
-export const operationReverted = (result: OperationResult) => OperationReverted.included(result);
-
 /**
  * PIN key custody: the use cases behind `/v1/pin/*`, and the one way other features make a user's
  * wallet act (`operate`). Every use of a wallet first completes an interrupted owner rotation.
@@ -66,7 +63,7 @@ export class CustodyService {
     }
     await this.contentWallets.handOverLegacy(userUuid, proof);
     const result = await operateWallet(this.deps, userUuid, main, proof, calls);
-    if (!result.success) throw operationReverted(result);
+    if (!result.success) throw OperationReverted.included(result);
     return { address: main.address, userOpHash: result.userOpHash, txHash: result.txHash };
   }
 

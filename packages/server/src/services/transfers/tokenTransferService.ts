@@ -1,5 +1,5 @@
-import { AppError, invalidField } from '../../errors.js';
-import { type CustodyService, operationReverted, type PinProof } from '../custody/custodyService.js';
+import { AppError, invalidField, OperationReverted } from '../../errors.js';
+import type { CustodyService, PinProof } from '../custody/custodyService.js';
 import type { Address, Hash, WalletChain } from '../custody/walletChain.js';
 
 export interface TokenTransfer {
@@ -40,7 +40,7 @@ export class TokenTransferService {
     const result = await this.custody.operate(input.userUuid, input.fromAddress, input.pin, [
       this.chain.erc20TransferCall(input.contractAddress, input.toAddress, input.amount),
     ]);
-    if (!result.success) throw operationReverted(result);
+    if (!result.success) throw OperationReverted.included(result);
     return { transactionHash: result.txHash, userOpHash: result.userOpHash };
   }
 }
