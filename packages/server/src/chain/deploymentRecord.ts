@@ -23,6 +23,8 @@ export interface DeploymentRecordStore {
   load(chainId: number): Promise<DeploymentRecord | undefined>;
   /** Keeps the first record written for a chain; returns the one that is stored afterwards. */
   save(record: DeploymentRecord): Promise<DeploymentRecord>;
+  /** What an operator does to replace recorded contracts an earlier version deployed (startup error). */
+  readonly redeployAdvice: string;
 }
 
 /**
@@ -31,6 +33,17 @@ export interface DeploymentRecordStore {
  */
 export class FileDeploymentRecordStore implements DeploymentRecordStore {
   constructor(private readonly file: string) {}
+
+  get redeployAdvice(): string {
+    // DATA_DIR/chain/deployment.json: the chain's state, this record and the database's chain journal
+    // belong together (the journal would replay the old deployment onto a fresh chain).
+    const dataDir = path.dirname(path.dirname(this.file));
+    return (
+      `Embedded chain: stop the service and delete the data directory ${dataDir} entirely (the chain state ` +
+      `and ${this.file} with the database that journals them); the next start deploys the current contracts. ` +
+      'Everything on the old chain (wallets, slots, content tokens) starts over.'
+    );
+  }
 
   async load(chainId: number): Promise<DeploymentRecord | undefined> {
     let text: string;
@@ -64,6 +77,12 @@ export class SettingsDeploymentRecordStore implements DeploymentRecordStore {
   private static key(chainId: number): string {
     return `chain.deployment.${chainId}`;
   }
+
+  readonly redeployAdvice =
+    'External chain: deploy the current contracts, either by deleting the platform_settings row ' +
+    "'chain.deployment.<chainId>' and starting once with DEPLOYER_PRIVATE_KEY (it deploys and records them), " +
+    'or with your own deployment set as CONTRACT_*. Slots and content-token balances on the old contracts do ' +
+    'not move to the new ones.';
 
   async load(chainId: number): Promise<DeploymentRecord | undefined> {
     const row = await this.db

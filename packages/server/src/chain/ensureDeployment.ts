@@ -9,6 +9,7 @@ import {
 import { type Abi, createWalletClient, getContractAddress, type LocalAccount, parseEther } from 'viem';
 import type { Logger } from 'pino';
 import type { ChainClient } from './chainClient.js';
+import { refuseOutdatedContracts } from './contractCode.js';
 import type { DeploymentRecord, DeploymentRecordStore } from './deploymentRecord.js';
 import type { JournaledSender } from './journal/journaledSender.js';
 import { OPERATOR_WALLET_SALT } from './operations/operatorWallet.js';
@@ -36,8 +37,10 @@ export interface EnsureDeploymentParameters {
 
 /**
  * Returns the deployment to use on this chain: the recorded one when its code is there, otherwise a fresh
- * deployment (first start, or a chain that was reset), recorded for the next start. Either way the dex and
- * the content-token contract are checked to name the platform operator wallet as their operator.
+ * deployment (first start, or a chain that was reset), recorded for the next start. A recorded dex or
+ * content-token contract whose code is not this build's (deployed by an earlier version) stops the start
+ * with the record's advice on redeploying. Either way the dex and the content-token contract are checked
+ * to name the platform operator wallet as their operator.
  */
 export async function ensureDeployment(p: EnsureDeploymentParameters): Promise<DeploymentRecord> {
   const chainId = await p.client.getChainId();
@@ -45,6 +48,8 @@ export async function ensureDeployment(p: EnsureDeploymentParameters): Promise<D
   if (recorded) {
     const present = await Promise.all(Object.values(recorded.contracts).map((a) => hasCode(p.client, a)));
     if (present.every(Boolean)) {
+      // Contracts an earlier version deployed lack what this one calls and relies on (issue 12).
+      await refuseOutdatedContracts(p.client, recorded.contracts, p.record.redeployAdvice);
       await wireOperator(p, recorded.contracts);
       await topUpPaymaster(p, recorded.contracts);
       return recorded;
@@ -65,7 +70,10 @@ export async function ensureDeployment(p: EnsureDeploymentParameters): Promise<D
   return p.record.save(record);
 }
 
-/** Checks that every given contract has code (configured addresses on an external chain). */
+/**
+ * Checks that every given contract has code (configured addresses on an external chain), and that the dex
+ * and the content-token contract run this build's code.
+ */
 export async function assertContractsDeployed(
   client: ChainClient,
   contracts: ContractAddresses,
@@ -75,6 +83,11 @@ export async function assertContractsDeployed(
       throw new Error(`No contract at CONTRACT_${name.toUpperCase()} = ${address}`);
     }
   }
+  await refuseOutdatedContracts(
+    client,
+    contracts,
+    "Deploy this version's contracts and set CONTRACT_DEX and CONTRACT_CONTENT_TOKEN to them.",
+  );
 }
 
 /** The platform operator wallet of a factory: the operator owner's wallet at salt 0. */

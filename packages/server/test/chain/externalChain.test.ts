@@ -164,6 +164,56 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
     }
   });
 
+  it('refuses recorded or configured contracts whose code is not this build, saying how to redeploy', async () => {
+    const keys = await freshKeys();
+    const own = openDatabase({ sqlitePath: ':memory:' });
+    try {
+      await migrateToLatest(own.db);
+      const env = { CHAIN_RPC_URL: node.rpcUrl, ...keys };
+      const first = await startTestChain({ database: own, env });
+      const { contracts } = first.chain.info;
+      await first.close();
+      // The record names another contract (the ERC-20) as the dex: code, but not this build's.
+      const row = await own.db
+        .selectFrom('platform_settings')
+        .select('value')
+        .where('key', '=', 'chain.deployment.1337')
+        .executeTakeFirstOrThrow();
+      const record = JSON.parse(row.value) as { contracts: Record<string, string> };
+      record.contracts.dex = contracts.token;
+      await own.db
+        .updateTable('platform_settings')
+        .set({ value: JSON.stringify(record) })
+        .where('key', '=', 'chain.deployment.1337')
+        .execute();
+      await expect(startTestChain({ database: own, env })).rejects.toThrow(
+        new RegExp(
+          `Refusing to start: DauthDex at ${contracts.token} runs other code .*` +
+            "deleting the platform_settings row 'chain\\.deployment\\.<chainId>'.*DEPLOYER_PRIVATE_KEY",
+        ),
+      );
+      const { DEPLOYER_PRIVATE_KEY: _unused, ...withoutDeployer } = keys;
+      await expect(
+        startTestChain({
+          env: {
+            CHAIN_RPC_URL: node.rpcUrl,
+            ...withoutDeployer,
+            CONTRACT_ENTRY_POINT: contracts.entry_point,
+            CONTRACT_ACCOUNT_FACTORY: contracts.account_factory,
+            CONTRACT_PAYMASTER: contracts.paymaster,
+            CONTRACT_DEX: contracts.dex,
+            CONTRACT_CONTENT_TOKEN: contracts.token,
+            CONTRACT_TOKEN: contracts.token,
+          },
+        }),
+      ).rejects.toThrow(
+        /DauthContentToken at .* runs other code .*set CONTRACT_DEX and CONTRACT_CONTENT_TOKEN/,
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
   it('fails to start with a clear message when the node does not answer', async () => {
     const keys = await freshKeys();
     await expect(startTestChain({ env: { CHAIN_RPC_URL: 'http://127.0.0.1:9', ...keys } })).rejects.toThrow(
