@@ -347,6 +347,43 @@ func TestE2ELiveServer(t *testing.T) {
 		}
 	})
 
+	t.Run("RegisterContentProviderIsGCMWithClientSecretForTheFirstCuid", func(t *testing.T) {
+		config := dauth.ProviderConfig{
+			ClientID: os.Getenv("DAUTH_E2E_PROVIDER_CLIENT_ID"), ReleasePer: 50,
+			OwnerAddr: "0x00000000000000000000000000000000000b0b0b", AuthServerURL: env.url,
+			Email: os.Getenv("DAUTH_E2E_PROVIDER_EMAIL"), Password: os.Getenv("DAUTH_E2E_PROVIDER_PASSWORD"),
+		}
+		if config.ClientID == "" || config.Email == "" || config.Password == "" {
+			t.Fatal("DAUTH_E2E_PROVIDER_CLIENT_ID, _EMAIL and _PASSWORD must be set with DAUTH_E2E_URL")
+		}
+		config.Cuid = "go-e2e-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		first, err := dauth.RegisterContentProvider(ctx, config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hex64 := regexp.MustCompile(`^[0-9a-f]{64}$`)
+		if first.PayloadMode != "gcm" || first.ConsumeAuth != "client_secret" || !regexp.MustCompile(`^0x[0-9a-f]{64}$`).MatchString(first.TxHash) ||
+			!hex64.MatchString(first.GCMKey) || !hex64.MatchString(first.EncryptionKey) || len(first.EncryptionIV) != 32 {
+			t.Fatalf("first registration: %v", *first)
+		}
+		// A later cuid keeps the app's settings and issues no keys.
+		later := config
+		later.Cuid += "-2"
+		second, err := dauth.RegisterContentProvider(ctx, later)
+		if err != nil || second.PayloadMode != "gcm" || second.ConsumeAuth != "client_secret" || second.GCMKey != "" || second.EncryptionKey != "" {
+			t.Fatalf("second registration: %+v, %v", second, err)
+		}
+		// Someone else's login JWT: refused, nothing registered.
+		stranger := config
+		stranger.Cuid += "-3"
+		stranger.Email, stranger.Password, stranger.LoginToken = "", "", env.jwt
+		_, err = dauth.RegisterContentProvider(ctx, stranger)
+		var refused *dauth.ProviderRegistrationError
+		if !errors.As(err, &refused) || refused.StatusCode != 403 || refused.ErrorCode != "not_client_owner" {
+			t.Fatalf("another account: %v", err)
+		}
+	})
+
 	t.Run("StatusReportsAreReflectedByTheCheck", func(t *testing.T) {
 		slot, err := client.GetSlotInfo(ctx, dauth.SlotInfoRequest{JWT: env.jwt})
 		if err != nil {

@@ -28,9 +28,11 @@ from dauth_sdk import (
     DauthClient,
     EnvelopeError,
     ExpiredTokenError,
+    ProviderRegistrationError,
     ShutdownError,
     WalletRequiredError,
     callback_handler_class,
+    register_content_provider,
     to_http_status,
 )
 
@@ -368,6 +370,25 @@ class LiveServer(unittest.TestCase):
             self.assertEqual((forged_payload.exception.response_status, forged_payload.exception.error_code), (401, "invalid_payload"))
             self.assertEqual(balance_of(self.url, slot, cuid), (balance - 10, used + 10))
 
+
+    def test_register_content_provider_is_gcm_with_client_secret_for_the_first_cuid(self) -> None:
+        client_id = env("DAUTH_E2E_PROVIDER_CLIENT_ID")
+        owner = {"email": env("DAUTH_E2E_PROVIDER_EMAIL"), "password": env("DAUTH_E2E_PROVIDER_PASSWORD")}
+        owner_addr = "0x00000000000000000000000000000000000b0b0b"
+        cuid = "py-e2e-%d" % time.time_ns()
+        first = register_content_provider(client_id, cuid, 50, owner_addr, auth_server_url=self.url, request_timeout=30, **owner)
+        self.assertEqual((first.payload_mode, first.consume_auth), ("gcm", "client_secret"))
+        self.assertRegex(first.tx_hash, r"^0x[0-9a-f]{64}$")
+        self.assertRegex(first.gcm_key or "", r"^[0-9a-f]{64}$")
+        self.assertRegex(first.encryption_key or "", r"^[0-9a-f]{64}$")
+        self.assertRegex(first.encryption_iv or "", r"^[0-9a-f]{32}$")
+        # A later cuid keeps the app's settings and issues no keys.
+        second = register_content_provider(client_id, cuid + "-2", 50, owner_addr, auth_server_url=self.url, request_timeout=30, **owner)
+        self.assertEqual((second.payload_mode, second.consume_auth, second.gcm_key, second.encryption_key), ("gcm", "client_secret", None, None))
+        # Someone else's login JWT: refused, nothing registered.
+        with self.assertRaises(ProviderRegistrationError) as refused:
+            register_content_provider(client_id, cuid + "-3", 50, owner_addr, login_token=env("DAUTH_E2E_JWT"), auth_server_url=self.url)
+        self.assertEqual((refused.exception.response_status, refused.exception.error_code), (403, "not_client_owner"))
 
 if __name__ == "__main__":
     unittest.main()

@@ -85,6 +85,9 @@ describe('the SDKs against a live dauth', () => {
   let proxy: DelayingProxy;
   /** A user with a login JWT but no PIN wallet: authorize answers 409 wallet_required. */
   let noWallet: TestUser;
+  /** A developer whose Python and Go apps have no provider yet: each suite registers one with its SDK. */
+  let registrant: TestUser;
+  const registrantApps = new Map<'python' | 'go', RegisteredApp>();
   /** The content provider: its app's credentials, its cuid, and its CTR and GCM keys. */
   let provider: Provider & { clientSecret: string; gcmKey: string };
   const players = new Map<string, Player>();
@@ -141,6 +144,15 @@ describe('the SDKs against a live dauth', () => {
     proxy = await startDelayingProxy(server.url, AUTHORIZE_DELAY_MS);
     noWallet = await createUser(server.url, 'NoWallet');
     provider = await contentProvider();
+    registrant = await createUser(server.url, 'Registrant');
+    for (const name of ['python', 'go'] as const) {
+      registrantApps.set(
+        name,
+        await registerApp(server.url, registrant.loginToken, `SDK e2e ${name} provider`, [
+          'https://registrant.example/cb',
+        ]),
+      );
+    }
     for (const language of ['ts', 'python', 'go']) {
       const player = await newPlayer(server, provider);
       expect((await buy(server, provider, player, TOKENS_BOUGHT)).status).toBe(200);
@@ -509,6 +521,9 @@ describe('the SDKs against a live dauth', () => {
       DAUTH_E2E_CONTENT_GCM_KEY: provider.gcmKey,
       DAUTH_E2E_CONTENT_SLOT_ID: player.slotId,
       DAUTH_E2E_CONTENT_SLOT_ADDRESS: player.slot,
+      DAUTH_E2E_PROVIDER_CLIENT_ID: registrantApps.get(name)!.clientId,
+      DAUTH_E2E_PROVIDER_EMAIL: registrant.email,
+      DAUTH_E2E_PROVIDER_PASSWORD: registrant.password,
       DAUTH_E2E_URL: server.url,
       DAUTH_E2E_USER_ID: language.user.uuid,
       DAUTH_E2E_JWT: language.user.loginToken,
