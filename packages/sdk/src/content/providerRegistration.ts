@@ -104,6 +104,10 @@ export async function registerContentProvider(
     requestTimeout,
   };
 
+  const owner: unknown = options.owner;
+  if (typeof owner !== 'object' || owner === null) {
+    throw new TypeError('dauth: owner ({email, password} or {loginToken}) is required');
+  }
   let token: string;
   if ('loginToken' in options.owner) {
     token = options.owner.loginToken;
