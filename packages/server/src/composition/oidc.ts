@@ -1,19 +1,21 @@
+import type { AccountService } from '../services/accounts/accountService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
 import type { ClientService } from '../services/oauth/clientService.js';
-import type { MainWalletLookup } from '../services/oauth/oauthService.js';
 import { EndSessionService } from '../services/oidc/endSessionService.js';
 import { IdTokenIssuer } from '../services/oidc/idTokenIssuer.js';
 import type { OidcServices } from '../services/oidc/oidcServices.js';
-import type { UserDirectory } from '../services/oidc/userClaims.js';
 import { UserInfoService } from '../services/oidc/userInfoService.js';
 import type { LoginStatusService } from '../services/status/loginStatusService.js';
 import type { TokenService } from '../services/tokens/tokenService.js';
+import type { WalletStore } from '../stores/walletStore.js';
 
 /** Wires OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain. */
 export function createOidcServices(deps: {
   tokens: TokenService;
-  users: UserDirectory;
-  wallets: MainWalletLookup;
+  /** Fills the `UserDirectory` port of the ID tokens and userinfo. */
+  users: AccountService;
+  /** Fills the `MainWalletLookup` port of userinfo (the `wallet_address` claim). */
+  wallets: WalletStore;
   clients: ClientService;
   sessions: BrowserSessionService;
   loginStatus: LoginStatusService;

@@ -1,18 +1,12 @@
-import type { FaucetRequest, FaucetResult } from '../../chain/faucet.js';
+import type { ChainGateway } from '../../chain/chainGateway.js';
+import type { Faucet, FaucetRequest, FaucetResult } from '../../chain/faucet.js';
 import type { Address } from '../../chain/types.js';
 
-/** The deployer's transfers the platform's funding draws on (the chain layer's `Faucet`). */
-export interface FundingSource {
-  fund(request: FaucetRequest): Promise<FaucetResult>;
-  depositForPaymaster(wei: bigint): Promise<void>;
-  sendNative(to: Address, wei: bigint): Promise<void>;
-}
+/** The deployer's transfers the platform's funding draws on. */
+export type FundingSource = Pick<Faucet, 'fund' | 'depositForPaymaster' | 'sendNative'>;
 
-/** The balances a refill reports (the chain layer's `ChainGateway`). */
-export interface FundingReadings {
-  paymasterDeposit(): Promise<bigint>;
-  nativeBalance(address: Address): Promise<bigint>;
-}
+/** The balances a refill reports. */
+export type FundingReadings = Pick<ChainGateway, 'paymasterDeposit' | 'nativeBalance'>;
 
 /** The accounts the platform spends from. */
 export interface FundedAccounts {
