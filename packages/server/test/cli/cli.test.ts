@@ -1,39 +1,14 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeWithBearer, exchange, post, type TestUser } from '../oauth/support.js';
 import { chainClient, newProvider } from '../content/contentSupport.js';
 import { bearer } from '../helpers/http.js';
+import { runCli } from './cliRunner.js';
 
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built `dauth` entry point (`npm run build` first) as its own process. */
-function dauth(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
-      cwd: serverDir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
-}
+const dauth = runCli;
 
 describe('dauth CLI', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-cli-'));

@@ -1,34 +1,7 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { bearer, createUser, post, type TestUser } from '../helpers/http.js';
-
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** Runs the built `dauth` entry point (`npm run build` first) as its own process. */
-function dauth(
-  args: string[],
-  env: Record<string, string>,
-  stdin = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
-      cwd: serverDir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+import type { TestServer } from '../helpers/server.js';
+import { createUser, type TestUser } from '../helpers/http.js';
+import { runCli as dauth, startServerWithApp, type CliAppFixture } from './cliRunner.js';
 
 describe('dauth client update | rotate-secret | delete through the running server', () => {
   let server: TestServer;
@@ -36,24 +9,15 @@ describe('dauth client update | rotate-secret | delete through the running serve
   let owner: TestUser;
   let clientId: string;
   let oldSecret: string;
+  let fixture: CliAppFixture;
   beforeAll(async () => {
-    server = await startTestServer();
-    env = { DATA_DIR: server.dataDir, PUBLIC_URL: server.url };
-    owner = await createUser(server.url);
-    const created = (await (
-      await post(
-        `${server.url}/v1/dev-user/clients`,
-        { name: 'Lifecycle game', redirect_uris: ['https://life.example/cb'] },
-        bearer(owner.loginToken),
-      )
-    ).json()) as { client_id: string; client_secret: string };
-    clientId = created.client_id;
-    oldSecret = created.client_secret;
+    fixture = await startServerWithApp({
+      name: 'Lifecycle game',
+      redirect_uris: ['https://life.example/cb'],
+    });
+    ({ server, env, owner, clientId, clientSecret: oldSecret } = fixture);
   }, 60_000);
-  afterAll(async () => {
-    await server.close();
-    fs.rmSync(server.dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture.close());
 
   const asOwner = () => ['--client-id', clientId, '--email', owner.email, '--password-stdin'];
 

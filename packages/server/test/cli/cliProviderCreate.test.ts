@@ -1,10 +1,7 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { bearer, createUser, post, type TestUser } from '../helpers/http.js';
+import type { TestServer } from '../helpers/server.js';
+import { createUser, type TestUser } from '../helpers/http.js';
+import { runCli as dauth, startServerWithApp, type CliAppFixture } from './cliRunner.js';
 import {
   buy,
   consume,
@@ -16,30 +13,6 @@ import {
   sealGcm,
   type Provider,
 } from '../content/contentSupport.js';
-
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** Runs the built `dauth` entry point (`npm run build` first) as its own process. */
-function dauth(
-  args: string[],
-  env: Record<string, string>,
-  stdin = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
-      cwd: serverDir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
 
 interface Registered {
   success: boolean;
@@ -60,24 +33,16 @@ describe('dauth provider create through the running server', () => {
   let clientId: string;
   let clientSecret: string;
   const ownerAddr = '0x00000000000000000000000000000000000c11a0';
+  let fixture: CliAppFixture;
   beforeAll(async () => {
-    server = await startTestServer();
-    env = { DATA_DIR: server.dataDir, PUBLIC_URL: server.url };
-    owner = await createUser(server.url);
-    const created = (await (
-      await post(
-        `${server.url}/v1/dev-user/clients`,
-        { name: 'CLI provider game', redirect_uris: ['https://cli-provider.example/cb'], dapp: true },
-        bearer(owner.loginToken),
-      )
-    ).json()) as { client_id: string; client_secret: string };
-    clientId = created.client_id;
-    clientSecret = created.client_secret;
+    fixture = await startServerWithApp({
+      name: 'CLI provider game',
+      redirect_uris: ['https://cli-provider.example/cb'],
+      dapp: true,
+    });
+    ({ server, env, owner, clientId, clientSecret } = fixture);
   }, 60_000);
-  afterAll(async () => {
-    await server.close();
-    fs.rmSync(server.dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture.close());
 
   const asOwner = (cuid: string, user: TestUser = owner) => [
     'provider',
