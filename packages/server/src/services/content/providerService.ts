@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { parseAddress } from '../../chain/address.js';
+import { parseAddress, sameAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, conflict, forbidden, isOutcomeUnknown, isRevertNamed, notFound } from '../../errors.js';
 import type { ConsumeAuth, ContentProviderStore, PayloadMode } from '../../stores/contentProviderStore.js';
@@ -236,8 +236,7 @@ export class ProviderService {
     releasePer: number,
     ownerAddr: Address,
   ): Promise<void> {
-    const changes =
-      existing.releasePer !== releasePer || existing.ownerAddr.toLowerCase() !== ownerAddr.toLowerCase();
+    const changes = existing.releasePer !== releasePer || !sameAddress(existing.ownerAddr, ownerAddr);
     if (!changes) return;
     const frozen =
       existing.termsFrozen || (await this.chain.readProvider(existing.cuid))?.releaseEnabled === true;
