@@ -1,7 +1,6 @@
-import { AppError, isAppError } from '../errors.js';
+import { isAppError } from '../errors.js';
 import type { LoginStatusPort, TokenGrants, TokenPair } from '../services/backendIntegration/ports.js';
 import { RefreshRefused } from '../services/backendIntegration/ports.js';
-import type { ClientService } from '../services/oauth/clientService.js';
 import { reasonOf } from '../services/oauth/oauthErrors.js';
 import type { OAuthService } from '../services/oauth/oauthService.js';
 import type { LoginStatusService } from '../services/status/loginStatusService.js';
@@ -11,12 +10,7 @@ import type { LoginStatusService } from '../services/status/loginStatusService.j
  * flows). The marketplace uses the same two. Apps need no adapter: `ClientService` is a `ClientDirectory`.
  */
 
-export function tokenGrantsOf(oauth: OAuthService, clients: ClientService): TokenGrants {
-  const clientOf = async (clientId: string) => {
-    const client = await clients.findClient(clientId);
-    if (!client) throw new AppError(401, 'invalid_client', 'Unknown client');
-    return client;
-  };
+export function tokenGrantsOf(oauth: OAuthService): TokenGrants {
   const pair = (issued: {
     accessToken: string;
     refreshToken: string;
@@ -29,11 +23,11 @@ export function tokenGrantsOf(oauth: OAuthService, clients: ClientService): Toke
     grantId: issued.grantId,
   });
   return {
-    open: async ({ userUuid, clientId }) =>
-      pair(await oauth.openGrant({ client: await clientOf(clientId), userUuid })),
-    refresh: async ({ clientId, refreshToken }) => {
+    open: async ({ userUuid, client, codeHash }) =>
+      pair(await oauth.openGrant({ client, userUuid, backendCodeHash: codeHash })),
+    refresh: async ({ client, refreshToken }) => {
       try {
-        const issued = await oauth.refresh({ client: await clientOf(clientId), refreshToken });
+        const issued = await oauth.refresh({ client, refreshToken });
         return { ...pair(issued), userUuid: Number(issued.userId) };
       } catch (err) {
         if (!isAppError(err)) throw err;

@@ -67,7 +67,7 @@ export function createSlotDomain(deps: SlotDomainDeps): SlotDomain {
   const slotStore = new SlotStore(deps.db);
   const codes = new BackendCodeStore(deps.db);
   const ledger = slotLedgerOver(new DexLedger(deps.chain.gateway, deps.chain.calls, deps.chain.operator));
-  const grants = tokenGrantsOf(deps.oauth, deps.clients);
+  const grants = tokenGrantsOf(deps.oauth);
   const status = loginStatusOf(deps.loginStatus);
 
   const slots = new SlotService(slotStore, deps.wallets, deps.users, ledger, { logger });

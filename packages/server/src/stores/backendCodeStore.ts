@@ -64,6 +64,10 @@ export class BackendCodeStore {
       .execute();
   }
 
+  /**
+   * The code as stored. `grantId` (which grant the winning exchange opened, so a replay can revoke
+   * it) is written by `OAuthGrantStore.createGrantWithRefreshToken` in the grant's own transaction.
+   */
   async find(codeHash: string): Promise<BackendCode | undefined> {
     const row = await this.db
       .selectFrom('backend_codes')
@@ -104,15 +108,6 @@ export class BackendCodeStore {
       .where('expires_at', '>', now)
       .executeTakeFirst();
     return affected(result) === 1;
-  }
-
-  /** Remembers which grant the winning exchange opened, so a replay can revoke it. */
-  async setGrant(codeHash: string, grantId: string): Promise<void> {
-    await this.db
-      .updateTable('backend_codes')
-      .set({ grant_id: grantId })
-      .where('code_hash', '=', codeHash)
-      .execute();
   }
 
   /** Kills an unused code (its callback could not be delivered): it can never be exchanged. */

@@ -211,8 +211,18 @@ export class OAuthGrantStore {
     });
   }
 
-  /** A grant opened without a code (backend-integration flow) with its first refresh token. */
-  async createGrantWithRefreshToken(grant: GrantRecord, refreshToken: RefreshTokenRecord): Promise<void> {
+  /**
+   * A grant opened without a code (backend-integration flow) with its first refresh token, in one
+   * transaction. With `link`, the backend-integration code whose exchange opened the grant records
+   * its id in the same commit (so a replay of that code can revoke it): the grant, its refresh token
+   * and the link are written together or not at all, and a replay sees the link exactly when the
+   * grant exists.
+   */
+  async createGrantWithRefreshToken(
+    grant: GrantRecord,
+    refreshToken: RefreshTokenRecord,
+    link?: { backendCodeHash: string },
+  ): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('oauth_grants')
@@ -228,6 +238,13 @@ export class OAuthGrantStore {
         })
         .execute();
       await trx.insertInto('oauth_refresh_tokens').values(refreshRow(refreshToken)).execute();
+      if (link) {
+        await trx
+          .updateTable('backend_codes')
+          .set({ grant_id: grant.grantId })
+          .where('code_hash', '=', link.backendCodeHash)
+          .execute();
+      }
     });
   }
 

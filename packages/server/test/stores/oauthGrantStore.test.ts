@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
+import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
 import { ClientStore } from '../../src/stores/clientStore.js';
 import {
   type CodeRecord,
@@ -153,6 +154,45 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(old?.successorSealed).toBe('sealed');
     await store.clearSuccessor(first!.token_hash);
     expect((await store.findRefreshToken(first!.token_hash))?.successorSealed).toBeNull();
+  });
+
+  it("writes a backend code's grant link in the grant's transaction: a failure leaves neither", async () => {
+    const store = new OAuthGrantStore(db);
+    const codes = new BackendCodeStore(db);
+    const now = Date.now();
+    const backendCode = async () => {
+      const codeHash = randomUUID().replace(/-/g, '');
+      await codes.insert({
+        codeHash,
+        clientId,
+        userUuid,
+        slotId: '1',
+        redirectUri: 'https://a.example/cb',
+        createdAt: now,
+        expiresAt: now + 60_000,
+      });
+      return codeHash;
+    };
+    const linked = await backendCode();
+    const g = randomUUID();
+    const first = refresh(g, now + DAY);
+    await store.createGrantWithRefreshToken(grant(g, now), first, { backendCodeHash: linked });
+    expect(await store.findGrant(g)).toBeDefined();
+    expect((await codes.find(linked))?.grantId).toBe(g);
+
+    // The refresh token cannot be stored (its hash is taken): no grant, and no link to a grant that never was.
+    const unlinked = await backendCode();
+    const g2 = randomUUID();
+    await expect(
+      store.createGrantWithRefreshToken(
+        grant(g2, now),
+        { ...refresh(g2, now + DAY), tokenHash: first.tokenHash },
+        { backendCodeHash: unlinked },
+      ),
+    ).rejects.toThrow();
+    expect(await store.findGrant(g2)).toBeUndefined();
+    expect((await codes.find(unlinked))?.grantId).toBeUndefined();
+    expect((await store.findRefreshToken(first.tokenHash))?.grantId).toBe(g);
   });
 
   it('revokes every live grant of a user for an app', async () => {

@@ -3,7 +3,7 @@ import type { Slot } from '../../stores/slotStore.js';
 import type { SlotService } from '../slots/slotService.js';
 import { hashCode } from './backendAuthorizeService.js';
 import { getTokenErrors } from './envelopeCodes.js';
-import type { ClientDirectory } from '../oauth/clientDirectory.js';
+import type { ClientDirectory, DirectoryClient } from '../oauth/clientDirectory.js';
 import { RefreshRefused, type TokenGrants, type TokenPair } from './ports.js';
 
 /** What get_token returns: the slot with the token pair (SlotInfo on the wire). */
@@ -35,7 +35,7 @@ export class GetTokenService {
   ) {}
 
   async exchangeCode(credentials: ClientCredentials, code: string): Promise<SlotGrant> {
-    await this.#authenticateClient(credentials);
+    const client = await this.#authenticateClient(credentials);
     const codeHash = hashCode(code);
     const now = Date.now();
     // The usual case in one statement; the refusals are told apart afterwards, and change nothing.
@@ -53,16 +53,17 @@ export class GetTokenService {
     if (!slot || slot.ownerUuid !== stored.userUuid || slot.clientId !== stored.clientId) {
       throw getTokenErrors.codeExpired();
     }
-    const tokens = await this.grants.open({ userUuid: stored.userUuid, clientId: stored.clientId });
-    await this.codes.setGrant(codeHash, tokens.grantId);
+    // The client read above (the code is this client's: `redeem` checked it); the grant records
+    // itself on the code in its own commit, so a replay sees the link exactly when the grant exists.
+    const tokens = await this.grants.open({ userUuid: stored.userUuid, client, codeHash });
     return { slot, tokens, code };
   }
 
   async refresh(credentials: ClientCredentials, refreshToken: string): Promise<SlotGrant> {
-    await this.#authenticateClient(credentials);
+    const client = await this.#authenticateClient(credentials);
     let tokens: TokenPair & { userUuid: number };
     try {
-      tokens = await this.grants.refresh({ clientId: credentials.clientId, refreshToken });
+      tokens = await this.grants.refresh({ client, refreshToken });
     } catch (err) {
       if (!(err instanceof RefreshRefused)) throw err;
       if (err.reason === 'unknown') throw getTokenErrors.unknownRefreshToken();
@@ -78,7 +79,8 @@ export class GetTokenService {
     return { slot, tokens, code: '' };
   }
 
-  async #authenticateClient(credentials: ClientCredentials): Promise<void> {
+  /** The client, when the credentials are right: handed on to the grant machinery, which does not read it again. */
+  async #authenticateClient(credentials: ClientCredentials): Promise<DirectoryClient> {
     // One lookup for both checks (the client was read twice before: a statement per get_token).
     const { client, secretMatches } = await this.clients.checkClientSecret(
       credentials.clientId,
@@ -86,5 +88,6 @@ export class GetTokenService {
     );
     if (!client) throw getTokenErrors.unknownClient();
     if (!secretMatches) throw getTokenErrors.wrongSecret();
+    return client;
   }
 }

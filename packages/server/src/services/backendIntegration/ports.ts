@@ -4,6 +4,7 @@
  * keeping a second copy (apps come through `oauth/clientDirectory.ts`). `composition/oauthPorts.ts`
  * fits the real services to these ports.
  */
+import type { DirectoryClient } from '../oauth/clientDirectory.js';
 
 /** An access token (JWT) and its refresh token, both belonging to one grant. */
 export interface TokenPair {
@@ -24,11 +25,18 @@ export class RefreshRefused extends Error {
   }
 }
 
+/** The app, as the caller authenticated it in this request: the grant machinery does not read it again. */
+export type GrantingClient = Pick<DirectoryClient, 'clientId' | 'dapp'>;
+
 export interface TokenGrants {
-  /** Opens a grant for the user and app and issues its first token pair. */
-  open(input: { userUuid: number; clientId: string }): Promise<TokenPair>;
-  /** Rotates a refresh token presented by `clientId`; throws `RefreshRefused`. */
-  refresh(input: { clientId: string; refreshToken: string }): Promise<TokenPair & { userUuid: number }>;
+  /**
+   * Opens a grant for the user and app and issues its first token pair. With `codeHash`, the
+   * backend-integration code whose exchange opened it records the grant in the same commit (a
+   * replay of the code revokes it).
+   */
+  open(input: { userUuid: number; client: GrantingClient; codeHash?: string }): Promise<TokenPair>;
+  /** Rotates a refresh token presented by `client`; throws `RefreshRefused`. */
+  refresh(input: { client: GrantingClient; refreshToken: string }): Promise<TokenPair & { userUuid: number }>;
   /** Revokes every token of one grant (the pair of a logout, or the grant of a replayed code). */
   revokeGrant(grantId: string, reason: string): Promise<void>;
   /** Revokes every grant of a user for an app (a marketplace sale). */

@@ -10,6 +10,8 @@ export interface DirectoryClient {
   /** The user who registered the app. */
   ownerUuid: number;
   redirectUris: string[];
+  /** Whether the app's token results carry the user's content address (`dapp: true` apps). */
+  dapp: boolean;
 }
 
 export interface ClientDirectory {

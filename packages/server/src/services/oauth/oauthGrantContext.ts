@@ -72,7 +72,7 @@ export function refreshRecord(
 /** The token result, with the content address of a `dapp` app's user added. */
 export async function issuedTokens(
   context: OAuthGrantContext,
-  client: OAuthClient,
+  client: Pick<OAuthClient, 'clientId' | 'dapp'>,
   grant: { userUuid: number; grantId: string },
   pair: { accessToken: string; refreshToken: string; expiresIn: number },
   oidc?: OidcGrant,

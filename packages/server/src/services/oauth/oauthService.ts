@@ -6,7 +6,7 @@ import {
   type ExchangeCodeInput,
   type IssueCodeInput,
 } from './authorizationCodeGrant.js';
-import { openGrant } from './directGrant.js';
+import { openGrant, type OpenGrantInput } from './directGrant.js';
 import {
   revokeClientGrants,
   revokeGrant,
@@ -15,7 +15,7 @@ import {
   revokeUserClientGrants,
 } from './grantRevocation.js';
 import type { IssuedTokens, OAuthGrantContext } from './oauthGrantContext.js';
-import { REFRESH_GRACE_MS, refresh } from './refreshTokenGrant.js';
+import { REFRESH_GRACE_MS, refresh, type RefreshingClient } from './refreshTokenGrant.js';
 import { introspect, type IntrospectionResult } from './tokenIntrospection.js';
 import { revokeToken } from './tokenRevocation.js';
 
@@ -45,11 +45,11 @@ export class OAuthService {
     return exchangeCode(this.#context, input);
   }
 
-  openGrant(input: { client: OAuthClient; userUuid: number }): Promise<IssuedTokens> {
+  openGrant(input: OpenGrantInput): Promise<IssuedTokens> {
     return openGrant(this.#context, input);
   }
 
-  refresh(input: { client: OAuthClient; refreshToken: string }): Promise<IssuedTokens> {
+  refresh(input: { client: RefreshingClient; refreshToken: string }): Promise<IssuedTokens> {
     return refresh(this.#context, input);
   }
 

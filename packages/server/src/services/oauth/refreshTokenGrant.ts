@@ -27,10 +27,13 @@ interface SealedSuccessor {
 
 const successorAad = (oldHash: string) => `refresh_successor:${oldHash}`;
 
+/** The client presenting a refresh token, as its caller authenticated it (it is not read again). */
+export type RefreshingClient = Pick<OAuthClient, 'clientId' | 'dapp'>;
+
 /** `grant_type=refresh_token`: rotation with reuse detection and a short grace for concurrent refreshes. */
 export async function refresh(
   context: OAuthGrantContext,
-  input: { client: OAuthClient; refreshToken: string },
+  input: { client: RefreshingClient; refreshToken: string },
 ): Promise<IssuedTokens> {
   const oldHash = sha256Hex(input.refreshToken);
   const row = await context.grants.findRefreshToken(oldHash);
@@ -81,7 +84,7 @@ export async function refresh(
 /** A used refresh token: its successor again within the grace window, else reuse, which revokes the grant. */
 async function graceOrReuse(
   context: OAuthGrantContext,
-  client: OAuthClient,
+  client: RefreshingClient,
   row: RefreshTokenRecord,
 ): Promise<IssuedTokens> {
   const now = context.now();
