@@ -217,12 +217,31 @@ export class OAuthGrantStore {
    * its id in the same commit (so a replay of that code can revoke it): the grant, its refresh token
    * and the link are written together or not at all, and a replay sees the link exactly when the
    * grant exists.
+   *
+   * The get_token hot path: on PostgreSQL one statement (data-modifying CTEs: one round trip
+   * instead of begin, two or three writes and commit), on SQLite one transaction.
    */
   async createGrantWithRefreshToken(
     grant: GrantRecord,
     refreshToken: RefreshTokenRecord,
     link?: { backendCodeHash: string },
   ): Promise<void> {
+    if (this.#postgres) {
+      const t = refreshRow(refreshToken);
+      const grantInsert = sql`insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
+        values (${grant.grantId}, ${grant.clientId}, ${grant.userUuid}, ${grant.createdAt})`;
+      const tokenInsert = sql`insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid,
+          created_at, expires_at, used_at, successor_hash, successor_sealed)
+        values (${t.token_hash}, ${t.grant_id}, ${t.client_id}, ${t.user_uuid}, ${t.created_at},
+          ${t.expires_at}, ${t.used_at}, ${t.successor_hash}, ${t.successor_sealed})`;
+      await (
+        link
+          ? sql`with g as (${grantInsert}), r as (${tokenInsert})
+            update backend_codes set grant_id = ${grant.grantId} where code_hash = ${link.backendCodeHash}`
+          : sql`with g as (${grantInsert}) ${tokenInsert}`
+      ).execute(this.db);
+      return;
+    }
     await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('oauth_grants')
