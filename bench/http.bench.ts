@@ -140,6 +140,7 @@ async function serveDauth(): Promise<ReadyMessage> {
     logger: pino({ level: 'warn' }),
     ...(schema ? { pgSchema: schema } : {}),
   });
+  closeRole = () => server.close();
   const { accounts, clients, oauth } = server.services;
   progress('dauth is up; minting the code pool');
   const user = await accounts.register({ email: 'bench@example.com', password: 'bench password 1' });
@@ -728,13 +729,17 @@ function poolSlice(codes: string[], round: number): string[] {
 
 // ---------------------------------------------------------------------------------------------
 
+/** What a role must close before it exits (the dauth role's server and embedded chain). */
+let closeRole: () => Promise<void> = async () => undefined;
+
 const roleIndex = process.argv.indexOf('--role');
 if (roleIndex >= 0) {
   const role = process.argv[roleIndex + 1];
   const serve =
     role === 'bare' ? serveBare : role === 'dauth' ? serveDauth : role === 'oidc' ? serveOidc : undefined;
   if (!serve) throw new Error(`unknown role ${role}`);
-  process.on('SIGTERM', () => process.exit(0));
+  // A dauth role closes its server first: an exit at once would leave its embedded anvil running.
+  process.on('SIGTERM', () => void closeRole().finally(() => process.exit(0)));
   serve().then(
     (ready) => process.send?.(ready),
     (err: unknown) => {
