@@ -29,7 +29,8 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
   const PRICE = parseEther('1.5');
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // Its tests sign up more than the default 20 accounts a minute from one loopback address.
+    server = await startTestServer({ env: { RATE_LIMITS: 'login_address=1000/1m,register=1000/1m' } });
     provider = await newProvider(server);
   });
   afterAll(() => server?.close());
@@ -365,10 +366,13 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
     expect(await erc20Of(legacy)).toBe(15n);
   });
 
-  it('refuses a listing while the slot’s legacy content wallet could not be handed to the dex', async () => {
-    const holder = await newPlayer(server, provider, '0');
-    // A legacy content wallet still counterfactual and derived from an earlier key of the holder
-    // (one a PIN recovery has since replaced): custody cannot sign its hand-over ("unknown owner").
+  /**
+   * Imports a slot (meta_idx 1) of `holder` whose content wallet is a legacy one: still counterfactual
+   * and derived from an earlier key of the holder (one a PIN recovery has since replaced), so custody
+   * cannot sign its hand-over ("unknown owner"). `recordLegacyWallet` writes the wallet's record, which
+   * is what tells the service the wallet is still on a user key.
+   */
+  async function importLegacySlot(holder: Player) {
     const earlierKey = getAddress(`0x${randomBytes(20).toString('hex')}`);
     const slotId = (10n ** 18n + BigInt(`0x${randomBytes(7).toString('hex')}`)).toString();
     const legacy = server.services.chain.gateway.walletAddress(earlierKey, BigInt(slotId));
@@ -382,16 +386,24 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
       },
     ]);
     expect(imported.results[0]).toMatchObject({ status: 'imported', meta_idx: 1 });
-    await server.services.wallets.insert({
-      address: legacy,
-      userUuid: holder.user.uuid,
-      kind: 'slot',
-      salt: BigInt(slotId),
-      initialOwner: earlierKey,
-      owner: earlierKey,
-      deployed: false,
-      createdAt: Date.now(),
-    });
+    const recordLegacyWallet = () =>
+      server.services.wallets.insert({
+        address: legacy,
+        userUuid: holder.user.uuid,
+        kind: 'slot',
+        salt: BigInt(slotId),
+        initialOwner: earlierKey,
+        owner: earlierKey,
+        deployed: false,
+        createdAt: Date.now(),
+      });
+    return { slotId, legacy, recordLegacyWallet };
+  }
+
+  it('refuses a listing while the slot’s legacy content wallet could not be handed to the dex', async () => {
+    const holder = await newPlayer(server, provider, '0');
+    const { slotId, legacy, recordLegacyWallet } = await importLegacySlot(holder);
+    await recordLegacyWallet();
 
     const refused = await post<Record<string, unknown>>(
       server,
@@ -422,20 +434,7 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
   it('refuses an admin transfer ticket, at issue and at use, while the slot’s content wallet is on a user key', async () => {
     const holder = await newPlayer(server, provider, '0');
     const to = await newPlayer(server, provider, '0');
-    // As above: a legacy content wallet derived from a key custody no longer holds (no hand-over possible).
-    const earlierKey = getAddress(`0x${randomBytes(20).toString('hex')}`);
-    const slotId = (10n ** 18n + BigInt(`0x${randomBytes(7).toString('hex')}`)).toString();
-    const legacy = server.services.chain.gateway.walletAddress(earlierKey, BigInt(slotId));
-    const imported = await server.services.slotImport.importAll([
-      {
-        line: 1,
-        id: slotId,
-        clientId: provider.clientId,
-        ownerUuid: holder.user.uuid,
-        contentAddress: legacy,
-      },
-    ]);
-    expect(imported.results[0]).toMatchObject({ status: 'imported', meta_idx: 1 });
+    const { slotId, recordLegacyWallet } = await importLegacySlot(holder);
     const binding = {
       cu_id: provider.clientId,
       from_uuid: holder.user.uuid,
@@ -445,16 +444,7 @@ describe('slot economy: priced sales and content wallets that follow the slot', 
     // A ticket issued before the wallet's record said it is a legacy one (as before this rule existed).
     const early = await post<{ state: string }>(server, '/v1/admin/transfer-tickets', binding, admin(server));
     expect(early.status).toBe(200);
-    await server.services.wallets.insert({
-      address: legacy,
-      userUuid: holder.user.uuid,
-      kind: 'slot',
-      salt: BigInt(slotId),
-      initialOwner: earlierKey,
-      owner: earlierKey,
-      deployed: false,
-      createdAt: Date.now(),
-    });
+    await recordLegacyWallet();
     const ownerBefore = await dexOwner(slotId);
     const slotBefore = await slotRow(slotId);
 
