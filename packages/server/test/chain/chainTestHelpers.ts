@@ -11,6 +11,7 @@ import {
   createChainServices,
 } from '../../src/composition/chain.js';
 import { ownerFromPrivateKey, type OperationOwner } from '../../src/chain/operations/operationOwner.js';
+import type { ContractAddresses } from '../../src/chain/types.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -54,6 +55,18 @@ export async function startTestChain(
 }
 
 /** A fresh random owner EOA. */
+/** The `CONTRACT_*` settings that point a service at an existing deployment (external chain). */
+export function contractSettings(contracts: ContractAddresses): Record<string, string> {
+  return {
+    CONTRACT_ENTRY_POINT: contracts.entry_point,
+    CONTRACT_ACCOUNT_FACTORY: contracts.account_factory,
+    CONTRACT_PAYMASTER: contracts.paymaster,
+    CONTRACT_DEX: contracts.dex,
+    CONTRACT_CONTENT_TOKEN: contracts.content_token,
+    CONTRACT_TOKEN: contracts.token,
+  };
+}
+
 export function randomOwner(): OperationOwner {
   return ownerFromPrivateKey(Buffer.from(generatePrivateKey().slice(2), 'hex'));
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS, isWellKnownDevKey } from '../../src/chain/devAccounts.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { randomOwner, startTestChain } from './chainTestHelpers.js';
+import { contractSettings, randomOwner, startTestChain } from './chainTestHelpers.js';
 
 /** An "external" node: anvil with chain id 1337, reached through CHAIN_RPC_URL like any other node. */
 describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => {
@@ -142,12 +142,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
       env: {
         CHAIN_RPC_URL: node.rpcUrl,
         ...withoutDeployer,
-        CONTRACT_ENTRY_POINT: contracts.entry_point,
-        CONTRACT_ACCOUNT_FACTORY: contracts.account_factory,
-        CONTRACT_PAYMASTER: contracts.paymaster,
-        CONTRACT_DEX: contracts.dex,
-        CONTRACT_CONTENT_TOKEN: contracts.content_token,
-        CONTRACT_TOKEN: contracts.token,
+        ...contractSettings(contracts),
       },
     });
     try {
@@ -198,12 +193,8 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
           env: {
             CHAIN_RPC_URL: node.rpcUrl,
             ...withoutDeployer,
-            CONTRACT_ENTRY_POINT: contracts.entry_point,
-            CONTRACT_ACCOUNT_FACTORY: contracts.account_factory,
-            CONTRACT_PAYMASTER: contracts.paymaster,
-            CONTRACT_DEX: contracts.dex,
-            CONTRACT_CONTENT_TOKEN: contracts.token,
-            CONTRACT_TOKEN: contracts.token,
+            // The content token named as the ERC-20: code, but not this build's.
+            ...contractSettings({ ...contracts, content_token: contracts.token }),
           },
         }),
       ).rejects.toThrow(

@@ -27,6 +27,7 @@ import {
   randomOwner,
   startTestChain,
   type TestChain,
+  contractSettings,
 } from './chainTestHelpers.js';
 
 const executeSelector = toFunctionSelector('execute(address,uint256,bytes)');
@@ -195,12 +196,7 @@ describe('operation pipeline (real anvil)', () => {
       RELAYER_PRIVATE_KEY: ANVIL_DEV_KEYS[1],
       PAYMASTER_SIGNER_PRIVATE_KEY: ANVIL_DEV_KEYS[2],
       OPERATOR_OWNER_PRIVATE_KEY: ANVIL_DEV_KEYS[3],
-      CONTRACT_ENTRY_POINT: contracts.entry_point,
-      CONTRACT_ACCOUNT_FACTORY: contracts.account_factory,
-      CONTRACT_PAYMASTER: contracts.paymaster,
-      CONTRACT_DEX: contracts.dex,
-      CONTRACT_CONTENT_TOKEN: contracts.content_token,
-      CONTRACT_TOKEN: contracts.token,
+      ...contractSettings(contracts),
     };
     const now = () => Math.floor(Date.now() / 1000);
     const platformSigner = privateKeyToAccount(ANVIL_DEV_KEYS[2]);
