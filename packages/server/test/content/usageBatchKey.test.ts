@@ -49,6 +49,11 @@ describe('usage batches are named on chain', () => {
       [cuidHashOf(provider.cuid), 11n, before.used + 11n],
       [cuidHashOf(provider.cuid), 4n, before.used + 15n],
     ]);
+    // The figures come from the events' data words in order (amount, balance, usedBalance).
+    expect(first.events.map((e) => [e.slot, e.balance])).toEqual([
+      [player.slot, before.balance - 11n],
+      [player.slot, before.balance - 15n],
+    ]);
     // Recovery finds it by its name alone.
     const found = await gateway.findUsageBatch(batch);
     expect(found).toEqual({ found: true, write: written, events: first.events });
