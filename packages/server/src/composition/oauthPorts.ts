@@ -23,8 +23,12 @@ export function tokenGrantsOf(oauth: OAuthService): TokenGrants {
     grantId: issued.grantId,
   });
   return {
-    open: async ({ userUuid, client, codeHash }) =>
-      pair(await oauth.openGrant({ client, userUuid, backendCodeHash: codeHash })),
+    openFromBackendCode: async (input) => {
+      const exchanged = await oauth.openGrantFromBackendCode(input);
+      return exchanged.outcome === 'opened'
+        ? { outcome: 'opened', slot: exchanged.slot, tokens: pair(exchanged.tokens) }
+        : exchanged;
+    },
     refresh: async ({ client, refreshToken }) => {
       try {
         const issued = await oauth.refresh({ client, refreshToken });

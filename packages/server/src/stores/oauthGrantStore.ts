@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
+import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 
 export interface OAuthGrantsTable {
   grant_id: string;
@@ -212,34 +213,18 @@ export class OAuthGrantStore {
   }
 
   /**
-   * A grant opened without a code (backend-integration flow) with its first refresh token, in one
-   * transaction. With `link`, the backend-integration code whose exchange opened the grant records
-   * its id in the same commit (so a replay of that code can revoke it): the grant, its refresh token
-   * and the link are written together or not at all, and a replay sees the link exactly when the
-   * grant exists.
-   *
-   * The get_token hot path: on PostgreSQL one statement (data-modifying CTEs: one round trip
-   * instead of begin, two or three writes and commit), on SQLite one transaction.
+   * A grant opened without a code, with its first refresh token, in one transaction (on PostgreSQL
+   * one statement: data-modifying CTEs). The get_token exchange uses `exchangeBackendCode`.
    */
-  async createGrantWithRefreshToken(
-    grant: GrantRecord,
-    refreshToken: RefreshTokenRecord,
-    link?: { backendCodeHash: string },
-  ): Promise<void> {
+  async createGrantWithRefreshToken(grant: GrantRecord, refreshToken: RefreshTokenRecord): Promise<void> {
     if (this.#postgres) {
       const t = refreshRow(refreshToken);
-      const grantInsert = sql`insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
-        values (${grant.grantId}, ${grant.clientId}, ${grant.userUuid}, ${grant.createdAt})`;
-      const tokenInsert = sql`insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid,
+      await sql`with g as (insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
+          values (${grant.grantId}, ${grant.clientId}, ${grant.userUuid}, ${grant.createdAt}))
+        insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid,
           created_at, expires_at, used_at, successor_hash, successor_sealed)
         values (${t.token_hash}, ${t.grant_id}, ${t.client_id}, ${t.user_uuid}, ${t.created_at},
-          ${t.expires_at}, ${t.used_at}, ${t.successor_hash}, ${t.successor_sealed})`;
-      await (
-        link
-          ? sql`with g as (${grantInsert}), r as (${tokenInsert})
-            update backend_codes set grant_id = ${grant.grantId} where code_hash = ${link.backendCodeHash}`
-          : sql`with g as (${grantInsert}) ${tokenInsert}`
-      ).execute(this.db);
+          ${t.expires_at}, ${t.used_at}, ${t.successor_hash}, ${t.successor_sealed})`.execute(this.db);
       return;
     }
     await this.db.transaction().execute(async (trx) => {
@@ -257,13 +242,75 @@ export class OAuthGrantStore {
         })
         .execute();
       await trx.insertInto('oauth_refresh_tokens').values(refreshRow(refreshToken)).execute();
-      if (link) {
-        await trx
-          .updateTable('backend_codes')
-          .set({ grant_id: grant.grantId })
-          .where('code_hash', '=', link.backendCodeHash)
-          .execute();
-      }
+    });
+  }
+
+  /**
+   * The backend-integration code exchange (get_token) in one commit: redeems the code if it is
+   * `clientId`'s, unused and unexpired at `now`; checks that the code's slot is still its user's
+   * (same owner and app, not pending); and, only then, opens the grant `grantId` with its first
+   * refresh token and records the grant on the code (so a replay of the code can revoke it).
+   *
+   * - `redeemed: false`: nothing was written (the caller reads the code to say why).
+   * - `slot: undefined`: the code is spent but the slot is no longer the user's (sold, or gone):
+   *   no grant is opened and the code records none.
+   * - otherwise the code's user, its slot, and the grant and refresh token are committed with it.
+   *
+   * Replaces a redemption, a slot read and the grant's transaction (begin, two inserts, the link,
+   * commit): on SQLite one transaction of six statements and one WAL commit instead of seven and
+   * two; on PostgreSQL one statement (data-modifying CTEs) instead of three round trips. A kill at
+   * any moment leaves the code unspent with no grant, or spent with its grant, token and link.
+   */
+  async exchangeBackendCode(input: {
+    codeHash: string;
+    clientId: string;
+    now: number;
+    grantId: string;
+    refreshToken: { tokenHash: string; expiresAt: number };
+  }): Promise<{ redeemed: false } | { redeemed: true; userUuid: number; slot: Slot | undefined }> {
+    const { codeHash, clientId, now, grantId } = input;
+    const { tokenHash, expiresAt } = input.refreshToken;
+    // The slot check is part of the redemption: the grant id is recorded only when it passes, so the
+    // link never names a grant that is not opened.
+    const redeem = sql`update backend_codes set used_at = ${now},
+        grant_id = case when exists (select 1 from slots s
+                                     where s.id = backend_codes.slot_id and s.owner_uuid = backend_codes.user_uuid
+                                       and s.client_id = backend_codes.client_id and s.state <> 'pending')
+                        then ${grantId} end
+      where code_hash = ${codeHash} and client_id = ${clientId} and used_at is null and expires_at > ${now}
+      returning user_uuid, slot_id, grant_id`;
+    const grantInsert = sql`insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
+      select grant_id, ${clientId}, user_uuid, ${now} from redeemed where grant_id is not null`;
+    const tokenInsert = sql`insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid,
+        created_at, expires_at)
+      select ${tokenHash}, grant_id, ${clientId}, user_uuid, ${now}, ${expiresAt} from redeemed
+      where grant_id is not null`;
+    type Redeemed = { user_uuid: number | string; slot_id: string; grant_id: string | null };
+    if (this.#postgres) {
+      // The slot's columns as they are (slots has no column named like the code's two).
+      const { rows } = await sql<
+        Partial<SlotsTable> & { code_user_uuid: number | string; code_grant_id: string | null }
+      >`with redeemed as (${redeem}), g as (${grantInsert}), r as (${tokenInsert})
+        select redeemed.user_uuid as code_user_uuid, redeemed.grant_id as code_grant_id, s.*
+        from redeemed left join slots s on s.id = redeemed.slot_id`.execute(this.db);
+      const row = rows[0];
+      if (!row) return { redeemed: false };
+      const { code_user_uuid, code_grant_id, ...slotRow } = row;
+      const slot = code_grant_id !== null && slotRow.id != null ? toSlot(slotRow as SlotsTable) : undefined;
+      return { redeemed: true, userUuid: Number(code_user_uuid), slot };
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const row = (await redeem.execute(trx)).rows[0] as Redeemed | undefined;
+      if (!row) return { redeemed: false as const };
+      if (row.grant_id === null)
+        return { redeemed: true as const, userUuid: Number(row.user_uuid), slot: undefined };
+      const slot = (await sql<SlotsTable>`select * from slots where id = ${row.slot_id}`.execute(trx))
+        .rows[0];
+      await sql`insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
+        values (${grantId}, ${clientId}, ${row.user_uuid}, ${now})`.execute(trx);
+      await sql`insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid, created_at, expires_at)
+        values (${tokenHash}, ${grantId}, ${clientId}, ${row.user_uuid}, ${now}, ${expiresAt})`.execute(trx);
+      return { redeemed: true as const, userUuid: Number(row.user_uuid), slot: slot && toSlot(slot) };
     });
   }
 

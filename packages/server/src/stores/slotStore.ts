@@ -43,7 +43,8 @@ export interface Slot {
   updatedAt: number;
 }
 
-const toSlot = (r: SlotsTable): Slot => ({
+/** A row as the domain sees it (also for stores that read a slot inside their own statements). */
+export const toSlot = (r: SlotsTable): Slot => ({
   id: r.id,
   clientId: r.client_id,
   ownerUuid: Number(r.owner_uuid),

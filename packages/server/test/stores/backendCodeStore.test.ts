@@ -32,19 +32,6 @@ describe.each(testDatabases)('backend code store ($name)', (database) => {
     expect((await store.find('c'.repeat(64)))?.usedAt).toBe(now + 1);
   });
 
-  it('redeems a code only for its own client, once, before it expires, and returns it', async () => {
-    const { store, slot } = await code('r'.repeat(64), 41);
-    expect(await store.redeem('r'.repeat(64), 'other-app', now + 1)).toBeUndefined();
-    expect(await store.redeem('r'.repeat(64), 'app-b', now + 60_000)).toBeUndefined();
-    const redeemed = await Promise.all([
-      store.redeem('r'.repeat(64), 'app-b', now + 1),
-      store.redeem('r'.repeat(64), 'app-b', now + 1),
-    ]);
-    const winners = redeemed.filter((r) => r !== undefined);
-    expect(winners).toHaveLength(1);
-    expect(winners[0]).toMatchObject({ userUuid: 41, slotId: slot.id, usedAt: now + 1, grantId: undefined });
-  });
-
   it('invalidates an unused code for good, and deletes only expired codes', async () => {
     const { store } = await code('i'.repeat(64), 42);
     expect(await store.invalidate('i'.repeat(64), now + 1)).toBe(true);

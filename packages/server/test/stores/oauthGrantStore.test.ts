@@ -10,6 +10,7 @@ import {
 } from '../../src/stores/oauthGrantStore.js';
 import { UserStore } from '../../src/stores/userStore.js';
 import { testDatabases } from '../helpers/databases.js';
+import { seedSlot, seedUser } from './storeFixtures.js';
 
 const DAY = 24 * 3600_000;
 
@@ -156,43 +157,100 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect((await store.findRefreshToken(first!.token_hash))?.successorSealed).toBeNull();
   });
 
-  it("writes a backend code's grant link in the grant's transaction: a failure leaves neither", async () => {
+  it("exchanges a backend code in one commit: redemption, the slot still the user's, grant, refresh token and link", async () => {
     const store = new OAuthGrantStore(db);
     const codes = new BackendCodeStore(db);
     const now = Date.now();
-    const backendCode = async () => {
+    const slot = await seedSlot(db, userUuid, clientId, 7);
+    const backendCode = async (slotId: string, expiresAt = now + 60_000) => {
       const codeHash = randomUUID().replace(/-/g, '');
       await codes.insert({
         codeHash,
         clientId,
         userUuid,
-        slotId: '1',
+        slotId,
         redirectUri: 'https://a.example/cb',
         createdAt: now,
-        expiresAt: now + 60_000,
+        expiresAt,
       });
       return codeHash;
     };
-    const linked = await backendCode();
-    const g = randomUUID();
-    const first = refresh(g, now + DAY);
-    await store.createGrantWithRefreshToken(grant(g, now), first, { backendCodeHash: linked });
-    expect(await store.findGrant(g)).toBeDefined();
-    expect((await codes.find(linked))?.grantId).toBe(g);
+    const exchange = (codeHash: string, grantId: string, client = clientId, at = now) =>
+      store.exchangeBackendCode({
+        codeHash,
+        clientId: client,
+        now: at,
+        grantId,
+        refreshToken: { tokenHash: randomUUID().replace(/-/g, ''), expiresAt: at + DAY },
+      });
 
-    // The refresh token cannot be stored (its hash is taken): no grant, and no link to a grant that never was.
-    const unlinked = await backendCode();
+    // The usual case: the code is spent, the grant, its refresh token and the link are there.
+    const good = await backendCode(slot.id);
+    const g = randomUUID();
+    const tokenHash = randomUUID().replace(/-/g, '');
+    const opened = await store.exchangeBackendCode({
+      codeHash: good,
+      clientId,
+      now,
+      grantId: g,
+      refreshToken: { tokenHash, expiresAt: now + DAY },
+    });
+    expect(opened).toEqual({ redeemed: true, userUuid, slot });
+    expect(await store.findGrant(g)).toMatchObject({ grantId: g, clientId, userUuid, revokedAt: null });
+    expect(await store.findRefreshToken(tokenHash)).toMatchObject({ grantId: g, clientId, userUuid });
+    expect(await codes.find(good)).toMatchObject({ usedAt: now, grantId: g });
+
+    // Single use: a second exchange (the replay) writes nothing.
     const g2 = randomUUID();
-    await expect(
-      store.createGrantWithRefreshToken(
-        grant(g2, now),
-        { ...refresh(g2, now + DAY), tokenHash: first.tokenHash },
-        { backendCodeHash: unlinked },
-      ),
-    ).rejects.toThrow();
+    expect(await exchange(good, g2)).toEqual({ redeemed: false });
     expect(await store.findGrant(g2)).toBeUndefined();
-    expect((await codes.find(unlinked))?.grantId).toBeUndefined();
-    expect((await store.findRefreshToken(first.tokenHash))?.grantId).toBe(g);
+    expect((await codes.find(good))?.grantId).toBe(g);
+
+    // Another client's, or expired: nothing written, the code stays as it was.
+    const other = await backendCode(slot.id);
+    expect(await exchange(other, randomUUID(), 'another-client')).toEqual({ redeemed: false });
+    expect((await codes.find(other))?.usedAt).toBeUndefined();
+    const expired = await backendCode(slot.id, now - 1);
+    expect(await exchange(expired, randomUUID())).toEqual({ redeemed: false });
+    expect((await codes.find(expired))?.usedAt).toBeUndefined();
+
+    // Exactly one of concurrent exchanges of one code wins.
+    const raced = await backendCode(slot.id);
+    const outcomes = await Promise.all([1, 2, 3].map(() => exchange(raced, randomUUID())));
+    expect(outcomes.filter((o) => o.redeemed)).toHaveLength(1);
+
+    // The slot sold (another owner) or not yet confirmed: the code is spent, no grant and no link.
+    const buyer = 4343;
+    await seedUser(db, buyer);
+    const sold = await seedSlot(db, userUuid, clientId, 8);
+    const soldCode = await backendCode(sold.id);
+    await db.updateTable('slots').set({ owner_uuid: buyer }).where('id', '=', sold.id).execute();
+    const g3 = randomUUID();
+    expect(await exchange(soldCode, g3)).toEqual({ redeemed: true, userUuid, slot: undefined });
+    expect(await store.findGrant(g3)).toBeUndefined();
+    expect(await codes.find(soldCode)).toMatchObject({ usedAt: now, grantId: undefined });
+    const pending = await seedSlot(db, userUuid, clientId, 9);
+    await db.updateTable('slots').set({ state: 'pending' }).where('id', '=', pending.id).execute();
+    expect(await exchange(await backendCode(pending.id), randomUUID())).toEqual({
+      redeemed: true,
+      userUuid,
+      slot: undefined,
+    });
+
+    // The refresh token cannot be stored (its hash is taken): nothing at all, the code still unspent.
+    const failing = await backendCode(slot.id);
+    const g4 = randomUUID();
+    await expect(
+      store.exchangeBackendCode({
+        codeHash: failing,
+        clientId,
+        now,
+        grantId: g4,
+        refreshToken: { tokenHash, expiresAt: now + DAY },
+      }),
+    ).rejects.toThrow();
+    expect(await store.findGrant(g4)).toBeUndefined();
+    expect(await codes.find(failing)).toMatchObject({ usedAt: undefined, grantId: undefined });
   });
 
   it('revokes every live grant of a user for an app', async () => {

@@ -37,10 +37,10 @@ export class GetTokenService {
   async exchangeCode(credentials: ClientCredentials, code: string): Promise<SlotGrant> {
     const client = await this.#authenticateClient(credentials);
     const codeHash = hashCode(code);
-    const now = Date.now();
-    // The usual case in one statement; the refusals are told apart afterwards, and change nothing.
-    const stored = await this.codes.redeem(codeHash, credentials.clientId, now);
-    if (!stored) {
+    // The usual case in one commit (redemption, the slot still the user's, the grant and its link);
+    // the refusals are told apart afterwards, and change nothing.
+    const exchanged = await this.grants.openFromBackendCode({ client, codeHash });
+    if (exchanged.outcome === 'not_redeemed') {
       const found = await this.codes.find(codeHash);
       if (!found) throw getTokenErrors.unknownCode();
       if (found.clientId !== credentials.clientId) throw getTokenErrors.codeOfOtherClient();
@@ -49,13 +49,8 @@ export class GetTokenService {
       throw getTokenErrors.codeExpired();
     }
     // The slot must still be the user's: it may have been sold between authorize and exchange.
-    const slot = await this.slots.findSlot(stored.slotId);
-    if (!slot || slot.ownerUuid !== stored.userUuid || slot.clientId !== stored.clientId) {
-      throw getTokenErrors.codeExpired();
-    }
-    // The client read above (the code is this client's: `redeem` checked it); the grant records
-    // itself on the code in its own commit, so a replay sees the link exactly when the grant exists.
-    const tokens = await this.grants.open({ userUuid: stored.userUuid, client, codeHash });
+    if (exchanged.outcome === 'slot_gone') throw getTokenErrors.codeExpired();
+    const { slot, tokens } = exchanged;
     return { slot, tokens, code };
   }
 

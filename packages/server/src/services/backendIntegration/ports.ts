@@ -4,6 +4,7 @@
  * keeping a second copy (apps come through `oauth/clientDirectory.ts`). `composition/oauthPorts.ts`
  * fits the real services to these ports.
  */
+import type { Slot } from '../../stores/slotStore.js';
 import type { DirectoryClient } from '../oauth/clientDirectory.js';
 
 /** An access token (JWT) and its refresh token, both belonging to one grant. */
@@ -30,11 +31,19 @@ export type GrantingClient = Pick<DirectoryClient, 'clientId' | 'dapp'>;
 
 export interface TokenGrants {
   /**
-   * Opens a grant for the user and app and issues its first token pair. With `codeHash`, the
-   * backend-integration code whose exchange opened it records the grant in the same commit (a
-   * replay of the code revokes it).
+   * get_token's code exchange, in one commit: redeems the backend-integration code `codeHash` if it
+   * is `client`'s, unused and unexpired; when its slot is still the user's, opens a grant with its
+   * first token pair and records the grant on the code (a replay of the code revokes it).
+   * `not_redeemed` and `slot_gone` wrote nothing but the code's use (for `slot_gone`).
    */
-  open(input: { userUuid: number; client: GrantingClient; codeHash?: string }): Promise<TokenPair>;
+  openFromBackendCode(input: {
+    client: GrantingClient;
+    codeHash: string;
+  }): Promise<
+    | { outcome: 'not_redeemed' }
+    | { outcome: 'slot_gone' }
+    | { outcome: 'opened'; slot: Slot; tokens: TokenPair }
+  >;
   /** Rotates a refresh token presented by `client`; throws `RefreshRefused`. */
   refresh(input: { client: GrantingClient; refreshToken: string }): Promise<TokenPair & { userUuid: number }>;
   /** Revokes every token of one grant (the pair of a logout, or the grant of a replayed code). */

@@ -1,42 +1,51 @@
 import { randomUUID } from 'node:crypto';
 import type { OAuthClient } from '../../stores/clientStore.js';
+import type { Slot } from '../../stores/slotStore.js';
 import {
   issuedTokens,
-  newGrant,
-  refreshRecord,
+  REFRESH_TOKEN_TTL_MS,
   type IssuedTokens,
   type OAuthGrantContext,
 } from './oauthGrantContext.js';
-import { newOpaqueToken } from './opaqueToken.js';
+import { newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
-/** What opening a grant without a code needs. */
-export interface OpenGrantInput {
-  /** The client, as its caller authenticated it moments before (it is not read again). */
-  client: Pick<OAuthClient, 'clientId' | 'dapp'>;
-  userUuid: number;
-  /** The backend-integration code whose exchange opens the grant: linked in the grant's commit. */
-  backendCodeHash?: string | undefined;
-}
+/** How a backend-integration code exchange ended (see `openGrantFromBackendCode`). */
+export type BackendCodeGrant =
+  /** Not redeemed: unknown, another client's, used or expired (nothing was written). */
+  | { outcome: 'not_redeemed' }
+  /** Redeemed, but its slot is no longer the user's: no grant was opened. */
+  | { outcome: 'slot_gone' }
+  | { outcome: 'opened'; slot: Slot; tokens: IssuedTokens };
 
 /**
- * Opens a grant without a code and issues its first token pair: for flows that authenticate the
- * user their own way (the backend-integration get_token). Revocable like any other grant.
+ * The backend-integration get_token exchange: redeems the code `codeHash` for `client`, checks its
+ * slot is still the user's, and opens a grant with its first refresh token, recorded on the code, in
+ * one commit (`OAuthGrantStore.exchangeBackendCode`); then signs the access token.
  */
-export async function openGrant(context: OAuthGrantContext, input: OpenGrantInput): Promise<IssuedTokens> {
+export async function openGrantFromBackendCode(
+  context: OAuthGrantContext,
+  input: { client: Pick<OAuthClient, 'clientId' | 'dapp'>; codeHash: string },
+): Promise<BackendCodeGrant> {
   const now = context.now();
   const grantId = randomUUID();
   const refreshToken = newOpaqueToken();
   const { clientId } = input.client;
-  await context.grants.createGrantWithRefreshToken(
-    newGrant(grantId, clientId, input.userUuid, now),
-    refreshRecord(refreshToken, grantId, clientId, input.userUuid, now),
-    input.backendCodeHash === undefined ? undefined : { backendCodeHash: input.backendCodeHash },
-  );
-  const access = await context.tokens.issueAccessToken({ userId: String(input.userUuid), clientId, grantId });
-  return issuedTokens(
+  const exchanged = await context.grants.exchangeBackendCode({
+    codeHash: input.codeHash,
+    clientId,
+    now,
+    grantId,
+    refreshToken: { tokenHash: sha256Hex(refreshToken), expiresAt: now + REFRESH_TOKEN_TTL_MS },
+  });
+  if (!exchanged.redeemed) return { outcome: 'not_redeemed' };
+  if (!exchanged.slot) return { outcome: 'slot_gone' };
+  const { userUuid, slot } = exchanged;
+  const access = await context.tokens.issueAccessToken({ userId: String(userUuid), clientId, grantId });
+  const tokens = await issuedTokens(
     context,
     input.client,
-    { userUuid: input.userUuid, grantId },
+    { userUuid, grantId },
     { accessToken: access.token, refreshToken, expiresIn: access.expiresIn },
   );
+  return { outcome: 'opened', slot, tokens };
 }

@@ -6,7 +6,7 @@ import {
   type ExchangeCodeInput,
   type IssueCodeInput,
 } from './authorizationCodeGrant.js';
-import { openGrant, type OpenGrantInput } from './directGrant.js';
+import { type BackendCodeGrant, openGrantFromBackendCode } from './directGrant.js';
 import {
   revokeClientGrants,
   revokeGrant,
@@ -45,8 +45,12 @@ export class OAuthService {
     return exchangeCode(this.#context, input);
   }
 
-  openGrant(input: OpenGrantInput): Promise<IssuedTokens> {
-    return openGrant(this.#context, input);
+  /** get_token's code exchange: redemption, slot check, grant and refresh token in one commit. */
+  openGrantFromBackendCode(input: {
+    client: Pick<OAuthClient, 'clientId' | 'dapp'>;
+    codeHash: string;
+  }): Promise<BackendCodeGrant> {
+    return openGrantFromBackendCode(this.#context, input);
   }
 
   refresh(input: { client: RefreshingClient; refreshToken: string }): Promise<IssuedTokens> {
