@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { safeEqual } from '../../crypto/constantTime.js';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
 import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
@@ -131,7 +130,7 @@ export function displayAppName(name: string): string {
 export class ClientService {
   readonly #secretKey: Buffer;
   /** Compared against when the client is unknown, so a miss costs the same as a wrong secret. */
-  readonly #dummyHash: string;
+  readonly #dummyHash: Buffer;
 
   constructor(
     private readonly store: ClientStore,
@@ -141,7 +140,7 @@ export class ClientService {
     private readonly now: () => number = Date.now,
   ) {
     this.#secretKey = deriveKey(masterKey, 'client-secret/v1');
-    this.#dummyHash = hmacHex(this.#secretKey, randomBytes(32).toString('hex'));
+    this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
 
   /** Registers an app; the returned secret is shown once and never stored. */
@@ -277,12 +276,22 @@ export class ClientService {
 
   /** The current secret, or the rotated-out one within its grace; both compared every time (constant time). */
   #secretMatches(client: OAuthClient | undefined, secret: string): boolean {
-    const presented = hmacHex(this.#secretKey, secret);
-    const current = safeEqual(presented, client?.secretHash ?? this.#dummyHash);
+    // Both sides are 32-byte HMAC digests, so `timingSafeEqual` compares them directly (no further
+    // hashing to equalise lengths: a stored hash of another length never matches).
+    const presented = createHmac('sha256', this.#secretKey).update(secret).digest();
+    const current = this.#digestEquals(presented, client?.secretHash);
     const previous = client?.previousSecret;
-    const previousOk = safeEqual(presented, previous?.hash ?? this.#dummyHash);
+    const previousOk = this.#digestEquals(presented, previous?.hash);
     const previousLive = previous !== undefined && previous.expiresAt > this.now();
     return client !== undefined && (current || (previousOk && previousLive));
+  }
+
+  /** Constant time: the presented digest against a stored one (hex), or the dummy when there is none. */
+  #digestEquals(presented: Buffer, storedHex: string | undefined): boolean {
+    const stored = storedHex === undefined ? undefined : Buffer.from(storedHex, 'hex');
+    const usable = stored !== undefined && stored.length === presented.length;
+    const same = timingSafeEqual(presented, usable ? stored : this.#dummyHash);
+    return usable && same;
   }
 
   async #checkUris(field: string, uris: readonly string[]): Promise<void> {
