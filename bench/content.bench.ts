@@ -48,6 +48,8 @@ if (!['on', 'off', 'both'].includes(args.journal)) throw new Error('--journal is
 const JOURNAL_MODES: Journal[] = args.journal === 'both' ? ['on', 'off'] : [args.journal as Journal];
 /** Measured consumption rounds per journal mode (alternating with `--journal both`); the median counts. */
 const JOURNAL_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Alternating balance_adex / bare / healthz rounds; 0 skips that measurement (consumption A/B runs). */
+const BALANCE_ROUNDS = Number(process.env.BENCH_BALANCE_ROUNDS ?? 3);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: CALLERS + 10 });
@@ -504,9 +506,35 @@ async function main(): Promise<void> {
     // Rounds alternate between the two (and dauth's own trivial /healthz, to separate the app's per-request
     // cost from the route's), so load from elsewhere on the machine hits them alike; the median counts.
     const slot = slots[0]!;
+    let straced = 0;
     const cannon = (url: string, seconds: number, pid?: number) => {
       const meter = pid === undefined ? undefined : cpuMeter(pid);
-      return autocannon({ url, connections: 100, duration: seconds, pipelining: 1 }).then((r) => {
+      // BENCH_STRACE_DIR: syscall counts of the measured process in the first round (strace -c -f; it
+      // slows the process, so that round's throughput means nothing, only syscalls per response).
+      const strace =
+        process.env.BENCH_STRACE_DIR && pid !== undefined && straced < 3
+          ? spawn(
+              'strace',
+              [
+                '-c',
+                '-f',
+                '-p',
+                String(pid),
+                '-o',
+                path.join(
+                  process.env.BENCH_STRACE_DIR,
+                  `${straced++}-${new URL(url).pathname.split('/')[1]}.txt`,
+                ),
+              ],
+              { stdio: 'ignore' },
+            )
+          : undefined;
+      return autocannon({ url, connections: 100, duration: seconds, pipelining: 1 }).then(async (r) => {
+        if (strace) {
+          strace.kill('SIGINT');
+          await new Promise((resolve) => strace.once('exit', resolve));
+          process.stderr.write(`strace ${url}: ${r.requests.total} responses\n`);
+        }
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         const cpu = meter?.(r.requests.total);
         return {
@@ -522,8 +550,10 @@ async function main(): Promise<void> {
     const bareUrl = `${bare.url}/bare/${slot.slotAddress}`;
     const healthUrl = `${dauth.url}/healthz`;
     // Warm both (JIT, connection setup) before measuring.
-    await cannon(bareUrl, WARMUP_SECONDS);
-    await cannon(balanceUrl, WARMUP_SECONDS);
+    if (BALANCE_ROUNDS > 0) {
+      await cannon(bareUrl, WARMUP_SECONDS);
+      await cannon(balanceUrl, WARMUP_SECONDS);
+    }
     const rounds: {
       bare: number;
       balance: number;
@@ -535,7 +565,7 @@ async function main(): Promise<void> {
     }[] = [];
     const roundSeconds = Math.max(3, Math.round(SECONDS / 2));
     let balanceLatency = { p50: 0, p99: 0 };
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < BALANCE_ROUNDS; round++) {
       const bareRound = await cannon(bareUrl, roundSeconds, bare.pid);
       const balanceRound = await cannon(balanceUrl, roundSeconds, dauth.pid);
       const healthRound = await cannon(healthUrl, roundSeconds, dauth.pid);
@@ -556,11 +586,12 @@ async function main(): Promise<void> {
           : {}),
       });
     }
-    const median = <T>(values: T[], key: (v: T) => number) => [...values].sort((a, b) => key(a) - key(b))[1]!;
+    const median = <T>(values: T[], key: (v: T) => number) =>
+      [...values].sort((a, b) => key(a) - key(b))[Math.floor(values.length / 2)];
     const medianRound = median(rounds, (r) => r.ratio);
-    const ratio = medianRound.ratio;
-    const balanceResult = { requests_per_second: medianRound.balance, ...balanceLatency };
-    const bareResult = { requests_per_second: medianRound.bare };
+    const ratio = medianRound?.ratio ?? null;
+    const balanceResult = medianRound && { requests_per_second: medianRound.balance, ...balanceLatency };
+    const bareResult = medianRound && { requests_per_second: medianRound.bare };
 
     const summary = {
       bench: 'content tokens (embedded default: SQLite + embedded anvil)',
@@ -586,6 +617,7 @@ async function main(): Promise<void> {
         consumption.consumptions_per_second >= 5000 &&
         consumption.records_per_transaction >= 50 &&
         consumption.errors === 0 &&
+        ratio !== null &&
         ratio >= 0.8,
     };
     console.log(JSON.stringify(summary));
