@@ -10,6 +10,9 @@ import {
   getContractAddress,
   keccak256,
   numberToHex,
+  parseSignature,
+  serializeCompactSignature,
+  signatureToCompactSignature,
   size,
   slice,
   hexToBigInt,
@@ -37,7 +40,7 @@ export type UserOperation = {
   preVerificationGas: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
-  /** Paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ 65-byte signature, or `0x`. */
+  /** Paymaster (20 bytes) ‖ uint48 validUntil (6) ‖ uint48 validAfter (6) ‖ 64-byte signature, or `0x`. */
   paymasterAndData: Hex;
   signature: Hex;
 };
@@ -166,7 +169,13 @@ export function getPaymasterHash(
   );
 }
 
-/** paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ signature. */
+/** Bytes of paymaster ‖ validUntil ‖ validAfter, where the signature starts. */
+const PAYMASTER_SIGNATURE_OFFSET = 32;
+
+/**
+ * paymaster (20 bytes) ‖ uint48 validUntil (6) ‖ uint48 validAfter (6) ‖ signature, packed: DauthPaymaster
+ * takes a 64-byte EIP-2098 signature (`toCompactSignature`); the bytes given are written as they are.
+ */
 export function encodePaymasterAndData(
   paymaster: Address,
   validUntil: number,
@@ -176,7 +185,8 @@ export function encodePaymasterAndData(
   return lower(
     concat([
       paymaster,
-      encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]),
+      numberToHex(validUntil, { size: 6 }),
+      numberToHex(validAfter, { size: 6 }),
       signature,
     ]),
   );
@@ -189,13 +199,26 @@ export function decodePaymasterAndData(paymasterAndData: Hex): {
   validAfter: number;
   signature: Hex;
 } {
-  if (size(paymasterAndData) < 84) throw new Error('paymasterAndData shorter than 84 bytes');
+  if (size(paymasterAndData) < PAYMASTER_SIGNATURE_OFFSET) {
+    throw new Error(`paymasterAndData shorter than ${PAYMASTER_SIGNATURE_OFFSET} bytes`);
+  }
   return {
     paymaster: getAddress(slice(paymasterAndData, 0, 20)),
-    validUntil: Number(hexToBigInt(slice(paymasterAndData, 20, 52))),
-    validAfter: Number(hexToBigInt(slice(paymasterAndData, 52, 84))),
-    signature: size(paymasterAndData) > 84 ? slice(paymasterAndData, 84) : '0x',
+    validUntil: Number(hexToBigInt(slice(paymasterAndData, 20, 26))),
+    validAfter: Number(hexToBigInt(slice(paymasterAndData, 26, 32))),
+    signature:
+      size(paymasterAndData) > PAYMASTER_SIGNATURE_OFFSET
+        ? slice(paymasterAndData, PAYMASTER_SIGNATURE_OFFSET)
+        : '0x',
   };
+}
+
+/**
+ * The 64-byte EIP-2098 form (r ‖ yParityAndS) of a 65-byte signature r ‖ s ‖ v; the same signature, one byte and
+ * one calldata word shorter. viem's signers produce low `s`, which is all the contracts accept.
+ */
+export function toCompactSignature(signature: Hex): Hex {
+  return serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)));
 }
 
 /** The spec's CREATE2 formula: `keccak256(0xff ++ factory ++ salt ++ initCodeHash)[12:]`. */
@@ -222,7 +245,7 @@ export async function signPaymasterAndData(
     parameters.paymaster,
     parameters.validUntil,
     parameters.validAfter,
-    signature,
+    toCompactSignature(signature),
   );
 }
 

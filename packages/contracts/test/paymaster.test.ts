@@ -1,4 +1,4 @@
-import { parseEther, parseEventLogs, type Hex } from 'viem';
+import { concat, numberToHex, parseEther, parseEventLogs, parseSignature, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dauthPaymasterAbi,
@@ -7,9 +7,13 @@ import {
   entryPointAbi,
   getPaymasterHash,
   getUserOpHash,
+  toCompactSignature,
   type UserOperation,
 } from '../src/index.js';
 import { revertOf, startTestChain, testKey, type TestChain } from './support/chain.js';
+
+/** Order of secp256k1's group. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 let chain: TestChain;
 const owner = testKey('paymaster/owner');
@@ -119,12 +123,55 @@ describe('DauthPaymaster', () => {
       sponsorship.paymaster,
       sponsorship.validUntil,
       sponsorship.validAfter,
-      `0x${sponsorship.signature.slice(2, 130)}`,
+      `0x${sponsorship.signature.slice(2, 128)}`,
     );
     expect(await chain.rejectionOf([await resignedWith(op, truncated)])).toBe('AA34 signature error');
+    const unsigned = encodePaymasterAndData(
+      sponsorship.paymaster,
+      sponsorship.validUntil,
+      sponsorship.validAfter,
+      '0x',
+    );
+    expect(await chain.rejectionOf([await resignedWith(op, unsigned)])).toBe('AA34 signature error');
     expect(await chain.rejectionOf([await resignedWith(op, chain.addresses.paymaster)])).toMatch(
       /^AA33 reverted/,
     );
+  });
+
+  it('takes only the 64-byte low-s form of the platform signature', async () => {
+    const callData = chain.execute(chain.counter, 0n, chain.increment);
+    const op = await chain.operation({ owner, callData });
+    const sponsorship = decodePaymasterAndData(op.paymasterAndData);
+    const withSignature = (signature: Hex) =>
+      encodePaymasterAndData(
+        sponsorship.paymaster,
+        sponsorship.validUntil,
+        sponsorship.validAfter,
+        signature,
+      );
+    const hash = getPaymasterHash(op, {
+      paymaster: chain.addresses.paymaster,
+      chainId: 31337,
+      validUntil: sponsorship.validUntil,
+      validAfter: sponsorship.validAfter,
+    });
+    // The same signature as 65 bytes r ‖ s ‖ v: a valid signature, but not the paymaster's encoding.
+    const full = await chain.platformSigner.signMessage({ message: { raw: hash } });
+    expect(toCompactSignature(full)).toBe(sponsorship.signature);
+    expect(await chain.rejectionOf([await resignedWith(op, withSignature(full))])).toBe(
+      'AA34 signature error',
+    );
+    // The malleable twin (n - s, other parity) recovers the same signer with ecrecover; it must not validate.
+    const { r, s, yParity } = parseSignature(full);
+    const twin = concat([
+      r,
+      numberToHex(((1n - BigInt(yParity!)) << 255n) | (SECP256K1_N - BigInt(s)), { size: 32 }),
+    ]);
+    expect(await chain.rejectionOf([await resignedWith(op, withSignature(twin))])).toBe(
+      'AA34 signature error',
+    );
+    // Unaltered, the operation goes through.
+    await chain.handleOps([op]);
   });
 
   it('only answers the EntryPoint', async () => {
