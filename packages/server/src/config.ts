@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseRateLimits, type RateLimits } from './rateLimitSettings.js';
@@ -82,7 +83,9 @@ const envSchema = z.object({
   RATE_LIMITS: z.string().optional(),
   /** Loopback and private callback targets (default: allowed without DATABASE_URL, refused with it). */
   CALLBACK_ALLOW_PRIVATE: z.enum(['true', 'false']).optional(),
-  /** PIN derivations (PBKDF2) allowed to wait for a thread; more answer 503 `overloaded`. */
+  /** PBKDF2 worker threads of PIN derivations and BIP-39 seeds (crypto/pbkdf2Pool.ts); default: the core count. */
+  PIN_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+  /** PIN derivations (PBKDF2) allowed to wait for a worker; more answer 503 `overloaded`. */
   PBKDF2_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(256),
   /** scrypt cost as log2(N) for new password hashes; 17 (OWASP) by default. Older hashes are upgraded at sign-in. */
   SCRYPT_LOG_N: z.coerce.number().int().min(14).max(20).default(17),
@@ -186,6 +189,8 @@ export interface Config {
   /** Redirect URIs must be https except for loopback hosts (DATABASE_URL set or PUBLIC_URL https). */
   requireHttpsRedirects: boolean;
   pbkdf2QueueMax: number;
+  /** PBKDF2 worker threads (PIN_WORKERS, default the core count). */
+  pinWorkers: number;
   scryptQueueMax: number;
   /** scrypt N for new password hashes (2^SCRYPT_LOG_N). */
   scryptN: number;
@@ -380,6 +385,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       : e.DATABASE_URL === undefined,
     requireHttpsRedirects: e.DATABASE_URL !== undefined || publicUrl.startsWith('https:'),
     pbkdf2QueueMax: e.PBKDF2_QUEUE_MAX,
+    pinWorkers: e.PIN_WORKERS ?? availableParallelism(),
     scryptQueueMax: e.SCRYPT_QUEUE_MAX,
     scryptN: 2 ** e.SCRYPT_LOG_N,
     pinShareSalt: e.PIN_SHARE_SALT,

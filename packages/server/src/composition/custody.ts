@@ -1,7 +1,7 @@
-import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { ChainServices } from './chain.js';
 import type { Config } from '../config.js';
+import { Pbkdf2Pool } from '../crypto/pbkdf2Pool.js';
 import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import { CustodySeal } from '../services/custody/custodySeal.js';
@@ -11,7 +11,7 @@ import { CustodyService } from '../services/custody/custodyService.js';
 import { OwnerRotation } from '../services/custody/ownerRotation.js';
 import { PinLockout } from '../services/custody/pinLockout.js';
 import { ShareCheck } from '../services/custody/shareCheck.js';
-import { pinDerivationConcurrency, SharePinDeriver } from '../services/custody/sharePinDeriver.js';
+import { SharePinDeriver } from '../services/custody/sharePinDeriver.js';
 import type { WalletChain } from '../services/custody/walletChain.js';
 import type { Mailer } from '../services/mail/mailer.js';
 import { TokenTransferService } from '../services/transfers/tokenTransferService.js';
@@ -28,6 +28,8 @@ export interface CustodyDomain {
   transfers: TokenTransferService;
   /** PBKDF2 share-PIN derivations; its queue length is a metric. */
   sharePins: SharePinDeriver;
+  /** Terminates the PBKDF2 worker pool (server close). */
+  close(): Promise<void>;
 }
 
 /** Which slot a content wallet belongs to, and who owns it now (pending slots have no owner yet). */
@@ -42,7 +44,7 @@ function contentWalletSlotsOver(slots: SlotStore): ContentWalletSlots {
 
 /** Wires PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md). */
 export function createCustodyDomain(deps: {
-  config: Pick<Config, 'pinShareSalt' | 'threadPoolSize' | 'pbkdf2QueueMax'>;
+  config: Pick<Config, 'pinShareSalt' | 'pinWorkers' | 'pbkdf2QueueMax'>;
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
@@ -62,11 +64,8 @@ export function createCustodyDomain(deps: {
     deps.mailer,
     deps.masterKey,
   );
-  const sharePins = new SharePinDeriver(
-    deps.config.pinShareSalt,
-    pinDerivationConcurrency(availableParallelism(), deps.config.threadPoolSize),
-    deps.config.pbkdf2QueueMax,
-  );
+  const pbkdf2 = new Pbkdf2Pool({ size: deps.config.pinWorkers, maxQueued: deps.config.pbkdf2QueueMax });
+  const sharePins = new SharePinDeriver(deps.config.pinShareSalt, pbkdf2);
   const custodyDeps: CustodyDeps = {
     store,
     wallets: deps.wallets,
@@ -88,6 +87,7 @@ export function createCustodyDomain(deps: {
     emailVerification,
     transfers: new TokenTransferService(custody, chain),
     sharePins,
+    close: () => pbkdf2.close(),
   };
 }
 

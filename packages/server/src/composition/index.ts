@@ -302,6 +302,7 @@ export async function createServices(
       mailer,
       chain,
     });
+    closers.push(() => custodyDomain.close());
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const slotDomain = createSlotDomain({

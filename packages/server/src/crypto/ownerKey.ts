@@ -42,21 +42,44 @@ export function isValidMnemonic(mnemonic: string): boolean {
   return checksum === expected;
 }
 
-/** BIP-39 seed (PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic"), computed off the event loop. */
-function mnemonicToSeed(mnemonic: string): Promise<Buffer> {
-  const password = Buffer.from(mnemonic.normalize('NFKD'), 'utf8');
-  return new Promise<Buffer>((resolve, reject) =>
-    pbkdf2(password, 'mnemonic', 2048, 64, 'sha512', (err, seed) => {
-      password.fill(0);
-      if (err) reject(err);
-      else resolve(seed);
-    }),
-  );
+/** Where the BIP-39 seed's PBKDF2 runs: the server's PBKDF2 worker pool (crypto/pbkdf2Pool.ts) satisfies it. */
+export interface SeedPbkdf2 {
+  derive(
+    password: Uint8Array,
+    salt: string,
+    iterations: number,
+    keylen: number,
+    digest: 'sha512',
+  ): Promise<Buffer>;
 }
 
-/** The owner private key at m/44'/60'/0'/0/0, as a Buffer the caller wipes. */
-export async function mnemonicToOwnerKey(mnemonic: string): Promise<Buffer> {
-  const seed = await mnemonicToSeed(mnemonic);
+/** libuv's thread pool (`crypto.pbkdf2`): for callers without a worker pool (tools, tests). */
+const libuvPbkdf2: SeedPbkdf2 = {
+  derive: (password, salt, iterations, keylen, digest) =>
+    new Promise<Buffer>((resolve, reject) =>
+      pbkdf2(password, salt, iterations, keylen, digest, (err, seed) => (err ? reject(err) : resolve(seed))),
+    ),
+};
+
+/** BIP-39 seed (PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic"), computed off the event loop. */
+async function mnemonicToSeed(mnemonic: string, pbkdf2Runner: SeedPbkdf2): Promise<Buffer> {
+  const password = Buffer.from(mnemonic.normalize('NFKD'), 'utf8');
+  try {
+    return await pbkdf2Runner.derive(password, 'mnemonic', 2048, 64, 'sha512');
+  } finally {
+    password.fill(0);
+  }
+}
+
+/**
+ * The owner private key at m/44'/60'/0'/0/0, as a Buffer the caller wipes. The seed's PBKDF2 runs on
+ * `pbkdf2Runner` (the server passes its PBKDF2 worker pool), by default on libuv's thread pool.
+ */
+export async function mnemonicToOwnerKey(
+  mnemonic: string,
+  pbkdf2Runner: SeedPbkdf2 = libuvPbkdf2,
+): Promise<Buffer> {
+  const seed = await mnemonicToSeed(mnemonic, pbkdf2Runner);
   let master: HDKey | undefined;
   let child: HDKey | undefined;
   try {

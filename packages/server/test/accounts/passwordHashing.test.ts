@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword, SCRYPT_PARAMS } from '../../src/crypto/passwordHasher.js';
+import { Pbkdf2Pool } from '../../src/crypto/pbkdf2Pool.js';
 import { isAppError } from '../../src/errors.js';
 import { SharePinDeriver } from '../../src/services/custody/sharePinDeriver.js';
 import { post } from '../helpers/http.js';
@@ -84,7 +85,8 @@ describe('the scrypt queue is bounded: when full, 503 overloaded with Retry-Afte
 
 describe('the PBKDF2 queue of PIN derivations is bounded', () => {
   it('runs `concurrency` derivations, queues `maxQueued`, and refuses the rest with overloaded', async () => {
-    const deriver = new SharePinDeriver('dauth/share_pin/v1', 1, 2);
+    const pool = new Pbkdf2Pool({ size: 1, perWorker: 1, maxQueued: 2 });
+    const deriver = new SharePinDeriver('dauth/share_pin/v1', pool);
     const pinHash = 'ab'.repeat(32);
     const results = await Promise.allSettled(Array.from({ length: 6 }, () => deriver.derive(pinHash)));
     const fulfilled = results.filter((r) => r.status === 'fulfilled');
@@ -99,5 +101,6 @@ describe('the PBKDF2 queue of PIN derivations is bounded', () => {
     // The queue drained: the next derivation runs.
     expect((await deriver.derive(pinHash)).length).toBe(32);
     expect(deriver.queued).toBe(0);
+    await pool.close();
   });
 });

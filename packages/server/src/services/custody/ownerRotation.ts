@@ -84,7 +84,7 @@ export class OwnerRotation {
         return;
       }
       if (!sameAddress(custody.owner, pending.oldOwner)) throw ownerMismatch();
-      oldKey = await storedOwnerKey(this.deps.seal, custody);
+      oldKey = await storedOwnerKey(this.deps.seal, custody, this.deps.sharePins.pool);
       await this.#drive({ ...pending, leaseId }, custody, oldKey, { sent: false });
       this.deps.logger.info({ userUuid, newOwner: pending.newOwner }, 'interrupted owner rotation completed');
     } catch (err) {
@@ -128,7 +128,7 @@ export class OwnerRotation {
       );
       // 2. Derive the old owner EOA and check it equals the stored owner (storedOwnerKey does), and
       //    check the on-chain owner of every wallet at the start.
-      oldKey = await storedOwnerKey(seal, custody);
+      oldKey = await storedOwnerKey(seal, custody, this.deps.sharePins.pool);
       for (const wallet of await wallets.listForUser(userUuid)) {
         if (!sameAddress(await effectiveOwner(chain, wallet), custody.owner)) throw ownerMismatch();
       }
@@ -137,7 +137,7 @@ export class OwnerRotation {
       await authorise();
       // 3. Generate a new owner EOA, mnemonic and private key (and the new server share).
       const newMnemonic = newOwnerMnemonic();
-      newKey = await mnemonicToOwnerKey(newMnemonic);
+      newKey = await mnemonicToOwnerKey(newMnemonic, this.deps.sharePins.pool);
       const newOwner = addressOfPrivateKey(newKey);
       newShareServer = newServerShare();
       const now = Date.now();

@@ -34,7 +34,7 @@ export async function registerPin(
   let shareServer: Buffer | undefined;
   let shareUser: Buffer | undefined;
   try {
-    key = await mnemonicToOwnerKey(mnemonic);
+    key = await mnemonicToOwnerKey(mnemonic, deps.sharePins.pool);
     const owner = addressOfPrivateKey(key);
     const address = await deps.chain.walletAddress(owner, MAIN_WALLET_SALT);
     shareServer = newServerShare();

@@ -38,7 +38,7 @@ export async function resetPin(
     stored = deps.seal.openMnemonic(custody.mnemonicSealed, userUuid, custody.owner);
     candidate = Buffer.from(mnemonic, 'utf8');
     if (!safeEqual(stored, candidate)) throw invalidMnemonic();
-    key = await mnemonicToOwnerKey(mnemonic);
+    key = await mnemonicToOwnerKey(mnemonic, deps.sharePins.pool);
     if (!sameAddress(addressOfPrivateKey(key), custody.owner)) throw custodyCorrupt();
     shareServer = newServerShare();
     sharePin = await deps.sharePins.derive(newPinHash);

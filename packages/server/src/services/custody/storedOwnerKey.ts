@@ -1,6 +1,6 @@
 import { sameAddress } from '../../chain/address.js';
 import { addressOfPrivateKey } from '../../chain/operations/operationOwner.js';
-import { mnemonicToOwnerKey } from '../../crypto/ownerKey.js';
+import { mnemonicToOwnerKey, type SeedPbkdf2 } from '../../crypto/ownerKey.js';
 import { AppError } from '../../errors.js';
 import type { Custody } from '../../stores/custodyStore.js';
 import type { CustodySeal } from './custodySeal.js';
@@ -12,11 +12,15 @@ export const custodyCorrupt = () =>
  * The current owner key from the server's own sealed mnemonic (recover's rules 1–2): decrypt the
  * stored mnemonic, derive the key, and check it yields the stored owner. A Buffer the caller wipes.
  */
-export async function storedOwnerKey(seal: CustodySeal, custody: Custody): Promise<Buffer> {
+export async function storedOwnerKey(
+  seal: CustodySeal,
+  custody: Custody,
+  pbkdf2Runner?: SeedPbkdf2,
+): Promise<Buffer> {
   const mnemonic = seal.openMnemonic(custody.mnemonicSealed, custody.userUuid, custody.owner);
   let key: Buffer | undefined;
   try {
-    key = await mnemonicToOwnerKey(mnemonic.toString('utf8'));
+    key = await mnemonicToOwnerKey(mnemonic.toString('utf8'), pbkdf2Runner);
     if (!sameAddress(addressOfPrivateKey(key), custody.owner)) throw custodyCorrupt();
     const result = key;
     key = undefined;
