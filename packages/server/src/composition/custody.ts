@@ -8,6 +8,7 @@ import { CustodySeal } from '../services/custody/custodySeal.js';
 import { ContentWalletCustody, type ContentWalletSlots } from '../services/custody/contentWallets.js';
 import type { CustodyDeps } from '../services/custody/custodyDeps.js';
 import { CustodyService } from '../services/custody/custodyService.js';
+import { OwnerKeyCheck } from '../services/custody/ownerKeyCheck.js';
 import { OwnerRotation } from '../services/custody/ownerRotation.js';
 import { PinLockout } from '../services/custody/pinLockout.js';
 import { ShareCheck } from '../services/custody/shareCheck.js';
@@ -73,6 +74,7 @@ export function createCustodyDomain(deps: {
     sharePins,
     lockout: new PinLockout(store),
     shareCheck: new ShareCheck(deps.masterKey),
+    ownerKeyCheck: new OwnerKeyCheck(deps.masterKey),
     chain,
     logger: deps.logger.child({ component: 'custody' }),
   };

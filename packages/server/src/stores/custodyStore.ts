@@ -13,6 +13,7 @@ export interface WalletCustodyTable {
   lock_count: number;
   locked_until: number;
   user_share_check: string | null;
+  owner_key_check: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -50,6 +51,8 @@ export interface Custody {
   lockedUntil: number;
   /** Keyed fingerprint of the current `share_user` (custody/shareCheck.ts); undefined for older rows. */
   userShareCheck: string | undefined;
+  /** Keyed fingerprint of the owner key (custody/ownerKeyCheck.ts); undefined for older rows and after a rotation. */
+  ownerKeyCheck?: string | undefined;
   createdAt: number;
   updatedAt: number;
 }
@@ -77,6 +80,7 @@ const toCustody = (r: WalletCustodyTable): Custody => ({
   lockCount: Number(r.lock_count),
   lockedUntil: Number(r.locked_until),
   userShareCheck: r.user_share_check ?? undefined,
+  ownerKeyCheck: r.owner_key_check ?? undefined,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -120,6 +124,7 @@ export class CustodyStore {
         lock_count: custody.lockCount,
         locked_until: custody.lockedUntil,
         user_share_check: custody.userShareCheck ?? null,
+        owner_key_check: custody.ownerKeyCheck ?? null,
         created_at: custody.createdAt,
         updated_at: custody.updatedAt,
       })
@@ -135,6 +140,25 @@ export class CustodyStore {
       .where('user_uuid', '=', userUuid)
       .executeTakeFirst();
     return row ? toCustody(row) : undefined;
+  }
+
+  /**
+   * The custody row and whether a rotation is pending for the user, in one statement (a PIN
+   * verification's first read: `OwnerRotation.reconcile` needs the second, the PIN check the first).
+   */
+  async findWithPendingFlag(
+    userUuid: number,
+  ): Promise<{ custody: Custody; rotationPending: boolean } | undefined> {
+    const row = await this.db
+      .selectFrom('wallet_custody')
+      .leftJoin('pending_rotations', 'pending_rotations.user_uuid', 'wallet_custody.user_uuid')
+      .selectAll('wallet_custody')
+      .select('pending_rotations.user_uuid as pending_user_uuid')
+      .where('wallet_custody.user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { pending_user_uuid: pending, ...custody } = row;
+    return { custody: toCustody(custody), rotationPending: pending !== null && pending !== undefined };
   }
 
   /**
@@ -241,6 +265,8 @@ export class CustodyStore {
         owner: input.newOwner,
         server_share_sealed: input.serverShareSealed,
         user_share_check: input.userShareCheck ?? null,
+        // The new owner's key fingerprint is filled in by its first correct PIN.
+        owner_key_check: null,
         mnemonic_sealed: input.mnemonicSealed,
         key_version: input.expectedVersion + 1,
         failed_attempts: 0,
@@ -263,6 +289,19 @@ export class CustodyStore {
       .where('user_uuid', '=', userUuid)
       .where('key_version', '=', keyVersion)
       .where('user_share_check', 'is', null)
+      .execute();
+  }
+
+  /**
+   * Fills in the owner-key fingerprint once a correct PIN proved the key yields `owner`, if the row
+   * still holds that owner (a rotation meanwhile stores a new owner and clears it).
+   */
+  async setOwnerKeyCheck(userUuid: number, owner: Address, ownerKeyCheck: string): Promise<void> {
+    await this.db
+      .updateTable('wallet_custody')
+      .set({ owner_key_check: ownerKeyCheck })
+      .where('user_uuid', '=', userUuid)
+      .where('owner', '=', owner)
       .execute();
   }
 

@@ -26,7 +26,7 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
   });
   afterAll(() => dispose?.());
 
-  async function newCustody(): Promise<Custody> {
+  async function newCustody(extra: Partial<Custody> = {}): Promise<Custody> {
     const userUuid = randomInt(1, 2 ** 47);
     const now = Date.now();
     await users.insert({
@@ -61,6 +61,7 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
       userShareCheck: 'check-1',
       createdAt: now,
       updatedAt: now,
+      ...extra,
     };
     expect(await store.insert(custody)).toBe(true);
     return custody;
@@ -163,5 +164,61 @@ describe.each(testDatabases)('custody store ($name)', (database) => {
     expect(await store.findPending(custody.userUuid)).toBeUndefined();
     expect(await store.find(custody.userUuid)).toMatchObject({ owner: ADDRESS(7), keyVersion: 2 });
     expect((await wallets.mainWallet(custody.userUuid))?.owner).toBe(ADDRESS(7));
+  });
+
+  it('reads the custody row and whether a rotation is pending in one statement', async () => {
+    const custody = await newCustody();
+    expect(await store.findWithPendingFlag(custody.userUuid)).toEqual({
+      custody: await store.find(custody.userUuid),
+      rotationPending: false,
+    });
+    const now = Date.now();
+    await store.insertPending({
+      userUuid: custody.userUuid,
+      oldOwner: custody.owner,
+      newOwner: ADDRESS(9),
+      serverShareSealed: 'v1.pending',
+      mnemonicSealed: 'v1.pm',
+      leaseId: 'holder',
+      leaseUntil: now + 60_000,
+      createdAt: now,
+    });
+    const read = await store.findWithPendingFlag(custody.userUuid);
+    expect(read?.rotationPending).toBe(true);
+    // The custody row's own columns, not the pending row's (both tables have user_uuid and created_at).
+    expect(read?.custody).toEqual(await store.find(custody.userUuid));
+    expect(await store.findWithPendingFlag(custody.userUuid + 1)).toBeUndefined();
+  });
+
+  it('stores the owner-key fingerprint at insert, fills it in only for the stored owner, and a rotation clears it', async () => {
+    const custody = await newCustody();
+    expect((await store.find(custody.userUuid))?.ownerKeyCheck).toBeUndefined();
+    // Another owner than the stored one (a rotation won meanwhile): nothing is written.
+    await store.setOwnerKeyCheck(custody.userUuid, ADDRESS(3), 'a'.repeat(64));
+    expect((await store.find(custody.userUuid))?.ownerKeyCheck).toBeUndefined();
+    await store.setOwnerKeyCheck(custody.userUuid, custody.owner, 'b'.repeat(64));
+    expect((await store.find(custody.userUuid))?.ownerKeyCheck).toBe('b'.repeat(64));
+
+    // A PIN reset keeps the owner key, and so its fingerprint.
+    expect(await store.replaceServerShare(custody.userUuid, 1, 'v1.s2', 'check-2', Date.now())).toBe(true);
+    expect((await store.find(custody.userUuid))?.ownerKeyCheck).toBe('b'.repeat(64));
+    // A new owner's key has another fingerprint: the rotation clears it.
+    expect(
+      await store.replaceOwner({
+        userUuid: custody.userUuid,
+        oldOwner: custody.owner,
+        expectedVersion: 2,
+        newOwner: ADDRESS(11),
+        serverShareSealed: 'v1.s3',
+        mnemonicSealed: 'v1.m3',
+        userShareCheck: 'check-3',
+        now: Date.now(),
+      }),
+    ).toBe(true);
+    expect((await store.find(custody.userUuid))?.ownerKeyCheck).toBeUndefined();
+
+    // Registration writes it with the row.
+    const fresh = await newCustody({ ownerKeyCheck: 'c'.repeat(64) });
+    expect((await store.find(fresh.userUuid))?.ownerKeyCheck).toBe('c'.repeat(64));
   });
 });

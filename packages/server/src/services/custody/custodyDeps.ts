@@ -1,6 +1,7 @@
 import type { CustodyStore } from '../../stores/custodyStore.js';
 import type { Wallet, WalletStore } from '../../stores/walletStore.js';
 import type { CustodySeal } from './custodySeal.js';
+import type { OwnerKeyCheck } from './ownerKeyCheck.js';
 import type { PinLockout } from './pinLockout.js';
 import type { ShareCheck } from './shareCheck.js';
 import type { SharePinDeriver } from './sharePinDeriver.js';
@@ -29,6 +30,7 @@ export interface CustodyDeps {
   sharePins: SharePinDeriver;
   lockout: PinLockout;
   shareCheck: ShareCheck;
+  ownerKeyCheck: OwnerKeyCheck;
   chain: WalletChain;
   logger: CustodyLogger;
 }

@@ -47,7 +47,13 @@ export class CustodyService {
     proof: PinProof,
     calls?: Call[],
   ): Promise<{ address: Address } | { address: Address; userOpHash: string; txHash: string }> {
-    await this.rotation.reconcile(userUuid);
+    // The custody row read with the pending-rotation check serves the PIN check too (one statement),
+    // and names the main wallet (custody rows belong to it), so a bare PIN proof reads nothing else.
+    const custody = await this.rotation.reconcile(userUuid);
+    if (custody && (!calls || calls.length === 0)) {
+      await unlockOwnerKeyWithPin(this.deps, userUuid, proof, async () => undefined, custody);
+      return { address: custody.walletAddress };
+    }
     const main = await this.deps.wallets.mainWallet(userUuid);
     if (!main) throw walletNotFound();
     if (!calls || calls.length === 0) {

@@ -61,10 +61,16 @@ export class OwnerRotation {
    * Called before any use of the user's wallet: completes a recorded rotation whose request did
    * not (a crash or a failed stored update after `changeOwner` landed). 409 `rotation_in_progress`
    * while another request drives it.
+   *
+   * When no rotation is pending it answers the custody row it read with that check (one statement for
+   * both), which the caller may use instead of reading it again; undefined after completing a rotation
+   * (the row changed) or when the user has no custody row.
    */
-  async reconcile(userUuid: number): Promise<void> {
+  async reconcile(userUuid: number): Promise<Custody | undefined> {
+    const read = await this.deps.store.findWithPendingFlag(userUuid);
+    if (read && !read.rotationPending) return read.custody;
     const pending = await this.deps.store.findPending(userUuid);
-    if (!pending) return;
+    if (!pending) return undefined;
     const leaseId = randomUUID();
     const now = Date.now();
     if (!(await this.deps.store.takeLease(userUuid, leaseId, now + this.leaseMs, now))) {
@@ -81,12 +87,13 @@ export class OwnerRotation {
       if (sameAddress(custody.owner, pending.newOwner)) {
         // The new owner was stored but the row outlived it (cannot happen in one transaction; be safe).
         await this.deps.store.deletePending(userUuid, leaseId);
-        return;
+        return undefined;
       }
       if (!sameAddress(custody.owner, pending.oldOwner)) throw ownerMismatch();
       oldKey = await storedOwnerKey(this.deps.seal, custody, this.deps.sharePins.pool);
       await this.#drive({ ...pending, leaseId }, custody, oldKey, { sent: false });
       this.deps.logger.info({ userUuid, newOwner: pending.newOwner }, 'interrupted owner rotation completed');
+      return undefined;
     } catch (err) {
       await this.deps.store.releaseLease(userUuid, leaseId).catch(() => undefined);
       throw err;

@@ -45,6 +45,7 @@ export async function registerPin(
     const serverShareSealed = deps.seal.sealServerShare(shareServer, userUuid, owner, keyVersion);
     const mnemonicSealed = deps.seal.sealMnemonic(mnemonic, userUuid, owner);
     const userShareCheck = deps.shareCheck.of(shareUser, userUuid, keyVersion);
+    const ownerKeyCheck = deps.ownerKeyCheck.of(key, userUuid, owner);
     await deps.store.transaction(async (trx) => {
       if (await deps.wallets.mainWallet(userUuid, trx)) throw walletExists();
       await deps.wallets.insert(
@@ -72,6 +73,7 @@ export async function registerPin(
           lockCount: 0,
           lockedUntil: 0,
           userShareCheck,
+          ownerKeyCheck,
           createdAt: now,
           updatedAt: now,
         },

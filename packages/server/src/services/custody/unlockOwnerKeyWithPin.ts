@@ -1,5 +1,6 @@
 import { sameAddress } from '../../chain/address.js';
 import { addressOfPrivateKey } from '../../chain/operations/operationOwner.js';
+import { safeEqual } from '../../crypto/constantTime.js';
 import { combineShares, shareFromHex, wipe } from '../../crypto/keyShares.js';
 import { isValidPrivateKey } from '../../crypto/ownerKey.js';
 import type { Custody } from '../../stores/custodyStore.js';
@@ -12,18 +13,21 @@ import { type CustodyDeps, type PinProof } from './custodyDeps.js';
  * function's scope: the key exists only in a Buffer that is zeroed in `finally`, after `use`
  * settles (so a signing callback may use it until the operation is submitted).
  *
- * The PIN check is the combined key yielding the stored owner address. Every attempt is reserved
- * against the wallet's lockout before PBKDF2 runs; a wrong one is 401 `invalid_pin` (423
- * `pin_locked` on the fifth), a right one clears the count. The caller completes any pending owner
- * rotation first (`OwnerRotation.reconcile`), so the stored owner is the on-chain one.
+ * The PIN check is the combined key yielding the stored owner address: its keyed fingerprint
+ * (`owner_key_check`, one HMAC) when the row has it, else the key's address, after which the
+ * fingerprint is stored. Every attempt is reserved against the wallet's lockout before PBKDF2 runs; a
+ * wrong one is 401 `invalid_pin` (423 `pin_locked` on the fifth), a right one clears the count. The
+ * caller completes any pending owner rotation first (`OwnerRotation.reconcile`), so the stored owner is
+ * the on-chain one; it may pass the custody row that check read (`known`) to save reading it again.
  */
 export async function unlockOwnerKeyWithPin<T>(
   deps: CustodyDeps,
   userUuid: number,
   proof: PinProof,
   use: (key: Buffer, custody: Custody) => Promise<T>,
+  known?: Custody,
 ): Promise<T> {
-  const custody = await deps.store.find(userUuid);
+  const custody = known ?? (await deps.store.find(userUuid));
   if (!custody) throw walletNotFound();
   if (custody.lockedUntil <= Date.now() && custody.userShareCheck !== undefined) {
     // Not the user's current share: this attempt cannot succeed whatever the PIN, so it is refused before
@@ -59,10 +63,16 @@ export async function unlockOwnerKeyWithPin<T>(
     );
     key = combineShares(sharePin, shareServer, shareUser);
     wipe(sharePin, shareServer, shareUser);
-    const matches = isValidPrivateKey(key) && sameAddress(addressOfPrivateKey(key), custody.owner);
+    const keyCheck = deps.ownerKeyCheck.of(key, userUuid, custody.owner);
+    const fingerprintMatches =
+      custody.ownerKeyCheck !== undefined && safeEqual(custody.ownerKeyCheck, keyCheck);
+    // Without a (matching) fingerprint the address decides, as it always did.
+    const matches =
+      fingerprintMatches || (isValidPrivateKey(key) && sameAddress(addressOfPrivateKey(key), custody.owner));
     if (!matches) await deps.lockout.wrong(userUuid);
     await deps.lockout.success(userUuid);
     if (backfill !== undefined) await deps.store.setShareCheck(userUuid, custody.keyVersion, backfill);
+    if (!fingerprintMatches) await deps.store.setOwnerKeyCheck(userUuid, custody.owner, keyCheck);
     return await use(key, custody);
   } finally {
     wipe(shareUser, sharePin, shareServer, key);

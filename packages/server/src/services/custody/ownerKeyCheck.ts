@@ -1,0 +1,34 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import { safeEqual } from '../../crypto/constantTime.js';
+
+/**
+ * A keyed fingerprint of the wallet's owner key, stored beside the custody row (`owner_key_check`), so
+ * a PIN attempt is checked with one HMAC instead of deriving the recombined key's secp256k1 public key
+ * and Keccak address on the event loop (≈ 0.3 ms; docs/performance-pin.md).
+ *
+ * HMAC-SHA256 under a key derived from MASTER_KEY, over the user, the owner address and the key. It is
+ * only ever stored after the key was proven to yield that owner address (at registration, or by the
+ * address check of a correct PIN), so a match means the key is the owner's; a missing or non-matching
+ * fingerprint falls back to the address check, which stays authoritative. The key is 256 random bits,
+ * so the fingerprint helps no offline search, and without MASTER_KEY it cannot be checked at all.
+ */
+export class OwnerKeyCheck {
+  readonly #key: Buffer;
+
+  constructor(masterKey: Buffer) {
+    this.#key = Buffer.from(
+      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/custody/owner-key-check/v1', 32),
+    );
+  }
+
+  of(ownerKey: Uint8Array, userUuid: number, owner: string): string {
+    return createHmac('sha256', this.#key)
+      .update(`${userUuid}:${owner.toLowerCase()}:`)
+      .update(ownerKey)
+      .digest('hex');
+  }
+
+  matches(stored: string, ownerKey: Uint8Array, userUuid: number, owner: string): boolean {
+    return safeEqual(stored, this.of(ownerKey, userUuid, owner));
+  }
+}
