@@ -1,4 +1,14 @@
-import { concat, numberToHex, parseEther, parseEventLogs, parseSignature, type Hex } from 'viem';
+import {
+  concat,
+  hashMessage,
+  numberToHex,
+  parseEther,
+  parseEventLogs,
+  recoverAddress,
+  slice,
+  type Address,
+  type Hex,
+} from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dauthPaymasterAbi,
@@ -161,15 +171,28 @@ describe('DauthPaymaster', () => {
     expect(await chain.rejectionOf([await resignedWith(op, withSignature(full))])).toBe(
       'AA34 signature error',
     );
-    // The malleable twin (n - s, other parity) recovers the same signer with ecrecover; it must not validate.
-    const { r, s, yParity } = parseSignature(full);
-    const twin = concat([
-      r,
-      numberToHex(((1n - BigInt(yParity!)) << 255n) | (SECP256K1_N - BigInt(s)), { size: 32 }),
-    ]);
-    expect(await chain.rejectionOf([await resignedWith(op, withSignature(twin))])).toBe(
+    // High s: ecrecover accepts it, the paymaster must not. (A real signature's malleable twin n - s can
+    // rarely be written in 64 bytes at all, since its top bit is the parity bit, so one is made up: an s just
+    // above n / 2, whose recovered address becomes the signer for the moment.)
+    const highS = SECP256K1_N / 2n + 1n;
+    const forged = await recoverAddress({
+      hash: hashMessage({ raw: hash }),
+      signature: concat([slice(full, 0, 32), numberToHex(highS, { size: 32 }), '0x1b']),
+    });
+    const setSigner = (signer: Address) =>
+      chain.mined(
+        chain.walletFor(chain.deployer).writeContract({
+          ...paymaster(),
+          functionName: 'setVerifyingSigner',
+          args: [signer],
+        }),
+      );
+    await setSigner(forged);
+    const highSCompact = concat([slice(full, 0, 32), numberToHex(highS, { size: 32 })]);
+    expect(await chain.rejectionOf([await resignedWith(op, withSignature(highSCompact))])).toBe(
       'AA34 signature error',
     );
+    await setSigner(chain.platformSigner.address);
     // Unaltered, the operation goes through.
     await chain.handleOps([op]);
   });
