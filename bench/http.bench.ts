@@ -437,10 +437,37 @@ interface Measurement {
   requests: number;
   non2xx: number;
   errors: number;
+  /**
+   * The server process's CPU time (user + system, from /proc) per completed request, in µs, when
+   * known: a neighbour's load changes it far less than it changes req/s.
+   */
+  cpuUsPerRequest?: number;
 }
 
-async function measure(name: string, options: autocannon.Options): Promise<Measurement> {
+/** Linux's USER_HZ: /proc counts CPU time in these ticks. */
+const CLOCK_TICKS = 100;
+
+/** User + system CPU seconds a process has used so far (Linux /proc; undefined elsewhere). */
+function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(
+  name: string,
+  options: autocannon.Options,
+  server?: ChildProcess,
+): Promise<Measurement> {
+  const cpuBefore = cpuSecondsOf(server?.pid);
   const result = await autocannon({ connections: CONNECTIONS, ...options });
+  const cpuAfter = cpuSecondsOf(server?.pid);
   const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
   const m: Measurement = {
     name,
@@ -451,6 +478,9 @@ async function measure(name: string, options: autocannon.Options): Promise<Measu
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+      ? { cpuUsPerRequest: ((cpuAfter - cpuBefore) * 1e6) / result.requests.total }
+      : {}),
   };
   if (m.non2xx > 0 || m.errors > 0) {
     throw new Error(
@@ -533,27 +563,27 @@ async function main(): Promise<void> {
   const timed = { duration: DURATION_SECONDS };
   const warm = { duration: 2 };
   const rounds = new Map<RunId, Measurement[]>();
-  const round = async (id: RunId, name: string, options: autocannon.Options) => {
-    const m = await measure(name, options);
-    progress(`${name}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms`);
+  const round = async (id: RunId, name: string, options: autocannon.Options, server?: Started) => {
+    const m = await measure(name, options, server?.child);
+    const cpu =
+      m.cpuUsPerRequest === undefined ? '' : `, server CPU ${m.cpuUsPerRequest.toFixed(1)} µs/request`;
+    progress(`${name}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms${cpu}`);
     rounds.set(id, [...(rounds.get(id) ?? []), m]);
   };
   const started: Started[] = [];
   try {
-    if (only.has('a')) {
-      const bare = await startRole('bare', {});
-      const bareUrl = `${bare.info.url}/json`;
-      await measure('warm-up', { url: bareUrl, ...warm });
-      for (let r = 0; r < REPEAT; r++)
-        await round('a', 'a) bare Fastify JSON route', { url: bareUrl, ...timed });
-      await stop(bare);
-    }
-    // Both servers stay up (the idle one costs nothing) so that their rounds can alternate: a
-    // change in background load then hits both sides alike instead of skewing the ratio.
+    // Every server stays up (an idle one costs nothing) so that the rounds of a pair can alternate
+    // (a, b, e, a, b, e…): a change in background load then hits both sides alike instead of skewing
+    // the ratio.
+    const bare = only.has('a') ? await startRole('bare', {}) : undefined;
+    if (bare) started.push(bare);
     const dauth = await startRole('dauth', await envFor());
     started.push(dauth);
     const oidc = await startRole('oidc', await envFor());
     started.push(oidc);
+    progress(
+      `server pids: ${bare ? `bare ${bare.child.pid}, ` : ''}dauth ${dauth.child.pid}, oidc-provider ${oidc.child.pid}`,
+    );
     const d = dauth.info as ReadyMessage & {
       accessToken: string;
       clientId: string;
@@ -584,11 +614,14 @@ async function main(): Promise<void> {
       }).toString(),
       ...timed,
     };
+    const bareRoute = bare ? { url: `${bare.info.url}/json`, ...timed } : undefined;
+    if (bareRoute) await measure('warm-up', { ...bareRoute, ...warm });
     if (only.has('b')) await measure('warm-up', { ...validate, ...warm });
     if (only.has('e')) await measure('warm-up', { ...introspect, ...warm });
     for (let r = 0; r < REPEAT; r++) {
-      if (only.has('b')) await round('b', 'b) dauth GET /v1/oauth/validate', validate);
-      if (only.has('e')) await round('e', 'e) oidc-provider POST /token/introspection', introspect);
+      if (bareRoute) await round('a', 'a) bare Fastify JSON route', bareRoute, bare);
+      if (only.has('b')) await round('b', 'b) dauth GET /v1/oauth/validate', validate, dauth);
+      if (only.has('e')) await round('e', 'e) oidc-provider POST /token/introspection', introspect, oidc);
     }
 
     const dauthBody = (code: string) => ({
@@ -623,6 +656,7 @@ async function main(): Promise<void> {
           'c',
           'c) dauth POST /oauth/token (code + PKCE)',
           codeExchange(dauthToken, poolSlice(d.codes, r), dauthBody),
+          dauth,
         );
       }
       if (only.has('d')) {
@@ -630,6 +664,7 @@ async function main(): Promise<void> {
           'd',
           'd) oidc-provider POST /token (code + PKCE)',
           codeExchange(oidcToken, poolSlice(o.codes, r), oidcBody),
+          oidc,
         );
       }
     }
@@ -649,6 +684,7 @@ async function main(): Promise<void> {
           'f',
           'f) dauth POST /oauth/token (code + PKCE, openid: id_token)',
           codeExchange(dauthToken, poolSlice(d.openidCodes, r), dauthBody),
+          dauth,
         );
       }
       if (only.has('g')) {
@@ -656,6 +692,7 @@ async function main(): Promise<void> {
           'g',
           'g) oidc-provider POST /token (code + PKCE, openid: id_token)',
           codeExchange(oidcToken, poolSlice(o.openidCodes, r), oidcBody),
+          oidc,
         );
       }
     }
@@ -669,11 +706,11 @@ async function main(): Promise<void> {
     results.set(id, sorted[Math.floor(sorted.length / 2)]!);
   }
 
-  console.log('| run | req/s | p99 latency (ms) | requests | seconds |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| run | req/s | p99 latency (ms) | requests | seconds | server CPU (µs/request) |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const r of results.values()) {
     console.log(
-      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p99.toFixed(1)} | ${r.requests} | ${r.seconds.toFixed(2)} |`,
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p99.toFixed(1)} | ${r.requests} | ${r.seconds.toFixed(2)} | ${r.cpuUsPerRequest?.toFixed(1) ?? '–'} |`,
     );
   }
   const rps = (id: RunId) => results.get(id)?.rps;
@@ -683,7 +720,7 @@ async function main(): Promise<void> {
         { label: 'f ≥ g (PostgreSQL)', x: 'f', y: 'g', need: 1 },
       ]
     : [
-        { label: 'b ≥ 0.3 × a', x: 'b', y: 'a', need: 0.3 },
+        { label: 'b ≥ 0.7 × a', x: 'b', y: 'a', need: 0.7 },
         { label: 'b ≥ 3 × e', x: 'b', y: 'e', need: 3 },
         { label: 'c ≥ 1.5 × d', x: 'c', y: 'd', need: 1.5 },
         { label: 'f ≥ 1.5 × g (openid)', x: 'f', y: 'g', need: 1.5 },
@@ -713,6 +750,10 @@ async function main(): Promise<void> {
           rps: Math.round(m.rps),
           p99_ms: m.p99,
           rounds: rounds.get(id)!.map((r) => Math.round(r.rps)),
+          // The server's CPU time per request, round by round (µs; /proc, Linux only).
+          cpu_us_per_request: rounds
+            .get(id)!
+            .map((r) => (r.cpuUsPerRequest === undefined ? null : Number(r.cpuUsPerRequest.toFixed(1)))),
         },
       ]),
     ),
