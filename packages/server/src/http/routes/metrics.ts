@@ -4,9 +4,11 @@ import type { App } from '../types.js';
 
 /** Counts and times every answer by its route template; installed on the root so it sees every route. */
 export function installRequestMetrics(app: App, services: Services): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise per answer.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     services.metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 }
 
