@@ -9,6 +9,7 @@ import type { Services } from '../composition/index.js';
 import { installErrorHandling, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
+import { requestLoggerFactory } from './requestLogger.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
 import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
@@ -59,6 +60,8 @@ export async function buildApp(
   const app = Fastify({
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
     loggerInstance: services.logger as FastifyBaseLogger,
+    // request.log binds the request id only when a line is written (no pino child per request).
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(services.config.trustProxy),
     // Request ids let a support ticket be matched to a log line without logging any secret.

@@ -1,0 +1,87 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Write = (...args: unknown[]) => void;
+
+/**
+ * The logger Fastify gives each request (`request.log`): the app logger plus the request id, bound
+ * only when a line is actually written. Fastify makes one per request, and a pino child serialises
+ * its bindings the moment it is made, so at the production level (`warn`, no per-request lines) every
+ * request paid for a child it never used. A call at a level the app logger has enabled makes the real
+ * pino child once and writes through it: the lines written are exactly a pino child's.
+ */
+class RequestLogger {
+  #child: FastifyBaseLogger | undefined;
+
+  constructor(
+    private readonly parent: FastifyBaseLogger,
+    private readonly bindings: Bindings,
+  ) {}
+
+  get level(): string {
+    return (this.#child ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.#real().level = level;
+  }
+
+  #real(): FastifyBaseLogger {
+    return (this.#child ??= this.parent.child(this.bindings));
+  }
+
+  #write(level: LevelName, args: unknown[]): void {
+    const current = (this.#child ?? this.parent) as FastifyBaseLogger & {
+      isLevelEnabled?(l: string): boolean;
+    };
+    // A logger without isLevelEnabled (not pino) decides for itself.
+    if (current.isLevelEnabled && !current.isLevelEnabled(level)) return;
+    (this.#real()[level] as Write)(...args);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
+  silent(): void {}
+
+  isLevelEnabled(level: string): boolean {
+    const current = (this.#child ?? this.parent) as FastifyBaseLogger & {
+      isLevelEnabled?(l: string): boolean;
+    };
+    return current.isLevelEnabled?.(level) ?? true;
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#real().child(bindings, options);
+  }
+}
+
+/**
+ * Fastify's `childLoggerFactory`: a `RequestLogger` (the request id bound on the first line written),
+ * or a plain pino child when the route sets its own level or serialisers.
+ */
+export function requestLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  if (options.level !== undefined || options.serializers !== undefined)
+    return logger.child(bindings, options);
+  return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
+}
