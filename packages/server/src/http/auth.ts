@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError, unauthorized } from '../errors.js';
 import type { Authenticator } from '../services/tokens/authenticator.js';
 import type { TokenClaims } from '../services/tokens/tokenService.js';
@@ -17,6 +17,31 @@ export function requireToken(authenticator: Authenticator, accept: TokenClaims['
     const token = bearerToken(request);
     if (!token) throw unauthorized('missing_token', 'Send Authorization: Bearer <token>');
     request.auth = await authenticator.authenticate(token, accept);
+  };
+}
+
+/**
+ * `requireToken` as a callback hook for the hottest routes (token validation): a token already seen
+ * is checked without a promise (`Authenticator.authenticateNow`); the checks and errors are the same.
+ */
+export function requireTokenNow(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const token = bearerToken(request);
+    if (!token) return done(unauthorized('missing_token', 'Send Authorization: Bearer <token>'));
+    let claims: TokenClaims | Promise<TokenClaims>;
+    try {
+      claims = authenticator.authenticateNow(token, accept);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (!(claims instanceof Promise)) {
+      request.auth = claims;
+      return done();
+    }
+    claims.then((verified) => {
+      request.auth = verified;
+      done();
+    }, done);
   };
 }
 

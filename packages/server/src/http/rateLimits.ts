@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
 import type { Services } from '../composition/index.js';
 import { AppError } from '../errors.js';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName, type RateLimits } from '../rateLimitSettings.js';
@@ -83,9 +89,11 @@ export function registerLoginRateLimit(app: FastifyInstance, limits: RateLimits)
  */
 export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits): void {
   const limiter = createLimiter(app, limits, 'admin');
-  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+  // A callback hook, not an async one: every other route passes through it without a promise.
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // The matched route's path, not the raw URL: no spelling of the URL slips past the prefix test.
-    if (request.routeOptions.url?.startsWith('/v1/admin/')) await limiter(request);
+    if (!request.routeOptions.url?.startsWith('/v1/admin/')) return done();
+    limiter(request).then(() => done(), done);
   });
 }
 

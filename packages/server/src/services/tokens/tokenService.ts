@@ -198,6 +198,20 @@ export class TokenService {
       }
       this.#verified.set(token, claims);
     }
+    return this.#checkVerified(token, claims, accept);
+  }
+
+  /**
+   * `verify` without a promise for a token whose signature was already checked (the cache's hit):
+   * the same expiry and use checks, the same errors thrown. Undefined when the token has not been
+   * seen yet (call `verify`).
+   */
+  verifyCached(token: string, accept: TokenClaims['use'] | 'any' = 'any'): TokenClaims | undefined {
+    const claims = this.#verified.get(token);
+    return claims && this.#checkVerified(token, claims, accept);
+  }
+
+  #checkVerified(token: string, claims: TokenClaims, accept: TokenClaims['use'] | 'any'): TokenClaims {
     if (claims.exp * 1000 <= Date.now()) {
       this.#verified.delete(token);
       throw new AppError(401, 'expired_token', 'The token has expired');

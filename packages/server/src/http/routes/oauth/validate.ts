@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
-import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { authOf, bearerSecurity, requireTokenNow } from '../../auth.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -28,18 +28,18 @@ export async function oauthValidateRoutes(app: App, services: Services): Promise
           ...errorResponses(401),
         },
       },
-      preHandler: requireToken(services.authenticator, 'access'),
+      preHandler: requireTokenNow(services.authenticator, 'access'),
     },
-    async (request, reply) => {
+    // Not async: the answer is sent at once, without a promise to settle first.
+    (request, reply) => {
       const claims = authOf(request);
-      void reply.header('cache-control', 'no-store');
-      return {
+      void reply.header('cache-control', 'no-store').send({
         success: true,
         active: true as const,
         user_id: claims.userId,
         client_id: claims.clientId ?? '',
         exp: claims.exp,
-      };
+      });
     },
   );
 }
