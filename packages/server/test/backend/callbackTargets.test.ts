@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -140,6 +143,11 @@ describe('redirect URIs on a running service with CALLBACK_ALLOW_PRIVATE=false',
   });
 });
 
+const connections = (server: http.Server) =>
+  new Promise<number>((resolve, reject) =>
+    server.getConnections((err, count) => (err ? reject(err) : resolve(count))),
+  );
+
 describe('the callback at send time', () => {
   let database: DatabaseHandle;
   beforeAll(async () => {
@@ -171,6 +179,44 @@ describe('the callback at send time', () => {
     } finally {
       await sender.close();
       await app.close();
+    }
+  });
+
+  it('close() ends an attempt still waiting for its answer: aborted, no retry, the code invalidated', async () => {
+    // A callback route that never answers.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const codes = new BackendCodeStore(database.db);
+    const now = Date.now();
+    await codes.insert({
+      codeHash: 'hash-s4',
+      clientId: 'app',
+      userUuid: 1,
+      slotId: '1',
+      redirectUri: `http://127.0.0.1:${port}/callback`,
+      createdAt: now,
+      expiresAt: now + 60_000,
+    });
+    const sender = new CallbackSender(codes, { attemptTimeoutMs: 60_000, backoffMs: [0] });
+    const outcomes: string[] = [];
+    const waiting = sender.deliver(delivery(`http://127.0.0.1:${port}/callback`, 's4'));
+    void waiting.then((outcome) => outcomes.push(outcome));
+    try {
+      // The request is on the wire once the server holds its connection.
+      for (let i = 0; i < 200 && (await connections(silent)) === 0; i++) await sleep(10);
+      expect(await connections(silent)).toBe(1);
+      expect(sender.pending).toBe(1);
+      const started = Date.now();
+      await sender.close();
+      expect(await waiting).toBe('aborted');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(outcomes).toEqual(['aborted']);
+      expect(sender.pending).toBe(0);
+      expect((await codes.find('hash-s4'))?.usedAt).toBeDefined();
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 

@@ -59,8 +59,26 @@ for (const [net, prefix] of [
   privateOrLocal.addSubnet(net, prefix, 'ipv6');
 }
 
+/**
+ * Classes of the addresses seen lately (a pure function of the text, so remembering it changes no
+ * answer): every callback attempt vets its target, and the `BlockList` checks cost more than the
+ * rest of the vetting. Bounded; cleared when full.
+ */
+const classified = new Map<string, AddressClass>();
+const CLASSIFIED_LIMIT = 1024;
+
 /** The class of one IP address (v4 or v6, without brackets). Not an IP at all counts as forbidden. */
 export function classifyAddress(address: string): AddressClass {
+  let known = classified.get(address);
+  if (known === undefined) {
+    known = classifyUncached(address);
+    if (classified.size >= CLASSIFIED_LIMIT) classified.clear();
+    classified.set(address, known);
+  }
+  return known;
+}
+
+function classifyUncached(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) return 'forbidden';
   const type = family === 4 ? 'ipv4' : 'ipv6';
