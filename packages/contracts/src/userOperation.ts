@@ -10,9 +10,6 @@ import {
   getContractAddress,
   keccak256,
   numberToHex,
-  parseSignature,
-  serializeCompactSignature,
-  signatureToCompactSignature,
   size,
   slice,
   hexToBigInt,
@@ -40,7 +37,7 @@ export type UserOperation = {
   preVerificationGas: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
-  /** Paymaster (20 bytes) ‖ uint48 validUntil (6) ‖ uint48 validAfter (6) ‖ 64-byte signature, or `0x`. */
+  /** Paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ 65-byte signature, or `0x`. */
   paymasterAndData: Hex;
   signature: Hex;
 };
@@ -169,13 +166,7 @@ export function getPaymasterHash(
   );
 }
 
-/** Bytes of paymaster ‖ validUntil ‖ validAfter, where the signature starts. */
-const PAYMASTER_SIGNATURE_OFFSET = 32;
-
-/**
- * paymaster (20 bytes) ‖ uint48 validUntil (6) ‖ uint48 validAfter (6) ‖ signature, packed: DauthPaymaster
- * takes a 64-byte EIP-2098 signature (`toCompactSignature`); the bytes given are written as they are.
- */
+/** paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ signature. */
 export function encodePaymasterAndData(
   paymaster: Address,
   validUntil: number,
@@ -185,8 +176,7 @@ export function encodePaymasterAndData(
   return lower(
     concat([
       paymaster,
-      numberToHex(validUntil, { size: 6 }),
-      numberToHex(validAfter, { size: 6 }),
+      encodeAbiParameters([{ type: 'uint48' }, { type: 'uint48' }], [validUntil, validAfter]),
       signature,
     ]),
   );
@@ -199,26 +189,13 @@ export function decodePaymasterAndData(paymasterAndData: Hex): {
   validAfter: number;
   signature: Hex;
 } {
-  if (size(paymasterAndData) < PAYMASTER_SIGNATURE_OFFSET) {
-    throw new Error(`paymasterAndData shorter than ${PAYMASTER_SIGNATURE_OFFSET} bytes`);
-  }
+  if (size(paymasterAndData) < 84) throw new Error('paymasterAndData shorter than 84 bytes');
   return {
     paymaster: getAddress(slice(paymasterAndData, 0, 20)),
-    validUntil: Number(hexToBigInt(slice(paymasterAndData, 20, 26))),
-    validAfter: Number(hexToBigInt(slice(paymasterAndData, 26, 32))),
-    signature:
-      size(paymasterAndData) > PAYMASTER_SIGNATURE_OFFSET
-        ? slice(paymasterAndData, PAYMASTER_SIGNATURE_OFFSET)
-        : '0x',
+    validUntil: Number(hexToBigInt(slice(paymasterAndData, 20, 52))),
+    validAfter: Number(hexToBigInt(slice(paymasterAndData, 52, 84))),
+    signature: size(paymasterAndData) > 84 ? slice(paymasterAndData, 84) : '0x',
   };
-}
-
-/**
- * The 64-byte EIP-2098 form (r ‖ yParityAndS) of a 65-byte signature r ‖ s ‖ v; the same signature, one byte and
- * one calldata word shorter. viem's signers produce low `s`, which is all the contracts accept.
- */
-export function toCompactSignature(signature: Hex): Hex {
-  return serializeCompactSignature(signatureToCompactSignature(parseSignature(signature)));
 }
 
 /** The spec's CREATE2 formula: `keccak256(0xff ++ factory ++ salt ++ initCodeHash)[12:]`. */
@@ -245,7 +222,7 @@ export async function signPaymasterAndData(
     parameters.paymaster,
     parameters.validUntil,
     parameters.validAfter,
-    toCompactSignature(signature),
+    signature,
   );
 }
 

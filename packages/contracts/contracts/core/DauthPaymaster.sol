@@ -11,10 +11,9 @@ import {SignatureRecovery} from "../utils/SignatureRecovery.sol";
 /**
  * @title DauthPaymaster
  * @notice Verifying paymaster for EntryPoint v0.6: sponsors an operation when the platform's signer signed it.
- * `paymasterAndData` = paymaster (20 bytes) ‖ validUntil (uint48, 6 bytes) ‖ validAfter (uint48, 6 bytes) ‖
- * 64-byte EIP-2098 signature over the EIP-191 message of `getHash(userOp, validUntil, validAfter)`: 96 bytes
- * without padding, where the v0.6 sample's two ABI words and 65-byte signature take 149. The window is
- * returned to the EntryPoint, which rejects the operation outside it (AA32); a wrong signature is AA34.
+ * `paymasterAndData` = paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ 65-byte signature over
+ * the EIP-191 message of `getHash(userOp, validUntil, validAfter)`. The window is returned to the EntryPoint,
+ * which rejects the operation outside it (AA32); a wrong signature is AA34.
  * @dev Unlike the v0.6 sample it keeps no per-sender counter: the hash covers the sender and its EntryPoint
  * nonce, which already makes each signature single-use, so validation writes no storage. Unlike the sample the
  * signer is rotatable, so validation reads one storage slot of its own; public bundlers accept that only from
@@ -23,10 +22,8 @@ import {SignatureRecovery} from "../utils/SignatureRecovery.sol";
  * decoder: it runs in every sponsored operation (see gas-report.md).
  */
 contract DauthPaymaster is IPaymaster, Ownable {
-    /// @dev paymasterAndData = paymaster (20 bytes) ‖ uint48 validUntil (6) ‖ uint48 validAfter (6) ‖ signature.
-    uint256 private constant VALID_UNTIL_OFFSET = 20;
-    uint256 private constant VALID_AFTER_OFFSET = 26;
-    uint256 private constant SIGNATURE_OFFSET = 32;
+    uint256 private constant VALID_TIMESTAMP_OFFSET = 20;
+    uint256 private constant SIGNATURE_OFFSET = 84;
 
     IEntryPoint public immutable entryPoint;
     address public verifyingSigner;
@@ -52,8 +49,7 @@ contract DauthPaymaster is IPaymaster, Ownable {
         if (msg.sender != address(entryPoint)) revert NotFromEntryPoint(msg.sender);
         (uint48 validUntil, uint48 validAfter, bytes calldata signature) = _parse(_paymasterAndDataOf(userOp));
         // A bad signature must not revert, so the EntryPoint reports it as "AA34 signature error".
-        address signer =
-            SignatureRecovery.recoverEthSignedCompact(getHash(userOp, validUntil, validAfter), signature);
+        address signer = SignatureRecovery.recoverEthSigned(getHash(userOp, validUntil, validAfter), signature);
         uint256 validationData =
             _packValidationData(signer == address(0) || signer != verifyingSigner, validUntil, validAfter);
         // Returns (bytes context = "", validationData) directly: an empty context means the EntryPoint never
@@ -152,21 +148,24 @@ contract DauthPaymaster is IPaymaster, Ownable {
         }
     }
 
-    /// @dev paymasterAndData = paymaster (20 bytes) ‖ uint48 validUntil (6) ‖ uint48 validAfter (6) ‖ signature.
-    /// Packed: every 12 bytes are a valid window, so there is no padding to check; a signature of any length
-    /// but 64 bytes fails recovery (AA34).
+    /// @dev paymasterAndData = paymaster (20 bytes) ‖ uint48 validUntil (32) ‖ uint48 validAfter (32) ‖ signature.
     function _parse(bytes calldata paymasterAndData)
         private
         pure
         returns (uint48 validUntil, uint48 validAfter, bytes calldata signature)
     {
         if (paymasterAndData.length < SIGNATURE_OFFSET) revert InvalidPaymasterData();
+        uint256 until;
+        uint256 afterTime;
         assembly ("memory-safe") {
-            validUntil := shr(208, calldataload(add(paymasterAndData.offset, VALID_UNTIL_OFFSET)))
-            validAfter := shr(208, calldataload(add(paymasterAndData.offset, VALID_AFTER_OFFSET)))
+            until := calldataload(add(paymasterAndData.offset, VALID_TIMESTAMP_OFFSET))
+            afterTime := calldataload(add(paymasterAndData.offset, add(VALID_TIMESTAMP_OFFSET, 0x20)))
             signature.offset := add(paymasterAndData.offset, SIGNATURE_OFFSET)
             signature.length := sub(paymasterAndData.length, SIGNATURE_OFFSET)
         }
+        // As strict as abi.decode of two uint48: the padding must be zero.
+        if ((until | afterTime) > type(uint48).max) revert InvalidPaymasterData();
+        return (uint48(until), uint48(afterTime), signature);
     }
 
     function _setVerifyingSigner(address signer) private {

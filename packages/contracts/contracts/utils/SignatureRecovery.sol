@@ -2,11 +2,10 @@
 pragma solidity ^0.8.23;
 
 /**
- * @notice ECDSA recovery of an EIP-191 ("\x19Ethereum Signed Message:\n32") signed hash, reading the signature
- * straight from calldata: 65 bytes r ‖ s ‖ v (wallet owners), or 64 bytes r ‖ yParityAndS (EIP-2098, the
- * paymaster's sponsorship). Same acceptance rules as OpenZeppelin's ECDSA.tryRecover (exact length, low s only,
- * v of 27 or 28); written in assembly because it runs in every operation's validation twice (wallet and
- * paymaster) and the checked Solidity version costs several hundred gas more.
+ * @notice ECDSA recovery of an EIP-191 ("\x19Ethereum Signed Message:\n32") signed hash, reading the 65-byte
+ * signature r ‖ s ‖ v straight from calldata. Same acceptance rules as OpenZeppelin's ECDSA.tryRecover
+ * (65 bytes, low s only, v of 27 or 28); written in assembly because it runs in every operation's validation
+ * twice (wallet and paymaster) and the checked Solidity version costs several hundred gas more.
  */
 library SignatureRecovery {
     /// @dev Largest canonical s (secp256k1n / 2), EIP-2: rejects the malleable twin of each signature.
@@ -30,33 +29,6 @@ library SignatureRecovery {
                 mstore(add(input, 0x40), calldataload(signature.offset))
                 mstore(add(input, 0x60), s)
                 // The precompile writes its 32-byte result only when it recovers an address; else 0x00 stays 0.
-                mstore(0x00, 0)
-                pop(staticcall(gas(), 0x01, input, 0x80, 0x00, 0x20))
-                signer := mload(0x00)
-            }
-        }
-    }
-
-    /**
-     * @return signer The address that signed `hash` as an EIP-191 message, or zero for any invalid signature,
-     * from a 64-byte EIP-2098 compact signature r ‖ yParityAndS (the top bit of the second word is the y parity,
-     * v = 27 + parity). As strict as the 65-byte form: exactly 64 bytes and low `s` only, so every signature has
-     * exactly one accepted encoding.
-     */
-    function recoverEthSignedCompact(bytes32 hash, bytes calldata signature) internal view returns (address signer) {
-        if (signature.length != 64) return address(0);
-        assembly ("memory-safe") {
-            let yParityAndS := calldataload(add(signature.offset, 0x20))
-            let s := shr(1, shl(1, yParityAndS))
-            if iszero(gt(s, MAX_S)) {
-                mstore(0x00, "\x19Ethereum Signed Message:\n32")
-                mstore(0x1c, hash)
-                let digest := keccak256(0x00, 0x3c)
-                let input := mload(0x40)
-                mstore(input, digest)
-                mstore(add(input, 0x20), add(27, shr(255, yParityAndS)))
-                mstore(add(input, 0x40), calldataload(signature.offset))
-                mstore(add(input, 0x60), s)
                 mstore(0x00, 0)
                 pop(staticcall(gas(), 0x01, input, 0x80, 0x00, 0x20))
                 signer := mload(0x00)
