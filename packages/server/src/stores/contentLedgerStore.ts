@@ -206,6 +206,26 @@ export class ContentLedgerStore {
    * PostgreSQL concurrent writers of the row wait until this transaction ends; SQLite transactions are
    * exclusive anyway. Undefined when the row does not exist.
    */
+  /** `#lockBalance` for many slots of one cuid: the rows found, locked (500 slots per statement). */
+  async #lockBalances(trx: Db, cuid: string, slots: string[]): Promise<BalanceRow[]> {
+    if (slots.length === 1) {
+      const row = await this.#lockBalance(trx, cuid, slots[0]!);
+      return row ? [row] : [];
+    }
+    const rows: BalanceRow[] = [];
+    for (let i = 0; i < slots.length; i += 500) {
+      const found = await trx
+        .updateTable('content_balances')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .where('cuid', '=', cuid)
+        .where('slot', 'in', slots.slice(i, i + 500))
+        .returningAll()
+        .execute();
+      rows.push(...found.map(toBalance));
+    }
+    return rows;
+  }
+
   async #lockBalance(trx: Db, cuid: string, slot: string): Promise<BalanceRow | undefined> {
     const row = await trx
       .updateTable('content_balances')
@@ -300,22 +320,54 @@ export class ContentLedgerStore {
     for (const [i, result] of duplicates) results[i] = result;
 
     const accepted: UsageRecord[] = [];
+    // Every slot row the call touches is locked by one statement per cuid, and every changed `reserved`
+    // is written by one more (a CASE over the slots), instead of two statements per slot.
+    const slotsByCuid = new Map<string, string[]>();
     for (const indexes of bySlot.values()) {
-      const first = usages[indexes[0]!]!;
-      const row = await this.#lockBalance(trx, first.cuid, first.slot);
+      const { cuid, slot } = usages[indexes[0]!]!;
+      const list = slotsByCuid.get(cuid);
+      if (list) list.push(slot);
+      else slotsByCuid.set(cuid, [slot]);
+    }
+    const rows = new Map<string, BalanceRow>();
+    for (const [cuid, slots] of slotsByCuid) {
+      for (const row of await this.#lockBalances(trx, cuid, slots)) rows.set(`${cuid}\u0000${row.slot}`, row);
+    }
+    const reservedByCuid = new Map<string, { slot: string; reserved: bigint }[]>();
+    for (const [slotKey, indexes] of bySlot) {
+      const { cuid, slot } = usages[indexes[0]!]!;
+      const row = rows.get(slotKey);
       const admitted = admitOnSlot(row, usages, indexes, seen, now);
       for (const [i, result] of admitted.results) results[i] = result;
       accepted.push(...admitted.accepted);
       if (row && admitted.reserved !== undefined && admitted.reserved !== row.reserved) {
+        const list = reservedByCuid.get(cuid);
+        if (list) list.push({ slot, reserved: admitted.reserved });
+        else reservedByCuid.set(cuid, [{ slot, reserved: admitted.reserved }]);
+      }
+    }
+    for (const [cuid, changes] of reservedByCuid) {
+      for (let i = 0; i < changes.length; i += 200) {
+        const chunk = changes.slice(i, i + 200);
         await trx
           .updateTable('content_balances')
-          .set({ reserved: admitted.reserved.toString(), updated_at: now })
-          .where('cuid', '=', first.cuid)
-          .where('slot', '=', first.slot)
+          .set({
+            reserved: sql<string>`case slot ${sql.join(
+              chunk.map((c) => sql`when ${c.slot} then ${c.reserved.toString()}`),
+              sql` `,
+            )} end`,
+            updated_at: now,
+          })
+          .where('cuid', '=', cuid)
+          .where(
+            'slot',
+            'in',
+            chunk.map((c) => c.slot),
+          )
           .execute();
       }
     }
-    // 100 rows × 16 columns stays far below both databases' bound on parameters.
+    // 100 rows × 10 columns stays far below both databases' bound on parameters.
     for (let i = 0; i < accepted.length; i += 100) {
       await trx
         .insertInto('content_usage')
@@ -329,12 +381,8 @@ export class ContentLedgerStore {
             amount: record.amount.toString(),
             request_key: record.requestKey ?? null,
             state: 'queued' as const,
-            batch_id: null,
-            tx_hash: null,
-            block_number: null,
-            balance_after: null,
-            used_after: null,
-            error: null,
+            // batch_id, tx_hash, block_number, balance_after, used_after and error start NULL (no default):
+            // left out, the statement binds 10 parameters per record instead of 16.
             accepted_at: now,
             updated_at: now,
           })),

@@ -123,4 +123,41 @@ describe.each(testDatabases)('content ledger store ($name)', (database) => {
     expect((await ledger.findUsage(victim.id))?.state).toBe('failed');
     expect((await ledger.findBalance('game', slotA))?.reserved).toBe(before!.reserved - victim.amount);
   });
+
+  // Last: its queued records would count in the batch tests above.
+  it('admits a call spanning several cuids and slots: each slot row locked and its reserved raised once', async () => {
+    const slots = [
+      '0x00000000000000000000000000000000000000c1',
+      '0x00000000000000000000000000000000000000c2',
+    ] as const;
+    const other = (slot: `0x${string}`, amount: bigint): NewUsage => ({
+      ...usage(slot, amount),
+      cuid: 'other',
+    });
+    await ledger.insertBalance('game', slots[0], { balance: 10n, used: 0n, block: 10n });
+    await ledger.insertBalance('game', slots[1], { balance: 5n, used: 0n, block: 10n });
+    await ledger.insertBalance('other', slots[0], { balance: 7n, used: 0n, block: 10n });
+    const results = await ledger.reserveMany([
+      usage(slots[0], 4n),
+      other(slots[0], 7n),
+      usage(slots[1], 6n),
+      usage(slots[0], 6n),
+      other(slots[1], 1n),
+      usage(slots[1], 5n),
+      other(slots[0], 1n),
+    ]);
+    expect(results.map((r) => r.kind)).toEqual([
+      'accepted',
+      'accepted',
+      'insufficient',
+      'accepted',
+      'no_balance_row',
+      'accepted',
+      'insufficient',
+    ]);
+    expect(await ledger.findBalance('game', slots[0])).toMatchObject({ reserved: 10n });
+    expect(await ledger.findBalance('game', slots[1])).toMatchObject({ reserved: 5n });
+    expect(await ledger.findBalance('other', slots[0])).toMatchObject({ reserved: 7n });
+    expect(await ledger.findBalance('other', slots[1])).toBeUndefined();
+  });
 });
