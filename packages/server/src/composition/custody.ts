@@ -45,7 +45,7 @@ function contentWalletSlotsOver(slots: SlotStore): ContentWalletSlots {
 
 /** Wires PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md). */
 export function createCustodyDomain(deps: {
-  config: Pick<Config, 'pinShareSalt' | 'pinWorkers' | 'pbkdf2QueueMax'>;
+  config: Pick<Config, 'pinShareSalt' | 'pinWorkers' | 'pinWorkerNice' | 'pbkdf2QueueMax'>;
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
@@ -65,7 +65,11 @@ export function createCustodyDomain(deps: {
     deps.mailer,
     deps.masterKey,
   );
-  const pbkdf2 = new Pbkdf2Pool({ size: deps.config.pinWorkers, maxQueued: deps.config.pbkdf2QueueMax });
+  const pbkdf2 = new Pbkdf2Pool({
+    size: deps.config.pinWorkers,
+    nice: deps.config.pinWorkerNice,
+    maxQueued: deps.config.pbkdf2QueueMax,
+  });
   const sharePins = new SharePinDeriver(deps.config.pinShareSalt, pbkdf2);
   const custodyDeps: CustodyDeps = {
     store,

@@ -89,6 +89,18 @@ describe('Pbkdf2Pool: PBKDF2 on dedicated worker threads', () => {
     // The main thread keeps its priority.
     expect(after.get(process.pid)).toBe(before.get(process.pid));
   });
+
+  it.runIf(process.platform === 'linux')(
+    'leaves its threads at the process priority with nice 0',
+    async () => {
+      const before = niceByThread();
+      const pool = poolOf({ size: 2, nice: 0 });
+      await Promise.all([1, 2].map(() => pool.derive(Buffer.from('pw'), 'salt', 1000, 32, 'sha256')));
+      const added = [...niceByThread()].filter(([tid]) => !before.has(tid));
+      expect(added.length).toBeGreaterThanOrEqual(2);
+      for (const [, nice] of added) expect(nice).toBe(before.get(process.pid));
+    },
+  );
 });
 
 function threadCount(): number | undefined {
