@@ -82,8 +82,22 @@ export function spreadOf(values: number[] | undefined, digits: number): string |
   return `${fixed(sorted[0]!, digits)}–${fixed(sorted.at(-1)!, digits)} over ${values.length} rounds`;
 }
 
-/** Ratio of two http-bench runs: medians, and the round-by-round ratios (rounds alternate). */
-function httpRatio(x: string, y: string, xName: string, yName: string) {
+/** The median of the numbers among `values` (nulls and non-numbers skipped), or undefined. */
+export function medianOf(values: unknown): number | undefined {
+  if (!Array.isArray(values)) return undefined;
+  const found = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  if (found.length === 0) return undefined;
+  const sorted = [...found].sort((p, q) => p - q);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Ratio of two http-bench runs: medians, and the round-by-round ratios (rounds alternate). With
+ * `withCpu`, the text adds each server's median CPU per request (µs, from /proc), the figure a
+ * neighbour's load disturbs least.
+ */
+function httpRatio(x: string, y: string, xName: string, yName: string, withCpu = false) {
   return (summary: unknown): Figure | undefined => {
     const a = num(summary, 'runs', x, 'rps');
     const b = num(summary, 'runs', y, 'rps');
@@ -91,9 +105,15 @@ function httpRatio(x: string, y: string, xName: string, yName: string) {
     const ra = nums(summary, 'runs', x, 'rounds');
     const rb = nums(summary, 'runs', y, 'rounds');
     const roundRatios = ra && rb && ra.length === rb.length ? ra.map((v, i) => v / rb[i]!) : undefined;
+    const cpuA = withCpu ? medianOf(at(summary, 'runs', x, 'cpu_us_per_request')) : undefined;
+    const cpuB = withCpu ? medianOf(at(summary, 'runs', y, 'cpu_us_per_request')) : undefined;
+    const cpu =
+      cpuA === undefined || cpuB === undefined
+        ? ''
+        : `; server CPU ${fixed(cpuA, 1)} vs ${fixed(cpuB, 1)} µs/request`;
     return {
       value: a / b,
-      text: `${fixed(a / b, 2)}× (${xName} ${thousands(a)} vs ${yName} ${thousands(b)} req/s)`,
+      text: `${fixed(a / b, 2)}× (${xName} ${thousands(a)} vs ${yName} ${thousands(b)} req/s${cpu})`,
       spread: spreadOf(roundRatios, 2),
     };
   };
@@ -136,7 +156,7 @@ export const ROWS: RowDefinition[] = [
     command: 'npm run bench',
     target: { comparison: '≥', value: 0.7, unit: '×' },
     detail: 'performance-http.md',
-    figure: httpRatio('b', 'a', 'validate', 'bare'),
+    figure: httpRatio('b', 'a', 'validate', 'bare', true),
   },
   {
     id: 'validate-vs-introspection',
@@ -294,9 +314,10 @@ export const ROWS: RowDefinition[] = [
       if (rate === undefined) return undefined;
       const perTx = num(summary, 'consumption', 'records_per_transaction');
       const errors = num(summary, 'consumption', 'errors') ?? 0;
+      const cpu = num(summary, 'consumption', 'server_cpu_ms_per_op');
       return {
         value: errors > 0 ? 0 : rate,
-        text: `${thousands(rate)}/s${perTx === undefined ? '' : ` at ${fixed(perTx, 1)} records/tx`}${errors > 0 ? `, ${errors} errors` : ''}`,
+        text: `${thousands(rate)}/s${perTx === undefined ? '' : ` at ${fixed(perTx, 1)} records/tx`}${cpu === undefined ? '' : `, server CPU ${fixed(cpu, 2)} ms each`}${errors > 0 ? `, ${errors} errors` : ''}`,
       };
     },
   },
@@ -324,9 +345,16 @@ export const ROWS: RowDefinition[] = [
       if (ratio === undefined) return undefined;
       const rounds = at(summary, 'balance_rounds');
       const ratios = Array.isArray(rounds) ? rounds.map((r) => num(r, 'ratio') ?? Number.NaN) : undefined;
+      const cpuOf = (key: string) =>
+        Array.isArray(rounds) ? medianOf(rounds.map((r) => num(r, 'cpu_us', key))) : undefined;
+      const [balanceCpu, bareCpu] = [cpuOf('balance'), cpuOf('bare')];
+      const cpu =
+        balanceCpu === undefined || bareCpu === undefined
+          ? ''
+          : `; server CPU ${fixed(balanceCpu, 0)} vs ${fixed(bareCpu, 0)} µs/request`;
       return {
         value: ratio,
-        text: `${fixed(ratio, 2)}× (median round)`,
+        text: `${fixed(ratio, 2)}× (median round${cpu})`,
         spread: spreadOf(ratios?.every(Number.isFinite) ? ratios : undefined, 2),
       };
     },

@@ -40,8 +40,8 @@ describe('bench:all figures', () => {
     const results = evaluateRows({
       http: {
         runs: {
-          a: { rps: 78_522, rounds: [70_000, 78_522, 80_000] },
-          b: { rps: 42_000, rounds: [40_000, 42_000, 44_000] },
+          a: { rps: 78_522, rounds: [70_000, 78_522, 80_000], cpu_us_per_request: [15.1, 17.3, null] },
+          b: { rps: 42_000, rounds: [40_000, 42_000, 44_000], cpu_us_per_request: [30.5, 34.0, 40.2] },
           c: { rps: 3_728, rounds: [3_700] },
           d: { rps: 2_024, rounds: [2_000] },
         },
@@ -71,6 +71,10 @@ describe('bench:all figures', () => {
     expect(validate.status).toBe('missed'); // 0.53 < 0.7
     // Round-by-round ratios: 40000/70000 = 0.57, 42000/78522 = 0.53, 44000/80000 = 0.55.
     expect(validate.figure?.spread).toBe('0.53–0.57 over 3 rounds');
+    // Median CPU per request of each server (a null round is skipped: 15.1 and 17.3 give 16.2).
+    expect(validate.figure?.text).toBe(
+      '0.53× (validate 42,000 vs bare 78,522 req/s; server CPU 34.0 vs 16.2 µs/request)',
+    );
 
     expect(row(results, 'exchange-vs-oidc').status).toBe('missed'); // 1.84 < 3
     expect(row(results, 'exchange-vs-oidc').figure?.text).toBe(
@@ -95,6 +99,33 @@ describe('bench:all figures', () => {
     expect(row(results, 'backend-rate-pg').status).toBe('not run');
     expect(row(results, 'openid-exchange-vs-oidc').status).toBe('not run');
     expect(row(results, 'content-consumptions').status).toBe('not run');
+  });
+
+  it('reads the content figures with the server CPU beside the rates', () => {
+    const results = evaluateRows({
+      content: {
+        consumption: {
+          consumptions_per_second: 1_170,
+          records_per_transaction: 92.4,
+          errors: 0,
+          server_cpu_ms_per_op: 0.48,
+        },
+        balance_adex_vs_bare: 0.6,
+        balance_rounds: [
+          { ratio: 0.5, cpu_us: { bare: 30, balance: 80 } },
+          { ratio: 0.6, cpu_us: { bare: 32, balance: 78 } },
+          { ratio: 0.7, cpu_us: { bare: 40, balance: 90 } },
+        ],
+      },
+    });
+    const consumptions = row(results, 'content-consumptions');
+    expect(consumptions.figure?.text).toBe('1,170/s at 92.4 records/tx, server CPU 0.48 ms each');
+    expect(consumptions.status).toBe('missed');
+    expect(row(results, 'content-records-per-tx').status).toBe('met');
+    const balance = row(results, 'balance-vs-bare');
+    expect(balance.figure?.text).toBe('0.60× (median round; server CPU 80 vs 32 µs/request)');
+    expect(balance.figure?.spread).toBe('0.50–0.70 over 3 rounds');
+    expect(balance.status).toBe('missed');
   });
 
   it('counts a run with errors or failed verifications as missed, whatever its rate', () => {
