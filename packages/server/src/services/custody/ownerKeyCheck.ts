@@ -1,5 +1,4 @@
-import { createHmac, hkdfSync } from 'node:crypto';
-import { safeEqual } from '../../crypto/constantTime.js';
+import { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
 
 /**
  * A keyed fingerprint of the wallet's owner key, stored beside the custody row (`owner_key_check`), so
@@ -13,22 +12,17 @@ import { safeEqual } from '../../crypto/constantTime.js';
  * so the fingerprint helps no offline search, and without MASTER_KEY it cannot be checked at all.
  */
 export class OwnerKeyCheck {
-  readonly #key: Buffer;
+  readonly #fingerprint: KeyedFingerprint;
 
   constructor(masterKey: Buffer) {
-    this.#key = Buffer.from(
-      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/custody/owner-key-check/v1', 32),
-    );
+    this.#fingerprint = new KeyedFingerprint(masterKey, 'dauth/custody/owner-key-check/v1');
   }
 
   of(ownerKey: Uint8Array, userUuid: number, owner: string): string {
-    return createHmac('sha256', this.#key)
-      .update(`${userUuid}:${owner.toLowerCase()}:`)
-      .update(ownerKey)
-      .digest('hex');
+    return this.#fingerprint.of(`${userUuid}:${owner.toLowerCase()}:`, ownerKey);
   }
 
   matches(stored: string, ownerKey: Uint8Array, userUuid: number, owner: string): boolean {
-    return safeEqual(stored, this.of(ownerKey, userUuid, owner));
+    return this.#fingerprint.matches(stored, `${userUuid}:${owner.toLowerCase()}:`, ownerKey);
   }
 }

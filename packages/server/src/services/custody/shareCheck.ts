@@ -1,5 +1,4 @@
-import { createHmac, hkdfSync } from 'node:crypto';
-import { safeEqual } from '../../crypto/constantTime.js';
+import { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
 
 /**
  * A keyed fingerprint of the user's key share (`share_user`), stored beside the custody row, so a PIN
@@ -12,22 +11,17 @@ import { safeEqual } from '../../crypto/constantTime.js';
  * share itself, and the share alone reveals nothing about the PIN.
  */
 export class ShareCheck {
-  readonly #key: Buffer;
+  readonly #fingerprint: KeyedFingerprint;
 
   constructor(masterKey: Buffer) {
-    this.#key = Buffer.from(
-      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/custody/share-check/v1', 32),
-    );
+    this.#fingerprint = new KeyedFingerprint(masterKey, 'dauth/custody/share-check/v1');
   }
 
   of(shareUser: Buffer, userUuid: number, keyVersion: number): string {
-    return createHmac('sha256', this.#key)
-      .update(`${userUuid}:${keyVersion}:`)
-      .update(shareUser)
-      .digest('hex');
+    return this.#fingerprint.of(`${userUuid}:${keyVersion}:`, shareUser);
   }
 
   matches(stored: string, shareUser: Buffer, userUuid: number, keyVersion: number): boolean {
-    return safeEqual(stored, this.of(shareUser, userUuid, keyVersion));
+    return this.#fingerprint.matches(stored, `${userUuid}:${keyVersion}:`, shareUser);
   }
 }

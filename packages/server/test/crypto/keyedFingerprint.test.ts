@@ -1,0 +1,38 @@
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { KeyedFingerprint } from '../../src/crypto/keyedFingerprint.js';
+import { OwnerKeyCheck } from '../../src/services/custody/ownerKeyCheck.js';
+import { ShareCheck } from '../../src/services/custody/shareCheck.js';
+
+const masterKey = randomBytes(32);
+
+/** The formula stored fingerprints were written with: HMAC-SHA256(HKDF(MASTER_KEY, info), context ‖ secret). */
+function stored(info: string, context: string, secret: Uint8Array): string {
+  const key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32));
+  return createHmac('sha256', key).update(context).update(secret).digest('hex');
+}
+
+describe('KeyedFingerprint', () => {
+  it('keeps the fingerprints already stored beside custody rows valid', () => {
+    const share = randomBytes(32);
+    const ownerKey = randomBytes(32);
+    const owner = '0xAbCdEf0000000000000000000000000000000001';
+    expect(new ShareCheck(masterKey).of(share, 7, 2)).toBe(
+      stored('dauth/custody/share-check/v1', '7:2:', share),
+    );
+    expect(new OwnerKeyCheck(masterKey).of(ownerKey, 7, owner)).toBe(
+      stored('dauth/custody/owner-key-check/v1', `7:${owner.toLowerCase()}:`, ownerKey),
+    );
+  });
+
+  it('matches only the same secret, context, purpose and master key', () => {
+    const secret = randomBytes(32);
+    const fingerprint = new KeyedFingerprint(masterKey, 'purpose/a');
+    const value = fingerprint.of('1:', secret);
+    expect(fingerprint.matches(value, '1:', secret)).toBe(true);
+    expect(fingerprint.matches(value, '2:', secret)).toBe(false);
+    expect(fingerprint.matches(value, '1:', randomBytes(32))).toBe(false);
+    expect(new KeyedFingerprint(masterKey, 'purpose/b').matches(value, '1:', secret)).toBe(false);
+    expect(new KeyedFingerprint(randomBytes(32), 'purpose/a').matches(value, '1:', secret)).toBe(false);
+  });
+});
