@@ -32,11 +32,7 @@ class RequestLogger {
   }
 
   #write(level: LevelName, args: unknown[]): void {
-    const current = (this.#child ?? this.parent) as FastifyBaseLogger & {
-      isLevelEnabled?(l: string): boolean;
-    };
-    // A logger without isLevelEnabled (not pino) decides for itself.
-    if (current.isLevelEnabled && !current.isLevelEnabled(level)) return;
+    if (!this.isLevelEnabled(level)) return;
     (this.#real()[level] as Write)(...args);
   }
 
@@ -60,6 +56,7 @@ class RequestLogger {
   }
   silent(): void {}
 
+  /** The underlying logger's answer; a logger without isLevelEnabled (not pino) decides for itself. */
   isLevelEnabled(level: string): boolean {
     const current = (this.#child ?? this.parent) as FastifyBaseLogger & {
       isLevelEnabled?(l: string): boolean;
