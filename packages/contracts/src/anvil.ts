@@ -27,6 +27,8 @@ export type AnvilInstance = {
   rpcUrl: string;
   port: number;
   chainId: number;
+  /** anvil's process id. */
+  pid: number;
   /** Stops anvil and resolves once the process has exited, so a `--state` file is complete. */
   stop: () => Promise<void>;
 };
@@ -137,5 +139,5 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     })();
     return stopping;
   };
-  return { rpcUrl, port, chainId, stop };
+  return { rpcUrl, port, chainId, pid: child.pid!, stop };
 }

@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type AnvilInstance, getFreePort, startAnvil } from '@dauth/contracts';
 import type { Logger } from 'pino';
+import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
+
+export { ChainInUseError } from './chainOwnerLock.js';
 
 export interface EmbeddedChainOptions {
   /** DATA_DIR; the chain lives in `DATA_DIR/chain/`. */
@@ -16,6 +19,11 @@ export interface EmbeddedChainOptions {
   transactionBlockKeeper?: number;
   /** Block states anvil keeps for reads at past blocks (1,000); older blocks' states cannot be read. */
   historyStates?: number;
+  /**
+   * The DATA_DIR's owner lock when the process took it before anything else (the service does, so a
+   * second start is refused before it touches the database); otherwise `launch` takes it.
+   */
+  lock?: ChainOwnerLock;
 }
 
 /**
@@ -30,12 +38,14 @@ export interface EmbeddedChainOptions {
 export class EmbeddedChain {
   readonly chainId = DEV_CHAIN_ID;
   readonly statePath: string;
-  /** Holds the pid of the process that owns this DATA_DIR's chain. */
-  readonly lockPath: string;
+  /** The pid of the anvil this process runs, so a next owner can stop it if it outlived us. */
+  readonly anvilPidPath: string;
   readonly rpcUrl: string;
   /** Called after the watchdog restarted anvil (caches of chain state must be dropped). */
   onRestart: (() => Promise<void>) | undefined;
 
+  /** The owner lock, when `launch` took it itself (a lock handed in stays with whoever took it). */
+  #ownLock: ChainOwnerLock | undefined;
   #instance: AnvilInstance | undefined;
   #running = false;
   #closed = false;
@@ -43,7 +53,7 @@ export class EmbeddedChain {
   #checking = false;
   #failures = 0;
   #restarting: Promise<void> | undefined;
-  readonly #options: Required<Omit<EmbeddedChainOptions, 'logger'>> & { logger: Logger };
+  readonly #options: Required<Omit<EmbeddedChainOptions, 'logger' | 'lock'>> & { logger: Logger };
 
   private constructor(
     readonly port: number,
@@ -57,7 +67,7 @@ export class EmbeddedChain {
       ...options,
     };
     this.statePath = path.join(options.dataDir, 'chain', 'state.json');
-    this.lockPath = path.join(options.dataDir, 'chain', 'owner.pid');
+    this.anvilPidPath = path.join(options.dataDir, 'chain', 'anvil.pid');
     this.rpcUrl = `http://127.0.0.1:${port}`;
   }
 
@@ -66,16 +76,17 @@ export class EmbeddedChain {
     const chain = new EmbeddedChain(await getFreePort('127.0.0.1'), options);
     fs.mkdirSync(path.dirname(chain.statePath), { recursive: true });
     // Two anvils on one state file would overwrite each other's dumps: one process owns the chain.
-    acquireChainLock(chain.lockPath);
+    if (!options.lock?.held) chain.#ownLock = await ChainOwnerLock.acquire(path.dirname(chain.statePath));
     const hadState = fs.existsSync(chain.statePath);
     options.logger.info(
       { statePath: chain.statePath },
       hadState ? 'starting the embedded chain from its saved state' : 'starting a new embedded chain',
     );
     try {
+      await stopOrphanAnvil(chain.anvilPidPath, chain.statePath, options.logger);
       await chain.start();
     } catch (err) {
-      releaseChainLock(chain.lockPath);
+      chain.#ownLock?.release();
       throw err;
     }
     return { chain, hadState };
@@ -111,11 +122,17 @@ export class EmbeddedChain {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     await this.stop();
-    releaseChainLock(this.lockPath);
+    this.#ownLock?.release();
     this.#options.logger.info({ statePath: this.statePath }, 'embedded chain stopped; state saved');
   }
 
   async #spawn(): Promise<AnvilInstance> {
+    const instance = await this.#startAnvil();
+    fs.writeFileSync(this.anvilPidPath, String(instance.pid));
+    return instance;
+  }
+
+  async #startAnvil(): Promise<AnvilInstance> {
     try {
       return await startAnvil({
         port: this.port,
@@ -206,52 +223,44 @@ export async function probeRpc(rpcUrl: string, timeoutMs: number): Promise<RpcPr
   }
 }
 
-/** Thrown when another live process already runs this DATA_DIR's embedded chain. */
-export class ChainInUseError extends Error {
-  constructor(
-    readonly pid: number,
-    lockPath: string,
-  ) {
-    super(
-      `The embedded chain of this DATA_DIR is in use by process ${pid} (a running dauth?). ` +
-        `Stop it first, or set CHAIN_RPC_URL to share its chain. Lock: ${lockPath}`,
-    );
-    this.name = 'ChainInUseError';
-  }
-}
-
-function acquireChainLock(lockPath: string): void {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const holder = Number(fs.readFileSync(lockPath, 'utf8').trim());
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-      throw new ChainInUseError(holder, lockPath);
-    }
-    // A stale lock (its process is gone, or it is our own from an earlier launch): take it over.
-    fs.rmSync(lockPath, { force: true });
-  }
-  throw new Error(`could not take the embedded chain lock ${lockPath}`);
-}
-
-function releaseChainLock(lockPath: string): void {
+/**
+ * An anvil whose owner was killed alone (not with its process group: the OOM killer, `kill -9 <pid>`)
+ * lives on and keeps dumping its state every few seconds, over the dumps of the anvil the next owner
+ * starts. The next owner, holding the lock, so knowing the old owner is dead, stops it: by SIGTERM first,
+ * which makes anvil dump its newest state (the dead owner's last transactions), then SIGKILL. It is
+ * recognised by its pid file and, on Linux, its command line naming our state file, so a pid reused by
+ * another process is never signalled; elsewhere nothing is signalled.
+ */
+async function stopOrphanAnvil(pidPath: string, statePath: string, logger: Logger): Promise<void> {
+  let pid: number;
   try {
-    if (Number(fs.readFileSync(lockPath, 'utf8').trim()) === process.pid)
-      fs.rmSync(lockPath, { force: true });
+    pid = Number(fs.readFileSync(pidPath, 'utf8').trim());
   } catch {
-    // Already gone.
+    return;
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !isOurAnvil(pid, statePath)) return;
+  logger.warn({ pid }, 'an anvil of a killed dauth still runs on this DATA_DIR; stopping it');
+  signal(pid, 'SIGTERM');
+  for (let waited = 0; waited < 10_000 && isOurAnvil(pid, statePath); waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (isOurAnvil(pid, statePath)) signal(pid, 'SIGKILL');
+}
+
+function isOurAnvil(pid: number, statePath: string): boolean {
+  try {
+    // A zombie's cmdline is empty; an unrelated process's does not name our state file.
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return path.basename(args[0] ?? '') === 'anvil' && args.includes(statePath);
+  } catch {
+    return false;
   }
 }
 
-function isAlive(pid: number): boolean {
+function signal(pid: number, name: NodeJS.Signals): void {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    process.kill(pid, name);
+  } catch {
+    // Gone already.
   }
 }

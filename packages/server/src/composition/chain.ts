@@ -14,6 +14,7 @@ import {
   SettingsDeploymentRecordStore,
 } from '../chain/deploymentRecord.js';
 import { DEV_CHAIN_ID, EMBEDDED_CHAIN_KEYS, isWellKnownDevKey } from '../chain/devAccounts.js';
+import type { ChainOwnerLock } from '../chain/chainOwnerLock.js';
 import { EmbeddedChain, type EmbeddedChainOptions } from '../chain/embeddedChain.js';
 import {
   assertContractsDeployed,
@@ -133,7 +134,7 @@ const EMBEDDED_RELAYER_FUNDING = 10n ** 20n;
  */
 export async function createChainServices(
   config: Config,
-  deps: { logger: Logger; db: Db; startup?: StartupProgress },
+  deps: { logger: Logger; db: Db; startup?: StartupProgress; chainLock?: ChainOwnerLock },
   options: ChainServicesOptions = {},
 ): Promise<ChainServices> {
   const logger = deps.logger.child({ component: 'chain' });
@@ -144,7 +145,12 @@ export async function createChainServices(
     let record: DeploymentRecordStore;
     let configured: ContractAddresses | undefined;
     if (config.chain.kind === 'embedded') {
-      const launched = await EmbeddedChain.launch({ dataDir: config.dataDir, logger, ...options.embedded });
+      const launched = await EmbeddedChain.launch({
+        dataDir: config.dataDir,
+        logger,
+        ...options.embedded,
+        ...(deps.chainLock ? { lock: deps.chainLock } : {}),
+      });
       embedded = launched.chain;
       rpcUrl = embedded.rpcUrl;
       keys = { ...EMBEDDED_CHAIN_KEYS, relayers: [EMBEDDED_CHAIN_KEYS.relayer] };

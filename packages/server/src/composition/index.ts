@@ -8,6 +8,7 @@ import { type ChainServices, type ChainServicesOptions, createChainServices } fr
 import { StartupProgress } from './startupProgress.js';
 import type { Config } from '../config.js';
 import { SecretBox } from '../crypto/secretBox.js';
+import { ChainOwnerLock } from '../chain/chainOwnerLock.js';
 import { type DatabaseHandle, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { loggerOptions } from '../logger.js';
@@ -183,6 +184,14 @@ export async function createServices(
     }
     const secretBox = new SecretBox(secrets.masterKey);
 
+    // One process owns a DATA_DIR's embedded chain; a second start is refused before it touches the
+    // database (a start racing another on a fresh DATA_DIR would otherwise meet it in the migrations).
+    const chainLock =
+      config.chain.kind === 'embedded'
+        ? await ChainOwnerLock.acquire(path.join(config.dataDir, 'chain'))
+        : undefined;
+    if (chainLock) closers.push(async () => chainLock.release());
+
     startup.begin('database');
     logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
     const database = openDatabase({
@@ -210,7 +219,11 @@ export async function createServices(
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
     startup.begin('chain');
-    const chain = await createChainServices(config, { logger, db: database.db, startup }, options.chain);
+    const chain = await createChainServices(
+      config,
+      { logger, db: database.db, startup, ...(chainLock ? { chainLock } : {}) },
+      options.chain,
+    );
     closers.push(() => chain.close());
     startup.done('chain');
     readinessProbes.chain = () => chain.probe();
