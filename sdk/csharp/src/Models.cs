@@ -35,14 +35,15 @@ namespace Dauth
     /// <summary>RFC 8628 device authorization: show <see cref="UserCode"/> and <see cref="VerificationUri"/> to the player.</summary>
     public sealed class DeviceAuthorization
     {
-        public string DeviceCode { get; internal set; }
-        public string UserCode { get; internal set; }
-        public string VerificationUri { get; internal set; }
+        // Settable: a game may keep it across a suspend and resume the wait later.
+        public string DeviceCode { get; set; }
+        public string UserCode { get; set; }
+        public string VerificationUri { get; set; }
         /// <summary>The URI with the code filled in (for a QR code), or null.</summary>
-        public string VerificationUriComplete { get; internal set; }
-        public int ExpiresIn { get; internal set; }
+        public string VerificationUriComplete { get; set; }
+        public int ExpiresIn { get; set; }
         /// <summary>Seconds between polls (5 when the service names none).</summary>
-        public int Interval { get; internal set; }
+        public int Interval { get; set; }
     }
 
     /// <summary>The tokens of a successful device grant.</summary>
