@@ -37,7 +37,7 @@ namespace Dauth.Tests
 
         private int Run(string filter)
         {
-            int passed = 0, failed = 0;
+            int passed = 0, failed = 0, skipped = 0;
             foreach (var test in tests)
             {
                 if (filter != null && test.Key.IndexOf(filter, StringComparison.OrdinalIgnoreCase) < 0) continue;
@@ -50,7 +50,7 @@ namespace Dauth.Tests
                 }
                 catch (SkipException skip)
                 {
-                    passed++;
+                    skipped++;
                     Console.WriteLine("SKIP " + test.Key + ": " + skip.Message);
                 }
                 catch (Exception e)
@@ -59,6 +59,7 @@ namespace Dauth.Tests
                     Console.WriteLine("FAIL " + test.Key + ": " + e);
                 }
             }
+            if (skipped > 0) Console.WriteLine(skipped + " skipped");
             Console.WriteLine(passed + " passed, " + failed + " failed");
             return failed == 0 ? 0 : 1;
         }
