@@ -150,8 +150,10 @@ namespace Dauth
             var deadline = DateTime.UtcNow.AddSeconds(authorization.ExpiresIn);
             while (true)
             {
-                await Task.Delay(TimeSpan.FromSeconds(interval), cancellationToken).ConfigureAwait(false);
-                var poll = await PollDeviceTokenAsync(authorization.DeviceCode, cancellationToken).ConfigureAwait(false);
+                // No ConfigureAwait(false) here: the next poll calls the transport, which must run on
+                // the caller's context (UnityWebRequest only works on Unity's main thread).
+                await Task.Delay(TimeSpan.FromSeconds(interval), cancellationToken);
+                var poll = await PollDeviceTokenAsync(authorization.DeviceCode, cancellationToken);
                 if (poll.Tokens != null) return poll.Tokens;
                 if (poll.SlowDown) interval += 5;
                 if (DateTime.UtcNow > deadline) throw new DeviceCodeExpiredException(400, "the device code expired");
