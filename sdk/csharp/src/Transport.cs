@@ -63,10 +63,13 @@ namespace Dauth
         private readonly HttpClient http;
         private readonly bool ownsClient;
 
-        /// <summary>A transport with its own HttpClient and the given overall timeout (default 30 s).</summary>
+        /// <summary>
+        /// A transport with its own HttpClient and the given overall timeout (default 30 s). It never
+        /// follows redirects: a bearer token is not carried to another host; a 3xx is an error.
+        /// </summary>
         public HttpClientTransport(TimeSpan? timeout = null)
         {
-            http = new HttpClient { Timeout = timeout ?? TimeSpan.FromSeconds(30) };
+            http = new HttpClient(new HttpClientHandler { AllowAutoRedirect = false }) { Timeout = timeout ?? TimeSpan.FromSeconds(30) };
             ownsClient = true;
         }
 

@@ -102,6 +102,20 @@ namespace Dauth.Tests
                 }
             });
 
+            t.Add("http: a redirect is not followed, so the bearer token stays with dauth", async () =>
+            {
+                using (var elsewhere = new OneShotServer(Response(200, "OK", "{\"success\":true,\"address\":null,\"native_balance\":null,\"token_balance\":null}")))
+                using (var server = new OneShotServer(Response(302, "Found", "", "Location: " + elsewhere.Url + "/v1/dev-user/wallet\r\n")))
+                using (var transport = new HttpClientTransport())
+                {
+                    var error = await Assert.ThrowsAsync<DauthException>(() => new DauthClient(server.Url, "g", transport).GetWalletAsync(new PlayerSession("secret-jwt", "1")));
+                    Assert.Equal(302, error.Status);
+                    await server.Received.Task;
+                    await Task.Delay(200);
+                    Assert.True(!elsewhere.Received.Task.IsCompleted, "the other host got no request");
+                }
+            });
+
             t.Add("cancellation: a CancellationToken ends an in-flight request to a server that never answers", async () =>
             {
                 using (var server = new OneShotServer(null))

@@ -30,6 +30,7 @@ namespace Dauth.Tests
             ErrorTests.Register(runner);
             RequestTests.Register(runner);
             HttpTransportTests.Register(runner);
+            ApiSurfaceTests.Register(runner);
             LiveTests.Register(runner);
             string filter = args.Length > 0 ? args[0] : null;
             return runner.Run(filter);
