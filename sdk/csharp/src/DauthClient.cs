@@ -1,6 +1,8 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.IO;
+using System.Net.Http;
 using System.Numerics;
 using System.Text;
 using System.Threading;
@@ -357,7 +359,24 @@ namespace Dauth
             var headers = new Dictionary<string, string> { { "Accept", JsonType } };
             if (bearer != null) headers["Authorization"] = "Bearer " + bearer;
             var request = new DauthHttpRequest(method, new Uri(baseUrl, path), headers, body, contentType);
-            var answer = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+            DauthHttpResponse answer;
+            try
+            {
+                answer = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
+            {
+                // HttpClient reports its own timeout as a cancellation nobody asked for.
+                throw new DauthConnectionException(ErrorCodes.Timeout, "dauth did not answer in time", e);
+            }
+            catch (HttpRequestException e)
+            {
+                throw new DauthConnectionException(ErrorCodes.ConnectionFailed, "dauth could not be reached: " + e.Message, e);
+            }
+            catch (IOException e)
+            {
+                throw new DauthConnectionException(ErrorCodes.ConnectionFailed, "dauth could not be reached: " + e.Message, e);
+            }
             if (answer == null) throw new MalformedResponseException(0, "the transport returned no answer");
             return answer;
         }

@@ -35,6 +35,10 @@ namespace Dauth
         public const string AuthorizationPending = "authorization_pending";
         public const string SlowDown = "slow_down";
         public const string AccessDenied = "access_denied";
+        /// <summary>Set by the SDK when no answer came: the connection failed or was cut.</summary>
+        public const string ConnectionFailed = "connection_failed";
+        /// <summary>Set by the SDK when the transport's timeout passed without an answer.</summary>
+        public const string Timeout = "timeout";
         /// <summary>Set by the SDK when an answer is not the JSON it should be.</summary>
         public const string MalformedResponse = "malformed_response";
     }
@@ -46,8 +50,9 @@ namespace Dauth
     /// </summary>
     public class DauthException : Exception
     {
-        public DauthException(string code, int status, string message, string field = null, int? retryAfterSeconds = null)
-            : base(message ?? code)
+        public DauthException(string code, int status, string message, string field = null, int? retryAfterSeconds = null,
+            Exception inner = null)
+            : base(message ?? code, inner)
         {
             Code = code;
             Status = status;
@@ -179,6 +184,16 @@ namespace Dauth
     public sealed class MalformedResponseException : DauthException
     {
         public MalformedResponseException(int status, string message) : base(ErrorCodes.MalformedResponse, status, message) { }
+    }
+
+    /// <summary>
+    /// No answer came (Status 0): the connection failed or was cut (<c>connection_failed</c>), or the
+    /// transport's timeout passed (<c>timeout</c>). Safe to retry a read; a purchase or transfer may
+    /// have happened: check the balance before trying again.
+    /// </summary>
+    public sealed class DauthConnectionException : DauthException
+    {
+        public DauthConnectionException(string code, string message, Exception inner) : base(code, 0, message, null, null, inner) { }
     }
 
     /// <summary>The device code expired before the player approved it (RFC 8628 expired_token).</summary>

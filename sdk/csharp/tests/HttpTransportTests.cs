@@ -116,6 +116,32 @@ namespace Dauth.Tests
                 }
             });
 
+            t.Add("http: no answer is a DauthConnectionException: a cut connection, and the transport's own timeout", async () =>
+            {
+                var listener = new TcpListener(IPAddress.Loopback, 0);
+                listener.Start();
+                var port = ((IPEndPoint)listener.LocalEndpoint).Port;
+                var cut = Task.Run(async () =>
+                {
+                    using (var connection = await listener.AcceptTcpClientAsync()) { connection.Client.LingerState = new LingerOption(true, 0); }
+                });
+                using (var transport = new HttpClientTransport())
+                {
+                    var failed = await Assert.ThrowsAsync<DauthConnectionException>(() =>
+                        new DauthClient("http://127.0.0.1:" + port, "g", transport).LoginAsync("a@b.c", "pw"));
+                    Assert.Equal(ErrorCodes.ConnectionFailed, failed.Code);
+                    Assert.Equal(0, failed.Status);
+                }
+                await cut;
+                listener.Stop();
+                using (var server = new OneShotServer(null))
+                using (var transport = new HttpClientTransport(TimeSpan.FromMilliseconds(300)))
+                {
+                    var late = await Assert.ThrowsAsync<DauthConnectionException>(() => new DauthClient(server.Url, "g", transport).LoginAsync("a@b.c", "pw"));
+                    Assert.Equal(ErrorCodes.Timeout, late.Code);
+                }
+            });
+
             t.Add("cancellation: a CancellationToken ends an in-flight request to a server that never answers", async () =>
             {
                 using (var server = new OneShotServer(null))

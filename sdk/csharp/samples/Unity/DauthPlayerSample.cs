@@ -8,7 +8,7 @@ using UnityEngine;
 /// <summary>
 /// A player's first session with dauth: play as a guest (the secret stays in PlayerPrefs), set a
 /// PIN, get this game's slot from your game backend, buy content, and upgrade to an e-mail account.
-/// Wire the public methods to UI buttons; each logs what it did.
+/// Wire the public methods to UI buttons; each logs what it did or the service's error code.
 /// </summary>
 public sealed class DauthPlayerSample : MonoBehaviour
 {
@@ -34,74 +34,88 @@ public sealed class DauthPlayerSample : MonoBehaviour
         lifetime.Cancel(); // ends any request in flight
     }
 
-    /// <summary>Signs in as the guest of this device, creating it on the first run.</summary>
-    public async void PlayAsGuest()
+    public void PlayAsGuest() { Run("Sign-in", PlayAsGuestAsync); }
+    public void EnterPin(string sixDigits) { Run("PIN", () => EnterPinAsync(sixDigits)); }
+    public void FetchSlot() { Run("Slot", FetchSlotAsync); }
+    public void BuyContent() { Run("Purchase", BuyContentAsync); }
+    public void Upgrade(string email, string password) { Run("Upgrade", () => UpgradeAsync(email, password)); }
+
+    /// <summary>Runs a button's work on the main thread and logs a refusal by its code.</summary>
+    private async void Run(string what, Func<Task> work)
     {
         try
         {
-            var uuid = PlayerPrefs.GetString("dauth.guest.uuid", "");
-            if (uuid.Length > 0)
-            {
-                player = await dauth.GuestLoginAsync(uuid, PlayerPrefs.GetString("dauth.guest.secret"), lifetime.Token);
-            }
-            else
-            {
-                var guest = await dauth.CreateGuestAsync(lifetime.Token);
-                PlayerPrefs.SetString("dauth.guest.uuid", guest.Session.Uuid);
-                PlayerPrefs.SetString("dauth.guest.secret", guest.GuestSecret);
-                PlayerPrefs.Save();
-                player = guest.Session;
-            }
-            Debug.Log("Signed in as player " + player.Uuid);
+            await work();
+        }
+        catch (OperationCanceledException)
+        {
+            // The object was destroyed mid-request.
         }
         catch (DauthException e)
         {
-            Debug.LogWarning("Sign-in failed: " + e.Code + " (" + e.Message + ")");
+            // DauthConnectionException (Code "connection_failed" or "timeout") when no answer came.
+            Debug.LogWarning(what + " failed: " + e.Code + " (" + e.Message + ")");
+        }
+        catch (System.Net.Http.HttpRequestException e)
+        {
+            Debug.LogWarning(what + " failed: the game backend could not be reached (" + e.Message + ")");
         }
     }
 
-    /// <summary>Creates the wallet under the PIN the player chose, or unlocks it on a later run.</summary>
-    public async void EnterPin(string sixDigits)
+    /// <summary>Signs in as the guest of this device, creating it on the first run.</summary>
+    private async Task PlayAsGuestAsync()
     {
+        var uuid = PlayerPrefs.GetString("dauth.guest.uuid", "");
+        if (uuid.Length > 0)
+        {
+            player = await dauth.GuestLoginAsync(uuid, PlayerPrefs.GetString("dauth.guest.secret"), lifetime.Token);
+        }
+        else
+        {
+            var guest = await dauth.CreateGuestAsync(lifetime.Token);
+            PlayerPrefs.SetString("dauth.guest.uuid", guest.Session.Uuid);
+            PlayerPrefs.SetString("dauth.guest.secret", guest.GuestSecret);
+            PlayerPrefs.Save();
+            player = guest.Session;
+        }
+        Debug.Log("Signed in as player " + player.Uuid);
+    }
+
+    /// <summary>Creates the wallet under the PIN the player chose, or unlocks it on a later run.</summary>
+    private async Task EnterPinAsync(string sixDigits)
+    {
+        var salt = PlayerPrefs.GetString("dauth.pin.salt", "");
+        if (salt.Length == 0)
+        {
+            var registration = await dauth.RegisterPinAsync(player, sixDigits, lifetime.Token);
+            // The salt and key_share_user stay on the device; the PIN and pin_hash never do.
+            PlayerPrefs.SetString("dauth.pin.salt", registration.Credentials.PinSalt);
+            PlayerPrefs.SetString("dauth.pin.share", registration.Credentials.KeyShareUser);
+            PlayerPrefs.Save();
+            pin = registration.Credentials;
+            Debug.Log("Wallet " + registration.Address + " created. Show the recovery words once: "
+                + PinCrypto.DecryptMnemonic(registration.MnemonicEncrypted, pin.PinHash));
+            return;
+        }
+        var candidate = PinCredentials.FromPin(sixDigits, salt, PlayerPrefs.GetString("dauth.pin.share"));
         try
         {
-            var salt = PlayerPrefs.GetString("dauth.pin.salt", "");
-            if (salt.Length == 0)
-            {
-                var registration = await dauth.RegisterPinAsync(player, sixDigits, lifetime.Token);
-                // The salt and key_share_user stay on the device; the PIN and pin_hash never do.
-                PlayerPrefs.SetString("dauth.pin.salt", registration.Credentials.PinSalt);
-                PlayerPrefs.SetString("dauth.pin.share", registration.Credentials.KeyShareUser);
-                PlayerPrefs.Save();
-                pin = registration.Credentials;
-                Debug.Log("Wallet " + registration.Address + " created. Show the recovery words once: "
-                    + PinCrypto.DecryptMnemonic(registration.MnemonicEncrypted, pin.PinHash));
-            }
-            else
-            {
-                pin = PinCredentials.FromPin(sixDigits, salt, PlayerPrefs.GetString("dauth.pin.share"));
-                var verified = await dauth.VerifyPinAsync(player, pin, null, lifetime.Token);
-                Debug.Log("PIN accepted for wallet " + verified.Address);
-            }
+            var verified = await dauth.VerifyPinAsync(player, candidate, null, lifetime.Token);
+            pin = candidate;
+            Debug.Log("PIN accepted for wallet " + verified.Address);
         }
         catch (InvalidPinException)
         {
-            pin = null;
             Debug.LogWarning("Wrong PIN");
         }
         catch (PinLockedException e)
         {
-            pin = null;
             Debug.LogWarning("Too many wrong PINs; try again in " + (e.RetryAfterSeconds ?? 900) + " s");
-        }
-        catch (DauthException e)
-        {
-            Debug.LogWarning("PIN failed: " + e.Code);
         }
     }
 
     /// <summary>Sends the login JWT to the game backend, which answers this game's slot id.</summary>
-    public async void FetchSlot()
+    private async Task FetchSlotAsync()
     {
         var body = new JsonObjectBuilder().Add("jwt", player.Token).ToString();
         var request = new DauthHttpRequest("POST", new Uri(gameBackendUrl + "/session"), null, body, "application/json");
@@ -117,39 +131,21 @@ public sealed class DauthPlayerSample : MonoBehaviour
     }
 
     /// <summary>Buys 0.001 ether of content tokens for the slot and shows the new balance.</summary>
-    public async void BuyContent()
+    private async Task BuyContentAsync()
     {
-        try
-        {
-            var bought = await dauth.BuyContentAsync(player, slot, cuid, "0.001", pin, lifetime.Token);
-            var mine = (await dauth.GetSlotsAsync(player, lifetime.Token)).First(s => s.SlotId.Equals(slot));
-            var balance = mine.Balances.First(b => b.Cuid == cuid).Balance;
-            Debug.Log("Bought " + bought.TokenAmount + " tokens (tx " + bought.TxHash + "); balance " + balance);
-        }
-        catch (ConflictException e)
-        {
-            Debug.LogWarning("Not possible now: " + e.Code); // e.g. insufficient_funds
-        }
-        catch (DauthException e)
-        {
-            Debug.LogWarning("Purchase failed: " + e.Code);
-        }
+        var bought = await dauth.BuyContentAsync(player, slot, cuid, "0.001", pin, lifetime.Token);
+        var mine = (await dauth.GetSlotsAsync(player, lifetime.Token)).First(s => s.SlotId.Equals(slot));
+        var balance = mine.Balances.First(b => b.Cuid == cuid).Balance;
+        Debug.Log("Bought " + bought.TokenAmount + " tokens (tx " + bought.TxHash + "); balance " + balance);
     }
 
     /// <summary>Keeps everything (uuid, wallet, slots) under an e-mail account; the guest secret ends.</summary>
-    public async void Upgrade(string email, string password)
+    private async Task UpgradeAsync(string email, string password)
     {
-        try
-        {
-            await dauth.UpgradeGuestAsync(player, email, password, null, lifetime.Token);
-            PlayerPrefs.DeleteKey("dauth.guest.uuid");
-            PlayerPrefs.DeleteKey("dauth.guest.secret");
-            player = await dauth.LoginAsync(email, password, lifetime.Token);
-            Debug.Log("Player " + player.Uuid + " now signs in with " + email);
-        }
-        catch (DauthException e)
-        {
-            Debug.LogWarning("Upgrade failed: " + e.Code); // email_taken, weak_password, ...
-        }
+        await dauth.UpgradeGuestAsync(player, email, password, null, lifetime.Token);
+        PlayerPrefs.DeleteKey("dauth.guest.uuid");
+        PlayerPrefs.DeleteKey("dauth.guest.secret");
+        player = await dauth.LoginAsync(email, password, lifetime.Token);
+        Debug.Log("Player " + player.Uuid + " now signs in with " + email);
     }
 }
