@@ -33,9 +33,22 @@ namespace Dauth
             this.baseUrl = url;
             ClientId = clientId;
             this.transport = transport ?? new HttpClientTransport();
+            DeviceAuthorizationEndpoint = new Uri(url, "oauth/device_authorization");
+            DeviceTokenEndpoint = new Uri(url, "oauth/token");
         }
 
         public string ClientId { get; private set; }
+
+        /// <summary>
+        /// Where <see cref="StartDeviceAuthorizationAsync"/> posts (default: dauth's
+        /// /oauth/device_authorization). dauth has no public clients: the device calls need the app's
+        /// client credentials, which belong on a server. Point this and <see cref="DeviceTokenEndpoint"/>
+        /// at your game backend's relay, which adds them (HTTP Basic) and forwards the form unchanged.
+        /// </summary>
+        public Uri DeviceAuthorizationEndpoint { get; set; }
+
+        /// <summary>Where <see cref="PollDeviceTokenAsync"/> posts (default: dauth's /oauth/token); see <see cref="DeviceAuthorizationEndpoint"/>.</summary>
+        public Uri DeviceTokenEndpoint { get; set; }
 
         // ---- Accounts --------------------------------------------------------------------------
 
@@ -96,7 +109,7 @@ namespace Dauth
         {
             var form = new List<KeyValuePair<string, string>> { Pair("client_id", ClientId) };
             if (scope != null) form.Add(Pair("scope", scope));
-            var answer = await SendAsync("POST", "oauth/device_authorization", FormBody(form), FormType, null, cancellationToken).ConfigureAwait(false);
+            var answer = await SendAsync("POST", DeviceAuthorizationEndpoint, FormBody(form), FormType, null, cancellationToken).ConfigureAwait(false);
             var json = Read.Answer(answer);
             return new DeviceAuthorization
             {
@@ -121,7 +134,7 @@ namespace Dauth
                 Pair("device_code", deviceCode),
                 Pair("client_id", ClientId),
             };
-            var answer = await SendAsync("POST", "oauth/token", FormBody(form), FormType, null, cancellationToken).ConfigureAwait(false);
+            var answer = await SendAsync("POST", DeviceTokenEndpoint, FormBody(form), FormType, null, cancellationToken).ConfigureAwait(false);
             if (answer.Status >= 400)
             {
                 var error = Read.ErrorOf(answer);
@@ -139,6 +152,7 @@ namespace Dauth
                 RefreshToken = Read.OptionalString(json, "refresh_token"),
                 IdToken = Read.OptionalString(json, "id_token"),
                 Scope = Read.OptionalString(json, "scope"),
+                UserId = json.Get("user_id") == null ? null : Read.Digits(json, "user_id"),
             }, false);
         }
 
@@ -352,13 +366,19 @@ namespace Dauth
             return Read.Answer(await SendAsync("POST", path, body.ToString(), JsonType, bearer, cancellationToken).ConfigureAwait(false));
         }
 
-        private async Task<DauthHttpResponse> SendAsync(string method, string path, string body, string contentType, string bearer,
+        private Task<DauthHttpResponse> SendAsync(string method, string path, string body, string contentType, string bearer,
+            CancellationToken cancellationToken)
+        {
+            return SendAsync(method, new Uri(baseUrl, path), body, contentType, bearer, cancellationToken);
+        }
+
+        private async Task<DauthHttpResponse> SendAsync(string method, Uri url, string body, string contentType, string bearer,
             CancellationToken cancellationToken)
         {
             cancellationToken.ThrowIfCancellationRequested();
             var headers = new Dictionary<string, string> { { "Accept", JsonType } };
             if (bearer != null) headers["Authorization"] = "Bearer " + bearer;
-            var request = new DauthHttpRequest(method, new Uri(baseUrl, path), headers, body, contentType);
+            var request = new DauthHttpRequest(method, url, headers, body, contentType);
             DauthHttpResponse answer;
             try
             {

@@ -55,6 +55,8 @@ namespace Dauth
         public string RefreshToken { get; internal set; }
         public string IdToken { get; internal set; }
         public string Scope { get; internal set; }
+        /// <summary>The player's uuid, when the service sends it.</summary>
+        public string UserId { get; internal set; }
     }
 
     /// <summary>One poll of the device grant: the tokens, or still pending (and whether to slow down).</summary>

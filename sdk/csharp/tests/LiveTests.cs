@@ -212,6 +212,9 @@ namespace Dauth.Tests
                 using (var http = new HttpClientTransport())
                 {
                     var dauth = new DauthClient(env.Url, env.ClientId, http);
+                    // The game backend's relay adds the app's credentials (dauth has no public clients).
+                    dauth.DeviceAuthorizationEndpoint = new Uri(new Uri(env.Backend), "/game/device_authorization");
+                    dauth.DeviceTokenEndpoint = new Uri(new Uri(env.Backend), "/game/device_token");
                     DeviceAuthorization device;
                     try
                     {
@@ -230,6 +233,9 @@ namespace Dauth.Tests
                     device.Interval = Math.Min(device.Interval, 1);
                     var tokens = await dauth.WaitForDeviceTokenAsync(device);
                     Assert.True(!string.IsNullOrEmpty(tokens.AccessToken), "an access token");
+                    if (tokens.UserId != null) Assert.Equal(companion.Uuid, tokens.UserId, "the approving player's tokens");
+                    var again = await Assert.ThrowsAsync<DauthException>(() => dauth.PollDeviceTokenAsync(device.DeviceCode));
+                    Assert.Equal("invalid_grant", again.Code, "a device code is single use");
                 }
             });
         }

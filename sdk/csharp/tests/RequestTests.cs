@@ -134,6 +134,25 @@ namespace Dauth.Tests
                 }
             });
 
+            t.Add("request: the device calls can go through the game backend's relay (dauth has no public clients)", async () =>
+            {
+                var fake = new FakeTransport(request => request.Url.AbsolutePath.EndsWith("/device/start", StringComparison.Ordinal)
+                    ? new DauthHttpResponse(200, "{\"device_code\":\"dc\",\"user_code\":\"BCDF-GHJK\",\"verification_uri\":\"https://dauth.test/device\",\"expires_in\":600}")
+                    : new DauthHttpResponse(200, "{\"success\":true,\"access_token\":\"at\",\"token_type\":\"Bearer\",\"expires_in\":3600,\"user_id\":\"42\"}"));
+                var client = Client(fake);
+                Assert.Equal("https://dauth.test/base/oauth/device_authorization", client.DeviceAuthorizationEndpoint.AbsoluteUri);
+                Assert.Equal("https://dauth.test/base/oauth/token", client.DeviceTokenEndpoint.AbsoluteUri);
+                client.DeviceAuthorizationEndpoint = new Uri("https://game.test/device/start");
+                client.DeviceTokenEndpoint = new Uri("https://game.test/device/token");
+                var start = await client.StartDeviceAuthorizationAsync();
+                Assert.Equal("https://game.test/device/start", fake.Last.Url.AbsoluteUri);
+                Assert.Equal("client_id=game-client", fake.Last.Body);
+                Assert.Equal(5, start.Interval);
+                var poll = await client.PollDeviceTokenAsync(start.DeviceCode);
+                Assert.Equal("https://game.test/device/token", fake.Last.Url.AbsoluteUri);
+                Assert.Equal("42", poll.Tokens.UserId);
+            });
+
             t.Add("request: device approve and deny from a companion app", async () =>
             {
                 var fake = new FakeTransport(200, "{\"success\":true}");

@@ -15,12 +15,18 @@ import { commandAvailable, registerApp, runChild } from './support.js';
  * chain) and a game backend that turns the player's login JWT into the slot with the TypeScript SDK
  * (authorize, callback, get_token), as a studio's backend would. The C# runner's live tests
  * (sdk/csharp/tests/LiveTests.cs) play the player: sign-up, login, PIN, purchase, balances, status,
- * transfer, and the guest and device journeys once the server has those routes.
+ * transfer, and the guest and device journeys once the server has those routes (the device calls
+ * through the backend's relay, which adds the app's credentials).
  */
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const monoAvailable = commandAvailable('mcs', ['--version']) && commandAvailable('mono', ['--version']);
 const CALLBACK_PATH = '/dauth/callback';
+/** The game backend's relay routes for the device grant, and the dauth path each forwards to. */
+const DEVICE_RELAY: Record<string, string> = {
+  '/game/device_authorization': '/oauth/device_authorization',
+  '/game/device_token': '/oauth/token',
+};
 
 describe('the C# SDK against a live dauth', () => {
   let server: TestServer;
@@ -28,6 +34,7 @@ describe('the C# SDK against a live dauth', () => {
   let backendUrl: string;
   let dauth: DauthClient;
   let clientId: string;
+  let clientSecret: string;
   let cuid: string;
   let tokenContract: string;
 
@@ -42,6 +49,15 @@ describe('the C# SDK against a live dauth', () => {
       let text = '';
       request.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       request.on('end', () => {
+        const relayed = DEVICE_RELAY[route];
+        if (relayed) {
+          void relay(relayed, text).then(
+            ({ status, body }) =>
+              response.writeHead(status, { 'content-type': 'application/json' }).end(body),
+            (error: unknown) => response.writeHead(502).end(String(error)),
+          );
+          return;
+        }
         void answer(route, text).then(
           (body) => response.writeHead(200, { 'content-type': 'application/json' }).end(body),
           (error: unknown) => response.writeHead(500).end(String(error)),
@@ -50,6 +66,22 @@ describe('the C# SDK against a live dauth', () => {
     });
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+  }
+
+  /**
+   * The device grant's relay: dauth has no public clients, so the game backend adds the app's
+   * credentials (HTTP Basic) to the device's form and passes the answer back unchanged.
+   */
+  async function relay(path: string, form: string): Promise<{ status: number; body: string }> {
+    const answered = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+      },
+      body: form,
+    });
+    return { status: answered.status, body: await answered.text() };
   }
 
   async function answer(route: string, text: string): Promise<string> {
@@ -84,6 +116,7 @@ describe('the C# SDK against a live dauth', () => {
       `${backendUrl}${CALLBACK_PATH}`,
     ]);
     clientId = app.clientId;
+    clientSecret = app.clientSecret;
     dauth = new DauthClient({
       clientId,
       clientSecret: app.clientSecret,
