@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the Python and Go SDK suites (the TypeScript SDK runs with `npm test`). Both suites run even
-# when the first fails; the exit status is non-zero if either failed. Offline: no package downloads.
-# The end-to-end tests (python tests/test_e2e.py, go e2e_test.go) skip here unless DAUTH_E2E_URL is
-# set; `npm test` runs them against a live dauth (packages/sdk/test/e2e/liveServer.test.ts), and
+# Runs the Python, Go and C# SDK suites (the TypeScript SDK runs with `npm test`). Every suite runs
+# even when an earlier one fails; the exit status is non-zero if any failed. Offline: no package
+# downloads. The end-to-end tests (python tests/test_e2e.py, go e2e_test.go, the C# LiveTests.cs)
+# skip here unless DAUTH_E2E_URL is set; `npm test` runs them against a live dauth
+# (packages/sdk/test/e2e/liveServer.test.ts, and csharpLive.test.ts for C#), and
 # installs each SDK from scratch (packed tarball, wheel in a fresh venv, Go module through a
 # `replace`) to run its quick start (packages/sdk/test/e2e/installFromScratch.test.ts).
 set -uo pipefail
@@ -36,5 +37,17 @@ echo "=== sdk/go: gofmt, go vet, go test ==="
 )
 status=$?
 result "go ($(go version 2>&1 | cut -d' ' -f3))" "$status"
+
+echo "=== sdk/csharp: Mono mcs build and tests (csharp/build.sh) ==="
+if command -v mcs >/dev/null && command -v mono >/dev/null; then
+  bash csharp/build.sh
+  status=$?
+  version="mono $(mono --version | head -1 | sed -E 's/.*version ([^ ]+).*/\1/')"
+else
+  echo "mcs and mono are missing: install Debian's mono-devel"
+  status=1
+  version="no mono"
+fi
+result "csharp ($version)" "$status"
 
 exit "$failed"

@@ -1,0 +1,432 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Net.Http;
+using System.Numerics;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Dauth
+{
+    /// <summary>
+    /// The player's side of dauth, for a game client: sign-up and login bound to the game's
+    /// client_id, guests, native federated sign-in, the device flow, the PIN wallet, slots, content
+    /// purchases, token transfers and the status updates. Public API only; no client secret here.
+    /// Every call takes a <see cref="CancellationToken"/>; failures are <see cref="DauthException"/>s.
+    /// </summary>
+    public sealed class DauthClient
+    {
+        private readonly Uri baseUrl;
+        private readonly IDauthTransport transport;
+
+        /// <param name="baseUrl">dauth's public URL, e.g. https://auth.example.com</param>
+        /// <param name="clientId">The game's client_id: logins are bound to it (decisions §8).</param>
+        /// <param name="transport">How requests travel (default: <see cref="HttpClientTransport"/>).</param>
+        public DauthClient(string baseUrl, string clientId, IDauthTransport transport = null)
+        {
+            if (string.IsNullOrEmpty(baseUrl)) throw new ArgumentException("baseUrl is required", "baseUrl");
+            if (string.IsNullOrEmpty(clientId)) throw new ArgumentException("clientId is required", "clientId");
+            var url = new Uri(baseUrl.EndsWith("/", StringComparison.Ordinal) ? baseUrl : baseUrl + "/", UriKind.Absolute);
+            if (url.Scheme != "https" && url.Scheme != "http") throw new ArgumentException("baseUrl is http(s)", "baseUrl");
+            this.baseUrl = url;
+            ClientId = clientId;
+            this.transport = transport ?? new HttpClientTransport();
+            DeviceAuthorizationEndpoint = new Uri(url, "oauth/device_authorization");
+            DeviceTokenEndpoint = new Uri(url, "oauth/token");
+        }
+
+        public string ClientId { get; private set; }
+
+        /// <summary>
+        /// Where <see cref="StartDeviceAuthorizationAsync"/> posts (default: dauth's
+        /// /oauth/device_authorization). dauth has no public clients: the device calls need the app's
+        /// client credentials, which belong on a server. Point this and <see cref="DeviceTokenEndpoint"/>
+        /// at your game backend's relay, which adds them (HTTP Basic) and forwards the form unchanged.
+        /// </summary>
+        public Uri DeviceAuthorizationEndpoint { get; set; }
+
+        /// <summary>Where <see cref="PollDeviceTokenAsync"/> posts (default: dauth's /oauth/token); see <see cref="DeviceAuthorizationEndpoint"/>.</summary>
+        public Uri DeviceTokenEndpoint { get; set; }
+
+        // ---- Accounts --------------------------------------------------------------------------
+
+        /// <summary>POST /v1/dev-user/register: a new account (a verification mail is sent); returns its uuid.</summary>
+        public async Task<string> SignUpAsync(string email, string password, string nickname = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("email", email).Add("password", password).AddOptional("nickname", nickname);
+            var answer = await PostJsonAsync("v1/dev-user/register", body, null, cancellationToken).ConfigureAwait(false);
+            return Read.Digits(answer, "uuid");
+        }
+
+        /// <summary>POST /v1/dev-user/login_devuser with the game's client_id: a login JWT bound to this game.</summary>
+        public async Task<PlayerSession> LoginAsync(string email, string password, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("email", email).Add("password", password).Add("client_id", ClientId);
+            return Read.Session(await PostJsonAsync("v1/dev-user/login_devuser", body, null, cancellationToken).ConfigureAwait(false));
+        }
+
+        /// <summary>POST /v1/dev-user/guest: a guest account bound to this game; keep <see cref="GuestAccount.GuestSecret"/> on the device.</summary>
+        public async Task<GuestAccount> CreateGuestAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("client_id", ClientId);
+            var answer = await PostJsonAsync("v1/dev-user/guest", body, null, cancellationToken).ConfigureAwait(false);
+            return new GuestAccount(Read.Session(answer), Read.String(answer, "guest_secret"));
+        }
+
+        /// <summary>POST /v1/dev-user/guest/login: signs the guest in again with its uuid and secret.</summary>
+        public async Task<PlayerSession> GuestLoginAsync(string uuid, string guestSecret, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("uuid", uuid).Add("guest_secret", guestSecret);
+            return Read.Session(await PostJsonAsync("v1/dev-user/guest/login", body, null, cancellationToken).ConfigureAwait(false));
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/guest/upgrade: the guest becomes a full e-mail account with the same uuid,
+        /// wallet and slots; the guest secret stops working. Returns the uuid.
+        /// </summary>
+        public async Task<string> UpgradeGuestAsync(PlayerSession guest, string email, string password, string nickname = null,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("email", email).Add("password", password).AddOptional("nickname", nickname);
+            var answer = await PostJsonAsync("v1/dev-user/guest/upgrade", body, TokenOf(guest), cancellationToken).ConfigureAwait(false);
+            return answer.Get("uuid") != null ? Read.Digits(answer, "uuid") : guest.Uuid;
+        }
+
+        /// <summary>POST /v1/dev-user/federated-login: a native sign-in with an upstream id_token (Apple, Google, ...).</summary>
+        public async Task<FederatedLogin> FederatedLoginAsync(string provider, string idToken, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("provider", provider).Add("id_token", idToken).Add("client_id", ClientId);
+            var answer = await PostJsonAsync("v1/dev-user/federated-login", body, null, cancellationToken).ConfigureAwait(false);
+            return new FederatedLogin(Read.Session(answer), Read.Bool(answer, "created"));
+        }
+
+        // ---- Device authorization grant (RFC 8628) ---------------------------------------------
+
+        /// <summary>POST /oauth/device_authorization: a device and user code for this game.</summary>
+        public async Task<DeviceAuthorization> StartDeviceAuthorizationAsync(string scope = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var form = new List<KeyValuePair<string, string>> { Pair("client_id", ClientId) };
+            if (scope != null) form.Add(Pair("scope", scope));
+            var answer = await SendAsync("POST", DeviceAuthorizationEndpoint, FormBody(form), FormType, null, cancellationToken).ConfigureAwait(false);
+            var json = Read.Answer(answer);
+            return new DeviceAuthorization
+            {
+                DeviceCode = Read.String(json, "device_code"),
+                UserCode = Read.String(json, "user_code"),
+                VerificationUri = Read.String(json, "verification_uri"),
+                VerificationUriComplete = Read.OptionalString(json, "verification_uri_complete"),
+                ExpiresIn = (int)Read.Integer(json, "expires_in"),
+                Interval = json.Get("interval") == null ? 5 : (int)Read.Integer(json, "interval"),
+            };
+        }
+
+        /// <summary>
+        /// One poll of /oauth/token with the device code: the tokens once approved; pending otherwise.
+        /// access_denied throws <see cref="DeviceAccessDeniedException"/>, expired_token <see cref="DeviceCodeExpiredException"/>.
+        /// </summary>
+        public async Task<DevicePoll> PollDeviceTokenAsync(string deviceCode, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var form = new List<KeyValuePair<string, string>>
+            {
+                Pair("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                Pair("device_code", deviceCode),
+                Pair("client_id", ClientId),
+            };
+            var answer = await SendAsync("POST", DeviceTokenEndpoint, FormBody(form), FormType, null, cancellationToken).ConfigureAwait(false);
+            if (answer.Status >= 400)
+            {
+                var error = Read.ErrorOf(answer);
+                if (error.Code == ErrorCodes.AuthorizationPending) return new DevicePoll(null, false);
+                if (error.Code == ErrorCodes.SlowDown) return new DevicePoll(null, true);
+                if (error.Code == ErrorCodes.ExpiredToken) throw new DeviceCodeExpiredException(error.Status, error.Message);
+                throw error;
+            }
+            var json = Read.Answer(answer);
+            return new DevicePoll(new OAuthTokens
+            {
+                AccessToken = Read.String(json, "access_token"),
+                TokenType = Read.String(json, "token_type"),
+                ExpiresIn = json.Get("expires_in") == null ? (int?)null : (int)Read.Integer(json, "expires_in"),
+                RefreshToken = Read.OptionalString(json, "refresh_token"),
+                IdToken = Read.OptionalString(json, "id_token"),
+                Scope = Read.OptionalString(json, "scope"),
+                UserId = json.Get("user_id") == null ? null : Read.Digits(json, "user_id"),
+            }, false);
+        }
+
+        /// <summary>
+        /// Polls at the service's interval (plus 5 s after each slow_down) until the player approves,
+        /// denies, the code expires, or <paramref name="cancellationToken"/> is cancelled.
+        /// </summary>
+        public async Task<OAuthTokens> WaitForDeviceTokenAsync(DeviceAuthorization authorization, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            int interval = Math.Max(1, authorization.Interval);
+            var deadline = DateTime.UtcNow.AddSeconds(authorization.ExpiresIn);
+            while (true)
+            {
+                // No ConfigureAwait(false) here: the next poll calls the transport, which must run on
+                // the caller's context (UnityWebRequest only works on Unity's main thread).
+                await Task.Delay(TimeSpan.FromSeconds(interval), cancellationToken);
+                var poll = await PollDeviceTokenAsync(authorization.DeviceCode, cancellationToken);
+                if (poll.Tokens != null) return poll.Tokens;
+                if (poll.SlowDown) interval += 5;
+                if (DateTime.UtcNow > deadline) throw new DeviceCodeExpiredException(400, "the device code expired");
+            }
+        }
+
+        /// <summary>POST /v1/device/approve (a companion app, with the player's login JWT): approves a user code.</summary>
+        public Task ApproveDeviceAsync(PlayerSession player, string userCode, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return PostJsonAsync("v1/device/approve", new JsonObjectBuilder().Add("user_code", userCode), TokenOf(player), cancellationToken);
+        }
+
+        /// <summary>POST /v1/device/deny: refuses a user code (the device's poll then gets access_denied).</summary>
+        public Task DenyDeviceAsync(PlayerSession player, string userCode, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return PostJsonAsync("v1/device/deny", new JsonObjectBuilder().Add("user_code", userCode), TokenOf(player), cancellationToken);
+        }
+
+        // ---- PIN wallet ------------------------------------------------------------------------
+
+        /// <summary>
+        /// POST /v1/pin/register: creates the player's wallet under a 6-digit PIN. The PIN is hashed
+        /// here with a fresh pin_salt and never sent. 409 wallet_exists when the player has one.
+        /// </summary>
+        public async Task<PinRegistration> RegisterPinAsync(PlayerSession player, string pin, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var salt = PinCrypto.NewSalt();
+            var pinHash = PinCrypto.PinHash(pin, salt);
+            var body = new JsonObjectBuilder().Add("user_uuid", UuidNumber(player)).Add("pin_hash", pinHash).Add("pin_salt", salt);
+            var answer = await PostJsonAsync("v1/pin/register", body, TokenOf(player), cancellationToken).ConfigureAwait(false);
+            var data = answer.Get("data");
+            if (data == null || data.Kind != JsonKind.Array || data.Items.Count != 1 || data.Items[0].Kind != JsonKind.Object)
+                throw new MalformedResponseException(200, "pin/register: data is not one wallet");
+            var wallet = data.Items[0];
+            return new PinRegistration
+            {
+                Address = Read.String(wallet, "address"),
+                MnemonicEncrypted = Read.String(wallet, "mnemonic"),
+                Credentials = new PinCredentials(pinHash, salt, Read.String(wallet, "key_share_user")),
+            };
+        }
+
+        /// <summary>
+        /// POST /v1/pin/verify: proves the PIN (no calls) or signs and submits one sponsored operation
+        /// from the main wallet. Wrong PIN: <see cref="InvalidPinException"/>; locked: <see cref="PinLockedException"/>.
+        /// </summary>
+        public async Task<PinVerification> VerifyPinAsync(PlayerSession player, PinCredentials pin, IList<WalletCall> calls = null,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = pin.AddTo(new JsonObjectBuilder().Add("user_uuid", UuidNumber(player)));
+            if (calls != null)
+            {
+                var items = new List<JsonValue>();
+                foreach (var call in calls)
+                {
+                    items.Add(new JsonObjectBuilder().Add("to", call.To)
+                        .Add("value", call.Value.ToString(CultureInfo.InvariantCulture)).Add("data", call.Data).Build());
+                }
+                body.Add("calls", JsonValue.NewArray(items));
+            }
+            var answer = await PostJsonAsync("v1/pin/verify", body, TokenOf(player), cancellationToken).ConfigureAwait(false);
+            return new PinVerification
+            {
+                Address = Read.OptionalString(answer, "address"),
+                UserOpHash = Read.OptionalString(answer, "user_op_hash"),
+                TxHash = Read.OptionalString(answer, "tx_hash"),
+            };
+        }
+
+        // ---- Wallet, slots and content ---------------------------------------------------------
+
+        /// <summary>GET /v1/dev-user/wallet: the main wallet's address and balances.</summary>
+        public async Task<WalletInfo> GetWalletAsync(PlayerSession player, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var answer = Read.Answer(await SendAsync("GET", "v1/dev-user/wallet", null, null, TokenOf(player), cancellationToken).ConfigureAwait(false));
+            return new WalletInfo
+            {
+                Address = Read.OptionalString(answer, "address"),
+                NativeBalance = Read.OptionalAmount(answer, "native_balance"),
+                TokenBalance = Read.OptionalAmount(answer, "token_balance"),
+            };
+        }
+
+        /// <summary>GET /v1/dev-user/slots: every slot of the player and its content balances.</summary>
+        public async Task<IReadOnlyList<PlayerSlot>> GetSlotsAsync(PlayerSession player, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var answer = Read.Answer(await SendAsync("GET", "v1/dev-user/slots", null, null, TokenOf(player), cancellationToken).ConfigureAwait(false));
+            var slots = new List<PlayerSlot>();
+            foreach (var slot in Read.Array(answer, "slots"))
+            {
+                var balances = new List<ContentBalance>();
+                foreach (var b in Read.Array(slot, "balances"))
+                    balances.Add(new ContentBalance { Cuid = Read.String(b, "cuid"), Balance = Read.Amount(b, "balance"), Used = Read.Amount(b, "used") });
+                slots.Add(new PlayerSlot
+                {
+                    SlotId = Read.Slot(slot, "slot_id"),
+                    ClientId = Read.String(slot, "client_id"),
+                    AppName = Read.OptionalString(slot, "app_name"),
+                    ContentAddress = Read.String(slot, "content_address"),
+                    Balances = balances,
+                });
+            }
+            return slots;
+        }
+
+        /// <summary>GET /v1/development-api/balance_adex/{slot}: a slot address's balance of a cuid (public).</summary>
+        public async Task<SlotBalance> GetSlotBalanceAsync(string slotAddress, string cuid = null, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var path = "v1/development-api/balance_adex/" + Uri.EscapeDataString(slotAddress)
+                + (cuid == null ? "" : "?cuid=" + Uri.EscapeDataString(cuid));
+            var answer = Read.Answer(await SendAsync("GET", path, null, null, null, cancellationToken).ConfigureAwait(false));
+            return new SlotBalance
+            {
+                Slot = Read.String(answer, "slot"),
+                Cuid = Read.String(answer, "cuid"),
+                Balance = Read.Amount(answer, "balance"),
+                UsedBalances = Read.Amount(answer, "used_balances"),
+            };
+        }
+
+        /// <summary>
+        /// POST /v1/development-api/user_buy_content_token: buys content tokens of <paramref name="cuid"/>
+        /// for the slot, paid from the player's main wallet (PIN-gated). <paramref name="amount"/> is
+        /// wei as an integer string, or ether as "0.5" / "1 ether".
+        /// </summary>
+        public async Task<ContentPurchase> BuyContentAsync(PlayerSession player, SlotId slot, string cuid, string amount, PinCredentials pin,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = pin.AddTo(new JsonObjectBuilder().Add("client_id", ClientId).Add("user_dbkey", slot.Digits)
+                .Add("amount", amount).Add("cuid", cuid));
+            var answer = await PostJsonAsync("v1/development-api/user_buy_content_token", body, TokenOf(player), cancellationToken).ConfigureAwait(false);
+            return new ContentPurchase
+            {
+                TxHash = Read.String(answer, "tx_hash"),
+                TokenAmount = Read.Amount(answer, "token_amount"),
+                NativePaid = Read.Amount(answer, "native_paid"),
+                PlatformFee = Read.Amount(answer, "platform_fee"),
+                ProviderReceived = Read.Amount(answer, "provider_received"),
+            };
+        }
+
+        /// <summary>POST /v1/token/transfer: sends <paramref name="amount"/> base units of an ERC-20 from one of the player's wallets (PIN-gated).</summary>
+        public async Task<TokenTransfer> TransferTokenAsync(PlayerSession player, string fromAddress, string toAddress, BigInteger amount,
+            string contractAddress, PinCredentials pin, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = pin.AddTo(new JsonObjectBuilder().Add("from_address", fromAddress).Add("to_address", toAddress)
+                .Add("amount", amount.ToString(CultureInfo.InvariantCulture)).Add("contract_address", contractAddress));
+            var answer = await PostJsonAsync("v1/token/transfer", body, TokenOf(player), cancellationToken).ConfigureAwait(false);
+            return new TokenTransfer
+            {
+                TransactionHash = Read.String(answer, "transaction_hash"),
+                UserOpHash = Read.OptionalString(answer, "user_op_hash"),
+                FromAddress = Read.String(answer, "from_address"),
+                ToAddress = Read.String(answer, "to_address"),
+                Amount = Read.Amount(answer, "amount"),
+                ContractAddress = Read.String(answer, "contract_address"),
+            };
+        }
+
+        // ---- Status updates (with the app's access token for this player) ----------------------
+
+        /// <summary>POST /v1/oauth/status/login: the player is in the game (rights not listable).</summary>
+        public Task<LoginStatus> ReportLoginAsync(string accessToken, string userId, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return StatusAsync("v1/oauth/status/login", accessToken, userId, cancellationToken);
+        }
+
+        /// <summary>POST /v1/oauth/status/logout: the player left; the rights may be listed (transfer_enabled).</summary>
+        public Task<LoginStatus> ReportLogoutAsync(string accessToken, string userId, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            return StatusAsync("v1/oauth/status/logout", accessToken, userId, cancellationToken);
+        }
+
+        /// <summary>GET /v1/oauth/status/check: the current status and transfer_enabled.</summary>
+        public async Task<LoginStatus> CheckStatusAsync(string accessToken, string userId, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var path = "v1/oauth/status/check?user_id=" + Uri.EscapeDataString(userId) + "&client_id=" + Uri.EscapeDataString(ClientId);
+            return Read.Status(Read.Answer(await SendAsync("GET", path, null, null, accessToken, cancellationToken).ConfigureAwait(false)));
+        }
+
+        private async Task<LoginStatus> StatusAsync(string path, string accessToken, string userId, CancellationToken cancellationToken)
+        {
+            var body = new JsonObjectBuilder().Add("user_id", userId).Add("client_id", ClientId);
+            return Read.Status(await PostJsonAsync(path, body, accessToken, cancellationToken).ConfigureAwait(false));
+        }
+
+        // ---- Plumbing --------------------------------------------------------------------------
+
+        private const string JsonType = "application/json";
+        private const string FormType = "application/x-www-form-urlencoded";
+
+        private async Task<JsonValue> PostJsonAsync(string path, JsonObjectBuilder body, string bearer, CancellationToken cancellationToken)
+        {
+            return Read.Answer(await SendAsync("POST", path, body.ToString(), JsonType, bearer, cancellationToken).ConfigureAwait(false));
+        }
+
+        private Task<DauthHttpResponse> SendAsync(string method, string path, string body, string contentType, string bearer,
+            CancellationToken cancellationToken)
+        {
+            return SendAsync(method, new Uri(baseUrl, path), body, contentType, bearer, cancellationToken);
+        }
+
+        private async Task<DauthHttpResponse> SendAsync(string method, Uri url, string body, string contentType, string bearer,
+            CancellationToken cancellationToken)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var headers = new Dictionary<string, string> { { "Accept", JsonType } };
+            if (bearer != null) headers["Authorization"] = "Bearer " + bearer;
+            var request = new DauthHttpRequest(method, url, headers, body, contentType);
+            DauthHttpResponse answer;
+            try
+            {
+                answer = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
+            {
+                // HttpClient reports its own timeout as a cancellation nobody asked for.
+                throw new DauthConnectionException(ErrorCodes.Timeout, "dauth did not answer in time", e);
+            }
+            catch (HttpRequestException e)
+            {
+                throw new DauthConnectionException(ErrorCodes.ConnectionFailed, "dauth could not be reached: " + e.Message, e);
+            }
+            catch (IOException e)
+            {
+                throw new DauthConnectionException(ErrorCodes.ConnectionFailed, "dauth could not be reached: " + e.Message, e);
+            }
+            if (answer == null) throw new MalformedResponseException(0, "the transport returned no answer");
+            return answer;
+        }
+
+        private static string TokenOf(PlayerSession player)
+        {
+            if (player == null) throw new ArgumentNullException("player");
+            return player.Token;
+        }
+
+        /// <summary>The PIN endpoints take user_uuid as a JSON number: the uuid's digits, written as they are.</summary>
+        private static JsonValue UuidNumber(PlayerSession player)
+        {
+            return SlotId.Parse(player.Uuid).ToJsonNumber();
+        }
+
+        private static KeyValuePair<string, string> Pair(string name, string value)
+        {
+            return new KeyValuePair<string, string>(name, value);
+        }
+
+        private static string FormBody(IEnumerable<KeyValuePair<string, string>> fields)
+        {
+            var sb = new StringBuilder();
+            foreach (var field in fields)
+            {
+                if (sb.Length > 0) sb.Append('&');
+                sb.Append(Uri.EscapeDataString(field.Key)).Append('=').Append(Uri.EscapeDataString(field.Value));
+            }
+            return sb.ToString();
+        }
+    }
+}

@@ -1,0 +1,129 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Numerics;
+
+namespace Dauth
+{
+    /// <summary>Reads answers: a 2xx JSON object into fields, anything else into its typed <see cref="DauthException"/>.</summary>
+    internal static class Read
+    {
+        /// <summary>The JSON object of a 2xx answer; a non-2xx answer throws its error.</summary>
+        public static JsonValue Answer(DauthHttpResponse response)
+        {
+            if (response.Status < 200 || response.Status > 299) throw ErrorOf(response);
+            JsonValue json;
+            try
+            {
+                json = JsonParser.Parse(response.Body);
+            }
+            catch (FormatException e)
+            {
+                throw new MalformedResponseException(response.Status, "the answer is not JSON: " + e.Message);
+            }
+            if (json.Kind != JsonKind.Object) throw new MalformedResponseException(response.Status, "the answer is not a JSON object");
+            return json;
+        }
+
+        /// <summary>
+        /// The error of a non-2xx answer: decisions §2's {error, message} (with field), or RFC 6749's
+        /// {error, error_description}. A body without a code (a proxy's page) gets "http_STATUS".
+        /// </summary>
+        public static DauthException ErrorOf(DauthHttpResponse response)
+        {
+            string code = null, message = null, field = null;
+            try
+            {
+                var json = JsonParser.Parse(response.Body);
+                var error = json.Get("error");
+                if (error != null && error.Kind == JsonKind.String) code = error.AsString;
+                message = Text(json, "message") ?? Text(json, "error_description");
+                field = Text(json, "field");
+            }
+            catch (FormatException)
+            {
+                // Not JSON: typed by its status alone.
+            }
+            int seconds;
+            int? retryAfter = response.RetryAfter != null && int.TryParse(response.RetryAfter, NumberStyles.None, CultureInfo.InvariantCulture, out seconds)
+                ? seconds : (int?)null;
+            return DauthException.Create(code ?? "http_" + response.Status, response.Status,
+                message ?? "dauth answered HTTP " + response.Status, field, retryAfter);
+        }
+
+        private static string Text(JsonValue json, string name)
+        {
+            var value = json.Get(name);
+            return value != null && value.Kind == JsonKind.String ? value.AsString : null;
+        }
+
+        private static JsonValue Field(JsonValue json, string name, JsonKind kind)
+        {
+            var value = json.Get(name);
+            if (value == null || value.Kind != kind) throw new MalformedResponseException(200, "field '" + name + "' is missing or not a " + kind);
+            return value;
+        }
+
+        public static string String(JsonValue json, string name) { return Field(json, name, JsonKind.String).AsString; }
+
+        public static string OptionalString(JsonValue json, string name)
+        {
+            var value = json.Get(name);
+            if (value == null || value.Kind == JsonKind.Null) return null;
+            if (value.Kind != JsonKind.String) throw new MalformedResponseException(200, "field '" + name + "' is not a string");
+            return value.AsString;
+        }
+
+        public static bool Bool(JsonValue json, string name) { return Field(json, name, JsonKind.Bool).AsBool; }
+
+        public static long Integer(JsonValue json, string name)
+        {
+            try { return Field(json, name, JsonKind.Number).AsLong; }
+            catch (FormatException) { throw new MalformedResponseException(200, "field '" + name + "' is not an integer"); }
+        }
+
+        public static IReadOnlyList<JsonValue> Array(JsonValue json, string name) { return Field(json, name, JsonKind.Array).Items; }
+
+        /// <summary>A uuid: decimal digits, sent as a string or a number.</summary>
+        public static string Digits(JsonValue json, string name) { return Slot(json, name).Digits; }
+
+        public static SlotId Slot(JsonValue json, string name)
+        {
+            try { return SlotId.FromJson(json.Get(name)); }
+            catch (FormatException e) { throw new MalformedResponseException(200, "field '" + name + "': " + e.Message); }
+        }
+
+        /// <summary>A decimal-string amount (wei, base units), exact.</summary>
+        public static BigInteger Amount(JsonValue json, string name)
+        {
+            var text = String(json, name);
+            BigInteger value;
+            if (text.Length == 0 || text[0] == '-' || text[0] == '+' || !BigInteger.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out value))
+                throw new MalformedResponseException(200, "field '" + name + "' is not a decimal amount");
+            return value;
+        }
+
+        public static BigInteger? OptionalAmount(JsonValue json, string name)
+        {
+            var value = json.Get(name);
+            if (value == null || value.Kind == JsonKind.Null) return null;
+            return Amount(json, name);
+        }
+
+        public static PlayerSession Session(JsonValue json)
+        {
+            return new PlayerSession(String(json, "token"), Digits(json, "uuid"));
+        }
+
+        public static LoginStatus Status(JsonValue json)
+        {
+            return new LoginStatus
+            {
+                UserId = String(json, "user_id"),
+                Status = String(json, "status"),
+                TransferEnabled = Bool(json, "transfer_enabled"),
+                Timestamp = OptionalString(json, "timestamp"),
+            };
+        }
+    }
+}
