@@ -254,7 +254,7 @@ export async function createServices(
     await tokens.init();
     const authenticator = new Authenticator(tokens);
     // Password change and reset void the user's earlier login JWTs (docs/accounts.md).
-    authenticator.useLoginCutoff((userId) => users.loginsValidAfter(Number(userId)));
+    authenticator.useLoginCutoff((userId) => users.loginCutoff(Number(userId)));
     // Sign-in and sign-up hashes: one scrypt per core at most, a bounded queue behind (SCRYPT_QUEUE_MAX).
     const passwords = new PasswordHasher(
       Math.min(availableParallelism(), config.threadPoolSize),
@@ -430,6 +430,10 @@ export async function createServices(
         secrets.masterKey,
         config.publicUrl,
         logger,
+        {
+          endLoginPageSessions: (userUuid) => browserSessions.endSessionsOf(userUuid),
+          revokeAppGrants: (userUuid, reason) => oauth.revokeUserGrants(userUuid, reason),
+        },
       ),
       accountOverview: createAccountOverview({
         wallets,
