@@ -179,6 +179,7 @@ export async function createServices(
   try {
     const metrics = new ServiceMetrics();
     const secrets = ensureSecrets(config);
+    startup.useAdminKey(secrets.adminApiKey);
     for (const target of secrets.tightened) {
       logger.warn({ path: target }, 'group/other permissions removed from a DATA_DIR file (now owner-only)');
     }

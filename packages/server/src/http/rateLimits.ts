@@ -93,16 +93,24 @@ export function registerLoginRateLimit(app: FastifyInstance, limits: RateLimits)
 /**
  * Every `/v1/admin/*` request counts against the `admin` limit of its address in `onRequest`, before
  * the admin key is compared or the body is parsed, so a key guesser or a flood of large bodies is
- * cut off early. (The key check itself belongs to the admin routes' own guard.)
+ * cut off early. `/metrics` and a `/readyz` that sends a key compare the same key, so they count in
+ * the same bucket (decisions §8). (The key check itself belongs to each route's own guard.)
  */
 export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits): void {
   const limiter = createLimiter(app, limits, 'admin');
   // A callback hook, not an async one: every other route passes through it without a promise.
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    // The matched route's path, not the raw URL: no spelling of the URL slips past the prefix test.
-    if (!request.routeOptions.url?.startsWith('/v1/admin/')) return done();
+    if (!checksAdminKey(request)) return done();
     limiter(request).then(() => done(), done);
   });
+}
+
+/** Whether the request is one that compares the admin key (matched route path, so no URL spelling slips past). */
+function checksAdminKey(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  if (url === undefined) return false;
+  if (url.startsWith('/v1/admin/') || url === '/metrics') return true;
+  return url === '/readyz' && request.headers.authorization !== undefined;
 }
 
 /**
