@@ -71,6 +71,8 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
       const value = params[name];
       if (value !== undefined) fields[name] = value;
     }
+    // A hint too old to act on still named the app: the confirmation form carries it on.
+    if (fields.client_id === undefined && checked.client) fields.client_id = checked.client.clientId;
     const nonce = newNonce();
     const page = logoutConfirmPage({
       nonce,
@@ -88,7 +90,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     tags: ['oidc'],
     summary: 'RP-initiated logout: ends the dauth browser session and sets the login status logged_out',
     description:
-      '`id_token_hint` (an ID token dauth issued, expired ones accepted), `post_logout_redirect_uri` (registered for the app, exact match), `state` (returned unchanged). Without `id_token_hint` the user confirms on a page first.',
+      '`id_token_hint` (an ID token dauth issued, expired ones accepted; one issued more than 24 hours ago names the app but not the user, so the user confirms), `post_logout_redirect_uri` (registered for the app, exact match), `state` (returned unchanged). Without `id_token_hint` the user confirms on a page first.',
   };
   // One bucket per address for the three (RATE_LIMITS `end_session`).
   const limit = routeLimit(services.config.rateLimits, 'end_session');
