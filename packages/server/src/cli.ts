@@ -46,6 +46,12 @@ export async function runCli(
         throw new UsageError(`Unexpected argument: ${parsed.positionals[command.positionals ?? 0]}`);
       }
       values = { ...parsed.values, positionals: parsed.positionals };
+      if (typeof (parsed.values as CliValues).password === 'string') {
+        // Decisions §8: a password in argv lands in the shell history and the process list.
+        process.stderr.write(
+          'warning: --password leaves the password in your shell history and the process list; prefer --password-stdin\n',
+        );
+      }
     } catch (err) {
       throw new UsageError((err as Error).message);
     }

@@ -60,6 +60,14 @@ export const RATE_LIMIT_DEFAULTS = {
   content_consume_auth: perMinute(20),
   /** `balance_adex` per address (public chain read). */
   balance_adex: perMinute(6_000),
+  /** `GET /oauth/authorize` per address (each one checks the app and may issue a code). */
+  authorize: perMinute(1200),
+  /** `/oauth/end_session` per address (each one verifies an ID token and may end a session). */
+  end_session: perMinute(60),
+  /** `GET /v1/chain/info` per address (public). */
+  chain_info: perMinute(600),
+  /** `GET /v1/market/listings/{id}` per address (public, one database read). */
+  market_listing: perMinute(600),
   /** `/readyz` per address (each one queries the database and the chain). */
   readyz: perMinute(60),
   /** Every `/v1/admin/*` request per address, counted before the key or the body is looked at. */

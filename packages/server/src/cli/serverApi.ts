@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
-import { CommandFailure } from './command.js';
+import { CommandFailure, UsageError } from './command.js';
 
 /**
  * The running server as `dauth` commands that need the chain reach it: over its public HTTP API, so
@@ -14,8 +14,16 @@ export class ServerApi {
     private readonly config: Pick<Config, 'adminApiKey' | 'dataDir'>,
   ) {}
 
-  /** The admin key, read only when a command needs it (never printed). */
+  /**
+   * The admin key, read only when a command needs it (never printed), and never for a plain-http
+   * server that is not this machine (decisions §8): anyone on the path would read it.
+   */
   adminKey(): string {
+    if (!mayCarryAdminKey(this.url)) {
+      throw new UsageError(
+        `refusing to send the admin key over plain http to ${new URL(this.url).host}: use an https:// --server, or run on the server's machine (loopback)`,
+      );
+    }
     if (this.config.adminApiKey) return this.config.adminApiKey;
     const file = path.join(this.config.dataDir, 'admin-api-key');
     try {
@@ -62,4 +70,18 @@ export class ServerApi {
     }
     return parsed;
   }
+}
+
+/** https anywhere; plain http only to a loopback host (127.0.0.0/8, ::1, localhost). */
+function mayCarryAdminKey(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'https:') return true;
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127\.\d+\.\d+\.\d+$/.test(host) ||
+    host === '::1' ||
+    /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(host)
+  );
 }

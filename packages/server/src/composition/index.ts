@@ -179,6 +179,7 @@ export async function createServices(
   try {
     const metrics = new ServiceMetrics();
     const secrets = ensureSecrets(config);
+    startup.useAdminKey(secrets.adminApiKey);
     for (const target of secrets.tightened) {
       logger.warn({ path: target }, 'group/other permissions removed from a DATA_DIR file (now owner-only)');
     }
@@ -254,7 +255,7 @@ export async function createServices(
     await tokens.init();
     const authenticator = new Authenticator(tokens);
     // Password change and reset void the user's earlier login JWTs (docs/accounts.md).
-    authenticator.useLoginCutoff((userId) => users.loginsValidAfter(Number(userId)));
+    authenticator.useLoginCutoff((userId) => users.loginCutoff(Number(userId)));
     // Sign-in and sign-up hashes: one scrypt per core at most, a bounded queue behind (SCRYPT_QUEUE_MAX).
     const passwords = new PasswordHasher(
       Math.min(availableParallelism(), config.threadPoolSize),
@@ -430,6 +431,10 @@ export async function createServices(
         secrets.masterKey,
         config.publicUrl,
         logger,
+        {
+          endLoginPageSessions: (userUuid) => browserSessions.endSessionsOf(userUuid),
+          revokeAppGrants: (userUuid, reason) => oauth.revokeUserGrants(userUuid, reason),
+        },
       ),
       accountOverview: createAccountOverview({
         wallets,

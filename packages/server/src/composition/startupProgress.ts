@@ -6,6 +6,16 @@
 export class StartupProgress {
   readonly #steps = new Map<string, () => string>();
   #current: string | undefined;
+  #adminApiKey: string | undefined;
+
+  /** The admin key, once the secrets are loaded: only a caller with it sees each step's detail. */
+  get adminApiKey(): string | undefined {
+    return this.#adminApiKey;
+  }
+
+  useAdminKey(adminApiKey: string): void {
+    this.#adminApiKey = adminApiKey;
+  }
 
   /** `step` starts now; `detail` (read at each `/readyz`) says how far it got. */
   begin(step: string, detail: () => string = () => 'starting'): void {

@@ -40,7 +40,7 @@ import { tokenTransferRoutes } from './routes/token/transfer.js';
 import { jwksRoutes } from './routes/wellKnown/jwks.js';
 import { oauthMetadataRoutes } from './routes/wellKnown/oauthAuthorizationServer.js';
 import { oidcRoutes } from './routes/oidc/index.js';
-import { consoleRoutes } from './routes/console/index.js';
+import { CONSOLE_HEADERS, consoleRoutes } from './routes/console/index.js';
 import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -111,7 +111,14 @@ export async function buildApp(
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The API docs page gets the console's CSP and frame headers (decisions §8): its scripts and styles
+  // are files of this service too, and nothing may frame it.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply) => {
+      void reply.headers(CONSOLE_HEADERS);
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs' });
+  });
 
   // Route modules: each is `(app, services) => void` in a scope of its own; add new ones to this list.
   // Files under routes/ mirror the URL path after `/v1` (docs/architecture.md has the table).

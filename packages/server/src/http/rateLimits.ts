@@ -8,6 +8,7 @@ import type {
 import type { Services } from '../composition/index.js';
 import { AppError } from '../errors.js';
 import { RATE_LIMIT_DEFAULTS, type RateLimitName, type RateLimits } from '../rateLimitSettings.js';
+import { rateLimitAddress } from '../services/network/ipAddresses.js';
 import type { App } from './types.js';
 
 /** Password guesses allowed per client address and e-mail each minute by default, across every sign-in route. */
@@ -26,6 +27,13 @@ declare module 'fastify' {
 type KeyGenerator = (request: FastifyRequest) => string;
 
 /**
+ * The client address every per-address limit counts under (decisions §8): IPv4 whole (also spelled
+ * `::ffff:a.b.c.d`), IPv6 by its /64, so one subscriber's network is one bucket however many of its
+ * addresses it rotates through.
+ */
+export const clientAddress = (request: FastifyRequest): string => rateLimitAddress(request.ip);
+
+/**
  * The `config.rateLimit` of a route from the configured limit `name` (`RATE_LIMITS`), keyed per
  * address unless a key generator is given. Every key starts with the limit's name, so two limits
  * never share a bucket.
@@ -39,7 +47,7 @@ export function routeLimit(
   return {
     max,
     timeWindow: windowMs,
-    keyGenerator: options.keyGenerator ?? ((request: FastifyRequest) => `${name}:${request.ip}`),
+    keyGenerator: options.keyGenerator ?? ((request: FastifyRequest) => `${name}:${clientAddress(request)}`),
     ...(options.hook ? { hook: options.hook } : {}),
   };
 }
@@ -49,7 +57,7 @@ export function createLimiter(
   app: FastifyInstance,
   limits: RateLimits,
   name: RateLimitName,
-  keyGenerator: KeyGenerator = (request) => `${name}:${request.ip}`,
+  keyGenerator: KeyGenerator = (request) => `${name}:${clientAddress(request)}`,
 ): (request: FastifyRequest) => Promise<void> {
   const { max, windowMs } = limits[name];
   const limiter = app.createRateLimit({ max, timeWindow: windowMs, keyGenerator });
@@ -74,7 +82,7 @@ export function registerLoginRateLimit(app: FastifyInstance, limits: RateLimits)
   const perAddress = createLimiter(app, limits, 'login_address');
   const perAccount = createLimiter(app, limits, 'login', (request) => {
     const email = (request.body as { email?: unknown } | undefined)?.email;
-    return `login:${request.ip}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
+    return `login:${clientAddress(request)}:${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
   });
   app.decorate('loginRateLimit', async function loginRateLimit(request: FastifyRequest) {
     await perAccount(request);
@@ -85,16 +93,24 @@ export function registerLoginRateLimit(app: FastifyInstance, limits: RateLimits)
 /**
  * Every `/v1/admin/*` request counts against the `admin` limit of its address in `onRequest`, before
  * the admin key is compared or the body is parsed, so a key guesser or a flood of large bodies is
- * cut off early. (The key check itself belongs to the admin routes' own guard.)
+ * cut off early. `/metrics` and a `/readyz` that sends a key compare the same key, so they count in
+ * the same bucket (decisions §8). (The key check itself belongs to each route's own guard.)
  */
 export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits): void {
   const limiter = createLimiter(app, limits, 'admin');
   // A callback hook, not an async one: every other route passes through it without a promise.
   app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    // The matched route's path, not the raw URL: no spelling of the URL slips past the prefix test.
-    if (!request.routeOptions.url?.startsWith('/v1/admin/')) return done();
+    if (!checksAdminKey(request)) return done();
     limiter(request).then(() => done(), done);
   });
+}
+
+/** Whether the request is one that compares the admin key (matched route path, so no URL spelling slips past). */
+function checksAdminKey(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  if (url === undefined) return false;
+  if (url.startsWith('/v1/admin/') || url === '/metrics') return true;
+  return url === '/readyz' && request.headers.authorization !== undefined;
 }
 
 /**
@@ -104,7 +120,7 @@ export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits)
 export function perUser(limits: RateLimits, name: RateLimitName) {
   return {
     rateLimit: routeLimit(limits, name, {
-      keyGenerator: (request: FastifyRequest) => `${name}:${request.auth?.userId ?? request.ip}`,
+      keyGenerator: (request: FastifyRequest) => `${name}:${request.auth?.userId ?? clientAddress(request)}`,
     }),
   };
 }
@@ -118,7 +134,9 @@ export function perSession(limits: RateLimits, name: RateLimitName) {
   return {
     rateLimit: routeLimit(limits, name, {
       keyGenerator: (request: FastifyRequest) =>
-        request.auth ? `${name}:${request.auth.userId}:${request.auth.jti}` : `${name}:${request.ip}`,
+        request.auth
+          ? `${name}:${request.auth.userId}:${request.auth.jti}`
+          : `${name}:${clientAddress(request)}`,
     }),
   };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StartupProgress } from '../composition/startupProgress.js';
+import { safeEqual } from '../crypto/constantTime.js';
 import { serviceStarting } from '../errors.js';
 
 /** How long a client should wait before asking again while the service starts. */
@@ -10,6 +11,8 @@ export const STARTING_RETRY_AFTER_SECONDS = 2;
  * app takes over the same server: `/healthz` 200 (the process is alive), `/readyz` 503 `not_ready` with
  * each start step's progress in `checks` (the shape of the app's own `/readyz`), anything else 503
  * `service_starting` with `Retry-After`. No route of the app is reachable before its services exist.
+ * As on the app's `/readyz`, the steps are shown only to a caller with the admin key (known once the
+ * secrets are loaded); anyone else learns only that the service is starting.
  */
 export function startupHandler(progress: StartupProgress) {
   return (request: IncomingMessage, response: ServerResponse): void => {
@@ -18,6 +21,10 @@ export function startupHandler(progress: StartupProgress) {
     if (readable && pathname === '/healthz') {
       send(response, request, 200, { status: 'ok' });
     } else if (readable && pathname === '/readyz') {
+      if (!isAdmin(request, progress.adminApiKey)) {
+        send(response, request, 503, { success: false, error: 'not_ready', message: 'Starting' });
+        return;
+      }
       const checks = progress.checks();
       const step = progress.current;
       send(response, request, 503, {
@@ -36,6 +43,11 @@ export function startupHandler(progress: StartupProgress) {
       });
     }
   };
+}
+
+function isAdmin(request: IncomingMessage, adminApiKey: string | undefined): boolean {
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+  return adminApiKey !== undefined && token !== undefined && safeEqual(token, adminApiKey);
 }
 
 function send(response: ServerResponse, request: IncomingMessage, status: number, body: unknown): void {

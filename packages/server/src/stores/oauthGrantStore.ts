@@ -417,6 +417,27 @@ export class OAuthGrantStore {
     });
   }
 
+  /** Revokes every live grant of a user, every app (password reset or change); returns the ids it revoked. */
+  async revokeAllGrantsOfUser(userUuid: number, reason: string, now: number): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('oauth_grants')
+        .select('grant_id')
+        .where('user_uuid', '=', userUuid)
+        .where('revoked_at', 'is', null)
+        .execute();
+      if (rows.length === 0) return [];
+      const ids = rows.map((r) => r.grant_id);
+      await trx
+        .updateTable('oauth_grants')
+        .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
+        .where('grant_id', 'in', ids)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return ids;
+    });
+  }
+
   /** Revokes every live grant of an app (the app was deleted); returns the ids it revoked. */
   async revokeGrantsOfClient(clientId: string, reason: string, now: number): Promise<string[]> {
     return this.db.transaction().execute(async (trx) => {

@@ -65,6 +65,15 @@ export class OAuthSessionStore {
     await this.db.deleteFrom('oauth_sessions').where('session_hash', '=', sessionHash).execute();
   }
 
+  /** Ends every login-page session of a user (password reset or change); returns how many. */
+  async deleteSessionsOf(userUuid: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('oauth_sessions')
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return affected(result);
+  }
+
   async hasConsent(userUuid: number, clientId: string): Promise<boolean> {
     const row = await this.db
       .selectFrom('oauth_consents')

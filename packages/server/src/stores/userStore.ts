@@ -9,6 +9,8 @@ export interface UsersTable {
   created_at: number;
   /** Unix seconds: login JWTs issued before it are void (password change or reset; migration 0120). */
   logins_valid_after: number | null;
+  /** The one login JWT id that survives `logins_valid_after`: the session that changed the password (migration 0135). */
+  logins_kept_jti: string | null;
 }
 
 declare module '../db/database.js' {
@@ -35,6 +37,12 @@ const toUser = (row: UsersTable): UserWithPassword => ({
   createdAt: Number(row.created_at),
   passwordHash: row.password_hash,
 });
+
+/** Login JWTs issued before `validAfter` (Unix seconds) are void, except the one with id `keptJti`. */
+export interface LoginCutoff {
+  validAfter: number;
+  keptJti?: string | undefined;
+}
 
 export class UserStore {
   constructor(private readonly db: Db) {}
@@ -89,23 +97,32 @@ export class UserStore {
     return row !== undefined;
   }
 
-  /** Sets a new password hash and voids every login JWT issued before `loginsValidAfter` (Unix seconds). */
-  async setPassword(userUuid: number, passwordHash: string, loginsValidAfter: number): Promise<boolean> {
+  /**
+   * Sets a new password hash and voids every login JWT issued before `loginsValidAfter` (Unix seconds)
+   * except the one with id `keptJti` (a password change keeps the session that made it; a reset keeps none).
+   */
+  async setPassword(
+    userUuid: number,
+    passwordHash: string,
+    loginsValidAfter: number,
+    keptJti: string | null = null,
+  ): Promise<boolean> {
     const result = await this.db
       .updateTable('users')
-      .set({ password_hash: passwordHash, logins_valid_after: loginsValidAfter })
+      .set({ password_hash: passwordHash, logins_valid_after: loginsValidAfter, logins_kept_jti: keptJti })
       .where('user_uuid', '=', userUuid)
       .executeTakeFirst();
     return affected(result) === 1;
   }
 
-  /** Unix seconds before which the user's login JWTs are void, if a password change set one. */
-  async loginsValidAfter(userUuid: number): Promise<number | undefined> {
+  /** The user's login cutoff, if a password change or reset set one: Unix seconds and the JWT id it spares. */
+  async loginCutoff(userUuid: number): Promise<LoginCutoff | undefined> {
     const row = await this.db
       .selectFrom('users')
-      .select('logins_valid_after')
+      .select(['logins_valid_after', 'logins_kept_jti'])
       .where('user_uuid', '=', userUuid)
       .executeTakeFirst();
-    return row?.logins_valid_after === null || row === undefined ? undefined : Number(row.logins_valid_after);
+    if (row === undefined || row.logins_valid_after === null) return undefined;
+    return { validAfter: Number(row.logins_valid_after), keptJti: row.logins_kept_jti ?? undefined };
   }
 }

@@ -200,6 +200,35 @@ export class VerificationStore {
     return row !== undefined;
   }
 
+  /** Retires every live code of `codePurposes` and token of `tokenPurposes` of a user (a reset succeeded). */
+  async retireAll(
+    userUuid: number,
+    codePurposes: string[],
+    tokenPurposes: string[],
+    now: number,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      if (codePurposes.length > 0) {
+        await trx
+          .updateTable('email_codes')
+          .set({ consumed_at: now })
+          .where('user_uuid', '=', userUuid)
+          .where('purpose', 'in', codePurposes)
+          .where('consumed_at', 'is', null)
+          .execute();
+      }
+      if (tokenPurposes.length > 0) {
+        await trx
+          .updateTable('verification_tokens')
+          .set({ used_at: now })
+          .where('user_uuid', '=', userUuid)
+          .where('purpose', 'in', tokenPurposes)
+          .where('used_at', 'is', null)
+          .execute();
+      }
+    });
+  }
+
   /** Deletes codes and tokens that expired before `before` (housekeeping). */
   async deleteExpired(before: number): Promise<void> {
     await this.db.deleteFrom('email_codes').where('expires_at', '<', before).execute();

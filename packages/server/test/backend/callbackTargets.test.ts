@@ -51,6 +51,20 @@ describe('address classes (decisions §7 callback targets)', () => {
     ['93.184.215.14', 'public'],
     ['100.128.0.1', 'public'],
     ['2606:4700::1111', 'public'],
+    // Decisions §8: an IPv6 address embedding an IPv4 address is judged by that address too.
+    ['64:ff9b::a9fe:a9fe', 'forbidden'],
+    ['64:ff9b::169.254.169.254', 'forbidden'],
+    ['64:ff9b:1::a9fe:a9fe', 'forbidden'],
+    ['::ffff:0:a9fe:a9fe', 'forbidden'],
+    ['::ffff:0:169.254.169.254', 'forbidden'],
+    ['::ffff:0:7f00:1', 'private'],
+    ['::ffff:0:a00:1', 'private'],
+    ['::a9fe:a9fe', 'forbidden'],
+    ['2002:a9fe:a9fe::1', 'forbidden'],
+    ['2002:7f00:1::1', 'private'],
+    ['2001:0:4136:e378:8000:63bf:5601:5601', 'forbidden'],
+    ['64:ff9b::808:808', 'private'],
+    ['::ffff:0:808:808', 'public'],
   ])('%s is %s', (address, expected) => {
     expect(classifyAddress(address)).toBe(expected);
   });
@@ -85,6 +99,12 @@ describe('the registration check', () => {
     'http://100.64.0.1/cb',
     'http://metadata.example/cb',
     'http://[::ffff:a9fe:a9fe]/cb',
+    'http://[64:ff9b::a9fe:a9fe]/cb',
+    'http://[64:ff9b:1::a9fe:a9fe]/cb',
+    'http://[::ffff:0:a9fe:a9fe]/cb',
+    'http://[::a9fe:a9fe]/cb',
+    'http://[2002:a9fe:a9fe::1]/cb',
+    'http://[2001:0:4136:e378:8000:63bf:5601:5601]/cb',
   ])('refuses %s always, even where private targets are allowed', async (uri) => {
     expect(await embedded.registrationProblem(uri)).toMatch(/link-local, metadata or reserved/);
     expect(await strict.registrationProblem(uri)).toBeDefined();

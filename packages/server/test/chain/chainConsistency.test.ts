@@ -53,7 +53,11 @@ describe('the chain consistency check after a start', () => {
     const clean = await server.services.chainConsistency.run();
     expect(clean.differences).toEqual([]);
     expect(clean.checked).toBeGreaterThanOrEqual(3); // the wallet, the slot, the content balance
-    const ready = await get<{ checks: Record<string, string> }>(server, '/readyz');
+    const ready = await get<{ checks: Record<string, string> }>(
+      server,
+      '/readyz',
+      server.services.secrets.adminApiKey,
+    );
     expect(ready.status).toBe(200);
     expect(ready.body.checks.chain_consistency).toBe('ok');
 
@@ -68,7 +72,11 @@ describe('the chain consistency check after a start', () => {
       database: 'balance 250 used 50',
       chain: 'balance 0 used 0',
     });
-    const after = await get<{ checks: Record<string, string> }>(server, '/readyz');
+    const after = await get<{ checks: Record<string, string> }>(
+      server,
+      '/readyz',
+      server.services.secrets.adminApiKey,
+    );
     expect(after.status).toBe(200);
     expect(after.body.checks.chain_consistency).toMatch(
       /^\d+ differences? between the database and the chain/,

@@ -136,9 +136,13 @@ describe('chain over HTTP: info, faucet, outage, crash and restart (real anvil)'
       expect(faucet.status).toBe(503);
       expect(await faucet.json()).toMatchObject({ success: false, error: 'chain_unavailable' });
 
-      const ready = await fetch(`${server.url}/readyz`);
+      const ready = await fetch(`${server.url}/readyz`, { headers: { authorization: `Bearer ${adminKey}` } });
       expect(ready.status).toBe(503);
       expect(await ready.json()).toMatchObject({ checks: { chain: 'unavailable', database: 'ok' } });
+      // Anonymous callers learn that it is not ready, not why.
+      const anonymous = await fetch(`${server.url}/readyz`);
+      expect(anonymous.status).toBe(503);
+      expect(await anonymous.json()).toEqual({ success: false, error: 'not_ready', message: 'Not ready' });
 
       const owner = randomOwner();
       await expect(

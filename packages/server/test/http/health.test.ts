@@ -12,9 +12,40 @@ describe('health and docs', () => {
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok' });
-    const ready = await fetch(`${server.url}/readyz`);
+    const ready = await fetch(`${server.url}/readyz`, {
+      headers: { authorization: `Bearer ${server.services.secrets.adminApiKey}` },
+    });
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { checks: Record<string, string> }).checks.database).toBe('ok');
+  });
+
+  it('tells an anonymous /readyz only its status: no deposit, no balances (decisions §8)', async () => {
+    const anonymous = await fetch(`${server.url}/readyz`);
+    expect(anonymous.status).toBe(200);
+    const body = (await anonymous.json()) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['status']);
+    expect(['ready', 'degraded']).toContain(body.status);
+    expect(JSON.stringify(body)).not.toMatch(/paymaster|relayer|ether/);
+
+    const admin = await fetch(`${server.url}/readyz`, {
+      headers: { authorization: `Bearer ${server.services.secrets.adminApiKey}` },
+    });
+    const detailed = (await admin.json()) as { checks: Record<string, string> };
+    expect(detailed.checks.funds).toMatch(/paymaster_deposit=.* ether, relayer_balance=.* ether/);
+
+    const wrong = await fetch(`${server.url}/readyz`, { headers: { authorization: 'Bearer not-the-key' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ success: false, error: 'invalid_admin_key' });
+  });
+
+  it('gives /docs the same CSP and frame headers as the console (decisions §8)', async () => {
+    const console = await fetch(`${server.url}/console`);
+    for (const path of ['/docs', '/docs/', '/docs/json', '/docs/static/index.html']) {
+      const res = await fetch(`${server.url}${path}`, { redirect: 'manual' });
+      for (const header of ['content-security-policy', 'x-frame-options']) {
+        expect(res.headers.get(header), `${path} ${header}`).toBe(console.headers.get(header));
+      }
+    }
   });
 
   it('serves the OpenAPI document generated from route schemas', async () => {

@@ -27,7 +27,10 @@ describe('low funds: /readyz degraded, automatic top-up on the embedded chain', 
   });
 
   const readyz = async (): Promise<{ status: number; body: Ready }> => {
-    const res = await fetch(`${server.url}/readyz`);
+    // The checks (deposit, balances) are the admin's (decisions §8).
+    const res = await fetch(`${server.url}/readyz`, {
+      headers: { authorization: `Bearer ${server.services.secrets.adminApiKey}` },
+    });
     return { status: res.status, body: (await res.json()) as Ready };
   };
   /** Polls the check itself (not /readyz, which is rate-limited per address) until nothing is low. */

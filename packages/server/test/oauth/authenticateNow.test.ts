@@ -97,7 +97,7 @@ describe('Authenticator.authenticateNow (the promise-free path of GET /v1/oauth/
       tokens,
       list(() => false),
     );
-    auth.useLoginCutoff(async () => login.iat + 1);
+    auth.useLoginCutoff(async () => ({ validAfter: login.iat + 1 }));
     const answer = auth.authenticateNow('t', 'login');
     expect(answer).toBeInstanceOf(Promise);
     await expect(answer).rejects.toMatchObject({ code: 'invalid_token' });

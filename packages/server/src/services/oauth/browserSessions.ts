@@ -58,6 +58,11 @@ export class BrowserSessionService {
     if (cookieValue && cookieValue.length <= 100) await this.store.deleteSession(sha256Hex(cookieValue));
   }
 
+  /** Ends every login-page session of the user, on every replica (sessions are looked up in the database). */
+  endSessionsOf(userUuid: number): Promise<number> {
+    return this.store.deleteSessionsOf(userUuid);
+  }
+
   newCsrfCookie(): string {
     return newOpaqueToken();
   }

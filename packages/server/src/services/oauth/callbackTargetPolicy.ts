@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { embeddedIpv4 } from '../network/ipAddresses.js';
 
 /**
  * Where the service may send a server-side request on an app's behalf (the backend-integration
@@ -12,9 +13,12 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  *   unless private targets are allowed (`CALLBACK_ALLOW_PRIVATE`).
  * - `public`: everything else.
  *
- * IPv4-mapped IPv6 (`::ffff:127.0.0.1`) is matched against the IPv4 rules by `BlockList`; other
- * IPv4 spellings (`0x7f.1`, `2130706433`, `127.1`) are normalised by the WHATWG URL parser before
- * they get here.
+ * An IPv6 address that embeds an IPv4 address (IPv4-mapped `::ffff:0:0/96`, -translated
+ * `::ffff:0:0:0/96`, -compatible `::/96`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`, 6to4, Teredo:
+ * `embeddedIpv4`) is judged by that IPv4 address too, and the stricter class wins (decisions §8):
+ * `64:ff9b::a9fe:a9fe` is the metadata address 169.254.169.254 behind a NAT64 gateway, so forbidden
+ * even where private targets are allowed. Other IPv4 spellings (`0x7f.1`, `2130706433`, `127.1`) are
+ * normalised by the WHATWG URL parser before they get here.
  */
 export type AddressClass = 'public' | 'private' | 'forbidden';
 
@@ -78,10 +82,22 @@ export function classifyAddress(address: string): AddressClass {
   return known;
 }
 
+const STRICTNESS: Record<AddressClass, number> = { public: 0, private: 1, forbidden: 2 };
+
 function classifyUncached(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) return 'forbidden';
-  const type = family === 4 ? 'ipv4' : 'ipv6';
+  let verdict = classifyRange(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 6) {
+    for (const ipv4 of embeddedIpv4(address)) {
+      const inner = classifyRange(ipv4, 'ipv4');
+      if (STRICTNESS[inner] > STRICTNESS[verdict]) verdict = inner;
+    }
+  }
+  return verdict;
+}
+
+function classifyRange(address: string, type: 'ipv4' | 'ipv6'): AddressClass {
   if (forbidden.check(address, type)) return 'forbidden';
   if (privateOrLocal.check(address, type)) return 'private';
   return 'public';

@@ -34,6 +34,23 @@ export async function revokeUserClientGrants(
   return ids.length;
 }
 
+/**
+ * Revokes every grant of a user, every app (password reset or change): every refresh token and the
+ * access tokens they minted, on every replica. Returns how many.
+ */
+export async function revokeUserGrants(
+  context: OAuthGrantContext,
+  userUuid: number,
+  reason: string,
+): Promise<number> {
+  const now = context.now();
+  const ids = await context.grants.revokeAllGrantsOfUser(userUuid, reason, now);
+  for (const id of ids) {
+    await context.revocations.revoke({ kind: 'grant', value: id, expiresAt: grantEntryExpiry(now) });
+  }
+  return ids.length;
+}
+
 /** Revokes every grant of an app (deleted by its owner), on every replica. Returns how many. */
 export async function revokeClientGrants(
   context: OAuthGrantContext,

@@ -13,6 +13,7 @@ import {
   revokeJti,
   revokeTokenPair,
   revokeUserClientGrants,
+  revokeUserGrants,
 } from './grantRevocation.js';
 import type { IssuedTokens, OAuthGrantContext } from './oauthGrantContext.js';
 import { REFRESH_GRACE_MS, refresh, type RefreshingClient } from './refreshTokenGrant.js';
@@ -63,6 +64,10 @@ export class OAuthService {
 
   revokeUserClientGrants(userUuid: number, clientId: string, reason: string): Promise<number> {
     return revokeUserClientGrants(this.#context, userUuid, clientId, reason);
+  }
+
+  revokeUserGrants(userUuid: number, reason: string): Promise<number> {
+    return revokeUserGrants(this.#context, userUuid, reason);
   }
 
   revokeClientGrants(clientId: string, reason: string): Promise<number> {

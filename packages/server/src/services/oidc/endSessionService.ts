@@ -18,11 +18,18 @@ export interface EndSessionParams {
 /** A checked logout request: who asks (the app), for whom (the hint's user) and where to go after. */
 export interface EndSessionRequest {
   client: OAuthClient | undefined;
-  /** The `sub` of a valid `id_token_hint`; undefined without a hint. */
+  /** The `sub` of a valid `id_token_hint` at most 24 hours old; undefined without one. */
   hintUserId: string | undefined;
   /** `post_logout_redirect_uri` with `state`, when one was asked for (registered, exact match). */
   redirectTo: string | undefined;
 }
+
+/**
+ * How old an `id_token_hint` may be and still sign the user out at once (decisions §8). An older one
+ * still names the app (its signature holds) but no longer the user: the logout asks the user to
+ * confirm, as without a hint, so a hint leaked long ago cannot sign anyone out.
+ */
+export const ID_TOKEN_HINT_MAX_AGE_MS = 24 * 3600_000;
 
 const invalidParam = (field: string, message: string) =>
   new AppError(400, 'invalid_request', message, { field });
@@ -45,12 +52,13 @@ export class EndSessionService {
       sessions: BrowserSessionService;
       loginStatus: LoginStatusService;
       issuer: string;
+      now?: () => number;
     },
   ) {}
 
   /** Validates the request; 400 `invalid_request` (naming the field) for a bad hint, app or URI. */
   async check(params: EndSessionParams): Promise<EndSessionRequest> {
-    let hint: { sub: string; aud: string } | undefined;
+    let hint: { sub: string; aud: string; iat: number | undefined } | undefined;
     if (params.id_token_hint !== undefined) hint = await this.#verifyHint(params.id_token_hint);
     if (hint && params.client_id !== undefined && params.client_id !== hint.aud) {
       throw invalidParam('client_id', 'client_id is not the audience of id_token_hint');
@@ -74,7 +82,9 @@ export class EndSessionService {
       }
       redirectTo = redirectWith(params.post_logout_redirect_uri, { state: params.state });
     }
-    return { client, hintUserId: hint?.sub, redirectTo };
+    const now = (this.deps.now ?? Date.now)();
+    const fresh = hint?.iat !== undefined && now - hint.iat * 1000 <= ID_TOKEN_HINT_MAX_AGE_MS;
+    return { client, hintUserId: fresh ? hint?.sub : undefined, redirectTo };
   }
 
   /**
@@ -99,9 +109,10 @@ export class EndSessionService {
   /**
    * An ID token this service issued: ES256 under one of its keys, its issuer, a `sub` and an `aud`,
    * and none of the `token_use` marks of login and access tokens. An expired hint is accepted, as the
-   * logout specification recommends: the RP often holds nothing fresher.
+   * logout specification recommends (the RP often holds nothing fresher); `check` acts on its user
+   * only while it is at most `ID_TOKEN_HINT_MAX_AGE_MS` old.
    */
-  async #verifyHint(token: string): Promise<{ sub: string; aud: string }> {
+  async #verifyHint(token: string): Promise<{ sub: string; aud: string; iat: number | undefined }> {
     const invalid = () =>
       invalidParam('id_token_hint', 'id_token_hint is not an ID token issued by this service');
     let payload: Record<string, unknown>;
@@ -128,6 +139,6 @@ export class EndSessionService {
     ) {
       throw invalid();
     }
-    return { sub: payload.sub, aud };
+    return { sub: payload.sub, aud, iat: typeof payload.iat === 'number' ? payload.iat : undefined };
   }
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.js';
+import type { LoginCutoff } from '../../stores/userStore.js';
 import type { TokenClaims, TokenService } from './tokenService.js';
 
 /** Answers whether a verified token has since been revoked (logout, code reuse, marketplace sale…). */
@@ -14,8 +15,8 @@ export const noRevocations: RevocationList = { isRevoked: () => false };
  * `TokenService`, then revocation on every call (never cached).
  */
 export class Authenticator {
-  /** Unix seconds before which a user's login JWTs are void (password change/reset), when known. */
-  #loginCutoff: ((userId: string) => Promise<number | undefined>) | undefined;
+  /** The user's login cutoff (password change/reset), when one was set. */
+  #loginCutoff: ((userId: string) => Promise<LoginCutoff | undefined>) | undefined;
 
   constructor(
     private readonly tokens: TokenService,
@@ -27,7 +28,7 @@ export class Authenticator {
   }
 
   /** "Log out everywhere": login JWTs issued before the user's cutoff fail, checked on every call. */
-  useLoginCutoff(cutoff: (userId: string) => Promise<number | undefined>): void {
+  useLoginCutoff(cutoff: (userId: string) => Promise<LoginCutoff | undefined>): void {
     this.#loginCutoff = cutoff;
   }
 
@@ -58,7 +59,7 @@ export class Authenticator {
     if (await this.revocations.isRevoked(claims)) throw revokedError();
     if (claims.use === 'login' && this.#loginCutoff) {
       const cutoff = await this.#loginCutoff(claims.userId);
-      if (cutoff !== undefined && claims.iat < cutoff) {
+      if (cutoff !== undefined && claims.iat < cutoff.validAfter && claims.jti !== cutoff.keptJti) {
         throw new AppError(401, 'invalid_token', 'The token has been revoked (the password changed since)');
       }
     }

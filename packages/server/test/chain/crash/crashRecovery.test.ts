@@ -160,7 +160,11 @@ async function verify(server: TestServer, lines: Line[]): Promise<void> {
   }
   // What the database believes (wallets, slots, content balances) is what the chain holds.
   expect((await server.services.chainConsistency.run()).differences).toEqual([]);
-  const ready = await get<{ checks: Record<string, string> }>(server, '/readyz');
+  const ready = await get<{ checks: Record<string, string> }>(
+    server,
+    '/readyz',
+    server.services.secrets.adminApiKey,
+  );
   expect(ready.status).toBe(200);
   expect(ready.body.checks.chain_consistency).toBe('ok');
 }

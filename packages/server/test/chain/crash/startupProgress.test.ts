@@ -15,6 +15,8 @@ interface Seen {
   at: number;
   readyz?: { status: number; body: { error?: string; message?: string; checks?: Record<string, string> } };
   healthz?: number;
+  /** `/readyz` without the admin key: the status only (decisions §8). */
+  anonymous?: { status: number; body: Record<string, unknown> };
   route?: { status: number; error?: string; retryAfter: string | null };
   refused?: boolean;
 }
@@ -53,6 +55,7 @@ describe('the port answers during the recovery at start', () => {
     );
     expect(crashed.killedAfter, crashed.stderr).toBeDefined();
 
+    const adminKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim();
     const restart = await env();
     const url = restart.PUBLIC_URL;
     service = spawn(process.execPath, ['--import', 'tsx', MAIN], {
@@ -68,10 +71,11 @@ describe('the port answers during the recovery at start', () => {
     while (Date.now() < deadline && service.exitCode === null) {
       const at = Date.now();
       try {
-        const [readyz, healthz, route] = await Promise.all([
-          fetch(`${url}/readyz`),
+        const [readyz, healthz, route, anonymous] = await Promise.all([
+          fetch(`${url}/readyz`, { headers: { authorization: `Bearer ${adminKey}` } }),
           fetch(`${url}/healthz`),
           fetch(`${url}/v1/chain/info`),
+          fetch(`${url}/readyz`),
         ]);
         const routeBody = (await route.json()) as { error?: string };
         seen.push({
@@ -81,6 +85,7 @@ describe('the port answers during the recovery at start', () => {
             body: (await readyz.json()) as NonNullable<Seen['readyz']>['body'],
           },
           healthz: healthz.status,
+          anonymous: { status: anonymous.status, body: (await anonymous.json()) as Record<string, unknown> },
           route: {
             status: route.status,
             error: routeBody.error,
@@ -108,6 +113,11 @@ describe('the port answers during the recovery at start', () => {
     for (const s of starting) {
       expect(s.readyz!.body).toMatchObject({ error: 'not_ready' });
       expect(s.healthz).toBe(200);
+      // Without the admin key: that it is starting, never the steps (decisions §8).
+      if (s.anonymous!.status === 503) {
+        expect(s.anonymous!.body).toMatchObject({ success: false, error: 'not_ready' });
+        expect(s.anonymous!.body.checks).toBeUndefined();
+      }
       // Until the services exist nothing else is served; the app's own answers come only after.
       if (s.route!.status === 503) {
         expect(s.route).toMatchObject({ error: 'service_starting', retryAfter: '2' });

@@ -7,7 +7,7 @@ import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { sendLosslessJson } from '../../json/sendJson.js';
 import { slotInfoJson, slotSummaryJson } from '../../json/slotJson.js';
 import type { App } from '../../types.js';
-import { routeLimit } from '../../rateLimits.js';
+import { clientAddress, routeLimit } from '../../rateLimits.js';
 
 /** The backend-integration envelope; `message` is an object on the authorize success path. */
 const Envelope = Type.Object(
@@ -90,7 +90,7 @@ export async function backendIntegrationRoutes(app: App, services: Services): Pr
         rateLimit: routeLimit(services.config.rateLimits, 'meta_authorize', {
           hook: 'preHandler',
           keyGenerator: (request: FastifyRequest) =>
-            `meta_authorize:${request.auth?.userId ?? request.ip}:${(request.query as { client_id?: string }).client_id ?? ''}`,
+            `meta_authorize:${request.auth?.userId ?? clientAddress(request)}:${(request.query as { client_id?: string }).client_id ?? ''}`,
         }),
       },
     },

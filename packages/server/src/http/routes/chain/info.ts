@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
+import { routeLimit } from '../../rateLimits.js';
+import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
 const AddressString = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
@@ -24,8 +26,10 @@ export async function chainRoutes(app: App, services: Services): Promise<void> {
             token: AddressString,
             rpc_url: Type.Optional(Type.String({ description: 'Only for the embedded development chain' })),
           }),
+          ...errorResponses(429),
         },
       },
+      config: { rateLimit: routeLimit(services.config.rateLimits, 'chain_info') },
     },
     async () => {
       const { chainId, contracts, rpcUrl } = services.chainInfo;

@@ -37,7 +37,7 @@ export async function passwordRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'Set a new password with the mailed code (single use, 30 min); every earlier login JWT stops working',
+          'Set a new password with the mailed code (single use, 30 min); every earlier session of the account ends',
         body: Type.Object({
           email: Email,
           code: Type.String({ minLength: 1, maxLength: 32 }),
@@ -59,7 +59,7 @@ export async function passwordRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'Change your password (fresh login, STEP_UP_MAX_AGE); every login JWT of yours, this one included, stops working',
+          'Change your password (fresh login, STEP_UP_MAX_AGE); this login JWT keeps working, every other session of yours ends',
         security: bearerSecurity,
         body: Type.Object({ current_password: NewPassword, new_password: NewPassword }),
         response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(400, 401, 429) },
@@ -68,8 +68,10 @@ export async function passwordRoutes(app: App, services: Services): Promise<void
       config: limit,
     },
     async (request) => {
+      const auth = authOf(request);
       await passwords.change(
-        Number(authOf(request).userId),
+        Number(auth.userId),
+        auth.jti,
         request.body.current_password,
         request.body.new_password,
       );

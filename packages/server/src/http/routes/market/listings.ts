@@ -135,9 +135,10 @@ export async function marketRoutes(app: App, services: Services): Promise<void> 
         params: ListingId,
         response: {
           200: Type.Object({ success: Type.Boolean(), listing: ListingBody }),
-          ...errorResponses(404),
+          ...errorResponses(404, 429),
         },
       },
+      config: { rateLimit: routeLimit(services.config.rateLimits, 'market_listing') },
     },
     async (request, reply) => {
       const listing = await market.find(request.params.id);

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { routeLimit } from '../../rateLimits.js';
+import { clientAddress, routeLimit } from '../../rateLimits.js';
 import { Type } from 'typebox';
 import type { Config } from '../../../config.js';
 import { claimedClientId } from './clientAuthentication.js';
@@ -29,6 +29,6 @@ export const noStore = async (_request: unknown, reply: FastifyReply) => {
 export function clientRateLimit(config: Pick<Config, 'rateLimits'>) {
   return routeLimit(config.rateLimits, 'oauth_token', {
     hook: 'preHandler',
-    keyGenerator: (request) => `oauth_token:${claimedClientId(request)}:${request.ip}`,
+    keyGenerator: (request) => `oauth_token:${claimedClientId(request)}:${clientAddress(request)}`,
   });
 }

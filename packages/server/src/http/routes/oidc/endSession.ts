@@ -6,6 +6,7 @@ import { END_SESSION_PATH } from '../../../services/oidc/discovery.js';
 import type { EndSessionParams, EndSessionRequest } from '../../../services/oidc/endSessionService.js';
 import { newNonce, pageHeaders } from '../../pages/html.js';
 import { loggedOutPage, logoutConfirmPage } from '../../pages/logoutPages.js';
+import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { browserCookies } from '../oauth/authorize/shared.js';
@@ -70,6 +71,8 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
       const value = params[name];
       if (value !== undefined) fields[name] = value;
     }
+    // A hint too old to act on still named the app: the confirmation form carries it on.
+    if (fields.client_id === undefined && checked.client) fields.client_id = checked.client.clientId;
     const nonce = newNonce();
     const page = logoutConfirmPage({
       nonce,
@@ -87,21 +90,23 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     tags: ['oidc'],
     summary: 'RP-initiated logout: ends the dauth browser session and sets the login status logged_out',
     description:
-      '`id_token_hint` (an ID token dauth issued, expired ones accepted), `post_logout_redirect_uri` (registered for the app, exact match), `state` (returned unchanged). Without `id_token_hint` the user confirms on a page first.',
+      '`id_token_hint` (an ID token dauth issued, expired ones accepted; one issued more than 24 hours ago names the app but not the user, so the user confirms), `post_logout_redirect_uri` (registered for the app, exact match), `state` (returned unchanged). Without `id_token_hint` the user confirms on a page first.',
   };
+  // One bucket per address for the three (RATE_LIMITS `end_session`).
+  const limit = routeLimit(services.config.rateLimits, 'end_session');
   app.get(
     END_SESSION_PATH,
     {
-      schema: { ...schema, querystring: EndSessionQuery, response: errorResponses(400) },
-      config: { errorStyle: 'oauth' },
+      schema: { ...schema, querystring: EndSessionQuery, response: errorResponses(400, 429) },
+      config: { errorStyle: 'oauth', rateLimit: limit },
     },
     (request, reply) => endSession(request.query, request, reply),
   );
   app.post(
     END_SESSION_PATH,
     {
-      schema: { ...schema, body: EndSessionQuery, response: errorResponses(400) },
-      config: { errorStyle: 'oauth' },
+      schema: { ...schema, body: EndSessionQuery, response: errorResponses(400, 429) },
+      config: { errorStyle: 'oauth', rateLimit: limit },
     },
     (request, reply) => endSession(request.body, request, reply),
   );
@@ -112,9 +117,9 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
         tags: ['oidc'],
         summary: 'The logout confirmation form (CSRF-protected)',
         body: ConfirmForm,
-        response: errorResponses(400, 403),
+        response: errorResponses(400, 403, 429),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', rateLimit: limit },
     },
     async (request, reply) => {
       if (!browserSessions.verifyCsrf(request.cookies[cookies.csrf], request.body.csrf_token)) {

@@ -2,6 +2,7 @@ import type { Services } from '../../../../composition/index.js';
 import { unauthorized } from '../../../../errors.js';
 import { nextAuthorizeStep } from '../../../../services/oidc/authorizationPrompt.js';
 import { bearerToken } from '../../../adminAuth.js';
+import { routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { consentRoutes, showConsent } from './consent.js';
@@ -37,9 +38,9 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         description:
           'With `Authorization: Bearer <login JWT>` (or the session cookie of this page for an app the user approved before) the answer is a 302 to `redirect_uri` with `code` and `state`. Otherwise the HTML login-and-consent page. Unknown `client_id` or unregistered `redirect_uri`: 401 `redirect_uri mismatch`, never a redirect. PKCE: `code_challenge` with `code_challenge_method=S256`.',
         querystring: AuthorizeQuery,
-        response: errorResponses(400, 401),
+        response: errorResponses(400, 401, 429),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'authorize') },
     },
     async (request, reply) => {
       const authz = await check(request.query, reply);
