@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors.js';
+import { errorPage } from './pages/errorPage.js';
+import { newNonce, pageHeaders, prefersHtml } from './pages/html.js';
 
 /**
  * How a route family renders errors. `default`: decisions §2. `oauth`: the same plus RFC 6749
@@ -10,6 +12,8 @@ export type ErrorStyle = 'default' | 'oauth' | 'envelope';
 declare module 'fastify' {
   interface FastifyContextConfig {
     errorStyle?: ErrorStyle;
+    /** A page a browser opens (the sign-in pages): errors go to a browser as an HTML page. */
+    browserPage?: boolean;
   }
 }
 
@@ -84,6 +88,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if ((appError.status === 429 || appError.status === 503) && appError.details?.retryAfterSeconds) {
       reply.header('Retry-After', String(appError.details.retryAfterSeconds));
+    }
+    if (request.routeOptions.config?.browserPage === true && prefersHtml(request.headers.accept)) {
+      const nonce = newNonce();
+      const page = errorPage({
+        nonce,
+        status: appError.status,
+        code: appError.code,
+        message: appError.message,
+      });
+      return reply.status(appError.status).headers(pageHeaders(nonce)).send(page);
     }
     void reply.status(appError.status).send(renderError(style, appError));
   });

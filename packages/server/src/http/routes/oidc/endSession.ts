@@ -93,7 +93,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     END_SESSION_PATH,
     {
       schema: { ...schema, querystring: EndSessionQuery, response: errorResponses(400) },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     (request, reply) => endSession(request.query, request, reply),
   );
@@ -101,7 +101,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     END_SESSION_PATH,
     {
       schema: { ...schema, body: EndSessionQuery, response: errorResponses(400) },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     (request, reply) => endSession(request.body, request, reply),
   );
@@ -114,7 +114,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
         body: ConfirmForm,
         response: errorResponses(400, 403),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       if (!browserSessions.verifyCsrf(request.cookies[cookies.csrf], request.body.csrf_token)) {

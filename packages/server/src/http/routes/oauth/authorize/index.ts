@@ -39,7 +39,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         querystring: AuthorizeQuery,
         response: errorResponses(400, 401),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       const authz = await check(request.query, reply);
