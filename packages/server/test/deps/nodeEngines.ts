@@ -87,12 +87,13 @@ export function testedRange(projectRange: string, ciVersions: readonly string[])
 }
 
 /**
- * What development tooling must admit: the LTS (even) majors CI runs, each from the first release the
- * tooling of the day settled on (22.13: eslint-visitor-keys and the rolldown wasm runtime ask for
- * `^22.13.0`; Node 22.12.0 was a single release) — never the odd, short-lived majors, which vitest leaves
- * out (`^20 || ^22 || >=24`). The product itself (`npm install --omit=dev`) admits the whole claimed range.
+ * What development tooling (build, lint, tests) must admit: the project's slices of the LTS (even) majors,
+ * never the odd, short-lived ones, which vitest leaves out (`^20 || ^22 || >=24`). The product itself
+ * (`npm install --omit=dev`) admits every slice.
  */
-export function toolingRange(ciVersions: readonly string[]): string[] {
-  const majors = [...new Set(ciVersions.map((v) => semver.major(v)))].sort((a, b) => a - b);
-  return majors.map((major) => (major === 22 ? '>=22.13.0 <23.0.0-0' : `>=${major}.0.0 <${major + 1}.0.0-0`));
+export function toolingRange(slices: readonly string[]): string[] {
+  return slices.filter((slice) => {
+    const lowest = semver.minVersion(slice);
+    return lowest !== null && lowest.major % 2 === 0;
+  });
 }
