@@ -17,6 +17,32 @@ declare module 'fastify' {
   }
 }
 
+/** A body of another type where the route takes JSON, e.g. `curl -d '{…}'` without its header. */
+export const jsonBodyRequired = (): AppError =>
+  new AppError(
+    415,
+    'unsupported_media_type',
+    'This endpoint takes a JSON body: send it with Content-Type: application/json',
+  );
+
+/** What `curl -d` (a form) and `fetch` with a string body (text/plain) send when the JSON header is left off. */
+const TYPES_MISTAKEN_FOR_JSON = new Set(['application/x-www-form-urlencoded', 'text/plain']);
+
+/**
+ * Form bodies belong to the OAuth and OpenID Connect endpoints and the sign-in pages, all under `/oauth/`
+ * (RFC 6749 and its extensions post forms). Elsewhere a form or plain-text body is a JSON body sent without
+ * its Content-Type — what `curl -d` does — and is refused with a 415 that says so, before anything parses it
+ * (Fastify would otherwise parse it and answer a puzzling 400 about missing fields).
+ */
+export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+    if (type !== undefined && TYPES_MISTAKEN_FOR_JSON.has(type) && !request.url.startsWith('/oauth/')) {
+      throw jsonBodyRequired();
+    }
+  });
+}
+
 /** Turns anything thrown into an `AppError` whose message is safe to show. */
 export function toAppError(error: unknown): AppError {
   if (isAppError(error)) return error;
@@ -39,7 +65,7 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError(413, 'payload_too_large', 'The request body is larger than 1 MiB');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json');
+      return jsonBodyRequired();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(400, 'invalid_request', 'The JSON body is empty', { field: 'body' });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

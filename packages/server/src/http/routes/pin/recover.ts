@@ -47,8 +47,8 @@ export async function pinRecoverRoutes(app: App, services: Services): Promise<vo
     },
     async (request) => {
       const body = request.body;
-      requireSameUser(request, body.user_uuid);
-      const result = await custody.recover(body.user_uuid, body.pin_hash, body.verification_token);
+      const userUuid = requireSameUser(request, body.user_uuid);
+      const result = await custody.recover(userUuid, body.pin_hash, body.verification_token);
       return {
         success: true,
         address: result.address,

@@ -46,8 +46,8 @@ export async function pinRegisterRoutes(app: App, services: Services): Promise<v
       config: perSession(services.config.rateLimits, 'pin_register'),
     },
     async (request) => {
-      requireSameUser(request, request.body.user_uuid);
-      const wallet = await custody.register(request.body.user_uuid, request.body.pin_hash);
+      const userUuid = requireSameUser(request, request.body.user_uuid);
+      const wallet = await custody.register(userUuid, request.body.pin_hash);
       return {
         success: true,
         data: [

@@ -42,8 +42,8 @@ export async function pinResetRoutes(app: App, services: Services): Promise<void
     },
     async (request) => {
       const body = request.body;
-      requireSameUser(request, body.user_uuid);
-      const result = await custody.reset(body.user_uuid, body.mnemonic, body.new_pin_hash);
+      const userUuid = requireSameUser(request, body.user_uuid);
+      const result = await custody.reset(userUuid, body.mnemonic, body.new_pin_hash);
       return { success: true, address: result.address, key_share_user: result.keyShareUser };
     },
   );
