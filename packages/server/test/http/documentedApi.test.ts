@@ -101,4 +101,14 @@ describe('the API as documented', () => {
     });
     expect(await garbage.json()).toMatchObject({ error: 'invalid_token', message: 'The token is invalid' });
   });
+
+  it('the /docs summaries describe the operation, never cite "spec endpoint N"', async () => {
+    const doc = (await (await fetch(`${server.url}/docs/json`)).json()) as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
+    const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.summary));
+    expect(summaries.length).toBeGreaterThan(50);
+    expect(summaries.filter((s) => /spec endpoint/i.test(s ?? ''))).toEqual([]);
+    expect(summaries).toContain('Token exchange: authorization_code or refresh_token');
+  });
 });

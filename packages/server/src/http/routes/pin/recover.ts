@@ -21,7 +21,7 @@ export async function pinRecoverRoutes(app: App, services: Services): Promise<vo
       schema: {
         tags: ['pin'],
         summary:
-          'Rotate the wallet owner key after e-mail verification; the address stays (spec endpoint 12)',
+          'Rotate the wallet owner key after e-mail verification; the address stays',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,

@@ -20,7 +20,7 @@ export async function pinRegisterRoutes(app: App, services: Services): Promise<v
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary: 'Create the user’s wallet and owner key, split under the PIN (spec endpoint 9)',
+        summary: 'Create the user’s wallet and owner key, split under the PIN',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,

@@ -21,7 +21,7 @@ export async function pinResetRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['pin'],
         summary:
-          'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction (spec endpoint 11)',
+          'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,

@@ -23,7 +23,7 @@ export async function pinVerifyRoutes(app: App, services: Services): Promise<voi
       schema: {
         tags: ['pin'],
         summary:
-          'Prove the PIN, or sign and submit one sponsored operation from the main wallet (spec endpoint 10)',
+          'Prove the PIN, or sign and submit one sponsored operation from the main wallet',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
