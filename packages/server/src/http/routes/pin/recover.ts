@@ -20,8 +20,7 @@ export async function pinRecoverRoutes(app: App, services: Services): Promise<vo
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary:
-          'Rotate the wallet owner key after e-mail verification; the address stays',
+        summary: 'Rotate the wallet owner key after e-mail verification; the address stays',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,

@@ -20,8 +20,7 @@ export async function pinResetRoutes(app: App, services: Services): Promise<void
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary:
-          'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction',
+        summary: 'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,

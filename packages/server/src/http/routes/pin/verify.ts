@@ -22,8 +22,7 @@ export async function pinVerifyRoutes(app: App, services: Services): Promise<voi
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary:
-          'Prove the PIN, or sign and submit one sponsored operation from the main wallet',
+        summary: 'Prove the PIN, or sign and submit one sponsored operation from the main wallet',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
