@@ -220,5 +220,6 @@ describe('negotiation, log format and start banner', () => {
       docs: `${url}/docs`,
       adminKey: `${dataDir}/admin-api-key`,
     });
-  });
+    // A seed server and two real starts (tsx, the embedded chain): minutes on a loaded shared machine.
+  }, 240_000);
 });
