@@ -4,7 +4,7 @@
  *
  *   npm run build   # @dauth/sdk resolves to packages/sdk/dist
  *   DAUTH_CLIENT_ID=… DAUTH_CLIENT_SECRET=… DAUTH_REDIRECT_URI=http://127.0.0.1:3000/dauth/callback \
- *   node --import tsx packages/sdk/examples/express-backend.ts
+ *   node --import tsx packages/sdk/examples/express-backend.ts   # listens on the redirect URI's port (or PORT)
  */
 import express from 'express';
 import { DauthClient, toHttpStatus } from '@dauth/sdk';
@@ -17,11 +17,13 @@ function required(name: string): string {
   return value;
 }
 
+// Must equal the registered redirect_uri exactly, and reach this process: so the process listens on its port.
+const redirectUri = required('DAUTH_REDIRECT_URI');
+
 const dauth = new DauthClient({
   clientId: required('DAUTH_CLIENT_ID'),
   clientSecret: required('DAUTH_CLIENT_SECRET'),
-  // Must equal the registered redirect_uri exactly, and reach this process.
-  redirectUri: required('DAUTH_REDIRECT_URI'),
+  redirectUri,
   authServerUrl: process.env.DAUTH_URL ?? 'http://127.0.0.1:8080',
 });
 
@@ -71,7 +73,9 @@ app.post('/logout', async (request, response) => {
   response.json({ logged_out: true });
 });
 
-const port = Number(process.env.PORT ?? 3000);
+const redirect = new URL(redirectUri);
+// PORT wins when set; otherwise the redirect URI's port (its scheme's default when it names none).
+const port = Number(process.env.PORT ?? (redirect.port || (redirect.protocol === 'https:' ? 443 : 80)));
 const server = app.listen(port, '127.0.0.1', () => console.log(`game backend on http://127.0.0.1:${port}`));
 
 process.once('SIGTERM', () => {

@@ -30,7 +30,8 @@ describe('examples/express-backend.ts', () => {
         DAUTH_CLIENT_SECRET: 'secret-1',
         DAUTH_REDIRECT_URI: `${baseUrl}/dauth/callback`,
         DAUTH_URL: dauth.url,
-        PORT: String(port),
+        // No PORT: the example listens on its redirect URI's port (issue 31).
+        PORT: undefined,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -27,7 +27,11 @@ export async function runCli(
   }
   const found = findCommand(argv);
   if (!found) {
-    process.stderr.write(`Unknown command: dauth ${argv.join(' ')}\n\n${helpText(commands)}`);
+    writeError({
+      success: false,
+      error: 'unknown_command',
+      message: `Unknown command: dauth ${argv.join(' ')}; \`dauth --help\` lists the commands`,
+    });
     return 2;
   }
   const { command, rest } = found;
@@ -37,20 +41,25 @@ export async function runCli(
     try {
       const parsed = parseArgs({
         args: rest,
-        options:
-          command.needs === 'server' ? { ...command.options, server: { type: 'string' } } : command.options,
+        options: {
+          ...command.options,
+          ...deprecatedOptionSpecs(command),
+          ...(command.needs === 'server' ? { server: { type: 'string' } } : {}),
+        },
         strict: true,
         allowPositionals: true,
       });
       if (parsed.positionals.length > (command.positionals ?? 0)) {
         throw new UsageError(`Unexpected argument: ${parsed.positionals[command.positionals ?? 0]}`);
       }
-      values = { ...parsed.values, positionals: parsed.positionals };
+      values = { ...renameDeprecated(command, parsed.values), positionals: parsed.positionals };
       if (typeof (parsed.values as CliValues).password === 'string') {
         // Decisions §8: a password in argv lands in the shell history and the process list.
-        process.stderr.write(
-          'warning: --password leaves the password in your shell history and the process list; prefer --password-stdin\n',
-        );
+        writeError({
+          warning: 'password_in_argv',
+          message:
+            '--password leaves the password in your shell history and the process list; prefer --password-stdin',
+        });
       }
     } catch (err) {
       throw new UsageError((err as Error).message);
@@ -63,11 +72,16 @@ export async function runCli(
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\nUsage: dauth ${command.path.join(' ')} ${command.usage}\n`);
+      writeError({
+        success: false,
+        error: 'usage_error',
+        message: err.message,
+        usage: `dauth ${command.path.join(' ')} ${command.usage}`,
+      });
       return 2;
     }
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      writeError({ success: false, error: 'invalid_configuration', message: err.message });
       return 2;
     }
     const body =
@@ -78,11 +92,40 @@ export async function runCli(
             error: 'internal_error',
             message: err instanceof Error ? err.message : String(err),
           };
-    process.stderr.write(`${JSON.stringify(body)}\n`);
+    writeError(body);
     return 1;
   } finally {
     await close?.();
   }
+}
+
+/** Errors, usage mistakes and warnings: one JSON object a line on stderr, like the API's error shape. */
+function writeError(body: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify(body)}\n`);
+}
+
+/** The deprecated names parse like the options they stand for. */
+function deprecatedOptionSpecs(command: CliCommand): CliCommand['options'] {
+  const specs: CliCommand['options'] = {};
+  for (const [old, current] of Object.entries(command.deprecatedOptions ?? {})) {
+    const spec = command.options[current];
+    if (spec) specs[old] = spec;
+  }
+  return specs;
+}
+
+/** Moves a deprecated option's value to its current name, with a warning; both at once is a usage error. */
+function renameDeprecated(command: CliCommand, values: CliValues): CliValues {
+  const renamed: CliValues = { ...values };
+  for (const [old, current] of Object.entries(command.deprecatedOptions ?? {})) {
+    if (renamed[old] === undefined) continue;
+    if (renamed[current] !== undefined)
+      throw new UsageError(`give --${current} only (--${old} is its old name)`);
+    renamed[current] = renamed[old];
+    delete renamed[old];
+    writeError({ warning: 'deprecated_option', message: `--${old} is deprecated: use --${current}` });
+  }
+  return renamed;
 }
 
 /** Wires what the command needs, then runs it; `onOpen` receives what must be closed afterwards. */

@@ -48,6 +48,7 @@ const envSchema = z.object({
   MASTER_KEY: hex32.optional(),
   ADMIN_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   CHAIN_RPC_URL: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
   DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   RELAYER_PRIVATE_KEY: privateKey.optional(),
@@ -182,6 +183,8 @@ export interface Config {
   masterKey: string | undefined;
   adminApiKey: string | undefined;
   logLevel: string;
+  /** `auto`: human-readable lines (pino-pretty) when stdout is a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   /** Fastify's `trustProxy` (see `parseTrustProxy`). */
   trustProxy: false | number | string[];
   /** Every per-route rate limit (`RATE_LIMITS` over the defaults). */
@@ -382,6 +385,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     masterKey: e.MASTER_KEY,
     adminApiKey: e.ADMIN_API_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     trustProxy: 'trustProxy' in trust ? trust.trustProxy : false,
     rateLimits: rateLimits.limits,
     callbackAllowPrivate: e.CALLBACK_ALLOW_PRIVATE

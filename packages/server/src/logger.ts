@@ -26,9 +26,29 @@ const secretKeys = [
   'gcm_key',
 ];
 
-export function loggerOptions(level: string): LoggerOptions {
+/**
+ * Whether the process logs human-readable lines: `pretty`, or `auto` with stdout a terminal (someone
+ * watching `npm start`); a pipe or file (a container, a log shipper) gets one JSON object a line.
+ */
+export function prettyLogs(format: 'auto' | 'json' | 'pretty', stdoutIsTty: boolean | undefined): boolean {
+  return format === 'pretty' || (format === 'auto' && stdoutIsTty === true);
+}
+
+/**
+ * pino's options. `pretty` sends the lines through pino's own pretty transport (a worker thread, so
+ * formatting stays off the event loop); redaction happens before, in either format.
+ */
+export function loggerOptions(level: string, pretty = false): LoggerOptions {
   return {
     level,
+    ...(pretty
+      ? {
+          transport: {
+            target: 'pino-pretty',
+            options: { translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname' },
+          },
+        }
+      : {}),
     redact: {
       paths: [
         'req.headers.authorization',

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from './config.js';
+import { prettyLogs } from './logger.js';
 import { startServer } from './server.js';
+import { startBanner, startLocations } from './startBanner.js';
 
 /** The process: configuration, listen, print what the operator needs, close gracefully. */
 async function main(): Promise<void> {
@@ -22,10 +24,25 @@ async function main(): Promise<void> {
       `\nGenerated ADMIN_API_KEY (also saved in ${config.dataDir}/admin-api-key):\n  ${secrets.adminApiKey}\n\n`,
     );
   }
+  const locations = startLocations({
+    publicUrl: config.publicUrl,
+    listeningUrl: server.url,
+    dataDir: config.dataDir,
+    adminKeyFromEnvironment: config.adminApiKey !== undefined,
+  });
   logger.info(
-    { url: server.url, publicUrl: config.publicUrl, threadPoolSize: config.threadPoolSize },
+    {
+      url: server.url,
+      publicUrl: config.publicUrl,
+      threadPoolSize: config.threadPoolSize,
+      console: locations.console,
+      docs: locations.docs,
+      adminKey: locations.adminKey,
+    },
     'dauth is listening',
   );
+  // A person at a terminal gets the locations as plain lines too; a log pipeline has them as fields above.
+  if (prettyLogs(config.logFormat, process.stdout.isTTY)) process.stdout.write(startBanner(locations));
 
   let closing = false;
   const shutdown = (signal: string) => {

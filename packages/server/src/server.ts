@@ -7,7 +7,7 @@ import { StartupProgress } from './composition/startupProgress.js';
 import { buildApp } from './http/app.js';
 import { startupHandler } from './http/startupHandler.js';
 import type { App } from './http/types.js';
-import { loggerOptions } from './logger.js';
+import { loggerOptions, prettyLogs } from './logger.js';
 
 export interface RunningServer {
   app: App;
@@ -33,7 +33,9 @@ type Handler = (request: http.IncomingMessage, response: http.ServerResponse) =>
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const { onListening, ...serviceOptions } = options;
-  const logger = serviceOptions.logger ?? pino(loggerOptions(config.logLevel));
+  const logger =
+    serviceOptions.logger ??
+    pino(loggerOptions(config.logLevel, prettyLogs(config.logFormat, process.stdout.isTTY)));
   const progress = new StartupProgress();
   let handler: Handler = startupHandler(progress);
   const server = http.createServer((request, response) => handler(request, response));

@@ -14,6 +14,8 @@ interface CommandBase {
   options: CliOptions;
   /** How many positional arguments it takes (0 when omitted); they arrive as `values.positionals`. */
   positionals?: number;
+  /** Old option names still accepted, each mapped to its current name (a warning says so on stderr). */
+  deprecatedOptions?: Record<string, string>;
 }
 
 /**

@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify';
 import type { Services } from '../composition/index.js';
-import { installErrorHandling, renderFrameworkError } from './errorHandler.js';
+import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { requestLoggerFactory } from './requestLogger.js';
@@ -80,6 +80,7 @@ export async function buildApp(
   installErrorHandling(app);
   installRequestMetrics(app, services);
   installAuditRecorder(app, services.audit);
+  refuseFormBodiesOutsideOAuth(app);
   await app.register(formBody);
   await app.register(cookie);
   await app.register(rateLimit, {

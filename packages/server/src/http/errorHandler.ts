@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors.js';
+import { errorPage } from './pages/errorPage.js';
+import { newNonce, pageHeaders, prefersHtml } from './pages/html.js';
 
 /**
  * How a route family renders errors. `default`: decisions §2. `oauth`: the same plus RFC 6749
@@ -10,7 +12,35 @@ export type ErrorStyle = 'default' | 'oauth' | 'envelope';
 declare module 'fastify' {
   interface FastifyContextConfig {
     errorStyle?: ErrorStyle;
+    /** A page a browser opens (the sign-in pages): errors go to a browser as an HTML page. */
+    browserPage?: boolean;
   }
+}
+
+/** A body of another type where the route takes JSON, e.g. `curl -d '{…}'` without its header. */
+export const jsonBodyRequired = (): AppError =>
+  new AppError(
+    415,
+    'unsupported_media_type',
+    'This endpoint takes a JSON body: send it with Content-Type: application/json',
+  );
+
+/** What `curl -d` (a form) and `fetch` with a string body (text/plain) send when the JSON header is left off. */
+const TYPES_MISTAKEN_FOR_JSON = new Set(['application/x-www-form-urlencoded', 'text/plain']);
+
+/**
+ * Form bodies belong to the OAuth and OpenID Connect endpoints and the sign-in pages, all under `/oauth/`
+ * (RFC 6749 and its extensions post forms). Elsewhere a form or plain-text body is a JSON body sent without
+ * its Content-Type — what `curl -d` does — and is refused with a 415 that says so, before anything parses it
+ * (Fastify would otherwise parse it and answer a puzzling 400 about missing fields).
+ */
+export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+    if (type !== undefined && TYPES_MISTAKEN_FOR_JSON.has(type) && !request.url.startsWith('/oauth/')) {
+      throw jsonBodyRequired();
+    }
+  });
 }
 
 /** Turns anything thrown into an `AppError` whose message is safe to show. */
@@ -35,7 +65,7 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError(413, 'payload_too_large', 'The request body is larger than 1 MiB');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json');
+      return jsonBodyRequired();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(400, 'invalid_request', 'The JSON body is empty', { field: 'body' });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -84,6 +114,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if ((appError.status === 429 || appError.status === 503) && appError.details?.retryAfterSeconds) {
       reply.header('Retry-After', String(appError.details.retryAfterSeconds));
+    }
+    if (request.routeOptions.config?.browserPage === true && prefersHtml(request.headers.accept)) {
+      const nonce = newNonce();
+      const page = errorPage({
+        nonce,
+        status: appError.status,
+        code: appError.code,
+        message: appError.message,
+      });
+      return reply.status(appError.status).headers(pageHeaders(nonce)).send(page);
     }
     void reply.status(appError.status).send(renderError(style, appError));
   });

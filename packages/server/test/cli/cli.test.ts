@@ -143,21 +143,44 @@ describe('dauth CLI', () => {
       env,
     );
     expect(JSON.parse(badUri.stderr)).toMatchObject({ success: false, error: 'invalid_redirect_uri' });
+    // Usage mistakes are JSON too (issue 31): the error, what was wrong, and the command's synopsis.
     const missing = await dauth(['client', 'create', '--name', 'x'], env);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('--owner-email is required');
+    expect(JSON.parse(missing.stderr)).toEqual({
+      success: false,
+      error: 'usage_error',
+      message: '--owner-email is required',
+      usage:
+        'dauth client create --owner-email <e-mail> --name <name> --redirect-uri <uri> [--redirect-uri <uri> …] [--dapp] [--post-logout-redirect-uri <uri> …]',
+    });
     const unknownOption = await dauth(
       ['user', 'create', '--email', 'a@b.co', '--password', 'x', '--admin'],
       env,
     );
     expect(unknownOption.code).toBe(2);
+    expect(JSON.parse(unknownOption.stderr)).toMatchObject({
+      success: false,
+      error: 'usage_error',
+      message: expect.stringContaining("'--admin'"),
+      usage: expect.stringContaining('dauth user create --email <e-mail>'),
+    });
     const unknown = await dauth(['slots', 'explode'], env);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('dauth user create');
+    expect(JSON.parse(unknown.stderr)).toEqual({
+      success: false,
+      error: 'unknown_command',
+      message: 'Unknown command: dauth slots explode; `dauth --help` lists the commands',
+    });
+    const badFaucet = await dauth(['faucet', '--address', '0xab', '--native', '1.5'], env);
+    expect(badFaucet.code).toBe(2);
+    expect(JSON.parse(badFaucet.stderr)).toMatchObject({
+      error: 'usage_error',
+      message: '--native must be a whole number (decimal digits)',
+    });
     const help = await dauth(['--help'], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('dauth client create');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', () => {
@@ -201,7 +224,7 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
     ).json()) as { client_id: string };
     expect(app.client_id).toEqual(expect.any(String));
 
-    const list = await dauth(['client', 'list', '--owner', 'Beside@Example.com'], env);
+    const list = await dauth(['client', 'list', '--owner-email', 'Beside@Example.com'], env);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject({
       success: true,
@@ -211,6 +234,20 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
       ],
     });
     expect(list.stdout).not.toContain('secret');
+    // The owner is --owner-email in every command; the old names still work, with a JSON warning.
+    const oldName = await dauth(['client', 'list', '--owner', 'Beside@Example.com'], env);
+    expect(oldName.code).toBe(0);
+    expect(JSON.parse(oldName.stdout)).toEqual(JSON.parse(list.stdout));
+    expect(JSON.parse(oldName.stderr)).toEqual({
+      warning: 'deprecated_option',
+      message: '--owner is deprecated: use --owner-email',
+    });
+    const both = await dauth(['client', 'list', '--owner', 'a@b.co', '--owner-email', 'a@b.co'], env);
+    expect(both.code).toBe(2);
+    expect(JSON.parse(both.stderr)).toMatchObject({
+      error: 'usage_error',
+      message: 'give --owner-email only (--owner is its old name)',
+    });
 
     const wrong = await dauth(
       ['user', 'login', '--email', 'beside@example.com', '--password', 'nope nope 1'],
@@ -252,13 +289,24 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
     });
     expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n);
 
+    // No amount: the defaults, 10 ether and 1,000 tokens (18 decimals).
+    const defaults = await dauth(['faucet', '--address', address], env);
+    expect(defaults.code).toBe(0);
+    expect(JSON.parse(defaults.stdout)).toMatchObject({
+      success: true,
+      native_balance: String(before + 12345n + 10n * 10n ** 18n),
+    });
+    const tokenBalance = BigInt((JSON.parse(defaults.stdout) as { token_balance: string }).token_balance);
+    expect(tokenBalance).toBeGreaterThanOrEqual(1000n * 10n ** 18n);
+    expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n + 10n * 10n ** 18n);
+
     const badKey = await dauth(['faucet', '--address', address, '--native', '1', '--server', server.url], {
       ...env,
       ADMIN_API_KEY: 'not-the-admin-key-0123456789',
     });
     expect(badKey.code).toBe(1);
     expect((JSON.parse(badKey.stderr) as { success: boolean }).success).toBe(false);
-    expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n);
+    expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n + 10n * 10n ** 18n);
 
     // slots import beside the running server: through its admin API, never chain_in_use. A record
     // naming no registered app fails alone, in the server's answer.

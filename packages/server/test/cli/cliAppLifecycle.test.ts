@@ -19,7 +19,7 @@ describe('dauth client update | rotate-secret | delete through the running serve
   }, 60_000);
   afterAll(() => fixture.close());
 
-  const asOwner = () => ['--client-id', clientId, '--email', owner.email, '--password-stdin'];
+  const asOwner = () => ['--client-id', clientId, '--owner-email', owner.email, '--password-stdin'];
 
   it('edits, rotates and deletes an app as its owner, and refuses another account', async () => {
     const updated = await dauth(
@@ -43,7 +43,7 @@ describe('dauth client update | rotate-secret | delete through the running serve
         'update',
         '--client-id',
         clientId,
-        '--email',
+        '--owner-email',
         stranger.email,
         '--password-stdin',
         '--name',

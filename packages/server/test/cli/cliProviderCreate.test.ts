@@ -55,7 +55,7 @@ describe('dauth provider create through the running server', () => {
     '40',
     '--owner-addr',
     ownerAddr,
-    '--email',
+    '--owner-email',
     user.email,
     '--password-stdin',
   ];

@@ -19,7 +19,7 @@ describe('dauth CLI and its secrets', () => {
       env,
     );
     expect(argv.code).toBe(0);
-    expect(argv.stderr).toContain('warning: --password');
+    expect(argv.stderr).toContain('"warning":"password_in_argv"');
     expect(argv.stderr).toContain('--password-stdin');
     // The warning never repeats the password itself.
     expect(argv.stderr).not.toContain('correct horse 1');

@@ -10,6 +10,11 @@ declare module 'semver' {
     /** The normalised range, or null when `range` is not a valid one. */
     validRange(range: string): string | null;
     satisfies(version: string, range: string): boolean;
+    /** The cleaned version, or null when `version` is not one. */
+    valid(version: string): string | null;
+    major(version: string): number;
+    /** The lowest version `range` admits, or null. */
+    minVersion(range: string): { version: string; major: number } | null;
   };
   export default semver;
 }

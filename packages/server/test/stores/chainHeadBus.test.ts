@@ -59,3 +59,8 @@ describe.each(transports.filter((t) => t.available))('chain-head bus over $name'
     }
   });
 });
+
+// Without a reachable transport (no Redis outside CI) the file names what it skipped instead of failing empty.
+describe.runIf(transports.every((t) => !t.available))('chain-head bus', () => {
+  it.skip('needs Redis at TEST_REDIS_URL', () => {});
+});

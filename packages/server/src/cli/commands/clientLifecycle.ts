@@ -18,14 +18,16 @@ import type { ServerApi } from '../serverApi.js';
  */
 const ownerOptions: CliOptions = {
   'client-id': { type: 'string' },
-  email: { type: 'string' },
+  'owner-email': { type: 'string' },
   password: { type: 'string' },
   'password-stdin': { type: 'boolean' },
 };
-const ownerUsage = '--client-id <client_id> --email <owner e-mail> (--password <p> | --password-stdin)';
+const ownerUsage = '--client-id <client_id> --owner-email <e-mail> (--password <p> | --password-stdin)';
+/** `--email` was these commands' name for the owner before every command said `--owner-email`. */
+const ownerAlias = { email: 'owner-email' };
 
 async function ownerToken(values: CliValues, server: ServerApi, io: CliIo): Promise<string> {
-  const email = requiredString(values, 'email');
+  const email = requiredString(values, 'owner-email');
   const password = await passwordOption(values, io);
   const answer = (await server.request('POST', '/v1/dev-user/login_devuser', { email, password })) as {
     token: string;
@@ -43,6 +45,7 @@ export const clientUpdate: CliCommand = {
   usage: `${ownerUsage} [--name <name>] [--redirect-uri <uri> …] [--server <url>]`,
   needs: 'server',
   options: { ...ownerOptions, name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } },
+  deprecatedOptions: ownerAlias,
   async run(values, server, io) {
     const route = clientPath(values);
     const name = optionalString(values, 'name');
@@ -65,6 +68,7 @@ export const clientRotateSecret: CliCommand = {
   usage: `${ownerUsage} [--server <url>]`,
   needs: 'server',
   options: ownerOptions,
+  deprecatedOptions: ownerAlias,
   async run(values, server, io) {
     const route = `${clientPath(values)}/rotate-secret`;
     return server.request('POST', route, undefined, await ownerToken(values, server, io));
@@ -77,6 +81,7 @@ export const clientDelete: CliCommand = {
   usage: `${ownerUsage} [--server <url>]`,
   needs: 'server',
   options: ownerOptions,
+  deprecatedOptions: ownerAlias,
   async run(values, server, io) {
     const route = clientPath(values);
     return server.request('DELETE', route, undefined, await ownerToken(values, server, io));

@@ -5,11 +5,12 @@ import { type CliCommand, requiredString } from '../command.js';
 export const clientList: CliCommand = {
   path: ['client', 'list'],
   summary: "List a developer's apps (database only)",
-  usage: '--owner <e-mail>',
+  usage: '--owner-email <e-mail>',
   needs: 'database',
-  options: { owner: { type: 'string' } },
+  options: { 'owner-email': { type: 'string' } },
+  deprecatedOptions: { owner: 'owner-email' },
   async run(values, services) {
-    const email = requiredString(values, 'owner');
+    const email = requiredString(values, 'owner-email');
     const owner = await services.accounts.findUserByEmail(email);
     if (!owner) throw notFound('user_not_found', `No user with the e-mail ${email}`);
     const clients = await services.clients.listOwn(owner.userUuid);

@@ -37,19 +37,20 @@ export const providerCreate: CliCommand = {
   summary:
     'Register a content provider (cuid) for your app through the running server; the first one is GCM + client_secret, and PRINTS THE SECRET payload keys once',
   usage:
-    '--client-id <client_id> --cuid <cuid> --release-per <0-100> --owner-addr <0x…> --email <owner e-mail> (--password <p> | --password-stdin) [--payload-mode gcm|ctr+gcm|ctr] [--consume-auth client_secret|none] [--server <url>]',
+    '--client-id <client_id> --cuid <cuid> --release-per <0-100> --owner-addr <0x…> --owner-email <e-mail> (--password <p> | --password-stdin) [--payload-mode gcm|ctr+gcm|ctr] [--consume-auth client_secret|none] [--server <url>]',
   needs: 'server',
   options: {
     'client-id': { type: 'string' },
     cuid: { type: 'string' },
     'release-per': { type: 'string' },
     'owner-addr': { type: 'string' },
-    email: { type: 'string' },
+    'owner-email': { type: 'string' },
     password: { type: 'string' },
     'password-stdin': { type: 'boolean' },
     'payload-mode': { type: 'string' },
     'consume-auth': { type: 'string' },
   },
+  deprecatedOptions: { email: 'owner-email' },
   async run(values, server: ServerApi, io) {
     const clientId = requiredString(values, 'client-id');
     const cuid = requiredString(values, 'cuid');
@@ -60,7 +61,7 @@ export const providerCreate: CliCommand = {
     const ownerAddr = requiredString(values, 'owner-addr');
     const payloadMode = choice(values, 'payload-mode', PAYLOAD_MODES);
     const consumeAuth = choice(values, 'consume-auth', CONSUME_AUTHS);
-    const email = requiredString(values, 'email');
+    const email = requiredString(values, 'owner-email');
     const password = await passwordOption(values, io);
 
     const login = (await server.request('POST', '/v1/dev-user/login_devuser', { email, password })) as {

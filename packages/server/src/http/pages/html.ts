@@ -73,3 +73,31 @@ export function pageHeaders(nonce: string, formTargets: string[] = []): Record<s
     pragma: 'no-cache',
   };
 }
+
+/**
+ * Whether the client prefers an HTML page to JSON: `text/html` is named and ranks at least as high as
+ * `application/json`. A bare `*` / `*` (curl, fetch's default) keeps the JSON shape API clients expect.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let html = 0;
+  let json = 0;
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = qualityOf(params);
+    if (type.trim() === 'text/html') html = Math.max(html, q);
+    if (type.trim() === 'application/json') json = Math.max(json, q);
+  }
+  return html > 0 && html >= json;
+}
+
+function qualityOf(params: string[]): number {
+  for (const param of params) {
+    const [name, value] = param.split('=').map((s) => s.trim());
+    if (name === 'q') {
+      const q = Number(value);
+      return Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0;
+    }
+  }
+  return 1;
+}

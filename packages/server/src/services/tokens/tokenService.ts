@@ -6,6 +6,7 @@ import {
   sign as signWithKey,
 } from 'node:crypto';
 import {
+  decodeJwt,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -261,7 +262,30 @@ export class TokenService {
       if (err instanceof joseErrors.JWTExpired) {
         throw new AppError(401, 'expired_token', 'The token has expired');
       }
+      const issuer = foreignIssuer(token, this.issuer);
+      if (issuer !== undefined) {
+        throw new AppError(
+          401,
+          'invalid_token',
+          `The token was issued by ${issuer}, not by this service (${this.issuer}); send it to the service that issued it`,
+        );
+      }
       throw new AppError(401, 'invalid_token', 'The token is invalid');
     }
   }
+}
+
+/**
+ * The `iss` of a JWT that names another issuer than `ours`, read without verifying it (it only explains a
+ * refusal: the token's own text, shortened, goes back to the caller who sent it); undefined otherwise.
+ */
+function foreignIssuer(token: string, ours: string): string | undefined {
+  let iss: unknown;
+  try {
+    iss = decodeJwt(token).iss;
+  } catch {
+    return undefined;
+  }
+  if (typeof iss !== 'string' || iss === ours) return undefined;
+  return JSON.stringify(iss.length > 200 ? `${iss.slice(0, 200)}…` : iss);
 }

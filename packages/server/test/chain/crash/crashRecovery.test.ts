@@ -10,7 +10,7 @@ import { EMBEDDED_CHAIN_KEYS } from '../../../src/chain/devAccounts.js';
 import { loadConfig } from '../../../src/config.js';
 import { startServer } from '../../../src/server.js';
 import { createPgSchema } from '../../helpers/databases.js';
-import { inCi, postgresAvailable, TEST_DATABASE_URL } from '../../helpers/environment.js';
+import { embeddedOnly, inCi, postgresAvailable, TEST_DATABASE_URL } from '../../helpers/environment.js';
 import type { TestServer } from '../../helpers/server.js';
 import { consume, encryptPayload, get, post, usageRecordCount } from '../../content/contentSupport.js';
 import { type Line, runUntilKilled } from './crashSupport.js';
@@ -197,7 +197,7 @@ describe('SIGKILL of the whole service at random moments (embedded chain, SQLite
   }
 });
 
-const pgRequired = inCi || postgresAvailable;
+const pgRequired = (inCi && !embeddedOnly) || postgresAvailable;
 describe.runIf(pgRequired)(
   'SIGKILL with PostgreSQL and an external anvil restarted from an old state file',
   () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 import type { Services } from '../../../composition/index.js';
 import { notFound } from '../../../errors.js';
+import { prefersHtml } from '../../pages/html.js';
 import type { App } from '../../types.js';
 
 /**
@@ -93,6 +94,17 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
     }
     return send(reply, shell, 'no-store');
   };
+  // The service's root: a browser (someone who typed the address) lands on the console; an API client
+  // gets where things are.
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    if (prefersHtml(request.headers.accept)) return reply.redirect('/console', 302);
+    return reply.send({
+      service: 'dauth',
+      console: '/console',
+      docs: '/docs',
+      openid_configuration: '/.well-known/openid-configuration',
+    });
+  });
   app.get('/console', { schema: { hide: true } }, page);
   app.get('/console/', { schema: { hide: true } }, page);
 

@@ -13,7 +13,7 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
     {
       schema: {
         tags: ['accounts'],
-        summary: 'Developer login (spec endpoint 1): e-mail and password for a login JWT',
+        summary: 'Developer login: e-mail and password for a login JWT',
         body: Credentials,
         response: {
           200: Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() }),

@@ -49,7 +49,7 @@ export async function statusRoutes(app: App, services: Services): Promise<void> 
       {
         schema: {
           tags: ['status'],
-          summary: `Report the user's ${transition} (spec endpoint 5): status becomes ${next}`,
+          summary: `Report the user's ${transition}: status becomes ${next}`,
           security: bearerSecurity,
           body: StatusQuery,
           response: { 200: StatusResult, ...errorResponses(400, 401, 403, 413, 415) },
@@ -69,7 +69,7 @@ export async function statusRoutes(app: App, services: Services): Promise<void> 
     {
       schema: {
         tags: ['status'],
-        summary: 'Current status and whether the rights may be listed (spec endpoint 6)',
+        summary: 'Current status and whether the rights may be listed',
         security: bearerSecurity,
         querystring: StatusQuery,
         response: { 200: StatusResult, ...errorResponses(400, 401, 403) },

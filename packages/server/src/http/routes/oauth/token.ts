@@ -59,7 +59,7 @@ export async function oauthTokenRoutes(app: App, services: Services): Promise<vo
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Token exchange (spec endpoint 3): authorization_code or refresh_token',
+        summary: 'Token exchange: authorization_code or refresh_token',
         description:
           'JSON or application/x-www-form-urlencoded. Client authentication: `client_id` + `client_secret` in the body, or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`).',
         body: TokenBody,

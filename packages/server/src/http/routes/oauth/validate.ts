@@ -15,7 +15,7 @@ export async function oauthValidateRoutes(app: App, services: Services): Promise
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Token validation (spec endpoint 7): 200 when the bearer access token is live',
+        summary: 'Token validation: 200 when the bearer access token is live',
         security: bearerSecurity,
         response: {
           200: Type.Object({

@@ -98,7 +98,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     END_SESSION_PATH,
     {
       schema: { ...schema, querystring: EndSessionQuery, response: errorResponses(400, 429) },
-      config: { errorStyle: 'oauth', rateLimit: limit },
+      config: { errorStyle: 'oauth', browserPage: true, rateLimit: limit },
     },
     (request, reply) => endSession(request.query, request, reply),
   );
@@ -106,7 +106,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     END_SESSION_PATH,
     {
       schema: { ...schema, body: EndSessionQuery, response: errorResponses(400, 429) },
-      config: { errorStyle: 'oauth', rateLimit: limit },
+      config: { errorStyle: 'oauth', browserPage: true, rateLimit: limit },
     },
     (request, reply) => endSession(request.body, request, reply),
   );
@@ -119,7 +119,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
         body: ConfirmForm,
         response: errorResponses(400, 403, 429),
       },
-      config: { errorStyle: 'oauth', rateLimit: limit },
+      config: { errorStyle: 'oauth', browserPage: true, rateLimit: limit },
     },
     async (request, reply) => {
       if (!browserSessions.verifyCsrf(request.cookies[cookies.csrf], request.body.csrf_token)) {

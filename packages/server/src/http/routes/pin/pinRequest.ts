@@ -6,11 +6,17 @@ import { authOf } from '../../auth.js';
 
 /** Field schemas shared by the PIN, recovery and transfer routes (decisions §3–4). */
 export const PinFields = {
-  userUuid: Type.Integer({
-    minimum: 1,
-    maximum: Number.MAX_SAFE_INTEGER,
-    description: 'The caller’s user_uuid, a JSON number; must equal the login JWT’s `sub`',
-  }),
+  // The spec types it as a number, while login answers `uuid` as a string: both forms are taken.
+  userUuid: Type.Union(
+    [
+      Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
+    ],
+    {
+      description:
+        'The caller’s user_uuid: a JSON number, or the decimal string login returns as `uuid`; must equal the login JWT’s `sub`',
+    },
+  ),
   pinHash: Type.String({
     pattern: PIN_HASH_PATTERN,
     description: 'Lowercase hex SHA-256 of the UTF-8 text PIN + pin_salt (64 characters)',
@@ -48,9 +54,11 @@ export const CallBody = Type.Object({
   ),
 });
 
-/** PIN endpoints act only for the user of the login JWT. */
-export function requireSameUser(request: FastifyRequest, userUuid: number): void {
-  if (authOf(request).userId !== String(userUuid)) {
+/** PIN endpoints act only for the user of the login JWT; returns the user_uuid as a number. */
+export function requireSameUser(request: FastifyRequest, userUuid: number | string): number {
+  const id = Number(userUuid);
+  if (!Number.isSafeInteger(id) || authOf(request).userId !== String(id)) {
     throw forbidden('user_mismatch', 'user_uuid is not the user of the login token');
   }
+  return id;
 }

@@ -20,8 +20,7 @@ export async function pinRecoverRoutes(app: App, services: Services): Promise<vo
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary:
-          'Rotate the wallet owner key after e-mail verification; the address stays (spec endpoint 12)',
+        summary: 'Rotate the wallet owner key after e-mail verification; the address stays',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
@@ -47,8 +46,8 @@ export async function pinRecoverRoutes(app: App, services: Services): Promise<vo
     },
     async (request) => {
       const body = request.body;
-      requireSameUser(request, body.user_uuid);
-      const result = await custody.recover(body.user_uuid, body.pin_hash, body.verification_token);
+      const userUuid = requireSameUser(request, body.user_uuid);
+      const result = await custody.recover(userUuid, body.pin_hash, body.verification_token);
       return {
         success: true,
         address: result.address,

@@ -20,7 +20,7 @@ export async function pinRegisterRoutes(app: App, services: Services): Promise<v
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary: 'Create the user’s wallet and owner key, split under the PIN (spec endpoint 9)',
+        summary: 'Create the user’s wallet and owner key, split under the PIN',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
@@ -46,8 +46,8 @@ export async function pinRegisterRoutes(app: App, services: Services): Promise<v
       config: perSession(services.config.rateLimits, 'pin_register'),
     },
     async (request) => {
-      requireSameUser(request, request.body.user_uuid);
-      const wallet = await custody.register(request.body.user_uuid, request.body.pin_hash);
+      const userUuid = requireSameUser(request, request.body.user_uuid);
+      const wallet = await custody.register(userUuid, request.body.pin_hash);
       return {
         success: true,
         data: [

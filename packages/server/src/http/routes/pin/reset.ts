@@ -20,8 +20,7 @@ export async function pinResetRoutes(app: App, services: Services): Promise<void
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary:
-          'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction (spec endpoint 11)',
+        summary: 'Set a new PIN with the mnemonic; same owner and wallet, no chain transaction',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
@@ -42,8 +41,8 @@ export async function pinResetRoutes(app: App, services: Services): Promise<void
     },
     async (request) => {
       const body = request.body;
-      requireSameUser(request, body.user_uuid);
-      const result = await custody.reset(body.user_uuid, body.mnemonic, body.new_pin_hash);
+      const userUuid = requireSameUser(request, body.user_uuid);
+      const result = await custody.reset(userUuid, body.mnemonic, body.new_pin_hash);
       return { success: true, address: result.address, key_share_user: result.keyShareUser };
     },
   );

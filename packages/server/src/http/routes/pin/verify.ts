@@ -22,8 +22,7 @@ export async function pinVerifyRoutes(app: App, services: Services): Promise<voi
       onRequest: loginOnly(),
       schema: {
         tags: ['pin'],
-        summary:
-          'Prove the PIN, or sign and submit one sponsored operation from the main wallet (spec endpoint 10)',
+        summary: 'Prove the PIN, or sign and submit one sponsored operation from the main wallet',
         security: bearerSecurity,
         body: Type.Object({
           user_uuid: PinFields.userUuid,
@@ -46,14 +45,14 @@ export async function pinVerifyRoutes(app: App, services: Services): Promise<voi
     },
     async (request) => {
       const body = request.body;
-      requireSameUser(request, body.user_uuid);
+      const userUuid = requireSameUser(request, body.user_uuid);
       const calls: Call[] | undefined = body.calls?.map((c, i) => ({
         to: toAddress(c.to, `calls.${i}.to`),
         value: BigInt(c.value ?? '0'),
         data: (c.data ?? '0x') as `0x${string}`,
       }));
       const result = await custody.verify(
-        body.user_uuid,
+        userUuid,
         { pinHash: body.pin_hash, keyShareUser: body.key_share_user },
         calls,
       );

@@ -53,7 +53,7 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
         body: ConsentForm,
         response: errorResponses(400, 401, 403),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       const authz = await page.checkForm(request, reply, request.body);

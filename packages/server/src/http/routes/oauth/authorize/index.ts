@@ -34,13 +34,13 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Authorize (spec endpoint 2): redirect with code and state, or the login-and-consent page',
+        summary: 'Authorize: redirect with code and state, or the login-and-consent page',
         description:
           'With `Authorization: Bearer <login JWT>` (or the session cookie of this page for an app the user approved before) the answer is a 302 to `redirect_uri` with `code` and `state`. Otherwise the HTML login-and-consent page. Unknown `client_id` or unregistered `redirect_uri`: 401 `redirect_uri mismatch`, never a redirect. PKCE: `code_challenge` with `code_challenge_method=S256`.',
         querystring: AuthorizeQuery,
         response: errorResponses(400, 401, 429),
       },
-      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'authorize') },
+      config: { errorStyle: 'oauth', browserPage: true, rateLimit: routeLimit(services.config.rateLimits, 'authorize') },
     },
     async (request, reply) => {
       const authz = await check(request.query, reply);

@@ -22,7 +22,7 @@ export async function loginRoutes(app: App, page: AuthorizePage): Promise<void> 
         response: errorResponses(400, 401, 403, 429),
       },
       preHandler: app.loginRateLimit,
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       const { email, password } = request.body;

@@ -18,7 +18,7 @@ export async function logoutRoutes(app: App, page: AuthorizePage): Promise<void>
         body: LogoutForm,
         response: errorResponses(400, 401, 403),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       // CSRF-checked too: a cross-site sign-out is a nuisance, and a forced one could set up a login CSRF.

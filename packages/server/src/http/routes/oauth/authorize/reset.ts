@@ -57,7 +57,7 @@ export async function resetRoutes(app: App, page: AuthorizePage): Promise<void> 
         querystring: AuthorizeQuery,
         response: errorResponses(400, 401),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       const authz = await page.check(request.query, reply);
@@ -76,7 +76,11 @@ export async function resetRoutes(app: App, page: AuthorizePage): Promise<void> 
         body: ResetRequestForm,
         response: errorResponses(400, 401, 403, 429),
       },
-      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'password_reset') },
+      config: {
+        errorStyle: 'oauth',
+        browserPage: true,
+        rateLimit: routeLimit(services.config.rateLimits, 'password_reset'),
+      },
     },
     async (request, reply) => {
       const authz = await page.checkForm(request, reply, request.body);
@@ -98,7 +102,11 @@ export async function resetRoutes(app: App, page: AuthorizePage): Promise<void> 
         body: ResetConfirmForm,
         response: errorResponses(400, 401, 403, 429),
       },
-      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'password_reset') },
+      config: {
+        errorStyle: 'oauth',
+        browserPage: true,
+        rateLimit: routeLimit(services.config.rateLimits, 'password_reset'),
+      },
     },
     async (request, reply) => {
       const { email, code, new_password: newPassword } = request.body;

@@ -38,7 +38,7 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
         querystring: AuthorizeQuery,
         response: errorResponses(400, 401),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       const authz = await page.check(request.query, reply);
@@ -57,7 +57,11 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
         body: SignupForm,
         response: errorResponses(400, 401, 403, 429),
       },
-      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'register') },
+      config: {
+        errorStyle: 'oauth',
+        browserPage: true,
+        rateLimit: routeLimit(services.config.rateLimits, 'register'),
+      },
     },
     async (request, reply) => {
       const { email, password } = request.body;
