@@ -1,5 +1,6 @@
 import type { Services } from '../../../../composition/index.js';
 import { unauthorized } from '../../../../errors.js';
+import { requireLoginBoundTo } from '../../../../services/oauth/loginBinding.js';
 import { nextAuthorizeStep } from '../../../../services/oidc/authorizationPrompt.js';
 import { bearerToken } from '../../../adminAuth.js';
 import { errorResponses } from '../../../schemas.js';
@@ -48,6 +49,8 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         const token = bearerToken(request);
         if (!token) throw unauthorized('invalid_token', 'Send Authorization: Bearer <login JWT>');
         const claims = await authenticator.authenticate(token, 'login');
+        // A login JWT bound to another app (`azp`) opens nothing here: 401 `client_mismatch`.
+        requireLoginBoundTo(claims, authz.client.clientId);
         // No page on this path, so `prompt` does not apply; `max_age` is checked against the sign-in
         // that issued the login JWT.
         const { maxAge } = authz.oidc;
