@@ -36,3 +36,39 @@ export async function loginBindingFor(
   }
   return { clientId: client.clientId };
 }
+
+/** LOGIN_BINDING: `spec` (default) or `strict` (README, docs/security.md). */
+export type LoginBindingMode = 'spec' | 'strict';
+
+/**
+ * Whether a bearer login JWT may authorize `clientId` without a page (decisions §8):
+ * - bound to another app → 401 `client_mismatch` (thrown);
+ * - bound to this app → yes;
+ * - unbound: an OpenID Connect request (`scope` with `openid`) — and, with `LOGIN_BINDING=strict`,
+ *   every request — only when the user's consent to this app for these scopes is on record; a plain
+ *   OAuth or backend-flow request under `spec` → yes (the interface's flow).
+ * No means `consent_required` and never a code: a relayed JWT cannot sign the user in to an app
+ * they never chose.
+ */
+export async function bearerMayAuthorize(input: {
+  claims: TokenClaims;
+  clientId: string;
+  /** The request's granted OpenID scope; undefined for plain OAuth 2.0 and the backend flow. */
+  scope: string | undefined;
+  mode: LoginBindingMode;
+  /** Whether the user's consent to the app covers `scope` (asked only when it decides). */
+  consented: () => Promise<boolean>;
+}): Promise<boolean> {
+  requireLoginBoundTo(input.claims, input.clientId);
+  if (input.claims.azp === input.clientId) return true;
+  if (input.scope === undefined && input.mode === 'spec') return true;
+  return input.consented();
+}
+
+/** The backend flow's refusal of an unbound JWT without consent (`LOGIN_BINDING=strict`). */
+export const backendConsentRequired = () =>
+  new AppError(
+    403,
+    'consent_required',
+    'consent_required: the user has not approved this app; sign the user in with this client_id',
+  );
