@@ -61,6 +61,24 @@ describe('login binding', () => {
     expect(jwtPayload(user.loginToken)).not.toHaveProperty('azp');
   });
 
+  it("the console's binding (dauth:console): the JWT works for the account and opens no app", async () => {
+    const token = await boundLogin(server, user, 'dauth:console');
+    expect(jwtPayload(token).azp).toBe('dauth:console');
+    const apps = await fetch(`${server.url}/v1/dev-user/clients`, { headers: bearer(token) });
+    expect(apps.status).toBe(200);
+    for (const app of [appA, appB]) {
+      const res = await fetch(
+        authorizeUrl(server.url, {
+          client_id: app.clientId,
+          redirect_uri: app.redirectUri,
+          response_type: 'code',
+        }),
+        { headers: bearer(token), redirect: 'manual' },
+      );
+      await expectError(res, 401, 'client_mismatch');
+    }
+  });
+
   it('an unknown client_id is a 400 naming the field, and no token', async () => {
     const res = await post(`${server.url}/v1/dev-user/login_devuser`, {
       email: user.email,

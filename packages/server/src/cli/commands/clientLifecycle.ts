@@ -1,3 +1,4 @@
+import { FIRST_PARTY_BINDING } from '../../services/oauth/loginBinding.js';
 import {
   type CliCommand,
   type CliIo,
@@ -27,7 +28,12 @@ const ownerUsage = '--client-id <client_id> --email <owner e-mail> (--password <
 async function ownerToken(values: CliValues, server: ServerApi, io: CliIo): Promise<string> {
   const email = requiredString(values, 'email');
   const password = await passwordOption(values, io);
-  const answer = (await server.request('POST', '/v1/dev-user/login_devuser', { email, password })) as {
+  const answer = (await server.request('POST', '/v1/dev-user/login_devuser', {
+    email,
+    password,
+    // First-party: the CLI's login manages the account and opens no app (docs/security.md).
+    client_id: FIRST_PARTY_BINDING,
+  })) as {
     token: string;
   };
   return answer.token;

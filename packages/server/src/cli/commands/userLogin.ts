@@ -1,10 +1,11 @@
-import { loginBindingFor } from '../../services/oauth/loginBinding.js';
+import { FIRST_PARTY_BINDING, loginBindingFor } from '../../services/oauth/loginBinding.js';
 import { type CliCommand, optionalString, passwordOption, requiredString } from '../command.js';
 
 /**
  * `dauth user login --email … (--password … | --password-stdin)`: the developer login JWT, as
  * `POST /v1/dev-user/login_devuser` answers it, for scripted tests (`Authorization: Bearer <token>`).
- * `--client-id` binds the token to that app (`azp`): it then opens no other app (docs/security.md).
+ * Every login is bound (docs/security.md, "Login binding"): to the app of `--client-id`, which it
+ * then authorizes alone; without it to the first-party tools, so it manages the account and opens no app.
  */
 export const userLogin: CliCommand = {
   path: ['user', 'login'],
@@ -20,7 +21,10 @@ export const userLogin: CliCommand = {
   async run(values, services, io) {
     const email = requiredString(values, 'email');
     const password = await passwordOption(values, io);
-    const binding = await loginBindingFor(services.clients, optionalString(values, 'client-id'));
+    const binding = await loginBindingFor(
+      services.clients,
+      optionalString(values, 'client-id') ?? FIRST_PARTY_BINDING,
+    );
     const { token, uuid } = await services.accounts.login(email, password, binding);
     return { success: true, token, uuid };
   },

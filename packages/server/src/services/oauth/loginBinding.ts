@@ -22,14 +22,23 @@ export function requireLoginBoundTo(claims: TokenClaims, clientId: string): void
 }
 
 /**
+ * The binding of the service's own tools, the console (`packages/console`) and the CLI: first-party,
+ * no OAuth client. Their login JWTs manage the account and open no app: every authorize refuses them
+ * with 401 `client_mismatch`. No registered app can have this id (apps get 32 hex digits).
+ */
+export const FIRST_PARTY_BINDING = 'dauth:console';
+
+/**
  * The app a sign-in asks to be bound to, checked to exist before the password is: 400 with
- * `field: client_id` for an unknown app (nothing is issued). Undefined stays unbound.
+ * `field: client_id` for an unknown app (nothing is issued). Undefined stays unbound;
+ * `FIRST_PARTY_BINDING` binds to the console and the CLI.
  */
 export async function loginBindingFor(
   clients: Pick<ClientDirectory, 'findClient'>,
   clientId: string | undefined,
 ): Promise<{ clientId?: string }> {
   if (clientId === undefined) return {};
+  if (clientId === FIRST_PARTY_BINDING) return { clientId };
   const client = await clients.findClient(clientId);
   if (!client) {
     throw new AppError(400, 'invalid_request', 'client_id is not a registered app', { field: 'client_id' });
