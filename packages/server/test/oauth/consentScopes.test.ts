@@ -54,7 +54,10 @@ describe.each([{ postgres: false }, { postgres: true }])(
       live(ctx);
       const { app, browser } = await approvedForPlainOAuth();
       // What was approved still goes through silently: plain OAuth, and `openid` alone (only the sub).
-      for (const extra of [{ prompt: 'none' }, { prompt: 'none', scope: 'openid' }]) {
+      for (const extra of [{ prompt: 'none' }, { prompt: 'none', scope: 'openid' }] as Record<
+        string,
+        string
+      >[]) {
         const res = await browser.get(url(app, extra));
         expect(res.status).toBe(302);
         expect(new URL(res.headers.get('location')!).searchParams.has('code')).toBe(true);
