@@ -23,7 +23,8 @@ async function startAppB(baseUrl: string, owner: TestUser) {
   const pending = new Map<string, Pending>();
   const signedIn = new Map<string, string>();
   const callbackOutcomes: string[] = [];
-  let config: client.Configuration | undefined;
+  // B's openid-client configuration: made once B listens (its redirect URI names B's port).
+  const b: { config?: client.Configuration } = {};
   let origin = '';
   const cookieOf = (req: http.IncomingMessage) => /b_browser=([\w-]+)/.exec(req.headers.cookie ?? '')?.[1];
 
@@ -38,7 +39,7 @@ async function startAppB(baseUrl: string, owner: TestUser) {
           nonce: client.randomNonce(),
         };
         pending.set(browser, flow);
-        const target = client.buildAuthorizationUrl(config!, {
+        const target = client.buildAuthorizationUrl(b.config!, {
           redirect_uri: `${origin}/callback`,
           scope: 'openid email profile',
           code_challenge: await client.calculatePKCECodeChallenge(flow.verifier),
@@ -54,7 +55,7 @@ async function startAppB(baseUrl: string, owner: TestUser) {
         const flow = browser ? pending.get(browser) : undefined;
         try {
           if (!browser || !flow) throw new Error('no sign-in started in this browser');
-          const tokens = await client.authorizationCodeGrant(config!, url, {
+          const tokens = await client.authorizationCodeGrant(b.config!, url, {
             pkceCodeVerifier: flow.verifier,
             expectedState: flow.state,
             expectedNonce: flow.nonce,
@@ -81,7 +82,7 @@ async function startAppB(baseUrl: string, owner: TestUser) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const app = await createOidcClient(baseUrl, owner, [`${origin}/callback`], { name: 'App B' });
-  config = await discover(baseUrl, app);
+  b.config = await discover(baseUrl, app);
   return {
     app,
     origin,
