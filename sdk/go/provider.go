@@ -129,7 +129,8 @@ func RegisterContentProvider(ctx context.Context, config ProviderConfig) (*Provi
 	token := config.LoginToken
 	if token == "" {
 		status, body, err := api.call(ctx, http.MethodPost, "/v1/dev-user/login_devuser", "",
-			map[string]string{"email": config.Email, "password": config.Password})
+			// Bound to the app (azp): this login JWT opens no other app's authorize (decisions §8).
+			map[string]string{"email": config.Email, "password": config.Password, "client_id": config.ClientID})
 		if err != nil {
 			return nil, err
 		}

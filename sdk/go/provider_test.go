@@ -36,7 +36,7 @@ func providerService(t *testing.T, registered bool, refuse string) (*httptest.Se
 		received = append(received, providerRequest{r.Method, r.URL.Path, r.Header.Get("Authorization"), body})
 		switch r.URL.Path {
 		case "/v1/dev-user/login_devuser":
-			if body["email"] == "dev@example.com" && body["password"] == "right" {
+			if body["email"] == "dev@example.com" && body["password"] == "right" && body["client_id"] == "c1" {
 				reply(w, 200, `{"success":true,"token":"fresh-jwt","uuid":"1"}`)
 			} else {
 				reply(w, 401, `{"success":false,"error":"invalid_credentials","message":"no"}`)

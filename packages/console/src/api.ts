@@ -109,11 +109,18 @@ export async function call<T = Json>(method: string, path: string, body?: Json, 
 
 const LOGIN_PATH = '/v1/dev-user/login_devuser';
 
+/**
+ * The console's login binding (decisions §8): it is first-party and no app, so its JWT is bound to
+ * `dauth:console` and opens no app's authorize (docs/security.md, "Login binding").
+ */
+const CONSOLE_BINDING = 'dauth:console';
+
 /** Signs in; a wrong password leaves any current session as it was (the step-up prompt relies on it). */
 export async function signIn(email: string, password: string): Promise<Session> {
   const result = await call<{ token: string; uuid: string }>('POST', LOGIN_PATH, {
     email,
     password,
+    client_id: CONSOLE_BINDING,
   });
   const session: Session = { token: result.token, uuid: result.uuid, email };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));

@@ -76,6 +76,7 @@ const envSchema = z.object({
     .transform((v) => v === 'true'),
   /** Seconds since the password was checked within which a login JWT may make account-critical changes. */
   STEP_UP_MAX_AGE: z.coerce.number().int().min(1).default(300),
+  LOGIN_BINDING: z.enum(['spec', 'strict']).default('spec'),
   /** Seconds a rotated-out client secret keeps working beside the new one (docs/accounts.md). */
   CLIENT_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   /** `false`, `true` (loopback and private ranges), a hop count, or a comma list of IPs/CIDRs. */
@@ -209,6 +210,11 @@ export interface Config {
   lowFunds: { paymasterDeposit: bigint; relayerBalance: bigint };
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
+  /**
+   * LOGIN_BINDING: `spec` lets an unbound login JWT authorize plain OAuth and the backend flow (the
+   * interface's flow); `strict` asks every bearer authorize for `azp` = the app or the user's consent.
+   */
+  loginBinding: 'spec' | 'strict';
   /** Gas sponsorship policy: daily budgets, per-operation cap, extra blocked targets. */
   sponsorship: {
     userDailyGas: number;
@@ -405,6 +411,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,
     },
     stepUpMaxAgeSeconds: e.STEP_UP_MAX_AGE,
+    loginBinding: e.LOGIN_BINDING,
     sponsorship: {
       userDailyGas: e.SPONSOR_USER_DAILY_GAS,
       appDailyGas: e.SPONSOR_APP_DAILY_GAS,

@@ -105,7 +105,8 @@ def register_content_provider(
 
     token = login_token
     if token is None:
-        login = api.send("POST", LOGIN_PATH, json_body={"email": email, "password": password})
+        # Bound to the app (azp): this login JWT opens no other app's authorize (decisions §8).
+        login = api.send("POST", LOGIN_PATH, json_body={"email": email, "password": password, "client_id": client_id})
         answer = _answer(login)
         if login.status != 200:
             raise _refused(login, answer)

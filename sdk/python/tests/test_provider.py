@@ -31,7 +31,7 @@ class Service:
             path = handler.path
             self.received.append((method, path, handler.headers.get("Authorization") or "", body))
             if path == "/v1/dev-user/login_devuser":
-                if body == {"email": "dev@example.com", "password": "right"}:
+                if body == {"email": "dev@example.com", "password": "right", "client_id": "c1"}:
                     answer: Dict[str, Any] = {"success": True, "token": "fresh-jwt", "uuid": "1"}
                     reply(handler, 200, json.dumps(answer).encode())
                 else:

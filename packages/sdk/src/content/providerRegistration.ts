@@ -114,7 +114,12 @@ export async function registerContentProvider(
   } else {
     const login = await send(api, LOGIN_PATH, {
       method: 'POST',
-      json: JSON.stringify({ email: options.owner.email, password: options.owner.password }),
+      // Bound to the app (`azp`): this login JWT opens no other app's authorize (decisions §8).
+      json: JSON.stringify({
+        email: options.owner.email,
+        password: options.owner.password,
+        client_id: options.clientId,
+      }),
     });
     const answer = body(login);
     if (login.status !== 200) throw refused(login, answer);

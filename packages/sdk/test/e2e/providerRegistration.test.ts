@@ -33,6 +33,7 @@ describe('registerContentProvider against a live dauth', () => {
   });
 
   it('creates the first provider in the strong mode, and only its app secret and GCM key can spend', async () => {
+    const logins: { body: unknown; token: unknown }[] = [];
     const registration = await registerContentProvider({
       clientId: app.clientId,
       cuid: 'sdk-first',
@@ -41,7 +42,20 @@ describe('registerContentProvider against a live dauth', () => {
       owner: { email: developer.email, password: developer.password },
       authServerUrl: server.url,
       requestTimeout: 30_000,
+      httpClient: async (url, init) => {
+        const res = await fetch(url, init);
+        if (url.endsWith('/v1/dev-user/login_devuser')) {
+          const answer = (await res.clone().json()) as { token?: string };
+          logins.push({ body: JSON.parse(String(init.body)), token: answer.token });
+        }
+        return res;
+      },
     });
+    // The owner's login is bound to the app (decisions §8): `client_id` sent, `azp` in the JWT.
+    expect(logins).toHaveLength(1);
+    expect(logins[0]!.body).toMatchObject({ client_id: app.clientId });
+    const payload = JSON.parse(Buffer.from(String(logins[0]!.token).split('.')[1]!, 'base64url').toString());
+    expect(payload.azp).toBe(app.clientId);
     expect(registration).toMatchObject({
       txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       payloadMode: 'gcm',

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
@@ -12,6 +13,8 @@ export interface OAuthConsentsTable {
   user_uuid: number;
   client_id: string;
   granted_at: number;
+  /** The approved OpenID scopes, space-separated; `''` for plain OAuth (and rows from before 0130). */
+  scope: Generated<string>;
 }
 
 declare module '../db/database.js' {
@@ -84,11 +87,23 @@ export class OAuthSessionStore {
     return row !== undefined;
   }
 
-  async recordConsent(userUuid: number, clientId: string, now: number): Promise<void> {
+  /** The scopes the user approved for the app (`''`: plain OAuth only), or undefined without a consent. */
+  async consentedScope(userUuid: number, clientId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('oauth_consents')
+      .select('scope')
+      .where('user_uuid', '=', userUuid)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return row?.scope;
+  }
+
+  /** Records (or renews) a consent for exactly `scope`; the caller merges it with what was approved before. */
+  async recordConsent(userUuid: number, clientId: string, now: number, scope = ''): Promise<void> {
     await this.db
       .insertInto('oauth_consents')
-      .values({ user_uuid: userUuid, client_id: clientId, granted_at: now })
-      .onConflict((oc) => oc.columns(['user_uuid', 'client_id']).doUpdateSet({ granted_at: now }))
+      .values({ user_uuid: userUuid, client_id: clientId, granted_at: now, scope })
+      .onConflict((oc) => oc.columns(['user_uuid', 'client_id']).doUpdateSet({ granted_at: now, scope }))
       .execute();
   }
 

@@ -182,6 +182,11 @@ describe.skipIf(!chromiumAvailable)('web console in a real Chromium', () => {
     // The login JWT is kept in sessionStorage and sent as a header: no cookie is involved.
     expect(await sessionToken(page)).toMatch(/^ey/);
     expect(await context.cookies(base())).toHaveLength(0);
+    // The console is first-party: its login is bound to `dauth:console`, which opens no app (decisions §8).
+    const consoleJwt = (await sessionToken(page))!.split('.')[1]!;
+    expect(JSON.parse(Buffer.from(consoleJwt, 'base64url').toString('utf8'))).toMatchObject({
+      azp: 'dauth:console',
+    });
 
     const client = await createApp(page, 'Console <b>app</b> & co', [callback.url()]);
     expect(client.clientId).toBeTruthy();

@@ -214,6 +214,10 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
     expect(login.code).toBe(0);
     const jwt = JSON.parse(login.stdout) as { success: boolean; token: string; uuid: string };
     expect(jwt).toMatchObject({ success: true, uuid });
+    // First-party: bound to the console and CLI (decisions §8), so it opens no app's authorize.
+    expect(
+      JSON.parse(Buffer.from(jwt.token.split('.')[1]!, 'base64url').toString('utf8')) as { azp: string },
+    ).toMatchObject({ azp: 'dauth:console' });
     // The JWT the CLI printed is accepted by the running server.
     const app = (await (
       await post(

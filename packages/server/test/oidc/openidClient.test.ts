@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, createUser, exchange, post, type TestUser } from '../oauth/support.js';
 import {
   authorizeAsBackend,
+  boundLoginToken,
   createOidcClient,
   discover,
   jwtPayload,
@@ -117,7 +118,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         idTokenExpected: true,
       });
       const claims = tokens.claims()!;
-      const loginIat = jwtPayload(user.loginToken).iat as number;
+      const loginIat = jwtPayload(await boundLoginToken(server.url, user, app.clientId)).iat as number;
       expect(claims).toMatchObject({
         iss: server.config.publicUrl,
         sub: user.uuid,

@@ -97,9 +97,35 @@ export async function startAuthorization(
   return { url, verifier, nonce, state };
 }
 
-/** Drives the authorize step as a backend would: the user's login JWT as a bearer header. */
+const boundTokens = new Map<string, string>();
+
+/**
+ * The user's login JWT bound to an app (`azp`), as that app's backend holds it: the SDKs bind every
+ * login (decisions §8). One per server, user and app, so its `iat` stays put across calls.
+ */
+export async function boundLoginToken(baseUrl: string, user: TestUser, clientId: string): Promise<string> {
+  const key = `${baseUrl}|${user.email}|${user.password}|${clientId}`;
+  let token = boundTokens.get(key);
+  if (!token) {
+    const res = await post(`${baseUrl}/v1/dev-user/login_devuser`, {
+      email: user.email,
+      password: user.password,
+      client_id: clientId,
+    });
+    expect(res.status).toBe(200);
+    token = ((await res.json()) as { token: string }).token;
+    boundTokens.set(key, token);
+  }
+  return token;
+}
+
+/**
+ * Drives the authorize step as the app's backend would: the user's login JWT bound to that app as a
+ * bearer header (an unbound one gets no code for an OpenID request without consent).
+ */
 export async function authorizeAsBackend(url: URL, user: TestUser): Promise<URL> {
-  const res = await fetch(url, { headers: bearer(user.loginToken), redirect: 'manual' });
+  const token = await boundLoginToken(url.origin, user, url.searchParams.get('client_id')!);
+  const res = await fetch(url, { headers: bearer(token), redirect: 'manual' });
   expect(res.status).toBe(302);
   return new URL(res.headers.get('location')!);
 }

@@ -1,3 +1,4 @@
+import { FIRST_PARTY_BINDING } from '../../services/oauth/loginBinding.js';
 import {
   type CliCommand,
   type CliValues,
@@ -64,7 +65,12 @@ export const providerCreate: CliCommand = {
     const email = requiredString(values, 'owner-email');
     const password = await passwordOption(values, io);
 
-    const login = (await server.request('POST', '/v1/dev-user/login_devuser', { email, password })) as {
+    const login = (await server.request('POST', '/v1/dev-user/login_devuser', {
+      email,
+      password,
+      // First-party: the CLI's login manages the account and opens no app (docs/security.md).
+      client_id: FIRST_PARTY_BINDING,
+    })) as {
       token: string;
     };
     const firstProvider = await isFirstProvider(server, clientId, login.token);

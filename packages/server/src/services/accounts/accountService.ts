@@ -84,10 +84,17 @@ export class AccountService {
     return { userUuid: user.userUuid, email: user.email, nickname: user.nickname, createdAt: user.createdAt };
   }
 
-  /** Developer login (spec endpoint 1): credentials in, a login JWT out. */
-  async login(email: string, password: string): Promise<{ token: string; uuid: string; expiresIn: number }> {
+  /**
+   * Developer login (spec endpoint 1): credentials in, a login JWT out; bound to `binding.clientId`
+   * (its `azp`) when given — the caller has checked that the app exists (`loginBindingFor`).
+   */
+  async login(
+    email: string,
+    password: string,
+    binding: { clientId?: string } = {},
+  ): Promise<{ token: string; uuid: string; expiresIn: number }> {
     const user = await this.authenticate(email, password);
-    const { token, expiresIn } = await this.tokens.issueLoginToken(String(user.userUuid));
+    const { token, expiresIn } = await this.tokens.issueLoginToken(String(user.userUuid), binding);
     return { token, uuid: String(user.userUuid), expiresIn };
   }
 

@@ -1,5 +1,6 @@
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { OAuthSessionStore } from '../../stores/oauthSessionStore.js';
+import { consentCovers, mergedScope } from '../oidc/scopes.js';
 import { deriveKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
 /** Lifetime of a session of the service's own login page. */
@@ -12,8 +13,8 @@ export const SESSION_TTL_MS = 8 * 3600_000;
  * - CSRF: a random per-browser cookie (HttpOnly) plus a form field that is HMAC(key, cookie),
  *   the key derived from MASTER_KEY. A cross-site page can neither read the cookie nor compute
  *   the field, so it cannot forge a login or a consent.
- * - Consent: remembered per user and app; a session alone never authorizes an app the user has
- *   not approved once on the page.
+ * - Consent: remembered per user and app with the scopes approved; a session alone never authorizes
+ *   an app the user has not approved on the page, nor claims (e-mail, name, wallet) they were not shown.
  */
 export class BrowserSessionService {
   readonly #csrfKey: Buffer;
@@ -76,8 +77,12 @@ export class BrowserSessionService {
     return safeEqual(this.csrfTokenFor(csrfCookie), token);
   }
 
-  hasConsent(userUuid: number, clientId: string): Promise<boolean> {
-    return this.store.hasConsent(userUuid, clientId);
+  /**
+   * Whether the user approved the app on the page for `scope` (the request's granted OpenID scope;
+   * undefined for plain OAuth 2.0, which any consent to the app covers).
+   */
+  async hasConsent(userUuid: number, clientId: string, scope?: string): Promise<boolean> {
+    return consentCovers(await this.store.consentedScope(userUuid, clientId), scope);
   }
 
   listConsents(userUuid: number): Promise<{ clientId: string; grantedAt: number }[]> {
@@ -88,8 +93,13 @@ export class BrowserSessionService {
     return this.store.deleteConsent(userUuid, clientId);
   }
 
-  recordConsent(userUuid: number, clientId: string): Promise<void> {
-    return this.store.recordConsent(userUuid, clientId, this.now());
+  /**
+   * Records the user's approval of the app for `scope`, added to what they approved before. Two
+   * approvals at once may keep only one's scopes: the other is asked again, never granted unseen.
+   */
+  async recordConsent(userUuid: number, clientId: string, scope?: string): Promise<void> {
+    const before = await this.store.consentedScope(userUuid, clientId);
+    await this.store.recordConsent(userUuid, clientId, this.now(), mergedScope(before, scope));
   }
 
   purgeExpired(): Promise<void> {

@@ -64,14 +64,14 @@ export type AuthorizeStep =
 /**
  * The browser path's decision (OIDC Core §3.1.2.1 `prompt` and `max_age`):
  * - no session, a session older than `max_age`, or `prompt=login` → the sign-in form;
- * - `prompt=consent`, or an app the user never approved → the consent page;
+ * - `prompt=consent`, or an app the user never approved for these scopes → the consent page;
  * - otherwise the code at once.
  * With `prompt=none` nothing may be shown: `login_required` / `consent_required` go back to the app.
  */
 export function nextAuthorizeStep(input: {
   oidc: OidcAuthorization;
   session: SessionState | undefined;
-  /** Whether the session's user approved this app before (only asked when there is a session). */
+  /** Whether the session's user approved this app for the requested scopes (only asked with a session). */
   consented: boolean;
   now: number;
 }): AuthorizeStep {
@@ -91,7 +91,7 @@ export function nextAuthorizeStep(input: {
   }
   if (oidc.prompt.includes('consent') || !input.consented) {
     return silent
-      ? { error: 'consent_required', description: 'The user has not approved this app' }
+      ? { error: 'consent_required', description: 'The user has not approved this app for these scopes' }
       : 'consent';
   }
   return 'issue';

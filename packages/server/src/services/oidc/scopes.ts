@@ -45,3 +45,25 @@ export function disclosedClaims(scope: string | undefined): string[] {
   if (scopeIncludes(scope, 'wallet')) shared.push('your wallet address');
   return shared;
 }
+
+/**
+ * Scopes that release a claim (userinfo, ID token): each needs the user's approval on the consent
+ * page, which names what it releases. `openid` (the `sub` any grant reveals) and `offline_access`
+ * (a refresh token, which every dauth grant carries) add nothing a consent to the app did not give.
+ */
+const DISCLOSING_SCOPES: readonly SupportedScope[] = ['profile', 'email', 'wallet'];
+
+/**
+ * Whether a recorded consent (`approved`, undefined when there is none) covers a request's granted
+ * scope (undefined for plain OAuth 2.0): every claim-releasing scope asked must have been approved.
+ */
+export function consentCovers(approved: string | undefined, requested: string | undefined): boolean {
+  if (approved === undefined) return false;
+  return DISCLOSING_SCOPES.every((s) => !scopeIncludes(requested, s) || scopeIncludes(approved, s));
+}
+
+/** Two scope strings as one (their union, in `SUPPORTED_SCOPES` order): approving more never narrows. */
+export function mergedScope(a: string | undefined, b: string | undefined): string {
+  const all = new Set([...(a ?? '').split(' '), ...(b ?? '').split(' ')]);
+  return SUPPORTED_SCOPES.filter((s) => all.has(s)).join(' ');
+}

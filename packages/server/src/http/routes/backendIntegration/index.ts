@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { AppError, isAppError, tooManyRequests } from '../../../errors.js';
 import { EnvelopeCode } from '../../../services/backendIntegration/envelopeCodes.js';
+import { backendConsentRequired, bearerMayAuthorize } from '../../../services/oauth/loginBinding.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { sendLosslessJson } from '../../json/sendJson.js';
 import { slotInfoJson, slotSummaryJson } from '../../json/slotJson.js';
@@ -113,10 +114,22 @@ export async function backendIntegrationRoutes(app: App, services: Services): Pr
       if (!query.client_id) throw invalidParameter('client_id', 'client_id is required');
       if (!query.redirect_uri) throw invalidParameter('redirect_uri', 'redirect_uri is required');
       if (!query.state) throw invalidParameter('state', 'state is required');
+      // Login binding (docs/security.md): another app's JWT → 401 `client_mismatch`; under
+      // LOGIN_BINDING=strict an unbound one needs the user's consent to this app.
+      const claims = authOf(request);
+      const clientId = query.client_id;
+      const allowed = await bearerMayAuthorize({
+        claims,
+        clientId,
+        scope: undefined,
+        mode: services.config.loginBinding,
+        consented: () => services.browserSessions.hasConsent(Number(claims.userId), clientId),
+      });
+      if (!allowed) throw backendConsentRequired();
 
       const outcome = await backend.authorize
         .authorize({
-          userUuid: Number(authOf(request).userId),
+          userUuid: Number(claims.userId),
           clientId: query.client_id,
           redirectUri: query.redirect_uri,
           state: query.state,

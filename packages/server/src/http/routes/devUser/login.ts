@@ -1,10 +1,14 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
+import { loginBindingFor } from '../../../services/oauth/loginBinding.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { Credentials } from './accountSchemas.js';
 
-/** `POST /v1/dev-user/login_devuser`: developer login with e-mail and password, for a login JWT. */
+/**
+ * `POST /v1/dev-user/login_devuser`: developer login with e-mail and password, for a login JWT. With
+ * `client_id` the JWT is bound to that app (`azp`) and opens no other (docs/security.md).
+ */
 export async function devUserLoginRoutes(app: App, services: Services): Promise<void> {
   const { accounts } = services;
 
@@ -14,7 +18,19 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
       schema: {
         tags: ['accounts'],
         summary: 'Developer login: e-mail and password for a login JWT',
-        body: Credentials,
+        body: Type.Intersect([
+          Credentials,
+          Type.Object({
+            client_id: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description:
+                  'Binds the login JWT to this app (`azp`): the authorize endpoints refuse it for any other',
+              }),
+            ),
+          }),
+        ]),
         response: {
           200: Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() }),
           ...errorResponses(400, 401, 429),
@@ -23,7 +39,8 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
       preHandler: app.loginRateLimit,
     },
     async (request) => {
-      const { token, uuid } = await accounts.login(request.body.email, request.body.password);
+      const binding = await loginBindingFor(services.clients, request.body.client_id);
+      const { token, uuid } = await accounts.login(request.body.email, request.body.password, binding);
       return { success: true, token, uuid };
     },
   );

@@ -66,7 +66,7 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
       if (request.body.decision === 'deny') {
         return page.finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
       }
-      await browserSessions.recordConsent(session.userUuid, authz.client.clientId);
+      await browserSessions.recordConsent(session.userUuid, authz.client.clientId, authz.oidc.scope);
       return page.finish(reply, authz, await page.grantCode(session.userUuid, authz, session.authTime), 303);
     },
   );

@@ -1,5 +1,6 @@
 import type { Services } from '../../../../composition/index.js';
 import { unauthorized } from '../../../../errors.js';
+import { bearerMayAuthorize } from '../../../../services/oauth/loginBinding.js';
 import { nextAuthorizeStep } from '../../../../services/oidc/authorizationPrompt.js';
 import { bearerToken } from '../../../adminAuth.js';
 import { routeLimit } from '../../../rateLimits.js';
@@ -17,8 +18,10 @@ export { browserCookies, CSRF_COOKIE, SESSION_COOKIE } from './shared.js';
 /**
  * `GET /oauth/authorize` (spec endpoint 2) and the service's own login-and-consent page.
  *
- * - Bearer login JWT → 302 to the redirect URI with `code` and `state` at once.
- * - Session cookie of this page, app approved before → the same 302 at once.
+ * - Bearer login JWT → 302 to the redirect URI with `code` and `state` at once, when the login is
+ *   bound to this app, or the request is plain OAuth under LOGIN_BINDING=spec, or the user approved
+ *   the app for these scopes; otherwise `error=consent_required` (`bearerMayAuthorize`).
+ * - Session cookie of this page, app approved before for these scopes → the same 302 at once.
  * - Otherwise the page: sign in (sets the session cookie), approve, then the redirect (or, in a
  *   popup, the browser messages to the opener).
  *
@@ -53,6 +56,17 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         const token = bearerToken(request);
         if (!token) throw unauthorized('invalid_token', 'Send Authorization: Bearer <login JWT>');
         const claims = await authenticator.authenticate(token, 'login');
+        // Login binding (docs/security.md): another app's JWT → 401 `client_mismatch`; an unbound one
+        // signs the user in to an OpenID app (any app under LOGIN_BINDING=strict) only with consent.
+        const clientId = authz.client.clientId;
+        const allowed = await bearerMayAuthorize({
+          claims,
+          clientId,
+          scope: authz.oidc.scope,
+          mode: services.config.loginBinding,
+          consented: () => browserSessions.hasConsent(Number(claims.userId), clientId, authz.oidc.scope),
+        });
+        if (!allowed) return finish(reply, authz, { error: 'consent_required', state: authz.state }, 302);
         // No page on this path, so `prompt` does not apply; `max_age` is checked against the sign-in
         // that issued the login JWT.
         const { maxAge } = authz.oidc;
@@ -66,7 +80,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         oidc: authz.oidc,
         session,
         consented: session
-          ? await browserSessions.hasConsent(session.userUuid, authz.client.clientId)
+          ? await browserSessions.hasConsent(session.userUuid, authz.client.clientId, authz.oidc.scope)
           : false,
         now: Date.now(),
       });
