@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeWithBearer, exchange, post, type TestUser } from '../oauth/support.js';
 import { chainClient, newProvider } from '../content/contentSupport.js';
 import { bearer } from '../helpers/http.js';
-import { runCli } from './cliRunner.js';
+import { errorOf, runCli } from './cliRunner.js';
 
 const dauth = runCli;
 
@@ -110,10 +110,10 @@ describe('dauth CLI', () => {
       env,
     );
     expect(taken.code).toBe(1);
-    expect(JSON.parse(taken.stderr)).toMatchObject({ success: false, error: 'email_taken' });
+    expect(errorOf(taken.stderr)).toMatchObject({ success: false, error: 'email_taken' });
     const weak = await dauth(['user', 'create', '--email', 'weak@example.com', '--password', 'short'], env);
     expect(weak.code).toBe(1);
-    expect(JSON.parse(weak.stderr)).toMatchObject({ success: false, error: 'weak_password' });
+    expect(errorOf(weak.stderr)).toMatchObject({ success: false, error: 'weak_password' });
     const nobody = await dauth(
       [
         'client',
@@ -128,7 +128,7 @@ describe('dauth CLI', () => {
       env,
     );
     expect(nobody.code).toBe(1);
-    expect(JSON.parse(nobody.stderr)).toMatchObject({ success: false, error: 'user_not_found' });
+    expect(errorOf(nobody.stderr)).toMatchObject({ success: false, error: 'user_not_found' });
     const badUri = await dauth(
       [
         'client',
@@ -142,11 +142,11 @@ describe('dauth CLI', () => {
       ],
       env,
     );
-    expect(JSON.parse(badUri.stderr)).toMatchObject({ success: false, error: 'invalid_redirect_uri' });
+    expect(errorOf(badUri.stderr)).toMatchObject({ success: false, error: 'invalid_redirect_uri' });
     // Usage mistakes are JSON too (issue 31): the error, what was wrong, and the command's synopsis.
     const missing = await dauth(['client', 'create', '--name', 'x'], env);
     expect(missing.code).toBe(2);
-    expect(JSON.parse(missing.stderr)).toEqual({
+    expect(errorOf(missing.stderr)).toEqual({
       success: false,
       error: 'usage_error',
       message: '--owner-email is required',
@@ -158,7 +158,7 @@ describe('dauth CLI', () => {
       env,
     );
     expect(unknownOption.code).toBe(2);
-    expect(JSON.parse(unknownOption.stderr)).toMatchObject({
+    expect(errorOf(unknownOption.stderr)).toMatchObject({
       success: false,
       error: 'usage_error',
       message: expect.stringContaining("'--admin'"),
@@ -166,14 +166,14 @@ describe('dauth CLI', () => {
     });
     const unknown = await dauth(['slots', 'explode'], env);
     expect(unknown.code).toBe(2);
-    expect(JSON.parse(unknown.stderr)).toEqual({
+    expect(errorOf(unknown.stderr)).toEqual({
       success: false,
       error: 'unknown_command',
       message: 'Unknown command: dauth slots explode; `dauth --help` lists the commands',
     });
     const badFaucet = await dauth(['faucet', '--address', '0xab', '--native', '1.5'], env);
     expect(badFaucet.code).toBe(2);
-    expect(JSON.parse(badFaucet.stderr)).toMatchObject({
+    expect(errorOf(badFaucet.stderr)).toMatchObject({
       error: 'usage_error',
       message: '--native must be a whole number (decimal digits)',
     });
@@ -242,13 +242,13 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
     const oldName = await dauth(['client', 'list', '--owner', 'Beside@Example.com'], env);
     expect(oldName.code).toBe(0);
     expect(JSON.parse(oldName.stdout)).toEqual(JSON.parse(list.stdout));
-    expect(JSON.parse(oldName.stderr)).toEqual({
+    expect(errorOf(oldName.stderr)).toEqual({
       warning: 'deprecated_option',
       message: '--owner is deprecated: use --owner-email',
     });
     const both = await dauth(['client', 'list', '--owner', 'a@b.co', '--owner-email', 'a@b.co'], env);
     expect(both.code).toBe(2);
-    expect(JSON.parse(both.stderr)).toMatchObject({
+    expect(errorOf(both.stderr)).toMatchObject({
       error: 'usage_error',
       message: 'give --owner-email only (--owner is its old name)',
     });
@@ -258,7 +258,7 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
       env,
     );
     expect(wrong.code).toBe(1);
-    expect(JSON.parse(wrong.stderr)).toMatchObject({ success: false, error: 'invalid_credentials' });
+    expect(errorOf(wrong.stderr)).toMatchObject({ success: false, error: 'invalid_credentials' });
   }, 60_000);
 
   it('shows a provider, and its key and IV only with --reveal', async () => {
@@ -309,7 +309,7 @@ describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', ()
       ADMIN_API_KEY: 'not-the-admin-key-0123456789',
     });
     expect(badKey.code).toBe(1);
-    expect((JSON.parse(badKey.stderr) as { success: boolean }).success).toBe(false);
+    expect((errorOf(badKey.stderr) as { success: boolean }).success).toBe(false);
     expect(await chainClient(server).getBalance({ address })).toBe(before + 12345n + 10n * 10n ** 18n);
 
     // slots import beside the running server: through its admin API, never chain_in_use. A record

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { createUser, type TestUser } from '../helpers/http.js';
-import { runCli as dauth, startServerWithApp, type CliAppFixture } from './cliRunner.js';
+import { errorOf, runCli as dauth, startServerWithApp, type CliAppFixture } from './cliRunner.js';
 
 describe('dauth client update | rotate-secret | delete through the running server', () => {
   let server: TestServer;
@@ -53,7 +53,7 @@ describe('dauth client update | rotate-secret | delete through the running serve
       `${stranger.password}\n`,
     );
     expect(refused.code).toBe(1);
-    expect((JSON.parse(refused.stderr) as { success: boolean }).success).toBe(false);
+    expect((errorOf(refused.stderr) as { success: boolean }).success).toBe(false);
     expect((await server.services.clients.findClient(clientId))?.name).toBe('Lifecycle game');
 
     const rotated = await dauth(['client', 'rotate-secret', ...asOwner()], env, `${owner.password}\n`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { createUser, type TestUser } from '../helpers/http.js';
-import { runCli as dauth, startServerWithApp, type CliAppFixture } from './cliRunner.js';
+import { errorOf, runCli as dauth, startServerWithApp, type CliAppFixture } from './cliRunner.js';
 import {
   buy,
   consume,
@@ -160,7 +160,7 @@ describe('dauth provider create through the running server', () => {
     const stranger = await createUser(server.url);
     const refused = await dauth(asOwner('cli-stranger', stranger), env, `${stranger.password}\n`);
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stderr)).toMatchObject({ success: false, error: 'not_client_owner' });
+    expect(errorOf(refused.stderr)).toMatchObject({ success: false, error: 'not_client_owner' });
     expect(await server.services.content.directory.registered('cli-stranger')).toBeUndefined();
 
     const wrongMode = await dauth(

@@ -66,3 +66,8 @@ export async function startServerWithApp(app: {
     },
   };
 }
+
+/** The error object a failed command printed: the last JSON line of stderr (warnings come first). */
+export function errorOf(stderr: string): unknown {
+  return JSON.parse(stderr.trim().split('\n').at(-1) ?? '');
+}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli as dauth } from './cliRunner.js';
+import { errorOf, runCli as dauth } from './cliRunner.js';
 
 /**
  * Decisions §8: the CLI warns on `--password` (it lands in the shell history and the process list) and
@@ -50,7 +50,7 @@ describe('dauth CLI and its secrets', () => {
       );
       expect(result.code).toBe(2);
       expect(result.stderr).toContain('refusing to send the admin key over plain http');
-      expect(result.stderr).toContain('Usage: dauth faucet');
+      expect(result.stderr).toContain('"usage":"dauth faucet');
       expect(result.stderr).not.toContain('the-admin-key-0123456789');
     },
   );
@@ -69,6 +69,6 @@ describe('dauth CLI and its secrets', () => {
       { ...env, ADMIN_API_KEY: 'the-admin-key-0123456789' },
     );
     expect(result.code).toBe(1);
-    expect(JSON.parse(result.stderr)).toMatchObject({ success: false, error: 'server_unreachable' });
+    expect(errorOf(result.stderr)).toMatchObject({ success: false, error: 'server_unreachable' });
   });
 });
