@@ -55,6 +55,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         .selectFrom('email_codes')
         .selectAll()
         .where('user_uuid', '=', user.uuid)
+        .where('purpose', '=', 'pin_recover')
         .execute();
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toContain(code);
