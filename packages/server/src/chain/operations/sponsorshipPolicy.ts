@@ -46,10 +46,7 @@ export interface SponsorshipSpend {
 
 /** Which limit refused an operation (the 429's `limit`). */
 export type SponsorshipLimit =
-  | 'operation_gas'
-  | 'daily_budget'
-  | 'unverified_daily_budget'
-  | 'platform_daily_budget';
+  'operation_gas' | 'daily_budget' | 'unverified_daily_budget' | 'platform_daily_budget';
 
 /** Told of every refusal (metrics, the log line when the platform cap is first reached on a day). */
 export interface SponsorshipObserver {
@@ -80,8 +77,7 @@ export const sponsorshipRefused = (target: Address) =>
 
 const REFUSALS: Record<SponsorshipLimit, string> = {
   operation_gas: 'The operation asks for more gas than one operation may',
-  daily_budget:
-    'The daily gas sponsorship budget of this user or app is spent; try again tomorrow (UTC)',
+  daily_budget: 'The daily gas sponsorship budget of this user or app is spent; try again tomorrow (UTC)',
   unverified_daily_budget:
     'The daily gas sponsorship of an account with an unverified e-mail address is spent; verify the address (the code or link mailed at sign-up) or try again tomorrow (UTC)',
   platform_daily_budget:

@@ -71,16 +71,26 @@ export class AddressVerificationService {
     const recent = await this.store.codesSentSince(userUuid, ADDRESS_PURPOSE, now - 3_600_000);
     const last = recent[0];
     if (last !== undefined && now - last < ADDRESS_RESEND_INTERVAL_MS) {
-      throw rateLimited(Math.ceil((last + ADDRESS_RESEND_INTERVAL_MS - now) / 1000), 'A mail was sent less than a minute ago');
+      throw rateLimited(
+        Math.ceil((last + ADDRESS_RESEND_INTERVAL_MS - now) / 1000),
+        'A mail was sent less than a minute ago',
+      );
     }
     if (recent.length >= MAX_ADDRESS_MAILS_PER_HOUR) {
       const oldest = recent[recent.length - 1]!;
-      throw rateLimited(Math.ceil((oldest + 3_600_000 - now) / 1000), 'Too many mails were sent in the last hour');
+      throw rateLimited(
+        Math.ceil((oldest + 3_600_000 - now) / 1000),
+        'Too many mails were sent in the last hour',
+      );
     }
     try {
       await this.#mail(user, 'Your dauth e-mail verification code');
     } catch {
-      throw new AppError(503, 'mail_unavailable', 'The verification e-mail could not be sent; try again later');
+      throw new AppError(
+        503,
+        'mail_unavailable',
+        'The verification e-mail could not be sent; try again later',
+      );
     }
     return { expiresIn: ADDRESS_CODE_TTL_MS / 1000 };
   }
@@ -93,7 +103,11 @@ export class AddressVerificationService {
     const now = Date.now();
     const live = await this.store.liveCode(userUuid, ADDRESS_PURPOSE, ADDRESS_SESSION, now);
     if (!live) {
-      throw new AppError(400, 'code_expired', 'There is no valid code: it expired or was used; request a new one');
+      throw new AppError(
+        400,
+        'code_expired',
+        'There is no valid code: it expired or was used; request a new one',
+      );
     }
     // Count the guess before comparing, so parallel guesses cannot exceed the limit.
     if (!(await this.store.reserveCodeAttempt(live.id, MAX_ADDRESS_CODE_ATTEMPTS, now))) {
