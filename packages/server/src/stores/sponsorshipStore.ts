@@ -5,6 +5,9 @@ import { affected } from './kyselyResults.js';
 /** `platform` is one row a day (subject `*`): every sponsored operation a user or an app causes. */
 export type SpendScope = 'user' | 'app' | 'platform';
 
+/** The subject of the platform-wide row (the sponsorship policy charges the same one). */
+export const PLATFORM_SUBJECT = '*';
+
 export interface SponsorshipSpendTable {
   day: string;
   scope: SpendScope;
@@ -127,6 +130,11 @@ export class SponsorshipStore {
       .where('subject', '=', subject)
       .execute();
     return false;
+  }
+
+  /** The platform-wide row of `day`: every user's and app's operations together. */
+  platformOn(day: string): Promise<{ gas: number; operations: number; refused: number }> {
+    return this.subjectOn(day, 'platform', PLATFORM_SUBJECT);
   }
 
   /** One subject's gas and refusals on `day` (zeros when nothing was charged or refused). */

@@ -53,7 +53,7 @@ export interface SponsorshipObserver {
   refused(limit: SponsorshipLimit, detail: { day: string; firstOfDay: boolean }): void;
 }
 
-/** The subject of the platform-wide daily budget (one row a day). */
+/** The subject of the platform-wide daily budget (one row a day; the same as the store's `PLATFORM_SUBJECT`). */
 export const PLATFORM_SUBJECT = '*';
 
 export interface SponsoredOperation {

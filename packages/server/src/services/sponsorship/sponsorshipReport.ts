@@ -1,4 +1,3 @@
-import { PLATFORM_SUBJECT } from '../../chain/operations/sponsorshipPolicy.js';
 import type { SponsorshipStore, SpendScope } from '../../stores/sponsorshipStore.js';
 
 /** One subject's sponsored gas on a day. */
@@ -36,13 +35,13 @@ const utcToday = () => new Date().toISOString().slice(0, 10);
 /** What the gas sponsorship policy spent per app and per user on a UTC day (`GET /v1/admin/sponsorship`). */
 export class SponsorshipReport {
   constructor(
-    private readonly spend: Pick<SponsorshipStore, 'spendOn' | 'subjectOn'>,
+    private readonly spend: Pick<SponsorshipStore, 'spendOn' | 'platformOn'>,
     private readonly platformCap: number,
   ) {}
 
   /** The platform-wide spend on `day` (today, UTC, by default): `/readyz`, the metrics, the admin report. */
   async platformOn(day: string = utcToday()): Promise<PlatformSpend> {
-    const { gas, operations, refused } = await this.spend.subjectOn(day, 'platform', PLATFORM_SUBJECT);
+    const { gas, operations, refused } = await this.spend.platformOn(day);
     return { day, gas, operations, cap: this.platformCap, refused, reached: refused > 0 };
   }
 
