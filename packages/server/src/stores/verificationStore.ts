@@ -202,24 +202,6 @@ export class VerificationStore {
     return (await this.consumeToken(tokenHash, userUuid, purpose, now)) ? userUuid : undefined;
   }
 
-  /** Retires every live code and token of this user and purpose (the purpose is fulfilled). */
-  async retireAll(userUuid: number, purpose: string, now: number): Promise<void> {
-    await this.db
-      .updateTable('email_codes')
-      .set({ consumed_at: now })
-      .where('user_uuid', '=', userUuid)
-      .where('purpose', '=', purpose)
-      .where('consumed_at', 'is', null)
-      .execute();
-    await this.db
-      .updateTable('verification_tokens')
-      .set({ used_at: now })
-      .where('user_uuid', '=', userUuid)
-      .where('purpose', '=', purpose)
-      .where('used_at', 'is', null)
-      .execute();
-  }
-
   /** True for a live, unused token of this user and purpose (nothing changes). */
   async tokenUsable(tokenHash: string, userUuid: number, purpose: string, now: number): Promise<boolean> {
     const row = await this.db

@@ -141,7 +141,7 @@ export class AddressVerificationService {
       this.logger.info({ userUuid }, 'e-mail address verified');
     }
     // The purpose is fulfilled: the other code and links of the account die with it.
-    await this.store.retireAll(userUuid, ADDRESS_PURPOSE, now);
+    await this.store.retireAll(userUuid, [ADDRESS_PURPOSE], [ADDRESS_PURPOSE], now);
   }
 
   /** Stores a new code (retiring the earlier one) and a new link token, then mails both. */
