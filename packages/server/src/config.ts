@@ -98,10 +98,17 @@ const envSchema = z.object({
   /** Below these (wei) `/readyz` reports `degraded` and a warning is logged (docs/operations.md). */
   LOW_FUNDS_PAYMASTER_DEPOSIT: weiAmount.default(10n ** 18n),
   LOW_FUNDS_RELAYER_BALANCE: weiAmount.default(10n ** 17n),
-  /** Gas sponsorship policy (decisions §7): daily budgets per user and per app, per-operation cap. */
+  /**
+   * Gas sponsorship policy (decisions §7, §8): daily budgets per user and per app, per-operation cap. The
+   * cap is 1.5M (was 3M): the interface's heaviest user operation asks for about 0.49M (docs/operations.md).
+   */
   SPONSOR_USER_DAILY_GAS: z.coerce.number().int().min(0).default(50_000_000),
+  /** Decisions §8: until the sign-up mail's code or link is used (capped by SPONSOR_USER_DAILY_GAS). */
+  SPONSOR_UNVERIFIED_USER_DAILY_GAS: z.coerce.number().int().min(0).default(10_000_000),
+  /** Decisions §8: every user and app together, per UTC day; past it 429 and `/readyz` degraded. */
+  SPONSOR_PLATFORM_DAILY_GAS: z.coerce.number().int().min(0).default(10_000_000_000),
   SPONSOR_APP_DAILY_GAS: z.coerce.number().int().min(0).default(5_000_000_000),
-  SPONSOR_MAX_OPERATION_GAS: z.coerce.number().int().min(100_000).default(3_000_000),
+  SPONSOR_MAX_OPERATION_GAS: z.coerce.number().int().min(100_000).default(1_500_000),
   /** Comma-separated addresses never sponsored as call targets (the paymaster and entry point always are not). */
   SPONSOR_BLOCKED_TARGETS: z
     .string()
@@ -218,6 +225,8 @@ export interface Config {
   /** Gas sponsorship policy: daily budgets, per-operation cap, extra blocked targets. */
   sponsorship: {
     userDailyGas: number;
+    unverifiedUserDailyGas: number;
+    platformDailyGas: number;
     appDailyGas: number;
     maxOperationGas: number;
     blockedTargets: `0x${string}`[];
@@ -414,6 +423,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     loginBinding: e.LOGIN_BINDING,
     sponsorship: {
       userDailyGas: e.SPONSOR_USER_DAILY_GAS,
+      unverifiedUserDailyGas: e.SPONSOR_UNVERIFIED_USER_DAILY_GAS,
+      platformDailyGas: e.SPONSOR_PLATFORM_DAILY_GAS,
       appDailyGas: e.SPONSOR_APP_DAILY_GAS,
       maxOperationGas: e.SPONSOR_MAX_OPERATION_GAS,
       blockedTargets: e.SPONSOR_BLOCKED_TARGETS,

@@ -44,6 +44,10 @@ export const RATE_LIMIT_DEFAULTS = {
   /** E-mail verification per user. */
   email_send: perMinute(20),
   email_verify: perMinute(20),
+  /** The sign-up mail's code (per user) and link (per address); resends per user (the service adds 1/min, 5/h). */
+  verify_email: perMinute(20),
+  verify_email_link: perMinute(30),
+  verify_email_resend: perMinute(5),
   /** `/v1/token/transfer` per user. */
   token_transfer: perMinute(30),
   /** Content tokens per user. */

@@ -31,6 +31,7 @@ import { Authenticator } from '../services/tokens/authenticator.js';
 import { TokenService } from '../services/tokens/tokenService.js';
 import type { TokenTransferService } from '../services/transfers/tokenTransferService.js';
 import type { EmailVerificationService } from '../services/verification/emailVerificationService.js';
+import { AddressVerificationService } from '../services/verification/addressVerificationService.js';
 import { SigningKeyStore } from '../stores/signingKeyStore.js';
 import { UserStore } from '../stores/userStore.js';
 import { WalletStore } from '../stores/walletStore.js';
@@ -53,7 +54,7 @@ import { SlotStore } from '../stores/slotStore.js';
 import { SponsorshipStore } from '../stores/sponsorshipStore.js';
 import { chainHeadChannel, RedisChainHeadBus } from '../stores/chainHeadBus.js';
 import { chainFactsOf } from './chainFacts.js';
-import { registerDomainMetrics } from './observability.js';
+import { registerDomainMetrics, sponsorshipObserver } from './observability.js';
 import { FundsWatch } from '../services/funds/fundsWatch.js';
 import { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
 import { ChainBeliefStore } from '../stores/chainBeliefStore.js';
@@ -125,6 +126,8 @@ export interface Services {
   custody: CustodyService;
   /** E-mail codes and single-use verification tokens (`pin_recover`). */
   emailVerification: EmailVerificationService;
+  /** The account's own address: the sign-up mail's code and link (docs/accounts.md). */
+  addressVerification: AddressVerificationService;
   /** ERC-20 transfers from a user's wallet (`/v1/token/transfer`). */
   transfers: TokenTransferService;
   /** Content tokens (docs/content-tokens.md): providers, purchases, batched consumption, balances, settlement. */
@@ -262,7 +265,21 @@ export async function createServices(
       config.scryptQueueMax,
       { ...SCRYPT_PARAMS, N: config.scryptN },
     );
-    const accounts = new AccountService(users, tokens, passwords);
+    // E-mail (SMTP or the outbox) and the one-time codes and tokens it carries: sign-up verification, PIN
+    // recovery and password reset.
+    const mailer = createMailer(config);
+    closers.push(() => mailer.close());
+    const verifications = new VerificationStore(database.db);
+    // Sign-up mails a code and a link; until one is used the account's sponsorship is the unverified budget.
+    const addressVerification = new AddressVerificationService(
+      verifications,
+      users,
+      mailer,
+      secrets.masterKey,
+      config.publicUrl,
+      logger.child({ component: 'address-verification' }),
+    );
+    const accounts = new AccountService(users, tokens, passwords, addressVerification);
     const wallets = new WalletStore(database.db);
 
     // Where redirect URIs (and so backend callbacks) may point: decisions §7, docs/security.md.
@@ -297,11 +314,6 @@ export async function createServices(
       loginStatus,
       issuer: config.publicUrl,
     });
-
-    // E-mail (SMTP or the outbox) and the one-time codes and tokens it carries: PIN recovery and password reset.
-    const mailer = createMailer(config);
-    closers.push(() => mailer.close());
-    const verifications = new VerificationStore(database.db);
 
     // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
     const custodyDomain = createCustodyDomain({
@@ -369,12 +381,18 @@ export async function createServices(
         chain.operator.address,
         {
           userOfWallet: async (address) => (await wallets.findByAddress(address))?.userUuid,
+          userVerified: (userUuid) => users.emailVerified(userUuid),
           appOfSlot: async (slotId) => (await slotRecords.findById(slotId.toString()))?.clientId,
           appOfCuid: async (cuid) => (await content.directory.registered(cuid))?.clientId,
         },
         sponsorship,
+        Date.now,
+        sponsorshipObserver(metrics, logger, config.sponsorship.platformDailyGas),
       ),
     );
+    const sponsorshipReport = new SponsorshipReport(sponsorship, config.sponsorship.platformDailyGas);
+    // Past the platform-wide cap sponsored writes fail for everyone: degraded, like low funds.
+    readinessProbes.sponsorship = () => sponsorshipReport.readiness();
 
     // After the journal recovery: what the database believes is checked against the chain, in the background.
     const chainConsistency = new ChainConsistencyCheck(
@@ -393,6 +411,7 @@ export async function createServices(
       content,
       queues: { scrypt: passwords, pbkdf2: custodyDomain.sharePins },
       revocations,
+      sponsorship: sponsorshipReport,
     });
 
     return {
@@ -454,9 +473,10 @@ export async function createServices(
       market: slotDomain.market,
       custody: custodyDomain.custody,
       emailVerification: custodyDomain.emailVerification,
+      addressVerification,
       transfers: custodyDomain.transfers,
       content,
-      sponsorshipReport: new SponsorshipReport(sponsorship),
+      sponsorshipReport,
       sponsorship,
       chainConsistency,
       close,

@@ -3,6 +3,9 @@ import type { DatabaseHandle } from '../db/database.js';
 import type { ChainServices } from './chain.js';
 import type { ContentServices } from './content.js';
 import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
+import type { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
+import type { SponsorshipObserver } from '../chain/operations/sponsorshipPolicy.js';
+import type { Logger } from 'pino';
 
 /** Wei as a float of ether: Prometheus samples are doubles, and alert thresholds read better in ether. */
 export function weiToEther(wei: bigint): number {
@@ -21,9 +24,10 @@ export function registerDomainMetrics(
     content: Pick<ContentServices, 'batcher' | 'queuedRecords'>;
     queues: { scrypt: { queued: number }; pbkdf2: { queued: number } };
     revocations: RevocationRegistry;
+    sponsorship: Pick<SponsorshipReport, 'platformOn'>;
   },
 ): void {
-  const { chain, content, queues, revocations, database } = parts;
+  const { chain, content, queues, revocations, database, sponsorship } = parts;
   chain.telemetry.observeBundles({
     bundleMined: (size) => {
       metrics.observeSize('dauth_bundle_operations', 'Operations per mined bundle', size);
@@ -74,6 +78,17 @@ export function registerDomainMetrics(
     help: "The paymaster's EntryPoint deposit, which pays for sponsored operations",
     read: async () => weiToEther(await chain.gateway.paymasterDeposit()),
   });
+  // Read from the database at each scrape: the platform budget is shared by every replica.
+  metrics.gauge({
+    name: 'dauth_sponsorship_platform_gas',
+    help: 'Gas sponsored today (UTC) for every user and app together, charged against SPONSOR_PLATFORM_DAILY_GAS',
+    read: async () => (await sponsorship.platformOn()).gas,
+  });
+  metrics.gauge({
+    name: 'dauth_sponsorship_platform_cap_reached',
+    help: '1 once the platform-wide daily sponsorship cap refused an operation today (UTC), else 0',
+    read: async () => ((await sponsorship.platformOn()).reached ? 1 : 0),
+  });
   metrics.gauge({
     name: 'dauth_consumption_queue_depth',
     help: 'Accepted consumption records waiting for a batch',
@@ -107,4 +122,30 @@ export function registerDomainMetrics(
       ]);
     },
   });
+}
+
+/**
+ * Counts refused sponsorships by limit (`dauth_sponsorship_refused_total`) and logs the platform cap's
+ * first refusal of a UTC day once over every replica (the store tells which refusal was the first).
+ */
+export function sponsorshipObserver(
+  metrics: ServiceMetrics,
+  logger: Logger,
+  platformDailyGas: number,
+): SponsorshipObserver {
+  return {
+    refused: (limit, { day, firstOfDay }) => {
+      metrics.count(
+        'dauth_sponsorship_refused_total',
+        'Operations refused by the gas sponsorship policy (this replica), by limit',
+        { limit },
+      );
+      if (limit === 'platform_daily_budget' && firstOfDay) {
+        logger.warn(
+          { day, platformDailyGas },
+          'platform sponsorship cap reached: sponsored operations are refused for everyone until 00:00 UTC',
+        );
+      }
+    },
+  };
 }

@@ -22,6 +22,7 @@ import { devUserLogoutRoutes } from './routes/devUser/logout.js';
 import { devUserOperationsRoutes } from './routes/devUser/operations.js';
 import { passwordRoutes } from './routes/devUser/password.js';
 import { devUserRegisterRoutes } from './routes/devUser/register.js';
+import { devUserVerifyEmailRoutes } from './routes/devUser/verifyEmail.js';
 import { devUserSlotsRoutes } from './routes/devUser/slots.js';
 import { devUserWalletRoutes } from './routes/devUser/wallet.js';
 import { uint256Format } from './schemas.js';
@@ -127,6 +128,7 @@ export async function buildApp(
     chainRoutes,
     healthRoutes,
     devUserRegisterRoutes,
+    devUserVerifyEmailRoutes,
     devUserLoginRoutes,
     devUserLogoutRoutes,
     clientRoutes,

@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
-export type SpendScope = 'user' | 'app';
+/** `platform` is one row a day (subject `*`): every sponsored operation a user or an app causes. */
+export type SpendScope = 'user' | 'app' | 'platform';
+
+/** The subject of the platform-wide row (the sponsorship policy charges the same one). */
+export const PLATFORM_SUBJECT = '*';
 
 export interface SponsorshipSpendTable {
   day: string;
@@ -10,6 +14,8 @@ export interface SponsorshipSpendTable {
   subject: string;
   gas: number;
   operations: number;
+  /** Operations refused against this budget that day (migration 0140). */
+  refused: number;
   updated_at: number;
 }
 
@@ -27,7 +33,7 @@ export interface SpendRow {
   operations: number;
 }
 
-/** One budget an operation is charged against. */
+/** One budget an operation is charged against (the policy's `SpendCharge` has the same shape). */
 export interface SpendCharge {
   scope: SpendScope;
   subject: string;
@@ -45,7 +51,20 @@ export class SponsorshipStore {
 
   /** Adds `gas` to each subject's spend of `day` if every one stays within its budget; false otherwise. */
   async charge(day: string, gas: number, charges: SpendCharge[], now = Date.now()): Promise<boolean> {
-    if (charges.length === 0) return true;
+    return (await this.chargeAll(day, gas, charges, now)) === undefined;
+  }
+
+  /**
+   * Adds `gas` to each subject's spend of `day` if every one stays within its budget, checked in the
+   * order given; otherwise nothing changes and the answer is the first charge that did not fit.
+   */
+  async chargeAll(
+    day: string,
+    gas: number,
+    charges: SpendCharge[],
+    now = Date.now(),
+  ): Promise<SpendCharge | undefined> {
+    if (charges.length === 0) return undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
         for (const charge of charges) {
@@ -57,6 +76,7 @@ export class SponsorshipStore {
               subject: charge.subject,
               gas: 0,
               operations: 0,
+              refused: 0,
               updated_at: now,
             })
             .onConflict((oc) => oc.columns(['day', 'scope', 'subject']).doNothing())
@@ -73,22 +93,77 @@ export class SponsorshipStore {
             .where('subject', '=', charge.subject)
             .where(sql<boolean>`gas + ${gas} <= ${charge.budget}`)
             .executeTakeFirst();
-          if (affected(result) !== 1) throw new OverBudget();
+          if (affected(result) !== 1) throw new OverBudget(charge);
         }
       });
-      return true;
+      return undefined;
     } catch (err) {
-      if (err instanceof OverBudget) return false;
+      if (err instanceof OverBudget) return err.charge;
       throw err;
     }
   }
 
-  /** Every subject's spend on `day`, most gas first. */
+  /**
+   * Counts an operation refused against a subject's budget of `day`. True only for the day's first
+   * refusal of that subject, over every replica (a conditional UPDATE from 0): the moment to log once.
+   */
+  async recordRefusal(day: string, scope: SpendScope, subject: string, now = Date.now()): Promise<boolean> {
+    await this.db
+      .insertInto('sponsorship_spend')
+      .values({ day, scope, subject, gas: 0, operations: 0, refused: 0, updated_at: now })
+      .onConflict((oc) => oc.columns(['day', 'scope', 'subject']).doNothing())
+      .execute();
+    const first = await this.db
+      .updateTable('sponsorship_spend')
+      .set({ refused: 1, updated_at: now })
+      .where('day', '=', day)
+      .where('scope', '=', scope)
+      .where('subject', '=', subject)
+      .where('refused', '=', 0)
+      .executeTakeFirst();
+    if (affected(first) === 1) return true;
+    await this.db
+      .updateTable('sponsorship_spend')
+      .set({ refused: sql`refused + 1`, updated_at: now })
+      .where('day', '=', day)
+      .where('scope', '=', scope)
+      .where('subject', '=', subject)
+      .execute();
+    return false;
+  }
+
+  /** The platform-wide row of `day`: every user's and app's operations together. */
+  platformOn(day: string): Promise<{ gas: number; operations: number; refused: number }> {
+    return this.subjectOn(day, 'platform', PLATFORM_SUBJECT);
+  }
+
+  /** One subject's gas and refusals on `day` (zeros when nothing was charged or refused). */
+  async subjectOn(
+    day: string,
+    scope: SpendScope,
+    subject: string,
+  ): Promise<{ gas: number; operations: number; refused: number }> {
+    const row = await this.db
+      .selectFrom('sponsorship_spend')
+      .select(['gas', 'operations', 'refused'])
+      .where('day', '=', day)
+      .where('scope', '=', scope)
+      .where('subject', '=', subject)
+      .executeTakeFirst();
+    return {
+      gas: Number(row?.gas ?? 0),
+      operations: Number(row?.operations ?? 0),
+      refused: Number(row?.refused ?? 0),
+    };
+  }
+
+  /** Every user's and app's spend on `day`, most gas first (the platform row: `subjectOn`). */
   async spendOn(day: string): Promise<SpendRow[]> {
     const rows = await this.db
       .selectFrom('sponsorship_spend')
       .selectAll()
       .where('day', '=', day)
+      .where('scope', '!=', 'platform')
       .orderBy('gas', 'desc')
       .orderBy('subject')
       .execute();
@@ -102,4 +177,8 @@ export class SponsorshipStore {
   }
 }
 
-class OverBudget extends Error {}
+class OverBudget extends Error {
+  constructor(readonly charge: SpendCharge) {
+    super('over budget');
+  }
+}

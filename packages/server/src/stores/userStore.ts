@@ -11,6 +11,8 @@ export interface UsersTable {
   logins_valid_after: number | null;
   /** The one login JWT id that survives `logins_valid_after`: the session that changed the password (migration 0135). */
   logins_kept_jti: string | null;
+  /** Unix ms the address was verified (sign-up mail's code or link); null while unverified (migration 0140). */
+  email_verified_at: number | null;
 }
 
 declare module '../db/database.js' {
@@ -113,6 +115,27 @@ export class UserStore {
       .where('user_uuid', '=', userUuid)
       .executeTakeFirst();
     return affected(result) === 1;
+  }
+
+  /** Marks the address verified; false when it already was (or the user is gone). */
+  async markEmailVerified(userUuid: number, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ email_verified_at: now })
+      .where('user_uuid', '=', userUuid)
+      .where('email_verified_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** True once the user's address was verified (accounts older than migration 0140 count as verified). */
+  async emailVerified(userUuid: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('users')
+      .select('email_verified_at')
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return row !== undefined && row.email_verified_at !== null;
   }
 
   /** The user's login cutoff, if a password change or reset set one: Unix seconds and the JWT id it spares. */

@@ -186,6 +186,22 @@ export class VerificationStore {
     return affected(result) === 1;
   }
 
+  /**
+   * Uses a token of `purpose` once, whoever it belongs to (a mailed link names no user): the user's id,
+   * or undefined for an unknown, expired or used token.
+   */
+  async consumeTokenOfPurpose(tokenHash: string, purpose: string, now: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('verification_tokens')
+      .select('user_uuid')
+      .where('token_hash', '=', tokenHash)
+      .where('purpose', '=', purpose)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const userUuid = Number(row.user_uuid);
+    return (await this.consumeToken(tokenHash, userUuid, purpose, now)) ? userUuid : undefined;
+  }
+
   /** True for a live, unused token of this user and purpose (nothing changes). */
   async tokenUsable(tokenHash: string, userUuid: number, purpose: string, now: number): Promise<boolean> {
     const row = await this.db

@@ -55,6 +55,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         .selectFrom('email_codes')
         .selectAll()
         .where('user_uuid', '=', user.uuid)
+        .where('purpose', '=', 'pin_recover')
         .execute();
       expect(rows).toHaveLength(1);
       expect(JSON.stringify(rows)).not.toContain(code);
@@ -138,6 +139,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         .selectFrom('verification_tokens')
         .select('token_hash')
         .where('user_uuid', '=', user.uuid)
+        .where('purpose', '=', 'pin_recover')
         .execute();
       expect(tokens).toEqual([]);
     });
@@ -195,6 +197,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         .selectFrom('email_codes')
         .select('id')
         .where('user_uuid', '=', user.uuid)
+        .where('purpose', '=', 'pin_recover')
         .execute();
       expect(rows).toEqual([]);
     });

@@ -7,6 +7,10 @@ import type { Address, ContractAddresses, Hex } from '../types.js';
 export interface SponsorshipLimits {
   /** Most gas (sum of operations' gas limits) sponsored per user and UTC day. */
   userDailyGas: number;
+  /** The same for a user whose e-mail address is not verified yet (at most `userDailyGas`). */
+  unverifiedUserDailyGas: number;
+  /** Most gas sponsored per UTC day for every user and app together (decisions §8). */
+  platformDailyGas: number;
   /** Most gas sponsored per app (client_id) and UTC day. */
   appDailyGas: number;
   /** Most gas one user operation may ask for (call + verification + pre-verification). */
@@ -18,13 +22,15 @@ export interface SponsorshipLimits {
 /** Who an operation is for, as far as the data it touches tells (wallet rows, slots, cuids). */
 export interface SponsorshipDirectory {
   userOfWallet(address: Address): Promise<number | undefined>;
+  /** Whether the user's e-mail address is verified (the budget depends on it). */
+  userVerified(userUuid: number): Promise<boolean>;
   appOfSlot(slotId: bigint): Promise<string | undefined>;
   appOfCuid(cuid: string): Promise<string | undefined>;
 }
 
 /** One daily budget an operation is charged against (the store keeps the same shape). */
 export interface SpendCharge {
-  scope: 'user' | 'app';
+  scope: 'user' | 'app' | 'platform';
   subject: string;
   /** Most gas this subject may be charged on the day. */
   budget: number;
@@ -32,8 +38,23 @@ export interface SpendCharge {
 
 /** Where spend is counted (the database, shared by replicas); the composition root passes the store. */
 export interface SponsorshipSpend {
-  charge(day: string, gas: number, charges: SpendCharge[]): Promise<boolean>;
+  /** Charges every budget or none; the answer is the first charge that did not fit. */
+  chargeAll(day: string, gas: number, charges: SpendCharge[]): Promise<SpendCharge | undefined>;
+  /** Counts a refusal; true for the subject's first of the day (over every replica). */
+  recordRefusal(day: string, scope: SpendCharge['scope'], subject: string): Promise<boolean>;
 }
+
+/** Which limit refused an operation (the 429's `limit`). */
+export type SponsorshipLimit =
+  'operation_gas' | 'daily_budget' | 'unverified_daily_budget' | 'platform_daily_budget';
+
+/** Told of every refusal (metrics, the log line when the platform cap is first reached on a day). */
+export interface SponsorshipObserver {
+  refused(limit: SponsorshipLimit, detail: { day: string; firstOfDay: boolean }): void;
+}
+
+/** The subject of the platform-wide daily budget (one row a day; the same as the store's `PLATFORM_SUBJECT`). */
+export const PLATFORM_SUBJECT = '*';
 
 export interface SponsoredOperation {
   sender: Address;
@@ -47,12 +68,21 @@ interface DecodedCall {
   data: Hex;
 }
 
-export const sponsorshipQuotaExceeded = (limit: string, message: string) =>
+export const sponsorshipQuotaExceeded = (limit: SponsorshipLimit, message: string) =>
   new AppError(429, 'sponsorship_quota_exceeded', message, { limit });
 export const sponsorshipRefused = (target: Address) =>
   new AppError(403, 'sponsorship_refused', `Calls to ${target} with this function are never sponsored`, {
     target,
   });
+
+const REFUSALS: Record<SponsorshipLimit, string> = {
+  operation_gas: 'The operation asks for more gas than one operation may',
+  daily_budget: 'The daily gas sponsorship budget of this user or app is spent; try again tomorrow (UTC)',
+  unverified_daily_budget:
+    'The daily gas sponsorship of an account with an unverified e-mail address is spent; verify the address (the code or link mailed at sign-up) or try again tomorrow (UTC)',
+  platform_daily_budget:
+    "The platform's daily gas sponsorship is spent for everyone; try again tomorrow (UTC)",
+};
 
 /** Functions of the platform contracts only their owner may call: never sponsored for anyone. */
 const ADMIN_FUNCTIONS = new Set([
@@ -98,6 +128,11 @@ const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
  * `executeBatch` and the content-wallet calls of `dex.executeFromSlot`), a per-operation gas cap, and
  * per-user and per-app daily budgets counted in the database (one conditional increment per budget,
  * shared by replicas). An operation is charged its gas limits, the most it can cost the paymaster.
+ *
+ * Decisions §8: a user whose e-mail address is unverified has the smaller unverified budget, and every
+ * operation charged to a user or an app is also charged to one platform-wide daily budget, in the same
+ * transaction, so no number of accounts together can spend more. The operator's own operations that no
+ * user or app causes (settlement, usage records) are the platform's obligations and are not capped.
  */
 export class SponsorshipPolicy {
   readonly #blocked: Set<string>;
@@ -111,6 +146,7 @@ export class SponsorshipPolicy {
     private readonly directory: SponsorshipDirectory,
     private readonly spend: SponsorshipSpend,
     private readonly now: () => number = Date.now,
+    private readonly observer?: SponsorshipObserver,
   ) {
     this.#blocked = new Set(
       [contracts.paymaster, contracts.entry_point, ...limits.blockedTargets].map(lower),
@@ -140,7 +176,9 @@ export class SponsorshipPolicy {
     const fromOperator = lower(op.sender) === lower(this.operatorWallet);
     const calls = this.#callsOf(op);
     for (const call of calls) this.#checkTarget(call, fromOperator);
+    const day = utcDay(this.now());
     if (!fromOperator && op.gas > BigInt(this.limits.maxOperationGas)) {
+      this.observer?.refused('operation_gas', { day, firstOfDay: false });
       throw sponsorshipQuotaExceeded(
         'operation_gas',
         `An operation may ask for at most ${this.limits.maxOperationGas} gas of sponsorship`,
@@ -148,17 +186,31 @@ export class SponsorshipPolicy {
     }
     const { userUuid, clientId } = await this.#attribute(op.sender, calls, fromOperator);
     const charges: SpendCharge[] = [];
+    let verified = true;
     if (userUuid !== undefined) {
-      charges.push({ scope: 'user', subject: String(userUuid), budget: this.limits.userDailyGas });
+      verified = await this.directory.userVerified(userUuid);
+      const budget = verified
+        ? this.limits.userDailyGas
+        : Math.min(this.limits.unverifiedUserDailyGas, this.limits.userDailyGas);
+      charges.push({ scope: 'user', subject: String(userUuid), budget });
     }
     if (clientId !== undefined)
       charges.push({ scope: 'app', subject: clientId, budget: this.limits.appDailyGas });
-    if (!(await this.spend.charge(utcDay(this.now()), Number(op.gas), charges))) {
-      throw sponsorshipQuotaExceeded(
-        'daily_budget',
-        'The daily gas sponsorship budget of this user or app is spent; try again tomorrow (UTC)',
-      );
+    // Checked first, so that once the cap is reached every caller hears so (not of their own budget).
+    if (charges.length > 0) {
+      charges.unshift({ scope: 'platform', subject: PLATFORM_SUBJECT, budget: this.limits.platformDailyGas });
     }
+    const refused = await this.spend.chargeAll(day, Number(op.gas), charges);
+    if (refused === undefined) return;
+    const firstOfDay = await this.spend.recordRefusal(day, refused.scope, refused.subject);
+    const limit: SponsorshipLimit =
+      refused.scope === 'platform'
+        ? 'platform_daily_budget'
+        : refused.scope === 'user' && !verified
+          ? 'unverified_daily_budget'
+          : 'daily_budget';
+    this.observer?.refused(limit, { day, firstOfDay });
+    throw sponsorshipQuotaExceeded(limit, REFUSALS[limit]);
   }
 
   /** The calls the operation makes: `execute`/`executeBatch` unpacked, one level of `executeFromSlot` too. */

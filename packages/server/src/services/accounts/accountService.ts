@@ -28,6 +28,8 @@ export class AccountService {
     private readonly users: UserStore,
     private readonly tokens: TokenService,
     private readonly passwords: PasswordHasher,
+    /** Mails the new account a code and a link that verify its address (absent offline: the CLI mails nothing). */
+    private readonly signupMail?: { sendAfterSignup(user: User): Promise<void> },
   ) {}
 
   async register(input: { email: string; password: string; nickname?: string | undefined }): Promise<User> {
@@ -52,7 +54,9 @@ export class AccountService {
     for (let attempt = 0; attempt < 5; attempt++) {
       const user = { userUuid: newUserUuid(), email, nickname, createdAt: Date.now(), passwordHash };
       if (await this.users.insert(user)) {
-        return { userUuid: user.userUuid, email, nickname, createdAt: user.createdAt };
+        const created = { userUuid: user.userUuid, email, nickname, createdAt: user.createdAt };
+        await this.signupMail?.sendAfterSignup(created);
+        return created;
       }
       // The insert lost: either the e-mail was registered concurrently or the random id collided.
       if (await this.users.emailTaken(email))

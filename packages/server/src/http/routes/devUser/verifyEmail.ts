@@ -1,0 +1,98 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import { isAppError } from '../../../errors.js';
+import { VERIFY_LINK_PATH } from '../../../services/verification/addressVerificationService.js';
+import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { newNonce, pageHeaders } from '../../pages/html.js';
+import { emailVerifiedPage } from '../../pages/verifyEmailPages.js';
+import { perUser, routeLimit } from '../../rateLimits.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+
+/**
+ * Verification of the account's own e-mail address (decisions §8, docs/accounts.md): the sign-up mail's
+ * 6-digit code with the login JWT, or its link; and a resend.
+ */
+export async function devUserVerifyEmailRoutes(app: App, services: Services): Promise<void> {
+  const { addressVerification } = services;
+  const limits = services.config.rateLimits;
+  const requireLogin = requireToken(services.authenticator, 'login');
+
+  app.post(
+    VERIFY_LINK_PATH,
+    {
+      onRequest: [requireLogin],
+      schema: {
+        tags: ['accounts'],
+        summary: 'Verify the account’s e-mail address with the 6-digit code of the sign-up mail',
+        security: bearerSecurity,
+        body: Type.Object({
+          code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits from the e-mail' }),
+        }),
+        response: {
+          200: Type.Object({ success: Type.Boolean(), email_verified: Type.Boolean() }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+      config: perUser(limits, 'verify_email'),
+    },
+    async (request) => {
+      await addressVerification.verifyCode(Number(authOf(request).userId), request.body.code);
+      return { success: true, email_verified: true };
+    },
+  );
+
+  app.get(
+    VERIFY_LINK_PATH,
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'The sign-up mail’s link: verifies the address and shows a page saying so',
+        querystring: Type.Object({ token: Type.String({ maxLength: 100 }) }),
+        // 200 and 400 answer the HTML page; a missing token is the JSON 400 of every route.
+        response: errorResponses(429),
+      },
+      config: { rateLimit: routeLimit(limits, 'verify_email_link') },
+    },
+    async (request, reply) => {
+      let verified = true;
+      try {
+        await addressVerification.verifyLink(request.query.token);
+      } catch (err) {
+        if (!isAppError(err) || err.code !== 'invalid_verification_token') throw err;
+        verified = false;
+      }
+      const nonce = newNonce();
+      // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
+      return (reply as FastifyReply)
+        .status(verified ? 200 : 400)
+        .headers(pageHeaders(nonce))
+        .send(emailVerifiedPage(nonce, verified));
+    },
+  );
+
+  app.post(
+    `${VERIFY_LINK_PATH}/resend`,
+    {
+      onRequest: [requireLogin],
+      schema: {
+        tags: ['accounts'],
+        summary: 'Mail a new verification code and link (one a minute, five an hour)',
+        security: bearerSecurity,
+        response: {
+          200: Type.Object({
+            success: Type.Boolean(),
+            expires_in: Type.Integer({ description: 'Seconds the code and the link stay valid' }),
+          }),
+          ...errorResponses(401, 409, 429, 503),
+        },
+      },
+      config: perUser(limits, 'verify_email_resend'),
+    },
+    async (request) => {
+      const { expiresIn } = await addressVerification.resend(Number(authOf(request).userId));
+      return { success: true, expires_in: expiresIn };
+    },
+  );
+}

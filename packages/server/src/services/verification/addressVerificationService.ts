@@ -1,0 +1,204 @@
+import { createHash, createHmac, hkdfSync, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { safeEqual } from '../../crypto/constantTime.js';
+import { AppError, conflict } from '../../errors.js';
+import type { User, UserStore } from '../../stores/userStore.js';
+import type { VerificationStore } from '../../stores/verificationStore.js';
+import type { Mailer } from '../mail/mailer.js';
+import { invalidVerificationToken } from './emailVerificationService.js';
+
+/** The verification store's purpose for codes and links that verify the account's own address. */
+export const ADDRESS_PURPOSE = 'email_address';
+/** Codes of this purpose belong to the account, not to one login session (sign-up opens none). */
+const ADDRESS_SESSION = 'account';
+/** A sign-up mail is often read later: its code and link stay valid a day (the code's guesses stay capped). */
+export const ADDRESS_CODE_TTL_MS = 24 * 3_600_000;
+/** Wrong guesses allowed against one code before a new one must be requested. */
+export const MAX_ADDRESS_CODE_ATTEMPTS = 5;
+/** Resends: one a minute and five an hour per account (each mail also carries a new link). */
+export const ADDRESS_RESEND_INTERVAL_MS = 60_000;
+export const MAX_ADDRESS_MAILS_PER_HOUR = 5;
+
+/** Path of the link in the mail; `?token=` carries 256 random bits. */
+export const VERIFY_LINK_PATH = '/v1/dev-user/verify-email';
+
+/**
+ * Verifies that an account receives mail at its address (decisions §8): sign-up mails a 6-digit code
+ * and a link. The code (with the account's login JWT) or the link's token marks the address verified,
+ * which lifts the account's sponsored gas from SPONSOR_UNVERIFIED_USER_DAILY_GAS to the regular
+ * budget. Codes are stored as HMAC-SHA256 under their own key derived from MASTER_KEY, link tokens as
+ * SHA-256; both are single-use, expire after a day, and a code allows five guesses.
+ */
+export class AddressVerificationService {
+  readonly #codeKey: Buffer;
+
+  constructor(
+    private readonly store: VerificationStore,
+    private readonly users: Pick<UserStore, 'findById' | 'markEmailVerified' | 'emailVerified'>,
+    private readonly mailer: Mailer,
+    masterKey: Buffer,
+    private readonly publicUrl: string,
+    private readonly logger: Logger,
+  ) {
+    this.#codeKey = Buffer.from(
+      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-address-code/v1', 32),
+    );
+  }
+
+  /**
+   * The sign-up mail. Best effort: the account exists whatever happens to the mail, and the user can ask
+   * for another (`resend`); a failure is logged, never answered.
+   */
+  async sendAfterSignup(user: Pick<User, 'userUuid' | 'email'>): Promise<void> {
+    try {
+      await this.#mail(user, 'Confirm your dauth e-mail address');
+    } catch (err) {
+      this.logger.warn(
+        { err: err instanceof Error ? err.message : String(err), userUuid: user.userUuid },
+        'sign-up verification mail not sent; the user can ask for another',
+      );
+    }
+  }
+
+  /** Mails a fresh code and link (the earlier code stops working). 409 once verified, 429 when asked too often. */
+  async resend(userUuid: number): Promise<{ expiresIn: number }> {
+    const user = await this.users.findById(userUuid);
+    if (!user) throw new AppError(401, 'invalid_token', 'The token names no user');
+    if (await this.users.emailVerified(userUuid)) {
+      throw conflict('email_already_verified', 'The e-mail address of this account is already verified');
+    }
+    const now = Date.now();
+    const recent = await this.store.codesSentSince(userUuid, ADDRESS_PURPOSE, now - 3_600_000);
+    const last = recent[0];
+    if (last !== undefined && now - last < ADDRESS_RESEND_INTERVAL_MS) {
+      throw rateLimited(
+        Math.ceil((last + ADDRESS_RESEND_INTERVAL_MS - now) / 1000),
+        'A mail was sent less than a minute ago',
+      );
+    }
+    if (recent.length >= MAX_ADDRESS_MAILS_PER_HOUR) {
+      const oldest = recent[recent.length - 1]!;
+      throw rateLimited(
+        Math.ceil((oldest + 3_600_000 - now) / 1000),
+        'Too many mails were sent in the last hour',
+      );
+    }
+    try {
+      await this.#mail(user, 'Your dauth e-mail verification code');
+    } catch {
+      throw new AppError(
+        503,
+        'mail_unavailable',
+        'The verification e-mail could not be sent; try again later',
+      );
+    }
+    return { expiresIn: ADDRESS_CODE_TTL_MS / 1000 };
+  }
+
+  /**
+   * Verifies the address with the mailed code: 400 `code_expired` without a live code (used, superseded
+   * or expired), 429 `too_many_attempts` after five wrong guesses, 400 `invalid_code` for a wrong one.
+   */
+  async verifyCode(userUuid: number, code: string): Promise<void> {
+    const now = Date.now();
+    const live = await this.store.liveCode(userUuid, ADDRESS_PURPOSE, ADDRESS_SESSION, now);
+    if (!live) {
+      throw new AppError(
+        400,
+        'code_expired',
+        'There is no valid code: it expired or was used; request a new one',
+      );
+    }
+    // Count the guess before comparing, so parallel guesses cannot exceed the limit.
+    if (!(await this.store.reserveCodeAttempt(live.id, MAX_ADDRESS_CODE_ATTEMPTS, now))) {
+      throw new AppError(429, 'too_many_attempts', 'Too many wrong codes; request a new one');
+    }
+    if (!safeEqual(this.#hashCode(live.id, code), live.codeHash)) {
+      const remaining = Math.max(0, MAX_ADDRESS_CODE_ATTEMPTS - live.attempts - 1);
+      throw new AppError(400, 'invalid_code', 'The code is wrong', { attempts_remaining: remaining });
+    }
+    if (!(await this.store.consumeCode(live.id, now))) {
+      throw new AppError(400, 'code_expired', 'The code was already used; request a new one');
+    }
+    await this.#verified(userUuid, now);
+  }
+
+  /** Verifies the address with the link's token; 401 `invalid_verification_token` if unusable. Returns the user. */
+  async verifyLink(token: string): Promise<number> {
+    const now = Date.now();
+    const userUuid = await this.store.consumeTokenOfPurpose(hashToken(token), ADDRESS_PURPOSE, now);
+    if (userUuid === undefined) throw invalidVerificationToken();
+    await this.#verified(userUuid, now);
+    return userUuid;
+  }
+
+  isVerified(userUuid: number): Promise<boolean> {
+    return this.users.emailVerified(userUuid);
+  }
+
+  async #verified(userUuid: number, now: number): Promise<void> {
+    if (await this.users.markEmailVerified(userUuid, now)) {
+      this.logger.info({ userUuid }, 'e-mail address verified');
+    }
+    // The purpose is fulfilled: the other code and links of the account die with it.
+    await this.store.retireAll(userUuid, [ADDRESS_PURPOSE], [ADDRESS_PURPOSE], now);
+  }
+
+  /** Stores a new code (retiring the earlier one) and a new link token, then mails both. */
+  async #mail(user: Pick<User, 'userUuid' | 'email'>, subject: string): Promise<void> {
+    const now = Date.now();
+    await this.store.deleteExpired(now - 24 * 3_600_000);
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const id = randomUUID();
+    const token = randomBytes(32).toString('base64url');
+    await this.store.insertCode({
+      id,
+      userUuid: user.userUuid,
+      purpose: ADDRESS_PURPOSE,
+      codeHash: this.#hashCode(id, code),
+      expiresAt: now + ADDRESS_CODE_TTL_MS,
+      createdAt: now,
+      sessionId: ADDRESS_SESSION,
+    });
+    await this.store.insertToken({
+      tokenHash: hashToken(token),
+      userUuid: user.userUuid,
+      purpose: ADDRESS_PURPOSE,
+      expiresAt: now + ADDRESS_CODE_TTL_MS,
+      createdAt: now,
+    });
+    const link = `${this.publicUrl}${VERIFY_LINK_PATH}?token=${token}`;
+    try {
+      await this.mailer.send({
+        to: user.email,
+        subject,
+        text: [
+          'Confirm that this is your e-mail address for dauth: open this link',
+          '',
+          link,
+          '',
+          `or enter the code ${code} where you signed up.`,
+          '',
+          `Both work once, for ${ADDRESS_CODE_TTL_MS / 3_600_000} hours.`,
+          'If you did not create a dauth account, ignore this e-mail.',
+        ].join('\n'),
+      });
+    } catch (err) {
+      // An unsent code or link must not stay usable.
+      await this.store.consumeCode(id, Date.now());
+      await this.store.consumeToken(hashToken(token), user.userUuid, ADDRESS_PURPOSE, Date.now());
+      throw err;
+    }
+  }
+
+  #hashCode(id: string, code: string): string {
+    return createHmac('sha256', this.#codeKey).update(`${id}:${code}`, 'utf8').digest('hex');
+  }
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+const rateLimited = (retryAfterSeconds: number, message: string) =>
+  new AppError(429, 'rate_limited', `${message}; try again in ${retryAfterSeconds} s`, {
+    retryAfterSeconds: Math.max(1, retryAfterSeconds),
+  });
