@@ -33,6 +33,8 @@ export interface TokenClaims {
   iat: number;
   /** Login tokens only: when the user last proved their password (Unix seconds); step-up checks it. */
   authTime?: number;
+  /** Login tokens only: the client the login is bound to (`azp`), when it was bound. */
+  azp?: string;
   /** Access tokens only. */
   clientId?: string;
   /** Access tokens only: the grant (authorization code family) the token came from. */
@@ -117,14 +119,21 @@ export class TokenService {
   /**
    * A login JWT: `aud` is the service itself (so it is never mistaken for a token meant for anyone else),
    * `auth_time` is when the password was checked (defaults to now; step-up compares against it).
+   * `clientId` binds the login to one client (claim `azp`, decisions §8 "Login binding").
    */
   async issueLoginToken(
     userId: string,
     authTime = Math.floor(Date.now() / 1000),
+    options: { clientId?: string } = {},
   ): Promise<{ token: string; jti: string; expiresIn: number }> {
     const jti = randomUUID();
     const token = this.#sign(
-      { token_use: 'login', aud: this.issuer, auth_time: authTime },
+      {
+        token_use: 'login',
+        aud: this.issuer,
+        auth_time: authTime,
+        ...(options.clientId !== undefined ? { azp: options.clientId } : {}),
+      },
       userId,
       LOGIN_TOKEN_TTL_SECONDS,
       jti,
@@ -254,6 +263,7 @@ export class TokenService {
         exp: Number(payload.exp),
         iat: Number(payload.iat),
         ...(use === 'login' ? { authTime: authTime as number } : {}),
+        ...(use === 'login' && typeof payload.azp === 'string' ? { azp: payload.azp } : {}),
         ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
         ...(typeof payload.gid === 'string' ? { grantId: payload.gid } : {}),
         ...(typeof payload.scope === 'string' ? { scope: payload.scope } : {}),
