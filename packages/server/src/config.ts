@@ -47,7 +47,9 @@ const envSchema = z.object({
     .refine(
       (v) =>
         v === undefined ||
-        v.split(',').every((o) => o.trim() === '' || /^https?:\/\/[^/\s]+$/.test(o.trim().replace(/\/+$/, ''))),
+        v
+          .split(',')
+          .every((o) => o.trim() === '' || /^https?:\/\/[^/\s]+$/.test(o.trim().replace(/\/+$/, ''))),
       'must be comma-separated origins (scheme://host[:port])',
     ),
   DATA_DIR: z.string().min(1).default('./data'),

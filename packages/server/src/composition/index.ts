@@ -296,7 +296,13 @@ export async function createServices(
     closers.push(() => oauthDomain.close());
     const { clients, oauth, revocations, browserSessions, loginStatus } = oauthDomain;
     // Players (docs/players.md): guest accounts and passkeys, both real accounts of the users table.
-    const guests = new GuestService(new GuestStore(database.db), tokens, passwords, clients, secrets.masterKey);
+    const guests = new GuestService(
+      new GuestStore(database.db),
+      tokens,
+      passwords,
+      clients,
+      secrets.masterKey,
+    );
     const passkeys = new PasskeyService(new PasskeyStore(database.db), accounts, guests, clients, tokens, {
       ...config.webauthn,
       rpName: 'dauth',

@@ -68,7 +68,12 @@ const toPasskey = (r: PasskeysTable): PasskeyRecord => ({
 export class PasskeyStore {
   constructor(private readonly db: Db) {}
 
-  async saveChallenge(challenge: string, purpose: ChallengePurpose, userUuid: number | undefined, expiresAt: number) {
+  async saveChallenge(
+    challenge: string,
+    purpose: ChallengePurpose,
+    userUuid: number | undefined,
+    expiresAt: number,
+  ) {
     await this.db
       .insertInto('webauthn_challenges')
       .values({ challenge, purpose, user_uuid: userUuid ?? null, expires_at: expiresAt })

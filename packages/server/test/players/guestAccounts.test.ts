@@ -2,7 +2,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type Address, getAddress, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { buy, fund, get, newProvider, onChain, post, type Player, type Provider } from '../content/contentSupport.js';
+import {
+  buy,
+  fund,
+  get,
+  newProvider,
+  onChain,
+  post,
+  type Player,
+  type Provider,
+} from '../content/contentSupport.js';
 
 interface GuestAnswer {
   success: boolean;
@@ -105,7 +114,11 @@ for (const database of ['sqlite', 'postgres'] as const) {
       });
       expect(passwordLogin.status).toBe(200);
       expect(passwordLogin.body.uuid).toBe(String(uuid));
-      const walletAfter = await get<{ address: string }>(server, '/v1/dev-user/wallet', passwordLogin.body.token);
+      const walletAfter = await get<{ address: string }>(
+        server,
+        '/v1/dev-user/wallet',
+        passwordLogin.body.token,
+      );
       expect(walletAfter.body.address && getAddress(walletAfter.body.address)).toBe(wallet);
       const slotsAfter = await get<{ slots: { slot_id: string }[] }>(
         server,
@@ -135,7 +148,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
     it('upgrading to an e-mail that has an account answers 409 and changes nothing', async () => {
       const taken = `taken-${randomBytes(4).toString('hex')}@example.com`;
       expect(
-        (await post(server, '/v1/dev-user/register', { email: taken, password: 'correct horse battery' })).status,
+        (await post(server, '/v1/dev-user/register', { email: taken, password: 'correct horse battery' }))
+          .status,
       ).toBe(201);
       const guest = await post<GuestAnswer>(server, '/v1/dev-user/guest', { client_id: provider.clientId });
       const upgrade = await post(

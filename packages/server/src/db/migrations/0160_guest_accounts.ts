@@ -9,9 +9,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
     await sql`alter table users alter column email drop not null`.execute(db);
   } else {
-    await rebuildSqliteUsers(db, (create) =>
-      create.replace(/("email" varchar\(320\)) not null/i, '$1'),
-    );
+    await rebuildSqliteUsers(db, (create) => create.replace(/("email" varchar\(320\)) not null/i, '$1'));
   }
   await db.schema
     .createTable('guest_accounts')

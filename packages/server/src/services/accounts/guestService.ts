@@ -107,7 +107,8 @@ export class GuestService {
   /** Applies an upgrade atomically (the passkey service calls it with the guest's first passkey). */
   async upgrade(userUuid: number, change: GuestUpgrade): Promise<void> {
     const outcome = await this.guests.upgrade(userUuid, change);
-    if (outcome === 'email_taken') throw conflict('email_taken', 'An account with this e-mail already exists');
+    if (outcome === 'email_taken')
+      throw conflict('email_taken', 'An account with this e-mail already exists');
     if (outcome === 'not_guest') throw notGuest();
   }
 

@@ -95,7 +95,8 @@ export class PasskeyService {
       createdAt: Date.now(),
       lastUsedAt: undefined,
     };
-    if (await this.store.find(passkey.id)) throw new AppError(409, 'passkey_exists', 'This passkey is already registered');
+    if (await this.store.find(passkey.id))
+      throw new AppError(409, 'passkey_exists', 'This passkey is already registered');
     if (options.upgradeGuest) await this.guests.upgrade(userUuid, { kind: 'passkey', passkey });
     else await this.store.insert(passkey);
     return passkey;
@@ -169,7 +170,8 @@ export class PasskeyService {
   async remove(userUuid: number, id: string): Promise<void> {
     const user = await this.users.findUser(userUuid);
     const passkeys = await this.store.listForUser(userUuid);
-    if (!passkeys.some((p) => p.id === id)) throw notFound('passkey_not_found', 'You have no passkey with this id');
+    if (!passkeys.some((p) => p.id === id))
+      throw notFound('passkey_not_found', 'You have no passkey with this id');
     if (user?.email === null && passkeys.length === 1 && !(await this.guests.isGuest(userUuid))) {
       throw new AppError(
         409,
@@ -177,7 +179,8 @@ export class PasskeyService {
         'This passkey is the only way into the account: add another passkey first',
       );
     }
-    if (!(await this.store.remove(userUuid, id))) throw notFound('passkey_not_found', 'You have no passkey with this id');
+    if (!(await this.store.remove(userUuid, id)))
+      throw notFound('passkey_not_found', 'You have no passkey with this id');
   }
 
   async #remember(challenge: string, purpose: ChallengePurpose, userUuid: number | undefined) {
@@ -200,7 +203,9 @@ const transportsOf = (p: PasskeyRecord) =>
 /** The challenge a response signs, read from its clientDataJSON (the library re-checks the rest). */
 function challengeOf(clientDataJSON: string): string {
   try {
-    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as {
+      challenge?: unknown;
+    };
     if (typeof data.challenge === 'string' && data.challenge.length <= 100) return data.challenge;
   } catch {
     /* answered below */

@@ -28,7 +28,8 @@ export async function guestRoutes(app: App, services: Services): Promise<void> {
     {
       schema: {
         tags: ['accounts'],
-        summary: 'A guest account for a player of an app: a login JWT bound to it and the secret the game keeps',
+        summary:
+          'A guest account for a player of an app: a login JWT bound to it and the secret the game keeps',
         body: Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
           201: Type.Object({
@@ -101,7 +102,8 @@ export async function guestRoutes(app: App, services: Services): Promise<void> {
     async (request) => {
       const userUuid = Number(authOf(request).userId);
       const body = request.body;
-      if ('passkey' in body) await passkeys.register(userUuid, body.passkey as RegistrationResponseJSON, { upgradeGuest: true });
+      if ('passkey' in body)
+        await passkeys.register(userUuid, body.passkey as RegistrationResponseJSON, { upgradeGuest: true });
       else await guests.upgradeWithPassword(userUuid, body);
       return { success: true, uuid: String(userUuid) };
     },

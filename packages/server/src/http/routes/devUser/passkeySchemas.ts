@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 
 /** WebAuthn JSON shapes (the browser's `PublicKeyCredential.toJSON()`); the library checks the rest. */
-const base64url = (maxLength: number) => Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+$' });
+const base64url = (maxLength: number) =>
+  Type.String({ minLength: 1, maxLength, pattern: '^[A-Za-z0-9_-]+$' });
 const Extensions = Type.Object({}, { additionalProperties: true });
 
 export const RegistrationResponse = Type.Object(

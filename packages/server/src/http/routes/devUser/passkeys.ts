@@ -59,7 +59,9 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
         Number(authOf(request).userId),
         request.body as RegistrationResponseJSON,
       );
-      return reply.status(201).send({ id: passkey.id, created_at: new Date(passkey.createdAt).toISOString() });
+      return reply
+        .status(201)
+        .send({ id: passkey.id, created_at: new Date(passkey.createdAt).toISOString() });
     },
   );
 
