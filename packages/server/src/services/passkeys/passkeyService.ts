@@ -123,6 +123,18 @@ export class PasskeyService {
     if (clientId !== undefined && !(await this.clients.findClient(clientId))) {
       throw new AppError(400, 'invalid_request', 'client_id names no app', { field: 'client_id' });
     }
+    const { userUuid, at } = await this.authenticate(response);
+    const uuid = String(userUuid);
+    const { token, expiresIn } = await this.tokens.issueLoginToken(
+      uuid,
+      Math.floor(at / 1000),
+      clientId === undefined ? {} : { clientId },
+    );
+    return { token, uuid, expiresIn };
+  }
+
+  /** Checks an assertion (see `login`) and records its use: whose passkey it was, and when (ms). */
+  async authenticate(response: AuthenticationResponseJSON): Promise<{ userUuid: number; at: number }> {
     await this.#take(challengeOf(response.response.clientDataJSON), 'login', undefined);
     const passkey = await this.store.find(response.id);
     if (!passkey) throw refused('This passkey is not registered here');
@@ -153,13 +165,7 @@ export class PasskeyService {
       now,
     );
     if (!recorded) throw refused('The passkey was used concurrently; sign in again');
-    const uuid = String(passkey.userUuid);
-    const { token, expiresIn } = await this.tokens.issueLoginToken(
-      uuid,
-      Math.floor(now / 1000),
-      clientId === undefined ? {} : { clientId },
-    );
-    return { token, uuid, expiresIn };
+    return { userUuid: passkey.userUuid, at: now };
   }
 
   list(userUuid: number): Promise<PasskeyRecord[]> {
