@@ -144,4 +144,71 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
     const replay = await post(`${base}/v1/dev-user/passkeys/login`, assertion);
     expect(replay.status).toBe(401);
   });
+
+  it('console: adds a passkey, signs in with it (no e-mail typed), lists and deletes it', async () => {
+    await cdp.send('WebAuthn.clearCredentials', { authenticatorId });
+    const owner = await createUser(base);
+    await page.goto(`${base}/console#/signin`);
+    await page.fill('#signin-email', owner.email);
+    await page.fill('#signin-password', owner.password);
+    await page.click('#signin-submit');
+    await page.waitForURL(/#\/apps$/);
+    await page.goto(`${base}/console#/passkeys`);
+    await page.click('#add-passkey');
+    await page.waitForSelector('[data-passkey]');
+    const rows = await server.services.database.db
+      .selectFrom('passkeys')
+      .select('id')
+      .where('user_uuid', '=', Number(owner.uuid))
+      .execute();
+    expect(rows).toHaveLength(1);
+
+    // Signed out, back in with the passkey alone.
+    await page.evaluate(() => sessionStorage.clear());
+    await page.goto(`${base}/console#/signin`);
+    await page.click('#signin-passkey');
+    await page.waitForURL(/#\/apps$/);
+    expect(await page.textContent('.who')).toContain(`account ${owner.uuid}`);
+
+    await page.goto(`${base}/console#/passkeys`);
+    await page.click(`[data-delete-passkey="${rows[0]!.id}"]`);
+    await page.click('[data-confirm="yes"]');
+    await page.waitForSelector('p#passkey-list');
+    expect(
+      await server.services.database.db
+        .selectFrom('passkeys')
+        .select('id')
+        .where('user_uuid', '=', Number(owner.uuid))
+        .execute(),
+    ).toEqual([]);
+  });
+
+  it('console: a guest handed over to the console upgrades with e-mail and password, keeping its uuid', async () => {
+    const guest = await post(`${base}/v1/dev-user/guest`, { client_id: client.clientId });
+    const { token, uuid, guest_secret } = (await guest.json()) as {
+      token: string;
+      uuid: string;
+      guest_secret: string;
+    };
+    await page.goto(`${base}/console#/signin`);
+    await page.evaluate(
+      ([t, u]) =>
+        sessionStorage.setItem('dauth.console.session', JSON.stringify({ token: t, uuid: u, email: '' })),
+      [token, uuid],
+    );
+    await page.goto(`${base}/console#/passkeys`);
+    const email = `console-guest-${Date.now()}@example.com`;
+    await page.fill('#upgrade-email', email);
+    await page.fill('#upgrade-password', 'correct horse battery');
+    await page.click('#upgrade-submit');
+    await page.waitForURL(/#\/account$/);
+    expect(await page.textContent('.who')).toContain(email);
+    const login = await post(`${base}/v1/dev-user/login_devuser`, {
+      email,
+      password: 'correct horse battery',
+    });
+    expect(((await login.json()) as { uuid: string }).uuid).toBe(uuid);
+    const secret = await post(`${base}/v1/dev-user/guest/login`, { uuid, guest_secret });
+    expect(secret.status).toBe(401);
+  });
 });
