@@ -17,6 +17,18 @@ import {
 } from '../oauth/support.js';
 
 /**
+ * The browser's own WebAuthn ceremony on `options` (JSON from the API), as page-side source: this file is
+ * type-checked without the DOM library. Resolves with the credential's `toJSON()`.
+ */
+const ceremony = (kind: 'create' | 'get', options: unknown) => {
+  const parse = kind === 'create' ? 'parseCreationOptionsFromJSON' : 'parseRequestOptionsFromJSON';
+  return `(async () => {
+    const publicKey = PublicKeyCredential.${parse}(${JSON.stringify(options)});
+    return (await navigator.credentials.${kind}({ publicKey })).toJSON();
+  })()`;
+};
+
+/**
  * Passkeys in a real Chromium with its CDP virtual authenticator (CTAP2, internal, resident keys,
  * user verification). PUBLIC_URL names `localhost`: WebAuthn refuses an IP address as relying party id.
  */
@@ -70,16 +82,7 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
       bearer(user.loginToken),
     );
     expect(options.status).toBe(200);
-    const registration = await page.evaluate(
-      async (json) => {
-        const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(
-          json as PublicKeyCredentialCreationOptionsJSON,
-        );
-        const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential;
-        return credential.toJSON();
-      },
-      await options.json(),
-    );
+    const registration = (await page.evaluate(ceremony('create', await options.json()))) as unknown;
     const saved = await post(`${base}/v1/dev-user/passkeys`, registration, bearer(user.loginToken));
     expect(saved.status).toBe(201);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
@@ -124,16 +127,7 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
   it('signs in through the JSON API with an assertion the authenticator made', async () => {
     await page.goto(`${base}/healthz`);
     const options = await post(`${base}/v1/dev-user/passkeys/authentication-options`, {});
-    const assertion = await page.evaluate(
-      async (json) => {
-        const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(
-          json as PublicKeyCredentialRequestOptionsJSON,
-        );
-        const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential;
-        return credential.toJSON();
-      },
-      await options.json(),
-    );
+    const assertion = (await page.evaluate(ceremony('get', await options.json()))) as Record<string, unknown>;
     const login = await post(`${base}/v1/dev-user/passkeys/login`, {
       ...assertion,
       client_id: client.clientId,
@@ -164,7 +158,7 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
     expect(rows).toHaveLength(1);
 
     // Signed out, back in with the passkey alone.
-    await page.evaluate(() => sessionStorage.clear());
+    await page.evaluate('sessionStorage.clear()');
     await page.goto(`${base}/console#/signin`);
     await page.click('#signin-passkey');
     await page.waitForURL(/#\/apps$/);
@@ -191,11 +185,8 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
       guest_secret: string;
     };
     await page.goto(`${base}/console#/signin`);
-    await page.evaluate(
-      ([t, u]) =>
-        sessionStorage.setItem('dauth.console.session', JSON.stringify({ token: t, uuid: u, email: '' })),
-      [token, uuid],
-    );
+    const handedOver = JSON.stringify(JSON.stringify({ token, uuid, email: '' }));
+    await page.evaluate(`sessionStorage.setItem('dauth.console.session', ${handedOver})`);
     await page.goto(`${base}/console#/passkeys`);
     const email = `console-guest-${Date.now()}@example.com`;
     await page.fill('#upgrade-email', email);
