@@ -113,7 +113,7 @@ export class GuestService {
   }
 
   async #session(userUuid: number, clientId: string): Promise<GuestSession> {
-    const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), undefined, { clientId });
+    const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), { clientId });
     return { token, uuid: String(userUuid), expiresIn };
   }
 

@@ -125,11 +125,10 @@ export class PasskeyService {
     }
     const { userUuid, at } = await this.authenticate(response);
     const uuid = String(userUuid);
-    const { token, expiresIn } = await this.tokens.issueLoginToken(
-      uuid,
-      Math.floor(at / 1000),
-      clientId === undefined ? {} : { clientId },
-    );
+    const { token, expiresIn } = await this.tokens.issueLoginToken(uuid, {
+      authTime: Math.floor(at / 1000),
+      ...(clientId === undefined ? {} : { clientId }),
+    });
     return { token, uuid, expiresIn };
   }
 

@@ -33,13 +33,24 @@ export interface TokenClaims {
   iat: number;
   /** Login tokens only: when the user last proved their password (Unix seconds); step-up checks it. */
   authTime?: number;
-  /** Login tokens only: the client the login is bound to (`azp`), when it was bound. */
+  /**
+   * Login tokens only: the app the sign-in was made for (`azp`). A bound login JWT opens only that
+   * app at the authorize endpoints (docs/security.md, "Login binding"); unbound when absent.
+   */
   azp?: string;
   /** Access tokens only. */
   clientId?: string;
   /** Access tokens only: the grant (authorization code family) the token came from. */
   grantId?: string;
   scope?: string;
+}
+
+/** How a login JWT is issued: when the password was checked, and the app the sign-in is bound to. */
+export interface LoginTokenOptions {
+  /** Unix seconds; defaults to now. */
+  authTime?: number;
+  /** The app (client_id) the login is for: the token's `azp`. Unbound when absent. */
+  clientId?: string;
 }
 
 interface ActiveKey {
@@ -118,15 +129,19 @@ export class TokenService {
 
   /**
    * A login JWT: `aud` is the service itself (so it is never mistaken for a token meant for anyone else),
-   * `auth_time` is when the password was checked (defaults to now; step-up compares against it).
-   * `clientId` binds the login to one client (claim `azp`, decisions §8 "Login binding").
+   * `auth_time` is when the password was checked (defaults to now; step-up compares against it), and
+   * `azp` the app the sign-in was made for when `clientId` is given (the caller checked it exists).
+   * Every sign-in path (password, guest, passkey, federated) binds through this one option.
    */
   async issueLoginToken(
     userId: string,
-    authTime = Math.floor(Date.now() / 1000),
-    options: { clientId?: string } = {},
+    authTimeOrOptions: number | LoginTokenOptions = {},
   ): Promise<{ token: string; jti: string; expiresIn: number }> {
+    // A bare number is the earlier signature's `authTime`.
+    const options =
+      typeof authTimeOrOptions === 'number' ? { authTime: authTimeOrOptions } : authTimeOrOptions;
     const jti = randomUUID();
+    const authTime = options.authTime ?? Math.floor(Date.now() / 1000);
     const token = this.#sign(
       {
         token_use: 'login',
