@@ -37,7 +37,7 @@ export function signInPage(): HTMLElement {
   const withPasskey = h(
     'form',
     { id: 'signin-passkey-form' },
-    h('div', { class: 'actions' }, submit('Sign in with a passkey', 'signin-passkey')),
+    h('div', { class: 'actions' }, submit('Use a passkey', 'signin-passkey')),
   ) as HTMLFormElement;
   onSubmit(withPasskey, async () => {
     await signInWithPasskey();

@@ -170,7 +170,7 @@ export function loginPage(input: LoginPageInput): string {
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="credential" id="passkey-credential" value="" />
       <div class="actions">
-        <button type="button" class="secondary" id="passkey-sign-in" hidden>Sign in with a passkey</button>
+        <button type="button" class="secondary" id="passkey-sign-in" hidden>Use a passkey</button>
       </div>
     </form>
     <p class="links">
