@@ -41,7 +41,11 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         querystring: AuthorizeQuery,
         response: errorResponses(400, 401, 429),
       },
-      config: { errorStyle: 'oauth', browserPage: true, rateLimit: routeLimit(services.config.rateLimits, 'authorize') },
+      config: {
+        errorStyle: 'oauth',
+        browserPage: true,
+        rateLimit: routeLimit(services.config.rateLimits, 'authorize'),
+      },
     },
     async (request, reply) => {
       const authz = await check(request.query, reply);
