@@ -139,3 +139,40 @@ export async function signOut(): Promise<void> {
 }
 
 export const encode = encodeURIComponent;
+
+/**
+ * Signs in with a passkey (docs/players.md): a discoverable-credential ceremony, so no e-mail is typed.
+ * The session then has no e-mail to show or to confirm a password with; it shows the uuid instead.
+ */
+export async function signInWithPasskey(): Promise<Session> {
+  const options = await call<Json>('POST', '/v1/dev-user/passkeys/authentication-options', {});
+  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(
+    options as unknown as PublicKeyCredentialRequestOptionsJSON,
+  );
+  const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential | null;
+  if (!credential) throw new ApiError(400, 'passkey_cancelled', 'No passkey was chosen.');
+  const result = await call<{ token: string; uuid: string }>(
+    'POST',
+    '/v1/dev-user/passkeys/login',
+    credential.toJSON() as unknown as Json,
+  );
+  const session: Session = { token: result.token, uuid: result.uuid, email: '' };
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  return session;
+}
+
+/** Creates a passkey with the browser and answers the registration options with it (the JSON to send). */
+export async function createPasskey(): Promise<Json> {
+  const options = await call<Json>('POST', '/v1/dev-user/passkeys/registration-options', {});
+  const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(
+    options as unknown as PublicKeyCredentialCreationOptionsJSON,
+  );
+  const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential | null;
+  if (!credential) throw new ApiError(400, 'passkey_cancelled', 'No passkey was created.');
+  return credential.toJSON() as unknown as Json;
+}
+
+/** True where the browser can do the WebAuthn JSON ceremonies the console uses. */
+export const passkeysSupported = (): boolean =>
+  typeof PublicKeyCredential !== 'undefined' &&
+  typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function';

@@ -1,6 +1,7 @@
 import { ApiError, currentSession, onStepUp, signOut } from './api.js';
 import { button, field, h } from './dom.js';
 import { accountPage } from './pages/account.js';
+import { passkeysPage } from './pages/passkeys.js';
 import { appPage, appsPage, newAppPage } from './pages/apps.js';
 import {
   changePasswordPage,
@@ -25,6 +26,7 @@ const ROUTES: [RegExp, Render][] = [
   [/^apps\/new$/, () => newAppPage()],
   [/^apps\/([^/]+)$/, ([id]) => appPage(decodeURIComponent(id ?? ''))],
   [/^account$/, () => accountPage()],
+  [/^passkeys$/, () => passkeysPage()],
 ];
 
 const view = document.getElementById('view') as HTMLElement;
@@ -59,9 +61,10 @@ function renderNav(route: string): void {
       link('#/apps', 'Apps', route.startsWith('apps')),
       link('#/account', 'Account', route === 'account'),
       link('#/password', 'Password', route === 'password'),
+      link('#/passkeys', 'Passkeys', route === 'passkeys'),
       h('li', {}, out),
     ),
-    h('p', { class: 'who' }, `Signed in as ${session.email}`),
+    h('p', { class: 'who' }, `Signed in as ${session.email || `account ${session.uuid}`}`),
   );
 }
 

@@ -6,6 +6,14 @@ import type { ClientCredentials } from './api/getToken.js';
 import { checkLoginStatus, updateLoginStatus } from './api/loginStatus.js';
 import type { LoginStatus, LoginStatusParameters } from './api/loginStatus.js';
 import { logout } from './api/logout.js';
+import {
+  createGuest,
+  guestLogin,
+  type GuestSession,
+  type GuestUpgrade,
+  type NewGuest,
+  upgradeGuest,
+} from './api/guests.js';
 import { parseAuthorizeCallback } from './authorizeCallback.js';
 import type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js';
 import { checkTimeout, DEFAULT_CALLBACK_TIMEOUT_MS, resolveOptions } from './clientOptions.js';
@@ -166,6 +174,24 @@ export class DauthClient {
   /** Revokes the token pair of `accessToken` and sets the user's status to `logged_out`. */
   logout(accessToken: string): Promise<void> {
     return logout(this.#api, accessToken);
+  }
+
+  /**
+   * A guest account for a new player of this app (docs/players.md): a login JWT bound to the app and
+   * the secret the game keeps on the device (returned this once).
+   */
+  createGuest(): Promise<NewGuest> {
+    return createGuest(this.#api, this.clientId);
+  }
+
+  /** Signs a guest in with the uuid and secret the device kept. */
+  guestLogin(uuid: string, guestSecret: string): Promise<GuestSession> {
+    return guestLogin(this.#api, uuid, guestSecret);
+  }
+
+  /** Turns the guest (its login JWT) into a full account with e-mail and password: same uuid. */
+  upgradeGuest(guestToken: string, upgrade: GuestUpgrade): Promise<string> {
+    return upgradeGuest(this.#api, guestToken, upgrade);
   }
 
   /** Reports that the user logged in to this app. Never throws; see `StatusReport`. */

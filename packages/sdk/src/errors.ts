@@ -119,6 +119,21 @@ export class RequestFailedError extends DauthError {
   }
 }
 
+/**
+ * A guest call (create, login, upgrade; docs/players.md) was answered with a failure: `errorCode` is
+ * e.g. `invalid_credentials` (wrong secret), `email_taken`, `not_guest` or `rate_limited`.
+ */
+export class GuestRequestError extends DauthError {
+  readonly responseStatus: number;
+  readonly errorCode: string | undefined;
+
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super(`guest request failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
+    this.responseStatus = responseStatus;
+    this.errorCode = errorCode;
+  }
+}
+
 /** A login-status call (report or check) was answered with a failure. */
 export class StatusRequestError extends DauthError {
   readonly responseStatus: number;

@@ -22,6 +22,7 @@ export {
   DauthError,
   EnvelopeError,
   ExpiredTokenError,
+  GuestRequestError,
   MalformedResponseError,
   MissingJwtError,
   ProviderRegistrationError,
@@ -32,6 +33,7 @@ export {
   WalletRequiredError,
 } from './errors.js';
 export type { AuthorizeErrorDetails } from './errors.js';
+export type { GuestSession, GuestUpgrade, NewGuest } from './api/guests.js';
 export { parseJson, stringifyJson } from './losslessJson.js';
 export type { JsonObject, JsonValue, RawJsonWriter } from './losslessJson.js';
 export {

@@ -40,6 +40,18 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PUBLIC_URL: url(['http:', 'https:']).optional(),
+  /** More origins whose passkey responses are accepted (apps on other hosts), comma-separated. */
+  WEBAUTHN_ORIGINS: z
+    .string()
+    .optional()
+    .refine(
+      (v) =>
+        v === undefined ||
+        v
+          .split(',')
+          .every((o) => o.trim() === '' || /^https?:\/\/[^/\s]+$/.test(o.trim().replace(/\/+$/, ''))),
+      'must be comma-separated origins (scheme://host[:port])',
+    ),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
@@ -182,6 +194,8 @@ export interface Config {
   host: string;
   port: number;
   publicUrl: string;
+  /** Passkeys (docs/players.md): relying party id = PUBLIC_URL's host; origins = its origin + WEBAUTHN_ORIGINS. */
+  webauthn: { rpId: string; origins: string[] };
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -392,6 +406,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     host: e.HOST,
     port,
     publicUrl,
+    webauthn: {
+      rpId: new URL(publicUrl).hostname,
+      origins: [
+        new URL(publicUrl).origin,
+        ...(e.WEBAUTHN_ORIGINS ?? '')
+          .split(',')
+          .map((o) => o.trim().replace(/\/+$/, ''))
+          .filter((o) => o !== ''),
+      ],
+    },
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

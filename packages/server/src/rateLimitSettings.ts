@@ -18,6 +18,18 @@ export const RATE_LIMIT_DEFAULTS = {
   login_address: perMinute(30),
   /** Account sign-ups per address. */
   register: perMinute(20),
+  /** Guest accounts created per address (like sign-ups). */
+  guest_create: perMinute(20),
+  /** Guest sign-ins per address and uuid (a wrong secret counts like a wrong password). */
+  guest_login: perMinute(10),
+  /** Guest sign-ins per address across every uuid. */
+  guest_login_address: perMinute(30),
+  /** Passkey challenges handed out per address (each one is a stored row for 5 minutes). */
+  passkey_options: perMinute(60),
+  /** Passkey sign-ins per address. */
+  passkey_login: perMinute(30),
+  /** Passkey registrations, deletions and guest upgrades per user. */
+  passkey_register: perMinute(20),
   /** App registrations, edits' secret rotations per address. */
   clients_create: perMinute(30),
   /** Password reset requests and confirmations, and password changes, per address. */

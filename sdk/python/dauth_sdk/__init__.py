@@ -29,6 +29,7 @@ from .errors import (
     RequestFailedError,
     ShutdownError,
     StatusRequestError,
+    GuestRequestError,
     WalletRequiredError,
     to_http_status,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "SlotInfo",
     "StatusReport",
     "StatusRequestError",
+    "GuestRequestError",
     "Transport",
     "callback_fields",
     "callback_handler_class",

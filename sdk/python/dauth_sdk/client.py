@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import api
+from . import api, guests
 from .api import ApiContext, LoginStatus
 from .callback import parse_callback
 from .errors import CallbackRejectedError, MissingJwtError, ShutdownError
@@ -211,6 +211,18 @@ class DauthClient:
     def logout(self, access_token: str) -> None:
         """Revokes the token pair of ``access_token`` and sets the status to ``logged_out``."""
         api.logout(self._api, access_token)
+
+    def create_guest(self) -> guests.NewGuest:
+        """A guest account for a new player of this app (docs/players.md); the secret is shown once."""
+        return guests.create_guest(self._api, self.client_id)
+
+    def guest_login(self, uuid: str, guest_secret: str) -> guests.GuestSession:
+        """Signs a guest in with the uuid and secret the device kept."""
+        return guests.guest_login(self._api, uuid, guest_secret)
+
+    def upgrade_guest(self, guest_token: str, email: str, password: str, nickname: Optional[str] = None) -> str:
+        """Turns the guest into a full account with e-mail and password; the uuid stays the same."""
+        return guests.upgrade_guest(self._api, guest_token, email, password, nickname)
 
     def report_login(self, access_token: str, user_id: str) -> StatusReport:
         """Reports that the user logged in to this app. Never raises; see ``StatusReport``."""

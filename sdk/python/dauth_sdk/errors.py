@@ -114,6 +114,20 @@ class StatusRequestError(DauthError):
         self.error_code = error_code
 
 
+class GuestRequestError(DauthError):
+    """A guest call (create, login, upgrade; docs/players.md) was answered with a failure.
+
+    ``error_code`` is e.g. ``invalid_credentials`` (wrong secret), ``email_taken``, ``not_guest`` or
+    ``rate_limited``.
+    """
+
+    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
+        code_part = ", " + error_code if error_code else ""
+        super().__init__("guest request failed (HTTP %d%s): %s" % (response_status, code_part, message))
+        self.response_status = response_status
+        self.error_code = error_code
+
+
 class ConsumptionError(DauthError):
     """A consumption record the service refused (4xx or 5xx); nothing was recorded."""
 

@@ -1,4 +1,4 @@
-import { call, currentSession, signIn } from '../api.js';
+import { call, currentSession, passkeysSupported, signIn, signInWithPasskey } from '../api.js';
 import { field, h } from '../dom.js';
 import { flash, form, go, onSubmit, page, submit } from '../view.js';
 
@@ -34,9 +34,19 @@ export function signInPage(): HTMLElement {
     await signIn(email.input.value.trim(), password.input.value);
     go('#/apps');
   });
+  const withPasskey = h(
+    'form',
+    { id: 'signin-passkey-form' },
+    h('div', { class: 'actions' }, submit('Use a passkey', 'signin-passkey')),
+  ) as HTMLFormElement;
+  onSubmit(withPasskey, async () => {
+    await signInWithPasskey();
+    go('#/apps');
+  });
   return page(
     'Sign in',
     f,
+    passkeysSupported() ? withPasskey : null,
     h(
       'p',
       {},

@@ -17,6 +17,10 @@ import { AuditTrail } from '../services/audit/auditTrail.js';
 import { AuditLogStore } from '../stores/auditLogStore.js';
 import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
 import { AccountService } from '../services/accounts/accountService.js';
+import { GuestService } from '../services/accounts/guestService.js';
+import { PasskeyService } from '../services/passkeys/passkeyService.js';
+import { GuestStore } from '../stores/guestStore.js';
+import { PasskeyStore } from '../stores/passkeyStore.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { MarketService } from '../services/market/marketService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
@@ -90,6 +94,10 @@ export interface Services {
   /** Verifies bearer tokens and checks revocation; routes use it through `http/auth.ts`. */
   authenticator: Authenticator;
   accounts: AccountService;
+  /** Guest accounts (docs/players.md): create, sign in with the device secret, upgrade. */
+  guests: GuestService;
+  /** Passkeys (docs/players.md): registration, discoverable sign-in, list and delete. */
+  passkeys: PasskeyService;
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
@@ -304,6 +312,18 @@ export async function createServices(
     });
     closers.push(() => oauthDomain.close());
     const { clients, oauth, revocations, browserSessions, loginStatus } = oauthDomain;
+    // Players (docs/players.md): guest accounts and passkeys, both real accounts of the users table.
+    const guests = new GuestService(
+      new GuestStore(database.db),
+      tokens,
+      passwords,
+      clients,
+      secrets.masterKey,
+    );
+    const passkeys = new PasskeyService(new PasskeyStore(database.db), accounts, guests, clients, tokens, {
+      ...config.webauthn,
+      rpName: 'dauth',
+    });
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
       tokens,
@@ -435,6 +455,8 @@ export async function createServices(
       tokens,
       authenticator,
       accounts,
+      guests,
+      passkeys,
       users,
       wallets,
       clients,

@@ -18,6 +18,8 @@ import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
+import { guestRoutes } from './routes/devUser/guest.js';
+import { passkeyRoutes } from './routes/devUser/passkeys.js';
 import { devUserLogoutRoutes } from './routes/devUser/logout.js';
 import { devUserOperationsRoutes } from './routes/devUser/operations.js';
 import { passwordRoutes } from './routes/devUser/password.js';
@@ -130,6 +132,8 @@ export async function buildApp(
     devUserRegisterRoutes,
     devUserVerifyEmailRoutes,
     devUserLoginRoutes,
+    guestRoutes,
+    passkeyRoutes,
     devUserLogoutRoutes,
     clientRoutes,
     consentRoutes,

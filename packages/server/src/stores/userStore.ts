@@ -3,7 +3,9 @@ import { affected } from './kyselyResults.js';
 
 export interface UsersTable {
   user_uuid: number;
-  email: string;
+  /** Null for a guest, and for an account upgraded from a guest by passkey (migration 0160). */
+  email: string | null;
+  /** '' when the account has no password (guest, passkey-only): no password ever verifies against it. */
   password_hash: string;
   nickname: string;
   created_at: number;
@@ -23,7 +25,8 @@ declare module '../db/database.js' {
 
 export interface User {
   userUuid: number;
-  email: string;
+  /** Null for a guest or a passkey-only account (docs/players.md). */
+  email: string | null;
   nickname: string;
   createdAt: number;
 }

@@ -165,6 +165,14 @@ export function loginPage(input: LoginPageInput): string {
       />
       <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
     </form>
+    <form method="post" action="/oauth/authorize/passkey" id="passkey-form">
+      ${hiddenFields(input.fields)}
+      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      <input type="hidden" name="credential" id="passkey-credential" value="" />
+      <div class="actions">
+        <button type="button" class="secondary" id="passkey-sign-in" hidden>Use a passkey</button>
+      </div>
+    </form>
     <p class="links">
       <a href="/oauth/authorize/signup?${new URLSearchParams(input.fields).toString()}" id="signup-link"
         >Create an account</a
@@ -173,8 +181,34 @@ export function loginPage(input: LoginPageInput): string {
         >Forgot your password?</a
       >
     </p>`;
-  return layout('Sign in · dauth', input.nonce, body, POPUP_MARKER);
+  return layout('Sign in · dauth', input.nonce, body, `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}`);
 }
+
+/**
+ * The passkey button (shown only where the browser can do WebAuthn): a discoverable-credential
+ * ceremony with a challenge from the API, its response posted with the page's own form (CSRF token and
+ * the authorization request included), so the sign-in ends like the password form's.
+ */
+const PASSKEY_SIGN_IN = `(() => {
+  const button = document.getElementById('passkey-sign-in');
+  if (!button || !window.PublicKeyCredential || !PublicKeyCredential.parseRequestOptionsFromJSON) return;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const answer = await fetch('/v1/dev-user/passkeys/authentication-options', {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}',
+      });
+      if (!answer.ok) throw new Error('no challenge');
+      const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(await answer.json());
+      const credential = await navigator.credentials.get({ publicKey });
+      document.getElementById('passkey-credential').value = JSON.stringify(credential.toJSON());
+      document.getElementById('passkey-form').submit();
+    } catch {
+      button.disabled = false;
+    }
+  });
+})()`;
 
 export interface ConsentPageInput {
   nonce: string;

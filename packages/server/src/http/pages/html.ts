@@ -53,7 +53,11 @@ export function newNonce(): string {
  * assets, forms may only go to the service and, after the consent redirect, to the app's
  * origin), no framing, no referrer (codes and state must not leak), no caching.
  */
-export function pageHeaders(nonce: string, formTargets: string[] = []): Record<string, string> {
+export function pageHeaders(
+  nonce: string,
+  formTargets: string[] = [],
+  options: { connectSelf?: boolean } = {},
+): Record<string, string> {
   const formAction = ["'self'", ...formTargets].join(' ');
   return {
     'content-type': 'text/html; charset=utf-8',
@@ -62,6 +66,8 @@ export function pageHeaders(nonce: string, formTargets: string[] = []): Record<s
       `script-src 'nonce-${nonce}'`,
       `style-src 'nonce-${nonce}'`,
       "img-src 'self' data:",
+      // The sign-in page asks the service's own API for a passkey challenge.
+      ...(options.connectSelf ? ["connect-src 'self'"] : []),
       `form-action ${formAction}`,
       "frame-ancestors 'none'",
       "base-uri 'none'",

@@ -11,7 +11,7 @@ const MAX_PASSWORD_LENGTH = 1024;
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /** Random positive ids below 2^53 (decisions §3): unguessable, and exact in every JSON parser. */
-function newUserUuid(): number {
+export function newUserUuid(): number {
   return randomInt(1_000_000_000, 2 ** 48);
 }
 
@@ -23,6 +23,27 @@ const withoutPassword = (user: User): User => ({
   createdAt: user.createdAt,
 });
 
+/** The normalised e-mail, after checking it and the password's length (400 otherwise). */
+export function checkedCredentials(emailInput: string, password: string): string {
+  const email = normaliseEmail(emailInput);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
+    throw new AppError(400, 'invalid_request', 'email is not a valid e-mail address', { field: 'email' });
+  }
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    throw new AppError(
+      400,
+      'weak_password',
+      `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
+      { field: 'password' },
+    );
+  }
+  return email;
+}
+
+/** The nickname given, else the e-mail's local part. */
+export const nicknameFor = (email: string, nickname: string | undefined): string =>
+  (nickname ?? email.split('@')[0] ?? 'user').trim().slice(0, 100) || 'user';
+
 export class AccountService {
   constructor(
     private readonly users: UserStore,
@@ -33,24 +54,11 @@ export class AccountService {
   ) {}
 
   async register(input: { email: string; password: string; nickname?: string | undefined }): Promise<User> {
-    const email = normaliseEmail(input.email);
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) {
-      throw new AppError(400, 'invalid_request', 'email is not a valid e-mail address', { field: 'email' });
-    }
-    if (input.password.length < MIN_PASSWORD_LENGTH || input.password.length > MAX_PASSWORD_LENGTH) {
-      throw new AppError(
-        400,
-        'weak_password',
-        `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`,
-        {
-          field: 'password',
-        },
-      );
-    }
+    const email = checkedCredentials(input.email, input.password);
     if (await this.users.emailTaken(email))
       throw conflict('email_taken', 'An account with this e-mail already exists');
     const passwordHash = await this.passwords.hash(input.password);
-    const nickname = (input.nickname ?? email.split('@')[0] ?? 'user').trim().slice(0, 100) || 'user';
+    const nickname = nicknameFor(email, input.nickname);
     for (let attempt = 0; attempt < 5; attempt++) {
       const user = { userUuid: newUserUuid(), email, nickname, createdAt: Date.now(), passwordHash };
       if (await this.users.insert(user)) {

@@ -86,7 +86,8 @@ export class PasswordService {
 
   async #sendReset(email: string): Promise<void> {
     const user = await this.users.findByEmail(email);
-    if (!user) return;
+    if (!user?.email) return;
+    const address = user.email;
     const now = Date.now();
     const recent = await this.codes.codesSentSince(user.userUuid, PURPOSE, now - RESET_CODE_TTL_MS);
     if (
@@ -114,10 +115,10 @@ export class PasswordService {
       createdAt: now,
       sessionId: SESSION,
     });
-    const link = `${this.publicUrl}/console#/reset/confirm?email=${encodeURIComponent(user.email)}&code=${linkToken}`;
+    const link = `${this.publicUrl}/console#/reset/confirm?email=${encodeURIComponent(address)}&code=${linkToken}`;
     try {
       await this.mailer.send({
-        to: user.email,
+        to: address,
         subject: 'Reset your dauth password',
         text: [
           `Your dauth password reset code is ${code}.`,

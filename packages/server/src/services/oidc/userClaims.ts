@@ -3,7 +3,8 @@ import { scopeIncludes } from './scopes.js';
 /** What the claims of a user are made of (the account as `AccountService.findUser` returns it). */
 export interface ClaimsUser {
   userUuid: number;
-  email: string;
+  /** Null for a guest or a passkey-only account: the `email` claim is then left out. */
+  email: string | null;
   nickname: string;
 }
 
@@ -18,7 +19,7 @@ export interface UserDirectory {
 export function scopedUserClaims(user: ClaimsUser, scope: string): Record<string, unknown> {
   const claims: Record<string, unknown> = {};
   if (scopeIncludes(scope, 'profile')) claims.name = user.nickname;
-  if (scopeIncludes(scope, 'email')) {
+  if (scopeIncludes(scope, 'email') && user.email !== null) {
     claims.email = user.email;
     claims.email_verified = false;
   }

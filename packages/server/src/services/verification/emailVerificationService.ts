@@ -61,6 +61,15 @@ export class EmailVerificationService {
   ): Promise<{ expiresIn: number }> {
     const user = await this.users.findById(userUuid);
     if (!user) throw new AppError(401, 'invalid_token', 'The token names no user');
+    // A guest or passkey-only account has no address: its PIN is recovered by mnemonic only.
+    if (user.email === null) {
+      throw new AppError(
+        409,
+        'no_email',
+        'This account has no e-mail address: recover the PIN with its mnemonic (docs/players.md)',
+      );
+    }
+    const to = user.email;
     const now = Date.now();
     const recent = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000, sessionId);
     const last = recent[0];
@@ -100,7 +109,7 @@ export class EmailVerificationService {
     });
     try {
       await this.mailer.send({
-        to: user.email,
+        to,
         subject: 'Your dauth verification code',
         text: [
           `Your dauth verification code is ${code}.`,

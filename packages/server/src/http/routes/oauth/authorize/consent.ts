@@ -30,7 +30,7 @@ export async function showConsent(
   const body = consentPage({
     nonce,
     clientName: authz.client.name,
-    accountEmail: user.email,
+    accountEmail: user.email ?? user.nickname,
     redirectOrigin,
     dapp: authz.client.dapp,
     sharedClaims: disclosedClaims(authz.oidc.scope),

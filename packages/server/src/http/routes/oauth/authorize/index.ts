@@ -8,6 +8,7 @@ import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { consentRoutes, showConsent } from './consent.js';
 import { loginRoutes } from './login.js';
+import { passkeyLoginRoutes } from './passkey.js';
 import { logoutRoutes } from './logout.js';
 import { resetRoutes } from './reset.js';
 import { AuthorizeQuery, authorizePage } from './shared.js';
@@ -94,6 +95,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
   );
 
   await loginRoutes(app, page);
+  await passkeyLoginRoutes(app, page);
   await consentRoutes(app, page);
   await logoutRoutes(app, page);
   await signupRoutes(app, page);

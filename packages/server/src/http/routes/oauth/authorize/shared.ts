@@ -195,8 +195,12 @@ export function authorizePage(services: Services) {
     nonce: string,
     body: string,
     formTargets: string[] = [],
+    options: { connectSelf?: boolean } = {},
   ) {
-    return reply.status(status).headers(pageHeaders(nonce, formTargets)).send(body);
+    return reply
+      .status(status)
+      .headers(pageHeaders(nonce, formTargets, options))
+      .send(body);
   }
 
   /** Delivers the outcome: a redirect, or in a popup the page that posts the two messages. */
@@ -266,7 +270,7 @@ export function authorizePage(services: Services) {
     });
     // The sign-in ends at the app when it is already approved (303 here, then 302 there), and
     // browsers apply form-action to that redirect chain: the app's origin must be allowed too.
-    return sendPage(reply, status, nonce, page, [new URL(authz.redirectUri).origin]);
+    return sendPage(reply, status, nonce, page, [new URL(authz.redirectUri).origin], { connectSelf: true });
   }
 
   // Sign-up and password reset beside the sign-in form (docs/accounts.md): same CSP and CSRF rules,

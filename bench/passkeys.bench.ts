@@ -1,0 +1,228 @@
+/**
+ * Passkey sign-ins beside password sign-ins (docs/players.md, issue 25).
+ *
+ * A real dauth (child process, embedded chain, SQLite, production scrypt cost unless SCRYPT_LOG_N is
+ * set) with `--users` accounts, each with a password and a passkey registered by a software P-256
+ * authenticator (the tests' own, packages/server/test/players/softAuthenticator.ts). Then, one after
+ * the other for `--seconds` each, `--concurrency` closed-loop clients sign in:
+ * - passkey: `POST /v1/dev-user/passkeys/authentication-options`, sign, `POST /v1/dev-user/passkeys/login`;
+ * - password: `POST /v1/dev-user/login_devuser`.
+ * Reported: sign-ins per second and the server's CPU per sign-in (from /proc, all its threads).
+ *
+ *   npm run bench:passkeys
+ *   npm run bench:passkeys -- --concurrency 16 --seconds 10 --users 32
+ *
+ * TRUST_PROXY=true and an X-Forwarded-For per simulated client keep per-address limits per client.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SoftAuthenticator } from '../packages/server/test/players/softAuthenticator.js';
+
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '16' },
+    seconds: { type: 'string', default: '10' },
+    users: { type: 'string', default: '32' },
+  },
+});
+const concurrency = Number(values.concurrency);
+const seconds = Number(values.seconds);
+const userCount = Number(values.users);
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+const PASSWORD = 'correct horse battery staple';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function processCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function startDauth() {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-passkeys-'));
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        TRUST_PROXY: 'true',
+        RATE_LIMITS:
+          'login=100000/1m,login_address=100000/1m,register=100000/1m,passkey_options=100000/1m,passkey_login=100000/1m,passkey_register=100000/1m',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('dauth did not become ready');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function post<T>(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+interface Account {
+  email: string;
+  authenticator: SoftAuthenticator;
+  forwardedFor: string;
+}
+
+async function setUp(base: string): Promise<Account[]> {
+  const origin = new URL(base).origin;
+  const accounts: Account[] = [];
+  for (let i = 0; i < userCount; i++) {
+    const email = `bench-${i}-${Date.now()}@example.com`;
+    const forwardedFor = `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+    const h = { 'x-forwarded-for': forwardedFor };
+    await post(`${base}/v1/dev-user/register`, { email, password: PASSWORD }, h);
+    const login = await post<{ token: string }>(
+      `${base}/v1/dev-user/login_devuser`,
+      { email, password: PASSWORD },
+      h,
+    );
+    const auth = { ...h, authorization: `Bearer ${login.body.token}` };
+    const options = await post<{ challenge: string; rp: { id: string }; user: { id: string } }>(
+      `${base}/v1/dev-user/passkeys/registration-options`,
+      {},
+      auth,
+    );
+    const authenticator = new SoftAuthenticator(new URL(base).hostname, origin);
+    const registered = await post(`${base}/v1/dev-user/passkeys`, authenticator.register(options.body), auth);
+    if (registered.status !== 201)
+      throw new Error(`passkey registration failed: ${JSON.stringify(registered.body)}`);
+    accounts.push({ email, authenticator, forwardedFor });
+  }
+  return accounts;
+}
+
+async function run(
+  name: string,
+  pid: number,
+  accounts: Account[],
+  signIn: (account: Account) => Promise<boolean>,
+) {
+  let done = 0;
+  let failed = 0;
+  const cpuStart = processCpuSeconds(pid);
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      // Each worker owns its accounts, so one authenticator's counter is never raced.
+      const mine = accounts.filter((_, i) => i % concurrency === worker);
+      for (let n = 0; performance.now() < end; n++) {
+        if (await signIn(mine[n % mine.length]!)) done++;
+        else failed++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  const cpu = processCpuSeconds(pid) - cpuStart;
+  return {
+    name,
+    sign_ins_per_second: round(done / elapsed, 1),
+    server_cpu_ms_per_sign_in: round((cpu * 1000) / Math.max(done, 1)),
+    failed,
+  };
+}
+
+const dauth = await startDauth();
+try {
+  const accounts = await setUp(dauth.url);
+  const passkey = await run('passkey', dauth.pid, accounts, async (account) => {
+    const h = { 'x-forwarded-for': account.forwardedFor };
+    const options = await post<{ challenge: string }>(
+      `${dauth.url}/v1/dev-user/passkeys/authentication-options`,
+      {},
+      h,
+    );
+    const res = await post(
+      `${dauth.url}/v1/dev-user/passkeys/login`,
+      account.authenticator.assert(options.body.challenge),
+      h,
+    );
+    return res.status === 200;
+  });
+  const password = await run('password', dauth.pid, accounts, async (account) => {
+    const res = await post(
+      `${dauth.url}/v1/dev-user/login_devuser`,
+      { email: account.email, password: PASSWORD },
+      { 'x-forwarded-for': account.forwardedFor },
+    );
+    return res.status === 200;
+  });
+  console.log(
+    JSON.stringify(
+      {
+        machine: {
+          cores: os.availableParallelism(),
+          cpu: os.cpus()[0]?.model ?? 'unknown',
+          node: process.version,
+        },
+        settings: {
+          concurrency,
+          seconds,
+          users: userCount,
+          scrypt_log_n: process.env.SCRYPT_LOG_N ?? 'default (17)',
+        },
+        results: [passkey, password],
+      },
+      null,
+      2,
+    ),
+  );
+} finally {
+  await dauth.stop();
+}

@@ -1,0 +1,156 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { perUser, routeLimit } from '../../rateLimits.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+import { AuthenticationResponse, PublicKeyOptions, RegistrationResponse } from './passkeySchemas.js';
+
+const Passkey = Type.Object({
+  id: Type.String({ description: 'The credential id (base64url)' }),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  last_used_at: Type.Union([Type.String(), Type.Null()]),
+  backed_up: Type.Boolean({ description: 'A synced (multi-device) passkey' }),
+});
+
+/** Passkeys (decisions §8, docs/players.md): registration, discoverable sign-in, list and delete. */
+export async function passkeyRoutes(app: App, services: Services): Promise<void> {
+  const { passkeys } = services;
+  const limits = services.config.rateLimits;
+
+  app.post(
+    '/v1/dev-user/passkeys/registration-options',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'PublicKeyCredentialCreationOptionsJSON for a new passkey of the signed-in user; the challenge is single-use for 5 minutes. Needs a fresh login (STEP_UP_MAX_AGE)',
+        security: bearerSecurity,
+        response: { 200: PublicKeyOptions, ...errorResponses(401, 429) },
+      },
+      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      config: perUser(limits, 'passkey_register'),
+    },
+    async (request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return passkeys.registrationOptions(Number(authOf(request).userId));
+    },
+  );
+
+  app.post(
+    '/v1/dev-user/passkeys',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Registers a passkey from the RegistrationResponseJSON answering registration-options',
+        security: bearerSecurity,
+        body: RegistrationResponse,
+        response: {
+          201: Type.Object({ id: Type.String(), created_at: Type.String({ description: 'ISO 8601 UTC' }) }),
+          ...errorResponses(400, 401, 409, 429),
+        },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+      config: perUser(limits, 'passkey_register'),
+    },
+    async (request, reply) => {
+      const passkey = await passkeys.register(
+        Number(authOf(request).userId),
+        request.body as RegistrationResponseJSON,
+      );
+      return reply
+        .status(201)
+        .send({ id: passkey.id, created_at: new Date(passkey.createdAt).toISOString() });
+    },
+  );
+
+  app.get(
+    '/v1/dev-user/passkeys',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: "The signed-in user's passkeys",
+        security: bearerSecurity,
+        response: {
+          200: Type.Object({ success: Type.Boolean(), passkeys: Type.Array(Passkey) }),
+          ...errorResponses(401),
+        },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+    },
+    async (request) => {
+      const list = await passkeys.list(Number(authOf(request).userId));
+      return {
+        success: true,
+        passkeys: list.map((p) => ({
+          id: p.id,
+          created_at: new Date(p.createdAt).toISOString(),
+          last_used_at: p.lastUsedAt === undefined ? null : new Date(p.lastUsedAt).toISOString(),
+          backed_up: p.backedUp,
+        })),
+      };
+    },
+  );
+
+  app.delete(
+    '/v1/dev-user/passkeys/:id',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: 'Deletes one of your passkeys (not the only way into an account without password)',
+        security: bearerSecurity,
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 1400 }) }),
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404, 409, 429) },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+      config: perUser(limits, 'passkey_register'),
+    },
+    async (request) => {
+      await passkeys.remove(Number(authOf(request).userId), request.params.id);
+      return { success: true };
+    },
+  );
+
+  app.post(
+    '/v1/dev-user/passkeys/authentication-options',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'PublicKeyCredentialRequestOptionsJSON for a discoverable-credential sign-in; the challenge is single-use for 5 minutes',
+        response: { 200: PublicKeyOptions, ...errorResponses(429) },
+      },
+      config: { rateLimit: routeLimit(limits, 'passkey_options') },
+    },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return passkeys.authenticationOptions();
+    },
+  );
+
+  app.post(
+    '/v1/dev-user/passkeys/login',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'Signs in with a passkey (the AuthenticationResponseJSON); with client_id the login JWT is bound to that app',
+        body: Type.Intersect([
+          AuthenticationResponse,
+          Type.Object({ client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
+        ]),
+        response: {
+          200: Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+      config: { rateLimit: routeLimit(limits, 'passkey_login') },
+    },
+    async (request) => {
+      const { client_id: clientId, ...response } = request.body;
+      const { token, uuid } = await passkeys.login(response as AuthenticationResponseJSON, clientId);
+      return { success: true, token, uuid };
+    },
+  );
+}
