@@ -22,6 +22,7 @@ import type { MarketService } from '../services/market/marketService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
 import type { ClientService } from '../services/oauth/clientService.js';
 import type { OAuthService } from '../services/oauth/oauthService.js';
+import type { DeviceAuthorizationService } from '../services/oauth/deviceAuthorizationGrant.js';
 import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
 import type { SlotImportService } from '../services/slots/slotImportService.js';
 import type { SlotService } from '../services/slots/slotService.js';
@@ -93,6 +94,8 @@ export interface Services {
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
   oauth: OAuthService;
+  /** The device authorization grant (RFC 8628): device codes, user codes, approval (docs/players.md). */
+  devices: DeviceAuthorizationService;
   /** The in-memory revocation list every bearer check consults, kept in step across replicas. */
   revocations: RevocationRegistry;
   /** Sessions, CSRF and consent of the service's own login page. */
@@ -286,7 +289,7 @@ export async function createServices(
       wallets,
     });
     closers.push(() => oauthDomain.close());
-    const { clients, oauth, revocations, browserSessions, loginStatus } = oauthDomain;
+    const { clients, oauth, devices, revocations, browserSessions, loginStatus } = oauthDomain;
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
       tokens,
@@ -420,6 +423,7 @@ export async function createServices(
       wallets,
       clients,
       oauth,
+      devices,
       revocations,
       browserSessions,
       consents: new ConsentService(browserSessions, oauth, clients),
