@@ -92,9 +92,7 @@ export async function createOAuthDomain(deps: {
       devices.purgeExpired(),
       browserSessions.purgeExpired(),
       revocations.purgeExpired(),
-    ]).catch(
-      (err: unknown) => logger.warn({ err }, 'OAuth housekeeping failed'),
-    );
+    ]).catch((err: unknown) => logger.warn({ err }, 'OAuth housekeeping failed'));
   }, 10 * 60_000);
   housekeeping.unref();
 

@@ -117,12 +117,7 @@ export class DeviceAuthorizationStore {
    * Approves a pending, unexpired request for `userUuid` and opens its grant with its authorization
    * code, in one commit; false (nothing written) when the request was no longer pending or expired.
    */
-  async approve(
-    deviceCodeHash: string,
-    now: number,
-    grant: GrantRecord,
-    code: CodeRecord,
-  ): Promise<boolean> {
+  async approve(deviceCodeHash: string, now: number, grant: GrantRecord, code: CodeRecord): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('oauth_device_authorizations')

@@ -95,7 +95,12 @@ describe.each(testDatabases)('device authorization store ($name)', (database) =>
     const { grant, code } = grantFor(r, 5_000);
     const results = await Promise.all([
       store.approve(r.deviceCodeHash, 5_000, grant, code),
-      store.approve(r.deviceCodeHash, 5_000, { ...grant, grantId: randomUUID() }, { ...code, grantId: 'other' }),
+      store.approve(
+        r.deviceCodeHash,
+        5_000,
+        { ...grant, grantId: randomUUID() },
+        { ...code, grantId: 'other' },
+      ),
     ]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const stored = await store.findByDeviceCode(r.deviceCodeHash);

@@ -32,7 +32,14 @@ export function deviceLoginPage(input: DevicePageBase & { email?: string | undef
         value="${input.email ?? ''}"
       />
       <label for="password">Password</label>
-      <input id="password" name="password" type="password" required maxlength="1024" autocomplete="current-password" />
+      <input
+        id="password"
+        name="password"
+        type="password"
+        required
+        maxlength="1024"
+        autocomplete="current-password"
+      />
       <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
     </form>`;
   return layout('Connect a device · dauth', input.nonce, body);
@@ -85,8 +92,8 @@ export function deviceConfirmPage(input: DeviceConfirmPageInput): string {
     <p>Check that your device shows the code <strong id="shown-code">${input.userCode}</strong>.</p>
     <p>
       <span class="app"><bdi>${app}</bdi></span> on that device will receive your user
-      id${input.dapp ? ' and your wallet address' : ''}${shared.map((c) => `, ${c}`).join('')} and tokens to act
-      for you with this app.
+      id${input.dapp ? ' and your wallet address' : ''}${shared.map((c) => `, ${c}`).join('')} and tokens to
+      act for you with this app.
     </p>
     <form method="post" action="${DEVICE_PAGE_PATH}/decision">
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
@@ -105,8 +112,13 @@ export function deviceDonePage(input: { nonce: string; clientName: string; appro
   const app = displayAppName(input.clientName);
   const body = input.approved
     ? html`<h1 id="done">Device connected</h1>
-        <p><span class="app"><bdi>${app}</bdi></span> is signing in on your device. You can close this page.</p>`
+        <p>
+          <span class="app"><bdi>${app}</bdi></span> is signing in on your device. You can close this page.
+        </p>`
     : html`<h1 id="done">Device not connected</h1>
-        <p>You denied <span class="app"><bdi>${app}</bdi></span>. Nothing was shared. You can close this page.</p>`;
+        <p>
+          You denied <span class="app"><bdi>${app}</bdi></span
+          >. Nothing was shared. You can close this page.
+        </p>`;
   return layout('Connect a device · dauth', input.nonce, body);
 }

@@ -1,6 +1,9 @@
 import { AppError, isAppError } from '../../errors.js';
 import type { OAuthClient } from '../../stores/clientStore.js';
-import type { DeviceAuthorizationRecord, DeviceAuthorizationStore } from '../../stores/deviceAuthorizationStore.js';
+import type {
+  DeviceAuthorizationRecord,
+  DeviceAuthorizationStore,
+} from '../../stores/deviceAuthorizationStore.js';
 import { grantedOidcScope } from '../oidc/scopes.js';
 import { codeGrantRecords } from './authorizationCodeGrant.js';
 import type { ClientService } from './clientService.js';
@@ -77,7 +80,10 @@ export class DeviceAuthorizationService {
   }
 
   /** `POST /oauth/device_authorization` for an authenticated client. */
-  async start(client: Pick<OAuthClient, 'clientId'>, scope: string | undefined): Promise<DeviceAuthorizationStart> {
+  async start(
+    client: Pick<OAuthClient, 'clientId'>,
+    scope: string | undefined,
+  ): Promise<DeviceAuthorizationStart> {
     const { devices, ttlSeconds, intervalSeconds } = this.deps;
     const deviceCode = newOpaqueToken();
     const now = this.#now();
@@ -100,7 +106,12 @@ export class DeviceAuthorizationService {
         decidedAt: null,
       });
       if (stored) {
-        return { deviceCode, userCode: formatUserCode(userCode), expiresIn: ttlSeconds, interval: intervalSeconds };
+        return {
+          deviceCode,
+          userCode: formatUserCode(userCode),
+          expiresIn: ttlSeconds,
+          interval: intervalSeconds,
+        };
       }
     }
     throw new AppError(503, 'overloaded', 'No free user code; try again shortly', { retryAfterSeconds: 1 });
@@ -109,7 +120,8 @@ export class DeviceAuthorizationService {
   /** The pending request the player's code names, with its app; throws `invalid_user_code`. */
   async pending(userInput: string): Promise<PendingDeviceAuthorization> {
     const userCode = normalizeUserCode(userInput);
-    const record = userCode === undefined ? undefined : await this.deps.devices.findPending(userCode, this.#now());
+    const record =
+      userCode === undefined ? undefined : await this.deps.devices.findPending(userCode, this.#now());
     const client = record && (await this.deps.clients.findClient(record.clientId));
     if (!record || !client) throw invalidUserCode();
     return { record, client, userCode: formatUserCode(record.userCode) };

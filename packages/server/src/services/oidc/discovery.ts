@@ -27,7 +27,11 @@ export function openidConfiguration(issuer: string): Record<string, unknown> {
     scopes_supported: [...SUPPORTED_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    grant_types_supported: [
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
     userinfo_signing_alg_values_supported: ['none'],

@@ -78,7 +78,10 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
       },
       preHandler: requireToken(authenticator, 'login'),
     },
-    (request) => decide(request, request.body.user_code, (code, user, authTime) => devices.approve(code, user, authTime)),
+    (request) =>
+      decide(request, request.body.user_code, (code, user, authTime) =>
+        devices.approve(code, user, authTime),
+      ),
   );
 
   app.post(

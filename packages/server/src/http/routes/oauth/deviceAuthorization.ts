@@ -36,7 +36,8 @@ export async function deviceAuthorizationRoutes(app: App, services: Services): P
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Device authorization request (RFC 8628): a device code and the user code to enter at /device',
+        summary:
+          'Device authorization request (RFC 8628): a device code and the user code to enter at /device',
         description:
           'JSON or application/x-www-form-urlencoded; client authentication as at `/oauth/token`. The device then polls `/oauth/token` with `grant_type=urn:ietf:params:oauth:grant-type:device_code` every `interval` seconds.',
         body: DeviceAuthorizationBody,

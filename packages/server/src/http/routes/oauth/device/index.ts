@@ -55,12 +55,18 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
   };
   const backToPage = (reply: FastifyReply, userCode: string | undefined) =>
     reply.redirect(
-      userCode ? `${DEVICE_PAGE_PATH}?${new URLSearchParams({ user_code: userCode }).toString()}` : DEVICE_PAGE_PATH,
+      userCode
+        ? `${DEVICE_PAGE_PATH}?${new URLSearchParams({ user_code: userCode }).toString()}`
+        : DEVICE_PAGE_PATH,
       303,
     );
   const requireCsrf = (request: FastifyRequest, token: string | undefined) => {
     if (!browserSessions.verifyCsrf(request.cookies[page.cookies.csrf], token)) {
-      throw new AppError(403, 'invalid_csrf_token', 'The form was not sent from the dauth page or has expired; reload it');
+      throw new AppError(
+        403,
+        'invalid_csrf_token',
+        'The form was not sent from the dauth page or has expired; reload it',
+      );
     }
   };
 
@@ -87,7 +93,8 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       const csrfToken = page.csrfFor(request, reply);
       const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
       const user = session && (await accounts.findUser(session.userUuid));
-      if (!session || !user) return send(reply, 200, (nonce) => deviceLoginPage({ nonce, csrfToken, userCode }));
+      if (!session || !user)
+        return send(reply, 200, (nonce) => deviceLoginPage({ nonce, csrfToken, userCode }));
       if (userCode === undefined) return send(reply, 200, (nonce) => deviceCodePage({ nonce, csrfToken }));
       await guesses.check(request);
       let pending;
@@ -175,7 +182,8 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         if (isAppError(err) && err.code === 'invalid_user_code') return wrongCode(request, reply, userCode);
         throw err;
       }
-      if (decision === 'allow') await browserSessions.recordConsent(session.userUuid, decided.client.clientId);
+      if (decision === 'allow')
+        await browserSessions.recordConsent(session.userUuid, decided.client.clientId);
       return send(reply, 200, (nonce) =>
         deviceDonePage({ nonce, clientName: decided.client.name, approved: decision === 'allow' }),
       );
