@@ -164,7 +164,7 @@ export class DeviceAuthorizationService {
    * once approved, else the RFC 8628 §3.5 error the device acts on.
    */
   async redeem(client: OAuthClient, deviceCode: string): Promise<IssuedTokens> {
-    const { devices, oauth } = this.deps;
+    const { devices } = this.deps;
     const now = this.#now();
     const record = await devices.findByDeviceCode(sha256Hex(deviceCode));
     if (!record) throw invalidGrant('device_code_unknown', 'The device code is invalid');
