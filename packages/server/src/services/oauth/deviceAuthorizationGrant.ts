@@ -7,6 +7,7 @@ import type {
 import { grantedOidcScope } from '../oidc/scopes.js';
 import { codeGrantRecords } from './authorizationCodeGrant.js';
 import type { ClientService } from './clientService.js';
+import { loginClientMismatch } from './loginBinding.js';
 import type { IssuedTokens } from './oauthGrantContext.js';
 import {
   accessDenied,
@@ -128,11 +129,26 @@ export class DeviceAuthorizationService {
   }
 
   /**
+   * The request a player decides on. `boundTo`: the app the deciding login JWT is bound to (`azp`,
+   * docs/security.md "Login binding"); a JWT bound to another app decides nothing (401 `client_mismatch`).
+   */
+  async #decidable(userInput: string, boundTo: string | undefined): Promise<PendingDeviceAuthorization> {
+    const pending = await this.pending(userInput);
+    if (boundTo !== undefined && boundTo !== pending.client.clientId) throw loginClientMismatch();
+    return pending;
+  }
+
+  /**
    * The player approves: opens the grant (with the OpenID scope and `authTime`, ms, when `openid`
    * was asked) and its code, in the commit that moves the request out of pending.
    */
-  async approve(userInput: string, userUuid: number, authTime: number): Promise<PendingDeviceAuthorization> {
-    const pending = await this.pending(userInput);
+  async approve(
+    userInput: string,
+    userUuid: number,
+    authTime: number,
+    boundTo?: string,
+  ): Promise<PendingDeviceAuthorization> {
+    const pending = await this.#decidable(userInput, boundTo);
     const { record, client } = pending;
     const scope = grantedOidcScope(record.scope);
     const now = this.#now();
@@ -151,8 +167,8 @@ export class DeviceAuthorizationService {
   }
 
   /** The player denies: the device's next poll gets `access_denied`. */
-  async deny(userInput: string, userUuid: number): Promise<PendingDeviceAuthorization> {
-    const pending = await this.pending(userInput);
+  async deny(userInput: string, userUuid: number, boundTo?: string): Promise<PendingDeviceAuthorization> {
+    const pending = await this.#decidable(userInput, boundTo);
     if (!(await this.deps.devices.deny(pending.record.deviceCodeHash, userUuid, this.#now()))) {
       throw invalidUserCode();
     }

@@ -20,7 +20,8 @@ const DecisionResult = Type.Object({
 /**
  * The player's side of the device authorization grant (RFC 8628, docs/players.md): `GET /device`,
  * the short `verification_uri` a TV shows, and the companion app's `POST /v1/device/approve|deny`
- * with the player's login JWT. Wrong user codes count against `device_user_code` like on the page.
+ * with the player's login JWT (one bound to another app, `azp`, is refused: 401 `client_mismatch`).
+ * Wrong user codes count against `device_user_code` like on the page.
  */
 export async function deviceRoutes(app: App, services: Services): Promise<void> {
   const { authenticator, devices } = services;
@@ -46,12 +47,22 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
   async function decide(
     request: FastifyRequest,
     userCode: string,
-    decision: (userCode: string, userUuid: number, authTime: number) => Promise<PendingDeviceAuthorization>,
+    decision: (
+      userCode: string,
+      userUuid: number,
+      authTime: number,
+      boundTo: string | undefined,
+    ) => Promise<PendingDeviceAuthorization>,
   ) {
     await guesses.check(request);
     const claims = authOf(request);
     try {
-      const decided = await decision(userCode, Number(claims.userId), (claims.authTime ?? claims.iat) * 1000);
+      const decided = await decision(
+        userCode,
+        Number(claims.userId),
+        (claims.authTime ?? claims.iat) * 1000,
+        claims.azp,
+      );
       return {
         success: true,
         client_id: decided.client.clientId,
@@ -71,7 +82,7 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
         tags: ['oauth'],
         summary: "Approve a device's user code from a companion app (the player's login JWT)",
         description:
-          'The device polling `/oauth/token` with its device code gets its tokens on its next poll. 400 `invalid_user_code` when the code is wrong, expired or already decided; 429 after 10 wrong codes a minute.',
+          'The device polling `/oauth/token` with its device code gets its tokens on its next poll. 400 `invalid_user_code` when the code is wrong, expired or already decided; 401 `client_mismatch` for a login JWT bound to another app; 429 after 10 wrong codes a minute.',
         security: bearerSecurity,
         body: UserCodeBody,
         response: { 200: DecisionResult, ...errorResponses(400, 401, 429) },
@@ -79,8 +90,8 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
       preHandler: requireToken(authenticator, 'login'),
     },
     (request) =>
-      decide(request, request.body.user_code, (code, user, authTime) =>
-        devices.approve(code, user, authTime),
+      decide(request, request.body.user_code, (code, user, authTime, boundTo) =>
+        devices.approve(code, user, authTime, boundTo),
       ),
   );
 
@@ -97,6 +108,9 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
       },
       preHandler: requireToken(authenticator, 'login'),
     },
-    (request) => decide(request, request.body.user_code, (code, user) => devices.deny(code, user)),
+    (request) =>
+      decide(request, request.body.user_code, (code, user, _authTime, boundTo) =>
+        devices.deny(code, user, boundTo),
+      ),
   );
 }
