@@ -191,6 +191,32 @@ describe.each([{ postgres: false }, { postgres: true }])(
     );
 
     it.skipIf(opts.postgres && !postgresAvailable)(
+      'a login JWT bound to another app decides nothing: 401 client_mismatch',
+      async () => {
+        const started = await client.initiateDeviceAuthorization(config, {});
+        const login = await post(`${server.url}/v1/dev-user/login_devuser`, {
+          email: user.email,
+          password: user.password,
+          client_id: other.clientId,
+        });
+        expect(login.status).toBe(200);
+        const bound = ((await login.json()) as { token: string }).token;
+        for (const decision of ['approve', 'deny']) {
+          await expectError(
+            await post(
+              `${server.url}/v1/device/${decision}`,
+              { user_code: started.user_code },
+              bearer(bound),
+            ),
+            401,
+            'client_mismatch',
+          );
+        }
+        expect((await pollOnce(server, app, started.device_code)).body.error).toBe('authorization_pending');
+      },
+    );
+
+    it.skipIf(opts.postgres && !postgresAvailable)(
       'the companion API takes only a login JWT, and a wrong code is a 400',
       async () => {
         const started = await client.initiateDeviceAuthorization(config, {});
