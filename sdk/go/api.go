@@ -23,6 +23,15 @@ type response struct {
 // send makes one request. A cancelled or expired ctx is returned as ctx.Err() (so HTTPStatus gives
 // 499 or 504); any other failure to get an answer is a *RequestError.
 func (c *Client) send(ctx context.Context, method, path, bearer string, payload any) (*response, error) {
+	authorization := ""
+	if bearer != "" {
+		authorization = "Bearer " + bearer
+	}
+	return c.sendAuthorized(ctx, method, path, authorization, payload)
+}
+
+// sendAuthorized is send with a whole Authorization header value (HTTP Basic for the OAuth endpoints).
+func (c *Client) sendAuthorized(ctx context.Context, method, path, authorization string, payload any) (*response, error) {
 	var body io.Reader
 	if payload != nil {
 		encoded, err := json.Marshal(payload)
@@ -39,8 +48,8 @@ func (c *Client) send(ctx context.Context, method, path, bearer string, payload 
 	if payload != nil {
 		request.Header.Set("Content-Type", "application/json")
 	}
-	if bearer != "" {
-		request.Header.Set("Authorization", "Bearer "+bearer)
+	if authorization != "" {
+		request.Header.Set("Authorization", authorization)
 	}
 	answer, err := c.httpClient.Do(request)
 	if err == nil {

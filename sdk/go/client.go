@@ -64,6 +64,8 @@ type Client struct {
 	shutDown bool
 	// exchanges counts the detached code exchanges, which Shutdown waits for.
 	exchanges sync.WaitGroup
+	// deviceSleep waits between device-code polls; nil is a real, context-aware wait (tests record it).
+	deviceSleep func(ctx context.Context, d time.Duration) error
 }
 
 // New validates the configuration and returns a Client.

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiContext } from './api/apiContext.js';
 import { authorize } from './api/authorize.js';
+import { pollDeviceToken, startDeviceAuthorization } from './api/deviceAuthorization.js';
+import type { DeviceAuthorization, DeviceTokens, PollDeviceTokenOptions } from './api/deviceAuthorization.js';
 import { getToken } from './api/getToken.js';
 import type { ClientCredentials } from './api/getToken.js';
 import { checkLoginStatus, updateLoginStatus } from './api/loginStatus.js';
@@ -169,6 +171,26 @@ export class DauthClient {
       grant_type: 'refresh_token',
       refresh_token: refreshToken,
     });
+  }
+
+  /**
+   * Starts the device authorization grant (RFC 8628, docs/players.md) for a console, TV or launcher:
+   * show the answer's `userCode` and `verificationUri` (or a QR code of `verificationUriComplete`),
+   * then call `pollDeviceToken`.
+   */
+  startDeviceAuthorization(parameters: { scope?: string } = {}): Promise<DeviceAuthorization> {
+    return startDeviceAuthorization(this.#api, this.#credentials, parameters.scope);
+  }
+
+  /**
+   * Polls for the device's tokens until the player approved or denied, honouring `interval` and
+   * `slow_down`. Rejects with `DeviceFlowError` (`access_denied`, `expired_token`, …).
+   */
+  pollDeviceToken(
+    authorization: Pick<DeviceAuthorization, 'deviceCode' | 'interval'>,
+    options?: PollDeviceTokenOptions,
+  ): Promise<DeviceTokens> {
+    return pollDeviceToken(this.#api, this.#credentials, authorization, options);
   }
 
   /** Revokes the token pair of `accessToken` and sets the user's status to `logged_out`. */

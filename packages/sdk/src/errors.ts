@@ -166,6 +166,25 @@ export class ConsumptionError extends DauthError {
 }
 
 /**
+ * The device authorization grant ended without tokens: the player denied (`access_denied`), the codes
+ * expired (`expired_token`: start again), or the service refused the request (`invalid_client`,
+ * `invalid_grant`, `rate_limited`, …).
+ */
+export class DeviceFlowError extends DauthError {
+  readonly responseStatus: number;
+  /** The OAuth `error` code, e.g. `access_denied` or `expired_token`. */
+  readonly errorCode: string | undefined;
+
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super(
+      `device authorization failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
+    );
+    this.responseStatus = responseStatus;
+    this.errorCode = errorCode;
+  }
+}
+
+/**
  * A content-provider registration (or the sign-in before it) was refused: the service's status and
  * stable error code, e.g. 401 `reauthentication_required` (the login is older than the service's
  * `STEP_UP_MAX_AGE`), 403 `not_client_owner`, 409 `cuid_taken` or `terms_frozen`.

@@ -12,6 +12,8 @@ export type { SlotIdKind } from './slotId.js';
 export type { SlotInfo } from './slotInfo.js';
 export type { LoginStatus, LoginStatusParameters } from './api/loginStatus.js';
 export { readSlotEnvelope } from './api/getToken.js';
+export { DEVICE_CODE_GRANT_TYPE } from './api/deviceAuthorization.js';
+export type { DeviceAuthorization, DeviceTokens, PollDeviceTokenOptions } from './api/deviceAuthorization.js';
 export { parseAuthorizeCallback } from './authorizeCallback.js';
 export type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js';
 export {
@@ -20,6 +22,7 @@ export {
   ConsumptionError,
   CallbackTimeoutError,
   DauthError,
+  DeviceFlowError,
   EnvelopeError,
   ExpiredTokenError,
   GuestRequestError,

@@ -91,6 +91,10 @@ const envSchema = z.object({
   LOGIN_BINDING: z.enum(['spec', 'strict']).default('spec'),
   /** Seconds a rotated-out client secret keeps working beside the new one (docs/accounts.md). */
   CLIENT_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  /** Seconds a device code and its user code live (RFC 8628 `expires_in`; docs/players.md). */
+  DEVICE_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(600),
+  /** Seconds a device waits between polls of the device-code grant (RFC 8628 `interval`). */
+  DEVICE_CODE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
   /** `false`, `true` (loopback and private ranges), a hop count, or a comma list of IPs/CIDRs. */
   TRUST_PROXY: z.string().default('false'),
   /** Per-route rate limits over their defaults: `name=count/window,…` (src/rateLimitSettings.ts). */
@@ -247,6 +251,8 @@ export interface Config {
   };
   /** CLIENT_SECRET_GRACE_SECONDS: how long the old client secret works after a rotation. */
   clientSecretGraceSeconds: number;
+  /** DEVICE_CODE_TTL_SECONDS and DEVICE_CODE_INTERVAL_SECONDS: the device authorization grant (RFC 8628). */
+  deviceCode: { ttlSeconds: number; intervalSeconds: number };
   /**
    * The relayer keys of all replicas and the index of this replica's own (RELAYER_PRIVATE_KEYS and
    * REPLICA_ID, or RELAYER_PRIVATE_KEY as a list of one). Undefined: the embedded chain's development key.
@@ -454,6 +460,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       blockedTargets: e.SPONSOR_BLOCKED_TARGETS,
     },
     clientSecretGraceSeconds: e.CLIENT_SECRET_GRACE_SECONDS,
+    deviceCode: { ttlSeconds: e.DEVICE_CODE_TTL_SECONDS, intervalSeconds: e.DEVICE_CODE_INTERVAL_SECONDS },
     relayers,
     chain,
   };

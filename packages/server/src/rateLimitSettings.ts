@@ -36,6 +36,10 @@ export const RATE_LIMIT_DEFAULTS = {
   password_reset: perMinute(10),
   /** `/oauth/token`, `/oauth/revoke`, `/oauth/introspect` per client and address (`OAUTH_RATE_LIMIT`). */
   oauth_token: perMinute(1200),
+  /** Wrong user codes of the device authorization grant per address (page and companion API together). */
+  device_user_code: perMinute(10),
+  /** Wrong user codes from every address together: bounds a guesser spread over many addresses. */
+  device_user_code_global: perMinute(1000),
   /** Backend authorizes per user and app. */
   meta_authorize: perMinute(1000),
   /** Failed client authentications at `/v1/oauth-meta/get_token` per address. */

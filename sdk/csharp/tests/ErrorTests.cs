@@ -67,7 +67,9 @@ namespace Dauth.Tests
                     var error = await Fail(status, Body(code));
                     Assert.Equal(code, error.Code);
                     Assert.Equal(status, error.Status);
-                    Type family = status == 429 ? typeof(RateLimitedException)
+                    // The device grant's refusal is typed by its code: a 400 by RFC 8628, the player's "no".
+                    Type family = code == ErrorCodes.AccessDenied ? typeof(DeviceAccessDeniedException)
+                        : status == 429 ? typeof(RateLimitedException)
                         : status == 400 || status == 413 || status == 415 || status == 422 ? typeof(InvalidRequestException)
                         : status == 401 ? typeof(AuthenticationException)
                         : status == 403 ? typeof(ForbiddenException)

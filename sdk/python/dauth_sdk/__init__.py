@@ -14,6 +14,7 @@ from .client import (
     StatusReport,
 )
 from .content import ConsumptionResult, ContentConsumer, consumption_plaintext, gcm_aad
+from .device import DEVICE_CODE_GRANT_TYPE, DeviceAuthorization, DeviceTokens
 from .envelope import Envelope, parse_envelope, read_slot_envelope
 from .errors import (
     AuthorizeError,
@@ -21,6 +22,7 @@ from .errors import (
     CallbackTimeoutError,
     ConsumptionError,
     DauthError,
+    DeviceFlowError,
     EnvelopeError,
     ExpiredTokenError,
     MalformedResponseError,
@@ -58,6 +60,10 @@ __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
     "DauthClient",
     "DauthError",
+    "DEVICE_CODE_GRANT_TYPE",
+    "DeviceAuthorization",
+    "DeviceFlowError",
+    "DeviceTokens",
     "Envelope",
     "EnvelopeError",
     "ExpiredTokenError",

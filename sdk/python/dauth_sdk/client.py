@@ -7,12 +7,13 @@ import math
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple
 from urllib.parse import urlsplit
 
-from . import api, guests
+from . import api, device, guests
 from .api import ApiContext, LoginStatus
 from .callback import parse_callback
+from .device import DeviceAuthorization, DeviceTokens
 from .errors import CallbackRejectedError, MissingJwtError, ShutdownError
 from .pending import PendingRequest, PendingRequests
 from .slot import SlotInfo
@@ -207,6 +208,23 @@ class DauthClient:
         """Exchanges a refresh token for fresh slot information (``grant_type=refresh_token``)."""
         grant = {"grant_type": "refresh_token", "refresh_token": refresh_token}
         return api.get_token(self._api, self.client_id, self.__client_secret, grant)
+
+    def start_device_authorization(self, scope: Optional[str] = None) -> DeviceAuthorization:
+        """Starts the device authorization grant (RFC 8628) for a console, TV or launcher.
+
+        Show the player ``user_code`` and ``verification_uri`` (or a QR code of
+        ``verification_uri_complete``), then call ``poll_device_token``.
+        """
+        return device.start_device_authorization(self._api, self.client_id, self.__client_secret, scope)
+
+    def poll_device_token(
+        self, authorization: DeviceAuthorization, sleep: Optional[Callable[[float], None]] = None
+    ) -> DeviceTokens:
+        """Blocks until the player approved (the tokens) or denied (``DeviceFlowError``).
+
+        Honours ``interval`` and ``slow_down``; ``sleep`` replaces ``time.sleep`` (tests, schedulers).
+        """
+        return device.poll_device_token(self._api, self.client_id, self.__client_secret, authorization, sleep)
 
     def logout(self, access_token: str) -> None:
         """Revokes the token pair of ``access_token`` and sets the status to ``logged_out``."""

@@ -138,6 +138,20 @@ class ConsumptionError(DauthError):
         self.error_code = error_code
 
 
+class DeviceFlowError(DauthError):
+    """The device authorization grant ended without tokens.
+
+    ``error_code``: ``access_denied`` (the player said no), ``expired_token`` (start again),
+    ``invalid_client``, ``invalid_grant``, ``rate_limited``, ...
+    """
+
+    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
+        code_part = ", " + error_code if error_code else ""
+        super().__init__("device authorization failed (HTTP %d%s): %s" % (response_status, code_part, message))
+        self.response_status = response_status
+        self.error_code = error_code
+
+
 class ProviderRegistrationError(DauthError):
     """A content-provider registration (or the sign-in before it) the service refused; nothing was registered.
 

@@ -164,6 +164,8 @@ describe('the C# SDK against a live dauth', () => {
       });
       expect(result.exitCode, result.output).toBe(0);
       expect(result.output).toMatch(/^PASS live: e-mail sign-up/m);
+      // The device grant's routes exist on this server: the journey runs, it does not skip.
+      expect(result.output).toMatch(/^PASS live: device flow approved from a companion app/m);
       expect(result.output).toMatch(/^\d+ passed, 0 failed$/m);
     },
     300_000,

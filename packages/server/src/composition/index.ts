@@ -26,6 +26,7 @@ import type { MarketService } from '../services/market/marketService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
 import type { ClientService } from '../services/oauth/clientService.js';
 import type { OAuthService } from '../services/oauth/oauthService.js';
+import type { DeviceAuthorizationService } from '../services/oauth/deviceAuthorizationGrant.js';
 import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
 import type { SlotImportService } from '../services/slots/slotImportService.js';
 import type { SlotService } from '../services/slots/slotService.js';
@@ -102,6 +103,8 @@ export interface Services {
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
   oauth: OAuthService;
+  /** The device authorization grant (RFC 8628): device codes, user codes, approval (docs/players.md). */
+  devices: DeviceAuthorizationService;
   /** The in-memory revocation list every bearer check consults, kept in step across replicas. */
   revocations: RevocationRegistry;
   /** Sessions, CSRF and consent of the service's own login page. */
@@ -311,7 +314,7 @@ export async function createServices(
       wallets,
     });
     closers.push(() => oauthDomain.close());
-    const { clients, oauth, revocations, browserSessions, loginStatus } = oauthDomain;
+    const { clients, oauth, devices, revocations, browserSessions, loginStatus } = oauthDomain;
     // Players (docs/players.md): guest accounts and passkeys, both real accounts of the users table.
     const guests = new GuestService(
       new GuestStore(database.db),
@@ -461,6 +464,7 @@ export async function createServices(
       wallets,
       clients,
       oauth,
+      devices,
       revocations,
       browserSessions,
       consents: new ConsentService(browserSessions, oauth, clients),

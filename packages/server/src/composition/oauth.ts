@@ -8,10 +8,12 @@ import type { Authenticator } from '../services/tokens/authenticator.js';
 import type { TokenService } from '../services/tokens/tokenService.js';
 import { BrowserSessionService } from '../services/oauth/browserSessions.js';
 import { ClientService } from '../services/oauth/clientService.js';
+import { DeviceAuthorizationService } from '../services/oauth/deviceAuthorizationGrant.js';
 import { OAuthService } from '../services/oauth/oauthService.js';
 import { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
 import { LoginStatusService } from '../services/status/loginStatusService.js';
 import { ClientStore } from '../stores/clientStore.js';
+import { DeviceAuthorizationStore } from '../stores/deviceAuthorizationStore.js';
 import { LoginStatusStore } from '../stores/loginStatusStore.js';
 import { OAuthGrantStore } from '../stores/oauthGrantStore.js';
 import { PgRevocationBus, RedisRevocationBus, revocationChannel } from '../stores/oauthRevocationBus.js';
@@ -22,6 +24,8 @@ import type { WalletStore } from '../stores/walletStore.js';
 export interface OAuthDomain {
   clients: ClientService;
   oauth: OAuthService;
+  /** The device authorization grant (RFC 8628): consoles, TVs and launchers (docs/players.md). */
+  devices: DeviceAuthorizationService;
   revocations: RevocationRegistry;
   browserSessions: BrowserSessionService;
   loginStatus: LoginStatusService;
@@ -35,7 +39,7 @@ export interface OAuthDomain {
  * LISTEN/NOTIFY when there is no Redis; the authenticator consults it from here on.
  */
 export async function createOAuthDomain(deps: {
-  config: Pick<Config, 'publicUrl' | 'databaseUrl'>;
+  config: Pick<Config, 'publicUrl' | 'databaseUrl' | 'deviceCode'>;
   db: Db;
   logger: Logger;
   redis: Redis | undefined;
@@ -73,18 +77,29 @@ export async function createOAuthDomain(deps: {
     secretBox: deps.secretBox,
     issuer: config.publicUrl,
   });
+  const devices = new DeviceAuthorizationService({
+    devices: new DeviceAuthorizationStore(db),
+    oauth,
+    clients,
+    ttlSeconds: config.deviceCode.ttlSeconds,
+    intervalSeconds: config.deviceCode.intervalSeconds,
+  });
   const browserSessions = new BrowserSessionService(new OAuthSessionStore(db), deps.masterKey);
   const loginStatus = new LoginStatusService(new LoginStatusStore(db));
   const housekeeping = setInterval(() => {
-    Promise.all([oauth.purgeExpired(), browserSessions.purgeExpired(), revocations.purgeExpired()]).catch(
-      (err: unknown) => logger.warn({ err }, 'OAuth housekeeping failed'),
-    );
+    Promise.all([
+      oauth.purgeExpired(),
+      devices.purgeExpired(),
+      browserSessions.purgeExpired(),
+      revocations.purgeExpired(),
+    ]).catch((err: unknown) => logger.warn({ err }, 'OAuth housekeeping failed'));
   }, 10 * 60_000);
   housekeeping.unref();
 
   return {
     clients,
     oauth,
+    devices,
     revocations,
     browserSessions,
     loginStatus,

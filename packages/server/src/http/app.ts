@@ -33,6 +33,9 @@ import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwn
 import { marketRoutes } from './routes/market/listings.js';
 import { installRequestMetrics, metricsRoutes } from './routes/metrics.js';
 import { oauthAuthorizeRoutes } from './routes/oauth/authorize/index.js';
+import { deviceAuthorizationRoutes } from './routes/oauth/deviceAuthorization.js';
+import { devicePageRoutes } from './routes/oauth/device/index.js';
+import { deviceRoutes } from './routes/device/index.js';
 import { oauthIntrospectRoutes } from './routes/oauth/introspect.js';
 import { oauthRevokeRoutes } from './routes/oauth/revoke.js';
 import { statusRoutes } from './routes/oauth/status.js';
@@ -145,6 +148,9 @@ export async function buildApp(
     oauthMetadataRoutes,
     oauthAuthorizeRoutes,
     oauthTokenRoutes,
+    deviceAuthorizationRoutes,
+    devicePageRoutes,
+    deviceRoutes,
     oauthRevokeRoutes,
     oauthIntrospectRoutes,
     oauthValidateRoutes,

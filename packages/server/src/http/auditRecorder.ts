@@ -60,6 +60,11 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     answer: ['revoked_grants'],
   },
   // The login page's forms (HTML answers): the account they signed in is set by the page route.
+  'POST /oauth/device/login': { action: 'account.login_page', request: pick('email') },
+  // Device approvals (RFC 8628): the decision and the app, never the user code.
+  'POST /oauth/device/decision': { action: 'device.decision', request: pick('decision') },
+  'POST /v1/device/approve': { action: 'device.approve', answer: ['client_id'] },
+  'POST /v1/device/deny': { action: 'device.deny', answer: ['client_id'] },
   'POST /oauth/authorize/login': { action: 'account.login_page', request: pick('email', 'client_id') },
   'POST /oauth/authorize/signup': { action: 'account.register_page', request: pick('email', 'client_id') },
   'POST /oauth/authorize/reset': {

@@ -156,3 +156,47 @@ export function perAddressLimiter(app: App, services: Services): (request: Fasti
   }
   return hook;
 }
+
+/** The guard of every route that takes a user code (RFC 8628): a guess costs only when it is wrong. */
+export interface UserCodeGuessLimit {
+  /** Throws 429 `rate_limited` once this address, or everyone together, has used up its wrong codes. */
+  check(request: FastifyRequest): Promise<void>;
+  /** Counts a wrong (unknown, expired or decided) user code against the address and the global bound. */
+  wrong(request: FastifyRequest): Promise<void>;
+}
+
+const userCodeLimits = new WeakMap<Services, UserCodeGuessLimit>();
+
+/**
+ * Wrong user codes per address (`device_user_code`) and from every address together
+ * (`device_user_code_global`), shared by the `/device` page and the companion API: a user code has
+ * 20^8 values, so a guesser needs billions of tries and gets a few per minute.
+ */
+export function userCodeGuessLimit(app: App, services: Services): UserCodeGuessLimit {
+  let limit = userCodeLimits.get(services);
+  if (limit) return limit;
+  const limits = services.config.rateLimits;
+  const perAddress = app.createRateLimit(routeLimit(limits, 'device_user_code'));
+  const global = app.createRateLimit(
+    routeLimit(limits, 'device_user_code_global', { keyGenerator: () => 'device_user_code_global' }),
+  );
+  const usedUp = (r: { isAllowed: boolean; remaining?: number }) => !r.isAllowed && r.remaining === 0;
+  limit = {
+    async check(request) {
+      for (const limiter of [perAddress, global]) {
+        const result = await limiter(request, { increment: false });
+        if (usedUp(result)) {
+          throw new AppError(429, 'rate_limited', 'Too many wrong codes; wait a minute and try again', {
+            retryAfterSeconds: Math.max(1, result.isAllowed ? 1 : result.ttlInSeconds),
+          });
+        }
+      }
+    },
+    async wrong(request) {
+      await perAddress(request);
+      await global(request);
+    },
+  };
+  userCodeLimits.set(services, limit);
+  return limit;
+}

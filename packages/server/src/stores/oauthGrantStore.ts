@@ -1,5 +1,5 @@
-import { PostgresAdapter, sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { PostgresAdapter, sql, type Transaction } from 'kysely';
+import type { Database, Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 
@@ -159,6 +159,44 @@ const refreshRow = (t: RefreshTokenRecord): OAuthRefreshTokensTable => ({
   successor_sealed: t.successorSealed,
 });
 
+/**
+ * Inserts a grant with its authorization code inside the caller's transaction (the code flow's
+ * `createGrantWithCode`, and the device grant's approval, which changes its own row in the same commit).
+ */
+export async function insertGrantWithCode(trx: Transaction<Database>, grant: GrantRecord, code: CodeRecord) {
+  await trx
+    .insertInto('oauth_grants')
+    .values({
+      grant_id: grant.grantId,
+      client_id: grant.clientId,
+      user_uuid: grant.userUuid,
+      created_at: grant.createdAt,
+      revoked_at: null,
+      revoked_reason: null,
+      scope: grant.oidc?.scope ?? null,
+      auth_time: grant.oidc?.authTime ?? null,
+    })
+    .execute();
+  await trx
+    .insertInto('oauth_codes')
+    .values({
+      code_hash: code.codeHash,
+      grant_id: code.grantId,
+      client_id: code.clientId,
+      user_uuid: code.userUuid,
+      redirect_uri: code.redirectUri,
+      code_challenge: code.codeChallenge,
+      code_challenge_method: code.codeChallengeMethod,
+      created_at: code.createdAt,
+      expires_at: code.expiresAt,
+      used_at: null,
+      scope: code.oidc?.scope ?? null,
+      nonce: code.oidc?.nonce ?? null,
+      auth_time: code.oidc?.authTime ?? null,
+    })
+    .execute();
+}
+
 /** Thrown inside a transaction to roll it back when a conditional update lost its race. */
 class LostRace extends Error {}
 
@@ -177,39 +215,7 @@ export class OAuthGrantStore {
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('oauth_grants')
-        .values({
-          grant_id: grant.grantId,
-          client_id: grant.clientId,
-          user_uuid: grant.userUuid,
-          created_at: grant.createdAt,
-          revoked_at: null,
-          revoked_reason: null,
-          scope: grant.oidc?.scope ?? null,
-          auth_time: grant.oidc?.authTime ?? null,
-        })
-        .execute();
-      await trx
-        .insertInto('oauth_codes')
-        .values({
-          code_hash: code.codeHash,
-          grant_id: code.grantId,
-          client_id: code.clientId,
-          user_uuid: code.userUuid,
-          redirect_uri: code.redirectUri,
-          code_challenge: code.codeChallenge,
-          code_challenge_method: code.codeChallengeMethod,
-          created_at: code.createdAt,
-          expires_at: code.expiresAt,
-          used_at: null,
-          scope: code.oidc?.scope ?? null,
-          nonce: code.oidc?.nonce ?? null,
-          auth_time: code.oidc?.authTime ?? null,
-        })
-        .execute();
-    });
+    await this.db.transaction().execute((trx) => insertGrantWithCode(trx, grant, code));
   }
 
   /**

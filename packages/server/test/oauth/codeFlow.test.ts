@@ -50,11 +50,16 @@ describe.each([{ postgres: false }, { postgres: true }])(
       expect(as).toMatchObject({
         authorization_endpoint: `${server.config.publicUrl}/oauth/authorize`,
         token_endpoint: `${server.config.publicUrl}/oauth/token`,
+        device_authorization_endpoint: `${server.config.publicUrl}/oauth/device_authorization`,
         revocation_endpoint: `${server.config.publicUrl}/oauth/revoke`,
         introspection_endpoint: `${server.config.publicUrl}/oauth/introspect`,
         jwks_uri: `${server.config.publicUrl}/.well-known/jwks.json`,
         code_challenge_methods_supported: ['S256'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          'urn:ietf:params:oauth:grant-type:device_code',
+        ],
         response_types_supported: ['code'],
       });
       expect(as.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post']);

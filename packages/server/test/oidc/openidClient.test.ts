@@ -80,6 +80,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         issuer,
         authorization_endpoint: `${issuer}/oauth/authorize`,
         token_endpoint: `${issuer}/oauth/token`,
+        device_authorization_endpoint: `${issuer}/oauth/device_authorization`,
         userinfo_endpoint: `${issuer}/oauth/userinfo`,
         end_session_endpoint: `${issuer}/oauth/end_session`,
         jwks_uri: `${issuer}/.well-known/jwks.json`,
@@ -87,7 +88,11 @@ describe.each([{ postgres: false }, { postgres: true }])(
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['ES256'],
         code_challenge_methods_supported: ['S256'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          'urn:ietf:params:oauth:grant-type:device_code',
+        ],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       });
       expect(meta.scopes_supported).toEqual(

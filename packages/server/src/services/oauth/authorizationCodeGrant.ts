@@ -1,4 +1,4 @@
-import type { OidcGrant } from '../../stores/oauthGrantStore.js';
+import type { CodeRecord, GrantRecord, OidcGrant } from '../../stores/oauthGrantStore.js';
 import { randomUUID } from 'node:crypto';
 import type { OAuthClient } from '../../stores/clientStore.js';
 import { revokeGrant } from './grantRevocation.js';
@@ -17,7 +17,7 @@ import { isValidCodeVerifier, s256, verifyS256 } from './pkce.js';
 export const CODE_TTL_MS = 10 * 60_000;
 
 export interface IssueCodeInput {
-  client: OAuthClient;
+  client: Pick<OAuthClient, 'clientId'>;
   userUuid: number;
   redirectUri: string;
   codeChallenge?: string | undefined;
@@ -41,13 +41,25 @@ export async function issueCode(
   context: OAuthGrantContext,
   input: IssueCodeInput,
 ): Promise<{ code: string; grantId: string; expiresAt: number }> {
-  const now = context.now();
   const code = newOpaqueToken();
+  const { grant, record } = codeGrantRecords(input, sha256Hex(code), context.now());
+  await context.grants.createGrantWithCode(grant, record);
+  return { code, grantId: grant.grantId, expiresAt: record.expiresAt };
+}
+
+/**
+ * The grant and the code record an authorization opens, for the code whose SHA-256 is `codeHash`.
+ * The device grant stores them with its approval (its code is derived from the device code).
+ */
+export function codeGrantRecords(
+  input: IssueCodeInput,
+  codeHash: string,
+  now: number,
+): { grant: GrantRecord; record: CodeRecord } {
   const grantId = randomUUID();
-  const expiresAt = now + CODE_TTL_MS;
   const grant = { ...newGrant(grantId, input.client.clientId, input.userUuid, now), oidc: input.oidc };
-  await context.grants.createGrantWithCode(grant, {
-    codeHash: sha256Hex(code),
+  const record: CodeRecord = {
+    codeHash,
     grantId,
     clientId: input.client.clientId,
     userUuid: input.userUuid,
@@ -55,11 +67,11 @@ export async function issueCode(
     codeChallenge: input.codeChallenge ?? null,
     codeChallengeMethod: input.codeChallenge ? (input.codeChallengeMethod ?? 'S256') : null,
     createdAt: now,
-    expiresAt,
+    expiresAt: now + CODE_TTL_MS,
     usedAt: null,
     oidc: input.oidc,
-  });
-  return { code, grantId, expiresAt };
+  };
+  return { grant, record };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
+import { DEVICE_CODE_GRANT_TYPE } from '../../../services/oauth/deviceAuthorizationGrant.js';
 import { invalidRequest, unsupportedGrantType } from '../../../services/oauth/oauthErrors.js';
 import type { TokensWithIdToken } from '../../../services/oidc/idTokenIssuer.js';
 import { errorResponses } from '../../schemas.js';
@@ -15,6 +16,7 @@ const TokenBody = Type.Object(
     redirect_uri: str(4096),
     code_verifier: str(500),
     refresh_token: str(500),
+    device_code: str(500),
     scope: str(1000),
   },
   { additionalProperties: true },
@@ -49,19 +51,20 @@ const tokenResult = (t: TokensWithIdToken) => ({
 
 /**
  * `POST /oauth/token` (spec endpoint 3) with JSON or form bodies and client authentication in the
- * body or by HTTP Basic: the authorization_code and refresh_token grants.
+ * body or by HTTP Basic: the authorization_code, refresh_token and device_code (RFC 8628) grants.
  */
 export async function oauthTokenRoutes(app: App, services: Services): Promise<void> {
-  const { clients, oauth, config, oidc } = services;
+  const { clients, oauth, devices, config, oidc } = services;
+  const grantTypes = new Set(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE]);
 
   app.post(
     '/oauth/token',
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Token exchange: authorization_code or refresh_token',
+        summary: 'Token exchange: authorization_code, refresh_token or device_code',
         description:
-          'JSON or application/x-www-form-urlencoded. Client authentication: `client_id` + `client_secret` in the body, or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`).',
+          'JSON or application/x-www-form-urlencoded. Client authentication: `client_id` + `client_secret` in the body, or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`). The device-code grant (RFC 8628 §3.4, `device_code`) answers `authorization_pending`, `slow_down`, `access_denied` or `expired_token` until the user approved.',
         body: TokenBody,
         response: { 200: TokenResult, ...errorResponses(400, 401, 413, 415, 429) },
       },
@@ -70,10 +73,12 @@ export async function oauthTokenRoutes(app: App, services: Services): Promise<vo
     },
     async (request) => {
       const body = request.body;
-      if (body.grant_type !== 'authorization_code' && body.grant_type !== 'refresh_token') {
-        throw unsupportedGrantType();
-      }
+      if (!grantTypes.has(body.grant_type)) throw unsupportedGrantType();
       const client = await authenticateClient(request, body, clients);
+      if (body.grant_type === DEVICE_CODE_GRANT_TYPE) {
+        if (body.device_code === undefined) throw invalidRequest('device_code', 'device_code is required');
+        return tokenResult(await oidc.idTokens.complete(await devices.redeem(client, body.device_code)));
+      }
       if (body.grant_type === 'authorization_code') {
         if (body.code === undefined) throw invalidRequest('code', 'code is required');
         if (body.redirect_uri === undefined) throw invalidRequest('redirect_uri', 'redirect_uri is required');

@@ -1,0 +1,116 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import { isAppError } from '../../../errors.js';
+import type { PendingDeviceAuthorization } from '../../../services/oauth/deviceAuthorizationGrant.js';
+import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { DEVICE_PAGE_PATH } from '../../pages/devicePages.js';
+import { userCodeGuessLimit } from '../../rateLimits.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+
+const UserCodeBody = Type.Object({ user_code: Type.String({ minLength: 1, maxLength: 100 }) });
+const DecisionResult = Type.Object({
+  success: Type.Boolean(),
+  client_id: Type.String(),
+  client_name: Type.String(),
+  user_code: Type.String({ description: 'XXXX-XXXX' }),
+});
+
+/**
+ * The player's side of the device authorization grant (RFC 8628, docs/players.md): `GET /device`,
+ * the short `verification_uri` a TV shows, and the companion app's `POST /v1/device/approve|deny`
+ * with the player's login JWT (one bound to another app, `azp`, is refused: 401 `client_mismatch`).
+ * Wrong user codes count against `device_user_code` like on the page.
+ */
+export async function deviceRoutes(app: App, services: Services): Promise<void> {
+  const { authenticator, devices } = services;
+  const guesses = userCodeGuessLimit(app, services);
+
+  app.get(
+    '/device',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Device verification URI (RFC 8628): redirects to the verification page, keeping user_code',
+        querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 100 })) }),
+      },
+    },
+    async (request, reply) => {
+      const { user_code: userCode } = request.query;
+      const query = userCode ? `?${new URLSearchParams({ user_code: userCode }).toString()}` : '';
+      return reply.redirect(`${DEVICE_PAGE_PATH}${query}`, 302);
+    },
+  );
+
+  /** A decision on the user code of the body, by the user of the login JWT; wrong codes are counted. */
+  async function decide(
+    request: FastifyRequest,
+    userCode: string,
+    decision: (
+      userCode: string,
+      userUuid: number,
+      authTime: number,
+      boundTo: string | undefined,
+    ) => Promise<PendingDeviceAuthorization>,
+  ) {
+    await guesses.check(request);
+    const claims = authOf(request);
+    try {
+      const decided = await decision(
+        userCode,
+        Number(claims.userId),
+        (claims.authTime ?? claims.iat) * 1000,
+        claims.azp,
+      );
+      return {
+        success: true,
+        client_id: decided.client.clientId,
+        client_name: decided.client.name,
+        user_code: decided.userCode,
+      };
+    } catch (err) {
+      if (isAppError(err) && err.code === 'invalid_user_code') await guesses.wrong(request);
+      throw err;
+    }
+  }
+
+  app.post(
+    '/v1/device/approve',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: "Approve a device's user code from a companion app (the player's login JWT)",
+        description:
+          'The device polling `/oauth/token` with its device code gets its tokens on its next poll. 400 `invalid_user_code` when the code is wrong, expired or already decided; 401 `client_mismatch` for a login JWT bound to another app; 429 after 10 wrong codes a minute.',
+        security: bearerSecurity,
+        body: UserCodeBody,
+        response: { 200: DecisionResult, ...errorResponses(400, 401, 429) },
+      },
+      preHandler: requireToken(authenticator, 'login'),
+    },
+    (request) =>
+      decide(request, request.body.user_code, (code, user, authTime, boundTo) =>
+        devices.approve(code, user, authTime, boundTo),
+      ),
+  );
+
+  app.post(
+    '/v1/device/deny',
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: "Deny a device's user code from a companion app (the player's login JWT)",
+        description: 'The device gets `access_denied` on its next poll.',
+        security: bearerSecurity,
+        body: UserCodeBody,
+        response: { 200: DecisionResult, ...errorResponses(400, 401, 429) },
+      },
+      preHandler: requireToken(authenticator, 'login'),
+    },
+    (request) =>
+      decide(request, request.body.user_code, (code, user, _authTime, boundTo) =>
+        devices.deny(code, user, boundTo),
+      ),
+  );
+}

@@ -1,0 +1,192 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../../../../composition/index.js';
+import { AppError, isAppError } from '../../../../errors.js';
+import { disclosedClaims } from '../../../../services/oidc/scopes.js';
+import {
+  DEVICE_PAGE_PATH,
+  deviceCodePage,
+  deviceConfirmPage,
+  deviceDonePage,
+  deviceLoginPage,
+} from '../../../pages/devicePages.js';
+import { newNonce } from '../../../pages/html.js';
+import { userCodeGuessLimit } from '../../../rateLimits.js';
+import { errorResponses } from '../../../schemas.js';
+import type { App } from '../../../types.js';
+import { authorizePage } from '../authorize/shared.js';
+import { optionalString as str } from '../clientEndpoint.js';
+
+const PageQuery = Type.Object({ user_code: str(100) }, { additionalProperties: true });
+const LoginForm = Type.Object(
+  {
+    csrf_token: str(200),
+    user_code: str(100),
+    email: Type.String({ maxLength: 320 }),
+    password: Type.String({ maxLength: 1024 }),
+  },
+  { additionalProperties: true },
+);
+const DecisionForm = Type.Object(
+  {
+    csrf_token: str(200),
+    user_code: Type.String({ maxLength: 100 }),
+    decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
+  },
+  { additionalProperties: true },
+);
+
+const WRONG_CODE = 'This code is wrong or has expired. Check the code on your device.';
+
+/**
+ * The verification page of the device authorization grant (RFC 8628 §3.3, docs/players.md), under
+ * `/oauth` so the login page's session and CSRF cookies reach it (`GET /device` sends the player
+ * here): sign in (the login page's session), enter or check the code, allow or deny, done. Wrong codes
+ * count against `device_user_code`; the page never says more than "wrong or expired".
+ */
+export async function devicePageRoutes(app: App, services: Services): Promise<void> {
+  const { accounts, browserSessions, devices } = services;
+  const page = authorizePage(services);
+  const guesses = userCodeGuessLimit(app, services);
+
+  const send = (reply: FastifyReply, status: number, render: (nonce: string) => string) => {
+    const nonce = newNonce();
+    return page.sendPage(reply, status, nonce, render(nonce));
+  };
+  const backToPage = (reply: FastifyReply, userCode: string | undefined) =>
+    reply.redirect(
+      userCode
+        ? `${DEVICE_PAGE_PATH}?${new URLSearchParams({ user_code: userCode }).toString()}`
+        : DEVICE_PAGE_PATH,
+      303,
+    );
+  const requireCsrf = (request: FastifyRequest, token: string | undefined) => {
+    if (!browserSessions.verifyCsrf(request.cookies[page.cookies.csrf], token)) {
+      throw new AppError(
+        403,
+        'invalid_csrf_token',
+        'The form was not sent from the dauth page or has expired; reload it',
+      );
+    }
+  };
+
+  /** The code form again with the error; a wrong code is counted (the next one over the limit: 429). */
+  async function wrongCode(request: FastifyRequest, reply: FastifyReply, userCode: string) {
+    await guesses.wrong(request);
+    const csrfToken = page.csrfFor(request, reply);
+    return send(reply, 400, (nonce) => deviceCodePage({ nonce, csrfToken, userCode, error: WRONG_CODE }));
+  }
+
+  app.get(
+    DEVICE_PAGE_PATH,
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Device verification page (RFC 8628): sign in, enter the code, allow or deny',
+        querystring: PageQuery,
+        response: errorResponses(400, 429),
+      },
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const userCode = request.query.user_code?.trim() || undefined;
+      const csrfToken = page.csrfFor(request, reply);
+      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      const user = session && (await accounts.findUser(session.userUuid));
+      if (!session || !user)
+        return send(reply, 200, (nonce) => deviceLoginPage({ nonce, csrfToken, userCode }));
+      if (userCode === undefined) return send(reply, 200, (nonce) => deviceCodePage({ nonce, csrfToken }));
+      await guesses.check(request);
+      let pending;
+      try {
+        pending = await devices.pending(userCode);
+      } catch (err) {
+        if (isAppError(err) && err.code === 'invalid_user_code') return wrongCode(request, reply, userCode);
+        throw err;
+      }
+      return send(reply, 200, (nonce) =>
+        deviceConfirmPage({
+          nonce,
+          csrfToken,
+          userCode: pending.userCode,
+          clientName: pending.client.name,
+          accountEmail: user.email,
+          dapp: pending.client.dapp,
+          sharedClaims: disclosedClaims(pending.record.scope),
+        }),
+      );
+    },
+  );
+
+  app.post(
+    `${DEVICE_PAGE_PATH}/login`,
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Sign-in form of the device verification page (sets the login page session cookie)',
+        body: LoginForm,
+        response: errorResponses(400, 401, 403, 429),
+      },
+      preHandler: app.loginRateLimit,
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const { email, password, user_code: userCode } = request.body;
+      requireCsrf(request, request.body.csrf_token);
+      let userUuid: number;
+      try {
+        ({ userUuid } = await accounts.authenticate(email, password));
+      } catch (err) {
+        if (!isAppError(err) || err.status !== 401) throw err;
+        const csrfToken = page.csrfFor(request, reply);
+        return send(reply, 401, (nonce) =>
+          deviceLoginPage({ nonce, csrfToken, userCode, email, error: 'E-mail or password is wrong.' }),
+        );
+      }
+      request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
+      const session = await browserSessions.createSession(userUuid);
+      void reply.setCookie(page.cookies.session, session.cookieValue, {
+        ...page.cookies.options,
+        maxAge: session.maxAgeSeconds,
+      });
+      return backToPage(reply, userCode);
+    },
+  );
+
+  app.post(
+    `${DEVICE_PAGE_PATH}/decision`,
+    {
+      schema: {
+        tags: ['oauth'],
+        summary: 'Allow or deny the device on the verification page (allow records the consent)',
+        body: DecisionForm,
+        response: errorResponses(400, 403, 429),
+      },
+      config: { errorStyle: 'oauth' },
+    },
+    async (request, reply) => {
+      const { user_code: userCode, decision } = request.body;
+      requireCsrf(request, request.body.csrf_token);
+      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      // The session expired between the two pages: back to sign-in, nothing decided.
+      if (!session) return backToPage(reply, userCode);
+      await guesses.check(request);
+      request.auditUser = String(session.userUuid);
+      let decided;
+      try {
+        decided =
+          decision === 'allow'
+            ? await devices.approve(userCode, session.userUuid, session.authTime)
+            : await devices.deny(userCode, session.userUuid);
+      } catch (err) {
+        if (isAppError(err) && err.code === 'invalid_user_code') return wrongCode(request, reply, userCode);
+        throw err;
+      }
+      if (decision === 'allow')
+        await browserSessions.recordConsent(session.userUuid, decided.client.clientId);
+      return send(reply, 200, (nonce) =>
+        deviceDonePage({ nonce, clientName: decided.client.name, approved: decision === 'allow' }),
+      );
+    },
+  );
+}
