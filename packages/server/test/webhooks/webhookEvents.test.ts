@@ -1,0 +1,270 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearer,
+  createClient,
+  createUser,
+  post,
+  registerWallet,
+  slotInfoFor,
+  startCallbackServer,
+  type CallbackServer,
+  type TestClient,
+  type TestUser,
+} from '../backend/support.js';
+import { buy, consume, encryptPayload, newPlayer, newProvider, payloadOf } from '../content/contentSupport.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { WebhookReceiver } from './receiver.js';
+
+const ALL = [
+  'grant.created',
+  'grant.revoked',
+  'status.changed',
+  'slot.created',
+  'slot.transferred',
+  'market.listing.sold',
+  'content.purchased',
+  'content.consumed',
+  'content.released',
+];
+
+/** Fast retries and a short timeout, so the retry and hang cases take well under a second each. */
+const env = {
+  WEBHOOK_RETRY_BASE_MS: '40',
+  WEBHOOK_RETRY_MAX_MS: '120',
+  WEBHOOK_TIMEOUT_MS: '400',
+  WEBHOOK_WORKER_INTERVAL_MS: '25',
+};
+
+async function register(
+  server: TestServer,
+  receiver: WebhookReceiver,
+  owner: { loginToken: string },
+  clientId: string,
+  path: string,
+  events = ALL,
+) {
+  const res = await post(
+    `${server.url}/v1/dev-user/clients/${clientId}/webhooks`,
+    { url: `${receiver.url}${path}`, events },
+    bearer(owner.loginToken),
+  );
+  const body = (await res.json()) as { id: string; secret: string; events: string[] };
+  expect(res.status, JSON.stringify(body)).toBe(201);
+  expect(body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  receiver.secrets.set(path, body.secret);
+  return body;
+}
+
+describe('webhooks: each event from its real flow, verified by the standardwebhooks package', () => {
+  let server: TestServer;
+  let receiver: WebhookReceiver;
+  let callbacks: CallbackServer;
+  let developer: TestUser;
+  let client: TestClient;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env });
+    receiver = new WebhookReceiver();
+    await receiver.start();
+    callbacks = await startCallbackServer();
+    developer = await createUser(server.url);
+    client = await createClient(server.url, developer, [callbacks.url()]);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+    await callbacks?.close();
+  });
+
+  it('backend flow: slot.created, grant.created; logout: grant.revoked and status.changed, in order and signed', async () => {
+    await register(server, receiver, developer, client.clientId, '/backend');
+    const player = await createUser(server.url);
+    await registerWallet(server.url, player);
+    const { token } = await slotInfoFor(server, callbacks, player, client, callbacks.url());
+    expect(token.body.code, token.text).toBe(1);
+    const pair = token.body.data[0] as { access_token: string };
+    const logout = await fetch(`${server.url}/v1/oauth-meta/user/logout`, {
+      method: 'POST',
+      headers: bearer(pair.access_token),
+    });
+    expect(logout.status).toBe(200);
+
+    await receiver.waitFor(() => receiver.unique('/backend').length >= 4);
+    const got = receiver.unique('/backend');
+    expect(got.every((r) => r.verified)).toBe(true);
+    const byType = new Map(got.map((r) => [r.event.type, r]));
+    const slot = byType.get('slot.created')!.event.data;
+    expect(slot).toMatchObject({ client_id: client.clientId, user_id: player.uuid });
+    expect(slot.slot_id).toMatch(/^\d{19}$/);
+    const grant = byType.get('grant.created')!.event.data;
+    expect(grant).toMatchObject({ client_id: client.clientId, user_id: player.uuid, slot_id: slot.slot_id });
+    expect(typeof grant.grant_id).toBe('string');
+    expect(byType.get('grant.revoked')!.event.data).toMatchObject({
+      client_id: client.clientId,
+      grant_id: grant.grant_id,
+      user_id: player.uuid,
+    });
+    expect(byType.get('status.changed')!.event.data).toMatchObject({
+      client_id: client.clientId,
+      user_id: player.uuid,
+      status: 'logged_out',
+    });
+    for (const r of got) {
+      expect(r.id).toMatch(/^msg_/);
+      expect(Math.abs(Number(r.timestamp) * 1000 - r.at)).toBeLessThan(5_000);
+      expect(r.signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(Number.isNaN(Date.parse(r.event.timestamp))).toBe(false);
+    }
+    // The deliveries API shows them delivered, with their one attempt each.
+    const endpoints = (await (
+      await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks`, {
+        headers: bearer(developer.loginToken),
+      })
+    ).json()) as { webhooks: { id: string; failing: boolean }[] };
+    expect(endpoints.webhooks).toHaveLength(1);
+    expect(endpoints.webhooks[0]!.failing).toBe(false);
+    const deliveries = (await (
+      await fetch(
+        `${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${endpoints.webhooks[0]!.id}/deliveries`,
+        { headers: bearer(developer.loginToken) },
+      )
+    ).json()) as { deliveries: { id: string; state: string; attempt_log: { outcome: string; status: number }[] }[] };
+    expect(deliveries.deliveries.length).toBeGreaterThanOrEqual(4);
+    for (const d of deliveries.deliveries) {
+      expect(d.state).toBe('delivered');
+      expect(d.attempt_log.at(-1)).toMatchObject({ outcome: 'delivered', status: 200 });
+    }
+  });
+
+  it('content: content.purchased with its price and tx_hash, content.consumed once on chain', async () => {
+    const provider = await newProvider(server, 40);
+    const dev = { loginToken: provider.developer.token };
+    await register(server, receiver, dev, provider.clientId, '/content');
+    const player = await newPlayer(server, provider);
+    const bought = await buy(server, provider, player, '0.5');
+    expect(bought.status).toBe(200);
+    const used = await consume(server, { encrypted_message: encryptPayload(provider, payloadOf(provider, player, 123n)) });
+    expect(used.status).toBe(200);
+
+    await receiver.waitFor(() =>
+      ['content.purchased', 'content.consumed'].every((t) =>
+        receiver.unique('/content').some((r) => r.event.type === t),
+      ),
+    );
+    const got = receiver.unique('/content');
+    expect(got.every((r) => r.verified)).toBe(true);
+    const purchased = got.find((r) => r.event.type === 'content.purchased')!.event.data;
+    expect(purchased).toEqual({
+      client_id: provider.clientId,
+      cuid: provider.cuid,
+      slot_id: player.slotId,
+      slot_address: player.slot,
+      user_id: String(player.user.uuid),
+      amount: bought.body.token_amount,
+      native_paid: '500000000000000000',
+      platform_fee: bought.body.platform_fee,
+      provider_received: bought.body.provider_received,
+      tx_hash: bought.body.tx_hash,
+    });
+    const consumed = got.find((r) => r.event.type === 'content.consumed')!.event.data;
+    expect(consumed).toMatchObject({
+      client_id: provider.clientId,
+      cuid: provider.cuid,
+      slot_id: player.slotId,
+      amount: '123',
+      tx_hash: used.body.tx_hash,
+      used_after: used.body.used_balances,
+      balance_after: used.body.balance,
+    });
+    // slot.created came first for this slot (newPlayer made it).
+    expect(got.findIndex((r) => r.event.type === 'slot.created')).toBeLessThan(
+      got.findIndex((r) => r.event.type === 'content.purchased'),
+    );
+  });
+
+  it('a receiver that answers 500 three times then 200 gets the same webhook-id four times', async () => {
+    receiver.behaviours.set('/flaky', { statuses: [500, 500, 500, 200] });
+    await register(server, receiver, developer, client.clientId, '/flaky', ['status.changed']);
+    await server.services.loginStatus.setStatus(Number(developer.uuid), client.clientId, 'logged_out');
+    await receiver.waitFor((all) => all.filter((r) => r.path === '/flaky').length >= 4);
+    const got = receiver.received.filter((r) => r.path === '/flaky');
+    expect(got).toHaveLength(4);
+    expect(new Set(got.map((r) => r.id)).size).toBe(1);
+    expect(got.every((r) => r.verified)).toBe(true);
+    // Exponential backoff: each wait is at least half its step (40, 80, 120 ms caps).
+    const gaps = got.slice(1).map((r, i) => r.at - got[i]!.at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(15);
+    expect(gaps[1]).toBeGreaterThanOrEqual(35);
+    const endpoint = [...receiver.secrets.keys()].indexOf('/flaky');
+    expect(endpoint).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a receiver that hangs is timed out and retried with the same webhook-id', async () => {
+    receiver.behaviours.set('/hang', { hang: true });
+    const hook = await register(server, receiver, developer, client.clientId, '/hang', ['status.changed']);
+    const started = Date.now();
+    await server.services.loginStatus.setStatus(Number(developer.uuid), client.clientId, 'logged_in');
+    await receiver.waitFor((all) => all.filter((r) => r.path === '/hang').length >= 2, 10_000);
+    const got = receiver.received.filter((r) => r.path === '/hang');
+    expect(new Set(got.map((r) => r.id)).size).toBe(1);
+    // The second attempt came only after the first timed out (400 ms).
+    expect(got[1]!.at - started).toBeGreaterThanOrEqual(400);
+    const list = (await (
+      await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${hook.id}/deliveries`, {
+        headers: bearer(developer.loginToken),
+      })
+    ).json()) as { deliveries: { state: string; attempt_log: { outcome: string; error: string }[] }[] };
+    await expect
+      .poll(async () => {
+        const again = (await (
+          await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${hook.id}/deliveries`, {
+            headers: bearer(developer.loginToken),
+          })
+        ).json()) as typeof list;
+        return again.deliveries[0]?.attempt_log[0]?.outcome;
+      })
+      .toBe('timeout');
+  });
+
+  it('refuses a metadata, link-local or malformed URL and an unknown event type at registration (400, nothing stored)', async () => {
+    const attempts: [string, string[], string][] = [
+      ['http://169.254.169.254/latest/meta-data', ['grant.created'], 'invalid_webhook_url'],
+      ['http://[fd00:ec2::254]/', ['grant.created'], 'invalid_webhook_url'],
+      ['http://[fe80::1]/hook', ['grant.created'], 'invalid_webhook_url'],
+      ['http://100.64.0.1/hook', ['grant.created'], 'invalid_webhook_url'],
+      ['ftp://example.com/hook', ['grant.created'], 'invalid_webhook_url'],
+      ['https://user:pw@example.com/hook', ['grant.created'], 'invalid_webhook_url'],
+      [`${receiver.url}/x`, ['grant.exploded'], 'invalid_request'],
+    ];
+    for (const [url, events, code] of attempts) {
+      const res = await post(
+        `${server.url}/v1/dev-user/clients/${client.clientId}/webhooks`,
+        { url, events },
+        bearer(developer.loginToken),
+      );
+      expect(res.status, url).toBe(400);
+      expect(await res.json()).toMatchObject({ success: false, error: code });
+    }
+    const list = (await (
+      await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks`, {
+        headers: bearer(developer.loginToken),
+      })
+    ).json()) as { webhooks: { url: string }[] };
+    expect(list.webhooks.map((w) => w.url).some((u) => !u.startsWith(receiver.url))).toBe(false);
+  });
+
+  it("another developer's app is client_not_found; the secret is never shown again", async () => {
+    const other = await createUser(server.url);
+    const res = await post(
+      `${server.url}/v1/dev-user/clients/${client.clientId}/webhooks`,
+      { url: `${receiver.url}/steal`, events: ['grant.created'] },
+      bearer(other.loginToken),
+    );
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'client_not_found' });
+    const list = await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks`, {
+      headers: bearer(developer.loginToken),
+    });
+    expect(await list.text()).not.toContain('whsec_');
+  });
+});
