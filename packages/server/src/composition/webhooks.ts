@@ -33,10 +33,19 @@ export function createWebhookDomain(deps: {
   const logger = deps.logger.child({ component: 'webhooks' });
   const store = new WebhookStore(deps.db);
   const endpoints = new WebhookEndpointService(store, deps.clients, deps.secretBox, deps.callbackTargets);
-  const dispatcher = new WebhookDispatcher(store, deps.secretBox, deps.callbackTargets, deps.config.webhooks, logger, {
-    attempt: (outcome) =>
-      deps.metrics.count('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', { outcome }),
-  });
+  const dispatcher = new WebhookDispatcher(
+    store,
+    deps.secretBox,
+    deps.callbackTargets,
+    deps.config.webhooks,
+    logger,
+    {
+      attempt: (outcome) =>
+        deps.metrics.count('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', {
+          outcome,
+        }),
+    },
+  );
   deps.outbox.onWrite = () => dispatcher.nudge();
   let backlog: Promise<{ depth: number; oldestCreatedAt: number | undefined }> | undefined;
   // One read per scrape serves both gauges.

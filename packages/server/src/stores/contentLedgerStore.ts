@@ -668,7 +668,9 @@ export class ContentLedgerStore {
     inclusion: { txHash: string; blockNumber: bigint },
   ): Promise<void> {
     if (!this.outbox || records.length === 0) return;
-    const apps = await this.outbox.subscribers(trx, 'content.consumed', [...new Set(records.map((r) => r.client_id))]);
+    const apps = await this.outbox.subscribers(trx, 'content.consumed', [
+      ...new Set(records.map((r) => r.client_id)),
+    ]);
     for (const row of records) {
       if (!apps.has(row.client_id)) continue;
       const reported = byId.get(row.id)!;

@@ -619,7 +619,9 @@ export class OAuthGrantStore {
 }
 
 const grantCreated = (
-  grant: Pick<GrantRecord, 'grantId' | 'clientId' | 'userUuid' | 'createdAt'> & { oidc?: { scope: string } | undefined },
+  grant: Pick<GrantRecord, 'grantId' | 'clientId' | 'userUuid' | 'createdAt'> & {
+    oidc?: { scope: string } | undefined;
+  },
   slotId?: string,
 ): OutboxEvent => ({
   type: 'grant.created',

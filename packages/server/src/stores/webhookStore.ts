@@ -127,7 +127,7 @@ let counter = 0;
  */
 export function newMessageId(now = Date.now()): string {
   if (now === lastMs) counter++;
-  else (lastMs = now), (counter = 0);
+  else ((lastMs = now), (counter = 0));
   return `msg_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
 }
 
@@ -180,7 +180,8 @@ const toEndpoint = (row: WebhookEndpointsTable): WebhookEndpoint => ({
   events: row.events.split(',').filter(Boolean),
   secretSealed: row.secret_sealed,
   previousSecretSealed: row.previous_secret_sealed ?? undefined,
-  previousSecretExpiresAt: row.previous_secret_expires_at == null ? undefined : Number(row.previous_secret_expires_at),
+  previousSecretExpiresAt:
+    row.previous_secret_expires_at == null ? undefined : Number(row.previous_secret_expires_at),
   failingSince: row.failing_since == null ? undefined : Number(row.failing_since),
   createdAt: Number(row.created_at),
 });
@@ -330,11 +331,7 @@ export class WebhookStore {
     return affected(result) === 1;
   }
 
-  async listDeliveries(
-    endpointId: string,
-    limit: number,
-    state?: DeliveryState,
-  ): Promise<WebhookDelivery[]> {
+  async listDeliveries(endpointId: string, limit: number, state?: DeliveryState): Promise<WebhookDelivery[]> {
     let query = this.db
       .selectFrom('webhook_deliveries')
       .selectAll()

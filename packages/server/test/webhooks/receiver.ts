@@ -92,7 +92,9 @@ export class WebhookReceiver {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.received)) {
       if (Date.now() > deadline) {
-        throw new Error(`receiver: condition not met; got ${this.received.map((r) => `${r.path} ${r.event.type}`).join(', ')}`);
+        throw new Error(
+          `receiver: condition not met; got ${this.received.map((r) => `${r.path} ${r.event.type}`).join(', ')}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const wake = () => (this.#waiters.delete(wake), resolve());

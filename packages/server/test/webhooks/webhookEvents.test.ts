@@ -11,7 +11,14 @@ import {
   type TestClient,
   type TestUser,
 } from '../backend/support.js';
-import { buy, consume, encryptPayload, newPlayer, newProvider, payloadOf } from '../content/contentSupport.js';
+import {
+  buy,
+  consume,
+  encryptPayload,
+  newPlayer,
+  newProvider,
+  payloadOf,
+} from '../content/contentSupport.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WebhookReceiver } from './receiver.js';
 
@@ -128,7 +135,9 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
         `${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${endpoints.webhooks[0]!.id}/deliveries`,
         { headers: bearer(developer.loginToken) },
       )
-    ).json()) as { deliveries: { id: string; state: string; attempt_log: { outcome: string; status: number }[] }[] };
+    ).json()) as {
+      deliveries: { id: string; state: string; attempt_log: { outcome: string; status: number }[] }[];
+    };
     expect(deliveries.deliveries.length).toBeGreaterThanOrEqual(4);
     for (const d of deliveries.deliveries) {
       expect(d.state).toBe('delivered');
@@ -143,7 +152,9 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
     const player = await newPlayer(server, provider);
     const bought = await buy(server, provider, player, '0.5');
     expect(bought.status).toBe(200);
-    const used = await consume(server, { encrypted_message: encryptPayload(provider, payloadOf(provider, player, 123n)) });
+    const used = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 123n)),
+    });
     expect(used.status).toBe(200);
 
     await receiver.waitFor(() =>

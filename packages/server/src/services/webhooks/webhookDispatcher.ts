@@ -140,8 +140,19 @@ export class WebhookDispatcher {
       outcome = verdict.unresolved ? 'unreachable' : 'blocked';
       error = verdict.reason;
     } else {
-      const headers = signDelivery(delivery.msgId, delivery.payload, this.#signingSecrets(delivery, started), new Date());
-      const result = await this.#poster.post(url, delivery.payload, headers, verdict.addresses, this.options.timeoutMs);
+      const headers = signDelivery(
+        delivery.msgId,
+        delivery.payload,
+        this.#signingSecrets(delivery, started),
+        new Date(),
+      );
+      const result = await this.#poster.post(
+        url,
+        delivery.payload,
+        headers,
+        verdict.addresses,
+        this.options.timeoutMs,
+      );
       if (result.kind === 'answered') {
         status = result.status;
         outcome = status >= 200 && status < 300 ? 'delivered' : 'refused';

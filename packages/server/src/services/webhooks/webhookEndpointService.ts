@@ -31,7 +31,8 @@ export interface DeliveryView extends WebhookDelivery {
   attemptLog: WebhookAttempt[];
 }
 
-const webhookNotFound = () => new AppError(404, 'webhook_not_found', 'This app has no webhook endpoint with this id');
+const webhookNotFound = () =>
+  new AppError(404, 'webhook_not_found', 'This app has no webhook endpoint with this id');
 const clientNotFound = () => new AppError(404, 'client_not_found', 'You have no app with this client_id');
 
 const viewOf = (e: WebhookEndpoint, now: number): WebhookEndpointView => ({
@@ -41,7 +42,9 @@ const viewOf = (e: WebhookEndpoint, now: number): WebhookEndpointView => ({
   createdAt: e.createdAt,
   failingSince: e.failingSince,
   previousSecretValidUntil:
-    e.previousSecretExpiresAt !== undefined && e.previousSecretExpiresAt > now ? e.previousSecretExpiresAt : undefined,
+    e.previousSecretExpiresAt !== undefined && e.previousSecretExpiresAt > now
+      ? e.previousSecretExpiresAt
+      : undefined,
 });
 
 /**
@@ -68,7 +71,11 @@ export class WebhookEndpointService {
     const url = await this.#checkUrl(input.url);
     const events = checkEvents(input.events);
     if ((await this.store.countEndpoints(clientId)) >= MAX_WEBHOOKS_PER_APP) {
-      throw new AppError(409, 'too_many_webhooks', `An app has at most ${MAX_WEBHOOKS_PER_APP} webhook endpoints`);
+      throw new AppError(
+        409,
+        'too_many_webhooks',
+        `An app has at most ${MAX_WEBHOOKS_PER_APP} webhook endpoints`,
+      );
     }
     const id = `wh_${randomBytes(12).toString('hex')}`;
     const secret = newWebhookSecret();
@@ -158,9 +165,14 @@ export class WebhookEndpointService {
   async retry(ownerUuid: number, clientId: string, id: string, msgId: string): Promise<void> {
     await this.#endpoint(ownerUuid, clientId, id);
     const delivery = await this.store.findDelivery(id, msgId);
-    if (!delivery) throw new AppError(404, 'delivery_not_found', 'This endpoint has no delivery with this id');
+    if (!delivery)
+      throw new AppError(404, 'delivery_not_found', 'This endpoint has no delivery with this id');
     if (!(await this.store.retryNow(id, msgId, this.now()))) {
-      throw new AppError(409, 'delivery_in_progress', 'This delivery is being attempted right now; try again shortly');
+      throw new AppError(
+        409,
+        'delivery_in_progress',
+        'This delivery is being attempted right now; try again shortly',
+      );
     }
   }
 
@@ -190,7 +202,8 @@ export class WebhookEndpointService {
     if (url.username || url.password) {
       throw new AppError(400, 'invalid_webhook_url', 'url must not carry credentials', { field: 'url' });
     }
-    if (url.hash) throw new AppError(400, 'invalid_webhook_url', 'url must not have a fragment', { field: 'url' });
+    if (url.hash)
+      throw new AppError(400, 'invalid_webhook_url', 'url must not have a fragment', { field: 'url' });
     const problem = await this.targets.registrationProblem(url.href);
     if (problem) throw new AppError(400, 'invalid_webhook_url', `url ${problem}`, { field: 'url' });
     return url.href;
@@ -202,7 +215,10 @@ function checkEvents(events: string[]): string[] {
   if (unique.length === 0) throw invalidField('events', 'events must name at least one event type');
   for (const type of unique) {
     if (!isWebhookEventType(type)) {
-      throw invalidField('events', `events: unknown type ${JSON.stringify(type)} (known: ${WEBHOOK_EVENT_TYPES.join(', ')})`);
+      throw invalidField(
+        'events',
+        `events: unknown type ${JSON.stringify(type)} (known: ${WEBHOOK_EVENT_TYPES.join(', ')})`,
+      );
     }
   }
   return unique;

@@ -21,7 +21,9 @@ const Endpoint = Type.Object({
   url: Type.String(),
   events: Type.Array(Type.String()),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
-  failing: Type.Boolean({ description: 'A delivery was given up on after its retries (cleared by the next success)' }),
+  failing: Type.Boolean({
+    description: 'A delivery was given up on after its retries (cleared by the next success)',
+  }),
   failing_since: Type.Union([Type.String(), Type.Null()]),
   previous_secret_valid_until: Type.Union([Type.String(), Type.Null()]),
 });
@@ -179,7 +181,10 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         summary: "Change a webhook endpoint's url and/or events (the registration rules apply)",
         security: bearerSecurity,
         params: EndpointParams,
-        body: Type.Object({ url: Type.Optional(Url), events: Type.Optional(EventTypes) }, { minProperties: 1 }),
+        body: Type.Object(
+          { url: Type.Optional(Url), events: Type.Optional(EventTypes) },
+          { minProperties: 1 },
+        ),
         response: {
           200: Type.Object({ success: Type.Boolean(), webhook: Endpoint }),
           ...errorResponses(400, 401, 404, 429),
@@ -243,7 +248,11 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         services.config.webhooks.secretGraceSeconds,
       );
       void reply.header('cache-control', 'no-store');
-      return { success: true, secret, previous_secret_valid_until: new Date(previousValidUntil).toISOString() };
+      return {
+        success: true,
+        secret,
+        previous_secret_valid_until: new Date(previousValidUntil).toISOString(),
+      };
     },
   );
 
@@ -257,7 +266,9 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: EndpointParams,
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-          state: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
+          state: Type.Optional(
+            Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+          ),
         }),
         response: {
           200: Type.Object({ success: Type.Boolean(), deliveries: Type.Array(Delivery) }),
