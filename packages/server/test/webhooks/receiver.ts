@@ -15,7 +15,7 @@ export interface Received {
 }
 
 /** How a path answers: a status per call (the last repeats), or `hang` to never answer. */
-export type Behaviour = { statuses?: number[]; hang?: boolean };
+export type Behaviour = { statuses?: number[]; hang?: boolean; hangFirst?: number };
 
 /**
  * A studio's webhook receiver on loopback (node:http): verifies each delivery with the secret
@@ -73,7 +73,7 @@ export class WebhookReceiver {
     const behaviour = this.behaviours.get(path) ?? {};
     const call = this.#calls.get(path) ?? 0;
     this.#calls.set(path, call + 1);
-    if (behaviour.hang) {
+    if (behaviour.hang || call < (behaviour.hangFirst ?? 0)) {
       this.#hanging.add(res);
       return;
     }

@@ -55,8 +55,9 @@ export class WebhookDispatcher {
     private readonly logger: { warn(obj: object, msg: string): void },
     private readonly observer: DispatcherObserver = {},
   ) {
-    // Vetting (DNS, 5 s at most) and the attempt fit in the lease with room to record the outcome.
-    this.#leaseMs = options.timeoutMs + 15_000;
+    // The attempt (its timeout) and the vetting before it (DNS, bounded by the same timeout here)
+    // fit in the lease with room to record the outcome; a crashed holder's delivery is free after it.
+    this.#leaseMs = options.timeoutMs * 2 + 5_000;
   }
 
   start(): void {
@@ -135,7 +136,7 @@ export class WebhookDispatcher {
     let status: number | undefined;
     let error: string | undefined;
     const url = new URL(delivery.url);
-    const verdict = await this.targets.vet(url);
+    const verdict = await withTimeout(this.targets.vet(url), this.options.timeoutMs);
     if (!verdict.ok) {
       outcome = verdict.unresolved ? 'unreachable' : 'blocked';
       error = verdict.reason;
@@ -207,4 +208,19 @@ export class WebhookDispatcher {
     }
     return secret;
   }
+}
+
+/** A DNS answer that hangs counts as unresolved within the attempt's own limit. */
+function withTimeout<T extends { ok: boolean }>(
+  vetting: Promise<T>,
+  ms: number,
+): Promise<T | { ok: false; reason: string; unresolved: true }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<{ ok: false; reason: string; unresolved: true }>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ok: false, reason: 'host did not resolve in time', unresolved: true }),
+      ms,
+    );
+  });
+  return Promise.race([vetting, late]).finally(() => clearTimeout(timer));
 }
