@@ -21,6 +21,7 @@ import {
 } from '../content/contentSupport.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { WebhookReceiver } from './receiver.js';
+import { verifyWebhook } from '../../../sdk/src/index.js';
 
 const ALL = [
   'grant.created',
@@ -117,6 +118,10 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
       status: 'logged_out',
     });
     for (const r of got) {
+      // The TypeScript SDK's helper accepts the live delivery too, and gives the typed event.
+      const headers = { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature };
+      const typed = verifyWebhook(r.body, headers, receiver.secrets.get('/backend')!, { now: () => r.at });
+      expect(typed).toEqual({ id: r.id, ...r.event });
       expect(r.id).toMatch(/^msg_/);
       expect(Math.abs(Number(r.timestamp) * 1000 - r.at)).toBeLessThan(5_000);
       expect(r.signature).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
