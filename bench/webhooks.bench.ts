@@ -25,7 +25,10 @@ import { SecretBox } from '../packages/server/src/crypto/secretBox.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { CallbackTargetPolicy } from '../packages/server/src/services/oauth/callbackTargetPolicy.js';
-import { WebhookDispatcher, webhookSecretAad } from '../packages/server/src/services/webhooks/webhookDispatcher.js';
+import {
+  WebhookDispatcher,
+  webhookSecretAad,
+} from '../packages/server/src/services/webhooks/webhookDispatcher.js';
 import { newWebhookSecret } from '../packages/server/src/services/webhooks/webhookSigner.js';
 import { WebhookOutbox, WebhookStore } from '../packages/server/src/stores/webhookStore.js';
 import { writeBenchSummary } from './summary.js';
@@ -49,7 +52,11 @@ async function main(): Promise<void> {
     await c.end();
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-webhooks-bench-'));
-  const handle = openDatabase({ databaseUrl, sqlitePath: path.join(dir, 'bench.sqlite'), ...(schema ? { pgSchema: schema } : {}) });
+  const handle = openDatabase({
+    databaseUrl,
+    sqlitePath: path.join(dir, 'bench.sqlite'),
+    ...(schema ? { pgSchema: schema } : {}),
+  });
   await migrateToLatest(handle.db);
   const db = handle.db;
 
@@ -79,8 +86,31 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
   const box = new SecretBox(randomBytes(32));
-  await db.insertInto('users').values({ user_uuid: 1, email: 'bench@example.com', nickname: 'bench', created_at: 1, password_hash: 'x' } as never).execute().catch(() => undefined);
-  await db.insertInto('oauth_clients').values({ client_id: 'bench-app', owner_uuid: 1, name: 'bench', redirect_uris: '[]', dapp: 0, secret_hash: 'h', created_at: 1, post_logout_redirect_uris: '[]' } as never).execute().catch(() => undefined);
+  await db
+    .insertInto('users')
+    .values({
+      user_uuid: 1,
+      email: 'bench@example.com',
+      nickname: 'bench',
+      created_at: 1,
+      password_hash: 'x',
+    } as never)
+    .execute()
+    .catch(() => undefined);
+  await db
+    .insertInto('oauth_clients')
+    .values({
+      client_id: 'bench-app',
+      owner_uuid: 1,
+      name: 'bench',
+      redirect_uris: '[]',
+      dapp: 0,
+      secret_hash: 'h',
+      created_at: 1,
+      post_logout_redirect_uris: '[]',
+    } as never)
+    .execute()
+    .catch(() => undefined);
   const store = new WebhookStore(db);
   await store.insertEndpoint({
     id: 'wh_bench',
@@ -98,7 +128,14 @@ async function main(): Promise<void> {
     store,
     box,
     new CallbackTargetPolicy({ allowPrivate: true, requireHttps: false }),
-    { timeoutMs: 10_000, retryBaseMs: 5_000, retryMaxMs: 3_600_000, retryWindowMs: 86_400_000, intervalMs: 500, concurrency: CONCURRENCY },
+    {
+      timeoutMs: 10_000,
+      retryBaseMs: 5_000,
+      retryMaxMs: 3_600_000,
+      retryWindowMs: 86_400_000,
+      intervalMs: 500,
+      concurrency: CONCURRENCY,
+    },
     pino({ level: 'warn' }),
   );
   outbox.onWrite = () => dispatcher.nudge();
@@ -133,7 +170,11 @@ async function main(): Promise<void> {
     const due = Math.floor(((performance.now() - steadyStart) / 1000) * RATE);
     while (sent < due) {
       const n = `s${sent++}`;
-      await db.transaction().execute((trx) => outbox.record(trx, { type: 'content.consumed', clientId: 'bench-app', data: { n } }));
+      await db
+        .transaction()
+        .execute((trx) =>
+          outbox.record(trx, { type: 'content.consumed', clientId: 'bench-app', data: { n } }),
+        );
       committed.set(n, performance.now());
     }
     await new Promise((r) => setTimeout(r, 2));

@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 
-const secret = (seed) => `whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7 + seed) % 256)).toString('base64')}`;
+const secret = (seed) =>
+  `whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 7 + seed) % 256)).toString('base64')}`;
 const NEW = secret(1);
 const OLD = secret(2);
 const OTHER = secret(3);
@@ -82,29 +83,81 @@ for (const [type, data] of Object.entries(samples)) {
     name: `${type} signed with the endpoint secret`,
     secrets: [NEW],
     now: T + 10,
-    headers: { 'webhook-id': id, 'webhook-timestamp': String(T), 'webhook-signature': sign(NEW, id, T, body) },
+    headers: {
+      'webhook-id': id,
+      'webhook-timestamp': String(T),
+      'webhook-signature': sign(NEW, id, T, body),
+    },
     body,
     expect: { valid: true, type, data },
   });
 }
 const id = 'msg_vector100';
-const body = JSON.stringify({ type: 'status.changed', timestamp: '2025-11-24T16:00:00.000Z', data: samples['status.changed'] });
+const body = JSON.stringify({
+  type: 'status.changed',
+  timestamp: '2025-11-24T16:00:00.000Z',
+  data: samples['status.changed'],
+});
 const both = `${sign(NEW, id, T, body)} ${sign(OLD, id, T, body)}`;
-const good = { 'webhook-id': id, 'webhook-timestamp': String(T), 'webhook-signature': sign(NEW, id, T, body) };
-const invalid = (name, extra) => ({ name, secrets: [NEW], now: T, headers: good, body, expect: { valid: false }, ...extra });
+const good = {
+  'webhook-id': id,
+  'webhook-timestamp': String(T),
+  'webhook-signature': sign(NEW, id, T, body),
+};
+const invalid = (name, extra) => ({
+  name,
+  secrets: [NEW],
+  now: T,
+  headers: good,
+  body,
+  expect: { valid: false },
+  ...extra,
+});
 deliveries.push(
-  { name: 'rotation grace: two signatures, the receiver still holds the old secret', secrets: [OLD], now: T, headers: { ...good, 'webhook-signature': both }, body, expect: { valid: true, type: 'status.changed', data: samples['status.changed'] } },
-  { name: 'rotation grace: two signatures, the receiver holds the new secret', secrets: [NEW], now: T, headers: { ...good, 'webhook-signature': both }, body, expect: { valid: true, type: 'status.changed', data: samples['status.changed'] } },
-  { name: 'the receiver tries its new and old secret', secrets: [OTHER, OLD], now: T, headers: { ...good, 'webhook-signature': sign(OLD, id, T, body) }, body, expect: { valid: true, type: 'status.changed', data: samples['status.changed'] } },
-  { name: 'timestamp 300 s old is still accepted', secrets: [NEW], now: T + 300, headers: good, body, expect: { valid: true, type: 'status.changed', data: samples['status.changed'] } },
+  {
+    name: 'rotation grace: two signatures, the receiver still holds the old secret',
+    secrets: [OLD],
+    now: T,
+    headers: { ...good, 'webhook-signature': both },
+    body,
+    expect: { valid: true, type: 'status.changed', data: samples['status.changed'] },
+  },
+  {
+    name: 'rotation grace: two signatures, the receiver holds the new secret',
+    secrets: [NEW],
+    now: T,
+    headers: { ...good, 'webhook-signature': both },
+    body,
+    expect: { valid: true, type: 'status.changed', data: samples['status.changed'] },
+  },
+  {
+    name: 'the receiver tries its new and old secret',
+    secrets: [OTHER, OLD],
+    now: T,
+    headers: { ...good, 'webhook-signature': sign(OLD, id, T, body) },
+    body,
+    expect: { valid: true, type: 'status.changed', data: samples['status.changed'] },
+  },
+  {
+    name: 'timestamp 300 s old is still accepted',
+    secrets: [NEW],
+    now: T + 300,
+    headers: good,
+    body,
+    expect: { valid: true, type: 'status.changed', data: samples['status.changed'] },
+  },
   invalid('a body changed by one character', { body: body.replace('logged_out', 'logged_in_') }),
   invalid('signed with another secret', { secrets: [OTHER] }),
   invalid('another webhook-id than the one signed', { headers: { ...good, 'webhook-id': 'msg_other' } }),
   invalid('timestamp 301 s old (a replay)', { now: T + 301 }),
   invalid('timestamp 301 s in the future', { now: T - 301 }),
-  invalid('another timestamp than the one signed', { headers: { ...good, 'webhook-timestamp': String(T + 1) } }),
+  invalid('another timestamp than the one signed', {
+    headers: { ...good, 'webhook-timestamp': String(T + 1) },
+  }),
   invalid('missing webhook-signature', { headers: { 'webhook-id': id, 'webhook-timestamp': String(T) } }),
-  invalid('a v2 signature only', { headers: { ...good, 'webhook-signature': good['webhook-signature'].replace('v1,', 'v2,') } }),
+  invalid('a v2 signature only', {
+    headers: { ...good, 'webhook-signature': good['webhook-signature'].replace('v1,', 'v2,') },
+  }),
   invalid('an empty signature list', { headers: { ...good, 'webhook-signature': '' } }),
 );
 

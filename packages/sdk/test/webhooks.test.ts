@@ -21,7 +21,8 @@ describe('verifyWebhook (shared vectors signed by the standardwebhooks npm packa
 
   for (const vector of deliveries) {
     it(vector.name, () => {
-      const verify = () => verifyWebhook(vector.body, vector.headers, vector.secrets, { now: () => vector.now * 1000 });
+      const verify = () =>
+        verifyWebhook(vector.body, vector.headers, vector.secrets, { now: () => vector.now * 1000 });
       if (vector.expect.valid) {
         const event: WebhookEvent = verify();
         expect(event).toEqual({

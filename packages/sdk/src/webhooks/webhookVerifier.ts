@@ -13,7 +13,13 @@ export interface WebhookEventData {
     status: 'logged_in' | 'logged_out';
     previous: 'logged_in' | 'logged_out' | null;
   };
-  'slot.created': { client_id: string; slot_id: string; user_id: string; meta_idx: number; content_address: string };
+  'slot.created': {
+    client_id: string;
+    slot_id: string;
+    user_id: string;
+    meta_idx: number;
+    content_address: string;
+  };
   'slot.transferred': {
     client_id: string;
     slot_id: string;
@@ -84,8 +90,7 @@ export class WebhookVerificationError extends Error {
 
 /** Headers as Node gives them (lower-case names; a value may be an array) or a fetch `Headers`. */
 export type WebhookHeaders =
-  | Record<string, string | string[] | undefined>
-  | { get(name: string): string | null };
+  Record<string, string | string[] | undefined> | { get(name: string): string | null };
 
 export interface VerifyOptions {
   /** Seconds a delivery's `webhook-timestamp` may differ from now (replay window); 300 as the spec says. */
@@ -153,7 +158,11 @@ export function verifyWebhook(
     throw new WebhookVerificationError('The body is not JSON');
   }
   const event = parsed as { type?: unknown; timestamp?: unknown; data?: unknown };
-  if (typeof event.type !== 'string' || typeof event.timestamp !== 'string' || typeof event.data !== 'object') {
+  if (
+    typeof event.type !== 'string' ||
+    typeof event.timestamp !== 'string' ||
+    typeof event.data !== 'object'
+  ) {
     throw new WebhookVerificationError('The body is not a dauth event');
   }
   return { id, type: event.type, timestamp: event.timestamp, data: event.data } as WebhookEvent;

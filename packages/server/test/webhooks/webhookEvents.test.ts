@@ -119,7 +119,11 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
     });
     for (const r of got) {
       // The TypeScript SDK's helper accepts the live delivery too, and gives the typed event.
-      const headers = { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature };
+      const headers = {
+        'webhook-id': r.id,
+        'webhook-timestamp': r.timestamp,
+        'webhook-signature': r.signature,
+      };
       const typed = verifyWebhook(r.body, headers, receiver.secrets.get('/backend')!, { now: () => r.at });
       expect(typed).toEqual({ id: r.id, ...r.event });
       expect(r.id).toMatch(/^msg_/);
