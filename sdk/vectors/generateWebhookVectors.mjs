@@ -1,6 +1,6 @@
 // Writes sdk/vectors/webhooks.json: deliveries signed by the `standardwebhooks` npm package (the
 // reference implementation) and what each SDK's verifier must answer. Run from the repository root:
-//   node sdk/vectors/generateWebhookVectors.mjs
+//   node sdk/vectors/generateWebhookVectors.mjs && npx prettier --write sdk/vectors/webhooks.json
 // packages/sdk/test/webhooks.test.ts fails when the file and this script disagree.
 import { writeFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';

@@ -126,8 +126,12 @@ let counter = 0;
  * key are sent in this order, and it is the `webhook-id` every attempt of one event repeats.
  */
 export function newMessageId(now = Date.now()): string {
-  if (now === lastMs) counter++;
-  else ((lastMs = now), (counter = 0));
+  if (now === lastMs) {
+    counter++;
+  } else {
+    lastMs = now;
+    counter = 0;
+  }
   return `msg_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
 }
 

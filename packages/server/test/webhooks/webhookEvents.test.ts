@@ -229,18 +229,14 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
     expect(new Set(got.map((r) => r.id)).size).toBe(1);
     // The second attempt came only after the first timed out (400 ms).
     expect(got[1]!.at - started).toBeGreaterThanOrEqual(400);
-    const list = (await (
-      await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${hook.id}/deliveries`, {
-        headers: bearer(developer.loginToken),
-      })
-    ).json()) as { deliveries: { state: string; attempt_log: { outcome: string; error: string }[] }[] };
+    type Deliveries = { deliveries: { state: string; attempt_log: { outcome: string; error: string }[] }[] };
     await expect
       .poll(async () => {
         const again = (await (
           await fetch(`${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${hook.id}/deliveries`, {
             headers: bearer(developer.loginToken),
           })
-        ).json()) as typeof list;
+        ).json()) as Deliveries;
         return again.deliveries[0]?.attempt_log[0]?.outcome;
       })
       .toBe('timeout');
