@@ -265,7 +265,9 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         security: bearerSecurity,
         params: EndpointParams,
         querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+          limit: Type.Optional(
+            Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: '1 to 200; 50 by default' }),
+          ),
           state: Type.Optional(
             Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
           ),
@@ -279,7 +281,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     },
     async (request) => {
       const deliveries = await webhooks.deliveries(owner(request), request.params.id, request.params.wid, {
-        limit: request.query.limit ?? 50,
+        limit: Math.min(200, Number(request.query.limit ?? 50)),
         state: request.query.state,
       });
       return { success: true, deliveries: deliveries.map(deliveryJson) };
