@@ -1,3 +1,5 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
@@ -152,6 +154,82 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
       expect(d.state).toBe('delivered');
       expect(d.attempt_log.at(-1)).toMatchObject({ outcome: 'delivered', status: 200 });
     }
+  });
+
+  /** A PIN wallet for `user`, keeping the PIN trio a listing or a purchase needs. */
+  async function pinWallet(user: TestUser) {
+    const pinSalt = randomBytes(32).toString('hex');
+    const pinHash = createHash('sha256').update(`123456${pinSalt}`, 'utf8').digest('hex');
+    const res = await post(
+      `${server.url}/v1/pin/register`,
+      { user_uuid: Number(user.uuid), pin_hash: pinHash, pin_salt: pinSalt },
+      bearer(user.loginToken),
+    );
+    const body = (await res.json()) as { data: { address: string; key_share_user: string }[] };
+    return {
+      wallet: body.data[0]!.address,
+      pin: { pin_hash: pinHash, pin_salt: pinSalt, key_share_user: body.data[0]!.key_share_user },
+    };
+  }
+
+  it('marketplace sale: slot.transferred (tx_hash) then market.listing.sold with its price, in slot order', async () => {
+    await register(server, receiver, developer, client.clientId, '/market', [
+      'slot.created',
+      'slot.transferred',
+      'market.listing.sold',
+    ]);
+    const seller = await createUser(server.url);
+    const { pin: sellerPin } = await pinWallet(seller);
+    const { token } = await slotInfoFor(server, callbacks, seller, client, callbacks.url());
+    const access = (token.body.data[0] as { access_token: string }).access_token;
+    const logout = await post(
+      `${server.url}/v1/oauth/status/logout`,
+      { user_id: seller.uuid, client_id: client.clientId },
+      bearer(access),
+    );
+    expect(logout.status).toBe(200);
+    const price = '1234500000000000000';
+    const listed = await post(
+      `${server.url}/v1/market/listings`,
+      { user_id: seller.uuid, client_id: client.clientId, price, ...sellerPin },
+      bearer(access),
+    );
+    const listing = ((await listed.json()) as { listing: { id: string } }).listing;
+    expect(listed.status).toBe(201);
+    const buyer = await createUser(server.url);
+    const { wallet, pin } = await pinWallet(buyer);
+    await server.services.chain.faucet.fund({ address: wallet as `0x${string}`, native: parseEther('2') });
+    const sold = await post(
+      `${server.url}/v1/market/listings/${listing.id}/purchase`,
+      pin,
+      bearer(buyer.loginToken),
+    );
+    const sale = (await sold.json()) as { tx_hash: string };
+    expect(sold.status, JSON.stringify(sale)).toBe(200);
+
+    await receiver.waitFor(() =>
+      receiver.unique('/market').some((r) => r.event.type === 'market.listing.sold'),
+    );
+    const got = receiver.unique('/market');
+    expect(got.every((r) => r.verified)).toBe(true);
+    expect(got.map((r) => r.event.type)).toEqual(['slot.created', 'slot.transferred', 'market.listing.sold']);
+    const slotId = got[0]!.event.data.slot_id as string;
+    expect(got[1]!.event.data).toEqual({
+      client_id: client.clientId,
+      slot_id: slotId,
+      from_user_id: seller.uuid,
+      to_user_id: buyer.uuid,
+      tx_hash: sale.tx_hash,
+    });
+    expect(got[2]!.event.data).toEqual({
+      client_id: client.clientId,
+      listing_id: listing.id,
+      slot_id: slotId,
+      seller_user_id: seller.uuid,
+      buyer_user_id: buyer.uuid,
+      price,
+      tx_hash: sale.tx_hash,
+    });
   });
 
   it('content: content.purchased with its price and tx_hash, content.consumed once on chain', async () => {
