@@ -14,14 +14,17 @@ import {
   type TestUser,
 } from '../backend/support.js';
 import {
+  admin,
   buy,
   consume,
   encryptPayload,
   newPlayer,
   newProvider,
   payloadOf,
+  post as contentPost,
 } from '../content/contentSupport.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { Webhook } from 'standardwebhooks';
 import { WebhookReceiver } from './receiver.js';
 import { verifyWebhook } from '../../../sdk/src/index.js';
 
@@ -249,7 +252,7 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
         receiver.unique('/content').some((r) => r.event.type === t),
       ),
     );
-    const got = receiver.unique('/content');
+    let got = receiver.unique('/content');
     expect(got.every((r) => r.verified)).toBe(true);
     const purchased = got.find((r) => r.event.type === 'content.purchased')!.event.data;
     expect(purchased).toEqual({
@@ -274,7 +277,47 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
       used_after: used.body.used_balances,
       balance_after: used.body.balance,
     });
+    // A release, once on chain: content.released with the amount paid and its transaction.
+    expect(
+      (
+        await contentPost(
+          server,
+          '/v1/admin/content/release',
+          { cuid: provider.cuid, enabled: true },
+          admin(server),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await contentPost(
+          server,
+          '/v1/admin/content/pool',
+          { cuid: provider.cuid, amount: '1000000000000000000' },
+          admin(server),
+        )
+      ).status,
+    ).toBe(200);
+    const released = await contentPost<{ released_amount: string; tx_hash: string }>(
+      server,
+      '/v1/development-api/release_used_balance',
+      { client_id: provider.clientId, cuid: provider.cuid, slot: player.slot },
+      provider.developer.token,
+    );
+    expect(released.status).toBe(200);
+    await receiver.waitFor(() =>
+      receiver.unique('/content').some((r) => r.event.type === 'content.released'),
+    );
+    expect(receiver.unique('/content').find((r) => r.event.type === 'content.released')!.event.data).toEqual({
+      client_id: provider.clientId,
+      cuid: provider.cuid,
+      slot_address: player.slot,
+      usage: '123',
+      amount: released.body.released_amount,
+      tx_hash: released.body.tx_hash,
+    });
     // slot.created came first for this slot (newPlayer made it).
+    got = receiver.unique('/content');
     expect(got.findIndex((r) => r.event.type === 'slot.created')).toBeLessThan(
       got.findIndex((r) => r.event.type === 'content.purchased'),
     );
@@ -345,6 +388,37 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
       })
     ).json()) as { webhooks: { url: string }[] };
     expect(list.webhooks.map((w) => w.url).some((u) => !u.startsWith(receiver.url))).toBe(false);
+  });
+
+  it('after a secret rotation both secrets sign until the grace ends (standardwebhooks verifies with either)', async () => {
+    const hook = await register(server, receiver, developer, client.clientId, '/rotate', ['status.changed']);
+    const oldSecret = hook.secret;
+    const rotated = await post(
+      `${server.url}/v1/dev-user/clients/${client.clientId}/webhooks/${hook.id}/rotate-secret`,
+      {},
+      bearer(developer.loginToken),
+    );
+    const { secret: newSecret, previous_secret_valid_until } = (await rotated.json()) as {
+      secret: string;
+      previous_secret_valid_until: string;
+    };
+    expect(rotated.status).toBe(200);
+    expect(Date.parse(previous_secret_valid_until) - Date.now()).toBeGreaterThan(86_000_000);
+    await server.services.loginStatus.setStatus(Number(developer.uuid), client.clientId, 'logged_out');
+    await receiver.waitFor((all) => all.some((r) => r.path === '/rotate'));
+    const delivery = receiver.received.find((r) => r.path === '/rotate')!;
+    expect(delivery.signature.split(' ')).toHaveLength(2);
+    const headers = {
+      'webhook-id': delivery.id,
+      'webhook-timestamp': delivery.timestamp,
+      'webhook-signature': delivery.signature,
+    };
+    for (const secret of [oldSecret, newSecret]) {
+      expect(new Webhook(secret).verify(delivery.body, headers)).toMatchObject({ type: 'status.changed' });
+    }
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(delivery.body, headers),
+    ).toThrow();
   });
 
   it("another developer's app is client_not_found; the secret is never shown again", async () => {
