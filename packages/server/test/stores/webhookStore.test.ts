@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
 import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
+import { OAuthGrantStore } from '../../src/stores/oauthGrantStore.js';
 import { type WebhookEndpoint, WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
-import { seedClient, seedUser, useTestDatabase } from './storeFixtures.js';
+import { seedClient, seedSlot, seedUser, useTestDatabase } from './storeFixtures.js';
 
 const endpoint = (id: string, clientId: string, events: string[]): WebhookEndpoint => ({
   id,
@@ -135,5 +138,73 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
     // A manual retry queues the failed one again with its id.
     expect(await store.retryNow('wh_f', a!.msgId, 20)).toBe(true);
     expect((await store.findDelivery('wh_f', a!.msgId))!.state).toBe('pending');
+  });
+
+  it('grant stores write grant.created and grant.revoked in their commit, the PostgreSQL single-statement paths included', async () => {
+    await seedUser(db(), 303);
+    await seedClient(db(), 'wh-grants', 303);
+    const store = new WebhookStore(db());
+    await store.insertEndpoint(endpoint('wh_g', 'wh-grants', ['grant.created', 'grant.revoked']));
+    const grants = new OAuthGrantStore(db(), new WebhookOutbox());
+    const now = Date.now();
+    await grants.createGrantWithRefreshToken(
+      { grantId: 'g-direct', clientId: 'wh-grants', userUuid: 303, createdAt: now },
+      {
+        tokenHash: randomUUID(),
+        grantId: 'g-direct',
+        clientId: 'wh-grants',
+        userUuid: 303,
+        createdAt: now,
+        expiresAt: now + 60_000,
+        usedAt: null,
+        successorHash: null,
+        successorSealed: null,
+      },
+    );
+    const slot = await seedSlot(db(), 303, 'wh-grants', 0);
+    const codeHash = randomUUID().replace(/-/g, '');
+    await new BackendCodeStore(db()).insert({
+      codeHash,
+      clientId: 'wh-grants',
+      userUuid: 303,
+      slotId: slot.id,
+      redirectUri: 'https://a.example/cb',
+      createdAt: now,
+      expiresAt: now + 60_000,
+    });
+    const exchanged = await grants.exchangeBackendCode({
+      codeHash,
+      clientId: 'wh-grants',
+      now,
+      grantId: 'g-backend',
+      refreshToken: { tokenHash: randomUUID(), expiresAt: now + 60_000 },
+    });
+    expect(exchanged).toMatchObject({ redeemed: true });
+    // A replayed code opens nothing and reports nothing.
+    await grants.exchangeBackendCode({
+      codeHash,
+      clientId: 'wh-grants',
+      now,
+      grantId: 'g-replay',
+      refreshToken: { tokenHash: randomUUID(), expiresAt: now + 60_000 },
+    });
+    expect(await grants.revokeGrant('g-direct', 'user_revoked', now + 1)).toBe(true);
+    expect(await grants.revokeGrant('g-direct', 'user_revoked', now + 2)).toBe(false);
+
+    const rows = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['type', 'payload'])
+      .where('endpoint_id', '=', 'wh_g')
+      .orderBy('msg_id')
+      .execute();
+    const events = rows.map((r) => ({ type: r.type, ...(JSON.parse(r.payload) as { data: object }) }));
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['grant.created', { client_id: 'wh-grants', grant_id: 'g-direct', user_id: '303' }],
+      ['grant.created', { client_id: 'wh-grants', grant_id: 'g-backend', user_id: '303', slot_id: slot.id }],
+      [
+        'grant.revoked',
+        { client_id: 'wh-grants', grant_id: 'g-direct', user_id: '303', reason: 'user_revoked' },
+      ],
+    ]);
   });
 });
