@@ -148,7 +148,14 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
     const grants = new OAuthGrantStore(db(), new WebhookOutbox());
     const now = Date.now();
     await grants.createGrantWithRefreshToken(
-      { grantId: 'g-direct', clientId: 'wh-grants', userUuid: 303, createdAt: now },
+      {
+        grantId: 'g-direct',
+        clientId: 'wh-grants',
+        userUuid: 303,
+        createdAt: now,
+        revokedAt: null,
+        revokedReason: null,
+      },
       {
         tokenHash: randomUUID(),
         grantId: 'g-direct',
