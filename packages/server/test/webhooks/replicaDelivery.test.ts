@@ -86,7 +86,27 @@ describe.skipIf(!postgresAvailable)('webhook delivery across replicas (PostgreSQ
     );
     for (const w of workers) w.start();
     try {
-      await receiver.waitFor((all) => all.filter((r) => r.path === '/replicas').length >= 1_000, 120_000);
+      await receiver.waitFor(
+        (all) => new Set(all.filter((r) => r.path === '/replicas').map((r) => r.id)).size >= 1_000,
+        150_000,
+      );
+      // Every delivery recorded as delivered (a timed-out attempt on a loaded machine is retried first).
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (
+                await db
+                  .selectFrom('webhook_deliveries')
+                  .select((eb) => eb.fn.countAll<number>().as('n'))
+                  .where('endpoint_id', '=', 'wh_replicas')
+                  .where('state', '=', 'delivered')
+                  .executeTakeFirstOrThrow()
+              ).n,
+            ),
+          { timeout: 60_000, interval: 200 },
+        )
+        .toBe(1_000);
       // Let any double delivery show itself.
       await new Promise((r) => setTimeout(r, 500));
     } finally {
@@ -96,7 +116,7 @@ describe.skipIf(!postgresAvailable)('webhook delivery across replicas (PostgreSQ
     expect(got.every((r) => r.verified)).toBe(true);
     expect(new Set(got.map((r) => r.id)).size).toBe(1_000);
     expect(new Set(got.map((r) => r.event.data.n)).size).toBe(1_000);
-    // Each attempt was made by one replica: the receiver saw exactly the attempts the log holds, and each
+    // Each attempt was made by one replica: the receiver saw no more receipts than the log holds attempts, and each
     // event was delivered (2xx) exactly once. A second receipt of an id only ever follows an attempt of
     // its own that failed (on a loaded machine a 10 s timeout can fire): at least once, never twice at once.
     const attempts = await db
@@ -104,7 +124,8 @@ describe.skipIf(!postgresAvailable)('webhook delivery across replicas (PostgreSQ
       .select(['msg_id', 'outcome'])
       .where('endpoint_id', '=', 'wh_replicas')
       .execute();
-    expect(got).toHaveLength(attempts.length);
+    // (An attempt whose connection failed is logged without a receipt, hence at most.)
+    expect(got.length).toBeLessThanOrEqual(attempts.length);
     const delivered = attempts.filter((a) => a.outcome === 'delivered');
     expect(delivered).toHaveLength(1_000);
     expect(new Set(delivered.map((a) => a.msg_id)).size).toBe(1_000);
@@ -120,7 +141,7 @@ describe.skipIf(!postgresAvailable)('webhook delivery across replicas (PostgreSQ
     // Both replicas took part, and between them made every attempt.
     expect(perWorker.every((n) => n > 0)).toBe(true);
     expect(perWorker[0]! + perWorker[1]!).toBe(attempts.length);
-  }, 180_000);
+  }, 300_000);
 
   it('a target that resolves to a metadata address at delivery time is refused, never connected to', async () => {
     const db = handles[1]!.db;
