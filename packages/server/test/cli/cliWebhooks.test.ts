@@ -15,7 +15,7 @@ describe('dauth webhook create | list | rotate-secret | delete through the runni
   }, 60_000);
   afterAll(() => fixture.close());
 
-  const asOwner = () => ['--client-id', clientId, '--email', owner.email, '--password-stdin'];
+  const asOwner = () => ['--client-id', clientId, '--owner-email', owner.email, '--password-stdin'];
 
   it('creates (secret printed once), lists, rotates and deletes an endpoint as the app owner', async () => {
     const created = await dauth(
