@@ -23,7 +23,8 @@ export const ownerOptions: CliOptions = {
   password: { type: 'string' },
   'password-stdin': { type: 'boolean' },
 };
-export const ownerUsage = '--client-id <client_id> --owner-email <e-mail> (--password <p> | --password-stdin)';
+export const ownerUsage =
+  '--client-id <client_id> --owner-email <e-mail> (--password <p> | --password-stdin)';
 /** `--email` was these commands' name for the owner before every command said `--owner-email`. */
 export const ownerAlias = { email: 'owner-email' };
 
