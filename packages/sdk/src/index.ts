@@ -65,3 +65,11 @@ export type {
   ProviderRegistration,
   RegisterContentProviderOptions,
 } from './content/providerRegistration.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks/webhookVerifier.js';
+export type {
+  VerifyOptions as WebhookVerifyOptions,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventType,
+  WebhookHeaders,
+} from './webhooks/webhookVerifier.js';

@@ -95,6 +95,19 @@ const envSchema = z.object({
   DEVICE_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(600),
   /** Seconds a device waits between polls of the device-code grant (RFC 8628 `interval`). */
   DEVICE_CODE_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(60).default(5),
+  /** Webhooks (docs/webhooks.md): how long a rotated-out endpoint secret still signs deliveries. */
+  WEBHOOK_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
+  /** One delivery attempt's limit up to the receiver's answer (decisions §8: 10 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
+  /** The first retry's delay; each next one doubles (with jitter) up to WEBHOOK_RETRY_MAX_MS. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(5_000),
+  WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(1).default(3_600_000),
+  /** How long a delivery is retried before it is given up and its endpoint marked failing (≥ 24 h in production). */
+  WEBHOOK_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(1).default(86_400),
+  /** How often each replica's delivery worker polls the outbox. */
+  WEBHOOK_WORKER_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** Delivery attempts in flight per replica. */
+  WEBHOOK_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(16),
   /** `false`, `true` (loopback and private ranges), a hop count, or a comma list of IPs/CIDRs. */
   TRUST_PROXY: z.string().default('false'),
   /** Per-route rate limits over their defaults: `name=count/window,…` (src/rateLimitSettings.ts). */
@@ -253,6 +266,16 @@ export interface Config {
   clientSecretGraceSeconds: number;
   /** DEVICE_CODE_TTL_SECONDS and DEVICE_CODE_INTERVAL_SECONDS: the device authorization grant (RFC 8628). */
   deviceCode: { ttlSeconds: number; intervalSeconds: number };
+  /** Webhook delivery (WEBHOOK_*, docs/webhooks.md). */
+  webhooks: {
+    secretGraceSeconds: number;
+    timeoutMs: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    retryWindowMs: number;
+    intervalMs: number;
+    concurrency: number;
+  };
   /**
    * The relayer keys of all replicas and the index of this replica's own (RELAYER_PRIVATE_KEYS and
    * REPLICA_ID, or RELAYER_PRIVATE_KEY as a list of one). Undefined: the embedded chain's development key.
@@ -461,6 +484,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     clientSecretGraceSeconds: e.CLIENT_SECRET_GRACE_SECONDS,
     deviceCode: { ttlSeconds: e.DEVICE_CODE_TTL_SECONDS, intervalSeconds: e.DEVICE_CODE_INTERVAL_SECONDS },
+    webhooks: {
+      secretGraceSeconds: e.WEBHOOK_SECRET_GRACE_SECONDS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: e.WEBHOOK_RETRY_MAX_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_SECONDS * 1000,
+      intervalMs: e.WEBHOOK_WORKER_INTERVAL_MS,
+      concurrency: e.WEBHOOK_WORKER_CONCURRENCY,
+    },
     relayers,
     chain,
   };

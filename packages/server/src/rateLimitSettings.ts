@@ -32,6 +32,8 @@ export const RATE_LIMIT_DEFAULTS = {
   passkey_register: perMinute(20),
   /** App registrations, edits' secret rotations per address. */
   clients_create: perMinute(30),
+  /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */
+  webhooks_manage: perMinute(60),
   /** Password reset requests and confirmations, and password changes, per address. */
   password_reset: perMinute(10),
   /** `/oauth/token`, `/oauth/revoke`, `/oauth/introspect` per client and address (`OAUTH_RATE_LIMIT`). */

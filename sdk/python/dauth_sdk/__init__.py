@@ -40,7 +40,12 @@ from .provider import ProviderRegistration, register_content_provider
 from .slot import SlotId, SlotInfo
 from .transport import HttpResponse, Transport, urllib_transport
 
+from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
+
 __all__ = [
+    "WebhookEvent",
+    "WebhookVerificationError",
+    "verify_webhook",
     "AsyncDauthClient",
     "ConsumptionError",
     "ConsumptionResult",

@@ -1,6 +1,7 @@
 import { ApiError, call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox, textarea } from '../dom.js';
 import { confirmInline, flash, form, go, onSubmit, page, submit } from '../view.js';
+import { webhooksSection } from './webhooks.js';
 
 interface App {
   client_id: string;
@@ -114,6 +115,7 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
     editSection(app, path),
     rotateSection(path),
     await providerSection(app),
+    await webhooksSection(path),
     deleteSection(app, path),
   );
 }

@@ -8,6 +8,7 @@ import { providerShow } from './commands/providerShow.js';
 import { slotsImport } from './commands/slotsImport.js';
 import { userCreate } from './commands/userCreate.js';
 import { userLogin } from './commands/userLogin.js';
+import { webhookCreate, webhookDelete, webhookList, webhookRotateSecret } from './commands/webhook.js';
 
 /** Every `dauth` sub-command. Add a command by writing `commands/<name>.ts` and listing it here. */
 export const commands: CliCommand[] = [
@@ -18,6 +19,10 @@ export const commands: CliCommand[] = [
   clientUpdate,
   clientRotateSecret,
   clientDelete,
+  webhookCreate,
+  webhookList,
+  webhookDelete,
+  webhookRotateSecret,
   providerCreate,
   providerShow,
   faucet,
@@ -38,5 +43,5 @@ export function findCommand(
 
 export function helpText(registry: CliCommand[] = commands): string {
   const lines = registry.map((c) => `  dauth ${c.path.join(' ')} ${c.usage}\n      ${c.summary}`);
-  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import, provider create and client update|rotate-secret|delete\ntalk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
+  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import, provider create and client update|rotate-secret|delete and webhook\ncommands talk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
 }

@@ -18,6 +18,7 @@ import { UsageBatcher, type UsageBatcherOptions } from '../services/content/usag
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { ClientDirectory } from '../services/oauth/clientDirectory.js';
 import type { SlotService } from '../services/slots/slotService.js';
+import type { WebhookOutbox } from '../stores/webhookStore.js';
 import { ContentLedgerStore } from '../stores/contentLedgerStore.js';
 import { LeaseStore } from '../stores/leaseStore.js';
 import { ContentProviderStore } from '../stores/contentProviderStore.js';
@@ -68,6 +69,8 @@ export interface ContentDeps {
   headBroadcast?: HeadBroadcast | undefined;
   /** No other process uses this database (SQLite with the embedded chain): the batcher lease is taken over at start. */
   soleProcess: boolean;
+  /** Webhook events written with the changes they report (docs/webhooks.md). */
+  outbox?: WebhookOutbox | undefined;
 }
 
 /** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
@@ -75,7 +78,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
   const logger = deps.logger.child({ component: 'content' });
   const options = deps.options ?? {};
   const providerStore = new ContentProviderStore(deps.db);
-  const ledger = new ContentLedgerStore(deps.db);
+  const ledger = new ContentLedgerStore(deps.db, deps.outbox);
   // The gateway speaks the chain layer's types; this line is where it is checked against the port.
   const chain: ContentTokenChain = new ContentTokenGateway(
     deps.chain.gateway,
@@ -122,6 +125,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     providerStore,
     (cuid) => ledger.slotsOf(cuid),
     options.settlement,
+    ledger,
   );
   const balances = new BalanceQueryService(reader, directory, providerStore, slots);
   let keyTimer: NodeJS.Timeout | undefined;

@@ -66,6 +66,9 @@ import { ChainBeliefStore } from '../stores/chainBeliefStore.js';
 import type { ChainInfo } from '../chain/types.js';
 import { PlatformFunding } from '../services/funds/platformFunding.js';
 import { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
+import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
+import { WebhookOutbox } from '../stores/webhookStore.js';
+import { createWebhookDomain } from './webhooks.js';
 
 /**
  * Everything the HTTP layer and the CLI may use, wired once: services, settings and the process's
@@ -147,6 +150,8 @@ export interface Services {
   sponsorshipReport: SponsorshipReport;
   /** Database beliefs compared with the chain after start (docs/chain.md, "Durability"). */
   chainConsistency: ChainConsistencyCheck;
+  /** An app owner's webhook endpoints, deliveries and retries (docs/webhooks.md). */
+  webhooks: WebhookEndpointService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -299,8 +304,12 @@ export async function createServices(
       requireHttps: config.requireHttpsRedirects,
     });
 
+    // Webhooks (docs/webhooks.md): the stores below write each event in the transaction of its change.
+    const outbox = new WebhookOutbox();
+
     // OAuth (docs/oauth.md): apps, grants, login pages, login status and the shared revocation list.
     const oauthDomain = await createOAuthDomain({
+      outbox,
       callbackTargets,
       config,
       db: database.db,
@@ -355,6 +364,7 @@ export async function createServices(
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const slotDomain = createSlotDomain({
+      outbox,
       db: database.db,
       logger,
       users,
@@ -370,6 +380,7 @@ export async function createServices(
 
     // Content tokens (docs/content-tokens.md): the batcher starts here and first settles what a crash left.
     const content = createContentServices({
+      outbox,
       db: database.db,
       logger,
       secretBox,
@@ -393,6 +404,19 @@ export async function createServices(
     startup.done('content');
     // A slot transfer's `cu_id` may name the app by a cuid registered to it (decisions §5).
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
+
+    // This replica's webhook delivery worker; it stops before the database closes.
+    const webhookDomain = createWebhookDomain({
+      config,
+      db: database.db,
+      logger,
+      secretBox,
+      clients,
+      callbackTargets,
+      outbox,
+      metrics,
+    });
+    closers.push(() => webhookDomain.close());
 
     // Gas sponsorship policy (decisions §7): checked by the operation pipeline before anything is signed.
     const sponsorship = new SponsorshipStore(database.db);
@@ -505,6 +529,7 @@ export async function createServices(
       sponsorshipReport,
       sponsorship,
       chainConsistency,
+      webhooks: webhookDomain.endpoints,
       close,
     };
   } catch (err) {

@@ -15,6 +15,7 @@ import { LoginStatusService } from '../services/status/loginStatusService.js';
 import { ClientStore } from '../stores/clientStore.js';
 import { DeviceAuthorizationStore } from '../stores/deviceAuthorizationStore.js';
 import { LoginStatusStore } from '../stores/loginStatusStore.js';
+import type { WebhookOutbox } from '../stores/webhookStore.js';
 import { OAuthGrantStore } from '../stores/oauthGrantStore.js';
 import { PgRevocationBus, RedisRevocationBus, revocationChannel } from '../stores/oauthRevocationBus.js';
 import { OAuthRevocationStore } from '../stores/oauthRevocationStore.js';
@@ -52,6 +53,8 @@ export async function createOAuthDomain(deps: {
   wallets: WalletStore;
   /** The SSRF policy redirect URIs are registered under. */
   callbackTargets: CallbackTargetPolicy;
+  /** Webhook events written with the changes they report (grants, login status). */
+  outbox?: WebhookOutbox | undefined;
 }): Promise<OAuthDomain> {
   const { config, db, logger, redis } = deps;
   const clients = new ClientService(new ClientStore(db), deps.masterKey, deps.callbackTargets);
@@ -70,7 +73,7 @@ export async function createOAuthDomain(deps: {
   }
   deps.authenticator.useRevocationList(revocations);
   const oauth = new OAuthService({
-    grants: new OAuthGrantStore(db),
+    grants: new OAuthGrantStore(db, deps.outbox),
     tokens: deps.tokens,
     revocations,
     wallets: deps.wallets,
@@ -85,7 +88,7 @@ export async function createOAuthDomain(deps: {
     intervalSeconds: config.deviceCode.intervalSeconds,
   });
   const browserSessions = new BrowserSessionService(new OAuthSessionStore(db), deps.masterKey);
-  const loginStatus = new LoginStatusService(new LoginStatusStore(db));
+  const loginStatus = new LoginStatusService(new LoginStatusStore(db, deps.outbox));
   const housekeeping = setInterval(() => {
     Promise.all([
       oauth.purgeExpired(),

@@ -19,6 +19,7 @@ import { SlotTransferService } from '../services/slots/slotTransferService.js';
 import type { LoginStatusService } from '../services/status/loginStatusService.js';
 import { BackendCodeStore } from '../stores/backendCodeStore.js';
 import { MarketStore } from '../stores/marketStore.js';
+import type { WebhookOutbox } from '../stores/webhookStore.js';
 import { SlotStore } from '../stores/slotStore.js';
 import { TransferTicketStore } from '../stores/transferTicketStore.js';
 import type { UserStore } from '../stores/userStore.js';
@@ -56,6 +57,8 @@ export interface SlotDomainDeps {
   callbackTargets?: CallbackTargetPolicy;
   /** PIN custody: the seller's presence at listing, the buyer's paid purchase. */
   custody: CustodyService;
+  /** Webhook events written with the changes they report (slots, sales). */
+  outbox?: WebhookOutbox | undefined;
 }
 
 /**
@@ -64,7 +67,7 @@ export interface SlotDomainDeps {
  */
 export function createSlotDomain(deps: SlotDomainDeps): SlotDomain {
   const logger = deps.logger.child({ component: 'slots' });
-  const slotStore = new SlotStore(deps.db);
+  const slotStore = new SlotStore(deps.db, deps.outbox);
   const codes = new BackendCodeStore(deps.db);
   const ledger = slotLedgerOver(new DexLedger(deps.chain.gateway, deps.chain.calls, deps.chain.operator));
   const grants = tokenGrantsOf(deps.oauth);
@@ -93,7 +96,7 @@ export function createSlotDomain(deps: SlotDomainDeps): SlotDomain {
     logout: new BackendLogoutService(grants, status),
   };
   const market = new MarketService(
-    new MarketStore(deps.db),
+    new MarketStore(deps.db, deps.outbox),
     slots,
     slotTransfers,
     status,

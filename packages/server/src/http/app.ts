@@ -16,6 +16,7 @@ import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
 import { chainRoutes } from './routes/chain/info.js';
 import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
+import { webhookRoutes } from './routes/devUser/webhooks.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
@@ -139,6 +140,7 @@ export async function buildApp(
     passkeyRoutes,
     devUserLogoutRoutes,
     clientRoutes,
+    webhookRoutes,
     consentRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { admitOnSlot, groupBySlot, requestKeyOf } from './contentAdmission.js';
 import { affected } from './kyselyResults.js';
+import type { OutboxEvent, WebhookOutbox } from './webhookStore.js';
 
 export type UsageState = 'queued' | 'sent' | 'included' | 'failed';
 export type BatchState = 'sending' | 'included' | 'dropped';
@@ -177,7 +178,19 @@ export interface NewUsage {
  * available balance, on SQLite and PostgreSQL alike.
  */
 export class ContentLedgerStore {
-  constructor(private readonly db: Db) {}
+  /** `outbox`: records included on chain write `content.consumed` in the transaction that records them. */
+  constructor(
+    private readonly db: Db,
+    private readonly outbox?: WebhookOutbox,
+  ) {}
+
+  /**
+   * An event of a change made on chain only (a purchase, a release): written on its own, once the
+   * chain confirmed the change and before the caller is answered.
+   */
+  async recordEvent(event: OutboxEvent): Promise<void> {
+    await this.outbox?.record(this.db, event);
+  }
 
   // ----- balances -----
 
@@ -642,8 +655,42 @@ export class ContentLedgerStore {
           .where('slot', '=', slot)
           .execute();
       }
+      await this.#consumedEvents(trx, records, byId, inclusion);
       return true;
     });
+  }
+
+  /** `content.consumed` for each record now on chain, for the apps subscribed to it (one read finds them). */
+  async #consumedEvents(
+    trx: Db,
+    records: ContentUsageTable[],
+    byId: Map<string, IncludedRecord>,
+    inclusion: { txHash: string; blockNumber: bigint },
+  ): Promise<void> {
+    if (!this.outbox || records.length === 0) return;
+    const apps = await this.outbox.subscribers(trx, 'content.consumed', [
+      ...new Set(records.map((r) => r.client_id)),
+    ]);
+    for (const row of records) {
+      if (!apps.has(row.client_id)) continue;
+      const reported = byId.get(row.id)!;
+      await this.outbox.record(trx, {
+        type: 'content.consumed',
+        clientId: row.client_id,
+        data: {
+          record_id: row.id,
+          cuid: row.cuid,
+          slot_id: row.slot_id,
+          slot_address: row.slot,
+          amount: BigInt(row.amount).toString(),
+          ...(row.request_key ? { request_key: row.request_key } : {}),
+          balance_after: reported.balanceAfter.toString(),
+          used_after: reported.usedAfter.toString(),
+          tx_hash: inclusion.txHash,
+          block_number: inclusion.blockNumber.toString(),
+        },
+      });
+    }
   }
 
   /**

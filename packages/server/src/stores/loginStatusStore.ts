@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import type { WebhookOutbox } from './webhookStore.js';
 
 export type LoginStatusValue = 'logged_in' | 'logged_out';
 
@@ -24,7 +25,11 @@ export interface StoredLoginStatus {
 
 /** The login status of a user's OAuth rights per app (one row per user and app once set). */
 export class LoginStatusStore {
-  constructor(private readonly db: Db) {}
+  /** `outbox`: a change of status writes `status.changed` for the app in the same transaction. */
+  constructor(
+    private readonly db: Db,
+    private readonly outbox?: WebhookOutbox,
+  ) {}
 
   async find(userUuid: number, clientId: string): Promise<StoredLoginStatus | undefined> {
     const row = await this.db
@@ -45,7 +50,30 @@ export class LoginStatusStore {
 
   /** Sets the status (insert or overwrite) and returns what is now stored. */
   async upsert(entry: StoredLoginStatus): Promise<StoredLoginStatus> {
-    await this.db
+    const outbox = this.outbox;
+    if (!outbox) return this.#upsert(this.db, entry);
+    return this.db.transaction().execute(async (trx) => {
+      const before = await trx
+        .selectFrom('oauth_login_status')
+        .select('status')
+        .where('user_uuid', '=', entry.userUuid)
+        .where('client_id', '=', entry.clientId)
+        .executeTakeFirst();
+      await this.#upsert(trx, entry);
+      if (before?.status !== entry.status) {
+        await outbox.record(trx, {
+          type: 'status.changed',
+          clientId: entry.clientId,
+          data: { user_id: String(entry.userUuid), status: entry.status, previous: before?.status ?? null },
+          at: entry.updatedAt,
+        });
+      }
+      return entry;
+    });
+  }
+
+  async #upsert(db: Db, entry: StoredLoginStatus): Promise<StoredLoginStatus> {
+    await db
       .insertInto('oauth_login_status')
       .values({
         user_uuid: entry.userUuid,

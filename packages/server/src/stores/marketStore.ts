@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { affected } from './kyselyResults.js';
+import type { WebhookOutbox } from './webhookStore.js';
 
 /** `active` (on offer) → `pending` (claimed by one buyer; chain step in flight) → `sold`; or `cancelled`. */
 export type ListingStatus = 'active' | 'pending' | 'sold' | 'cancelled';
@@ -61,7 +62,11 @@ const toListing = (r: MarketListingsTable & { slot_imported: number | null }): L
 });
 
 export class MarketStore {
-  constructor(private readonly db: Db) {}
+  /** `outbox`: a sale writes `market.listing.sold` in its transaction. */
+  constructor(
+    private readonly db: Db,
+    private readonly outbox?: WebhookOutbox,
+  ) {}
 
   /** Inserts an active listing; false when the slot already has an open (active or pending) listing. */
   async insert(
@@ -145,7 +150,19 @@ export class MarketStore {
     id: string,
     buyerUuid: number,
     sale: { txHash: string; userOpHash?: string | undefined; payment: 'onchain' },
-    trx: Db = this.db,
+    trx?: Db,
+  ): Promise<boolean> {
+    if (trx) return this.#markSold(trx, id, buyerUuid, sale);
+    if (!this.outbox) return this.#markSold(this.db, id, buyerUuid, sale);
+    return this.db.transaction().execute((t) => this.#markSold(t, id, buyerUuid, sale));
+  }
+
+  /** The sale, and with an outbox `market.listing.sold` (with its price) in the same transaction. */
+  async #markSold(
+    trx: Db,
+    id: string,
+    buyerUuid: number,
+    sale: { txHash: string; userOpHash?: string | undefined; payment: 'onchain' },
   ): Promise<boolean> {
     const result = await trx
       .updateTable('market_listings')
@@ -160,7 +177,28 @@ export class MarketStore {
       .where('status', '=', 'pending')
       .where('buyer_uuid', '=', buyerUuid)
       .executeTakeFirst();
-    return affected(result) === 1;
+    if (affected(result) !== 1) return false;
+    if (this.outbox) {
+      const row = await trx
+        .selectFrom('market_listings')
+        .select(['slot_id', 'client_id', 'seller_uuid', 'price'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      await this.outbox.record(trx, {
+        type: 'market.listing.sold',
+        clientId: row.client_id,
+        orderKey: `slot:${row.slot_id}`,
+        data: {
+          listing_id: id,
+          slot_id: row.slot_id,
+          seller_user_id: String(row.seller_uuid),
+          buyer_user_id: String(buyerUuid),
+          price: String(row.price),
+          ...(sale.txHash ? { tx_hash: sale.txHash } : {}),
+        },
+      });
+    }
+    return true;
   }
 
   /** Withdraws an active listing of this seller. */

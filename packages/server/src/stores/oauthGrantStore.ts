@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
+import { newMessageId, type OutboxEvent, type WebhookOutbox } from './webhookStore.js';
 
 export interface OAuthGrantsTable {
   grant_id: string;
@@ -210,12 +211,19 @@ export class OAuthGrantStore {
   /** PostgreSQL runs data-modifying CTEs; SQLite does not (see `redeemCode`). */
   readonly #postgres: boolean;
 
-  constructor(private readonly db: Db) {
+  /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
+  constructor(
+    private readonly db: Db,
+    private readonly outbox?: WebhookOutbox,
+  ) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
-    await this.db.transaction().execute((trx) => insertGrantWithCode(trx, grant, code));
+    await this.db.transaction().execute(async (trx) => {
+      await insertGrantWithCode(trx, grant, code);
+      await this.outbox?.record(trx, grantCreated(grant));
+    });
   }
 
   /**
@@ -225,8 +233,9 @@ export class OAuthGrantStore {
   async createGrantWithRefreshToken(grant: GrantRecord, refreshToken: RefreshTokenRecord): Promise<void> {
     if (this.#postgres) {
       const t = refreshRow(refreshToken);
+      const outboxWrite = this.outbox ? sql`, w as (${this.outbox.statement(grantCreated(grant))})` : sql``;
       await sql`with g as (insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
-          values (${grant.grantId}, ${grant.clientId}, ${grant.userUuid}, ${grant.createdAt}))
+          values (${grant.grantId}, ${grant.clientId}, ${grant.userUuid}, ${grant.createdAt}))${outboxWrite}
         insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid,
           created_at, expires_at, used_at, successor_hash, successor_sealed)
         values (${t.token_hash}, ${t.grant_id}, ${t.client_id}, ${t.user_uuid}, ${t.created_at},
@@ -248,6 +257,7 @@ export class OAuthGrantStore {
         })
         .execute();
       await trx.insertInto('oauth_refresh_tokens').values(refreshRow(refreshToken)).execute();
+      await this.outbox?.record(trx, grantCreated(grant));
     });
   }
 
@@ -296,7 +306,7 @@ export class OAuthGrantStore {
       // The slot's columns as they are (slots has no column named like the code's two).
       const { rows } = await sql<
         Partial<SlotsTable> & { code_user_uuid: number | string; code_grant_id: string | null }
-      >`with redeemed as (${redeem}), g as (${grantInsert}), r as (${tokenInsert})
+      >`with redeemed as (${redeem}), g as (${grantInsert}), r as (${tokenInsert})${this.#backendGrantEvent(clientId, now)}
         select redeemed.user_uuid as code_user_uuid, redeemed.grant_id as code_grant_id, s.*
         from redeemed left join slots s on s.id = redeemed.slot_id`.execute(this.db);
       const row = rows[0];
@@ -316,8 +326,31 @@ export class OAuthGrantStore {
         values (${grantId}, ${clientId}, ${row.user_uuid}, ${now})`.execute(trx);
       await sql`insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid, created_at, expires_at)
         values (${tokenHash}, ${grantId}, ${clientId}, ${row.user_uuid}, ${now}, ${expiresAt})`.execute(trx);
+      await this.outbox?.record(
+        trx,
+        grantCreated({ grantId, clientId, userUuid: Number(row.user_uuid), createdAt: now }, row.slot_id),
+      );
       return { redeemed: true as const, userUuid: Number(row.user_uuid), slot: slot && toSlot(slot) };
     });
+  }
+
+  /**
+   * The backend exchange's `grant.created` as one more data-modifying CTE (PostgreSQL): its user and
+   * slot come from the `redeemed` row, so the body is built in SQL, key for key as `eventBody` does.
+   */
+  #backendGrantEvent(clientId: string, now: number) {
+    if (!this.outbox) return sql``;
+    const type = 'grant.created';
+    return sql`, w as (insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
+        state, attempts, next_attempt_at, lease_until, created_at)
+      select e.id, ${newMessageId(now)}, ${clientId}, ${type},
+        json_build_object('type', ${type}::text, 'timestamp', ${new Date(now).toISOString()}::text,
+          'data', json_build_object('client_id', ${clientId}::text, 'grant_id', redeemed.grant_id,
+            'user_id', redeemed.user_uuid::text, 'slot_id', redeemed.slot_id))::text,
+        null, 'pending', 0, ${now}, 0, ${now}
+      from webhook_endpoints e, redeemed
+      where redeemed.grant_id is not null and e.client_id = ${clientId} and e.deleted_at is null
+        and e.events like ${`%,${type},%`})`;
   }
 
   async findCode(codeHash: string): Promise<CodeRecord | undefined> {
@@ -392,13 +425,28 @@ export class OAuthGrantStore {
 
   /** Revokes one grant; true when this call revoked it (false: unknown or already revoked). */
   async revokeGrant(grantId: string, reason: string, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('oauth_grants')
-      .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
-      .where('grant_id', '=', grantId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return affected(result) === 1;
+    const outbox = this.outbox;
+    if (!outbox) {
+      const result = await this.db
+        .updateTable('oauth_grants')
+        .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
+        .where('grant_id', '=', grantId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return affected(result) === 1;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('oauth_grants')
+        .set({ revoked_at: now, revoked_reason: reason.slice(0, 40) })
+        .where('grant_id', '=', grantId)
+        .where('revoked_at', 'is', null)
+        .returning(['client_id', 'user_uuid'])
+        .executeTakeFirst();
+      if (!row) return false;
+      await outbox.record(trx, grantRevoked(grantId, row.client_id, Number(row.user_uuid), reason, now));
+      return true;
+    });
   }
 
   /** Revokes every live grant of a user for an app; returns the ids it revoked. */
@@ -419,6 +467,7 @@ export class OAuthGrantStore {
         .where('grant_id', 'in', ids)
         .where('revoked_at', 'is', null)
         .execute();
+      for (const id of ids) await this.outbox?.record(trx, grantRevoked(id, clientId, userUuid, reason, now));
       return ids;
     });
   }
@@ -449,7 +498,7 @@ export class OAuthGrantStore {
     return this.db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom('oauth_grants')
-        .select('grant_id')
+        .select(['grant_id', 'user_uuid'])
         .where('client_id', '=', clientId)
         .where('revoked_at', 'is', null)
         .execute();
@@ -460,6 +509,9 @@ export class OAuthGrantStore {
         .where('client_id', '=', clientId)
         .where('revoked_at', 'is', null)
         .execute();
+      for (const r of rows) {
+        await this.outbox?.record(trx, grantRevoked(r.grant_id, clientId, Number(r.user_uuid), reason, now));
+      }
       return rows.map((r) => r.grant_id);
     });
   }
@@ -573,3 +625,33 @@ export class OAuthGrantStore {
       and grant_id not in (select grant_id from oauth_codes)`.execute(this.db);
   }
 }
+
+const grantCreated = (
+  grant: Pick<GrantRecord, 'grantId' | 'clientId' | 'userUuid' | 'createdAt'> & {
+    oidc?: { scope: string } | undefined;
+  },
+  slotId?: string,
+): OutboxEvent => ({
+  type: 'grant.created',
+  clientId: grant.clientId,
+  at: grant.createdAt,
+  data: {
+    grant_id: grant.grantId,
+    user_id: String(grant.userUuid),
+    ...(slotId !== undefined ? { slot_id: slotId } : {}),
+    ...(grant.oidc ? { scope: grant.oidc.scope } : {}),
+  },
+});
+
+const grantRevoked = (
+  grantId: string,
+  clientId: string,
+  userUuid: number,
+  reason: string,
+  at: number,
+): OutboxEvent => ({
+  type: 'grant.revoked',
+  clientId,
+  at,
+  data: { grant_id: grantId, user_id: String(userUuid), reason: reason.slice(0, 40) },
+});

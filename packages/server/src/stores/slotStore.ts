@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
+import type { WebhookOutbox } from './webhookStore.js';
 
 export type Address = `0x${string}`;
 /** `pending`: row written, dex not yet confirmed; `active`: recorded on chain; `moving`: a transfer is in flight. */
@@ -85,7 +86,11 @@ export function isUniqueViolation(err: unknown): boolean {
  * two replicas racing on one slot settle the same way on SQLite and PostgreSQL.
  */
 export class SlotStore {
-  constructor(readonly db: Db) {}
+  /** `outbox`: activating a slot writes `slot.created`, a completed move `slot.transferred`, in their transactions. */
+  constructor(
+    readonly db: Db,
+    private readonly outbox?: WebhookOutbox,
+  ) {}
 
   /**
    * Inserts a slot; false when its id or its (client, owner, meta_idx) place is already taken, which
@@ -178,8 +183,23 @@ export class SlotStore {
         { state: 'active', since: Date.now() },
         trx,
       );
-      if (ok) await alsoInTransaction(trx);
-      return ok;
+      if (!ok) return false;
+      await alsoInTransaction(trx);
+      const slot = this.outbox && (await this.findById(id, trx));
+      if (slot) {
+        await this.outbox!.record(trx, {
+          type: 'slot.created',
+          clientId: slot.clientId,
+          orderKey: `slot:${slot.id}`,
+          data: {
+            slot_id: slot.id,
+            user_id: String(slot.ownerUuid),
+            meta_idx: slot.metaIdx,
+            content_address: slot.contentAddress,
+          },
+        });
+      }
+      return true;
     });
   }
 
@@ -200,19 +220,30 @@ export class SlotStore {
    * previous owner's later slots of that app close the gap so their indexes stay 0-based and dense.
    * False when the slot is no longer moving from `fromUuid` (another step won).
    */
-  async completeMove(id: string, fromUuid: number, toUuid: number): Promise<Slot | undefined> {
+  async completeMove(
+    id: string,
+    fromUuid: number,
+    toUuid: number,
+    /** What the webhook event says about the move (`slot.transferred`): its reason and chain transaction. */
+    event: { reason?: string; txHash?: string } = {},
+  ): Promise<Slot | undefined> {
     // Two moves to one new owner may pick the same index at once; the unique index refuses the later
     // one, which then runs again and takes the next index.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#completeMoveOnce(id, fromUuid, toUuid);
+        return await this.#completeMoveOnce(id, fromUuid, toUuid, event);
       } catch (err) {
         if (attempt >= 5 || !isUniqueViolation(err)) throw err;
       }
     }
   }
 
-  async #completeMoveOnce(id: string, fromUuid: number, toUuid: number): Promise<Slot | undefined> {
+  async #completeMoveOnce(
+    id: string,
+    fromUuid: number,
+    toUuid: number,
+    event: { reason?: string; txHash?: string },
+  ): Promise<Slot | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const slot = await this.findById(id, trx);
       if (!slot || slot.state !== 'moving' || slot.ownerUuid !== fromUuid) return undefined;
@@ -249,6 +280,21 @@ export class SlotStore {
           .set({ meta_idx: Number(row.meta_idx) - 1, updated_at: now })
           .where('id', '=', row.id)
           .execute();
+      }
+      if (this.outbox) {
+        await this.outbox.record(trx, {
+          type: 'slot.transferred',
+          clientId: slot.clientId,
+          orderKey: `slot:${slot.id}`,
+          at: now,
+          data: {
+            slot_id: slot.id,
+            from_user_id: String(fromUuid),
+            to_user_id: String(toUuid),
+            ...(event.reason ? { reason: event.reason } : {}),
+            ...(event.txHash ? { tx_hash: event.txHash } : {}),
+          },
+        });
       }
       return this.findById(id, trx);
     });

@@ -17,17 +17,18 @@ import type { ServerApi } from '../serverApi.js';
  * `POST …/rotate-secret`), as its owner: the CLI signs in over HTTP with the owner's e-mail and
  * password, so the server applies its own rules (ownership, fresh login, revocation on every replica).
  */
-const ownerOptions: CliOptions = {
+export const ownerOptions: CliOptions = {
   'client-id': { type: 'string' },
   'owner-email': { type: 'string' },
   password: { type: 'string' },
   'password-stdin': { type: 'boolean' },
 };
-const ownerUsage = '--client-id <client_id> --owner-email <e-mail> (--password <p> | --password-stdin)';
+export const ownerUsage =
+  '--client-id <client_id> --owner-email <e-mail> (--password <p> | --password-stdin)';
 /** `--email` was these commands' name for the owner before every command said `--owner-email`. */
-const ownerAlias = { email: 'owner-email' };
+export const ownerAlias = { email: 'owner-email' };
 
-async function ownerToken(values: CliValues, server: ServerApi, io: CliIo): Promise<string> {
+export async function ownerToken(values: CliValues, server: ServerApi, io: CliIo): Promise<string> {
   const email = requiredString(values, 'owner-email');
   const password = await passwordOption(values, io);
   const answer = (await server.request('POST', '/v1/dev-user/login_devuser', {
@@ -41,7 +42,7 @@ async function ownerToken(values: CliValues, server: ServerApi, io: CliIo): Prom
   return answer.token;
 }
 
-const clientPath = (values: CliValues) =>
+export const clientPath = (values: CliValues) =>
   `/v1/dev-user/clients/${encodeURIComponent(requiredString(values, 'client-id'))}`;
 
 export const clientUpdate: CliCommand = {

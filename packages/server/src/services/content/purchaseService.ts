@@ -80,6 +80,22 @@ export class PurchaseService {
     ]);
     const bought = await this.chain.purchaseOf(txHash, input.cuid, slot.contentAddress);
     await this.watch.landed(bought.blockNumber);
+    // Durable before the answer: a crash after this line still delivers it (docs/webhooks.md).
+    await this.ledger.recordEvent({
+      type: 'content.purchased',
+      clientId: input.clientId,
+      data: {
+        cuid: input.cuid,
+        slot_id: slot.id,
+        slot_address: slot.contentAddress,
+        user_id: String(buyer.userUuid),
+        amount: bought.amount.toString(),
+        native_paid: wei.toString(),
+        platform_fee: bought.platformFee.toString(),
+        provider_received: bought.providerAmount.toString(),
+        tx_hash: txHash,
+      },
+    });
     // Keep admission control's view current: the slot now holds more tokens.
     try {
       const figures = await this.chain.readSlot(input.cuid, slot.contentAddress, bought.blockNumber);

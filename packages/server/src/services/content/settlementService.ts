@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { checksumAddress, parseAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, conflict, forbidden, notFound, OperationReverted } from '../../errors.js';
+import type { ContentLedgerStore } from '../../stores/contentLedgerStore.js';
 import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
 import type { ChainWatch } from './chainWatch.js';
 import { KeyedMutex } from './keyedMutex.js';
@@ -39,6 +40,8 @@ export class SettlementService {
     private readonly terms: Pick<ContentProviderStore, 'freezeTerms' | 'recordTermsChange'>,
     private readonly slotsOf: (cuid: string) => Promise<string[]>,
     options: SettlementOptions = {},
+    /** Where `content.released` is written once a release is on chain (the webhook outbox). */
+    private readonly events?: Pick<ContentLedgerStore, 'recordEvent'>,
   ) {
     this.#slotsPerSettlement = options.slotsPerSettlement ?? 400;
   }
@@ -85,6 +88,17 @@ export class SettlementService {
           },
           'content usage released',
         );
+        await this.events?.recordEvent({
+          type: 'content.released',
+          clientId: input.clientId,
+          data: {
+            cuid: input.cuid,
+            slot_address: slot,
+            usage: result.usage.toString(),
+            amount: result.paid.toString(),
+            tx_hash: result.txHash,
+          },
+        });
         return { releasedAmount: result.paid, txHash: result.txHash };
       } catch (err) {
         switch (err instanceof OperationReverted ? err.revert.name : undefined) {

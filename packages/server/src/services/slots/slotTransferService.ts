@@ -239,7 +239,9 @@ export class SlotTransferService {
       );
       throw err;
     }
-    const moved = await this.slots.completeMove(slot.id, ticket.fromUuid, ticket.toUuid);
+    const moved = await this.slots.completeMove(slot.id, ticket.fromUuid, ticket.toUuid, {
+      txHash: receipt.txHash,
+    });
     if (!moved)
       throw new AppError(500, 'internal_error', 'The slot moved on chain but its record changed meanwhile');
     await this.tickets.markUsed(ticket.ticketHash, receipt);
@@ -271,7 +273,9 @@ export class SlotTransferService {
     } else {
       const holder = await this.wallets.findByAddress(onChain);
       if (holder?.kind === 'main') {
-        const moved = await this.slots.completeMove(slot.id, slot.ownerUuid, holder.userUuid);
+        const moved = await this.slots.completeMove(slot.id, slot.ownerUuid, holder.userUuid, {
+          reason: 'reconciled',
+        });
         if (moved) await this.#notify(moved, slot.ownerUuid, holder.userUuid);
       } else {
         this.#logger.warn({ slotId: slot.id }, 'slot owner on chain is not a known main wallet; left moving');

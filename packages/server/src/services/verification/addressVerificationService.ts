@@ -146,6 +146,9 @@ export class AddressVerificationService {
 
   /** Stores a new code (retiring the earlier one) and a new link token, then mails both. */
   async #mail(user: Pick<User, 'userUuid' | 'email'>, subject: string): Promise<void> {
+    // A guest or passkey-only account has no address to verify (docs/players.md).
+    if (user.email === null) return;
+    const to = user.email;
     const now = Date.now();
     await this.store.deleteExpired(now - 24 * 3_600_000);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -170,7 +173,7 @@ export class AddressVerificationService {
     const link = `${this.publicUrl}${VERIFY_LINK_PATH}?token=${token}`;
     try {
       await this.mailer.send({
-        to: user.email,
+        to,
         subject,
         text: [
           'Confirm that this is your e-mail address for dauth: open this link',

@@ -110,7 +110,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
           csrfToken,
           userCode: pending.userCode,
           clientName: pending.client.name,
-          accountEmail: user.email,
+          accountEmail: user.email ?? user.nickname,
           dapp: pending.client.dapp,
           sharedClaims: disclosedClaims(pending.record.scope),
         }),

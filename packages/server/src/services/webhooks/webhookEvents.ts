@@ -1,0 +1,22 @@
+/**
+ * The event types of decisions §8 "Events" (docs/webhooks.md lists each one's `data`). The last two
+ * belong to session keys, a feature not built yet: they can be subscribed to and are emitted once it is.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'grant.created',
+  'grant.revoked',
+  'status.changed',
+  'slot.created',
+  'slot.transferred',
+  'market.listing.sold',
+  'content.purchased',
+  'content.consumed',
+  'content.released',
+  'session_key.granted',
+  'session_key.revoked',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const isWebhookEventType = (value: string): value is WebhookEventType =>
+  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);

@@ -1,0 +1,521 @@
+import { randomBytes } from 'node:crypto';
+import { PostgresAdapter, sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { affected } from './kyselyResults.js';
+
+export interface WebhookEndpointsTable {
+  id: string;
+  client_id: string;
+  url: string;
+  events: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  failing_since: number | null;
+  created_at: number;
+  deleted_at: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  endpoint_id: string;
+  msg_id: string;
+  client_id: string;
+  type: string;
+  payload: string;
+  order_key: string | null;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number;
+  leased_by: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  endpoint_id: string;
+  msg_id: string;
+  attempt: number;
+  at: number;
+  outcome: AttemptOutcome;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+declare module '../db/database.js' {
+  interface Database {
+    webhook_endpoints: WebhookEndpointsTable;
+    webhook_deliveries: WebhookDeliveriesTable;
+    webhook_attempts: WebhookAttemptsTable;
+  }
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+export type AttemptOutcome = 'delivered' | 'refused' | 'timeout' | 'unreachable' | 'blocked';
+
+export interface WebhookEndpoint {
+  id: string;
+  clientId: string;
+  url: string;
+  events: string[];
+  secretSealed: string;
+  previousSecretSealed: string | undefined;
+  previousSecretExpiresAt: number | undefined;
+  failingSince: number | undefined;
+  createdAt: number;
+}
+
+export interface WebhookDelivery {
+  endpointId: string;
+  msgId: string;
+  clientId: string;
+  type: string;
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: number;
+  lastStatus: number | undefined;
+  lastError: string | undefined;
+  createdAt: number;
+  deliveredAt: number | undefined;
+}
+
+export interface WebhookAttempt {
+  attempt: number;
+  at: number;
+  outcome: AttemptOutcome;
+  status: number | undefined;
+  durationMs: number;
+  error: string | undefined;
+}
+
+/** A leased delivery with what sending it needs: its endpoint's URL and secrets. */
+export interface LeasedDelivery extends WebhookDelivery {
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | undefined;
+  previousSecretExpiresAt: number | undefined;
+}
+
+/** One event a change reports, written by the store that makes the change, in its transaction. */
+export interface OutboxEvent {
+  type: string;
+  clientId: string;
+  /** `data` of the delivered body; `client_id` is added. */
+  data: Record<string, unknown>;
+  /** Events of one key (e.g. `slot:<id>`) reach each endpoint in the order they were written. */
+  orderKey?: string;
+  at?: number;
+}
+
+/** The events' body as delivered (Standard Webhooks): `{type, timestamp, data}`. */
+export const eventBody = (event: OutboxEvent, at: number) =>
+  JSON.stringify({
+    type: event.type,
+    timestamp: new Date(at).toISOString(),
+    data: { client_id: event.clientId, ...event.data },
+  });
+
+let lastMs = 0;
+let counter = 0;
+/**
+ * A time-ordered message id (`msg_` + ms + a per-process counter + random): deliveries of one order
+ * key are sent in this order, and it is the `webhook-id` every attempt of one event repeats.
+ */
+export function newMessageId(now = Date.now()): string {
+  if (now === lastMs) {
+    counter++;
+  } else {
+    lastMs = now;
+    counter = 0;
+  }
+  return `msg_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * The outbox write a store adds to its own transaction: one delivery row per live endpoint of the app
+ * subscribed to the type, in one INSERT … SELECT (none when the app has no such endpoint, so a change
+ * of an app without webhooks costs one indexed read). `statement` is the same write for PostgreSQL's
+ * single-statement paths (a data-modifying CTE).
+ */
+export class WebhookOutbox {
+  /** Told after each write (the local delivery worker looks at once instead of at its next poll). */
+  onWrite: (() => void) | undefined;
+
+  statement(event: OutboxEvent) {
+    this.onWrite?.();
+    const at = event.at ?? Date.now();
+    const msgId = newMessageId(at);
+    return sql`insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
+        state, attempts, next_attempt_at, lease_until, created_at)
+      select id, ${msgId}, ${event.clientId}, ${event.type}, ${eventBody(event, at)}, ${event.orderKey ?? null},
+        'pending', 0, ${at}, 0, ${at}
+      from webhook_endpoints
+      where client_id = ${event.clientId} and deleted_at is null and events like ${`%,${event.type},%`}`;
+  }
+
+  /** Of `clientIds`, the apps with a live endpoint subscribed to `type` (to skip building bodies nobody gets). */
+  async subscribers(db: Db, type: string, clientIds: string[]): Promise<Set<string>> {
+    if (clientIds.length === 0) return new Set();
+    const rows = await db
+      .selectFrom('webhook_endpoints')
+      .select('client_id')
+      .distinct()
+      .where('client_id', 'in', clientIds)
+      .where('deleted_at', 'is', null)
+      .where('events', 'like', `%,${type},%`)
+      .execute();
+    return new Set(rows.map((r) => r.client_id));
+  }
+
+  /** Writes the events' deliveries with `trx` (the caller's transaction). */
+  async record(trx: Db, ...events: OutboxEvent[]): Promise<void> {
+    for (const event of events) await this.statement(event).execute(trx);
+  }
+}
+
+const toEndpoint = (row: WebhookEndpointsTable): WebhookEndpoint => ({
+  id: row.id,
+  clientId: row.client_id,
+  url: row.url,
+  events: row.events.split(',').filter(Boolean),
+  secretSealed: row.secret_sealed,
+  previousSecretSealed: row.previous_secret_sealed ?? undefined,
+  previousSecretExpiresAt:
+    row.previous_secret_expires_at == null ? undefined : Number(row.previous_secret_expires_at),
+  failingSince: row.failing_since == null ? undefined : Number(row.failing_since),
+  createdAt: Number(row.created_at),
+});
+
+const toDelivery = (row: WebhookDeliveriesTable): WebhookDelivery => ({
+  endpointId: row.endpoint_id,
+  msgId: row.msg_id,
+  clientId: row.client_id,
+  type: row.type,
+  payload: row.payload,
+  state: row.state,
+  attempts: Number(row.attempts),
+  nextAttemptAt: Number(row.next_attempt_at),
+  lastStatus: row.last_status ?? undefined,
+  lastError: row.last_error ?? undefined,
+  createdAt: Number(row.created_at),
+  deliveredAt: row.delivered_at == null ? undefined : Number(row.delivered_at),
+});
+
+export const eventList = (events: readonly string[]) => `,${[...new Set(events)].join(',')},`;
+
+/** Endpoints, the delivery queue and its attempts. */
+export class WebhookStore {
+  readonly #postgres: boolean;
+
+  constructor(private readonly db: Db) {
+    this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
+
+  async insertEndpoint(endpoint: WebhookEndpoint): Promise<void> {
+    await this.db
+      .insertInto('webhook_endpoints')
+      .values({
+        id: endpoint.id,
+        client_id: endpoint.clientId,
+        url: endpoint.url,
+        events: eventList(endpoint.events),
+        secret_sealed: endpoint.secretSealed,
+        previous_secret_sealed: null,
+        previous_secret_expires_at: null,
+        failing_since: null,
+        created_at: endpoint.createdAt,
+        deleted_at: null,
+      })
+      .execute();
+  }
+
+  async countEndpoints(clientId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async listEndpoints(clientId: string): Promise<WebhookEndpoint[]> {
+    const rows = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .execute();
+    return rows.map(toEndpoint);
+  }
+
+  async findEndpoint(clientId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const row = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row ? toEndpoint(row) : undefined;
+  }
+
+  async updateEndpoint(
+    clientId: string,
+    id: string,
+    changes: { url?: string | undefined; events?: string[] | undefined },
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_endpoints')
+      .set({
+        ...(changes.url !== undefined ? { url: changes.url } : {}),
+        ...(changes.events !== undefined ? { events: eventList(changes.events) } : {}),
+      })
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** Deletes an endpoint; its pending deliveries are dropped with it (failed, never sent). */
+  async deleteEndpoint(clientId: string, id: string, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('webhook_endpoints')
+        .set({ deleted_at: now })
+        .where('id', '=', id)
+        .where('client_id', '=', clientId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (affected(result) !== 1) return false;
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'failed', last_error: 'endpoint deleted', lease_until: 0 })
+        .where('endpoint_id', '=', id)
+        .where('state', '=', 'pending')
+        .execute();
+      return true;
+    });
+  }
+
+  /** Every endpoint of a deleted app stops at once. */
+  async deleteEndpointsOfClient(clientId: string, now: number): Promise<void> {
+    await this.db
+      .updateTable('webhook_endpoints')
+      .set({ deleted_at: now })
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .execute();
+  }
+
+  async rotateSecret(
+    clientId: string,
+    id: string,
+    secretSealed: string,
+    previousSealed: string,
+    previousExpiresAt: number,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_endpoints')
+      .set({
+        secret_sealed: secretSealed,
+        previous_secret_sealed: previousSealed,
+        previous_secret_expires_at: previousExpiresAt,
+      })
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  async listDeliveries(endpointId: string, limit: number, state?: DeliveryState): Promise<WebhookDelivery[]> {
+    let query = this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('msg_id', 'desc')
+      .limit(limit);
+    if (state) query = query.where('state', '=', state);
+    return (await query.execute()).map(toDelivery);
+  }
+
+  async findDelivery(endpointId: string, msgId: string): Promise<WebhookDelivery | undefined> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .where('msg_id', '=', msgId)
+      .executeTakeFirst();
+    return row ? toDelivery(row) : undefined;
+  }
+
+  async listAttempts(endpointId: string, msgIds: string[]): Promise<Map<string, WebhookAttempt[]>> {
+    const out = new Map<string, WebhookAttempt[]>();
+    if (msgIds.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .where('msg_id', 'in', msgIds)
+      .orderBy('attempt')
+      .execute();
+    for (const row of rows) {
+      const list = out.get(row.msg_id) ?? [];
+      list.push({
+        attempt: Number(row.attempt),
+        at: Number(row.at),
+        outcome: row.outcome,
+        status: row.status ?? undefined,
+        durationMs: Number(row.duration_ms),
+        error: row.error ?? undefined,
+      });
+      out.set(row.msg_id, list);
+    }
+    return out;
+  }
+
+  /**
+   * Queues a delivery again now, whatever its state (a manual retry); the same `webhook-id` is sent.
+   * False when there is no such delivery or it is being attempted right now.
+   */
+  async retryNow(endpointId: string, msgId: string, now: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', next_attempt_at: now, delivered_at: null })
+      .where('endpoint_id', '=', endpointId)
+      .where('msg_id', '=', msgId)
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /**
+   * Leases up to `limit` due deliveries for `holder` until `now + leaseMs`, none of which waits behind
+   * an earlier pending delivery of its order key to the same endpoint. PostgreSQL: `FOR UPDATE SKIP
+   * LOCKED`, so replicas claiming at once take disjoint rows without waiting; the outer condition is
+   * checked again on the locked row. SQLite has one writer, so the UPDATE alone is atomic.
+   */
+  async claim(holder: string, now: number, limit: number, leaseMs: number): Promise<LeasedDelivery[]> {
+    const due = sql`select c.endpoint_id, c.msg_id from webhook_deliveries c
+      where c.state = 'pending' and c.next_attempt_at <= ${now} and c.lease_until < ${now}
+        and (c.order_key is null or not exists (select 1 from webhook_deliveries p
+          where p.endpoint_id = c.endpoint_id and p.order_key = c.order_key and p.state = 'pending'
+            and p.msg_id < c.msg_id))
+      order by c.next_attempt_at, c.msg_id
+      limit ${limit}`;
+    const claimed = this.#postgres
+      ? await sql<WebhookDeliveriesTable>`update webhook_deliveries d
+          set lease_until = ${now + leaseMs}, leased_by = ${holder}
+          where (d.endpoint_id, d.msg_id) in (${due} for update skip locked)
+            and d.state = 'pending' and d.lease_until < ${now}
+          returning d.*`.execute(this.db)
+      : await sql<WebhookDeliveriesTable>`update webhook_deliveries
+          set lease_until = ${now + leaseMs}, leased_by = ${holder}
+          where (endpoint_id, msg_id) in (${due})
+          returning *`.execute(this.db);
+    if (claimed.rows.length === 0) return [];
+    const endpoints = await this.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', 'in', [...new Set(claimed.rows.map((r) => r.endpoint_id))])
+      .execute();
+    const byId = new Map(endpoints.map((e) => [e.id, toEndpoint(e)]));
+    const leased: LeasedDelivery[] = [];
+    for (const row of claimed.rows) {
+      const endpoint = byId.get(row.endpoint_id);
+      if (!endpoint) continue;
+      leased.push({
+        ...toDelivery(row),
+        url: endpoint.url,
+        secretSealed: endpoint.secretSealed,
+        previousSecretSealed: endpoint.previousSecretSealed,
+        previousSecretExpiresAt: endpoint.previousSecretExpiresAt,
+      });
+    }
+    return leased;
+  }
+
+  /**
+   * Records one attempt and the delivery's next state, only while `holder` still holds the lease (a
+   * worker whose lease expired lets the new holder's outcome stand). `failing`: the endpoint is marked
+   * failing (retries spent) or cleared (a delivery succeeded).
+   */
+  async finishAttempt(input: {
+    holder: string;
+    endpointId: string;
+    msgId: string;
+    attempt: WebhookAttempt;
+    next: { state: DeliveryState; nextAttemptAt: number };
+  }): Promise<boolean> {
+    const { holder, endpointId, msgId, attempt, next } = input;
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          state: next.state,
+          attempts: attempt.attempt,
+          next_attempt_at: next.nextAttemptAt,
+          lease_until: 0,
+          leased_by: null,
+          last_status: attempt.status ?? null,
+          last_error: attempt.error?.slice(0, 200) ?? null,
+          delivered_at: next.state === 'delivered' ? attempt.at : null,
+        })
+        .where('endpoint_id', '=', endpointId)
+        .where('msg_id', '=', msgId)
+        .where('leased_by', '=', holder)
+        .executeTakeFirst();
+      if (affected(result) !== 1) return false;
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          endpoint_id: endpointId,
+          msg_id: msgId,
+          attempt: attempt.attempt,
+          at: attempt.at,
+          outcome: attempt.outcome,
+          status: attempt.status ?? null,
+          duration_ms: Math.round(attempt.durationMs),
+          error: attempt.error?.slice(0, 200) ?? null,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      if (next.state === 'failed') {
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ failing_since: attempt.at })
+          .where('id', '=', endpointId)
+          .where('failing_since', 'is', null)
+          .execute();
+      } else if (next.state === 'delivered') {
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ failing_since: null })
+          .where('id', '=', endpointId)
+          .where('failing_since', 'is not', null)
+          .execute();
+      }
+      return true;
+    });
+  }
+
+  /** Pending deliveries and the creation time of the oldest (metrics). */
+  async backlog(): Promise<{ depth: number; oldestCreatedAt: number | undefined }> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('state', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    return {
+      depth: Number(row.n),
+      oldestCreatedAt: row.oldest == null ? undefined : Number(row.oldest),
+    };
+  }
+}

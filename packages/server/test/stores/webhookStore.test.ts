@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
+import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
+import { OAuthGrantStore } from '../../src/stores/oauthGrantStore.js';
+import { type WebhookEndpoint, WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
+import { testDatabases } from '../helpers/databases.js';
+import { seedClient, seedSlot, seedUser, useTestDatabase } from './storeFixtures.js';
+
+const endpoint = (id: string, clientId: string, events: string[]): WebhookEndpoint => ({
+  id,
+  clientId,
+  url: `https://hooks.example/${id}`,
+  events,
+  secretSealed: 'sealed',
+  previousSecretSealed: undefined,
+  previousSecretExpiresAt: undefined,
+  failingSince: undefined,
+  createdAt: 1,
+});
+
+describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
+  const db = useTestDatabase(database);
+
+  it('writes one delivery per live endpoint subscribed to the type, in the caller’s transaction', async () => {
+    await seedUser(db(), 300);
+    await seedClient(db(), 'wh-app', 300);
+    const store = new WebhookStore(db());
+    const outbox = new WebhookOutbox();
+    await store.insertEndpoint(endpoint('wh_a', 'wh-app', ['status.changed', 'grant.created']));
+    await store.insertEndpoint(endpoint('wh_b', 'wh-app', ['grant.created']));
+    await store.insertEndpoint(endpoint('wh_c', 'wh-app', ['status.changed']));
+    await store.deleteEndpoint('wh-app', 'wh_c', 2);
+    // `status.changedx` must not match `status.changed` (the list is comma-delimited).
+    await store.insertEndpoint(endpoint('wh_d', 'wh-app', ['grant.revoked']));
+
+    const statuses = new LoginStatusStore(db(), outbox);
+    await statuses.upsert({ userUuid: 300, clientId: 'wh-app', status: 'logged_out', updatedAt: 10 });
+    // The same status again is no change: no event.
+    await statuses.upsert({ userUuid: 300, clientId: 'wh-app', status: 'logged_out', updatedAt: 11 });
+    const rows = await db().selectFrom('webhook_deliveries').selectAll().execute();
+    expect(rows.map((r) => r.endpoint_id)).toEqual(['wh_a']);
+    expect(JSON.parse(rows[0]!.payload)).toEqual({
+      type: 'status.changed',
+      timestamp: new Date(10).toISOString(),
+      data: { client_id: 'wh-app', user_id: '300', status: 'logged_out', previous: null },
+    });
+
+    // A transaction that rolls back leaves no delivery behind.
+    await expect(
+      db()
+        .transaction()
+        .execute(async (trx) => {
+          await outbox.record(trx, { type: 'grant.created', clientId: 'wh-app', data: { grant_id: 'g1' } });
+          throw new Error('rolled back');
+        }),
+    ).rejects.toThrow('rolled back');
+    expect(await db().selectFrom('webhook_deliveries').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('leases each due delivery to one holder, keeps order per key, and records attempts', async () => {
+    await seedUser(db(), 301);
+    await seedClient(db(), 'wh-order', 301);
+    const store = new WebhookStore(db());
+    const outbox = new WebhookOutbox();
+    await store.insertEndpoint(endpoint('wh_o', 'wh-order', ['slot.created', 'slot.transferred']));
+    await outbox.record(
+      db(),
+      { type: 'slot.created', clientId: 'wh-order', orderKey: 'slot:1', data: { slot_id: '1' }, at: 100 },
+      { type: 'slot.transferred', clientId: 'wh-order', orderKey: 'slot:1', data: { slot_id: '1' }, at: 101 },
+      { type: 'slot.created', clientId: 'wh-order', orderKey: 'slot:2', data: { slot_id: '2' }, at: 102 },
+    );
+    const mine = <T extends { endpointId: string }>(list: T[]) => list.filter((d) => d.endpointId === 'wh_o');
+    const first = mine(await store.claim('a', 1_000, 10, 5_000));
+    // The transfer of slot 1 waits behind its creation; slot 2 is independent.
+    expect(first.map((d) => JSON.parse(d.payload).data.slot_id as string).sort()).toEqual(['1', '2']);
+    expect(first.find((d) => d.type === 'slot.transferred')).toBeUndefined();
+    // Another holder gets nothing while the leases run.
+    expect(mine(await store.claim('b', 1_001, 10, 5_000))).toEqual([]);
+    const created1 = first.find((d) => JSON.parse(d.payload).data.slot_id === '1')!;
+    const done = await store.finishAttempt({
+      holder: 'a',
+      endpointId: 'wh_o',
+      msgId: created1.msgId,
+      attempt: { attempt: 1, at: 1_002, outcome: 'delivered', status: 204, durationMs: 3, error: undefined },
+      next: { state: 'delivered', nextAttemptAt: 1_002 },
+    });
+    expect(done).toBe(true);
+    // A stale holder cannot overwrite the outcome.
+    expect(
+      await store.finishAttempt({
+        holder: 'b',
+        endpointId: 'wh_o',
+        msgId: created1.msgId,
+        attempt: { attempt: 1, at: 1_003, outcome: 'refused', status: 500, durationMs: 3, error: undefined },
+        next: { state: 'pending', nextAttemptAt: 2_000 },
+      }),
+    ).toBe(false);
+    const second = mine(await store.claim('b', 1_004, 10, 5_000));
+    expect(second.map((d) => d.type)).toEqual(['slot.transferred']);
+    // An expired lease is claimable again (a crashed worker's delivery is sent again).
+    const again = mine(await store.claim('c', 1_004 + 5_001, 10, 5_000));
+    expect(again.map((d) => d.msgId).sort()).toEqual(
+      [second[0]!.msgId, first.find((d) => JSON.parse(d.payload).data.slot_id === '2')!.msgId].sort(),
+    );
+    const attempts = await store.listAttempts('wh_o', [created1.msgId]);
+    expect(attempts.get(created1.msgId)).toEqual([
+      { attempt: 1, at: 1_002, outcome: 'delivered', status: 204, durationMs: 3, error: undefined },
+    ]);
+  });
+
+  it('a given-up delivery marks its endpoint failing; the next success clears it', async () => {
+    await seedUser(db(), 302);
+    await seedClient(db(), 'wh-fail', 302);
+    const store = new WebhookStore(db());
+    const outbox = new WebhookOutbox();
+    await store.insertEndpoint(endpoint('wh_f', 'wh-fail', ['grant.created']));
+    await outbox.record(db(), { type: 'grant.created', clientId: 'wh-fail', data: {}, at: 5 });
+    await outbox.record(db(), { type: 'grant.created', clientId: 'wh-fail', data: {}, at: 6 });
+    const [a, b] = (await store.claim('w', 10, 10, 1_000)).filter((d) => d.endpointId === 'wh_f');
+    await store.finishAttempt({
+      holder: 'w',
+      endpointId: 'wh_f',
+      msgId: a!.msgId,
+      attempt: { attempt: 1, at: 11, outcome: 'timeout', status: undefined, durationMs: 10_000, error: 'x' },
+      next: { state: 'failed', nextAttemptAt: 11 },
+    });
+    expect((await store.findEndpoint('wh-fail', 'wh_f'))!.failingSince).toBe(11);
+    expect((await store.backlog()).depth).toBeGreaterThanOrEqual(1);
+    await store.finishAttempt({
+      holder: 'w',
+      endpointId: 'wh_f',
+      msgId: b!.msgId,
+      attempt: { attempt: 1, at: 12, outcome: 'delivered', status: 200, durationMs: 1, error: undefined },
+      next: { state: 'delivered', nextAttemptAt: 12 },
+    });
+    expect((await store.findEndpoint('wh-fail', 'wh_f'))!.failingSince).toBeUndefined();
+    // A manual retry queues the failed one again with its id.
+    expect(await store.retryNow('wh_f', a!.msgId, 20)).toBe(true);
+    expect((await store.findDelivery('wh_f', a!.msgId))!.state).toBe('pending');
+  });
+
+  it('grant stores write grant.created and grant.revoked in their commit, the PostgreSQL single-statement paths included', async () => {
+    await seedUser(db(), 303);
+    await seedClient(db(), 'wh-grants', 303);
+    const store = new WebhookStore(db());
+    await store.insertEndpoint(endpoint('wh_g', 'wh-grants', ['grant.created', 'grant.revoked']));
+    const grants = new OAuthGrantStore(db(), new WebhookOutbox());
+    const now = Date.now();
+    await grants.createGrantWithRefreshToken(
+      {
+        grantId: 'g-direct',
+        clientId: 'wh-grants',
+        userUuid: 303,
+        createdAt: now,
+        revokedAt: null,
+        revokedReason: null,
+      },
+      {
+        tokenHash: randomUUID(),
+        grantId: 'g-direct',
+        clientId: 'wh-grants',
+        userUuid: 303,
+        createdAt: now,
+        expiresAt: now + 60_000,
+        usedAt: null,
+        successorHash: null,
+        successorSealed: null,
+      },
+    );
+    const slot = await seedSlot(db(), 303, 'wh-grants', 0);
+    const codeHash = randomUUID().replace(/-/g, '');
+    await new BackendCodeStore(db()).insert({
+      codeHash,
+      clientId: 'wh-grants',
+      userUuid: 303,
+      slotId: slot.id,
+      redirectUri: 'https://a.example/cb',
+      createdAt: now,
+      expiresAt: now + 60_000,
+    });
+    const exchanged = await grants.exchangeBackendCode({
+      codeHash,
+      clientId: 'wh-grants',
+      now,
+      grantId: 'g-backend',
+      refreshToken: { tokenHash: randomUUID(), expiresAt: now + 60_000 },
+    });
+    expect(exchanged).toMatchObject({ redeemed: true });
+    // A replayed code opens nothing and reports nothing.
+    await grants.exchangeBackendCode({
+      codeHash,
+      clientId: 'wh-grants',
+      now,
+      grantId: 'g-replay',
+      refreshToken: { tokenHash: randomUUID(), expiresAt: now + 60_000 },
+    });
+    expect(await grants.revokeGrant('g-direct', 'user_revoked', now + 1)).toBe(true);
+    expect(await grants.revokeGrant('g-direct', 'user_revoked', now + 2)).toBe(false);
+
+    const rows = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['type', 'payload'])
+      .where('endpoint_id', '=', 'wh_g')
+      .orderBy('msg_id')
+      .execute();
+    const events = rows.map((r) => ({ type: r.type, ...(JSON.parse(r.payload) as { data: object }) }));
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['grant.created', { client_id: 'wh-grants', grant_id: 'g-direct', user_id: '303' }],
+      ['grant.created', { client_id: 'wh-grants', grant_id: 'g-backend', user_id: '303', slot_id: slot.id }],
+      [
+        'grant.revoked',
+        { client_id: 'wh-grants', grant_id: 'g-direct', user_id: '303', reason: 'user_revoked' },
+      ],
+    ]);
+  });
+});
