@@ -50,6 +50,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   CHAIN_RPC_URL: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
+  /** Several endpoints of one chain, comma-separated, tried in order (failover; docs/chain.md). */
+  CHAIN_RPC_URLS: z
+    .string()
+    .transform((v) => v.split(',').map((u) => u.trim()))
+    .pipe(z.array(url(['http:', 'https:', 'ws:', 'wss:'])).min(1))
+    .optional(),
   DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   RELAYER_PRIVATE_KEY: privateKey.optional(),
   /** One relayer key per replica, comma-separated; `REPLICA_ID` picks this replica's (docs/operations.md). */
@@ -233,7 +239,10 @@ export interface Config {
     | { kind: 'embedded' }
     | {
         kind: 'external';
+        /** The first of `rpcUrls`. */
         rpcUrl: string;
+        /** CHAIN_RPC_URLS (or CHAIN_RPC_URL as a list of one), in failover order. */
+        rpcUrls: string[];
         deployerKey: `0x${string}` | undefined;
         relayerKey: `0x${string}`;
         paymasterSignerKey: `0x${string}`;
@@ -325,7 +334,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const problems: string[] = [];
   let chain: Config['chain'] = { kind: 'embedded' };
   const relayers = relayerKeys(e, problems);
-  if (e.CHAIN_RPC_URL) {
+  if (e.CHAIN_RPC_URL && e.CHAIN_RPC_URLS) {
+    problems.push('CHAIN_RPC_URLS: give CHAIN_RPC_URL (one endpoint) or CHAIN_RPC_URLS (several), not both');
+  }
+  const rpcUrls = e.CHAIN_RPC_URLS ?? (e.CHAIN_RPC_URL ? [e.CHAIN_RPC_URL] : undefined);
+  if (rpcUrls) {
     const required = {
       'RELAYER_PRIVATE_KEY (or RELAYER_PRIVATE_KEYS)': e.RELAYER_PRIVATE_KEY ?? e.RELAYER_PRIVATE_KEYS,
       PAYMASTER_SIGNER_PRIVATE_KEY: e.PAYMASTER_SIGNER_PRIVATE_KEY,
@@ -353,7 +366,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
     chain = {
       kind: 'external',
-      rpcUrl: e.CHAIN_RPC_URL,
+      rpcUrl: rpcUrls[0]!,
+      rpcUrls,
       deployerKey: e.DEPLOYER_PRIVATE_KEY,
       relayerKey: relayers ? ownRelayerKey(relayers) : '0x',
       paymasterSignerKey: e.PAYMASTER_SIGNER_PRIVATE_KEY ?? '0x',
