@@ -104,6 +104,8 @@ const envSchema = z.object({
   /** Below these (wei) `/readyz` reports `degraded` and a warning is logged (docs/operations.md). */
   LOW_FUNDS_PAYMASTER_DEPOSIT: weiAmount.default(10n ** 18n),
   LOW_FUNDS_RELAYER_BALANCE: weiAmount.default(10n ** 17n),
+  /** Blocks a write must be deep (its own included) before it is answered as done (docs/chain.md). */
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(64).default(1),
   /** Gas sponsorship policy (decisions §7): daily budgets per user and per app, per-operation cap. */
   SPONSOR_USER_DAILY_GAS: z.coerce.number().int().min(0).default(50_000_000),
   SPONSOR_APP_DAILY_GAS: z.coerce.number().int().min(0).default(5_000_000_000),
@@ -214,6 +216,8 @@ export interface Config {
   metricsPublic: boolean;
   /** Low-funds thresholds in wei: the paymaster's EntryPoint deposit and the relayer's balance. */
   lowFunds: { paymasterDeposit: bigint; relayerBalance: bigint };
+  /** CHAIN_CONFIRMATIONS: 1 answers a write once it is in a block. */
+  chainConfirmations: number;
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
   /**
@@ -420,6 +424,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pinShareSalt: e.PIN_SHARE_SALT,
     threadPoolSize: e.UV_THREADPOOL_SIZE,
     metricsPublic: e.METRICS_PUBLIC,
+    chainConfirmations: e.CHAIN_CONFIRMATIONS,
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,

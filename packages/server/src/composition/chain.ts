@@ -268,6 +268,7 @@ export async function createChainServices(
       sender,
       pollIntervalMs: embedded ? { min: 2, max: 10 } : { min: 250, max: 2_000 },
       ...(embedded ? { resendAfterMs: 2_000, feeBumpAfterMs: 3_600_000 } : {}),
+      confirmations: config.chainConfirmations,
       ...options.relayer,
     });
     const block = await client.getBlock({ blockTag: 'latest' });
