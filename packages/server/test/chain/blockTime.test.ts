@@ -23,22 +23,14 @@ import { contractSettings, randomOwner, startTestChain } from './chainTestHelper
 describe('external chain with a 2-second block time (anvil --block-time 2)', () => {
   let node: AnvilInstance;
   let server: TestServer;
-  let keys: Record<string, `0x${string}`>;
-  let bank: ReturnType<typeof createWalletClient>;
+  let keys: ReturnType<typeof freshKeys>;
+  let bank: ReturnType<typeof bankOf>;
 
   beforeAll(async () => {
     // Chain id 31337: the admin faucet exists (dev chain), mining is not instant.
     node = await startAnvil({ args: ['--block-time', '2'] });
-    keys = {
-      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-      RELAYER_PRIVATE_KEY: generatePrivateKey(),
-      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-    };
-    bank = createWalletClient({
-      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-      transport: http(node.rpcUrl),
-    });
+    keys = freshKeys();
+    bank = bankOf(node.rpcUrl);
     for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
       await bank.sendTransaction({
         chain: null,
@@ -124,7 +116,6 @@ describe('external chain with a 2-second block time (anvil --block-time 2)', () 
     const relayerKey = generatePrivateKey();
     await reader.waitForTransactionReceipt({
       hash: await bank.sendTransaction({
-        account: bank.account!,
         chain: null,
         to: privateKeyToAccount(relayerKey).address,
         value: parseEther('10'),
@@ -135,8 +126,8 @@ describe('external chain with a 2-second block time (anvil --block-time 2)', () 
         CHAIN_RPC_URL: node.rpcUrl,
         CHAIN_CONFIRMATIONS: '3',
         RELAYER_PRIVATE_KEY: relayerKey,
-        PAYMASTER_SIGNER_PRIVATE_KEY: keys.PAYMASTER_SIGNER_PRIVATE_KEY!,
-        OPERATOR_OWNER_PRIVATE_KEY: keys.OPERATOR_OWNER_PRIVATE_KEY!,
+        PAYMASTER_SIGNER_PRIVATE_KEY: keys.PAYMASTER_SIGNER_PRIVATE_KEY,
+        OPERATOR_OWNER_PRIVATE_KEY: keys.OPERATOR_OWNER_PRIVATE_KEY,
         ...contractSettings(server.services.chain.info.contracts),
       },
     });
@@ -157,3 +148,17 @@ describe('external chain with a 2-second block time (anvil --block-time 2)', () 
     }
   }, 90_000);
 });
+
+function freshKeys() {
+  return {
+    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
+    RELAYER_PRIVATE_KEY: generatePrivateKey(),
+    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
+    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
+  };
+}
+
+/** The node's first development account, which funds everything the test needs. */
+function bankOf(rpcUrl: string) {
+  return createWalletClient({ account: privateKeyToAccount(ANVIL_DEV_KEYS[0]), transport: http(rpcUrl) });
+}
