@@ -62,6 +62,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   CHAIN_RPC_URL: url(['http:', 'https:', 'ws:', 'wss:']).optional(),
+  /** Several endpoints of one chain, comma-separated, tried in order (failover; docs/chain.md). */
+  CHAIN_RPC_URLS: z
+    .string()
+    .transform((v) => v.split(',').map((u) => u.trim()))
+    .pipe(z.array(url(['http:', 'https:', 'ws:', 'wss:'])).min(1))
+    .optional(),
   DEPLOYER_PRIVATE_KEY: privateKey.optional(),
   RELAYER_PRIVATE_KEY: privateKey.optional(),
   /** One relayer key per replica, comma-separated; `REPLICA_ID` picks this replica's (docs/operations.md). */
@@ -127,6 +133,8 @@ const envSchema = z.object({
   /** Below these (wei) `/readyz` reports `degraded` and a warning is logged (docs/operations.md). */
   LOW_FUNDS_PAYMASTER_DEPOSIT: weiAmount.default(10n ** 18n),
   LOW_FUNDS_RELAYER_BALANCE: weiAmount.default(10n ** 17n),
+  /** Blocks a write must be deep (its own included) before it is answered as done (docs/chain.md). */
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(64).default(1),
   /**
    * Gas sponsorship policy (decisions §7, §8): daily budgets per user and per app, per-operation cap. The
    * cap is 1.5M (was 3M): the interface's heaviest user operation asks for about 0.49M (docs/operations.md).
@@ -246,6 +254,8 @@ export interface Config {
   metricsPublic: boolean;
   /** Low-funds thresholds in wei: the paymaster's EntryPoint deposit and the relayer's balance. */
   lowFunds: { paymasterDeposit: bigint; relayerBalance: bigint };
+  /** CHAIN_CONFIRMATIONS: 1 answers a write once it is in a block. */
+  chainConfirmations: number;
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
   /**
@@ -285,7 +295,10 @@ export interface Config {
     | { kind: 'embedded' }
     | {
         kind: 'external';
+        /** The first of `rpcUrls`. */
         rpcUrl: string;
+        /** CHAIN_RPC_URLS (or CHAIN_RPC_URL as a list of one), in failover order. */
+        rpcUrls: string[];
         deployerKey: `0x${string}` | undefined;
         relayerKey: `0x${string}`;
         paymasterSignerKey: `0x${string}`;
@@ -377,7 +390,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const problems: string[] = [];
   let chain: Config['chain'] = { kind: 'embedded' };
   const relayers = relayerKeys(e, problems);
-  if (e.CHAIN_RPC_URL) {
+  if (e.CHAIN_RPC_URL && e.CHAIN_RPC_URLS) {
+    problems.push('CHAIN_RPC_URLS: give CHAIN_RPC_URL (one endpoint) or CHAIN_RPC_URLS (several), not both');
+  }
+  const rpcUrls = e.CHAIN_RPC_URLS ?? (e.CHAIN_RPC_URL ? [e.CHAIN_RPC_URL] : undefined);
+  if (rpcUrls) {
     const required = {
       'RELAYER_PRIVATE_KEY (or RELAYER_PRIVATE_KEYS)': e.RELAYER_PRIVATE_KEY ?? e.RELAYER_PRIVATE_KEYS,
       PAYMASTER_SIGNER_PRIVATE_KEY: e.PAYMASTER_SIGNER_PRIVATE_KEY,
@@ -405,7 +422,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }
     chain = {
       kind: 'external',
-      rpcUrl: e.CHAIN_RPC_URL,
+      rpcUrl: rpcUrls[0]!,
+      rpcUrls,
       deployerKey: e.DEPLOYER_PRIVATE_KEY,
       relayerKey: relayers ? ownRelayerKey(relayers) : '0x',
       paymasterSignerKey: e.PAYMASTER_SIGNER_PRIVATE_KEY ?? '0x',
@@ -468,6 +486,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pinShareSalt: e.PIN_SHARE_SALT,
     threadPoolSize: e.UV_THREADPOOL_SIZE,
     metricsPublic: e.METRICS_PUBLIC,
+    chainConfirmations: e.CHAIN_CONFIRMATIONS,
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,

@@ -7,6 +7,7 @@ import {
   type Transport,
   webSocket,
 } from 'viem';
+import type { RpcFailover } from './rpcFailover.js';
 
 export type ChainClient = PublicClient<Transport, Chain>;
 
@@ -20,14 +21,19 @@ export interface ChainClientOptions {
  * `chain_unavailable` at once, and the operation submitter has its own resend loop.
  */
 export function createChainClient(
-  rpcUrl: string,
+  rpc: string | RpcFailover,
   chainId: number,
   options: ChainClientOptions = {},
 ): ChainClient {
   const timeout = options.timeoutMs ?? 10_000;
-  const transport = /^wss?:/.test(rpcUrl)
-    ? webSocket(rpcUrl, { retryCount: 0, timeout })
-    : http(rpcUrl, { retryCount: 0, timeout, batch: { batchSize: 200, wait: 0 } });
+  const rpcUrl = typeof rpc === 'string' ? rpc : rpc.urls[0]!;
+  // Several endpoints (CHAIN_RPC_URLS): the failover transport; one: the plain transport as before.
+  const transport =
+    typeof rpc !== 'string'
+      ? rpc.transport()
+      : /^wss?:/.test(rpcUrl)
+        ? webSocket(rpcUrl, { retryCount: 0, timeout })
+        : http(rpcUrl, { retryCount: 0, timeout, batch: { batchSize: 200, wait: 0 } });
   return createPublicClient({
     chain: chainDefinition(chainId, rpcUrl),
     transport,
@@ -38,8 +44,8 @@ export function createChainClient(
 }
 
 /** Reads the chain id of the node at `rpcUrl` (a silent node throws a transport error). */
-export async function readChainId(rpcUrl: string, timeoutMs = 10_000): Promise<number> {
-  const client = createChainClient(rpcUrl, 0, { timeoutMs });
+export async function readChainId(rpc: string | RpcFailover, timeoutMs = 10_000): Promise<number> {
+  const client = createChainClient(rpc, 0, { timeoutMs });
   return client.getChainId();
 }
 

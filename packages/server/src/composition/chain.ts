@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import { checksumAddress } from '../chain/address.js';
 import { createChainClient, readChainId } from '../chain/chainClient.js';
 import { isTransportError } from '../chain/chainErrors.js';
+import { hostOf, RpcFailover, type RpcEndpointStatus } from '../chain/rpcFailover.js';
 import { ChainGateway } from '../chain/chainGateway.js';
 import { ContractCalls } from '../chain/contractCalls.js';
 import {
@@ -76,6 +77,8 @@ export interface ChainServices {
   telemetry: ChainTelemetry;
   /** Readiness: rejects with `chain_unavailable` when the node does not answer, or while a recovery runs. */
   probe(): Promise<void>;
+  /** With CHAIN_RPC_URLS: asks each endpoint now; `/readyz` names the ones that are down. */
+  probeEndpoints: (() => Promise<RpcEndpointStatus[]>) | undefined;
   /** Sends what is queued, then stops the embedded chain (its state is saved). */
   close(): Promise<void>;
 }
@@ -141,6 +144,7 @@ export async function createChainServices(
   let embedded: EmbeddedChain | undefined;
   try {
     let rpcUrl: string;
+    let failover: RpcFailover | undefined;
     let keys: ChainKeys;
     let record: DeploymentRecordStore;
     let configured: ContractAddresses | undefined;
@@ -162,6 +166,16 @@ export async function createChainServices(
       record = new FileDeploymentRecordStore(path.join(config.dataDir, 'chain', 'deployment.json'));
     } else {
       rpcUrl = config.chain.rpcUrl;
+      if (config.chain.rpcUrls.length > 1) {
+        failover = new RpcFailover(config.chain.rpcUrls, 10_000, (status) => {
+          if (status.up) logger.info({ endpoint: status.name }, 'chain RPC endpoint answers again');
+          else
+            logger.warn(
+              { endpoint: status.name, reason: status.reason },
+              'chain RPC endpoint down; failing over',
+            );
+        });
+      }
       keys = {
         deployer: config.chain.deployerKey,
         relayer: config.chain.relayerKey,
@@ -186,12 +200,13 @@ export async function createChainServices(
       keys.relayers = [options.relayerKey];
     }
 
-    const chainId = await readChainId(rpcUrl).catch((err: unknown) => {
+    const chainId = await readChainId(failover ?? rpcUrl).catch((err: unknown) => {
       if (isTransportError(err)) throw new Error(`The chain node at ${redact(rpcUrl)} does not answer`);
       throw err;
     });
+    if (failover) await refuseOtherChains(failover.urls, chainId);
     refuseDevKeysOffDevChain(chainId, keys);
-    const client = createChainClient(rpcUrl, chainId);
+    const client = createChainClient(failover ?? rpcUrl, chainId);
     // Before anything is sent: give the chain back every journaled transaction it lost (a crash between two
     // state dumps of the embedded chain, an external node restored from an older state).
     const journal = options.journal === false ? new NoJournal() : new ChainJournalStore(deps.db);
@@ -253,6 +268,7 @@ export async function createChainServices(
       sender,
       pollIntervalMs: embedded ? { min: 2, max: 10 } : { min: 250, max: 2_000 },
       ...(embedded ? { resendAfterMs: 2_000, feeBumpAfterMs: 3_600_000 } : {}),
+      confirmations: config.chainConfirmations,
       ...options.relayer,
     });
     const block = await client.getBlock({ blockTag: 'latest' });
@@ -341,6 +357,7 @@ export async function createChainServices(
         if (recovering) throw new ChainNotReadyError(recovering);
         await gateway.probe();
       },
+      probeEndpoints: failover ? () => failover.probeAll() : undefined,
       close: async () => {
         await maintenance.stop();
         await bundler.close();
@@ -350,6 +367,18 @@ export async function createChainServices(
   } catch (err) {
     await embedded?.close();
     throw err;
+  }
+}
+
+/** Every endpoint of CHAIN_RPC_URLS that answers must be on the same chain: failing over must not switch chains. */
+async function refuseOtherChains(urls: string[], chainId: number): Promise<void> {
+  const ids = await Promise.all(urls.map((url) => readChainId(url, 3_000).catch(() => undefined)));
+  const other = ids.findIndex((id) => id !== undefined && id !== chainId);
+  if (other >= 0) {
+    throw new Error(
+      `Refusing to start: CHAIN_RPC_URLS endpoint ${other + 1} (${hostOf(urls[other]!)}) is on chain ` +
+        `${ids[other]}, the others on chain ${chainId}`,
+    );
   }
 }
 

@@ -247,6 +247,15 @@ export async function createServices(
     closers.push(() => chain.close());
     startup.done('chain');
     readinessProbes.chain = () => chain.probe();
+    const probeEndpoints = chain.probeEndpoints;
+    if (probeEndpoints) {
+      // Failover keeps the service answering; an endpoint down is for the operator to see (degraded).
+      readinessProbes.chain_rpc = async () => {
+        const down = (await probeEndpoints()).filter((e) => !e.up);
+        if (down.length === 0) return 'ok';
+        return { degraded: down.map((e) => `${e.name} down (${e.reason ?? 'unknown'})`).join('; ') };
+      };
+    }
 
     // Low funds: `/readyz` degraded, a warning, and on the embedded chain an automatic refill from the deployer.
     const funds = new FundsWatch(

@@ -25,6 +25,11 @@ export interface RelayerSubmitterOptions {
   outageTimeoutMs?: number;
   /** Give up (outcome unknown) when a transaction is not mined after this long. */
   maxWaitMs?: number;
+  /**
+   * Blocks a bundle must be deep before it is answered as mined (CHAIN_CONFIRMATIONS; 1 = its own block).
+   * While it is not deep enough a reorg may take it out: then it is sent again like any lost transaction.
+   */
+  confirmations?: number;
 }
 
 export type SubmissionOutcome =
@@ -64,6 +69,7 @@ export class RelayerSubmitter {
       feeBumpAfterMs: 60_000,
       outageTimeoutMs: 20_000,
       maxWaitMs: 600_000,
+      confirmations: 1,
       ...definedTuning(options),
     };
   }
@@ -112,8 +118,16 @@ export class RelayerSubmitter {
             throw new SubmissionOutcomeUnknown(hashes);
           }
         } else if (receipt) {
-          this.#nonce = nonce + 1;
-          return await this.#mined(receipt, hashes);
+          if (await this.#deepEnough(receipt)) {
+            this.#nonce = nonce + 1;
+            return await this.#mined(receipt, hashes);
+          }
+          // Included, not yet deep enough: no re-send, no fee bump (it would replace a mined transaction).
+          lastAnswerAt = Date.now();
+          lastSendAt = lastAnswerAt;
+          lastBumpAt = lastAnswerAt;
+          await new Promise((resolve) => setTimeout(resolve, o.pollIntervalMs.max));
+          continue;
         } else {
           lastAnswerAt = Date.now();
         }
@@ -125,10 +139,11 @@ export class RelayerSubmitter {
             // Our nonce was used. If not by one of our transactions (checked once more), they are gone.
             const late = await this.#receipt(hashes);
             if (late && late !== 'unreachable') {
-              this.#nonce = nonce + 1;
-              return await this.#mined(late, hashes);
-            }
-            if (late !== 'unreachable') {
+              if (await this.#deepEnough(late)) {
+                this.#nonce = nonce + 1;
+                return await this.#mined(late, hashes);
+              }
+            } else if (late !== 'unreachable') {
               logger.warn({ nonce, hashes }, 'relayer nonce was used by another transaction; resubmitting');
               this.#nonce = undefined;
               await this.options.sender.dropped(hashes);
@@ -183,6 +198,14 @@ export class RelayerSubmitter {
       }
       throw err;
     }
+  }
+
+  /** Whether `receipt`'s block is CHAIN_CONFIRMATIONS deep (counting its own); a failed read is "not yet". */
+  async #deepEnough(receipt: TransactionReceipt): Promise<boolean> {
+    const { confirmations } = this.#o;
+    if (confirmations <= 1) return true;
+    const head = await this.options.client.getBlockNumber({ cacheTime: 0 }).catch(() => undefined);
+    return head !== undefined && head >= receipt.blockNumber + BigInt(confirmations - 1);
   }
 
   /** The journal learns the block (and its time) before the caller hears of the inclusion. */
@@ -261,7 +284,8 @@ const max = (a: bigint, b: bigint) => (a > b ? a : b);
 
 /** The tuning fields of `options` that are set. */
 function definedTuning(options: RelayerSubmitterOptions): Partial<RelayerSubmitterOptions> {
-  const { pollIntervalMs, resendAfterMs, feeBumpAfterMs, outageTimeoutMs, maxWaitMs } = options;
-  const tuning = { pollIntervalMs, resendAfterMs, feeBumpAfterMs, outageTimeoutMs, maxWaitMs };
+  const { pollIntervalMs, resendAfterMs, feeBumpAfterMs, outageTimeoutMs, maxWaitMs, confirmations } =
+    options;
+  const tuning = { pollIntervalMs, resendAfterMs, feeBumpAfterMs, outageTimeoutMs, maxWaitMs, confirmations };
   return Object.fromEntries(Object.entries(tuning).filter(([, v]) => v !== undefined));
 }
