@@ -217,6 +217,11 @@ describe('DauthSessionAccount', () => {
     );
     await chain.handleOps([await sessionOp(call(recipient, parseEther('1'), '0x'))]);
     await refused(await sessionOp(call(recipient, 1n, '0x')), 'session: value per day');
+    // A day whose start (2^41 × 86400 = 675 × 2^48) would wrap to 0 in the uint48 window: fresh counters refused.
+    await refused(
+      await sessionOp(call(recipient, 1n, '0x'), sessionKey, 2 ** 41),
+      'session: day out of range',
+    );
     // A call the policy does not list, and a listed target with another selector.
     await refused(await sessionOp(call(chain.stranger.address, 0n, '0x')), 'session: call not allowed');
     await refused(

@@ -225,6 +225,9 @@ contract DauthSessionAccount is IAccount {
         // The EntryPoint rejects the operation outside [start of `day`, min(end of `day`, expiry)].
         uint256 dayStart = uint256(day) * DAY;
         uint256 dayEnd = dayStart + DAY - 1;
+        // The window is packed as uint48s: a day beyond them would wrap its start to the past and open fresh
+        // counters for ever.
+        require(dayEnd <= type(uint48).max, "session: day out of range");
         uint256 validUntil = session.validUntil < dayEnd ? session.validUntil : dayEnd;
         validationData = (dayStart << 208) | (validUntil << 160);
     }
