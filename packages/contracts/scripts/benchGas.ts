@@ -15,6 +15,7 @@ import * as prettier from 'prettier';
 import {
   concat,
   createPublicClient,
+  createTestClient,
   encodeAbiParameters,
   createWalletClient,
   encodeFunctionData,
@@ -37,6 +38,8 @@ import {
   dauthAccountAbi,
   dauthAccountFactoryAbi,
   dauthDexAbi,
+  dauthSessionAccountAbi,
+  dauthSessionAccountBytecode,
   deployDauthContracts,
   encodeInitCode,
   entryPointAbi,
@@ -108,8 +111,8 @@ async function main(): Promise<void> {
   const tracing = process.argv.includes('--profile') ? ['--steps-tracing'] : [];
   const anvil = await startAnvil({ args: ['--hardfork', 'prague', ...tracing] });
   try {
-    const [rows, economy] = await measure(anvil.rpcUrl);
-    const report = formatReport(rows, economy);
+    const [rows, economy, sessions] = await measure(anvil.rpcUrl);
+    const report = formatReport(rows, economy, sessions);
     // BENCH_JSON=<file>: the figures, machine-readable, for `npm run bench:all`.
     if (process.env.BENCH_JSON) {
       const figures = Object.fromEntries(
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
   }
 }
 
-async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[]]> {
+async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[], EconomyRow[]]> {
   const transport = http(rpcUrl);
   const publicClient = createPublicClient({ chain: foundry, transport });
   const walletClient = createWalletClient({
@@ -444,9 +447,106 @@ async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[]]> {
     ];
   }
 
+  /**
+   * Session keys: a legacy wallet joins a DauthSessionAccount as its vault; owner and session-key operations
+   * of the same call (one counter write the vault made before) beside each other. The clock is set to a fixed
+   * time first: the session signature names the day, and its bytes must not change between runs.
+   */
+  async function measureSessions(): Promise<EconomyRow[]> {
+    const owner = fixedKey('session/owner');
+    const key = fixedKey('session/key');
+    const testClient = createTestClient({ chain: foundry, transport, mode: 'anvil' });
+    const fixedNow = 4_000_000_000; // 2096-10-02, inside the paymaster window
+    await testClient.setNextBlockTimestamp({ timestamp: BigInt(fixedNow) });
+    await testClient.mine({ blocks: 1 });
+    const day = Math.floor(fixedNow / 86_400);
+    const one = (target: Address) => dauthStack.execute(target, increment);
+    await handleOps([await operation(dauthStack, owner, one)]);
+    const vault = await dauthStack.getAddress(owner.address, 0n);
+    const account = await deploy(dauthSessionAccountAbi, dauthSessionAccountBytecode, [
+      entryPoint,
+      owner.address,
+      vault,
+    ]);
+    await handleOps([
+      await operation(dauthStack, owner, () =>
+        encodeFunctionData({ abi: dauthAccountAbi, functionName: 'changeOwner', args: [account] }),
+      ),
+    ]);
+    async function sessionOperation(
+      signer: LocalAccount,
+      callData: Hex,
+      session: boolean,
+    ): Promise<UserOperation> {
+      const nonce = await publicClient.readContract({
+        address: entryPoint,
+        abi: entryPointAbi,
+        functionName: 'getNonce',
+        args: [account, 0n],
+      });
+      const signed = await dauthStack.sign(
+        { sender: account, nonce, initCode: '0x', callData, ...GAS_FIELDS },
+        signer,
+      );
+      if (!session) return signed;
+      return { ...signed, signature: concat([signer.address, toHex(day, { size: 6 }), signed.signature]) };
+    }
+    const ownerFirst = await handleOps([await sessionOperation(owner, one(counter), false)]);
+    const ownerLater = await handleOps([await sessionOperation(owner, one(counter), false)]);
+    const grant = await handleOps([
+      await sessionOperation(
+        owner,
+        dauthStack.execute(
+          account,
+          encodeFunctionData({
+            abi: dauthSessionAccountAbi,
+            functionName: 'addSessionKey',
+            args: [
+              key.address,
+              {
+                targets: [counter],
+                selectors: [increment],
+                maxValuePerCall: parseEther('1'),
+                maxValuePerDay: parseEther('1'),
+                tokens: [],
+                tokenLimitsPerDay: [],
+                validUntil: fixedNow + 30 * 86_400,
+              },
+            ],
+          }),
+        ),
+        false,
+      ),
+    ]);
+    const sessionFirst = await handleOps([await sessionOperation(key, one(counter), true)]);
+    const sessionLater = await handleOps([await sessionOperation(key, one(counter), true)]);
+    const more = (value: number) =>
+      `${(value - ownerLater).toLocaleString('en-US')} more than the owner’s later operation`;
+    return [
+      {
+        label: 'Owner operation through the session account, first (vault = a legacy wallet)',
+        gas: ownerFirst,
+        note: 'first operation of the session account (its nonce slot)',
+      },
+      {
+        label: 'Owner operation through the session account, later',
+        gas: ownerLater,
+        note: `${(ownerLater - ours.later).toLocaleString('en-US')} more than a legacy wallet’s own later operation (${ours.later.toLocaleString('en-US')})`,
+      },
+      {
+        label: 'Grant: owner registers a session key (1 allowed call, `addSessionKey`)',
+        gas: grant,
+        note: 'one operation of the owner',
+      },
+      { label: 'Session-key operation, first', gas: sessionFirst, note: more(sessionFirst) },
+      { label: 'Session-key operation, later', gas: sessionLater, note: more(sessionLater) },
+    ];
+  }
+
   const reference = await measureStack(referenceStack, 'reference');
   const ours = await measureStack(dauthStack, 'dauth');
   const economy = await measureEconomy();
+  const sessions = await measureSessions();
   if (process.argv.includes('--profile')) {
     const implementation = (address: Address) =>
       publicClient.readContract({
@@ -516,6 +616,7 @@ async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[]]> {
       },
     ],
     economy,
+    sessions,
   ];
 }
 
@@ -534,7 +635,11 @@ function roundTwo(rows: Row[]): string[] {
   ];
 }
 
-function formatReport(rows: Row[], economy: EconomyRow[]): { text: string; missed: string[] } {
+function formatReport(
+  rows: Row[],
+  economy: EconomyRow[],
+  sessions: EconomyRow[],
+): { text: string; missed: string[] } {
   const gas = (value: number) => Math.round(value).toLocaleString('en-US');
   const missed: string[] = [];
   const lines = rows.map((row) => {
@@ -577,6 +682,16 @@ the dex, so a content-wallet call is a call of the slot owner's main wallet thro
 | Case | dauth | Note |
 | --- | ---: | --- |
 ${economy.map((row) => `| ${row.label} | ${gas(row.gas)} | ${row.note} |`).join('\n')}
+
+## Session keys (dauth only)
+
+A legacy wallet (above) hands its ownership to a \`DauthSessionAccount\` whose vault it is; every call is then
+still made by the wallet. The call is one counter write the wallet had made before. A session-key operation is
+checked against its policy during validation (docs/contracts.md, "Session keys").
+
+| Case | dauth | Note |
+| --- | ---: | --- |
+${sessions.map((row) => `| ${row.label} | ${gas(row.gas)} | ${row.note} |`).join('\n')}
 `;
   return { text, missed };
 }

@@ -4,6 +4,7 @@ export * from './DauthAccountFactory.js';
 export * from './DauthContentToken.js';
 export * from './DauthDex.js';
 export * from './DauthPaymaster.js';
+export * from './DauthSessionAccount.js';
 export * from './DauthToken.js';
 export * from './EntryPoint.js';
 export * from './SignatureRecovery.js';
