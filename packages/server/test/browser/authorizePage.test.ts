@@ -231,7 +231,9 @@ describe.skipIf(!chromiumAvailable)('login-and-consent page in a real Chromium',
       attacker.goto(`${callback.origin}/attack`),
     ]);
     expect(response.status()).toBe(403);
-    expect(await response.json()).toMatchObject({ success: false, error: 'invalid_csrf_token' });
+    // A browser's form post gets the HTML error page (issue 31), naming the refusal.
+    expect(response.headers()['content-type']).toMatch(/^text\/html/);
+    expect(await response.text()).toContain('invalid_csrf_token');
     expect(callback.requests).toHaveLength(0);
     await attacker.close();
     await page.close();

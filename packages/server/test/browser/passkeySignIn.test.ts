@@ -132,7 +132,7 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
       ...assertion,
       client_id: client.clientId,
     });
-    expect(login.status).toBe(200);
+    expect(login.status, await login.clone().text()).toBe(200);
     expect(await login.json()).toMatchObject({ success: true, uuid: user.uuid });
     // The same assertion a second time: refused.
     const replay = await post(`${base}/v1/dev-user/passkeys/login`, assertion);

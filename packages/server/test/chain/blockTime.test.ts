@@ -31,12 +31,15 @@ describe('external chain with a 2-second block time (anvil --block-time 2)', () 
     node = await startAnvil({ args: ['--block-time', '2'] });
     keys = freshKeys();
     bank = bankOf(node.rpcUrl);
+    const reader = createPublicClient({ transport: http(node.rpcUrl) });
     for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-      await bank.sendTransaction({
+      const funding = await bank.sendTransaction({
         chain: null,
         to: privateKeyToAccount(key).address,
         value: parseEther('100'),
       });
+      // Mined only at the next 2-second block: the deployment must not start before the funds are there.
+      await reader.waitForTransactionReceipt({ hash: funding });
     }
     server = await startTestServer({ env: { CHAIN_RPC_URL: node.rpcUrl, ...keys } });
     const deposit = await bank.writeContract({
@@ -47,7 +50,7 @@ describe('external chain with a 2-second block time (anvil --block-time 2)', () 
       args: [server.services.chain.info.contracts.paymaster],
       value: parseEther('10'),
     });
-    await createPublicClient({ transport: http(node.rpcUrl) }).waitForTransactionReceipt({ hash: deposit });
+    await reader.waitForTransactionReceipt({ hash: deposit });
   }, 180_000);
 
   afterAll(async () => {

@@ -131,8 +131,13 @@ type InjectResponse = { statusCode: number; headers: Record<string, unknown>; bo
 function assertErrorShape(url: string, response: InjectResponse, where: string): void {
   const contentType = String(response.headers['content-type'] ?? '');
   if (contentType.startsWith('text/html')) {
-    // Only the browser-facing pages answer HTML, and only to a GET or their own form posts.
-    expect(url.startsWith('/oauth/authorize') || url.startsWith('/console'), where).toBe(true);
+    // Only the browser-facing pages answer HTML, and only to a GET or their own form posts: the login
+    // and consent page, the device page, the console and the sign-up mail's verification link.
+    const pages = ['/oauth/authorize', '/oauth/device', '/device', '/console', '/v1/dev-user/verify-email?'];
+    expect(
+      pages.some((page) => url.startsWith(page)),
+      where,
+    ).toBe(true);
     return;
   }
   expect(contentType, where).toMatch(/^application\/json/);

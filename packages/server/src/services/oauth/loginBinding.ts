@@ -1,6 +1,5 @@
 import { AppError } from '../../errors.js';
 import type { TokenClaims } from '../tokens/tokenService.js';
-import type { ClientDirectory } from './clientDirectory.js';
 
 /**
  * Login binding (decisions §8, docs/security.md "Login binding"): a login JWT made for one app
@@ -34,7 +33,7 @@ export const FIRST_PARTY_BINDING = 'dauth:console';
  * `FIRST_PARTY_BINDING` binds to the console and the CLI.
  */
 export async function loginBindingFor(
-  clients: Pick<ClientDirectory, 'findClient'>,
+  clients: { findClient(clientId: string): Promise<{ clientId: string } | undefined> },
   clientId: string | undefined,
 ): Promise<{ clientId?: string }> {
   if (clientId === undefined) return {};

@@ -8,6 +8,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
+import { loginBindingFor } from '../oauth/loginBinding.js';
 import { AppError, notFound } from '../../errors.js';
 import type { ChallengePurpose, PasskeyRecord, PasskeyStore } from '../../stores/passkeyStore.js';
 import type { User } from '../../stores/userStore.js';
@@ -120,14 +121,13 @@ export class PasskeyService {
     response: AuthenticationResponseJSON,
     clientId: string | undefined,
   ): Promise<{ token: string; uuid: string; expiresIn: number }> {
-    if (clientId !== undefined && !(await this.clients.findClient(clientId))) {
-      throw new AppError(400, 'invalid_request', 'client_id names no app', { field: 'client_id' });
-    }
+    // The same binding as a password login: an app's client_id, or the console's first-party one.
+    const binding = await loginBindingFor(this.clients, clientId);
     const { userUuid, at } = await this.authenticate(response);
     const uuid = String(userUuid);
     const { token, expiresIn } = await this.tokens.issueLoginToken(uuid, {
       authTime: Math.floor(at / 1000),
-      ...(clientId === undefined ? {} : { clientId }),
+      ...binding,
     });
     return { token, uuid, expiresIn };
   }

@@ -33,7 +33,8 @@ export const AuthenticationResponse = Type.Object(
       {
         clientDataJSON: base64url(4000),
         authenticatorData: base64url(4000),
-        signature: base64url(1000),
+        // ML-DSA (post-quantum, which Chromium's authenticators may pick) signs with up to 4,627 bytes.
+        signature: base64url(8000),
         userHandle: Type.Optional(Type.String({ maxLength: 200 })),
       },
       { additionalProperties: true },
