@@ -144,26 +144,7 @@ export function loginPage(input: LoginPageInput): string {
     <form method="post" action="/oauth/authorize/login" autocomplete="on">
       ${hiddenFields(input.fields)}
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
-      <label for="email">E-mail</label>
-      <input
-        id="email"
-        name="email"
-        type="email"
-        required
-        maxlength="320"
-        autocomplete="username"
-        value="${input.email ?? ''}"
-      />
-      <label for="password">Password</label>
-      <input
-        id="password"
-        name="password"
-        type="password"
-        required
-        maxlength="1024"
-        autocomplete="current-password"
-      />
-      <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
+      ${credentialFields(input.email)}
     </form>
     <form method="post" action="/oauth/authorize/passkey" id="passkey-form">
       ${hiddenFields(input.fields)}
@@ -298,4 +279,28 @@ if (window.opener && !window.opener.closed) {
       ${new SafeHtml(scriptJson(data))}
     </script>`;
   return layout('Signed in · dauth', input.nonce, body, script);
+}
+
+/** The e-mail and password fields and the sign-in button, shared by every sign-in form. */
+export function credentialFields(email: string | undefined): SafeHtml {
+  return html`<label for="email">E-mail</label>
+    <input
+      id="email"
+      name="email"
+      type="email"
+      required
+      maxlength="320"
+      autocomplete="username"
+      value="${email ?? ''}"
+    />
+    <label for="password">Password</label>
+    <input
+      id="password"
+      name="password"
+      type="password"
+      required
+      maxlength="1024"
+      autocomplete="current-password"
+    />
+    <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>`;
 }

@@ -1,6 +1,6 @@
 import { displayAppName } from '../../services/oauth/clientService.js';
 import { html } from './html.js';
-import { layout } from './authorizePages.js';
+import { credentialFields, layout } from './authorizePages.js';
 
 /** Where the verification page's forms post (`routes/oauth/device/index.ts`). */
 export const DEVICE_PAGE_PATH = '/oauth/device';
@@ -21,26 +21,7 @@ export function deviceLoginPage(input: DevicePageBase & { email?: string | undef
     <form method="post" action="${DEVICE_PAGE_PATH}/login" autocomplete="on">
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="user_code" value="${input.userCode ?? ''}" />
-      <label for="email">E-mail</label>
-      <input
-        id="email"
-        name="email"
-        type="email"
-        required
-        maxlength="320"
-        autocomplete="username"
-        value="${input.email ?? ''}"
-      />
-      <label for="password">Password</label>
-      <input
-        id="password"
-        name="password"
-        type="password"
-        required
-        maxlength="1024"
-        autocomplete="current-password"
-      />
-      <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>
+      ${credentialFields(input.email)}
     </form>`;
   return layout('Connect a device · dauth', input.nonce, body);
 }
