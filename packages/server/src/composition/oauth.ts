@@ -81,7 +81,7 @@ export async function createOAuthDomain(deps: {
     issuer: config.publicUrl,
   });
   const devices = new DeviceAuthorizationService({
-    devices: new DeviceAuthorizationStore(db),
+    devices: new DeviceAuthorizationStore(db, deps.outbox),
     oauth,
     clients,
     ttlSeconds: config.deviceCode.ttlSeconds,

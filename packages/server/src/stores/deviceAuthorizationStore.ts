@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import { type CodeRecord, type GrantRecord, insertGrantWithCode } from './oauthGrantStore.js';
+import type { WebhookOutbox } from './webhookStore.js';
 
 export interface DeviceAuthorizationsTable {
   device_code_hash: string;
@@ -67,7 +68,11 @@ const toRecord = (r: DeviceAuthorizationsTable): DeviceAuthorizationRecord => ({
  * the same statement.
  */
 export class DeviceAuthorizationStore {
-  constructor(private readonly db: Db) {}
+  /** `outbox`: an approval's grant writes `grant.created` in the approval's commit. */
+  constructor(
+    private readonly db: Db,
+    private readonly outbox?: WebhookOutbox,
+  ) {}
 
   /** Inserts a new request; false when its user code is taken by a stored one (the caller draws another). */
   async insert(record: DeviceAuthorizationRecord): Promise<boolean> {
@@ -127,7 +132,7 @@ export class DeviceAuthorizationStore {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (affected(result) !== 1) return false;
-      await insertGrantWithCode(trx, grant, code);
+      await insertGrantWithCode(trx, grant, code, this.outbox);
       return true;
     });
   }

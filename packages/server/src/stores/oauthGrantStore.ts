@@ -164,7 +164,12 @@ const refreshRow = (t: RefreshTokenRecord): OAuthRefreshTokensTable => ({
  * Inserts a grant with its authorization code inside the caller's transaction (the code flow's
  * `createGrantWithCode`, and the device grant's approval, which changes its own row in the same commit).
  */
-export async function insertGrantWithCode(trx: Transaction<Database>, grant: GrantRecord, code: CodeRecord) {
+export async function insertGrantWithCode(
+  trx: Transaction<Database>,
+  grant: GrantRecord,
+  code: CodeRecord,
+  outbox?: WebhookOutbox,
+) {
   await trx
     .insertInto('oauth_grants')
     .values({
@@ -196,6 +201,8 @@ export async function insertGrantWithCode(trx: Transaction<Database>, grant: Gra
       auth_time: code.oidc?.authTime ?? null,
     })
     .execute();
+  // Every path that opens a grant with a code (the code flow, a device approval) reports it.
+  await outbox?.record(trx, grantCreated(grant));
 }
 
 /** Thrown inside a transaction to roll it back when a conditional update lost its race. */
@@ -221,8 +228,7 @@ export class OAuthGrantStore {
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await insertGrantWithCode(trx, grant, code);
-      await this.outbox?.record(trx, grantCreated(grant));
+      await insertGrantWithCode(trx, grant, code, this.outbox);
     });
   }
 

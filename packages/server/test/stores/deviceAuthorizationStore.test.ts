@@ -8,6 +8,7 @@ import {
 } from '../../src/stores/deviceAuthorizationStore.js';
 import { type CodeRecord, type GrantRecord, OAuthGrantStore } from '../../src/stores/oauthGrantStore.js';
 import { UserStore } from '../../src/stores/userStore.js';
+import { WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
 
 const DAY = 24 * 3600_000;
@@ -117,6 +118,38 @@ describe.each(testDatabases)('device authorization store ($name)', (database) =>
     expect(await store.approve(late.deviceCodeHash, 601_000, lateGrant.grant, lateGrant.code)).toBe(false);
     expect(await grants.findCode(late.codeHash)).toBeUndefined();
     expect(await grants.findGrant(lateGrant.grant.grantId)).toBeUndefined();
+  });
+
+  it('an approval reports its grant (grant.created) in its own commit; a refused approval reports nothing', async () => {
+    const hooks = new WebhookStore(db);
+    await hooks.insertEndpoint({
+      id: `wh_${randomUUID()}`,
+      clientId,
+      url: 'https://hooks.example/device',
+      events: ['grant.created'],
+      secretSealed: 'sealed',
+      previousSecretSealed: undefined,
+      previousSecretExpiresAt: undefined,
+      failingSince: undefined,
+      createdAt: 1,
+    });
+    const reporting = new DeviceAuthorizationStore(db, new WebhookOutbox());
+    const r = request();
+    await reporting.insert(r);
+    const { grant, code } = grantFor(r, 5_000);
+    expect(await reporting.approve(r.deviceCodeHash, 5_000, grant, code)).toBe(true);
+    const again = grantFor(r, 5_001);
+    expect(await reporting.approve(r.deviceCodeHash, 5_001, again.grant, again.code)).toBe(false);
+    const reported = await db
+      .selectFrom('webhook_deliveries')
+      .select(['type', 'payload'])
+      .where('type', '=', 'grant.created')
+      .execute();
+    const grantIds = reported.map(
+      (row) => (JSON.parse(row.payload) as { data: { grant_id: string } }).data.grant_id,
+    );
+    expect(grantIds).toContain(grant.grantId);
+    expect(grantIds).not.toContain(again.grant.grantId);
   });
 
   it('denies a pending request once; an approval after it opens nothing', async () => {
