@@ -1,0 +1,70 @@
+/**
+ * The contract every upstream identity provider kind implements (decisions §8, "Sign in with Google,
+ * Apple, Discord, Steam"). The federation service owns the flow (state, the browser-bound flow cookie,
+ * accounts and linking); a provider only speaks its upstream protocol:
+ *   - `oidc`   OpenID Connect (discovery, authorization code + PKCE, id_token checked against its JWKS);
+ *   - `oauth2` explicit endpoints + a userinfo endpoint (Discord);
+ *   - `steam`  OpenID 2.0 (checkid_setup, then check_authentication direct verification).
+ * A provider never creates or links accounts and never sees dauth's users.
+ */
+
+/** Who the upstream says signed in. `subject` is stable per provider: an identity is (provider id, subject). */
+export interface UpstreamIdentity {
+  subject: string;
+  /** Only ever used to create an account when `emailVerified` is true; never to link one. */
+  email: string | null;
+  emailVerified: boolean;
+  displayName: string | null;
+}
+
+/** The per-flow values the federation service generates and keeps server-side, bound to the browser. */
+export interface BrowserFlow {
+  /** Opaque, high-entropy; travels through the upstream and identifies the flow on the way back. */
+  state: string;
+  /** For `oidc`: the id_token must carry it. Ignored by kinds without one. */
+  nonce: string;
+  /** PKCE (S256) verifier; the provider derives the challenge. Ignored by kinds without PKCE (Steam). */
+  codeVerifier: string;
+  /** dauth's absolute callback URL for this provider (`{PUBLIC_URL}/v1/federation/{id}/callback`). */
+  callbackUrl: string;
+}
+
+export type ProviderKind = 'oidc' | 'oauth2' | 'steam';
+
+export interface UpstreamProvider {
+  readonly id: string;
+  readonly kind: ProviderKind;
+  /** Shown on the login page: "Continue with {name}". */
+  readonly name: string;
+  /** Where to send the browser to sign in upstream. May fetch discovery (the first use) and so may fail. */
+  authorizationUrl(flow: BrowserFlow): Promise<URL>;
+  /**
+   * Completes a browser flow from the callback's full query (already matched to `flow` by `state`).
+   * Throws UpstreamRejected for anything the upstream or its assertion gets wrong.
+   */
+  completeBrowserFlow(callback: URLSearchParams, flow: BrowserFlow): Promise<UpstreamIdentity>;
+  /** The native flow (`POST /v1/dev-user/federated-login`): only kinds that issue id_tokens have it. */
+  verifyIdToken?(idToken: string): Promise<UpstreamIdentity>;
+}
+
+/**
+ * The upstream's answer cannot be trusted (bad signature, wrong audience, expired, replayed nonce,
+ * wrong OP endpoint, upstream error). `reason` is for logs and tests; callers answer without it.
+ */
+export class UpstreamRejected extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamRejected';
+  }
+}
+
+/** The upstream could not be reached or answered garbage (discovery down, token endpoint 5xx). */
+export class UpstreamUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UpstreamUnavailable';
+  }
+}
