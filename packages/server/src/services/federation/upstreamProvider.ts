@@ -68,3 +68,41 @@ export class UpstreamUnavailable extends Error {
     this.name = 'UpstreamUnavailable';
   }
 }
+
+/**
+ * One entry of `IDENTITY_PROVIDERS` after its preset (google, apple, discord, steam) is applied
+ * (`presets.ts`). Field names follow the configuration's JSON (decisions §8).
+ */
+export interface ProviderConfig {
+  id: string;
+  kind: ProviderKind;
+  name: string;
+  client_id: string;
+  /** Audiences accepted on a native id_token (the web client id plus the iOS/Android ones); default [client_id]. */
+  client_ids?: string[];
+  client_secret?: string;
+  scopes?: string[];
+  /** `oidc`: discovered from `${issuer}/.well-known/openid-configuration` on first use. */
+  issuer?: string;
+  /** `oauth2`: explicit endpoints. */
+  authorization_endpoint?: string;
+  token_endpoint?: string;
+  userinfo_endpoint?: string;
+  /** `apple`: the client secret is an ES256 JWT made from these (Apple's "Sign in with Apple" key). */
+  team_id?: string;
+  key_id?: string;
+  private_key?: string;
+  /** `steam`: the OpenID 2.0 OP endpoint (default Steam's own; tests point it at a local server). */
+  op_endpoint?: string;
+  /** `steam`: Web API key (STEAM_WEB_API_KEY) for the profile name, and its base URL (tests). */
+  web_api_key?: string;
+  web_api_url?: string;
+}
+
+/** What a provider may use; injected so tests can run every kind against real local servers. */
+export interface ProviderDeps {
+  fetch: typeof fetch;
+  now: () => number;
+  /** Single-use markers (OpenID 2.0 response nonces): true the first time a key is claimed, false after. */
+  claimOnce(key: string, ttlMs: number): Promise<boolean>;
+}
