@@ -6,6 +6,7 @@ import type {
   BrowserFlow,
   ProviderConfig,
   ProviderDeps,
+  UpstreamProvider,
 } from '../../src/services/federation/upstreamProvider.js';
 import { FederationNonceStore } from '../../src/stores/federationNonceStore.js';
 import { testDatabases } from '../helpers/databases.js';
