@@ -245,5 +245,9 @@ describe('identity provider presets', () => {
       'IDENTITY_PROVIDERS[2] identity provider "google": client_id is required for google',
       'IDENTITY_PROVIDERS[2] identity provider "google": client_secret is required for google',
     ]);
+    // The message is one line, so the configuration's error can list it beside its other problems.
+    expect(() => applyPreset({ id: 'gh', kind: 'oauth2', client_id: 'c', client_secret: 's' })).toThrow(
+      /^identity provider "gh": authorization_endpoint is required for oauth2; identity provider "gh": token_endpoint/,
+    );
   });
 });

@@ -59,7 +59,8 @@ const PRESETS: Record<PresetName, Partial<ResolvedProviderConfig>> = {
 /** A configuration entry that cannot work; `problems` lists every reason, each naming the field. */
 export class ProviderConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid identity provider configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    // One line: the configuration's own error lists it beside its other problems.
+    super(problems.join('; '));
     this.name = 'ProviderConfigError';
   }
 }
@@ -83,7 +84,7 @@ const nonEmpty = z.string().trim().min(1, 'must not be empty');
 const entrySchema = z
   .object({
     // It is a path segment of the callback URL (`/v1/federation/{id}/callback`).
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'must be 1–32 of a-z, 0-9, "-", "_"'),
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1–64 of a-z, 0-9, "-", "_"'),
     preset: z.enum(['google', 'apple', 'discord', 'steam']).optional(),
     kind: z.enum(['oidc', 'oauth2', 'steam']).optional(),
     name: nonEmpty.max(64).optional(),
