@@ -122,6 +122,21 @@ func (f *fakePlayerRoutes) verify(body map[string]any) (fakeClaims, int, string)
 	return claims, 0, ""
 }
 
+// verifyAndFind verifies the body's id_token (answering the refusal itself) and finds its identity.
+func (f *fakePlayerRoutes) verifyAndFind(w http.ResponseWriter, body map[string]any) (fakeClaims, *fakeIdentity, bool) {
+	claims, status, code := f.verify(body)
+	if status != 0 {
+		fail(w, status, code, nil)
+		return claims, nil, false
+	}
+	for n, i := range f.identities {
+		if i.provider == claims.provider && i.subject == claims.subject {
+			return claims, &f.identities[n], true
+		}
+	}
+	return claims, nil, true
+}
+
 func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
@@ -138,16 +153,13 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.EscapedPath()
 	switch {
 	case r.Method == "POST" && path == "/v1/dev-user/federated-login":
-		claims, status, code := f.verify(body)
-		if status != 0 {
-			fail(w, status, code, nil)
+		claims, known, ok := f.verifyAndFind(w, body)
+		if !ok {
 			return
 		}
-		for _, i := range f.identities {
-			if i.provider == claims.provider && i.subject == claims.subject {
-				answer(w, 200, map[string]any{"success": true, "token": "jwt." + i.uuid, "uuid": i.uuid, "created": false})
-				return
-			}
+		if known != nil {
+			answer(w, 200, map[string]any{"success": true, "token": "jwt." + known.uuid, "uuid": known.uuid, "created": false})
+			return
 		}
 		for _, email := range f.emails {
 			if email != "" && email == claims.email {
@@ -178,16 +190,13 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 			}
 			answer(w, 200, map[string]any{"identities": list})
 		case r.Method == "POST":
-			claims, status, code := f.verify(body)
-			if status != 0 {
-				fail(w, status, code, nil)
+			claims, known, ok := f.verifyAndFind(w, body)
+			if !ok {
 				return
 			}
-			for _, i := range f.identities {
-				if i.provider == claims.provider && i.subject == claims.subject {
-					fail(w, 409, "identity_in_use", nil)
-					return
-				}
+			if known != nil {
+				fail(w, 409, "identity_in_use", nil)
+				return
 			}
 			f.counter++
 			identity := fakeIdentity{fmt.Sprintf("idn_%d", f.counter), uuid, claims}
