@@ -31,6 +31,7 @@ namespace Dauth.Tests
             RequestTests.Register(runner);
             HttpTransportTests.Register(runner);
             ApiSurfaceTests.Register(runner);
+            WebhookTests.Register(runner);
             LiveTests.Register(runner);
             string filter = args.Length > 0 ? args[0] : null;
             return runner.Run(filter);
