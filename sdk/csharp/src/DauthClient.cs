@@ -293,7 +293,7 @@ namespace Dauth
             {
                 var balances = new List<ContentBalance>();
                 foreach (var b in Read.Array(slot, "balances"))
-                    balances.Add(new ContentBalance { Cuid = Read.String(b, "cuid"), Balance = Read.Amount(b, "balance"), Used = Read.Amount(b, "used") });
+                    balances.Add(Read.Balance(new ContentBalance(), b, "used"));
                 slots.Add(new PlayerSlot
                 {
                     SlotId = Read.Slot(slot, "slot_id"),
@@ -312,13 +312,9 @@ namespace Dauth
             var path = "v1/development-api/balance_adex/" + Uri.EscapeDataString(slotAddress)
                 + (cuid == null ? "" : "?cuid=" + Uri.EscapeDataString(cuid));
             var answer = Read.Answer(await SendAsync("GET", path, null, null, null, cancellationToken).ConfigureAwait(false));
-            return new SlotBalance
-            {
-                Slot = Read.String(answer, "slot"),
-                Cuid = Read.String(answer, "cuid"),
-                Balance = Read.Amount(answer, "balance"),
-                UsedBalances = Read.Amount(answer, "used_balances"),
-            };
+            var balance = Read.Balance(new SlotBalance(), answer, "used_balances");
+            balance.Slot = Read.String(answer, "slot");
+            return balance;
         }
 
         /// <summary>

@@ -110,6 +110,15 @@ namespace Dauth
             return Amount(json, name);
         }
 
+        /// <summary>Fills a cuid's balance and use; the slot list names the use "used", the public query "used_balances".</summary>
+        public static T Balance<T>(T balance, JsonValue json, string usedName) where T : ContentBalance
+        {
+            balance.Cuid = String(json, "cuid");
+            balance.Balance = Amount(json, "balance");
+            balance.Used = Amount(json, usedName);
+            return balance;
+        }
+
         public static PlayerSession Session(JsonValue json)
         {
             return new PlayerSession(String(json, "token"), Digits(json, "uuid"));

@@ -227,7 +227,7 @@ namespace Dauth.Tests
                 fake = new FakeTransport(200, "{\"success\":true,\"slot\":\"0xs\",\"balance\":\"5\",\"used_balances\":\"1\",\"cuid\":\"c d\"}");
                 var balance = await Client(fake).GetSlotBalanceAsync("0xs", "c d");
                 Sent(fake, "GET", "v1/development-api/balance_adex/0xs?cuid=c%20d", null);
-                Assert.Equal(new BigInteger(1), balance.UsedBalances);
+                Assert.Equal(new BigInteger(1), balance.Used);
 
                 fake = new FakeTransport(200, "{\"success\":true,\"message\":\"Logout status updated\",\"user_id\":\"42\",\"status\":\"logged_out\",\"transfer_enabled\":true,\"timestamp\":\"2026-01-01T00:00:00Z\"}");
                 var status = await Client(fake).ReportLogoutAsync("access-token", "42");
