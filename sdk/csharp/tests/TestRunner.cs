@@ -33,6 +33,7 @@ namespace Dauth.Tests
             ApiSurfaceTests.Register(runner);
             WebhookTests.Register(runner);
             LiveTests.Register(runner);
+            LivePlayerRoutesTests.Register(runner);
             string filter = args.Length > 0 ? args[0] : null;
             return runner.Run(filter);
         }

@@ -19,14 +19,15 @@ import { commandAvailable, registerApp, type RegisteredApp, runChild } from './s
 /**
  * Native federated sign-in and identities (issue 26, docs/federation.md) through the SDKs against one
  * live dauth whose IDENTITY_PROVIDERS lists an OpenID Connect upstream served here (discovery and a
- * JWKS on a loopback port; its id_tokens signed with jose): the TypeScript SDK in this file, the Python
- * and Go SDKs' own suites as child processes. Until the federation routes are on the branch, the
+ * JWKS on a loopback port; its id_tokens signed with jose): the TypeScript SDK in this file, the Python,
+ * Go and C# SDKs' own suites as child processes. Until the federation routes are on the branch, the
  * service answers 404 and every test skips, saying so.
  */
 
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const pythonAvailable = commandAvailable('python3', ['--version']);
 const goAvailable = commandAvailable('go', ['version']);
+const monoAvailable = commandAvailable('mcs', ['--version']) && commandAvailable('mono', ['--version']);
 const NOT_YET =
   'POST /v1/dev-user/federated-login answers 404: the federation routes (helper fed) are not merged yet';
 
@@ -225,4 +226,18 @@ describe('SDKs: native federated sign-in against a live dauth', () => {
     expect(result.exitCode, result.output).toBe(0);
     expect(result.output).toMatch(/^--- PASS: TestFederationE2E/m);
   });
+  it.skipIf(!monoAvailable && !inCi)(
+    'C#: build.sh live-fed passes',
+    async (ctx) => {
+      if (!routesExist) ctx.skip(NOT_YET);
+      const result = await runChild('bash', [path.join(repoRoot, 'sdk', 'csharp', 'build.sh'), 'live-fed'], {
+        cwd: repoRoot,
+        env: await environment(),
+        timeoutMs: 240_000,
+      });
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.output).toMatch(/^PASS live-fed: /m);
+    },
+    300_000,
+  );
 });

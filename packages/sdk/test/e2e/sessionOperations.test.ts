@@ -17,7 +17,8 @@ import { registerPin, tokenBalance } from '../../../server/test/pin/pinHelpers.j
 import { commandAvailable, runChild } from './support.js';
 
 /**
- * Session operations (issue 27, docs/session-keys.md) through the TypeScript, Python and Go SDKs against
+ * Session operations (issue 27, docs/session-keys.md) through the TypeScript, Python and Go SDKs (and the
+ * player's grant, list and revocation through the C# SDK) against
  * one live dauth on its embedded chain: the app declares a wallet policy (platform-token transfers up to
  * 300 a day), a player grants it with the PIN, and the app's backend acts with the player's access token.
  * Until the session-key routes are on the branch (PUT …/wallet-policy answers 404), every test skips,
@@ -27,6 +28,7 @@ import { commandAvailable, runChild } from './support.js';
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const pythonAvailable = commandAvailable('python3', ['--version']);
 const goAvailable = commandAvailable('go', ['version']);
+const monoAvailable = commandAvailable('mcs', ['--version']) && commandAvailable('mono', ['--version']);
 const NOT_YET =
   'PUT /v1/dev-user/clients/{id}/wallet-policy answers 404: the session-key routes (helper sk) are not merged yet';
 const TRANSFER = '0xa9059cbb';
@@ -191,6 +193,31 @@ describe('SDKs: session operations against a live dauth', () => {
       );
       expect(result.exitCode, result.output).toBe(0);
       expect(result.output).toMatch(/^--- PASS: TestSessionOperationsE2E/m);
+    },
+    300_000,
+  );
+  it.skipIf(!monoAvailable && !inCi)(
+    'C#: build.sh live-sk passes (grant with the PIN, list, revoke)',
+    async (ctx) => {
+      if (!routesExist) ctx.skip(NOT_YET);
+      const user = await createUser(server.url);
+      const wallet = await registerPin(server, pinUser(user)); // PIN 123456
+      const { code } = await authorizeWithBearer(server.url, user, app); // the player approves the app
+      expect((await exchange(server.url, app, code)).status).toBe(200);
+      const result = await runChild('bash', [path.join(repoRoot, 'sdk', 'csharp', 'build.sh'), 'live-sk'], {
+        cwd: repoRoot,
+        env: {
+          DAUTH_E2E_URL: server.url,
+          DAUTH_E2E_CLIENT_ID: app.clientId,
+          DAUTH_E2E_SK_EMAIL: user.email,
+          DAUTH_E2E_SK_PASSWORD: user.password,
+          DAUTH_E2E_SK_PIN_SALT: wallet.pin.pin_salt,
+          DAUTH_E2E_SK_KEY_SHARE: wallet.key_share_user,
+        },
+        timeoutMs: 240_000,
+      });
+      expect(result.exitCode, result.output).toBe(0);
+      expect(result.output).toMatch(/^PASS live-sk: /m);
     },
     300_000,
   );
