@@ -27,7 +27,8 @@ var (
 
 // FederationError is a federated sign-in or an identity call answered with a failure. It matches
 // ErrInvalidIDToken, ErrAccountLinkRequired or ErrLastSignInMethod by its ErrorCode; other codes
-// are e.g. identity_in_use (409, linked to another account), provider_not_found (404), rate_limited.
+// are e.g. identity_in_use (409, linked to another account), unknown_provider (404),
+// id_token_unsupported (400: an oauth2 or steam provider), provider_unavailable (503), rate_limited.
 type FederationError struct {
 	StatusCode int
 	ErrorCode  string

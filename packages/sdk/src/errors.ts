@@ -187,8 +187,8 @@ export class ProviderRegistrationError extends RefusedRequestError {
 /**
  * A federated sign-in or an identity call (docs/federation.md) was refused: the service's status and
  * stable code. The codes a caller acts on have their own classes below; others stay this class, e.g.
- * 400 `invalid_request` (a provider that issues no id_token), 404 `provider_not_found`, 409
- * `identity_in_use` (linked to another account), 429 `rate_limited`.
+ * 400 `id_token_unsupported` (an oauth2 or steam provider issues no id_token), 404 `unknown_provider`,
+ * 409 `identity_in_use` (linked to another account), 429 `rate_limited`, 503 `provider_unavailable`.
  */
 export class FederationError extends RefusedRequestError {
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {

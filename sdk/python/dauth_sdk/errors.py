@@ -164,7 +164,8 @@ class FederationError(RefusedRequestError):
     """A federated sign-in or an identity call (docs/federation.md) the service refused.
 
     The codes a caller acts on have their own classes; others stay this class, e.g. ``identity_in_use``
-    (409, linked to another account), ``provider_not_found`` (404), ``rate_limited`` (429).
+    (409, linked to another account), ``unknown_provider`` (404), ``id_token_unsupported`` (400: an oauth2
+    or steam provider), ``provider_unavailable`` (503), ``rate_limited`` (429).
     """
 
     _what = "federation request failed"

@@ -201,8 +201,8 @@ export class FakePlayerRoutes {
     body: Record<string, unknown>,
   ): { provider: string; subject: string; email: string | null } | string {
     if (typeof body.provider !== 'string' || typeof body.id_token !== 'string') return '400 invalid_request';
-    if (!['google', 'apple', 'discord', 'steam'].includes(body.provider)) return '404 provider_not_found';
-    if (body.provider === 'steam') return '400 invalid_request';
+    if (!['google', 'apple', 'discord', 'steam'].includes(body.provider)) return '404 unknown_provider';
+    if (body.provider === 'steam') return '400 id_token_unsupported';
     const claims = this.#idTokens.get(body.id_token);
     if (!claims || claims.provider !== body.provider) return '401 invalid_id_token';
     return claims;
