@@ -34,6 +34,9 @@ namespace Dauth
         public const string InvalidIdToken = "invalid_id_token";
         public const string IdentityInUse = "identity_in_use";
         public const string LastSignInMethod = "last_sign_in_method";
+        public const string UnknownProvider = "unknown_provider";
+        public const string IdTokenUnsupported = "id_token_unsupported";
+        public const string ProviderUnavailable = "provider_unavailable";
         public const string SessionKeyNotFound = "session_key_not_found";
         // RFC 8628 device grant answers (at /oauth/token).
         public const string AuthorizationPending = "authorization_pending";
