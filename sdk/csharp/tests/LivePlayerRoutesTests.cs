@@ -12,7 +12,7 @@ namespace Dauth.Tests
     /// DAUTH_E2E_FED_BAD_TOKEN (another audience); sessionOperations.test.ts runs <c>build.sh live-sk</c>
     /// with DAUTH_E2E_URL, DAUTH_E2E_CLIENT_ID (an app with a wallet policy), and a player who approved
     /// it: DAUTH_E2E_SK_EMAIL, DAUTH_E2E_SK_PASSWORD, DAUTH_E2E_SK_PIN_SALT, DAUTH_E2E_SK_KEY_SHARE (PIN
-    /// 123456). csharpWebhooks.test.ts runs <c>build.sh live-hooks</c> with a delivery dauth sent
+    /// 123456). liveWebhooks.test.ts runs <c>build.sh live-hooks</c> with a delivery dauth sent
     /// (DAUTH_E2E_HOOK_FILE: its headers and raw body), its endpoint's secret and the expected app and
     /// user. Each skips without its variables.
     /// </summary>
@@ -53,16 +53,16 @@ namespace Dauth.Tests
 
             t.Add("live-hooks: a delivery dauth sent verifies, as its typed event; a changed byte does not", () =>
             {
-                var file = JsonParser.Parse(File.ReadAllText(Need("DAUTH_E2E_HOOK_FILE", "csharpWebhooks.test.ts"), Encoding.UTF8));
-                string secret = Need("DAUTH_E2E_HOOK_SECRET", "csharpWebhooks.test.ts");
+                var file = JsonParser.Parse(File.ReadAllText(Need("DAUTH_E2E_HOOK_FILE", "liveWebhooks.test.ts"), Encoding.UTF8));
+                string secret = Need("DAUTH_E2E_HOOK_SECRET", "liveWebhooks.test.ts");
                 var headers = file.Get("headers").Members.ToDictionary(m => m.Key, m => m.Value.AsString);
                 string body = file.Get("body").AsString;
                 var e = Webhooks.Verify(secret, headers, body);
                 Assert.Equal(WebhookEventTypes.GrantCreated, e.Type);
                 Assert.Equal(headers["Webhook-Id"], e.Id);
                 var grant = (GrantEvent)e;
-                Assert.Equal(Need("DAUTH_E2E_HOOK_CLIENT_ID", "csharpWebhooks.test.ts"), grant.ClientId);
-                Assert.Equal(Need("DAUTH_E2E_HOOK_USER_ID", "csharpWebhooks.test.ts"), grant.UserId);
+                Assert.Equal(Need("DAUTH_E2E_HOOK_CLIENT_ID", "liveWebhooks.test.ts"), grant.ClientId);
+                Assert.Equal(Need("DAUTH_E2E_HOOK_USER_ID", "liveWebhooks.test.ts"), grant.UserId);
                 Assert.True(!string.IsNullOrEmpty(grant.GrantId), "a grant id");
                 Assert.Throws<WebhookVerificationException>(() => Webhooks.Verify(secret, headers, body.Replace("grant.created", "grant.revoked")), "a changed type");
             });
