@@ -10,13 +10,14 @@ import (
 )
 
 // Session operations against a live dauth on its embedded chain. packages/sdk/test/e2e/sessionOperations.test.ts
-// sets the app's wallet policy, has a player grant it with the PIN and runs `go test -run SessionOperationsE2E
+// sets the app's wallet policy, has a player grant it with the PIN and runs `go test -run SessionOperationsLive
 // ./...` with DAUTH_E2E_URL, the app's credentials, DAUTH_E2E_ACCESS_TOKEN (the player's access token for the
 // app), DAUTH_E2E_SESSION_TO and DAUTH_E2E_SESSION_DATA (an allowed call) and DAUTH_E2E_SESSION_FORBIDDEN_TO.
 // Without DAUTH_E2E_URL it skips.
-func TestSessionOperationsE2E(t *testing.T) {
-	if os.Getenv("DAUTH_E2E_URL") == "" {
-		t.Skip("DAUTH_E2E_URL is not set (packages/sdk/test/e2e/sessionOperations.test.ts sets it)")
+func TestSessionOperationsLive(t *testing.T) {
+	// Other live suites (`-run E2E` in liveServer.test.ts) set DAUTH_E2E_URL without a granted player.
+	if os.Getenv("DAUTH_E2E_URL") == "" || os.Getenv("DAUTH_E2E_ACCESS_TOKEN") == "" {
+		t.Skip("DAUTH_E2E_ACCESS_TOKEN is not set (packages/sdk/test/e2e/sessionOperations.test.ts sets it)")
 	}
 	client, err := dauth.New(dauth.Config{
 		ClientID:      os.Getenv("DAUTH_E2E_CLIENT_ID"),

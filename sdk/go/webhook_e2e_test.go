@@ -12,10 +12,10 @@ import (
 )
 
 // VerifyWebhook on a delivery a live dauth sent. packages/sdk/test/e2e/liveWebhooks.test.ts has dauth
-// deliver grant.created to a receiver and runs `go test -run WebhookE2E ./...` with DAUTH_E2E_HOOK_FILE
+// deliver grant.created to a receiver and runs `go test -run WebhookLive ./...` with DAUTH_E2E_HOOK_FILE
 // (the delivery's headers and raw body), DAUTH_E2E_HOOK_SECRET, DAUTH_E2E_HOOK_CLIENT_ID and
 // DAUTH_E2E_HOOK_USER_ID. Without DAUTH_E2E_HOOK_FILE it skips.
-func TestWebhookE2E(t *testing.T) {
+func TestWebhookLive(t *testing.T) {
 	path := os.Getenv("DAUTH_E2E_HOOK_FILE")
 	if path == "" || os.Getenv("DAUTH_E2E_URL") == "" {
 		t.Skip("DAUTH_E2E_HOOK_FILE is not set (packages/sdk/test/e2e/liveWebhooks.test.ts sets it)")

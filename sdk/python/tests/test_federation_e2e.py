@@ -14,10 +14,10 @@ import unittest
 
 from dauth_sdk import DauthClient, InvalidIdTokenError, LastSignInMethodError
 
-E2E = bool(os.environ.get("DAUTH_E2E_URL"))
+E2E = bool(os.environ.get("DAUTH_E2E_URL")) and bool(os.environ.get("DAUTH_E2E_FED_PROVIDER"))
 
 
-@unittest.skipUnless(E2E, "DAUTH_E2E_URL is not set (packages/sdk/test/e2e/federation.test.ts sets it)")
+@unittest.skipUnless(E2E, "DAUTH_E2E_FED_PROVIDER is not set (packages/sdk/test/e2e/federation.test.ts sets it)")
 class FederationE2E(unittest.TestCase):
     def test_sign_in_list_and_refusals(self) -> None:
         provider = os.environ["DAUTH_E2E_FED_PROVIDER"]

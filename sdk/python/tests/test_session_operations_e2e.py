@@ -14,10 +14,10 @@ import unittest
 
 from dauth_sdk import DauthClient, OutsideSessionPolicyError, SessionCall
 
-E2E = bool(os.environ.get("DAUTH_E2E_URL"))
+E2E = bool(os.environ.get("DAUTH_E2E_URL")) and bool(os.environ.get("DAUTH_E2E_ACCESS_TOKEN"))
 
 
-@unittest.skipUnless(E2E, "DAUTH_E2E_URL is not set (packages/sdk/test/e2e/sessionOperations.test.ts sets it)")
+@unittest.skipUnless(E2E, "DAUTH_E2E_ACCESS_TOKEN is not set (packages/sdk/test/e2e/sessionOperations.test.ts sets it)")
 class SessionOperationsE2E(unittest.TestCase):
     def test_within_and_outside_the_policy(self) -> None:
         client = DauthClient(

@@ -216,15 +216,15 @@ describe('SDKs: native federated sign-in against a live dauth', () => {
     expect(result.output).toMatch(/test_sign_in_list_and_refusals .* ok/);
   });
 
-  it.skipIf(!goAvailable && !inCi)('Go: TestFederationE2E passes', async (ctx) => {
+  it.skipIf(!goAvailable && !inCi)('Go: TestFederationLive passes', async (ctx) => {
     if (!routesExist) ctx.skip(NOT_YET);
-    const result = await runChild('go', ['test', '-count=1', '-v', '-run', 'TestFederationE2E', './...'], {
+    const result = await runChild('go', ['test', '-count=1', '-v', '-run', 'TestFederationLive', './...'], {
       cwd: path.join(repoRoot, 'sdk', 'go'),
       env: { ...(await environment()), GOPROXY: 'off' },
       timeoutMs: 240_000,
     });
     expect(result.exitCode, result.output).toBe(0);
-    expect(result.output).toMatch(/^--- PASS: TestFederationE2E/m);
+    expect(result.output).toMatch(/^--- PASS: TestFederationLive/m);
   });
   it.skipIf(!monoAvailable && !inCi)(
     'C#: build.sh live-fed passes',

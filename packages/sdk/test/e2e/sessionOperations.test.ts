@@ -179,12 +179,12 @@ describe('SDKs: session operations against a live dauth', () => {
   );
 
   it.skipIf(!goAvailable && !inCi)(
-    'Go: TestSessionOperationsE2E passes',
+    'Go: TestSessionOperationsLive passes',
     async (ctx) => {
       if (!routesExist) ctx.skip(NOT_YET);
       const result = await runChild(
         'go',
-        ['test', '-count=1', '-v', '-run', 'TestSessionOperationsE2E', './...'],
+        ['test', '-count=1', '-v', '-run', 'TestSessionOperationsLive', './...'],
         {
           cwd: path.join(repoRoot, 'sdk', 'go'),
           env: { ...(await environment()), GOPROXY: 'off' },
@@ -192,7 +192,7 @@ describe('SDKs: session operations against a live dauth', () => {
         },
       );
       expect(result.exitCode, result.output).toBe(0);
-      expect(result.output).toMatch(/^--- PASS: TestSessionOperationsE2E/m);
+      expect(result.output).toMatch(/^--- PASS: TestSessionOperationsLive/m);
     },
     300_000,
   );
