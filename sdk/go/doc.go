@@ -10,6 +10,11 @@
 // HTTPStatus maps every error to the status the backend should answer with, row by row as in the
 // spec's error table, including 499 for a cancelled and 504 for an expired request context.
 //
+// Beside it: the player calls a game backend relays (guests, native federated sign-in with an upstream
+// id_token and the linked identities, the device grant), session operations that act from the
+// player's wallet within the policy the player granted the app (SessionOperations, refused with an
+// *OutsideSessionPolicyError), content-provider registration and consumption, and VerifyWebhook.
+//
 // Slot ids have up to 19 digits, beyond int64; SlotID keeps them exact together with the JSON kind
 // (number or string) they arrived in. The package uses the standard library only.
 package dauth

@@ -2,8 +2,6 @@ package dauth
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 )
 
@@ -39,11 +37,7 @@ type GuestError struct {
 }
 
 func (e *GuestError) Error() string {
-	code := ""
-	if e.ErrorCode != "" {
-		code = ", " + e.ErrorCode
-	}
-	return fmt.Sprintf("guest request failed (HTTP %d%s): %s", e.StatusCode, code, e.Message)
+	return refusalText("guest request failed", e.StatusCode, e.ErrorCode, e.Message)
 }
 
 // CreateGuest is POST /v1/dev-user/guest for this client's app.
@@ -87,26 +81,12 @@ func (c *Client) UpgradeGuest(ctx context.Context, guestToken string, upgrade Gu
 }
 
 func (c *Client) guestCall(ctx context.Context, path, bearer string, payload any, into any) error {
-	answer, err := c.send(ctx, http.MethodPost, path, bearer, payload)
+	refusal, err := c.callService(ctx, http.MethodPost, path, bearer, payload, true, into)
 	if err != nil {
 		return err
 	}
-	var status struct {
-		Success bool   `json:"success"`
-		Error   string `json:"error"`
-		Message string `json:"message"`
-	}
-	parseErr := json.Unmarshal(answer.body, &status)
-	if answer.status < 200 || answer.status >= 300 || parseErr != nil || !status.Success {
-		// Failures use the service's error body {success: false, error, message} (decisions §2).
-		failure := &GuestError{StatusCode: answer.status, ErrorCode: status.Error, Message: status.Message}
-		if failure.Message == "" {
-			failure.Message = "no error message"
-		}
-		return failure
-	}
-	if err := json.Unmarshal(answer.body, into); err != nil {
-		return &MalformedResponseError{What: "guest result is not JSON", StatusCode: answer.status}
+	if refusal != nil {
+		return &GuestError{StatusCode: refusal.status, ErrorCode: refusal.code, Message: refusal.message}
 	}
 	return nil
 }

@@ -72,6 +72,20 @@ const samples = {
     amount: '4920',
     tx_hash: `0x${'34'.repeat(32)}`,
   },
+  'session_key.granted': {
+    client_id: 'c0ffee',
+    user_uuid: '42',
+    session_key: '0x00000000000000000000000000000000000000bb',
+    valid_until: '2025-12-24T16:00:00.000Z',
+    tx_hash: `0x${'56'.repeat(32)}`,
+  },
+  'session_key.revoked': {
+    client_id: 'c0ffee',
+    user_uuid: '42',
+    session_key: '0x00000000000000000000000000000000000000bb',
+    valid_until: '2025-12-24T16:00:00.000Z',
+    tx_hash: null,
+  },
 };
 
 const deliveries = [];

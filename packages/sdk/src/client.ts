@@ -16,6 +16,15 @@ import {
   type NewGuest,
   upgradeGuest,
 } from './api/guests.js';
+import {
+  federatedLogin,
+  type FederatedLogin,
+  type LinkedIdentity,
+  linkIdentity,
+  listIdentities,
+  unlinkIdentity,
+} from './api/federation.js';
+import { sessionOperations, type SessionCall, type SessionOperationResult } from './api/sessionOperations.js';
 import { parseAuthorizeCallback } from './authorizeCallback.js';
 import type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js';
 import { checkTimeout, DEFAULT_CALLBACK_TIMEOUT_MS, resolveOptions } from './clientOptions.js';
@@ -214,6 +223,45 @@ export class DauthClient {
   /** Turns the guest (its login JWT) into a full account with e-mail and password: same uuid. */
   upgradeGuest(guestToken: string, upgrade: GuestUpgrade): Promise<string> {
     return upgradeGuest(this.#api, guestToken, upgrade);
+  }
+
+  /**
+   * Native sign-in with an upstream `id_token` (Sign in with Apple or Google on the device; docs/federation.md):
+   * a login JWT bound to this app. The first sign-in of an identity creates the account (`created`).
+   * Rejects with `InvalidIdTokenError` (401) or `AccountLinkRequiredError` (409: an account with that
+   * e-mail exists; the player signs in to it and links the identity with `linkIdentity`).
+   */
+  federatedLogin(provider: string, idToken: string): Promise<FederatedLogin> {
+    return federatedLogin(this.#api, this.clientId, provider, idToken);
+  }
+
+  /** The upstream identities linked to the account of `loginToken` (a login JWT). */
+  listIdentities(loginToken: string): Promise<LinkedIdentity[]> {
+    return listIdentities(this.#api, loginToken);
+  }
+
+  /**
+   * Links an upstream identity, proven by its `id_token`, to the signed-in account (a guest becomes a
+   * full account this way: same uuid). 409 `identity_in_use` when another account has it.
+   */
+  linkIdentity(loginToken: string, provider: string, idToken: string): Promise<LinkedIdentity> {
+    return linkIdentity(this.#api, loginToken, provider, idToken);
+  }
+
+  /** Unlinks an identity; `LastSignInMethodError` (409) when it is the account's last way in. */
+  unlinkIdentity(loginToken: string, identityId: string): Promise<void> {
+    return unlinkIdentity(this.#api, loginToken, identityId);
+  }
+
+  /**
+   * Acts for the player without their PIN, within the wallet policy they granted this app
+   * (docs/session-keys.md): `accessToken` is the player's OAuth access token for this app (e.g. the
+   * slot's `access_token`). Each call's `value` is wei. Rejects with `OutsideSessionPolicyError`
+   * (403, `callIndex` and `reason`; nothing signed) or `SessionOperationError` (404
+   * `session_key_not_found` when the player has not granted or has revoked it, …).
+   */
+  sessionOperations(accessToken: string, calls: readonly SessionCall[]): Promise<SessionOperationResult> {
+    return sessionOperations(this.#api, accessToken, calls);
   }
 
   /** Reports that the user logged in to this app. Never throws; see `StatusReport`. */

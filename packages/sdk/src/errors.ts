@@ -120,32 +120,35 @@ export class RequestFailedError extends DauthError {
 }
 
 /**
- * A guest call (create, login, upgrade; docs/players.md) was answered with a failure: `errorCode` is
- * e.g. `invalid_credentials` (wrong secret), `email_taken`, `not_guest` or `rate_limited`.
+ * The service answered a request with a failure: its HTTP status and stable error code (`error`
+ * member, decisions §2), when it sent one. Each call family has its own subclass below.
  */
-export class GuestRequestError extends DauthError {
+export class RefusedRequestError extends DauthError {
   readonly responseStatus: number;
+  /** The service's stable error code, e.g. `invalid_credentials`; undefined when the body had none. */
   readonly errorCode: string | undefined;
 
-  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
-    super(`guest request failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
+  constructor(what: string, responseStatus: number, errorCode: string | undefined, message: string) {
+    super(`${what} (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
     this.responseStatus = responseStatus;
     this.errorCode = errorCode;
   }
 }
 
-/** A login-status call (report or check) was answered with a failure. */
-export class StatusRequestError extends DauthError {
-  readonly responseStatus: number;
-  /** The service's stable error code (`error` member), when it sent one. */
-  readonly errorCode: string | undefined;
-
+/**
+ * A guest call (create, login, upgrade; docs/players.md) was answered with a failure: `errorCode` is
+ * e.g. `invalid_credentials` (wrong secret), `email_taken`, `not_guest` or `rate_limited`.
+ */
+export class GuestRequestError extends RefusedRequestError {
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {
-    super(
-      `login status request failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
-    );
-    this.responseStatus = responseStatus;
-    this.errorCode = errorCode;
+    super('guest request failed', responseStatus, errorCode, message);
+  }
+}
+
+/** A login-status call (report or check) was answered with a failure. */
+export class StatusRequestError extends RefusedRequestError {
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super('login status request failed', responseStatus, errorCode, message);
   }
 }
 
@@ -153,15 +156,9 @@ export class StatusRequestError extends DauthError {
  * A consumption record was refused (`increase_used_content_token` answered 4xx or 5xx). Nothing was
  * recorded: the service changes nothing on a refusal.
  */
-export class ConsumptionError extends DauthError {
-  readonly responseStatus: number;
-  /** The service's stable error code, e.g. `insufficient_balance`, `invalid_payload`, `stale_payload`. */
-  readonly errorCode: string | undefined;
-
+export class ConsumptionError extends RefusedRequestError {
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {
-    super(`consumption refused (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`);
-    this.responseStatus = responseStatus;
-    this.errorCode = errorCode;
+    super('consumption refused', responseStatus, errorCode, message);
   }
 }
 
@@ -170,17 +167,9 @@ export class ConsumptionError extends DauthError {
  * expired (`expired_token`: start again), or the service refused the request (`invalid_client`,
  * `invalid_grant`, `rate_limited`, …).
  */
-export class DeviceFlowError extends DauthError {
-  readonly responseStatus: number;
-  /** The OAuth `error` code, e.g. `access_denied` or `expired_token`. */
-  readonly errorCode: string | undefined;
-
+export class DeviceFlowError extends RefusedRequestError {
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {
-    super(
-      `device authorization failed (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
-    );
-    this.responseStatus = responseStatus;
-    this.errorCode = errorCode;
+    super('device authorization failed', responseStatus, errorCode, message);
   }
 }
 
@@ -189,16 +178,83 @@ export class DeviceFlowError extends DauthError {
  * stable error code, e.g. 401 `reauthentication_required` (the login is older than the service's
  * `STEP_UP_MAX_AGE`), 403 `not_client_owner`, 409 `cuid_taken` or `terms_frozen`.
  */
-export class ProviderRegistrationError extends DauthError {
-  readonly responseStatus: number;
-  readonly errorCode: string | undefined;
-
+export class ProviderRegistrationError extends RefusedRequestError {
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {
-    super(
-      `provider registration refused (HTTP ${responseStatus}${errorCode ? `, ${errorCode}` : ''}): ${message}`,
-    );
-    this.responseStatus = responseStatus;
-    this.errorCode = errorCode;
+    super('provider registration refused', responseStatus, errorCode, message);
+  }
+}
+
+/**
+ * A federated sign-in or an identity call (docs/federation.md) was refused: the service's status and
+ * stable code. The codes a caller acts on have their own classes below; others stay this class, e.g.
+ * 400 `id_token_unsupported` (an oauth2 or steam provider issues no id_token), 404 `unknown_provider`,
+ * 409 `identity_in_use` (linked to another account), 429 `rate_limited`, 503 `provider_unavailable`.
+ */
+export class FederationError extends RefusedRequestError {
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super('federation request failed', responseStatus, errorCode, message);
+  }
+}
+
+/** 401 `invalid_id_token`: the upstream id_token is not valid for that provider (signature, `iss`, `aud`, `exp`). */
+export class InvalidIdTokenError extends FederationError {}
+
+/**
+ * 409 `account_exists_link_required`: an account with the upstream e-mail exists and is never linked
+ * automatically. The player signs in to it (password, passkey, …) and links the identity there.
+ */
+export class AccountLinkRequiredError extends FederationError {}
+
+/** 409 `last_sign_in_method`: unlinking would leave the account with no way to sign in. */
+export class LastSignInMethodError extends FederationError {}
+
+/** The typed error of a federation refusal. */
+export function federationError(
+  responseStatus: number,
+  errorCode: string | undefined,
+  message: string,
+): FederationError {
+  switch (errorCode) {
+    case 'invalid_id_token':
+      return new InvalidIdTokenError(responseStatus, errorCode, message);
+    case 'account_exists_link_required':
+      return new AccountLinkRequiredError(responseStatus, errorCode, message);
+    case 'last_sign_in_method':
+      return new LastSignInMethodError(responseStatus, errorCode, message);
+    default:
+      return new FederationError(responseStatus, errorCode, message);
+  }
+}
+
+/**
+ * A session operation (docs/session-keys.md) was refused; nothing was signed. E.g. 401 `invalid_token`
+ * (the access token), 404 `session_key_not_found` (the player has not granted this app, or revoked
+ * it), 429 `sponsorship_quota_exceeded`.
+ */
+export class SessionOperationError extends RefusedRequestError {
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super('session operation refused', responseStatus, errorCode, message);
+  }
+}
+
+/**
+ * 403 `outside_session_policy`: a call is outside the wallet policy the player granted the app
+ * (target, selector, value or token limit, expiry). Nothing was signed; the wallet contract would
+ * refuse it too. `callIndex` is the refused call's index in `calls`, `reason` the service's words.
+ */
+export class OutsideSessionPolicyError extends SessionOperationError {
+  readonly callIndex: number | undefined;
+  readonly reason: string | undefined;
+
+  constructor(
+    responseStatus: number,
+    message: string,
+    callIndex: number | undefined,
+    reason: string | undefined,
+  ) {
+    super(responseStatus, 'outside_session_policy', message);
+    this.callIndex = callIndex;
+    this.reason = reason;
   }
 }
 

@@ -4,7 +4,7 @@
  * bodies must reach the lossless JSON parser as text.
  */
 export interface HttpRequestInit {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;
   body?: string;
   signal?: AbortSignal;

@@ -17,6 +17,7 @@ export type { DeviceAuthorization, DeviceTokens, PollDeviceTokenOptions } from '
 export { parseAuthorizeCallback } from './authorizeCallback.js';
 export type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js';
 export {
+  AccountLinkRequiredError,
   AuthorizeError,
   CallbackRejectedError,
   ConsumptionError,
@@ -25,11 +26,17 @@ export {
   DeviceFlowError,
   EnvelopeError,
   ExpiredTokenError,
+  FederationError,
   GuestRequestError,
+  InvalidIdTokenError,
+  LastSignInMethodError,
   MalformedResponseError,
   MissingJwtError,
+  OutsideSessionPolicyError,
   ProviderRegistrationError,
+  RefusedRequestError,
   RequestFailedError,
+  SessionOperationError,
   ShutdownError,
   StatusRequestError,
   toHttpStatus,
@@ -37,6 +44,8 @@ export {
 } from './errors.js';
 export type { AuthorizeErrorDetails } from './errors.js';
 export type { GuestSession, GuestUpgrade, NewGuest } from './api/guests.js';
+export type { FederatedLogin, LinkedIdentity } from './api/federation.js';
+export type { SessionCall, SessionOperationResult } from './api/sessionOperations.js';
 export { parseJson, stringifyJson } from './losslessJson.js';
 export type { JsonObject, JsonValue, RawJsonWriter } from './losslessJson.js';
 export {

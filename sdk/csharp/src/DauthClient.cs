@@ -102,6 +102,37 @@ namespace Dauth
             return new FederatedLogin(Read.Session(answer), Read.Bool(answer, "created"));
         }
 
+        /// <summary>GET /v1/dev-user/identities: the upstream identities linked to the player's account.</summary>
+        public async Task<IReadOnlyList<LinkedIdentity>> ListIdentitiesAsync(PlayerSession player, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var answer = Read.Answer(await SendAsync("GET", "v1/dev-user/identities", null, null, TokenOf(player), cancellationToken).ConfigureAwait(false));
+            var identities = new List<LinkedIdentity>();
+            foreach (var item in Read.Array(answer, "identities")) identities.Add(Read.Identity(item));
+            return identities;
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/identities: links an upstream identity, proven by its id_token, to the signed-in
+        /// account (what to do after <see cref="AccountLinkRequiredException"/>; a guest becomes a full
+        /// account this way, same uuid). 409 identity_in_use when another account has it.
+        /// </summary>
+        public async Task<LinkedIdentity> LinkIdentityAsync(PlayerSession player, string provider, string idToken,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("provider", provider).Add("id_token", idToken);
+            var answer = await PostJsonAsync("v1/dev-user/identities", body, TokenOf(player), cancellationToken).ConfigureAwait(false);
+            var wrapped = answer.Get("identity");
+            return Read.Identity(wrapped != null && wrapped.Kind == JsonKind.Object ? wrapped : answer);
+        }
+
+        /// <summary>DELETE /v1/dev-user/identities/{id}: <see cref="LastSignInMethodException"/> when it is the account's last way in.</summary>
+        public async Task UnlinkIdentityAsync(PlayerSession player, string identityId, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (string.IsNullOrEmpty(identityId)) throw new ArgumentException("identityId is required", "identityId");
+            Read.Answer(await SendAsync("DELETE", "v1/dev-user/identities/" + Uri.EscapeDataString(identityId), null, null, TokenOf(player),
+                cancellationToken).ConfigureAwait(false));
+        }
+
         // ---- Device authorization grant (RFC 8628) ---------------------------------------------
 
         /// <summary>POST /oauth/device_authorization: a device and user code for this game.</summary>
@@ -262,7 +293,7 @@ namespace Dauth
             {
                 var balances = new List<ContentBalance>();
                 foreach (var b in Read.Array(slot, "balances"))
-                    balances.Add(new ContentBalance { Cuid = Read.String(b, "cuid"), Balance = Read.Amount(b, "balance"), Used = Read.Amount(b, "used") });
+                    balances.Add(Read.Balance(new ContentBalance(), b, "used"));
                 slots.Add(new PlayerSlot
                 {
                     SlotId = Read.Slot(slot, "slot_id"),
@@ -281,13 +312,9 @@ namespace Dauth
             var path = "v1/development-api/balance_adex/" + Uri.EscapeDataString(slotAddress)
                 + (cuid == null ? "" : "?cuid=" + Uri.EscapeDataString(cuid));
             var answer = Read.Answer(await SendAsync("GET", path, null, null, null, cancellationToken).ConfigureAwait(false));
-            return new SlotBalance
-            {
-                Slot = Read.String(answer, "slot"),
-                Cuid = Read.String(answer, "cuid"),
-                Balance = Read.Amount(answer, "balance"),
-                UsedBalances = Read.Amount(answer, "used_balances"),
-            };
+            var balance = Read.Balance(new SlotBalance(), answer, "used_balances");
+            balance.Slot = Read.String(answer, "slot");
+            return balance;
         }
 
         /// <summary>
@@ -327,6 +354,45 @@ namespace Dauth
                 Amount = Read.Amount(answer, "amount"),
                 ContractAddress = Read.String(answer, "contract_address"),
             };
+        }
+
+        // ---- Session keys: the app's PIN-less powers over the wallet ---------------------------
+
+        /// <summary>
+        /// POST /v1/wallet/session-keys: grants this game its wallet policy with the PIN. A fresh session
+        /// key is registered on the player's main wallet, on chain; the game's backend then acts within
+        /// the policy without the PIN (docs/session-keys.md); the consent page states the policy in words.
+        /// A NotFoundException or ConflictException when the game has no wallet policy or the player no grant for it.
+        /// </summary>
+        public async Task<SessionKeyGrant> GrantSessionKeyAsync(PlayerSession player, PinCredentials pin,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = pin.AddTo(new JsonObjectBuilder().Add("client_id", ClientId));
+            var answer = await PostJsonAsync("v1/wallet/session-keys", body, TokenOf(player), cancellationToken).ConfigureAwait(false);
+            var grant = Read.SessionKey(answer);
+            grant.ClientId = ClientId;
+            return grant;
+        }
+
+        /// <summary>GET /v1/wallet/session-keys: every app's active session key on the player's wallet, with what it spent today.</summary>
+        public async Task<IReadOnlyList<SessionKeyGrant>> GetSessionKeysAsync(PlayerSession player, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var answer = Read.Answer(await SendAsync("GET", "v1/wallet/session-keys", null, null, TokenOf(player), cancellationToken).ConfigureAwait(false));
+            var keys = new List<SessionKeyGrant>();
+            foreach (var item in Read.Array(answer, "session_keys")) keys.Add(Read.SessionKey(item));
+            return keys;
+        }
+
+        /// <summary>
+        /// DELETE /v1/wallet/session-keys/{client_id} (no PIN): the app's session key signs its own revocation
+        /// on chain. <paramref name="clientId"/> defaults to this game. Returns the transaction hash, or null.
+        /// </summary>
+        public async Task<string> RevokeSessionKeyAsync(PlayerSession player, string clientId = null,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var path = "v1/wallet/session-keys/" + Uri.EscapeDataString(clientId ?? ClientId);
+            var answer = Read.Answer(await SendAsync("DELETE", path, null, null, TokenOf(player), cancellationToken).ConfigureAwait(false));
+            return Read.OptionalString(answer, "tx_hash");
         }
 
         // ---- Status updates (with the app's access token for this player) ----------------------

@@ -31,6 +31,13 @@ namespace Dauth
         public const string Overloaded = "overloaded";
         public const string ChainUnavailable = "chain_unavailable";
         public const string AccountExistsLinkRequired = "account_exists_link_required";
+        public const string InvalidIdToken = "invalid_id_token";
+        public const string IdentityInUse = "identity_in_use";
+        public const string LastSignInMethod = "last_sign_in_method";
+        public const string UnknownProvider = "unknown_provider";
+        public const string IdTokenUnsupported = "id_token_unsupported";
+        public const string ProviderUnavailable = "provider_unavailable";
+        public const string SessionKeyNotFound = "session_key_not_found";
         // RFC 8628 device grant answers (at /oauth/token).
         public const string AuthorizationPending = "authorization_pending";
         public const string SlowDown = "slow_down";
@@ -84,6 +91,8 @@ namespace Dauth
                 case ErrorCodes.PinRequired: return new PinRequiredException(code, status, message);
                 case ErrorCodes.AccessDenied: return new DeviceAccessDeniedException(code, status, message);
                 case ErrorCodes.AccountExistsLinkRequired: return new AccountLinkRequiredException(code, status, message);
+                case ErrorCodes.InvalidIdToken: return new InvalidIdTokenException(code, status, message);
+                case ErrorCodes.LastSignInMethod: return new LastSignInMethodException(code, status, message);
             }
             if (status == 429) return new RateLimitedException(code, status, message, retryAfter);
             if (status == 400 || status == 413 || status == 415 || status == 422) return new InvalidRequestException(code, status, message, field);
@@ -166,6 +175,18 @@ namespace Dauth
     public sealed class AccountLinkRequiredException : ConflictException
     {
         public AccountLinkRequiredException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>401 invalid_id_token: the upstream id_token is not valid for that provider (signature, iss, aud, expiry).</summary>
+    public sealed class InvalidIdTokenException : AuthenticationException
+    {
+        public InvalidIdTokenException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>409 last_sign_in_method: removing this identity (or passkey) would leave the account no way in.</summary>
+    public sealed class LastSignInMethodException : ConflictException
+    {
+        public LastSignInMethodException(string code, int status, string message) : base(code, status, message) { }
     }
 
     /// <summary>429: slow down; retry after <see cref="DauthException.RetryAfterSeconds"/>.</summary>

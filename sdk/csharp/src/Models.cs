@@ -105,7 +105,7 @@ namespace Dauth
     }
 
     /// <summary>A content-token balance of one cuid on a slot.</summary>
-    public sealed class ContentBalance
+    public class ContentBalance
     {
         public string Cuid { get; internal set; }
         public BigInteger Balance { get; internal set; }
@@ -123,13 +123,10 @@ namespace Dauth
         public IReadOnlyList<ContentBalance> Balances { get; internal set; }
     }
 
-    /// <summary>The public balance query of a slot address for a cuid.</summary>
-    public sealed class SlotBalance
+    /// <summary>The public balance query of a slot address for a cuid: the same balance and use, and the address asked about.</summary>
+    public sealed class SlotBalance : ContentBalance
     {
         public string Slot { get; internal set; }
-        public string Cuid { get; internal set; }
-        public BigInteger Balance { get; internal set; }
-        public BigInteger UsedBalances { get; internal set; }
     }
 
     /// <summary>A content purchase: what was paid (wei) and what the slot received (content-token base units).</summary>

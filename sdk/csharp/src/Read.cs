@@ -110,9 +110,82 @@ namespace Dauth
             return Amount(json, name);
         }
 
+        /// <summary>Fills a cuid's balance and use; the slot list names the use "used", the public query "used_balances".</summary>
+        public static T Balance<T>(T balance, JsonValue json, string usedName) where T : ContentBalance
+        {
+            balance.Cuid = String(json, "cuid");
+            balance.Balance = Amount(json, "balance");
+            balance.Used = Amount(json, usedName);
+            return balance;
+        }
+
         public static PlayerSession Session(JsonValue json)
         {
             return new PlayerSession(String(json, "token"), Digits(json, "uuid"));
+        }
+
+        public static LinkedIdentity Identity(JsonValue json)
+        {
+            if (json.Kind != JsonKind.Object) throw new MalformedResponseException(200, "an identity is not an object");
+            var provider = String(json, "provider");
+            var id = json.Get("id");
+            return new LinkedIdentity
+            {
+                Id = id != null && id.Kind == JsonKind.Number ? id.NumberText : String(json, "id"),
+                Provider = provider,
+                ProviderName = OptionalString(json, "provider_name") ?? provider,
+                Subject = String(json, "subject"),
+                Email = OptionalString(json, "email"),
+                CreatedAt = String(json, "created_at"),
+            };
+        }
+
+        /// <summary>A session key of the list, or the grant's answer (which has no client_id, name or spend).</summary>
+        public static SessionKeyGrant SessionKey(JsonValue json)
+        {
+            if (json.Kind != JsonKind.Object) throw new MalformedResponseException(200, "a session key is not an object");
+            var spent = json.Get("spent_today");
+            var tokens = new List<TokenAmount>();
+            if (spent != null && spent.Kind == JsonKind.Object)
+                foreach (var t in Array(spent, "tokens")) tokens.Add(new TokenAmount { Token = String(t, "token"), Amount = Amount(t, "amount") });
+            return new SessionKeyGrant
+            {
+                ClientId = OptionalString(json, "client_id"),
+                ClientName = OptionalString(json, "client_name"),
+                SessionKey = String(json, "session_key"),
+                ValidUntil = String(json, "valid_until"),
+                Policy = Policy(Field(json, "policy", JsonKind.Object)),
+                SpentTodayWei = spent != null && spent.Kind == JsonKind.Object ? Amount(spent, "value_wei") : (BigInteger?)null,
+                SpentTodayTokens = tokens,
+                CreatedAt = OptionalString(json, "created_at"),
+                UserOpHash = OptionalString(json, "user_op_hash"),
+                TxHash = OptionalString(json, "tx_hash"),
+            };
+        }
+
+        private static WalletPolicy Policy(JsonValue json)
+        {
+            var calls = new List<PolicyCall>();
+            foreach (var c in Array(json, "calls"))
+            {
+                var selectors = new List<string>();
+                foreach (var s in Array(c, "selectors"))
+                {
+                    if (s.Kind != JsonKind.String) throw new MalformedResponseException(200, "a selector is not a string");
+                    selectors.Add(s.AsString);
+                }
+                calls.Add(new PolicyCall { To = String(c, "to"), Selectors = selectors });
+            }
+            var limits = new List<TokenAmount>();
+            foreach (var l in Array(json, "token_limits")) limits.Add(new TokenAmount { Token = String(l, "token"), Amount = Amount(l, "per_day") });
+            return new WalletPolicy
+            {
+                Calls = calls,
+                MaxValuePerCallWei = Amount(json, "max_value_per_call_wei"),
+                MaxValuePerDayWei = Amount(json, "max_value_per_day_wei"),
+                TokenLimitsPerDay = limits,
+                ValidForSeconds = Integer(json, "valid_for_seconds"),
+            };
         }
 
         public static LoginStatus Status(JsonValue json)

@@ -144,7 +144,7 @@ namespace Dauth.Tests
                     Assert.Equal(BigInteger.Zero, balance.Used);
                     var adex = await dauth.GetSlotBalanceAsync(mine.ContentAddress, env.Cuid);
                     Assert.Equal(new BigInteger(100000), adex.Balance);
-                    Assert.Equal(BigInteger.Zero, adex.UsedBalances);
+                    Assert.Equal(BigInteger.Zero, adex.Used);
                     var wrongPin = await Assert.ThrowsAsync<InvalidPinException>(() => dauth.BuyContentAsync(player, mine.SlotId, env.Cuid, "1", badPin));
                     Assert.Equal(401, wrongPin.Status);
 

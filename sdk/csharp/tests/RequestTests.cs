@@ -227,7 +227,7 @@ namespace Dauth.Tests
                 fake = new FakeTransport(200, "{\"success\":true,\"slot\":\"0xs\",\"balance\":\"5\",\"used_balances\":\"1\",\"cuid\":\"c d\"}");
                 var balance = await Client(fake).GetSlotBalanceAsync("0xs", "c d");
                 Sent(fake, "GET", "v1/development-api/balance_adex/0xs?cuid=c%20d", null);
-                Assert.Equal(new BigInteger(1), balance.UsedBalances);
+                Assert.Equal(new BigInteger(1), balance.Used);
 
                 fake = new FakeTransport(200, "{\"success\":true,\"message\":\"Logout status updated\",\"user_id\":\"42\",\"status\":\"logged_out\",\"transfer_enabled\":true,\"timestamp\":\"2026-01-01T00:00:00Z\"}");
                 var status = await Client(fake).ReportLogoutAsync("access-token", "42");
@@ -238,6 +238,79 @@ namespace Dauth.Tests
                 Sent(fake, "POST", "v1/oauth/status/login", "access-token");
                 await Client(fake).CheckStatusAsync("access-token", "42");
                 Sent(fake, "GET", "v1/oauth/status/check?user_id=42&client_id=game-client", "access-token");
+            });
+
+            t.Add("request: identities listed, linked by id_token and unlinked (never the last way in)", async () =>
+            {
+                const string identity = "{\"id\":\"idn/1\",\"provider\":\"google\",\"provider_name\":\"Google\",\"subject\":\"g-77\",\"email\":null,\"created_at\":\"2026-11-26T12:00:00.000Z\"}";
+                var fake = new FakeTransport(200, "{\"identities\":[" + identity + ",{\"id\":12,\"provider\":\"steam\",\"subject\":\"7656\",\"created_at\":\"t\"}]}");
+                var identities = await Client(fake).ListIdentitiesAsync(Player);
+                Sent(fake, "GET", "v1/dev-user/identities", "login-jwt");
+                Assert.Equal(2, identities.Count);
+                Assert.Equal("idn/1", identities[0].Id);
+                Assert.Equal("Google", identities[0].ProviderName);
+                Assert.Equal(null, identities[0].Email);
+                Assert.Equal("12", identities[1].Id, "a numeric id keeps its digits");
+                Assert.Equal("steam", identities[1].ProviderName, "the provider id when no name came");
+
+                fake = new FakeTransport(201, identity);
+                var linked = await Client(fake).LinkIdentityAsync(Player, "google", "eyJ.id.token");
+                Sent(fake, "POST", "v1/dev-user/identities", "login-jwt");
+                Assert.Equal("{\"provider\":\"google\",\"id_token\":\"eyJ.id.token\"}", fake.Last.Body);
+                Assert.Equal("g-77", linked.Subject);
+                fake = new FakeTransport(409, "{\"success\":false,\"error\":\"identity_in_use\",\"message\":\"linked elsewhere\"}");
+                var inUse = await Assert.ThrowsAsync<ConflictException>(() => Client(fake).LinkIdentityAsync(Player, "google", "t"));
+                Assert.Equal("identity_in_use", inUse.Code);
+                fake = new FakeTransport(401, "{\"success\":false,\"error\":\"invalid_id_token\",\"message\":\"bad aud\"}");
+                await Assert.ThrowsAsync<InvalidIdTokenException>(() => Client(fake).LinkIdentityAsync(Player, "google", "t"));
+                await Assert.ThrowsAsync<InvalidIdTokenException>(() => Client(fake).FederatedLoginAsync("google", "t"));
+
+                fake = new FakeTransport(200, "{\"success\":true}");
+                await Client(fake).UnlinkIdentityAsync(Player, "idn/1");
+                Sent(fake, "DELETE", "v1/dev-user/identities/idn%2F1", "login-jwt");
+                Assert.Equal(null, fake.Last.Body);
+                fake = new FakeTransport(409, "{\"success\":false,\"error\":\"last_sign_in_method\",\"message\":\"last way in\"}");
+                var last = await Assert.ThrowsAsync<LastSignInMethodException>(() => Client(fake).UnlinkIdentityAsync(Player, "idn/1"));
+                Assert.Equal(409, last.Status);
+            });
+
+            t.Add("request: session keys granted with the PIN trio, listed with today's spend, revoked without the PIN", async () =>
+            {
+                const string policy = "{\"calls\":[{\"to\":\"0x00000000000000000000000000000000000000A1\",\"selectors\":[\"0xa9059cbb\"]}],\"max_value_per_call_wei\":\"1000000000000000000\",\"max_value_per_day_wei\":\"340282366920938463463374607431768211455\",\"token_limits\":[{\"token\":\"0x00000000000000000000000000000000000000A1\",\"per_day\":\"100000000000000000000\"}],\"valid_for_seconds\":2592000}";
+                var fake = new FakeTransport(201, "{\"session_key\":\"0xkey\",\"valid_until\":\"2026-12-24T00:00:00.000Z\",\"policy\":" + policy + ",\"user_op_hash\":\"0xop\",\"tx_hash\":\"0xtx\"}");
+                var pin = new PinCredentials(new string('a', 64), new string('b', 64), new string('c', 64));
+                var grant = await Client(fake).GrantSessionKeyAsync(Player, pin);
+                Sent(fake, "POST", "v1/wallet/session-keys", "login-jwt");
+                Assert.Equal("game-client", Field(fake, "client_id"));
+                Assert.Equal(new string('a', 64), Field(fake, "pin_hash"));
+                Assert.Equal(new string('b', 64), Field(fake, "pin_salt"));
+                Assert.Equal(new string('c', 64), Field(fake, "key_share_user"));
+                Assert.Equal("game-client", grant.ClientId);
+                Assert.Equal("0xkey", grant.SessionKey);
+                Assert.Equal("0xop", grant.UserOpHash);
+                Assert.Equal(null, grant.SpentTodayWei);
+                Assert.Equal(BigInteger.Parse("340282366920938463463374607431768211455"), grant.Policy.MaxValuePerDayWei, "a uint128 cap, exact");
+                Assert.Equal("0xa9059cbb", grant.Policy.Calls[0].Selectors[0]);
+                Assert.Equal(BigInteger.Parse("100000000000000000000"), grant.Policy.TokenLimitsPerDay[0].Amount);
+                Assert.Equal(2592000L, grant.Policy.ValidForSeconds);
+
+                fake = new FakeTransport(200, "{\"session_keys\":[{\"client_id\":\"game-client\",\"client_name\":\"Gem Quest\",\"session_key\":\"0xkey\",\"valid_until\":\"2026-12-24T00:00:00.000Z\",\"policy\":" + policy
+                    + ",\"spent_today\":{\"value_wei\":\"5\",\"tokens\":[{\"token\":\"0x00000000000000000000000000000000000000A1\",\"amount\":\"7\"}]},\"created_at\":\"2026-11-24T00:00:00.000Z\",\"tx_hash\":null}]}");
+                var keys = await Client(fake).GetSessionKeysAsync(Player);
+                Sent(fake, "GET", "v1/wallet/session-keys", "login-jwt");
+                Assert.Equal("Gem Quest", keys[0].ClientName);
+                Assert.Equal(new BigInteger(5), keys[0].SpentTodayWei.Value);
+                Assert.Equal(new BigInteger(7), keys[0].SpentTodayTokens[0].Amount);
+                Assert.Equal(null, keys[0].TxHash);
+
+                fake = new FakeTransport(200, "{\"success\":true,\"tx_hash\":\"0xrevoke\"}");
+                Assert.Equal("0xrevoke", await Client(fake).RevokeSessionKeyAsync(Player));
+                Sent(fake, "DELETE", "v1/wallet/session-keys/game-client", "login-jwt");
+                await Client(fake).RevokeSessionKeyAsync(Player, "other app");
+                Sent(fake, "DELETE", "v1/wallet/session-keys/other%20app", "login-jwt");
+                fake = new FakeTransport(404, "{\"success\":false,\"error\":\"session_key_not_found\",\"message\":\"none\"}");
+                var none = await Assert.ThrowsAsync<NotFoundException>(() => Client(fake).RevokeSessionKeyAsync(Player));
+                Assert.Equal(ErrorCodes.SessionKeyNotFound, none.Code);
             });
 
             t.Add("request: a token cancelled before the call sends nothing", async () =>

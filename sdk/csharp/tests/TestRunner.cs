@@ -31,7 +31,9 @@ namespace Dauth.Tests
             RequestTests.Register(runner);
             HttpTransportTests.Register(runner);
             ApiSurfaceTests.Register(runner);
+            WebhookTests.Register(runner);
             LiveTests.Register(runner);
+            LivePlayerRoutesTests.Register(runner);
             string filter = args.Length > 0 ? args[0] : null;
             return runner.Run(filter);
         }

@@ -17,6 +17,7 @@ from .content import ConsumptionResult, ContentConsumer, consumption_plaintext, 
 from .device import DEVICE_CODE_GRANT_TYPE, DeviceAuthorization, DeviceTokens
 from .envelope import Envelope, parse_envelope, read_slot_envelope
 from .errors import (
+    AccountLinkRequiredError,
     AuthorizeError,
     CallbackRejectedError,
     CallbackTimeoutError,
@@ -25,24 +26,45 @@ from .errors import (
     DeviceFlowError,
     EnvelopeError,
     ExpiredTokenError,
+    FederationError,
+    InvalidIdTokenError,
+    LastSignInMethodError,
     MalformedResponseError,
     MissingJwtError,
+    OutsideSessionPolicy,
+    OutsideSessionPolicyError,
     ProviderRegistrationError,
+    RefusedRequestError,
     RequestFailedError,
+    SessionOperationError,
     ShutdownError,
     StatusRequestError,
     GuestRequestError,
     WalletRequiredError,
     to_http_status,
 )
+from .federation import FederatedLogin, LinkedIdentity
 from .handlers import callback_handler_class, respond_to_callback, wsgi_callback_app
 from .provider import ProviderRegistration, register_content_provider
+from .sessions import SessionCall, SessionOperationResult
 from .slot import SlotId, SlotInfo
 from .transport import HttpResponse, Transport, urllib_transport
 
 from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
+    "AccountLinkRequiredError",
+    "FederatedLogin",
+    "FederationError",
+    "InvalidIdTokenError",
+    "LastSignInMethodError",
+    "LinkedIdentity",
+    "OutsideSessionPolicy",
+    "OutsideSessionPolicyError",
+    "RefusedRequestError",
+    "SessionCall",
+    "SessionOperationError",
+    "SessionOperationResult",
     "WebhookEvent",
     "WebhookVerificationError",
     "verify_webhook",

@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import api
 from .callback import parse_callback
 from .client import DEFAULT_CALLBACK_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DauthClient, StatusReport, _start_call
 from .errors import CallbackRejectedError, CallbackTimeoutError, ShutdownError
+from .federation import FederatedLogin, LinkedIdentity
+from .sessions import CallLike, SessionOperationResult
 from .slot import SlotInfo
 from .transport import Transport
 
@@ -163,6 +165,26 @@ class AsyncDauthClient:
     async def logout(self, access_token: str) -> None:
         """Revokes the token pair of ``access_token`` and sets the status to ``logged_out``."""
         await asyncio.to_thread(self._sync.logout, access_token)
+
+    async def federated_login(self, provider: str, id_token: str) -> FederatedLogin:
+        """Native sign-in with an upstream ``id_token``; see ``DauthClient.federated_login``."""
+        return await asyncio.to_thread(self._sync.federated_login, provider, id_token)
+
+    async def list_identities(self, login_token: str) -> List[LinkedIdentity]:
+        """The upstream identities linked to the account of ``login_token``."""
+        return await asyncio.to_thread(self._sync.list_identities, login_token)
+
+    async def link_identity(self, login_token: str, provider: str, id_token: str) -> LinkedIdentity:
+        """Links an upstream identity to the signed-in account."""
+        return await asyncio.to_thread(self._sync.link_identity, login_token, provider, id_token)
+
+    async def unlink_identity(self, login_token: str, identity_id: str) -> None:
+        """Unlinks an identity; ``LastSignInMethodError`` for the last way in."""
+        await asyncio.to_thread(self._sync.unlink_identity, login_token, identity_id)
+
+    async def session_operations(self, access_token: str, calls: Sequence[CallLike]) -> SessionOperationResult:
+        """Acts for the player within the granted wallet policy; see ``DauthClient.session_operations``."""
+        return await asyncio.to_thread(self._sync.session_operations, access_token, calls)
 
     async def report_login(self, access_token: str, user_id: str) -> StatusReport:
         """Reports that the user logged in to this app. Never raises; see ``StatusReport``."""

@@ -7,10 +7,10 @@ import math
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
-from . import api, device, guests
+from . import api, device, federation, guests, sessions
 from .api import ApiContext, LoginStatus
 from .callback import parse_callback
 from .device import DeviceAuthorization, DeviceTokens
@@ -241,6 +241,43 @@ class DauthClient:
     def upgrade_guest(self, guest_token: str, email: str, password: str, nickname: Optional[str] = None) -> str:
         """Turns the guest into a full account with e-mail and password; the uuid stays the same."""
         return guests.upgrade_guest(self._api, guest_token, email, password, nickname)
+
+    def federated_login(self, provider: str, id_token: str) -> federation.FederatedLogin:
+        """Native sign-in with an upstream ``id_token`` (docs/federation.md): a login JWT bound to this app.
+
+        The first sign-in of an identity creates the account (``created``). Raises
+        ``InvalidIdTokenError`` (401) or ``AccountLinkRequiredError`` (409: an account with that e-mail
+        exists; the player signs in to it and links the identity with ``link_identity``).
+        """
+        return federation.federated_login(self._api, self.client_id, provider, id_token)
+
+    def list_identities(self, login_token: str) -> List[federation.LinkedIdentity]:
+        """The upstream identities linked to the account of ``login_token`` (a login JWT)."""
+        return federation.list_identities(self._api, login_token)
+
+    def link_identity(self, login_token: str, provider: str, id_token: str) -> federation.LinkedIdentity:
+        """Links an upstream identity, proven by its ``id_token``, to the signed-in account.
+
+        A guest becomes a full account this way (same uuid). 409 ``identity_in_use`` when another
+        account has it.
+        """
+        return federation.link_identity(self._api, login_token, provider, id_token)
+
+    def unlink_identity(self, login_token: str, identity_id: str) -> None:
+        """Unlinks an identity; ``LastSignInMethodError`` (409) when it is the account's last way in."""
+        federation.unlink_identity(self._api, login_token, identity_id)
+
+    def session_operations(
+        self, access_token: str, calls: Sequence[sessions.CallLike]
+    ) -> sessions.SessionOperationResult:
+        """Acts for the player without their PIN, within the wallet policy they granted this app.
+
+        ``access_token`` is the player's OAuth access token for this app (e.g. the slot's
+        ``access_token``); each call is a ``SessionCall(to, value_wei, data)`` or a mapping with
+        those keys. Raises ``OutsideSessionPolicyError`` (403, ``call_index`` and ``reason``;
+        nothing signed) or ``SessionOperationError`` (404 ``session_key_not_found``, ...).
+        """
+        return sessions.session_operations(self._api, access_token, calls)
 
     def report_login(self, access_token: str, user_id: str) -> StatusReport:
         """Reports that the user logged in to this app. Never raises; see ``StatusReport``."""

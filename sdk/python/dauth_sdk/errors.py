@@ -102,68 +102,122 @@ class RequestFailedError(DauthError):
         super().__init__("request to %s failed" % url)
 
 
-class StatusRequestError(DauthError):
-    """A login-status call (report or check) was answered with a failure."""
+class RefusedRequestError(DauthError):
+    """The service answered a request with a failure: its HTTP status and stable error code.
+
+    ``error_code`` is the body's ``error`` member (decisions §2), ``None`` when it had none. Each call
+    family has its own subclass.
+    """
+
+    _what = "request refused"
 
     def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
         code_part = ", " + error_code if error_code else ""
-        super().__init__(
-            "login status request failed (HTTP %d%s): %s" % (response_status, code_part, message)
-        )
+        super().__init__("%s (HTTP %d%s): %s" % (self._what, response_status, code_part, message))
         self.response_status = response_status
         self.error_code = error_code
 
 
-class GuestRequestError(DauthError):
+class StatusRequestError(RefusedRequestError):
+    """A login-status call (report or check) was answered with a failure."""
+
+    _what = "login status request failed"
+
+
+class GuestRequestError(RefusedRequestError):
     """A guest call (create, login, upgrade; docs/players.md) was answered with a failure.
 
     ``error_code`` is e.g. ``invalid_credentials`` (wrong secret), ``email_taken``, ``not_guest`` or
     ``rate_limited``.
     """
 
-    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
-        code_part = ", " + error_code if error_code else ""
-        super().__init__("guest request failed (HTTP %d%s): %s" % (response_status, code_part, message))
-        self.response_status = response_status
-        self.error_code = error_code
+    _what = "guest request failed"
 
 
-class ConsumptionError(DauthError):
+class ConsumptionError(RefusedRequestError):
     """A consumption record the service refused (4xx or 5xx); nothing was recorded."""
 
-    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
-        code_part = ", " + error_code if error_code else ""
-        super().__init__("consumption refused (HTTP %d%s): %s" % (response_status, code_part, message))
-        self.response_status = response_status
-        self.error_code = error_code
+    _what = "consumption refused"
 
 
-class DeviceFlowError(DauthError):
+class DeviceFlowError(RefusedRequestError):
     """The device authorization grant ended without tokens.
 
     ``error_code``: ``access_denied`` (the player said no), ``expired_token`` (start again),
     ``invalid_client``, ``invalid_grant``, ``rate_limited``, ...
     """
 
-    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
-        code_part = ", " + error_code if error_code else ""
-        super().__init__("device authorization failed (HTTP %d%s): %s" % (response_status, code_part, message))
-        self.response_status = response_status
-        self.error_code = error_code
+    _what = "device authorization failed"
 
 
-class ProviderRegistrationError(DauthError):
+class ProviderRegistrationError(RefusedRequestError):
     """A content-provider registration (or the sign-in before it) the service refused; nothing was registered.
 
     ``error_code`` is the service's stable code, e.g. ``reauthentication_required`` (a login older than the
     service's ``STEP_UP_MAX_AGE``), ``not_client_owner``, ``cuid_taken``.
     """
 
-    def __init__(self, response_status: int, error_code: Optional[str], message: str) -> None:
-        code_part = ", " + error_code if error_code else ""
-        super().__init__("provider registration refused (HTTP %d%s): %s" % (response_status, code_part, message))
-        self.response_status = response_status
-        self.error_code = error_code
+    _what = "provider registration refused"
+
+
+class FederationError(RefusedRequestError):
+    """A federated sign-in or an identity call (docs/federation.md) the service refused.
+
+    The codes a caller acts on have their own classes; others stay this class, e.g. ``identity_in_use``
+    (409, linked to another account), ``unknown_provider`` (404), ``id_token_unsupported`` (400: an oauth2
+    or steam provider), ``provider_unavailable`` (503), ``rate_limited`` (429).
+    """
+
+    _what = "federation request failed"
+
+
+class InvalidIdTokenError(FederationError):
+    """401 ``invalid_id_token``: the upstream id_token is not valid for that provider (signature, iss, aud, exp)."""
+
+
+class AccountLinkRequiredError(FederationError):
+    """409 ``account_exists_link_required``: an account with the upstream e-mail exists and is never
+    linked automatically; the player signs in to it and links the identity there."""
+
+
+class LastSignInMethodError(FederationError):
+    """409 ``last_sign_in_method``: unlinking would leave the account with no way to sign in."""
+
+
+def federation_error(response_status: int, error_code: Optional[str], message: str) -> FederationError:
+    """The typed error of a federation refusal."""
+    kind = {
+        "invalid_id_token": InvalidIdTokenError,
+        "account_exists_link_required": AccountLinkRequiredError,
+        "last_sign_in_method": LastSignInMethodError,
+    }.get(error_code or "", FederationError)
+    return kind(response_status, error_code, message)
+
+
+class SessionOperationError(RefusedRequestError):
+    """A session operation (docs/session-keys.md) the service refused; nothing was signed.
+
+    E.g. ``session_key_not_found`` (404: no active grant for this app), ``invalid_token`` (401),
+    ``sponsorship_quota_exceeded`` (429).
+    """
+
+    _what = "session operation refused"
+
+
+class OutsideSessionPolicyError(SessionOperationError):
+    """403 ``outside_session_policy``: the call at ``call_index`` is outside the wallet policy the
+    player granted the app (``reason``: e.g. ``call_not_allowed``, ``value_per_call``,
+    ``value_per_day``, ``token_per_day``, ``expired``). Nothing was signed."""
+
+    def __init__(self, response_status: int, message: str, call_index: Optional[int], reason: Optional[str]) -> None:
+        super().__init__(response_status, "outside_session_policy", message)
+        self.call_index = call_index
+        self.reason = reason
+
+
+OutsideSessionPolicy = OutsideSessionPolicyError
+"""The name decisions §8 uses for the exception."""
+
 
 def to_http_status(error: BaseException) -> int:
     """The HTTP status a backend should answer with when a slot-info call failed.

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, NamedTuple, Optional
 
 from .api import ApiContext
 from .errors import GuestRequestError, MalformedResponseError
+from .service import call_service
 
 
 class GuestSession(NamedTuple):
@@ -25,22 +25,15 @@ class NewGuest(NamedTuple):
 
 
 def _call(context: ApiContext, path: str, body: Dict[str, str], bearer: Optional[str] = None) -> Dict[str, Any]:
-    response = context.send("POST", path, bearer=bearer, json_body=body)
-    try:
-        parsed = json.loads(response.body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        parsed = None
-    obj = parsed if isinstance(parsed, dict) else {}
-    if not (200 <= response.status < 300) or obj.get("success") is not True:
-        # Failures use the service's error body {success: false, error, message} (decisions §2).
-        error = obj.get("error")
-        message = obj.get("message")
-        raise GuestRequestError(
-            response.status,
-            error if isinstance(error, str) else None,
-            message if isinstance(message, str) else "no error message",
-        )
-    return obj
+    return call_service(
+        context,
+        "POST",
+        path,
+        lambda r: GuestRequestError(r.response_status, r.error_code, r.message),
+        body=body,
+        bearer=bearer,
+        require_success=True,
+    )
 
 
 def _text(obj: Dict[str, Any], name: str, what: str) -> str:

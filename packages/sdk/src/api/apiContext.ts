@@ -16,7 +16,7 @@ export interface RawResponse {
 }
 
 export interface SendOptions {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** Sent as `Authorization: Bearer …`. */
   bearer?: string;
   /** A complete `Authorization` header value (HTTP Basic client authentication); wins over `bearer`. */

@@ -1,6 +1,7 @@
 import { GuestRequestError, MalformedResponseError } from '../errors.js';
-import { parseJson, stringifyJson, type JsonValue } from '../losslessJson.js';
-import { send, type ApiContext } from './apiContext.js';
+import type { JsonObject } from '../losslessJson.js';
+import type { ApiContext } from './apiContext.js';
+import { callService } from './serviceCall.js';
 
 /** A guest's session: a login JWT bound to the app (`azp`) and the account's uuid. */
 export interface GuestSession {
@@ -57,31 +58,17 @@ export async function upgradeGuest(
   return object.uuid;
 }
 
-async function call(
+function call(
   context: ApiContext,
   path: string,
   body: Record<string, string>,
   bearer?: string,
-): Promise<Record<string, JsonValue>> {
-  const response = await send(context, path, {
-    method: 'POST',
-    json: stringifyJson(body),
-    ...(bearer === undefined ? {} : { bearer }),
-  });
-  let parsed: JsonValue | undefined;
-  try {
-    parsed = parseJson(response.body);
-  } catch {
-    parsed = undefined;
-  }
-  const object = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : undefined;
-  if (response.status < 200 || response.status >= 300 || object?.success !== true) {
-    // Failures use the service's error body {success: false, error, message} (decisions §2).
-    throw new GuestRequestError(
-      response.status,
-      typeof object?.error === 'string' ? object.error : undefined,
-      typeof object?.message === 'string' ? object.message : 'no error message',
-    );
-  }
-  return object;
+): Promise<JsonObject> {
+  return callService(
+    context,
+    'POST',
+    path,
+    { body, requireSuccess: true, ...(bearer === undefined ? {} : { bearer }) },
+    (refusal) => new GuestRequestError(refusal.responseStatus, refusal.errorCode, refusal.message),
+  );
 }

@@ -70,8 +70,22 @@ export interface WebhookEventData {
     amount: string;
     tx_hash: string;
   };
-  'session_key.granted': { client_id: string; user_id: string; [key: string]: unknown };
-  'session_key.revoked': { client_id: string; user_id: string; [key: string]: unknown };
+  /** The player granted the app a session key (docs/session-keys.md); `valid_until` is ISO 8601 UTC. */
+  'session_key.granted': {
+    client_id: string;
+    user_uuid: string;
+    session_key: string;
+    valid_until: string;
+    tx_hash: string | null;
+  };
+  /** The app's session key was revoked (by the player, the key itself, a revoked grant or a password reset). */
+  'session_key.revoked': {
+    client_id: string;
+    user_uuid: string;
+    session_key: string;
+    valid_until: string;
+    tx_hash: string | null;
+  };
 }
 
 export type WebhookEventType = keyof WebhookEventData;

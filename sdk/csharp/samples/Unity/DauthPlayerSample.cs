@@ -6,8 +6,9 @@ using Dauth;
 using UnityEngine;
 
 /// <summary>
-/// A player's first session with dauth: play as a guest (the secret stays in PlayerPrefs), set a
-/// PIN, get this game's slot from your game backend, buy content, and upgrade to an e-mail account.
+/// A player's first session with dauth: play as a guest (the secret stays in PlayerPrefs) or sign in
+/// with Apple, Google or Discord natively, set a PIN, get this game's slot from your game backend, buy
+/// content, grant the game its PIN-less wallet powers, and upgrade to an e-mail account.
 /// Wire the public methods to UI buttons; each logs what it did or the service's error code.
 /// </summary>
 public sealed class DauthPlayerSample : MonoBehaviour
@@ -39,6 +40,9 @@ public sealed class DauthPlayerSample : MonoBehaviour
     public void FetchSlot() { Run("Slot", FetchSlotAsync); }
     public void BuyContent() { Run("Purchase", BuyContentAsync); }
     public void Upgrade(string email, string password) { Run("Upgrade", () => UpgradeAsync(email, password)); }
+    /// <summary>After the platform's own sign-in (Sign in with Apple, Google Sign-In) gave an id_token.</summary>
+    public void SignInWith(string provider, string idToken) { Run("Sign-in with " + provider, () => SignInWithAsync(provider, idToken)); }
+    public void GrantGamePowers() { Run("Grant", GrantGamePowersAsync); }
 
     /// <summary>Runs a button's work on the main thread and logs a refusal by its code.</summary>
     private async void Run(string what, Func<Task> work)
@@ -137,6 +141,43 @@ public sealed class DauthPlayerSample : MonoBehaviour
         var mine = (await dauth.GetSlotsAsync(player, lifetime.Token)).First(s => s.SlotId.Equals(slot));
         var balance = mine.Balances.First(b => b.Cuid == cuid).Balance;
         Debug.Log("Bought " + bought.TokenAmount + " tokens (tx " + bought.TxHash + "); balance " + balance);
+    }
+
+    /// <summary>
+    /// Native sign-in with the upstream id_token. Signed in as a guest already, the identity is linked
+    /// instead: the guest becomes a full account with the same uuid, wallet and slots.
+    /// </summary>
+    private async Task SignInWithAsync(string provider, string idToken)
+    {
+        if (player != null && PlayerPrefs.HasKey("dauth.guest.uuid"))
+        {
+            var linked = await dauth.LinkIdentityAsync(player, provider, idToken, lifetime.Token);
+            PlayerPrefs.DeleteKey("dauth.guest.uuid");
+            PlayerPrefs.DeleteKey("dauth.guest.secret");
+            Debug.Log("Player " + player.Uuid + " now signs in with " + linked.ProviderName);
+            return;
+        }
+        try
+        {
+            var login = await dauth.FederatedLoginAsync(provider, idToken, lifetime.Token);
+            player = login.Session;
+            Debug.Log((login.Created ? "Welcome, new player " : "Welcome back, player ") + player.Uuid);
+        }
+        catch (AccountLinkRequiredException)
+        {
+            // Never linked by e-mail alone: the owner signs in the usual way, then links this identity.
+            Debug.LogWarning("An account with this e-mail exists: sign in to it, then link " + provider);
+        }
+    }
+
+    /// <summary>
+    /// Lets the game act within its wallet policy without asking for the PIN again (the consent page
+    /// and the console show the policy in words); the player can revoke it any time.
+    /// </summary>
+    private async Task GrantGamePowersAsync()
+    {
+        var grant = await dauth.GrantSessionKeyAsync(player, pin, lifetime.Token);
+        Debug.Log("The game may act within its wallet policy until " + grant.ValidUntil);
     }
 
     /// <summary>Keeps everything (uuid, wallet, slots) under an e-mail account; the guest secret ends.</summary>

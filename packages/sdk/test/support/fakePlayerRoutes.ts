@@ -1,0 +1,239 @@
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback stand-in for the service's federation and session-key routes (decisions §8), written to
+ * the interface the SDK is built against and keeping state like the service does: identities keyed by
+ * (provider, subject), an account per identity, the last way in never unlinked, a wallet policy checked
+ * call by call. The live suites (test/e2e/federationAndSessions.test.ts) run the same calls against dauth.
+ *
+ * Upstream id_tokens here are opaque strings the test registers with `issueIdToken`; any other is
+ * refused 401 `invalid_id_token`, as a token with a wrong signature, `aud` or `exp` is by the service.
+ */
+export interface RecordedCall {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  body: string;
+}
+
+interface Identity {
+  id: string;
+  provider: string;
+  subject: string;
+  email: string | null;
+  uuid: string;
+}
+
+export interface SessionPolicy {
+  /** The access token the app's backend holds for the player. */
+  accessToken: string;
+  allowedTargets: string[];
+  maxValuePerCallWei: bigint;
+  /** Where the service's error handler puts the details: nested (`details: {…}`) or spread. */
+  detailsStyle?: 'nested' | 'spread';
+}
+
+const PROVIDER_NAMES: Record<string, string> = { google: 'Google', apple: 'Apple', discord: 'Discord' };
+
+export class FakePlayerRoutes {
+  readonly calls: RecordedCall[] = [];
+  readonly #server: Server;
+  readonly #idTokens = new Map<string, { provider: string; subject: string; email: string | null }>();
+  readonly #identities: Identity[] = [];
+  /** uuid → whether the account has a password (another way in). */
+  readonly #accounts = new Map<string, { email: string | null; password: boolean }>();
+  readonly #policies: SessionPolicy[] = [];
+  #counter = 0;
+  url = '';
+
+  private constructor() {
+    this.#server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const path = new URL(request.url ?? '/', 'http://fake.invalid').pathname;
+        const method = request.method ?? '';
+        this.calls.push({ method, path, authorization: request.headers.authorization, body });
+        const [status, answer] = this.#route(method, path, request.headers.authorization, body);
+        response.writeHead(status, { 'content-type': 'application/json' }).end(answer);
+      });
+    });
+  }
+
+  static async start(): Promise<FakePlayerRoutes> {
+    const fake = new FakePlayerRoutes();
+    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
+    fake.url = `http://127.0.0.1:${(fake.#server.address() as AddressInfo).port}`;
+    return fake;
+  }
+
+  close(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** An upstream id_token the fake accepts for (provider, subject). */
+  issueIdToken(provider: string, subject: string, email: string | null = null): string {
+    const token = `idt.${provider}.${subject}.${++this.#counter}`;
+    this.#idTokens.set(token, { provider, subject, email });
+    return token;
+  }
+
+  /** An existing e-mail account (a password account), signed in: returns its login JWT. */
+  passwordAccount(email: string): string {
+    const uuid = String(1_000_000_000_000_000_000n + BigInt(++this.#counter));
+    this.#accounts.set(uuid, { email, password: true });
+    return `jwt.${uuid}`;
+  }
+
+  grantSessionKey(policy: SessionPolicy): void {
+    this.#policies.push(policy);
+  }
+
+  identityCount(): number {
+    return this.#identities.length;
+  }
+
+  #route(method: string, path: string, authorization: string | undefined, raw: string): [number, string] {
+    let body: Record<string, unknown> = {};
+    try {
+      body = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
+    } catch {
+      return error(400, 'invalid_request', 'the body is not JSON');
+    }
+    const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
+    const uuid = bearer?.startsWith('jwt.') ? bearer.slice(4) : undefined;
+    const signedIn = uuid !== undefined && this.#accounts.has(uuid) ? uuid : undefined;
+
+    if (method === 'POST' && path === '/v1/dev-user/federated-login') {
+      const claims = this.#verify(body);
+      if (typeof claims === 'string') return error(...parseError(claims));
+      const known = this.#identities.find(
+        (i) => i.provider === claims.provider && i.subject === claims.subject,
+      );
+      if (known)
+        return ok(200, { success: true, token: `jwt.${known.uuid}`, uuid: known.uuid, created: false });
+      const taken = [...this.#accounts.values()].some((a) => a.email !== null && a.email === claims.email);
+      if (taken)
+        return error(
+          409,
+          'account_exists_link_required',
+          'an account with this e-mail exists: sign in and link',
+        );
+      const created = String(2_000_000_000_000_000_000n + BigInt(++this.#counter));
+      this.#accounts.set(created, { email: claims.email, password: false });
+      this.#identities.push({ id: `idn_${this.#counter}`, ...claims, uuid: created });
+      return ok(200, { success: true, token: `jwt.${created}`, uuid: created, created: true });
+    }
+    if (path === '/v1/dev-user/identities' || path.startsWith('/v1/dev-user/identities/')) {
+      if (!signedIn) return error(401, 'invalid_token', 'sign in first');
+      if (method === 'GET') {
+        const identities = this.#identities.filter((i) => i.uuid === signedIn).map(view);
+        return ok(200, { identities });
+      }
+      if (method === 'POST' && path === '/v1/dev-user/identities') {
+        const claims = this.#verify(body);
+        if (typeof claims === 'string') return error(...parseError(claims));
+        const other = this.#identities.find(
+          (i) => i.provider === claims.provider && i.subject === claims.subject,
+        );
+        if (other) return error(409, 'identity_in_use', 'this identity is linked to an account');
+        const identity = { id: `idn_${++this.#counter}`, ...claims, uuid: signedIn };
+        this.#identities.push(identity);
+        return ok(201, view(identity));
+      }
+      if (method === 'DELETE') {
+        const id = decodeURIComponent(path.slice('/v1/dev-user/identities/'.length));
+        const index = this.#identities.findIndex((i) => i.id === id && i.uuid === signedIn);
+        if (index < 0) return error(404, 'identity_not_found', 'no such identity');
+        const others = this.#identities.filter((i) => i.uuid === signedIn).length - 1;
+        if (others === 0 && !this.#accounts.get(signedIn)?.password) {
+          return error(409, 'last_sign_in_method', 'this is the last way to sign in to the account');
+        }
+        this.#identities.splice(index, 1);
+        return ok(200, { success: true });
+      }
+    }
+    if (method === 'POST' && path === '/v1/wallet/session-operations') {
+      const policy = this.#policies.find((p) => p.accessToken === bearer);
+      if (!policy) return error(404, 'session_key_not_found', 'no active session key for this app');
+      const calls = body.calls;
+      if (!Array.isArray(calls) || calls.length === 0)
+        return error(400, 'invalid_request', 'calls', { field: 'calls' });
+      for (const [index, call] of (calls as { to: unknown; value: unknown; data: unknown }[]).entries()) {
+        if (typeof call.value !== 'string' || !/^\d+$/.test(call.value) || typeof call.data !== 'string') {
+          return error(400, 'invalid_request', `calls[${index}] is malformed`, { field: `calls[${index}]` });
+        }
+        const reason = !policy.allowedTargets.includes(String(call.to).toLowerCase())
+          ? 'call_not_allowed'
+          : BigInt(call.value) > policy.maxValuePerCallWei
+            ? 'value_per_call'
+            : undefined;
+        if (reason) {
+          const details = { call_index: index, reason };
+          return error(
+            403,
+            'outside_session_policy',
+            `call ${index} is outside the session policy: ${reason}`,
+            policy.detailsStyle === 'spread' ? details : { details },
+          );
+        }
+      }
+      const n = ++this.#counter;
+      const results = (calls as { to: string }[]).map((call, i) => ({
+        call_index: i,
+        to: call.to,
+        success: true,
+      }));
+      return ok(200, {
+        user_op_hash: `0x${'a'.repeat(63)}${n % 10}`,
+        tx_hash: `0x${'b'.repeat(64)}`,
+        results,
+      });
+    }
+    return error(404, 'not_found', 'no such route');
+  }
+
+  #verify(
+    body: Record<string, unknown>,
+  ): { provider: string; subject: string; email: string | null } | string {
+    if (typeof body.provider !== 'string' || typeof body.id_token !== 'string') return '400 invalid_request';
+    if (!['google', 'apple', 'discord', 'steam'].includes(body.provider)) return '404 unknown_provider';
+    if (body.provider === 'steam') return '400 id_token_unsupported';
+    const claims = this.#idTokens.get(body.id_token);
+    if (!claims || claims.provider !== body.provider) return '401 invalid_id_token';
+    return claims;
+  }
+}
+
+function view(identity: Identity) {
+  return {
+    id: identity.id,
+    provider: identity.provider,
+    provider_name: PROVIDER_NAMES[identity.provider] ?? identity.provider,
+    subject: identity.subject,
+    email: identity.email,
+    created_at: '2026-11-26T12:00:00.000Z',
+  };
+}
+
+function parseError(text: string): [number, string, string] {
+  const [status, code] = text.split(' ') as [string, string];
+  return [Number(status), code, `refused: ${code}`];
+}
+
+function ok(status: number, body: unknown): [number, string] {
+  return [status, JSON.stringify(body)];
+}
+
+function error(
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): [number, string] {
+  return [status, JSON.stringify({ success: false, error: code, message, ...extra })];
+}

@@ -1,0 +1,263 @@
+package dauth
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakePlayerRoutes is a loopback stand-in for the service's federation and session-operation routes
+// (decisions §8), keeping state as the service does: identities keyed by (provider, subject), an
+// account per identity, the last way in never unlinked, a wallet policy checked call by call. Its
+// id_tokens are opaque strings registered with issueIDToken; any other is 401 invalid_id_token.
+type fakePlayerRoutes struct {
+	server *httptest.Server
+
+	mu         sync.Mutex
+	idTokens   map[string]fakeClaims
+	identities []fakeIdentity
+	accounts   map[string]bool // uuid -> has a password
+	emails     map[string]string
+	policies   map[string]fakePolicy // access token -> policy
+	counter    int
+	requests   []recorded
+}
+
+type fakeClaims struct{ provider, subject, email string }
+
+type fakeIdentity struct {
+	id, uuid string
+	fakeClaims
+}
+
+type fakePolicy struct {
+	target       string
+	maxPerCall   *big.Int
+	spreadDetail bool
+}
+
+func startFakePlayerRoutes(t *testing.T) (*fakePlayerRoutes, *Client) {
+	t.Helper()
+	fake := &fakePlayerRoutes{idTokens: map[string]fakeClaims{}, accounts: map[string]bool{}, emails: map[string]string{}, policies: map[string]fakePolicy{}}
+	fake.server = httptest.NewServer(http.HandlerFunc(fake.route))
+	t.Cleanup(fake.server.Close)
+	client, err := New(Config{ClientID: "game-1", ClientSecret: "s3cret", RedirectURI: "http://127.0.0.1:1/cb", AuthServerURL: fake.server.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake, client
+}
+
+func (f *fakePlayerRoutes) issueIDToken(provider, subject, email string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.counter++
+	token := fmt.Sprintf("idt.%s.%s.%d", provider, subject, f.counter)
+	f.idTokens[token] = fakeClaims{provider, subject, email}
+	return token
+}
+
+func (f *fakePlayerRoutes) passwordAccount(email string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.counter++
+	uuid := fmt.Sprintf("1%018d", f.counter)
+	f.accounts[uuid] = true
+	f.emails[uuid] = email
+	return "jwt." + uuid
+}
+
+func (f *fakePlayerRoutes) last() recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests[len(f.requests)-1]
+}
+
+func (f *fakePlayerRoutes) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.requests)
+}
+
+func fail(w http.ResponseWriter, status int, code string, extra map[string]any) {
+	body := map[string]any{"success": false, "error": code, "message": "refused: " + code}
+	for k, v := range extra {
+		body[k] = v
+	}
+	answer(w, status, body)
+}
+
+func answer(w http.ResponseWriter, status int, body any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (f *fakePlayerRoutes) identityView(i fakeIdentity) map[string]any {
+	names := map[string]string{"google": "Google", "apple": "Apple", "discord": "Discord"}
+	var email any
+	if i.email != "" {
+		email = i.email
+	}
+	return map[string]any{"id": i.id, "provider": i.provider, "provider_name": names[i.provider], "subject": i.subject, "email": email, "created_at": "2026-11-26T12:00:00.000Z"}
+}
+
+func (f *fakePlayerRoutes) verify(body map[string]any) (fakeClaims, int, string) {
+	provider, _ := body["provider"].(string)
+	token, _ := body["id_token"].(string)
+	if provider == "" || token == "" {
+		return fakeClaims{}, 400, "invalid_request"
+	}
+	claims, ok := f.idTokens[token]
+	if !ok || claims.provider != provider {
+		return fakeClaims{}, 401, "invalid_id_token"
+	}
+	return claims, 0, ""
+}
+
+// verifyAndFind verifies the body's id_token (answering the refusal itself) and finds its identity.
+func (f *fakePlayerRoutes) verifyAndFind(w http.ResponseWriter, body map[string]any) (fakeClaims, *fakeIdentity, bool) {
+	claims, status, code := f.verify(body)
+	if status != 0 {
+		fail(w, status, code, nil)
+		return claims, nil, false
+	}
+	for n, i := range f.identities {
+		if i.provider == claims.provider && i.subject == claims.subject {
+			return claims, &f.identities[n], true
+		}
+	}
+	return claims, nil, true
+}
+
+func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, recorded{method: r.Method, path: r.URL.EscapedPath(), authorization: r.Header.Get("Authorization"), body: raw})
+	var body map[string]any
+	if len(raw) > 0 && json.Unmarshal(raw, &body) != nil {
+		fail(w, 400, "invalid_request", nil)
+		return
+	}
+	bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	uuid := strings.TrimPrefix(bearer, "jwt.")
+	_, signedIn := f.accounts[uuid]
+	path := r.URL.EscapedPath()
+	switch {
+	case r.Method == "POST" && path == "/v1/dev-user/federated-login":
+		claims, known, ok := f.verifyAndFind(w, body)
+		if !ok {
+			return
+		}
+		if known != nil {
+			answer(w, 200, map[string]any{"success": true, "token": "jwt." + known.uuid, "uuid": known.uuid, "created": false})
+			return
+		}
+		for _, email := range f.emails {
+			if email != "" && email == claims.email {
+				fail(w, 409, "account_exists_link_required", nil)
+				return
+			}
+		}
+		f.counter++
+		created := fmt.Sprintf("2%018d", f.counter)
+		f.accounts[created] = false
+		f.emails[created] = claims.email
+		f.identities = append(f.identities, fakeIdentity{fmt.Sprintf("idn_%d", f.counter), created, claims})
+		// The uuid as a JSON number, which the SDK must keep exact.
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"success":true,"token":"jwt.%s","uuid":%s,"created":true}`, created, created)
+	case strings.HasPrefix(path, "/v1/dev-user/identities"):
+		if !signedIn {
+			fail(w, 401, "invalid_token", nil)
+			return
+		}
+		switch {
+		case r.Method == "GET":
+			list := []map[string]any{}
+			for _, i := range f.identities {
+				if i.uuid == uuid {
+					list = append(list, f.identityView(i))
+				}
+			}
+			answer(w, 200, map[string]any{"identities": list})
+		case r.Method == "POST":
+			claims, known, ok := f.verifyAndFind(w, body)
+			if !ok {
+				return
+			}
+			if known != nil {
+				fail(w, 409, "identity_in_use", nil)
+				return
+			}
+			f.counter++
+			identity := fakeIdentity{fmt.Sprintf("idn_%d", f.counter), uuid, claims}
+			f.identities = append(f.identities, identity)
+			answer(w, 201, f.identityView(identity))
+		case r.Method == "DELETE":
+			id, _ := url.PathUnescape(strings.TrimPrefix(path, "/v1/dev-user/identities/"))
+			index, mine := -1, 0
+			for n, i := range f.identities {
+				if i.uuid == uuid {
+					mine++
+					if i.id == id {
+						index = n
+					}
+				}
+			}
+			if index < 0 {
+				fail(w, 404, "identity_not_found", nil)
+				return
+			}
+			if mine == 1 && !f.accounts[uuid] {
+				fail(w, 409, "last_sign_in_method", nil)
+				return
+			}
+			f.identities = append(f.identities[:index], f.identities[index+1:]...)
+			answer(w, 200, map[string]any{"success": true})
+		}
+	case r.Method == "POST" && path == "/v1/wallet/session-operations":
+		policy, ok := f.policies[bearer]
+		if !ok {
+			fail(w, 404, "session_key_not_found", nil)
+			return
+		}
+		calls, _ := body["calls"].([]any)
+		results := []map[string]any{}
+		for index, item := range calls {
+			call, _ := item.(map[string]any)
+			value, valid := new(big.Int).SetString(fmt.Sprint(call["value"]), 10)
+			if _, isText := call["value"].(string); !valid || !isText {
+				fail(w, 400, "invalid_request", map[string]any{"field": fmt.Sprintf("calls[%d].value", index)})
+				return
+			}
+			reason := ""
+			if !strings.EqualFold(fmt.Sprint(call["to"]), policy.target) {
+				reason = "call_not_allowed"
+			} else if value.Cmp(policy.maxPerCall) > 0 {
+				reason = "value_per_call"
+			}
+			if reason != "" {
+				details := map[string]any{"call_index": index, "reason": reason}
+				if policy.spreadDetail {
+					fail(w, 403, "outside_session_policy", details)
+				} else {
+					fail(w, 403, "outside_session_policy", map[string]any{"details": details})
+				}
+				return
+			}
+			results = append(results, map[string]any{"call_index": index, "to": call["to"], "success": true})
+		}
+		answer(w, 200, map[string]any{"user_op_hash": "0x" + strings.Repeat("a", 64), "tx_hash": "0x" + strings.Repeat("b", 64), "results": results})
+	default:
+		fail(w, 404, "not_found", nil)
+	}
+}
