@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { admitOnSlot, groupBySlot, requestKeyOf } from './contentAdmission.js';
 import { affected } from './kyselyResults.js';
-import type { OutboxEvent, WebhookOutbox } from './webhookStore.js';
+import { derivedMessageId, type OutboxEvent, type WebhookOutbox } from './webhookStore.js';
 
 export type UsageState = 'queued' | 'sent' | 'included' | 'failed';
 export type BatchState = 'sending' | 'included' | 'dropped';
@@ -677,6 +677,9 @@ export class ContentLedgerStore {
       await this.outbox.record(trx, {
         type: 'content.consumed',
         clientId: row.client_id,
+        // One event per record, whatever the inclusions: a record included again after a chain rewind
+        // reports under the same `webhook-id` (the outbox keeps one delivery).
+        msgId: derivedMessageId(Number(row.accepted_at), `content.consumed:${row.id}`),
         data: {
           record_id: row.id,
           cuid: row.cuid,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
@@ -109,6 +109,12 @@ export interface OutboxEvent {
   /** Events of one key (e.g. `slot:<id>`) reach each endpoint in the order they were written. */
   orderKey?: string;
   at?: number;
+  /**
+   * The event's own `webhook-id`, when the change it reports can be written more than once (a consumption
+   * record included again after a chain rewind; a chain-only change completed by its intent): a second
+   * write of the same id adds no delivery (see `WebhookOutbox.statement`). Otherwise a new one is drawn.
+   */
+  msgId?: string;
 }
 
 /** The events' body as delivered (Standard Webhooks): `{type, timestamp, data}`. */
@@ -136,6 +142,16 @@ export function newMessageId(now = Date.now()): string {
 }
 
 /**
+ * A `webhook-id` derived from what the event is about (`key`, e.g. `content.consumed:<record id>`) rather
+ * than drawn: the same thing reported twice gets the same id, so the outbox keeps one delivery per
+ * endpoint and a receiver's dedup holds even across processes. The same shape as `newMessageId`, ordered
+ * by `at` (when the thing came to be).
+ */
+export function derivedMessageId(at: number, key: string): string {
+  return `msg_${at.toString(36).padStart(9, '0')}${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
+/**
  * The outbox write a store adds to its own transaction: one delivery row per live endpoint of the app
  * subscribed to the type, in one INSERT … SELECT (none when the app has no such endpoint, so a change
  * of an app without webhooks costs one indexed read). `statement` is the same write for PostgreSQL's
@@ -148,13 +164,23 @@ export class WebhookOutbox {
   statement(event: OutboxEvent) {
     this.onWrite?.();
     const at = event.at ?? Date.now();
-    const msgId = newMessageId(at);
+    const msgId = event.msgId ?? newMessageId(at);
+    // An id given by the caller may have been written before: that delivery stays the one delivery of the
+    // event. Its body is brought up to date only while no attempt has been made (a receiver dedups by id,
+    // so a changed body sent under an id it has seen would be dropped anyway). The SELECT's WHERE is what
+    // SQLite needs to tell this ON CONFLICT from a join's ON.
+    const onConflict =
+      event.msgId === undefined
+        ? sql``
+        : sql` on conflict (endpoint_id, msg_id) do update set payload = excluded.payload
+            where webhook_deliveries.attempts = 0 and webhook_deliveries.state = 'pending'
+              and webhook_deliveries.lease_until < ${at}`;
     return sql`insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
         state, attempts, next_attempt_at, lease_until, created_at)
       select id, ${msgId}, ${event.clientId}, ${event.type}, ${eventBody(event, at)}, ${event.orderKey ?? null},
         'pending', 0, ${at}, 0, ${at}
       from webhook_endpoints
-      where client_id = ${event.clientId} and deleted_at is null and events like ${`%,${event.type},%`}`;
+      where client_id = ${event.clientId} and deleted_at is null and events like ${`%,${event.type},%`}${onConflict}`;
   }
 
   /** Of `clientIds`, the apps with a live endpoint subscribed to `type` (to skip building bodies nobody gets). */
