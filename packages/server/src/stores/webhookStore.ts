@@ -50,7 +50,34 @@ declare module '../db/database.js' {
     webhook_endpoints: WebhookEndpointsTable;
     webhook_deliveries: WebhookDeliveriesTable;
     webhook_attempts: WebhookAttemptsTable;
+    webhook_intents: WebhookIntentsTable;
   }
+}
+
+export interface WebhookIntentsTable {
+  msg_id: string;
+  client_id: string;
+  type: string;
+  facts: string;
+  from_block: number;
+  holder: string;
+  created_at: number;
+  change_key: string | null;
+  completed_at: number | null;
+}
+
+/**
+ * The event of a change made on chain only, before the chain write (docs/webhooks.md): its id, the app,
+ * and `facts` (JSON the writer chose: the data known beforehand and what finds the change on chain).
+ */
+export interface WebhookIntent {
+  msgId: string;
+  clientId: string;
+  type: string;
+  facts: string;
+  fromBlock: bigint;
+  holder: string;
+  createdAt: number;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -543,5 +570,131 @@ export class WebhookStore {
       depth: Number(row.n),
       oldestCreatedAt: row.oldest == null ? undefined : Number(row.oldest),
     };
+  }
+}
+
+/**
+ * Intents of events of changes made on chain only (migration 0195): written before the chain write,
+ * turned into the event exactly once — by whichever of the answer's path and the recovery sweep gets
+ * there first, in one transaction that marks the intent completed (with the change it reports) and
+ * writes the deliveries.
+ */
+export class WebhookIntentStore {
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  /** Whether `clientId` has a live endpoint subscribed to `type` (no intent is needed otherwise). */
+  async subscribed(clientId: string, type: string): Promise<boolean> {
+    return (await this.outbox.subscribers(this.db, type, [clientId])).has(clientId);
+  }
+
+  /** Writes the intent under a new `webhook-id`, which it returns. */
+  async open(intent: Omit<WebhookIntent, 'msgId'>): Promise<string> {
+    const msgId = newMessageId(intent.createdAt);
+    await this.db
+      .insertInto('webhook_intents')
+      .values({
+        msg_id: msgId,
+        client_id: intent.clientId,
+        type: intent.type,
+        facts: intent.facts,
+        from_block: Number(intent.fromBlock),
+        holder: intent.holder,
+        created_at: intent.createdAt,
+      })
+      .execute();
+    return msgId;
+  }
+
+  /** The event of a change that needed no intent (none was wanted when it began), on its own. */
+  async record(event: Omit<OutboxEvent, 'msgId'>): Promise<void> {
+    await this.outbox.record(this.db, event);
+  }
+
+  /**
+   * Turns the intent into its event (`event.msgId` is the intent's) and records `changeKey` (the change
+   * on chain it reports, `<tx hash>:<log index>`). False, writing nothing, when the intent is completed
+   * or gone already (the other path was first), or when that change was reported by another intent.
+   */
+  async complete(
+    msgId: string,
+    event: Omit<OutboxEvent, 'msgId'>,
+    changeKey: string,
+    now = Date.now(),
+  ): Promise<boolean> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const done = await trx
+          .updateTable('webhook_intents')
+          .set({ completed_at: now, change_key: changeKey })
+          .where('msg_id', '=', msgId)
+          .where('completed_at', 'is', null)
+          .executeTakeFirst();
+        if (affected(done) !== 1) return false;
+        await this.outbox.record(trx, { ...event, msgId });
+        return true;
+      });
+    } catch (err) {
+      // The unique change key: another intent reported this change (its transaction rolled back whole).
+      if (await this.#claimed(changeKey)) return false;
+      throw err;
+    }
+  }
+
+  /** Of `changeKeys`, those an intent has reported already. */
+  async claimed(changeKeys: string[]): Promise<Set<string>> {
+    if (changeKeys.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('webhook_intents')
+      .select('change_key')
+      .where('change_key', 'in', changeKeys)
+      .execute();
+    return new Set(rows.map((r) => r.change_key!));
+  }
+
+  async #claimed(changeKey: string): Promise<boolean> {
+    return (await this.claimed([changeKey])).has(changeKey);
+  }
+
+  /** Forgets an open intent whose change did not happen (the write was refused, or never landed). */
+  async drop(msgId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('webhook_intents')
+      .where('msg_id', '=', msgId)
+      .where('completed_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** Deletes completed intents older than `before` (their change can no longer be found again). */
+  async prune(before: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('webhook_intents')
+      .where('completed_at', '<', before)
+      .executeTakeFirst();
+    return affected(result);
+  }
+
+  /** Open intents, oldest first. */
+  async list(limit: number): Promise<WebhookIntent[]> {
+    const rows = await this.db
+      .selectFrom('webhook_intents')
+      .selectAll()
+      .where('completed_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('msg_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      msgId: r.msg_id,
+      clientId: r.client_id,
+      type: r.type,
+      facts: r.facts,
+      fromBlock: BigInt(r.from_block),
+      holder: r.holder,
+      createdAt: Number(r.created_at),
+    }));
   }
 }

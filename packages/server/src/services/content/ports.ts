@@ -43,7 +43,11 @@ export interface ContentTokenChain {
   setReleaseEnabled(cuid: string, enabled: boolean): Promise<ChainWrite>;
   /** `fundPool(cuid)` paid by the platform's operator wallet. */
   fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }>;
-  release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }>;
+  /** `logIndex`: the `Released` event's, which names the change (webhook intents). */
+  release(
+    cuid: string,
+    slot: Address,
+  ): Promise<ChainWrite & { usage: bigint; paid: bigint; logIndex: number }>;
   /**
    * `amendTerms` on chain: settles the given slots' unsettled usage at the terms in force, then applies the
    * new ones; reverts with `UnsettledUsage` when usage outside `settle` is still unsettled (usage that
@@ -79,7 +83,12 @@ export interface ContentTokenChain {
   /** The call a wallet makes to buy `value` wei of `cuid` tokens for `slot`. */
   buyCall(cuid: string, slot: Address, value: bigint): Call;
   /** The `ContentTokenBought` figures of a confirmed purchase transaction. */
-  purchaseOf(txHash: Hash, cuid: string, slot: Address): Promise<PurchaseOnChain & { blockNumber: bigint }>;
+  /** `logIndex`: the `ContentTokenBought` event's, which names the purchase (webhook intents). */
+  purchaseOf(
+    txHash: Hash,
+    cuid: string,
+    slot: Address,
+  ): Promise<PurchaseOnChain & { blockNumber: bigint; logIndex: number }>;
   blockNumber(): Promise<bigint>;
   /** Native balance of an address, in wei. */
   nativeBalance(address: Address): Promise<bigint>;
