@@ -88,10 +88,14 @@ export function createContentServices(deps: ContentDeps): ContentServices {
   const options = deps.options ?? {};
   const providerStore = new ContentProviderStore(deps.db);
   const ledger = new ContentLedgerStore(deps.db, deps.outbox);
-  const gateway = new ContentTokenGateway(deps.chain.gateway, deps.chain.operator, deps.chain.calls);
-  // The gateway speaks the chain layer's types; these lines are where it is checked against the ports.
-  const chain: ContentTokenChain = gateway;
-  const finder: ChainEventFinder = gateway;
+  // The gateway speaks the chain layer's types; this line is where it is checked against the port.
+  const chain: ContentTokenChain = new ContentTokenGateway(
+    deps.chain.gateway,
+    deps.chain.operator,
+    deps.chain.calls,
+  );
+  // The same reads serve the recovery of chain-only events (their port is a part of the content one).
+  const finder: ChainEventFinder = chain;
   // Events of changes made on chain only (a purchase, a release): an intent before the write (docs/webhooks.md).
   const events =
     deps.outbox &&

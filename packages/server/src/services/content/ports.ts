@@ -7,6 +7,7 @@ import type {
   UsageBatch,
 } from '../../chain/contentTokenTypes.js';
 import type { Address, Call, Hash } from '../../chain/types.js';
+import type { ChainEventFinder } from '../webhooks/chainEventIntents.js';
 
 export type {
   ChainWrite,
@@ -30,9 +31,11 @@ export type {
  * The DauthContentToken contract as the domain sees it. Writes go through the platform operator wallet
  * and resolve after inclusion; failures are `AppError`s (503 `chain_unavailable` when nothing was sent,
  * `OperationOutcomeUnknownError` when a write may or may not have landed, `OperationReverted` when the
- * contract refused: its `revert.name` is the contract's custom error).
+ * contract refused: its `revert.name` is the contract's custom error). Its log queries
+ * (`ChainEventFinder`) also serve the recovery of `content.purchased` / `content.released` after a crash
+ * (docs/webhooks.md).
  */
-export interface ContentTokenChain {
+export interface ContentTokenChain extends ChainEventFinder {
   readonly contentToken: Address;
   registerProvider(input: {
     clientId: string;
