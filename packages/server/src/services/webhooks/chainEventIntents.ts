@@ -117,7 +117,7 @@ export class ChainEventIntents {
       clientId,
       type,
       facts: JSON.stringify(facts),
-      fromBlock: lookBack(await fromBlock()),
+      fromBlock: await fromBlock(),
       holder: this.holder,
       createdAt: this.now(),
     });
@@ -273,14 +273,6 @@ export class ChainEventIntents {
     }));
   }
 }
-
-/**
- * Blocks before the head an intent's search starts: a chain that went back (the embedded chain restarted
- * from a state saved seconds earlier) may mine the change again below the head the intent saw. A change
- * found there that was reported already is excluded by its key.
- */
-export const LOOK_BACK_BLOCKS = 256n;
-const lookBack = (head: bigint) => (head > LOOK_BACK_BLOCKS ? head - LOOK_BACK_BLOCKS : 0n);
 
 /** A change on chain by its event log: `<tx hash>:<log index>` (lower case). */
 const changeKey = (change: { txHash: string; logIndex: number }) =>
