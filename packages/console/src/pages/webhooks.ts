@@ -2,7 +2,7 @@ import { call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox } from '../dom.js';
 import { confirmInline, form, onSubmit, submit } from '../view.js';
 
-/** The event types an endpoint can subscribe to (docs/webhooks.md); the session-key ones come later. */
+/** The event types an endpoint can subscribe to (docs/webhooks.md), the server's list (checked by a test). */
 const EVENT_TYPES = [
   'grant.created',
   'grant.revoked',
@@ -13,6 +13,8 @@ const EVENT_TYPES = [
   'content.purchased',
   'content.consumed',
   'content.released',
+  'session_key.granted',
+  'session_key.revoked',
 ];
 
 interface Endpoint {

@@ -17,6 +17,8 @@ import type { OperationResult } from './operations/pendingOperation.js';
 import { waitForReceipt } from './waitForReceipt.js';
 import type {
   ChainWrite,
+  FoundPurchase,
+  FoundRelease,
   ProviderOnChain,
   PurchaseOnChain,
   RecordedBatch,
@@ -147,14 +149,22 @@ export class ContentTokenGateway {
       .reduce((sum, e) => sum + e.args.paid, 0n);
   }
 
-  async release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }> {
+  async release(
+    cuid: string,
+    slot: Address,
+  ): Promise<ChainWrite & { usage: bigint; paid: bigint; logIndex: number }> {
     const result = await this.#operate([this.calls.platform('contentToken', 'release', [cuid, slot])]);
     const hash = cuidHashOf(cuid);
     const released = this.#events((await this.#receipt(result.txHash)).logs, 'Released').find(
       (e) => e.args.cuidHash === hash && sameAddress(e.args.slot, slot),
     );
     if (!released) throw new Error(`release transaction ${result.txHash} carries no Released event`);
-    return { ...this.#write(result), usage: released.args.usage, paid: released.args.paid };
+    return {
+      ...this.#write(result),
+      usage: released.args.usage,
+      paid: released.args.paid,
+      logIndex: released.logIndex,
+    };
   }
 
   async recordUsage(batch: UsageBatch): Promise<RecordedBatch> {
@@ -307,7 +317,7 @@ export class ContentTokenGateway {
     txHash: Hash,
     cuid: string,
     slot: Address,
-  ): Promise<PurchaseOnChain & { blockNumber: bigint }> {
+  ): Promise<PurchaseOnChain & { blockNumber: bigint; logIndex: number }> {
     const receipt = await this.#receipt(txHash);
     const hash = cuidHashOf(cuid);
     const bought = this.#events(receipt.logs, 'ContentTokenBought').find(
@@ -319,7 +329,78 @@ export class ContentTokenGateway {
       platformFee: bought.args.platformFee,
       providerAmount: bought.args.providerAmount,
       blockNumber: receipt.blockNumber,
+      logIndex: bought.logIndex,
     };
+  }
+
+  /**
+   * The `ContentTokenBought` events of (`cuid`, `slot`) paid by `buyer` from `fromBlock` on, oldest first:
+   * how a purchase whose answer a crash cut off is found again (docs/webhooks.md).
+   */
+  async findPurchases(query: {
+    cuid: string;
+    slot: Address;
+    buyer: Address;
+    fromBlock: bigint;
+  }): Promise<FoundPurchase[]> {
+    const logs = await atGateway(() =>
+      this.gateway.client.getLogs({
+        address: this.contentToken,
+        event: contentTokenBoughtEvent,
+        args: { cuidHash: cuidHashOf(query.cuid), slot: query.slot, buyer: query.buyer },
+        fromBlock: query.fromBlock,
+        toBlock: 'latest',
+      }),
+    );
+    return logs
+      .filter((l) => l.transactionHash && l.blockNumber !== null && l.logIndex !== null)
+      .map((l) => ({
+        txHash: l.transactionHash!,
+        blockNumber: l.blockNumber!,
+        logIndex: l.logIndex!,
+        amount: l.args.amount!,
+        platformFee: l.args.platformFee!,
+        providerAmount: l.args.providerAmount!,
+      }));
+  }
+
+  /**
+   * The `Released` events of (`cuid`, `slot`) from `fromBlock` on made by `release` (a terms change's
+   * settlement, whose transaction also carries `ProviderRegistered`, is left out), oldest first.
+   */
+  async findReleases(query: { cuid: string; slot: Address; fromBlock: bigint }): Promise<FoundRelease[]> {
+    const cuidHash = cuidHashOf(query.cuid);
+    const [released, amended] = await Promise.all([
+      atGateway(() =>
+        this.gateway.client.getLogs({
+          address: this.contentToken,
+          event: releasedEvent,
+          args: { cuidHash, slot: query.slot },
+          fromBlock: query.fromBlock,
+          toBlock: 'latest',
+        }),
+      ),
+      atGateway(() =>
+        this.gateway.client.getLogs({
+          address: this.contentToken,
+          event: providerRegisteredEvent,
+          args: { cuidHash },
+          fromBlock: query.fromBlock,
+          toBlock: 'latest',
+        }),
+      ),
+    ]);
+    const terms = new Set(amended.map((l) => l.transactionHash));
+    return released
+      .filter((l) => l.transactionHash && l.blockNumber !== null && l.logIndex !== null)
+      .filter((l) => !terms.has(l.transactionHash))
+      .map((l) => ({
+        txHash: l.transactionHash!,
+        blockNumber: l.blockNumber!,
+        logIndex: l.logIndex!,
+        usage: l.args.usage!,
+        paid: l.args.paid!,
+      }));
   }
 
   blockNumber(): Promise<bigint> {
@@ -330,6 +411,25 @@ export class ContentTokenGateway {
     return this.gateway.nativeBalance(address);
   }
 }
+
+const contentTokenBoughtEvent = dauthContentTokenAbi.find(
+  (
+    item,
+  ): item is Extract<(typeof dauthContentTokenAbi)[number], { type: 'event'; name: 'ContentTokenBought' }> =>
+    item.type === 'event' && item.name === 'ContentTokenBought',
+)!;
+
+const releasedEvent = dauthContentTokenAbi.find(
+  (item): item is Extract<(typeof dauthContentTokenAbi)[number], { type: 'event'; name: 'Released' }> =>
+    item.type === 'event' && item.name === 'Released',
+)!;
+
+const providerRegisteredEvent = dauthContentTokenAbi.find(
+  (
+    item,
+  ): item is Extract<(typeof dauthContentTokenAbi)[number], { type: 'event'; name: 'ProviderRegistered' }> =>
+    item.type === 'event' && item.name === 'ProviderRegistered',
+)!;
 
 const usageBatchRecordedEvent = dauthContentTokenAbi.find(
   (

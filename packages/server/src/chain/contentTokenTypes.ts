@@ -66,3 +66,20 @@ export interface PurchaseOnChain {
   platformFee: bigint;
   providerAmount: bigint;
 }
+
+/** A purchase found in the chain's logs (not from a receipt the caller holds). */
+export interface FoundPurchase extends PurchaseOnChain {
+  txHash: Hash;
+  blockNumber: bigint;
+  logIndex: number;
+}
+
+/** A release found in the chain's logs. */
+export interface FoundRelease {
+  txHash: Hash;
+  blockNumber: bigint;
+  logIndex: number;
+  usage: bigint;
+  /** Wei paid to the provider's owner address. */
+  paid: bigint;
+}

@@ -18,7 +18,12 @@ import { UsageBatcher, type UsageBatcherOptions } from '../services/content/usag
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { ClientDirectory } from '../services/oauth/clientDirectory.js';
 import type { SlotService } from '../services/slots/slotService.js';
-import type { WebhookOutbox } from '../stores/webhookStore.js';
+import {
+  ChainEventIntents,
+  type ChainEventFinder,
+  type ChainEventIntentsOptions,
+} from '../services/webhooks/chainEventIntents.js';
+import { type WebhookOutbox, WebhookIntentStore } from '../stores/webhookStore.js';
 import { ContentLedgerStore } from '../stores/contentLedgerStore.js';
 import { LeaseStore } from '../stores/leaseStore.js';
 import { ContentProviderStore } from '../stores/contentProviderStore.js';
@@ -33,6 +38,8 @@ export interface ContentOptions {
   headPollMs?: number;
   /** How often provider keys changed on other replicas are picked up, 5 s by default. */
   keyRefreshMs?: number;
+  /** The recovery of `content.purchased`/`content.released` events whose answer a crash cut off. */
+  eventIntents?: Partial<Pick<ChainEventIntentsOptions, 'orphanAfterMs' | 'giveUpAfterMs' | 'sweepMs'>>;
 }
 
 /** The content-token domain as the HTTP layer and the composition root see it (`services.content`). */
@@ -71,6 +78,8 @@ export interface ContentDeps {
   soleProcess: boolean;
   /** Webhook events written with the changes they report (docs/webhooks.md). */
   outbox?: WebhookOutbox | undefined;
+  /** CHAIN_CONFIRMATIONS (1 by default): how deep a change found again after a crash must be. */
+  chainConfirmations?: number | undefined;
 }
 
 /** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
@@ -85,6 +94,16 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     deps.chain.operator,
     deps.chain.calls,
   );
+  // The same reads serve the recovery of chain-only events (their port is a part of the content one).
+  const finder: ChainEventFinder = chain;
+  // Events of changes made on chain only (a purchase, a release): an intent before the write (docs/webhooks.md).
+  const events =
+    deps.outbox &&
+    new ChainEventIntents(new WebhookIntentStore(deps.db, deps.outbox), finder, logger, {
+      soleProcess: deps.soleProcess,
+      confirmations: deps.chainConfirmations ?? 1,
+      ...options.eventIntents,
+    });
   const slots = slotDirectoryOf(deps.slots);
   const watch = new ChainWatch(chain, logger, options.headPollMs ?? 100);
   const directory = new ProviderDirectory(providerStore);
@@ -115,6 +134,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     ledger,
     watch,
     logger,
+    events,
   );
   const settlement = new SettlementService(
     directory,
@@ -125,7 +145,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     providerStore,
     (cuid) => ledger.slotsOf(cuid),
     options.settlement,
-    ledger,
+    events,
   );
   const balances = new BalanceQueryService(reader, directory, providerStore, slots);
   let keyTimer: NodeJS.Timeout | undefined;
@@ -154,10 +174,12 @@ export function createContentServices(deps: ContentDeps): ContentServices {
       watch.start();
       await watch.poll().catch(() => undefined);
       batcher.start();
+      events?.start();
     },
     async close() {
       if (keyTimer) clearInterval(keyTimer);
       watch.stop();
+      await events?.close();
       await batcher.stop();
     },
   };

@@ -406,6 +406,7 @@ export async function createServices(
       // The embedded chain's DATA_DIR lock admits one process, and SQLite lives in that DATA_DIR; PostgreSQL
       // may be shared by replicas, whose batcher leases must expire as before.
       soleProcess: chain.embedded !== undefined && !config.databaseUrl,
+      chainConfirmations: config.chainConfirmations,
     });
     startup.begin('content');
     await content.start();

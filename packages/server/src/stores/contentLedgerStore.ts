@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { admitOnSlot, groupBySlot, requestKeyOf } from './contentAdmission.js';
 import { affected } from './kyselyResults.js';
-import type { OutboxEvent, WebhookOutbox } from './webhookStore.js';
+import { derivedMessageId, type WebhookOutbox } from './webhookStore.js';
 
 export type UsageState = 'queued' | 'sent' | 'included' | 'failed';
 export type BatchState = 'sending' | 'included' | 'dropped';
@@ -183,14 +183,6 @@ export class ContentLedgerStore {
     private readonly db: Db,
     private readonly outbox?: WebhookOutbox,
   ) {}
-
-  /**
-   * An event of a change made on chain only (a purchase, a release): written on its own, once the
-   * chain confirmed the change and before the caller is answered.
-   */
-  async recordEvent(event: OutboxEvent): Promise<void> {
-    await this.outbox?.record(this.db, event);
-  }
 
   // ----- balances -----
 
@@ -677,6 +669,9 @@ export class ContentLedgerStore {
       await this.outbox.record(trx, {
         type: 'content.consumed',
         clientId: row.client_id,
+        // One event per record, whatever the inclusions: a record included again after a chain rewind
+        // reports under the same `webhook-id` (the outbox keeps one delivery).
+        msgId: derivedMessageId(Number(row.accepted_at), `content.consumed:${row.id}`),
         data: {
           record_id: row.id,
           cuid: row.cuid,

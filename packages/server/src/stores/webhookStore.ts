@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
@@ -50,7 +50,34 @@ declare module '../db/database.js' {
     webhook_endpoints: WebhookEndpointsTable;
     webhook_deliveries: WebhookDeliveriesTable;
     webhook_attempts: WebhookAttemptsTable;
+    webhook_intents: WebhookIntentsTable;
   }
+}
+
+export interface WebhookIntentsTable {
+  msg_id: string;
+  client_id: string;
+  type: string;
+  facts: string;
+  from_block: number;
+  holder: string;
+  created_at: number;
+  change_key: string | null;
+  completed_at: number | null;
+}
+
+/**
+ * The event of a change made on chain only, before the chain write (docs/webhooks.md): its id, the app,
+ * and `facts` (JSON the writer chose: the data known beforehand and what finds the change on chain).
+ */
+export interface WebhookIntent {
+  msgId: string;
+  clientId: string;
+  type: string;
+  facts: string;
+  fromBlock: bigint;
+  holder: string;
+  createdAt: number;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
@@ -109,6 +136,12 @@ export interface OutboxEvent {
   /** Events of one key (e.g. `slot:<id>`) reach each endpoint in the order they were written. */
   orderKey?: string;
   at?: number;
+  /**
+   * The event's own `webhook-id`, when the change it reports can be written more than once (a consumption
+   * record included again after a chain rewind; a chain-only change completed by its intent): a second
+   * write of the same id adds no delivery (see `WebhookOutbox.statement`). Otherwise a new one is drawn.
+   */
+  msgId?: string;
 }
 
 /** The events' body as delivered (Standard Webhooks): `{type, timestamp, data}`. */
@@ -136,6 +169,16 @@ export function newMessageId(now = Date.now()): string {
 }
 
 /**
+ * A `webhook-id` derived from what the event is about (`key`, e.g. `content.consumed:<record id>`) rather
+ * than drawn: the same thing reported twice gets the same id, so the outbox keeps one delivery per
+ * endpoint and a receiver's dedup holds even across processes. The same shape as `newMessageId`, ordered
+ * by `at` (when the thing came to be).
+ */
+export function derivedMessageId(at: number, key: string): string {
+  return `msg_${at.toString(36).padStart(9, '0')}${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
+/**
  * The outbox write a store adds to its own transaction: one delivery row per live endpoint of the app
  * subscribed to the type, in one INSERT … SELECT (none when the app has no such endpoint, so a change
  * of an app without webhooks costs one indexed read). `statement` is the same write for PostgreSQL's
@@ -148,13 +191,23 @@ export class WebhookOutbox {
   statement(event: OutboxEvent) {
     this.onWrite?.();
     const at = event.at ?? Date.now();
-    const msgId = newMessageId(at);
+    const msgId = event.msgId ?? newMessageId(at);
+    // An id given by the caller may have been written before: that delivery stays the one delivery of the
+    // event. Its body is brought up to date only while no attempt has been made (a receiver dedups by id,
+    // so a changed body sent under an id it has seen would be dropped anyway). The SELECT's WHERE is what
+    // SQLite needs to tell this ON CONFLICT from a join's ON.
+    const onConflict =
+      event.msgId === undefined
+        ? sql``
+        : sql` on conflict (endpoint_id, msg_id) do update set payload = excluded.payload
+            where webhook_deliveries.attempts = 0 and webhook_deliveries.state = 'pending'
+              and webhook_deliveries.lease_until < ${at}`;
     return sql`insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
         state, attempts, next_attempt_at, lease_until, created_at)
       select id, ${msgId}, ${event.clientId}, ${event.type}, ${eventBody(event, at)}, ${event.orderKey ?? null},
         'pending', 0, ${at}, 0, ${at}
       from webhook_endpoints
-      where client_id = ${event.clientId} and deleted_at is null and events like ${`%,${event.type},%`}`;
+      where client_id = ${event.clientId} and deleted_at is null and events like ${`%,${event.type},%`}${onConflict}`;
   }
 
   /** Of `clientIds`, the apps with a live endpoint subscribed to `type` (to skip building bodies nobody gets). */
@@ -517,5 +570,131 @@ export class WebhookStore {
       depth: Number(row.n),
       oldestCreatedAt: row.oldest == null ? undefined : Number(row.oldest),
     };
+  }
+}
+
+/**
+ * Intents of events of changes made on chain only (migration 0195): written before the chain write,
+ * turned into the event exactly once — by whichever of the answer's path and the recovery sweep gets
+ * there first, in one transaction that marks the intent completed (with the change it reports) and
+ * writes the deliveries.
+ */
+export class WebhookIntentStore {
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  /** Whether `clientId` has a live endpoint subscribed to `type` (no intent is needed otherwise). */
+  async subscribed(clientId: string, type: string): Promise<boolean> {
+    return (await this.outbox.subscribers(this.db, type, [clientId])).has(clientId);
+  }
+
+  /** Writes the intent under a new `webhook-id`, which it returns. */
+  async open(intent: Omit<WebhookIntent, 'msgId'>): Promise<string> {
+    const msgId = newMessageId(intent.createdAt);
+    await this.db
+      .insertInto('webhook_intents')
+      .values({
+        msg_id: msgId,
+        client_id: intent.clientId,
+        type: intent.type,
+        facts: intent.facts,
+        from_block: Number(intent.fromBlock),
+        holder: intent.holder,
+        created_at: intent.createdAt,
+      })
+      .execute();
+    return msgId;
+  }
+
+  /** The event of a change that needed no intent (none was wanted when it began), on its own. */
+  async record(event: Omit<OutboxEvent, 'msgId'>): Promise<void> {
+    await this.outbox.record(this.db, event);
+  }
+
+  /**
+   * Turns the intent into its event (`event.msgId` is the intent's) and records `changeKey` (the change
+   * on chain it reports, `<tx hash>:<log index>`). False, writing nothing, when the intent is completed
+   * or gone already (the other path was first), or when that change was reported by another intent.
+   */
+  async complete(
+    msgId: string,
+    event: Omit<OutboxEvent, 'msgId'>,
+    changeKey: string,
+    now = Date.now(),
+  ): Promise<boolean> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const done = await trx
+          .updateTable('webhook_intents')
+          .set({ completed_at: now, change_key: changeKey })
+          .where('msg_id', '=', msgId)
+          .where('completed_at', 'is', null)
+          .executeTakeFirst();
+        if (affected(done) !== 1) return false;
+        await this.outbox.record(trx, { ...event, msgId });
+        return true;
+      });
+    } catch (err) {
+      // The unique change key: another intent reported this change (its transaction rolled back whole).
+      if (await this.#claimed(changeKey)) return false;
+      throw err;
+    }
+  }
+
+  /** Of `changeKeys`, those an intent has reported already. */
+  async claimed(changeKeys: string[]): Promise<Set<string>> {
+    if (changeKeys.length === 0) return new Set();
+    const rows = await this.db
+      .selectFrom('webhook_intents')
+      .select('change_key')
+      .where('change_key', 'in', changeKeys)
+      .execute();
+    return new Set(rows.map((r) => r.change_key!));
+  }
+
+  async #claimed(changeKey: string): Promise<boolean> {
+    return (await this.claimed([changeKey])).has(changeKey);
+  }
+
+  /** Forgets an open intent whose change did not happen (the write was refused, or never landed). */
+  async drop(msgId: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('webhook_intents')
+      .where('msg_id', '=', msgId)
+      .where('completed_at', 'is', null)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** Deletes completed intents older than `before` (their change can no longer be found again). */
+  async prune(before: number): Promise<number> {
+    const result = await this.db
+      .deleteFrom('webhook_intents')
+      .where('completed_at', '<', before)
+      .executeTakeFirst();
+    return affected(result);
+  }
+
+  /** Open intents, oldest first. */
+  async list(limit: number): Promise<WebhookIntent[]> {
+    const rows = await this.db
+      .selectFrom('webhook_intents')
+      .selectAll()
+      .where('completed_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('msg_id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      msgId: r.msg_id,
+      clientId: r.client_id,
+      type: r.type,
+      facts: r.facts,
+      fromBlock: BigInt(r.from_block),
+      holder: r.holder,
+      createdAt: Number(r.created_at),
+    }));
   }
 }

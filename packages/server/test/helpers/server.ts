@@ -25,6 +25,8 @@ export interface TestServerOptions {
   chain?: ChainServicesOptions;
   /** Content-token tuning (the head poll interval, batching). */
   content?: ContentOptions;
+  /** The service's logger (a test that reads what is logged); a silent pino otherwise. */
+  logger?: pino.Logger;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
   const config = loadConfig(env);
   const server = await startServer(config, {
-    logger: pino({ level: env.LOG_LEVEL ?? 'silent' }),
+    logger: options.logger ?? pino({ level: env.LOG_LEVEL ?? 'silent' }),
     ...(pgSchema ? { pgSchema: pgSchema.schema } : {}),
     ...(options.chain ? { chain: options.chain } : {}),
     ...(options.content ? { content: options.content } : {}),

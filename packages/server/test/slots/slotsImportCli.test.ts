@@ -161,4 +161,49 @@ describe('dauth slots import', () => {
     expect(rawSlotId(benInfo.token.text)).toEqual({ digits: benId, quoted: true });
     expect(benInfo.token.body.data[0]).toMatchObject({ token_nickname: 'Ben, the deck' });
   }, 180_000); // four CLI processes, each starting the embedded chain: slow on a loaded machine
+
+  it('POST /v1/admin/slots/import takes owner_uuid as the string login returns, and refuses one that loses digits', async () => {
+    const admin = {
+      authorization: `Bearer ${server.services.secrets.adminApiKey}`,
+      'content-type': 'application/json',
+    };
+    const send = (slots: unknown[]) =>
+      fetch(`${server.url}/v1/admin/slots/import`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ slots }),
+      });
+    const carlId = `8${String(randomBytes(8).readBigUInt64BE() % 10n ** 18n).padStart(18, '0')}`;
+    // `ann.uuid` is the string login answered with.
+    expect(typeof ann.uuid).toBe('string');
+    const imported = await send([
+      { id: carlId, client_id: client.clientId, owner_uuid: ann.uuid, tr_cnt: 0 },
+    ]);
+    expect(imported.status).toBe(200);
+    expect(await imported.json()).toMatchObject({
+      success: true,
+      imported: 1,
+      results: [{ id: carlId, status: 'imported', owner_uuid: Number(ann.uuid) }],
+    });
+    // The same record with the number form is the same slot: nothing to do.
+    const again = await send([
+      { id: carlId, client_id: client.clientId, owner_uuid: Number(ann.uuid), tr_cnt: 0 },
+    ]);
+    expect(await again.json()).toMatchObject({ success: true, unchanged: 1 });
+    // Beyond 2^53 − 1 the number would name another user: 400, nothing imported.
+    const lossy = `9${String(randomBytes(8).readBigUInt64BE() % 10n ** 18n).padStart(18, '0')}`;
+    const refused = await send([
+      { id: lossy, client_id: client.clientId, owner_uuid: ann.uuid },
+      { id: lossy, client_id: client.clientId, owner_uuid: '9007199254740993' },
+    ]);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ success: false, error: 'invalid_request' });
+    for (const bad of ['0', '-1', '1.5', 'abc', '']) {
+      const res = await send([{ id: lossy, client_id: client.clientId, owner_uuid: bad }]);
+      expect({ bad, status: res.status }).toEqual({ bad, status: 400 });
+    }
+    // The refused requests imported nothing: the record is new now.
+    const later = await send([{ id: lossy, client_id: client.clientId, owner_uuid: ann.uuid }]);
+    expect(await later.json()).toMatchObject({ results: [{ id: lossy, status: 'imported' }] });
+  }, 120_000);
 });

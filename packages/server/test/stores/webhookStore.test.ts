@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
+import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
 import { OAuthGrantStore } from '../../src/stores/oauthGrantStore.js';
 import { type WebhookEndpoint, WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
@@ -212,6 +213,94 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
         'grant.revoked',
         { client_id: 'wh-grants', grant_id: 'g-direct', user_id: '303', reason: 'user_revoked' },
       ],
+    ]);
+  });
+
+  it('a consumption record included again after a chain rewind is one content.consumed, under one webhook-id', async () => {
+    await seedUser(db(), 304);
+    await seedClient(db(), 'wh-consume', 304);
+    const store = new WebhookStore(db());
+    await store.insertEndpoint(endpoint('wh_c1', 'wh-consume', ['content.consumed']));
+    await store.insertEndpoint(endpoint('wh_c2', 'wh-consume', ['content.consumed']));
+    const ledger = new ContentLedgerStore(db(), new WebhookOutbox());
+    const slot = '0x00000000000000000000000000000000000000cC' as const;
+    await ledger.insertBalance('wh-game', slot, { balance: 100n, used: 0n, block: 10n });
+    const usage = {
+      clientId: 'wh-consume',
+      cuid: 'wh-game',
+      slot,
+      slotId: '1000000000000000304',
+      requestKey: undefined,
+    };
+    const [one, two] = await ledger.reserveMany([
+      { ...usage, amount: 3n },
+      { ...usage, amount: 4n },
+    ]);
+    expect([one?.kind, two?.kind]).toEqual(['accepted', 'accepted']);
+    const ids = [one, two].map((r) => (r?.kind === 'accepted' ? r.record.id : ''));
+    const include = async (batchId: string, txHash: string, blockNumber: bigint) =>
+      ledger.completeBatch(batchId, {
+        txHash,
+        blockNumber,
+        records: ids.map((id, i) => ({ id, balanceAfter: 97n - BigInt(i), usedAfter: BigInt(i + 1) })),
+      });
+    const { batch } = await ledger.openBatch(ids, 10n);
+    const consumed = async () =>
+      db()
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('client_id', '=', 'wh-consume')
+        .orderBy('endpoint_id')
+        .orderBy('msg_id')
+        .execute();
+    expect(await include(batch.id, `0x${'11'.repeat(32)}`, 11n)).toBe(true);
+    const first = await consumed();
+    expect(first).toHaveLength(4); // two records × two endpoints
+    // wh_c1 already sent its first delivery; wh_c2 has sent nothing yet.
+    const sent = first.find((d) => d.endpoint_id === 'wh_c1')!;
+    const [leased] = (await store.claim('w', Date.now(), 100, 5_000)).filter(
+      (d) => d.endpointId === 'wh_c1' && d.msgId === sent.msg_id,
+    );
+    expect(leased).toBeDefined();
+    await store.finishAttempt({
+      holder: 'w',
+      endpointId: 'wh_c1',
+      msgId: sent.msg_id,
+      attempt: {
+        attempt: 1,
+        at: Date.now(),
+        outcome: 'delivered',
+        status: 200,
+        durationMs: 1,
+        error: undefined,
+      },
+      next: { state: 'delivered', nextAttemptAt: Date.now() },
+    });
+    // Release every other lease this claim took, as a worker that stopped would (they expire).
+    await db()
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: 0, leased_by: null })
+      .where('state', '=', 'pending')
+      .execute();
+
+    // The chain went back below block 11; the batch is mined again in another block and transaction.
+    expect(await ledger.reopenAfterRewind(10n)).toBe(1);
+    const [reopened] = await ledger.listSendingBatches();
+    expect(reopened?.id).toBe(batch.id);
+    expect(await include(batch.id, `0x${'22'.repeat(32)}`, 12n)).toBe(true);
+    const again = await consumed();
+    // Still one delivery per record and endpoint, under the ids of the first inclusion.
+    expect(again.map((d) => [d.endpoint_id, d.msg_id])).toEqual(first.map((d) => [d.endpoint_id, d.msg_id]));
+    expect(new Set(again.map((d) => d.msg_id)).size).toBe(2);
+    const tx = (d: { payload: string }) =>
+      (JSON.parse(d.payload) as { data: { tx_hash: string } }).data.tx_hash;
+    // What was sent stays as sent (the receiver dedups by id); what was not is brought up to date.
+    expect(tx(again.find((d) => d.msg_id === sent.msg_id && d.endpoint_id === 'wh_c1')!)).toBe(
+      `0x${'11'.repeat(32)}`,
+    );
+    expect(again.filter((d) => d.endpoint_id === 'wh_c2').map(tx)).toEqual([
+      `0x${'22'.repeat(32)}`,
+      `0x${'22'.repeat(32)}`,
     ]);
   });
 });

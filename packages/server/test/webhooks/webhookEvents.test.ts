@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { parseEther } from 'viem';
+import { getAddress, parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContentTokenGateway } from '../../src/chain/contentTokenGateway.js';
 import {
   bearer,
   createClient,
@@ -316,6 +317,38 @@ describe('webhooks: each event from its real flow, verified by the standardwebho
       amount: released.body.released_amount,
       tx_hash: released.body.tx_hash,
     });
+    // What the intents' recovery reads after a crash (the gateway's log queries) finds exactly these
+    // changes; a terms change's settlement of the same slot is not taken for a release.
+    const more = await consume(server, {
+      encrypted_message: encryptPayload(provider, payloadOf(provider, player, 7n)),
+    });
+    expect(more.status).toBe(200);
+    const terms = await contentPost(
+      server,
+      '/v1/admin/content/terms',
+      { cuid: provider.cuid, release_per: 50, owner_addr: provider.ownerAddr },
+      admin(server),
+    );
+    expect(terms.status, JSON.stringify(terms.body)).toBe(200);
+    const gateway = new ContentTokenGateway(
+      server.services.chain.gateway,
+      server.services.chain.operator,
+      server.services.chain.calls,
+    );
+    const slot = getAddress(player.slot);
+    const purchases = await gateway.findPurchases({
+      cuid: provider.cuid,
+      slot,
+      buyer: getAddress(player.wallet),
+      fromBlock: 0n,
+    });
+    expect(purchases.map((p) => [p.txHash, p.amount.toString(), p.platformFee.toString()])).toEqual([
+      [bought.body.tx_hash, bought.body.token_amount, bought.body.platform_fee],
+    ]);
+    const releases = await gateway.findReleases({ cuid: provider.cuid, slot, fromBlock: 0n });
+    expect(releases.map((r) => [r.txHash, r.usage, r.paid.toString()])).toEqual([
+      [released.body.tx_hash, 123n, released.body.released_amount],
+    ]);
     // slot.created came first for this slot (newPlayer made it).
     got = receiver.unique('/content');
     expect(got.findIndex((r) => r.event.type === 'slot.created')).toBeLessThan(

@@ -7,6 +7,7 @@ import type {
   UsageBatch,
 } from '../../chain/contentTokenTypes.js';
 import type { Address, Call, Hash } from '../../chain/types.js';
+import type { ChainEventFinder } from '../webhooks/chainEventIntents.js';
 
 export type {
   ChainWrite,
@@ -30,9 +31,11 @@ export type {
  * The DauthContentToken contract as the domain sees it. Writes go through the platform operator wallet
  * and resolve after inclusion; failures are `AppError`s (503 `chain_unavailable` when nothing was sent,
  * `OperationOutcomeUnknownError` when a write may or may not have landed, `OperationReverted` when the
- * contract refused: its `revert.name` is the contract's custom error).
+ * contract refused: its `revert.name` is the contract's custom error). Its log queries
+ * (`ChainEventFinder`) also serve the recovery of `content.purchased` / `content.released` after a crash
+ * (docs/webhooks.md).
  */
-export interface ContentTokenChain {
+export interface ContentTokenChain extends ChainEventFinder {
   readonly contentToken: Address;
   registerProvider(input: {
     clientId: string;
@@ -43,7 +46,11 @@ export interface ContentTokenChain {
   setReleaseEnabled(cuid: string, enabled: boolean): Promise<ChainWrite>;
   /** `fundPool(cuid)` paid by the platform's operator wallet. */
   fundPool(cuid: string, amount: bigint): Promise<ChainWrite & { pool: bigint }>;
-  release(cuid: string, slot: Address): Promise<ChainWrite & { usage: bigint; paid: bigint }>;
+  /** `logIndex`: the `Released` event's, which names the change (webhook intents). */
+  release(
+    cuid: string,
+    slot: Address,
+  ): Promise<ChainWrite & { usage: bigint; paid: bigint; logIndex: number }>;
   /**
    * `amendTerms` on chain: settles the given slots' unsettled usage at the terms in force, then applies the
    * new ones; reverts with `UnsettledUsage` when usage outside `settle` is still unsettled (usage that
@@ -79,7 +86,12 @@ export interface ContentTokenChain {
   /** The call a wallet makes to buy `value` wei of `cuid` tokens for `slot`. */
   buyCall(cuid: string, slot: Address, value: bigint): Call;
   /** The `ContentTokenBought` figures of a confirmed purchase transaction. */
-  purchaseOf(txHash: Hash, cuid: string, slot: Address): Promise<PurchaseOnChain & { blockNumber: bigint }>;
+  /** `logIndex`: the `ContentTokenBought` event's, which names the purchase (webhook intents). */
+  purchaseOf(
+    txHash: Hash,
+    cuid: string,
+    slot: Address,
+  ): Promise<PurchaseOnChain & { blockNumber: bigint; logIndex: number }>;
   blockNumber(): Promise<bigint>;
   /** Native balance of an address, in wei. */
   nativeBalance(address: Address): Promise<bigint>;

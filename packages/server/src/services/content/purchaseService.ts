@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import { AppError, forbidden, unauthorized } from '../../errors.js';
+import type { Hash } from '../../chain/types.js';
 import type { ContentLedgerStore } from '../../stores/contentLedgerStore.js';
+import type { ChainEventIntents } from '../webhooks/chainEventIntents.js';
 import { parseNativeAmount } from './amounts.js';
 import type { ChainWatch } from './chainWatch.js';
 import type { ContentTokenChain, PinTrio, SlotDirectory, UserWalletExecutor } from './ports.js';
@@ -43,6 +45,8 @@ export class PurchaseService {
     private readonly ledger: ContentLedgerStore,
     private readonly watch: ChainWatch,
     private readonly logger: Logger,
+    /** `content.purchased`: an intent before the chain write, the event before the answer (docs/webhooks.md). */
+    private readonly events?: Pick<ChainEventIntents, 'open' | 'complete' | 'abandon'>,
   ) {}
 
   async buy(buyer: Buyer, input: PurchaseInput): Promise<PurchaseResult> {
@@ -75,27 +79,47 @@ export class PurchaseService {
       });
     }
 
-    const { txHash } = await this.wallets.executeFromMainWallet(buyer.userUuid, input.pin, [
-      this.chain.buyCall(input.cuid, slot.contentAddress, wei),
-    ]);
-    const bought = await this.chain.purchaseOf(txHash, input.cuid, slot.contentAddress);
-    await this.watch.landed(bought.blockNumber);
-    // Durable before the answer: a crash after this line still delivers it (docs/webhooks.md).
-    await this.ledger.recordEvent({
-      type: 'content.purchased',
-      clientId: input.clientId,
-      data: {
-        cuid: input.cuid,
-        slot_id: slot.id,
-        slot_address: slot.contentAddress,
-        user_id: String(buyer.userUuid),
-        amount: bought.amount.toString(),
-        native_paid: wei.toString(),
-        platform_fee: bought.platformFee.toString(),
-        provider_received: bought.providerAmount.toString(),
-        tx_hash: txHash,
-      },
-    });
+    const known = {
+      cuid: input.cuid,
+      slot_id: slot.id,
+      slot_address: slot.contentAddress,
+      user_id: String(buyer.userUuid),
+      native_paid: wei.toString(),
+    };
+    const ticket = await this.events?.open(
+      'content.purchased',
+      input.clientId,
+      known,
+      { kind: 'purchase', cuid: input.cuid, slot: slot.contentAddress, buyer: wallet, value: wei.toString() },
+      async () => this.watch.latest || (await this.chain.blockNumber()),
+    );
+    let txHash: Hash;
+    let bought: Awaited<ReturnType<ContentTokenChain['purchaseOf']>>;
+    try {
+      ({ txHash } = await this.wallets.executeFromMainWallet(buyer.userUuid, input.pin, [
+        this.chain.buyCall(input.cuid, slot.contentAddress, wei),
+      ]));
+      bought = await this.chain.purchaseOf(txHash, input.cuid, slot.contentAddress);
+      await this.watch.landed(bought.blockNumber);
+    } catch (err) {
+      if (ticket) await this.events?.abandon(ticket, err);
+      throw err;
+    }
+    // Durable before the answer; a crash before this line leaves the intent, which the recovery sweep
+    // completes from the chain under the same webhook-id (docs/webhooks.md).
+    if (ticket) {
+      await this.events?.complete(
+        ticket,
+        {
+          ...known,
+          amount: bought.amount.toString(),
+          platform_fee: bought.platformFee.toString(),
+          provider_received: bought.providerAmount.toString(),
+          tx_hash: txHash,
+        },
+        { txHash, logIndex: bought.logIndex },
+      );
+    }
     // Keep admission control's view current: the slot now holds more tokens.
     try {
       const figures = await this.chain.readSlot(input.cuid, slot.contentAddress, bought.blockNumber);

@@ -3,13 +3,13 @@ import type { Logger } from 'pino';
 import { checksumAddress, parseAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
 import { AppError, conflict, forbidden, notFound, OperationReverted } from '../../errors.js';
-import type { ContentLedgerStore } from '../../stores/contentLedgerStore.js';
 import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
 import type { ChainWatch } from './chainWatch.js';
 import { KeyedMutex } from './keyedMutex.js';
 import type { ContentTokenChain } from './ports.js';
 import type { ProviderDirectory } from './providerDirectory.js';
 import type { ProviderService } from './providerService.js';
+import type { ChainEventIntents } from '../webhooks/chainEventIntents.js';
 
 /**
  * Settlement against `used_balances` (spec rule 4, decisions §6): only when the platform enabled release
@@ -40,8 +40,8 @@ export class SettlementService {
     private readonly terms: Pick<ContentProviderStore, 'freezeTerms' | 'recordTermsChange'>,
     private readonly slotsOf: (cuid: string) => Promise<string[]>,
     options: SettlementOptions = {},
-    /** Where `content.released` is written once a release is on chain (the webhook outbox). */
-    private readonly events?: Pick<ContentLedgerStore, 'recordEvent'>,
+    /** `content.released`: an intent before the chain write, the event before the answer (docs/webhooks.md). */
+    private readonly events?: Pick<ChainEventIntents, 'open' | 'complete' | 'abandon'>,
   ) {
     this.#slotsPerSettlement = options.slotsPerSettlement ?? 400;
   }
@@ -75,6 +75,13 @@ export class SettlementService {
           },
         );
       }
+      const ticket = await this.events?.open(
+        'content.released',
+        input.clientId,
+        { cuid: input.cuid, slot_address: slot },
+        { kind: 'release', cuid: input.cuid, slot },
+        async () => this.watch.latest || (await this.chain.blockNumber()),
+      );
       try {
         const result = await this.chain.release(input.cuid, slot);
         await this.watch.landed(result.blockNumber);
@@ -88,19 +95,22 @@ export class SettlementService {
           },
           'content usage released',
         );
-        await this.events?.recordEvent({
-          type: 'content.released',
-          clientId: input.clientId,
-          data: {
-            cuid: input.cuid,
-            slot_address: slot,
-            usage: result.usage.toString(),
-            amount: result.paid.toString(),
-            tx_hash: result.txHash,
-          },
-        });
+        if (ticket) {
+          await this.events?.complete(
+            ticket,
+            {
+              cuid: input.cuid,
+              slot_address: slot,
+              usage: result.usage.toString(),
+              amount: result.paid.toString(),
+              tx_hash: result.txHash,
+            },
+            result,
+          );
+        }
         return { releasedAmount: result.paid, txHash: result.txHash };
       } catch (err) {
+        if (ticket) await this.events?.abandon(ticket, err);
         switch (err instanceof OperationReverted ? err.revert.name : undefined) {
           case 'ReleaseDisabled':
             throw forbidden('release_disabled', 'The platform has not enabled release for this cuid');

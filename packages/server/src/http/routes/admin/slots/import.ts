@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../../composition/index.js';
 import type { SlotImportRecord } from '../../../../services/slots/slotImportFormat.js';
+import { invalidField } from '../../../../errors.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 
@@ -16,7 +17,18 @@ const ImportRecord = Type.Object(
       description: 'The slot id, a decimal string (1–19 digits)',
     }),
     client_id: Type.String({ minLength: 1, maxLength: 64 }),
-    owner_uuid: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+    owner_uuid: Type.Optional(
+      Type.Union(
+        [
+          Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+          Type.String({ pattern: '^[1-9][0-9]{0,15}$' }),
+        ],
+        {
+          description:
+            'The owner’s user_uuid: a JSON number, or the decimal string login returns as `uuid` (as the other routes take it)',
+        },
+      ),
+    ),
     owner_email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })),
     token_nickname: Type.Optional(Type.String({ maxLength: 200 })),
     tr_cnt: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
@@ -78,7 +90,7 @@ export async function adminSlotImportRoutes(app: App, services: Services): Promi
         line: s.line ?? i + 1,
         id: s.id,
         clientId: s.client_id,
-        ...(s.owner_uuid !== undefined ? { ownerUuid: s.owner_uuid } : {}),
+        ...(s.owner_uuid !== undefined ? { ownerUuid: ownerUuidOf(s.owner_uuid, i) } : {}),
         ...(s.owner_email !== undefined ? { ownerEmail: s.owner_email } : {}),
         ...(s.token_nickname !== undefined ? { tokenNickname: s.token_nickname } : {}),
         ...(s.tr_cnt !== undefined ? { trCnt: s.tr_cnt } : {}),
@@ -87,4 +99,13 @@ export async function adminSlotImportRoutes(app: App, services: Services): Promi
       return services.slotImport.importAll(records);
     },
   );
+}
+
+/** A string owner_uuid as a number; one beyond 2^53 − 1 would lose digits (another user), so it is refused. */
+function ownerUuidOf(value: number | string, index: number): number {
+  const uuid = Number(value);
+  if (!Number.isSafeInteger(uuid)) {
+    throw invalidField(`slots[${index}].owner_uuid`, `slots[${index}].owner_uuid is not a user_uuid`);
+  }
+  return uuid;
 }
