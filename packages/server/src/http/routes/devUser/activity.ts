@@ -42,11 +42,9 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
         querystring: Type.Object({
           days: Type.Optional(
-            Type.Integer({
-              minimum: 1,
-              maximum: MAX_ACTIVITY_DAYS,
-              default: MAX_ACTIVITY_DAYS,
-              description: 'How many UTC days, today included',
+            Type.String({
+              pattern: '^([1-9]|[12][0-9]|30)$',
+              description: `How many UTC days, today included: 1 to ${MAX_ACTIVITY_DAYS}, ${MAX_ACTIVITY_DAYS} by default`,
             }),
           ),
         }),
@@ -77,7 +75,7 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
       const report = await appActivity.report(
         Number(authOf(request).userId),
         request.params.id,
-        request.query.days ?? MAX_ACTIVITY_DAYS,
+        Number(request.query.days ?? MAX_ACTIVITY_DAYS),
       );
       void reply.header('cache-control', 'no-store');
       return {
