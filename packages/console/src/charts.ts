@@ -76,7 +76,10 @@ export function chart(input: ChartInput): HTMLElement {
     // The service's days are UTC days.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales: {
-      x: isTime ? { time: true } : { time: false, range: () => [-0.6, Math.max(labels.length - 1, 0) + 0.6] },
+      // Half a step beyond the first and last point, so the bars at the edges are whole.
+      x: isTime
+        ? { time: true, range: () => [(xs[0] ?? 0) - 43_200, (xs.at(-1) ?? 0) + 43_200] }
+        : { time: false, range: () => [-0.6, Math.max(labels.length - 1, 0) + 0.6] },
       left: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
       right: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
     },

@@ -90,7 +90,7 @@ function slotCard(slot: Slot): HTMLElement {
       ['App (client id)', h('code', {}, slot.client_id)],
       ['Content wallet', h('code', {}, slot.content_address)],
       [
-        'Content',
+        'Content balances',
         slot.balances.length
           ? h(
               'ul',
