@@ -213,4 +213,27 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     expect(await page.$('[role=alert]')).toBeNull();
     await page.close();
   });
+
+  it('says what a federated sign-in left in the address, and drops a ticket from it', async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${base()}/console#federation_error=account_exists_link_required`);
+    await page.waitForURL(/#\/signin$/);
+    expect(await page.textContent('[role=alert]')).toContain('An account with this e-mail already exists');
+
+    // A ticket is redeemed at once (this service has no federation yet: refused) and leaves no trace.
+    await page.goto(`${base()}/console#login_ticket=not-a-real-ticket`);
+    await page.waitForURL(/#\/signin$/);
+    expect(await page.textContent('[role=alert]')).toContain('The sign-in could not be completed');
+    expect(page.url()).not.toContain('not-a-real-ticket');
+    await page.close();
+
+    const { page: signedIn } = await openAs(flows.provider.developer, '#identity_linked=Google');
+    await signedIn.waitForURL(/#\/account$/);
+    expect(await signedIn.textContent('[role=status]')).toContain('Google is linked');
+    // The app page's wallet-policy section hides too while the service has no such endpoint.
+    await signedIn.goto(`${base()}/console#/apps/${flows.provider.clientId}`);
+    await signedIn.waitForSelector('#activity');
+    expect(await signedIn.$('#wallet-policy')).toBeNull();
+    await signedIn.close();
+  });
 });
