@@ -3,7 +3,9 @@ const MESSAGES: Record<string, string> = {
   account_exists_link_required:
     'An account with this e-mail already exists. Sign in with it, then link this provider on your account page.',
   access_denied: 'The sign-in was cancelled at the provider.',
-  identity_already_linked: 'This identity is already linked to another account.',
+  identity_in_use: 'This identity is already linked to another account.',
+  flow_browser_mismatch:
+    'The sign-in was finished in another browser than the one that started it: start again here.',
 };
 
 export function formatError(code: string): string {

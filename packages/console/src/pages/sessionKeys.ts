@@ -20,7 +20,7 @@ interface SessionKey {
   policy: WalletPolicy;
   spent_today: { value_wei: string; tokens: { token: string; amount: string }[] };
   created_at: string;
-  tx_hash: string;
+  tx_hash: string | null;
 }
 
 /** Token base units: the token's decimals are not known here, so the integer itself, grouped. */
@@ -159,7 +159,7 @@ function keyCard(key: SessionKey): HTMLElement {
       ['Session key', h('code', {}, key.session_key)],
       ['Granted', formatTime(key.created_at)],
       ['Valid until', formatTime(key.valid_until)],
-      ['Transaction', h('code', {}, key.tx_hash)],
+      ['Transaction', key.tx_hash ? h('code', {}, key.tx_hash) : 'Being registered on chain'],
     ]),
     policyFacts(key.policy, key.spent_today),
     trigger,
