@@ -31,13 +31,16 @@ export interface ChartInput {
   /** Days (`YYYY-MM-DD`, a time axis) or categories (cuids). */
   x: { days: string[] } | { categories: string[] };
   series: ChartSeries[];
-  /** The unit of the left axis and of the right one, if any. */
-  units: { left: string; right?: string };
+  /** The unit of the left axis and of the right one, if any; `counts`: the left axis counts (whole ticks). */
+  units: { left: string; right?: string; counts?: boolean };
   /** Table cells that are elements (amounts with their exact value on hover), by series and index. */
   cells?: (seriesIndex: number, index: number) => Child;
 }
 
 export const COLOURS = { blue: '#2449b3', orange: '#b35c00', green: '#1b7f3a', red: '#a3191d' };
+
+/** Tick steps of an axis that counts things: never 0.5 of a player. */
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000, 1_000_000];
 
 const plain = (value: number) => groupDigits(String(Math.round(value)));
 
@@ -92,7 +95,13 @@ export function chart(input: ChartInput): HTMLElement {
             : splits.map((s) => (Number.isInteger(s) ? (labels[s] ?? '') : '')),
         ...(isTime ? {} : { splits: () => xs }),
       },
-      { scale: 'left', label: input.units.left, values: (_u, splits) => splits.map(compact), size: 60 },
+      {
+        scale: 'left',
+        label: input.units.left,
+        values: (_u, splits) => splits.map(compact),
+        size: 60,
+        ...(input.units.counts ? { incrs: COUNT_STEPS } : {}),
+      },
       ...(input.units.right
         ? [
             {

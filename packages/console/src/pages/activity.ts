@@ -45,6 +45,31 @@ export function activitySection(activity: Activity): HTMLElement {
   const { days } = activity;
   const dates = days.map((d) => d.date);
   const span = `the last ${days.length} days (UTC)`;
+  const quiet = days.every(
+    (d) =>
+      d.sign_ins +
+        d.active_players +
+        d.sponsored_operations +
+        d.purchases +
+        d.consumptions +
+        d.market_sales ===
+      0,
+  );
+  if (quiet) {
+    // Four empty charts would say less than one sentence.
+    return h(
+      'section',
+      { id: 'activity', 'aria-labelledby': 'activity-h' },
+      h('h2', { id: 'activity-h' }, 'Activity'),
+      h(
+        'p',
+        { id: 'activity-none' },
+        `Nothing yet over ${span}. Sign-ins and active players, sponsored gas against the app’s budget of ${groupDigits(
+          String(activity.budget.daily_gas),
+        )} gas a day, content bought and consumed per cuid, and marketplace sales appear here as charts.`,
+      ),
+    );
+  }
 
   const players = chart({
     id: 'chart-players',
@@ -54,7 +79,7 @@ export function activitySection(activity: Activity): HTMLElement {
       'active player',
     )} on one day.`,
     x: { days: dates },
-    units: { left: 'players' },
+    units: { left: 'players', counts: true },
     series: [
       { label: 'Sign-ins', kind: 'bars', colour: COLOURS.blue, values: days.map((d) => d.sign_ins) },
       {
@@ -146,7 +171,7 @@ export function activitySection(activity: Activity): HTMLElement {
       'ether',
     )} in all.`,
     x: { days: dates },
-    units: { left: 'sales', right: 'ETH' },
+    units: { left: 'sales', right: 'ETH', counts: true },
     series: [
       { label: 'Sales', kind: 'bars', colour: COLOURS.blue, values: days.map((d) => d.market_sales) },
       {
