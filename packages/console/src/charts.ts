@@ -121,7 +121,8 @@ export function chart(input: ChartInput): HTMLElement {
         label: s.label,
         scale: s.right ? 'right' : 'left',
         stroke: s.colour,
-        width: s.kind === 'line' ? 2 : 1,
+        // Bars are fill only: an outline would draw a line along the axis for every empty day.
+        width: s.kind === 'line' ? 2 : 0,
         ...(s.dashed ? { dash: [6, 4] } : {}),
         ...(s.kind === 'bars'
           ? { fill: `${s.colour}cc`, paths: barsPath(s.align ?? 0), points: { show: false } }
@@ -131,6 +132,8 @@ export function chart(input: ChartInput): HTMLElement {
     ],
     legend: { show: true, live: true },
     cursor: { drag: { x: false, y: false } },
+    // The legend shows the latest day until the pointer picks another (uPlot clears it once drawn).
+    hooks: { ready: [(u) => u.setLegend({ idx: xs.length - 1 })] },
   };
 
   const canvas = h('div', { class: 'chart-canvas', 'aria-hidden': 'true' });
