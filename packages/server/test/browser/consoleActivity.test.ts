@@ -238,13 +238,14 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     // A ticket is redeemed at once (this service has no federation yet: refused) and leaves no trace.
     await page.goto(`${base()}/console#login_ticket=not-a-real-ticket`);
     await page.waitForURL(/#\/signin$/);
-    expect(await page.textContent('[role=alert]')).toContain('The sign-in could not be completed');
+    // (The earlier alert stays until the page renders again: wait for this one.)
+    await page.locator('[role=alert]', { hasText: 'The sign-in could not be completed' }).waitFor();
     expect(page.url()).not.toContain('not-a-real-ticket');
     await page.close();
 
     const { page: signedIn } = await openAs(flows.provider.developer, '#identity_linked=Google');
     await signedIn.waitForURL(/#\/account$/);
-    expect(await signedIn.textContent('[role=status]')).toContain('Google is linked');
+    await signedIn.locator('[role=status]', { hasText: 'Google is linked' }).waitFor();
     // The app page's wallet-policy section hides too while the service has no such endpoint.
     await signedIn.goto(`${base()}/console#/apps/${flows.provider.clientId}`);
     await signedIn.waitForSelector('#activity');
