@@ -262,6 +262,9 @@ describe.skipIf(!chromiumAvailable)('web console in a real Chromium', () => {
     expect(key).toMatch(/^(0x)?[0-9a-f]{64}$/);
     expect(iv).toMatch(/^(0x)?[0-9a-f]{32}$/);
     expect(await page.textContent('#provider-result')).toContain('40% released');
+    // Each copy button names what it copies, acronyms intact.
+    expect(await page.textContent('[data-copy=provider-iv]')).toBe('Copy encryption IV');
+    expect(await page.textContent('[data-copy=provider-gcm-key]')).toBe('Copy AES-256-GCM key');
 
     // The key the console showed is the provider's real key: test_encryption agrees with a local AES.
     const { createCipheriv } = await import('node:crypto');
