@@ -35,7 +35,7 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
     '/v1/dev-user/clients/:id/activity',
     {
       schema: {
-        tags: ['apps'],
+        tags: ['accounts'],
         summary:
           "Your app's activity per day: sign-ins, active players, sponsored gas against the budget, content, market sales",
         security: bearerSecurity,
