@@ -161,6 +161,19 @@ export async function signInWithPasskey(): Promise<Session> {
   return session;
 }
 
+/**
+ * Signs in with the ticket a federated sign-in left in the URL (`#login_ticket=…`, decisions §8): single
+ * use, redeemed for a login JWT like the password sign-in's. The session has no e-mail, like a passkey's.
+ */
+export async function redeemLoginTicket(ticket: string): Promise<Session> {
+  const result = await call<{ token: string; uuid: string }>('POST', '/v1/federation/login-ticket', {
+    ticket,
+  });
+  const session: Session = { token: result.token, uuid: result.uuid, email: '' };
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  return session;
+}
+
 /** Creates a passkey with the browser and answers the registration options with it (the JSON to send). */
 export async function createPasskey(): Promise<Json> {
   const options = await call<Json>('POST', '/v1/dev-user/passkeys/registration-options', {});

@@ -73,7 +73,9 @@ export function notice(kind: 'error' | 'ok' | 'warning', text: string): HTMLElem
 /** A value shown once (a secret, a key) with a copy button. */
 export function secretBox(label: string, value: string, id: string): HTMLElement {
   const code = h('code', { id, class: 'secret' }, value);
-  const copy = button(`Copy ${label.toLowerCase()}`, { class: 'secondary', 'data-copy': id });
+  // "Copy encryption IV", "Copy AES-256-GCM key": capitalised words go lower case, acronyms stay.
+  const words = label.split(' ').map((w) => (/^[A-Z][a-z]/.test(w) ? w.toLowerCase() : w));
+  const copy = button(`Copy ${words.join(' ')}`, { class: 'secondary', 'data-copy': id });
   const status = h('span', { class: 'hint', role: 'status' });
   copy.addEventListener('click', () => {
     void navigator.clipboard.writeText(value).then(

@@ -1,4 +1,4 @@
-import { ApiError, currentSession, onStepUp, signOut } from './api.js';
+import { ApiError, currentSession, onStepUp, redeemLoginTicket, signOut } from './api.js';
 import { button, field, h } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { passkeysPage } from './pages/passkeys.js';
@@ -11,6 +11,7 @@ import {
   signUpPage,
 } from './pages/auth.js';
 import { describeError, flash, go, page } from './view.js';
+import { formatError } from './federationErrors.js';
 
 /** Pages anyone may open; every other route needs a signed-in session. */
 const PUBLIC = new Set(['signin', 'signup', 'reset', 'reset/confirm']);
@@ -68,8 +69,42 @@ function renderNav(route: string): void {
   );
 }
 
+/**
+ * What a federated sign-in or link leaves in the URL when it comes back to /console (decisions §8):
+ * `#login_ticket=…` (redeemed at once, then dropped from the address and history), `#identity_linked=…`
+ * or `#federation_error=…`. Answers true when it handled the hash (and navigated).
+ */
+async function federationReturn(raw: string): Promise<boolean> {
+  const params = new URLSearchParams(raw);
+  const ticket = params.get('login_ticket');
+  const linked = params.get('identity_linked');
+  const failed = params.get('federation_error');
+  if (ticket === null && linked === null && failed === null) return false;
+  history.replaceState(null, '', `${location.pathname}${location.search}`);
+  if (ticket !== null) {
+    try {
+      await redeemLoginTicket(ticket);
+      flash('ok', 'You are signed in.');
+      go('#/apps');
+    } catch (error) {
+      flash('error', `The sign-in could not be completed: ${describeError(error)}`);
+      go('#/signin');
+    }
+  } else if (linked !== null) {
+    flash('ok', `${linked} is linked: you can sign in with it from now on.`);
+    go('#/account');
+  } else {
+    flash('error', formatError(failed ?? ''));
+    go(currentSession() ? '#/account' : '#/signin');
+  }
+  return true;
+}
+
 let renderCount = 0;
 async function render(): Promise<void> {
+  if (/^#(login_ticket|identity_linked|federation_error)=/.test(location.hash)) {
+    if (await federationReturn(location.hash.slice(1))) return;
+  }
   const raw = location.hash.replace(/^#\/?/, '');
   const [route = '', queryString = ''] = raw.split('?');
   const signedIn = currentSession() !== null;

@@ -23,12 +23,18 @@ export function page(title: string, ...content: (Child | Child[])[]): HTMLElemen
   return h('section', { class: 'page' }, h('h1', { tabindex: '-1' }, title), takeFlash(), ...content);
 }
 
+/** An unrouted path: this service predates the endpoint the page needs. */
+export function routeMissing(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    error.status === 404 &&
+    (error.code === 'http_404' || error.message.startsWith('No route for'))
+  );
+}
+
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
-    // An unrouted path: this service predates the endpoint the page needs.
-    if (error.status === 404 && (error.code === 'http_404' || error.message.startsWith('No route for'))) {
-      return 'This service does not offer this yet (it needs a newer dauth).';
-    }
+    if (routeMissing(error)) return 'This service does not offer this yet (it needs a newer dauth).';
     return `${error.message} (${error.code})`;
   }
   if (error instanceof TypeError) return 'The service could not be reached. Check your connection.';

@@ -3,7 +3,7 @@
  * (playwright-core) from a live dauth. By default it starts its own service (SQLite and the embedded
  * chain in a temporary directory); `DAUTH_URL=http://host:port` points it at a running one instead.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +42,8 @@ async function liveService(): Promise<Service> {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // A small app budget, so the activity chart's budget line and the day's spend share one scale.
+    SPONSOR_APP_DAILY_GAS: '8000000',
   });
   const server = await startServer(config, { logger: pino({ level: 'silent' }) });
   return {
@@ -69,23 +71,35 @@ async function api(url: string, method: string, body?: unknown, bearer?: string)
   return text;
 }
 
+interface Player {
+  token: string;
+  uuid: number;
+  pin: { pin_hash: string; pin_salt: string; key_share_user: string };
+  address: string;
+  slotId: string;
+}
+
+const REDIRECT_URI = 'https://game.example.com/oauth/callback';
+const uuidOf = (token: string): number =>
+  Number(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).sub);
+
 /**
- * Gives the signed-in developer what the account page shows: a PIN wallet with funds, a slot of the
- * app made by the backend-integration authorize, content tokens bought for it (a wallet operation).
+ * A player of the app as players get one: a PIN wallet (funded by the faucet) and a slot of the app made by
+ * the backend-integration authorize.
  */
-async function accountData(service: Service, token: string, clientId: string, cuid: string): Promise<void> {
-  const uuid = Number(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).sub);
+async function player(service: Service, token: string, clientId: string): Promise<Player> {
+  const uuid = uuidOf(token);
   const salt = randomBytes(32).toString('hex');
-  const pin = { pin_hash: createHash('sha256').update(`123456${salt}`).digest('hex'), pin_salt: salt };
+  const pinFields = { pin_hash: createHash('sha256').update(`123456${salt}`).digest('hex'), pin_salt: salt };
   const registered = JSON.parse(
-    await api(`${service.url}/v1/pin/register`, 'POST', { user_uuid: uuid, ...pin }, token),
+    await api(`${service.url}/v1/pin/register`, 'POST', { user_uuid: uuid, ...pinFields }, token),
   ) as { data: [{ address: string; key_share_user: string }] };
   const { address, key_share_user } = registered.data[0];
   if (service.adminKey) {
     await api(
       `${service.url}/v1/admin/faucet`,
       'POST',
-      { address, native: '2000000000000000000', token: '5000' },
+      { address, native: '2000000000000000000', token: '5000000000000000000000' },
       service.adminKey,
     );
   }
@@ -94,29 +108,130 @@ async function accountData(service: Service, token: string, clientId: string, cu
   const authorize = new URL(`${service.url}/v1/oauth-meta/authorize`);
   for (const [k, v] of Object.entries({
     client_id: clientId,
-    redirect_uri: 'https://game.example.com/oauth/callback',
+    redirect_uri: REDIRECT_URI,
     respose_type: 'code',
     state: randomBytes(16).toString('hex'),
   }))
     authorize.searchParams.set(k, v);
   const slotText = await api(authorize.toString(), 'GET', undefined, token);
   const slotId = /"id":"?(\d+)/.exec(slotText)![1]!; // 19 digits: read as text, never as a number
-  if (service.adminKey) {
-    await api(
-      `${service.url}/v1/development-api/user_buy_content_token`,
-      'POST',
-      { client_id: clientId, user_dbkey: slotId, amount: '250000', cuid, ...pin, key_share_user },
-      token,
-    );
-  }
+  return { token, uuid, pin: { ...pinFields, key_share_user }, address, slotId };
 }
 
-/** `fullPage`: the whole scrolling page (the account page is taller than the viewport). */
-async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
+/** A sign-in to the app: the code flow with the login JWT, and the app's exchange of the code. */
+async function signInToApp(service: Service, token: string, clientId: string, clientSecret: string) {
+  const authorize = new URL(`${service.url}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+  }))
+    authorize.searchParams.set(k, v);
+  const res = await fetch(authorize, { headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
+  const code = new URL(res.headers.get('location') ?? REDIRECT_URI).searchParams.get('code');
+  if (!code) throw new Error(`no code: ${res.status}`);
+  const exchanged = await fetch(`${service.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  if (!exchanged.ok) throw new Error(`exchange: ${exchanged.status} ${await exchanged.text()}`);
+}
+
+/** What a provider backend sends for a consumption in the authenticated form (docs/content-tokens.md). */
+function sealGcm(keyHex: string, clientId: string, payload: unknown): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', Buffer.from(keyHex, 'hex'), iv);
+  cipher.setAAD(Buffer.from(`dauth/content-payload/v1:${clientId}`, 'utf8'));
+  const body = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
+  return `gcm1:${Buffer.concat([iv, body, cipher.getAuthTag()]).toString('hex')}`;
+}
+
+/**
+ * Real flows behind the account page and the app's activity charts: the developer and a second player
+ * sign in to the app, the developer buys content (a sponsored operation) and the app's backend reports
+ * some of it consumed, and the second player sells their slot to the developer on the market.
+ */
+async function appData(
+  service: Service,
+  developerEmail: string,
+  app: { clientId: string; clientSecret: string; gcmKey: string; cuid: string },
+): Promise<void> {
+  // The console's own login is bound to the console (decisions §8): the game's is bound to the game.
+  const signIn = async (email: string) =>
+    (
+      JSON.parse(
+        await api(`${service.url}/v1/dev-user/login_devuser`, 'POST', {
+          email,
+          password: PASSWORD,
+          client_id: app.clientId,
+        }),
+      ) as { token: string }
+    ).token;
+  const token = await signIn(developerEmail);
+  const developer = await player(service, token, app.clientId);
+  const email = `player-${Date.now()}@example.com`;
+  await api(`${service.url}/v1/dev-user/register`, 'POST', { email, password: PASSWORD });
+  const second = await player(service, await signIn(email), app.clientId);
+  for (const who of [developer, second])
+    await signInToApp(service, who.token, app.clientId, app.clientSecret);
+  if (!service.adminKey) return; // the purchase and the sale need funds from the faucet
+  await api(
+    `${service.url}/v1/development-api/user_buy_content_token`,
+    'POST',
+    {
+      client_id: app.clientId,
+      user_dbkey: developer.slotId,
+      amount: '250000',
+      cuid: app.cuid,
+      ...developer.pin,
+    },
+    token,
+  );
+  const basic = Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64');
+  const consumed = await fetch(`${service.url}/v1/development-api/increase_used_content_token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Basic ${basic}` },
+    body: JSON.stringify({
+      client_id: app.clientId,
+      encrypted_message: sealGcm(app.gcmKey, app.clientId, {
+        client_id: app.clientId,
+        user_dbkey: developer.slotId,
+        amount: '40000',
+        cuid: app.cuid,
+        iat: Math.floor(Date.now() / 1000),
+      }),
+    }),
+  });
+  if (!consumed.ok) throw new Error(`consumption: ${consumed.status} ${await consumed.text()}`);
+  const listed = JSON.parse(
+    await api(
+      `${service.url}/v1/market/listings`,
+      'POST',
+      { user_id: String(second.uuid), client_id: app.clientId, price: '250000000000000000', ...second.pin },
+      second.token,
+    ),
+  ) as { listing: { id: string } };
+  await api(`${service.url}/v1/market/listings/${listed.listing.id}/purchase`, 'POST', developer.pin, token);
+}
+
+/**
+ * `fullPage`: the whole scrolling page (the account page is taller than the viewport); or a CSS selector:
+ * that element alone (the app page's charts).
+ */
+async function shoot(page: Page, name: string, fullPage: boolean | string = false): Promise<void> {
   // Focus rings and the caret would differ between runs; blur before taking the picture.
   // (Page-side code is a string: this file is type-checked without the DOM library.)
   await page.evaluate('document.activeElement?.blur()');
-  await page.screenshot({ path: path.join(OUT_DIR, `${name}.png`), fullPage });
+  const file = path.join(OUT_DIR, `${name}.png`);
+  if (typeof fullPage === 'string') await page.locator(fullPage).screenshot({ path: file });
+  else await page.screenshot({ path: file, fullPage });
   console.log(`docs/console/${name}.png`);
 }
 
@@ -143,7 +258,8 @@ async function main(): Promise<void> {
     await shoot(page, 'password-reset-confirm');
 
     await open('#/signup', '#signup-form');
-    await page.fill('#signup-email', `dev-${Date.now()}@example.com`);
+    const developerEmail = `dev-${Date.now()}@example.com`;
+    await page.fill('#signup-email', developerEmail);
     await page.fill('#signup-nickname', 'Studio dev');
     await shoot(page, 'sign-up');
     await page.fill('#signup-password', PASSWORD);
@@ -157,6 +273,7 @@ async function main(): Promise<void> {
     await page.click('#new-app-submit');
     await page.waitForSelector('#created-client-secret');
     await shoot(page, 'app-created-secret-once');
+    const clientSecret = (await page.textContent('#created-client-secret')) ?? '';
 
     await page.click('#created-continue');
     await page.waitForSelector('#provider-form');
@@ -165,23 +282,17 @@ async function main(): Promise<void> {
     await page.fill('#provider-owner', '0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a');
     await page.click('#provider-submit');
     await page.waitForSelector('#provider-key', { timeout: 60_000 });
+    const gcmKey = (await page.textContent('#provider-gcm-key')) ?? '';
     await page.evaluate("document.getElementById('provider-result')?.scrollIntoView({ block: 'end' })");
     await shoot(page, 'app-content-provider');
 
-    // Approve the app once (the login JWT on the authorize endpoint), so the account page lists it.
-    const token = (await page.evaluate(
-      "JSON.parse(sessionStorage.getItem('dauth.console.session') ?? '{}').token",
-    )) as string;
-    const clientId = await page.textContent('#app-client-id');
-    await accountData(service, token, clientId ?? '', 'space-game');
-    const authorize = new URL(`${service.url}/oauth/authorize`);
-    for (const [k, v] of Object.entries({
-      client_id: clientId ?? '',
-      redirect_uri: 'https://game.example.com/oauth/callback',
-      response_type: 'code',
-    }))
-      authorize.searchParams.set(k, v);
-    await fetch(authorize, { headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
+    // Sign-ins, a purchase, a consumption and a sale: the account page and the app's charts show them.
+    const clientId = (await page.textContent('#app-client-id')) ?? '';
+    await appData(service, developerEmail, { clientId, clientSecret, gcmKey, cuid: 'space-game' });
+    // (Through the app list: the page is already at this app's hash, which would not render again.)
+    await open('#/apps', '#app-list');
+    await open(`#/apps/${clientId}`, '#activity figure.chart canvas');
+    await shoot(page, 'app-activity', '#activity');
 
     await open('#/apps', '#app-list');
     await shoot(page, 'apps');

@@ -34,6 +34,8 @@ export const RATE_LIMIT_DEFAULTS = {
   clients_create: perMinute(30),
   /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */
   webhooks_manage: perMinute(60),
+  /** App activity reports (the console's charts) per address. */
+  app_activity: perMinute(60),
   /** Password reset requests and confirmations, and password changes, per address. */
   password_reset: perMinute(10),
   /** `/oauth/token`, `/oauth/revoke`, `/oauth/introspect` per client and address (`OAUTH_RATE_LIMIT`). */

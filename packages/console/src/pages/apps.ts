@@ -1,6 +1,9 @@
 import { ApiError, call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox, textarea } from '../dom.js';
 import { confirmInline, flash, form, go, onSubmit, page, submit } from '../view.js';
+import { formatTime } from '../format.js';
+import { activitySection, loadActivity } from './activity.js';
+import { walletPolicySection } from './walletPolicy.js';
 import { webhooksSection } from './webhooks.js';
 
 interface App {
@@ -32,7 +35,7 @@ export async function appsPage(): Promise<HTMLElement> {
             facts([
               ['Client id', h('code', {}, app.client_id)],
               ['Redirect URIs', app.redirect_uris.join(', ')],
-              ['Created', new Date(app.created_at).toLocaleString()],
+              ['Created', formatTime(app.created_at)],
             ]),
           ),
         ),
@@ -104,18 +107,22 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
   const app = (await listApps()).find((a) => a.client_id === clientId);
   if (!app) return page('App not found', h('p', {}, h('a', { href: '#/apps' }, 'Back to your apps')));
   const path = `/v1/dev-user/clients/${encode(app.client_id)}`;
+  const activity = await loadActivity(path);
   return page(
     app.name,
     h('p', {}, h('a', { href: '#/apps' }, '← All apps')),
     facts([
       ['Client id', h('code', { id: 'app-client-id' }, app.client_id)],
       ['Kind', app.dapp ? 'Decentralised app' : 'App'],
-      ['Created', new Date(app.created_at).toLocaleString()],
+      ['Created', formatTime(app.created_at)],
     ]),
+    activity ? activitySection(activity) : null,
     editSection(app, path),
     rotateSection(path),
-    await providerSection(app),
+    // The report lists the app's cuids: with none, the app has no provider and nothing to ask about it.
+    await providerSection(app, activity ? activity.content.length > 0 : undefined),
     await webhooksSection(path),
+    await walletPolicySection(path),
     deleteSection(app, path),
   );
 }
@@ -182,13 +189,16 @@ function rotateSection(path: string): HTMLElement {
 }
 
 function formatGrace(value: unknown): string {
-  if (typeof value === 'number')
-    return value > 1e11 ? new Date(value).toLocaleString() : `${value} seconds from now`;
-  const date = new Date(String(value));
-  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+  if (typeof value === 'number') return value > 1e11 ? formatTime(value) : `${value} seconds from now`;
+  return formatTime(String(value));
 }
 
-async function providerSection(app: App): Promise<HTMLElement> {
+/**
+ * `hasProvider`: whether the app has a registered cuid, when the activity report said so. An app without
+ * one is not asked for its payload form: the answer would be the expected 404 `provider_not_registered`,
+ * which a browser still reports as a failed request in its console.
+ */
+async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLElement> {
   const cuid = field(
     'Content id (cuid)',
     { id: 'provider-cuid', name: 'cuid', required: true, maxlength: '128' },
@@ -282,17 +292,20 @@ async function providerSection(app: App): Promise<HTMLElement> {
     registeredMode.textContent = 'registered (reload to see its payload form)';
     return 'Content provider registered.';
   });
-  let mode: string;
-  try {
-    const current = await call<{ payload_mode: string; has_gcm_key: boolean }>(
-      'GET',
-      `/v1/development-api/payload_mode?client_id=${encode(app.client_id)}`,
-    );
-    mode = `${current.payload_mode}${current.has_gcm_key ? ' (GCM key issued)' : ''}`;
-  } catch (error) {
-    if (!(error instanceof ApiError && error.code === 'provider_not_registered')) throw error;
-    mode = 'none yet: register a cuid below';
+  let mode = 'none yet: register a cuid below';
+  if (hasProvider === false) {
     firstRegistration = true;
+  } else {
+    try {
+      const current = await call<{ payload_mode: string; has_gcm_key: boolean }>(
+        'GET',
+        `/v1/development-api/payload_mode?client_id=${encode(app.client_id)}`,
+      );
+      mode = `${current.payload_mode}${current.has_gcm_key ? ' (GCM key issued)' : ''}`;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'provider_not_registered')) throw error;
+      firstRegistration = true;
+    }
   }
   registeredMode.textContent = mode;
   return h(

@@ -1,6 +1,7 @@
 import { call, currentSession, passkeysSupported, signIn, signInWithPasskey } from '../api.js';
 import { field, h } from '../dom.js';
 import { flash, form, go, onSubmit, page, submit } from '../view.js';
+import { federationProviders, federationStart } from './identities.js';
 
 const emailField = (id: string, value = '') => {
   const f = field('E-mail', {
@@ -21,7 +22,7 @@ const passwordField = (id: string, label: string, autocomplete: string, hint?: s
     hint,
   );
 
-export function signInPage(): HTMLElement {
+export async function signInPage(): Promise<HTMLElement> {
   const email = emailField('signin-email');
   const password = passwordField('signin-password', 'Password', 'current-password');
   const f = form(
@@ -43,10 +44,26 @@ export function signInPage(): HTMLElement {
     await signInWithPasskey();
     go('#/apps');
   });
+  // "Continue with …" for each upstream provider the service is configured with (none: no buttons).
+  const providers = await federationProviders();
+  const federation = providers.length
+    ? h(
+        'div',
+        { class: 'actions federation', id: 'signin-federation' },
+        providers.map((p) =>
+          h(
+            'a',
+            { class: 'button secondary', href: federationStart(p), 'data-provider': p.id },
+            `Continue with ${p.name}`,
+          ),
+        ),
+      )
+    : null;
   return page(
     'Sign in',
     f,
     passkeysSupported() ? withPasskey : null,
+    federation,
     h(
       'p',
       {},

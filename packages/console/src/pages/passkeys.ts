@@ -1,5 +1,6 @@
 import { call, createPasskey, currentSession, passkeysSupported, signIn } from '../api.js';
 import { button, field, h, notice } from '../dom.js';
+import { formatTime } from '../format.js';
 import { confirmInline, describeError, flash, form, go, onSubmit, page, submit } from '../view.js';
 
 interface Passkey {
@@ -29,12 +30,8 @@ export async function passkeysPage(): Promise<HTMLElement> {
           return h(
             'li',
             { class: 'card passkey', 'data-passkey': p.id },
-            h('p', {}, `Added ${new Date(p.created_at).toLocaleString()}`),
-            h(
-              'p',
-              {},
-              p.last_used_at ? `Last used ${new Date(p.last_used_at).toLocaleString()}` : 'Not used yet',
-            ),
+            h('p', {}, `Added ${formatTime(p.created_at)}`),
+            h('p', {}, p.last_used_at ? `Last used ${formatTime(p.last_used_at)}` : 'Not used yet'),
             p.backed_up ? h('p', {}, 'Synced across your devices') : null,
             trigger,
             confirm,

@@ -1,5 +1,6 @@
 import { call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox } from '../dom.js';
+import { formatTime } from '../format.js';
 import { confirmInline, form, onSubmit, submit } from '../view.js';
 
 /** The event types an endpoint can subscribe to (docs/webhooks.md), the server's list (checked by a test). */
@@ -65,7 +66,7 @@ async function endpointCard(path: string, endpoint: Endpoint): Promise<HTMLEleme
   const state = endpoint.failing
     ? notice(
         'error',
-        `Failing since ${new Date(endpoint.failing_since ?? Date.now()).toLocaleString()}: a delivery was given up after 24 hours of retries.`,
+        `Failing since ${formatTime(endpoint.failing_since ?? Date.now())}: a delivery was given up after 24 hours of retries.`,
       )
     : h('span', { class: 'hint' }, 'Healthy');
   const trigger = button('Delete endpoint…', { class: 'danger', 'data-webhook-delete': endpoint.id });

@@ -67,6 +67,8 @@ import type { ChainInfo } from '../chain/types.js';
 import { PlatformFunding } from '../services/funds/platformFunding.js';
 import { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
+import { AppActivityService } from '../services/activity/appActivityService.js';
+import { AppActivityStore } from '../stores/appActivityStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
 
@@ -152,6 +154,8 @@ export interface Services {
   chainConsistency: ChainConsistencyCheck;
   /** An app owner's webhook endpoints, deliveries and retries (docs/webhooks.md). */
   webhooks: WebhookEndpointService;
+  /** An app owner's activity per day, for the console's charts (docs/console.md). */
+  appActivity: AppActivityService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -448,6 +452,12 @@ export async function createServices(
       ),
     );
     const sponsorshipReport = new SponsorshipReport(sponsorship, config.sponsorship.platformDailyGas);
+    // The console's charts: read-only over what the domains above record.
+    const appActivity = new AppActivityService(
+      new AppActivityStore(database.db),
+      clients,
+      config.sponsorship.appDailyGas,
+    );
     // Past the platform-wide cap sponsored writes fail for everyone: degraded, like low funds.
     readinessProbes.sponsorship = () => sponsorshipReport.readiness();
 
@@ -540,6 +550,7 @@ export async function createServices(
       sponsorship,
       chainConsistency,
       webhooks: webhookDomain.endpoints,
+      appActivity,
       close,
     };
   } catch (err) {

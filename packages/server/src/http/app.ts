@@ -17,6 +17,7 @@ import { chainRoutes } from './routes/chain/info.js';
 import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
+import { appActivityRoutes } from './routes/devUser/activity.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
@@ -141,6 +142,7 @@ export async function buildApp(
     devUserLogoutRoutes,
     clientRoutes,
     webhookRoutes,
+    appActivityRoutes,
     consentRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,

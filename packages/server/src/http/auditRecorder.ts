@@ -215,7 +215,7 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
       return payload;
     }
     try {
-      request.auditAnswer = JSON.parse(payload) as Fields;
+      request.auditAnswer = JSON.parse(payload, exactIntegers) as Fields;
     } catch {
       // Not JSON (an HTML page): nothing from the answer is kept.
     }
@@ -255,6 +255,22 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
     route.onSend = [...asList(route.onSend), keepAnswer] as typeof route.onSend;
     route.onResponse = [...asList(route.onResponse), recordEntry] as typeof route.onResponse;
   });
+}
+
+/**
+ * Keeps an integer the answer wrote as a JSON number beyond 2^53 (a 19-digit slot id) as its exact digits:
+ * parsed as a number it would be rounded (4039497133709201960 → 4039497133709202000) in the trail.
+ */
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (
+    typeof value === 'number' &&
+    !Number.isSafeInteger(value) &&
+    context?.source &&
+    /^-?\d+$/.test(context.source)
+  ) {
+    return context.source;
+  }
+  return value;
 }
 
 const asList = <T>(hooks: T | T[] | undefined): T[] =>

@@ -21,13 +21,21 @@ describe('console file table', () => {
       'static/console.css': 'body{}',
       'dist/main.js': 'export {}',
       'dist/pages/apps.js': 'export {}',
+      'dist/vendor/uplot.js': 'export default {}',
+      'dist/vendor/uplot.css': '.uplot{}',
       'dist/.tsbuildinfo': '{}',
       'dist/main.js.map': '{}',
       'src/main.ts': 'export {}',
     });
     const { shell, assets } = loadConsoleAssets(dir);
     expect(shell?.body.toString()).toBe('<!doctype html>');
-    expect([...assets.keys()].sort()).toEqual(['console.css', 'main.js', 'pages/apps.js']);
+    expect([...assets.keys()].sort()).toEqual([
+      'console.css',
+      'main.js',
+      'pages/apps.js',
+      'vendor/uplot.css',
+      'vendor/uplot.js',
+    ]);
     expect(assets.get('main.js')?.type).toBe('text/javascript; charset=utf-8');
     expect(assets.get('console.css')?.type).toBe('text/css; charset=utf-8');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -36,6 +44,17 @@ describe('console file table', () => {
   it('has no shell until the compiled modules exist (the route then answers 503, not a page that cannot load)', () => {
     const dir = consoleDir({ 'static/index.html': '<!doctype html>', 'static/console.css': 'body{}' });
     expect(loadConsoleAssets(dir).shell).toBeUndefined();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has no shell when the charting library was not copied beside the modules (`tsc -b` without `npm run build`)', () => {
+    const dir = consoleDir({ 'static/index.html': '<!doctype html>', 'dist/main.js': 'export {}' });
+    expect(loadConsoleAssets(dir).shell).toBeUndefined();
+    fs.writeFileSync(path.join(dir, 'dist/uplot.js'), 'export default {}');
+    expect(loadConsoleAssets(dir).shell).toBeUndefined();
+    fs.mkdirSync(path.join(dir, 'dist/vendor'));
+    fs.writeFileSync(path.join(dir, 'dist/vendor/uplot.js'), 'export default {}');
+    expect(loadConsoleAssets(dir).shell).toBeDefined();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -70,7 +70,9 @@ export function loadConsoleAssets(consoleDir = CONSOLE_DIR): { shell?: Asset; as
   const shell = statics.get('index.html');
   statics.delete('index.html');
   for (const [name, asset] of statics) assets.set(name, asset);
-  return { ...(shell && assets.has('main.js') ? { shell } : {}), assets };
+  // main.js imports the charting library `npm run build` copies beside it: without it no page would load.
+  const built = assets.has('main.js') && assets.has('vendor/uplot.js');
+  return { ...(shell && built ? { shell } : {}), assets };
 }
 
 export async function consoleRoutes(app: App, services: Services): Promise<void> {

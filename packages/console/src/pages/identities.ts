@@ -1,0 +1,131 @@
+import { ApiError, call, encode } from '../api.js';
+import { button, facts, h, notice } from '../dom.js';
+import { formatTime } from '../format.js';
+import { confirmInline, describeError, flash, go, routeMissing } from '../view.js';
+
+/** An upstream sign-in provider (decisions §8, "Sign in with Google, Apple, Discord, Steam"). */
+export interface FederationProvider {
+  id: string;
+  kind: string;
+  name: string;
+}
+
+interface Identity {
+  id: string;
+  provider: string;
+  provider_name: string;
+  subject: string;
+  email: string | null;
+  created_at: string;
+}
+
+/** The providers the sign-in page offers; none from a service without federation (or when it fails). */
+export async function federationProviders(): Promise<FederationProvider[]> {
+  try {
+    return (await call<{ providers: FederationProvider[] }>('GET', '/v1/federation/providers')).providers;
+  } catch {
+    return [];
+  }
+}
+
+/** Where "Continue with …" starts: the service's redirect to the provider, back to the console after. */
+export const federationStart = (provider: FederationProvider): string =>
+  `/v1/federation/${encode(provider.id)}/start?return_to=${encode('/console')}`;
+
+/**
+ * The account's linked sign-in identities with an unlink button each, and a "Link" button per provider;
+ * null (no section) when the service has no federation endpoints.
+ */
+export async function identitiesSection(): Promise<HTMLElement | null> {
+  let identities: Identity[];
+  let providers: FederationProvider[];
+  try {
+    [{ identities }, { providers }] = await Promise.all([
+      call<{ identities: Identity[] }>('GET', '/v1/dev-user/identities'),
+      call<{ providers: FederationProvider[] }>('GET', '/v1/federation/providers'),
+    ]);
+  } catch (error) {
+    if (routeMissing(error)) return null;
+    return wrap(notice('error', describeError(error)));
+  }
+  const messages = h('div', { class: 'messages' });
+  const list = identities.length
+    ? h(
+        'ul',
+        { class: 'cards', id: 'identity-list' },
+        identities.map((i) => identityCard(i, messages)),
+      )
+    : h('p', { id: 'identity-list' }, 'No linked sign-in yet.');
+  const links = providers.map((provider) => {
+    const link = button(`Link ${provider.name}`, { class: 'secondary', 'data-link-provider': provider.id });
+    link.addEventListener('click', () => {
+      link.disabled = true;
+      messages.replaceChildren();
+      call<{ url: string }>('POST', '/v1/dev-user/identities/link', { provider: provider.id })
+        .then(({ url }) => location.assign(url))
+        .catch((error: unknown) => {
+          link.disabled = false;
+          messages.replaceChildren(notice('error', describeError(error)));
+        });
+    });
+    return link;
+  });
+  return wrap(
+    h('p', {}, 'Sign in with another account you have, as well as with your password or passkey.'),
+    messages,
+    list,
+    links.length ? h('div', { class: 'actions' }, links) : null,
+  );
+}
+
+function wrap(...content: (Node | null)[]): HTMLElement {
+  return h(
+    'section',
+    { id: 'identities', 'aria-labelledby': 'identities-h' },
+    h('h2', { id: 'identities-h' }, 'Linked sign-ins'),
+    ...content,
+  );
+}
+
+function identityCard(identity: Identity, messages: HTMLElement): HTMLElement {
+  const trigger = button(`Unlink ${identity.provider_name}`, {
+    class: 'danger',
+    'data-unlink': identity.id,
+  });
+  const card = h('li', { class: 'card identity', 'data-identity': identity.id });
+  const confirm = confirmInline(
+    trigger,
+    `Unlink ${identity.provider_name}? You can no longer sign in with it.`,
+    'Unlink',
+    async () => {
+      try {
+        await call('DELETE', `/v1/dev-user/identities/${encode(identity.id)}`);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'last_sign_in_method') {
+          confirm.hidden = true;
+          messages.replaceChildren(
+            notice(
+              'warning',
+              `${identity.provider_name} is your only way to sign in: add a password or a passkey before unlinking it.`,
+            ),
+          );
+          return;
+        }
+        throw error;
+      }
+      flash('ok', `${identity.provider_name} is unlinked.`);
+      go('#/account');
+    },
+  );
+  card.append(
+    h('h3', {}, identity.provider_name),
+    facts([
+      ['Account there', h('code', {}, identity.subject)],
+      ['E-mail there', identity.email ?? 'Not shared'],
+      ['Linked', formatTime(identity.created_at)],
+    ]),
+    trigger,
+    confirm,
+  );
+  return card;
+}

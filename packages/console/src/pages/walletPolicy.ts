@@ -1,0 +1,145 @@
+import { ApiError, call } from '../api.js';
+import { button, field, h, notice, textarea } from '../dom.js';
+import { confirmInline, describeError, form, onSubmit, routeMissing, submit } from '../view.js';
+import { policyFacts, type WalletPolicy } from './sessionKeys.js';
+
+const DAY = 86_400;
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/**
+ * The app's wallet policy (decisions §8): what a player's session key for this app may do without the PIN.
+ * Saving needs a fresh login (the step-up prompt). Null (no section) when the service has no such endpoint.
+ */
+export async function walletPolicySection(path: string): Promise<HTMLElement | null> {
+  const route = `${path}/wallet-policy`;
+  let policy: WalletPolicy | undefined;
+  try {
+    const answer = await call<Partial<WalletPolicy> & { policy?: WalletPolicy }>('GET', route);
+    policy = answer.policy ?? (answer.calls ? (answer as WalletPolicy) : undefined);
+  } catch (error) {
+    if (routeMissing(error)) return null;
+    // No policy yet: the form starts empty.
+    if (!(error instanceof ApiError && error.status === 404)) {
+      return wrap(notice('error', describeError(error)));
+    }
+  }
+
+  const calls = textarea(
+    'Contracts and functions',
+    { id: 'policy-calls', name: 'calls', required: true },
+    (policy?.calls ?? []).map((c) => [c.to, ...c.selectors].join(' ')).join('\n'),
+    'One contract a line: its address, then the 4-byte selectors it may call (none: any function).',
+  );
+  const perCall = field(
+    'Most value per call (wei)',
+    {
+      id: 'policy-per-call',
+      name: 'max_value_per_call_wei',
+      required: true,
+      pattern: '^[0-9]+$',
+      inputmode: 'numeric',
+    },
+    '1 ETH is 1000000000000000000 wei; 0 allows no value.',
+  );
+  perCall.input.value = policy?.max_value_per_call_wei ?? '0';
+  const perDay = field(
+    'Most value per day (wei)',
+    {
+      id: 'policy-per-day',
+      name: 'max_value_per_day_wei',
+      required: true,
+      pattern: '^[0-9]+$',
+      inputmode: 'numeric',
+    },
+    'Over every call of a UTC day.',
+  );
+  perDay.input.value = policy?.max_value_per_day_wei ?? '0';
+  const tokens = textarea(
+    'Token limits per day',
+    { id: 'policy-tokens', name: 'token_limits' },
+    (policy?.token_limits ?? []).map((t) => `${t.token} ${t.per_day}`).join('\n'),
+    'One token a line: its address, then the most base units a day. Empty: no token transfers.',
+  );
+  const days = field(
+    'A grant lasts (days)',
+    {
+      id: 'policy-days',
+      name: 'valid_for_days',
+      type: 'number',
+      min: '1',
+      max: '30',
+      step: '1',
+      required: true,
+    },
+    'At most 30 days; the player grants again after.',
+  );
+  days.input.value = String(policy ? Math.max(1, Math.ceil(policy.valid_for_seconds / DAY)) : 7);
+
+  const current = h(
+    'div',
+    { id: 'policy-current' },
+    policy ? policyFacts(policy) : h('p', {}, 'No policy yet.'),
+  );
+  const f = form(
+    'wallet-policy-form',
+    calls.wrapper,
+    perCall.wrapper,
+    perDay.wrapper,
+    tokens.wrapper,
+    days.wrapper,
+    h('div', { class: 'actions' }, submit('Save policy', 'policy-submit')),
+  );
+  onSubmit(f, async () => {
+    const body: WalletPolicy = {
+      calls: lines(calls.input.value).map((line) => {
+        const [to = '', ...selectors] = line.split(/[\s,]+/);
+        return { to, selectors };
+      }),
+      max_value_per_call_wei: perCall.input.value.trim(),
+      max_value_per_day_wei: perDay.input.value.trim(),
+      token_limits: lines(tokens.input.value).map((line) => {
+        const [token = '', perDayUnits = '0'] = line.split(/[\s,]+/);
+        return { token, per_day: perDayUnits };
+      }),
+      valid_for_seconds: Number(days.input.value) * DAY,
+    };
+    const saved = await call<Partial<WalletPolicy> & { policy?: WalletPolicy }>(
+      'PUT',
+      route,
+      body as unknown as Record<string, unknown>,
+    );
+    current.replaceChildren(policyFacts(saved.policy ?? (saved.calls ? (saved as WalletPolicy) : body)));
+    return 'Policy saved. Players grant it the next time they approve the app.';
+  });
+
+  const remove = button('Delete policy…', { id: 'policy-delete', class: 'danger' });
+  const confirm = confirmInline(
+    remove,
+    'Delete the wallet policy? Players can no longer grant this app a session key.',
+    'Delete policy',
+    async () => {
+      await call('DELETE', route);
+      confirm.hidden = true;
+      current.replaceChildren(h('p', {}, 'No policy yet.'));
+    },
+  );
+  return wrap(
+    h('p', {}, 'What your app may do with a player’s wallet without the PIN, once the player grants it.'),
+    current,
+    f,
+    policy ? h('div', {}, remove, confirm) : null,
+  );
+}
+
+function wrap(...content: (Node | null)[]): HTMLElement {
+  return h(
+    'section',
+    { id: 'wallet-policy', 'aria-labelledby': 'wallet-policy-h' },
+    h('h2', { id: 'wallet-policy-h' }, 'Wallet policy'),
+    ...content,
+  );
+}
