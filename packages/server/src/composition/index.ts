@@ -42,6 +42,8 @@ import { UserStore } from '../stores/userStore.js';
 import { WalletStore } from '../stores/walletStore.js';
 import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
 import { createCustodyDomain } from './custody.js';
+import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
+import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
 import { createOAuthDomain } from './oauth.js';
 import { type BackendIntegration, createSlotDomain } from './slots.js';
@@ -152,6 +154,8 @@ export interface Services {
   chainConsistency: ChainConsistencyCheck;
   /** An app owner's webhook endpoints, deliveries and retries (docs/webhooks.md). */
   webhooks: WebhookEndpointService;
+  /** Wallet grants on chain (docs/session-keys.md): wallet policies, grants, session operations, revocation. */
+  sessionKeys: SessionKeyService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -356,8 +360,12 @@ export async function createServices(
       issuer: config.publicUrl,
     });
 
+    // Session keys (docs/session-keys.md): a wallet handed to its session account sends its owner operations
+    // through it, so PIN custody needs the records and the chain reads first.
+    const sessionParts = createSessionKeyParts({ db: database.db, outbox, chain });
     // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
     const custodyDomain = createCustodyDomain({
+      sessionAccounts: { store: sessionParts.store, chain: sessionParts.accounts },
       config,
       db: database.db,
       logger,
@@ -370,6 +378,15 @@ export async function createServices(
       chain,
     });
     closers.push(() => custodyDomain.close());
+    const sessionKeyDomain = createSessionKeyDomain({
+      parts: sessionParts,
+      custody: custodyDomain.custody,
+      clients,
+      oauth,
+      secretBox,
+      logger,
+    });
+    closers.push(() => sessionKeyDomain.close());
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const slotDomain = createSlotDomain({
@@ -436,7 +453,10 @@ export async function createServices(
         chain.info.contracts,
         chain.operator.address,
         {
-          userOfWallet: async (address) => (await wallets.findByAddress(address))?.userUuid,
+          // A wallet's session account (docs/session-keys.md) sends its operations: charged to the wallet's user.
+          userOfWallet: async (address) =>
+            (await wallets.findByAddress(address))?.userUuid ??
+            (await sessionParts.store.findAccountByAddress(address))?.userUuid,
           userVerified: (userUuid) => users.emailVerified(userUuid),
           appOfSlot: async (slotId) => (await slotRecords.findById(slotId.toString()))?.clientId,
           appOfCuid: async (cuid) => (await content.directory.registered(cuid))?.clientId,
@@ -539,6 +559,7 @@ export async function createServices(
       sponsorship,
       chainConsistency,
       webhooks: webhookDomain.endpoints,
+      sessionKeys: sessionKeyDomain.sessionKeys,
       close,
     };
   } catch (err) {

@@ -17,6 +17,8 @@ import { chainRoutes } from './routes/chain/info.js';
 import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
+import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
+import { walletSessionKeyRoutes } from './routes/wallet/sessionKeys.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
@@ -141,6 +143,8 @@ export async function buildApp(
     devUserLogoutRoutes,
     clientRoutes,
     webhookRoutes,
+    walletPolicyRoutes,
+    walletSessionKeyRoutes,
     consentRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,
