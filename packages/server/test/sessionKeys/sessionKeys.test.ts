@@ -10,6 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { TestClient, TestUser } from '../helpers/http.js';
 import { chainClient } from '../pin/pinHelpers.js';
+import { authorizeUrl } from '../oauth/support.js';
+import { PageBrowser } from '../oauth/pageBrowser.js';
+import { createUser } from '../helpers/http.js';
+import { formatDay } from '../../src/services/sessionKeys/policyWording.js';
 import {
   advanceTime,
   DAY,
@@ -116,6 +120,37 @@ describe('session keys on a real chain', () => {
       dev.loginToken,
     );
     expect(got.body).toEqual(ok.body);
+  });
+
+  it('the consent page states the wallet policy in words', async () => {
+    const symbol = await chainClient(server).readContract({
+      address: token,
+      abi: [
+        {
+          type: 'function',
+          name: 'symbol',
+          inputs: [],
+          outputs: [{ type: 'string' }],
+          stateMutability: 'view',
+        },
+      ],
+      functionName: 'symbol',
+    });
+    const browser = new PageBrowser(server.url);
+    const page = await browser.signIn(
+      authorizeUrl(server.url, {
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        response_type: 'code',
+        state: 's',
+      }),
+      await createUser(server.url),
+    );
+    const text = await page.text();
+    expect(text).toContain('id="wallet-policy"');
+    expect(text).toContain(
+      `may spend up to 0.0000000000000003 ${symbol} a day from your wallet until ${formatDay(Date.now() + 3 * DAY * 1000)}`,
+    );
   });
 
   it('grants with the PIN: the wallet keeps its address and is owned by its session account; the key is never returned', async () => {
@@ -344,6 +379,17 @@ describe('session keys on a real chain', () => {
   });
 
   it('revoking the app grant revokes its session key on chain in the background; events are in the outbox', async () => {
+    const hook = await request(
+      server,
+      'POST',
+      `/v1/dev-user/clients/${client.clientId}/webhooks`,
+      dev.loginToken,
+      {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['session_key.granted', 'session_key.revoked'],
+      },
+    );
+    expect(hook.status).toBe(201);
     const again = await grant(server, player, client.clientId);
     expect(again.status).toBe(201);
     const key = again.body.session_key as Address;
@@ -367,6 +413,34 @@ describe('session keys on a real chain', () => {
       .executeTakeFirstOrThrow();
     expect(row.state).toBe('revoked');
     expect(row.revoke_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const events = await server.services.database.db
+      .selectFrom('webhook_deliveries')
+      .select(['type', 'payload'])
+      .where('client_id', '=', client.clientId)
+      .orderBy('msg_id')
+      .execute();
+    expect(events.map((e) => [e.type, JSON.parse(e.payload).data])).toEqual([
+      [
+        'session_key.granted',
+        {
+          client_id: client.clientId,
+          user_uuid: player.user.uuid,
+          session_key: key.toLowerCase(),
+          valid_until: again.body.valid_until,
+          tx_hash: again.body.tx_hash,
+        },
+      ],
+      [
+        'session_key.revoked',
+        {
+          client_id: client.clientId,
+          user_uuid: player.user.uuid,
+          session_key: key.toLowerCase(),
+          valid_until: again.body.valid_until,
+          tx_hash: row.revoke_tx_hash,
+        },
+      ],
+    ]);
   });
 
   it('expires: refused off chain (403 expired) and on chain (AA22) after valid_until', async () => {

@@ -200,6 +200,11 @@ export interface ConsentPageInput {
   dapp: boolean;
   /** What else the app will receive (OpenID Connect scopes), e.g. "your e-mail address". */
   sharedClaims?: string[] | undefined;
+  /**
+   * The app's wallet policy in words (docs/session-keys.md), when it has one: what it may do from the wallet
+   * without the PIN once the player grants it (the grant itself asks for the PIN, later).
+   */
+  walletPolicy?: string[] | undefined;
   csrfToken: string;
   fields: Record<string, string>;
 }
@@ -218,6 +223,20 @@ export function consentPage(input: ConsentPageInput): string {
         .join('')}
       and tokens to act for you with this app.
     </p>
+    ${
+      input.walletPolicy && input.walletPolicy.length > 0
+        ? html`<div class="wallet-policy" id="wallet-policy">
+            <p>
+              If you later grant it wallet access with your PIN,
+              <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span
+              >:
+            </p>
+            <ul>
+              ${input.walletPolicy.map((sentence) => html`<li>${sentence}</li>`)}
+            </ul>
+          </div>`
+        : ''
+    }
     <p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
     <form method="post" action="/oauth/authorize/consent">
       ${hiddenFields(input.fields)}
