@@ -1,0 +1,187 @@
+/**
+ * Owner flows of a wallet handed to its session account (docs/session-keys.md): PIN recovery rotates the owner
+ * key of the session account (the wallet stays owned by it), the new PIN works for owner operations and the
+ * app's key keeps working; a password reset ends the app grants and with them, in the background, the key on
+ * chain. Also: a wallet whose `changeOwner` landed while the intent row stayed pending (a crash) is completed
+ * by its next owner operation.
+ */
+import { dauthAccountAbi, dauthSessionAccountAbi } from '@dauth/contracts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Address, getAddress } from 'viem';
+import { mnemonicToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decryptMnemonicForPin } from '../../src/crypto/keyShares.js';
+import { post, type TestClient } from '../helpers/http.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { chainClient, pinOf, verificationToken } from '../pin/pinHelpers.js';
+import {
+  DAY,
+  grant,
+  newApp,
+  newPlayer,
+  type Player,
+  request,
+  sessionState,
+  tokenBalanceOf,
+  TRANSFER,
+  transferData,
+} from './support.js';
+
+const recipient = getAddress(`0x${'ab'.repeat(20)}`);
+
+describe('owner flows after the upgrade', () => {
+  let server: TestServer;
+  let clientId: string;
+  let app: TestClient;
+  let token: Address;
+  const ownerOf = (address: Address) =>
+    chainClient(server).readContract({
+      address,
+      abi: dauthAccountAbi,
+      functionName: 'owner',
+    }) as Promise<Address>;
+  const accountOwner = (address: Address) =>
+    chainClient(server).readContract({ address, abi: dauthSessionAccountAbi, functionName: 'owner' });
+  const sessionOp = (p: Player, amount: bigint) =>
+    request(server, 'POST', '/v1/wallet/session-operations', p.accessToken, {
+      calls: [{ to: token, data: transferData(recipient, amount) }],
+    });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    token = server.services.chainInfo.contracts.token;
+    const { dev, client } = await newApp(server);
+    clientId = client.clientId;
+    const put = await request(
+      server,
+      'PUT',
+      `/v1/dev-user/clients/${clientId}/wallet-policy`,
+      dev.loginToken,
+      {
+        calls: [{ to: token, selectors: [TRANSFER] }],
+        max_value_per_call_wei: '0',
+        max_value_per_day_wei: '0',
+        token_limits: [{ token, per_day: '1000' }],
+        valid_for_seconds: DAY,
+      },
+    );
+    expect(put.status).toBe(200);
+    app = client;
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  const player = () => newPlayer(server, app);
+
+  it('PIN recovery rotates the session account’s owner; the new PIN and the app’s key both work', async () => {
+    const p = await player();
+    expect((await grant(server, p, clientId)).status).toBe(201);
+    const account = await ownerOf(p.wallet.address);
+    const oldOwner = await accountOwner(account);
+
+    const user = { uuid: Number(p.user.uuid), email: p.user.email, token: p.user.loginToken };
+    const newPin = pinOf('271828');
+    const recovered = await request(server, 'POST', '/v1/pin/recover', p.user.loginToken, {
+      user_uuid: user.uuid,
+      ...newPin,
+      verification_token: await verificationToken(server, user),
+    });
+    expect(recovered.status, JSON.stringify(recovered.body)).toBe(200);
+    const newOwner = mnemonicToAccount(
+      decryptMnemonicForPin(recovered.body.mnemonic_enc, newPin.pin_hash),
+    ).address;
+    expect(newOwner).not.toBe(oldOwner);
+    // The wallet is still the session account's; the session account's owner is the new key.
+    expect(await ownerOf(p.wallet.address)).toBe(account);
+    expect(await accountOwner(account)).toBe(newOwner);
+
+    const before = await tokenBalanceOf(server, p.wallet.address);
+    const owner = await request(server, 'POST', '/v1/token/transfer', p.user.loginToken, {
+      from_address: p.wallet.address,
+      to_address: recipient,
+      amount: '3',
+      contract_address: token,
+      ...newPin,
+      key_share_user: recovered.body.key_share_user,
+    });
+    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+    expect((await sessionOp(p, 4n)).status).toBe(200);
+    expect(await tokenBalanceOf(server, p.wallet.address)).toBe(before - 7n);
+  });
+
+  it('a password reset ends the app grant and, in the background, the session key on chain', async () => {
+    const p = await player();
+    const granted = await grant(server, p, clientId);
+    expect(granted.status).toBe(201);
+    const key = granted.body.session_key as Address;
+    const account = await ownerOf(p.wallet.address);
+    expect((await sessionState(server, account, key)).active).toBe(true);
+
+    expect(
+      (await post(`${server.url}/v1/dev-user/password/reset-request`, { email: p.user.email })).status,
+    ).toBe(200);
+    const code = await resetCode(server, p.user.email);
+    const reset = await post(`${server.url}/v1/dev-user/password/reset`, {
+      email: p.user.email,
+      code,
+      new_password: 'a brand new passphrase',
+    });
+    expect(reset.status).toBe(200);
+    // Off chain at once: the access token died with the grant.
+    expect((await sessionOp(p, 1n)).status).toBe(401);
+    const deadline = Date.now() + 30_000;
+    while ((await sessionState(server, account, key)).active && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect((await sessionState(server, account, key)).active).toBe(false);
+  });
+
+  it('a changeOwner that landed while its intent row stayed pending is completed by the next owner operation', async () => {
+    const p = await player();
+    // What a crash right after the wallet's changeOwner (before the row was marked active) leaves behind.
+    const granted = await grant(server, p, clientId);
+    expect(granted.status).toBe(201);
+    const account = await ownerOf(p.wallet.address);
+    // Simulate the lost bookkeeping: mark the row pending again, as if the crash came before activateAccount.
+    await server.services.database.db
+      .updateTable('session_accounts')
+      .set({ state: 'pending' })
+      .where('wallet_address', '=', p.wallet.address.toLowerCase())
+      .execute();
+    const owner = await request(server, 'POST', '/v1/token/transfer', p.user.loginToken, {
+      from_address: p.wallet.address,
+      to_address: recipient,
+      amount: '1',
+      contract_address: token,
+      ...p.wallet.pin,
+      key_share_user: p.wallet.key_share_user,
+    });
+    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+    const row = await server.services.database.db
+      .selectFrom('session_accounts')
+      .select(['state', 'account_address'])
+      .where('wallet_address', '=', p.wallet.address.toLowerCase())
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ state: 'active', account_address: account.toLowerCase() });
+  });
+});
+
+async function resetCode(server: TestServer, email: string): Promise<string> {
+  const outbox = path.join(server.dataDir, 'outbox');
+  for (let i = 0; i < 100; i++) {
+    const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
+    const mails = files
+      .map((f) => ({
+        text: fs
+          .readFileSync(path.join(outbox, f), 'utf8')
+          .replace(/=\r?\n/g, '')
+          .replace(/=3D/g, '='),
+        at: fs.statSync(path.join(outbox, f)).mtimeMs,
+      }))
+      .filter((m) => m.text.includes(email) && m.text.includes('reset code'))
+      .sort((a, b) => b.at - a.at);
+    if (mails[0]) return /reset code is (\d{8})/.exec(mails[0].text)![1]!;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no reset mail to ${email}`);
+}
