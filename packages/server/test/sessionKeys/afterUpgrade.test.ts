@@ -136,6 +136,20 @@ describe('owner flows after the upgrade', () => {
     expect((await sessionState(server, account, key)).active).toBe(false);
   });
 
+  it('sponsorship budgets apply: a session operation is charged to the player’s daily gas budget', async () => {
+    const p = await player();
+    expect((await grant(server, p, clientId)).status).toBe(201);
+    expect((await sessionOp(p, 1n)).status).toBe(200);
+    // The player's day is spent (by anything): the app's session operation is refused like any other.
+    const day = new Date().toISOString().slice(0, 10);
+    await server.services.sponsorship.chargeAll(day, 60_000_000, [
+      { scope: 'user', subject: p.user.uuid, budget: 1e12 },
+    ]);
+    const refused = await sessionOp(p, 1n);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toBe('sponsorship_quota_exceeded');
+  });
+
   it('a changeOwner that landed while its intent row stayed pending is completed by the next owner operation', async () => {
     const p = await player();
     // What a crash right after the wallet's changeOwner (before the row was marked active) leaves behind.
