@@ -136,6 +136,45 @@ describe('owner flows after the upgrade', () => {
     expect((await sessionState(server, account, key)).active).toBe(false);
   });
 
+  it('native value caps per call and per day: 403 with nothing signed, the contract’s day counter read back', async () => {
+    const { dev, client } = await newApp(server, 'Tipping game');
+    const put = await request(
+      server,
+      'PUT',
+      `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
+      dev.loginToken,
+      {
+        calls: [{ to: recipient, selectors: ['0x00000000'] }],
+        max_value_per_call_wei: '1000000000000000',
+        max_value_per_day_wei: '2000000000000000',
+        token_limits: [],
+        valid_for_seconds: DAY,
+      },
+    );
+    expect(put.status).toBe(200);
+    const p = await newPlayer(server, client);
+    await server.services.chain.faucet.fund({ address: p.wallet.address, native: 10n ** 17n });
+    expect((await grant(server, p, client.clientId)).status).toBe(201);
+    const tip = (value: string) =>
+      request(server, 'POST', '/v1/wallet/session-operations', p.accessToken, {
+        calls: [{ to: recipient, value }],
+      });
+    const balance = () => chainClient(server).getBalance({ address: recipient });
+    const before = await balance();
+    expect((await tip('1000000000000000')).status).toBe(200);
+    expect((await tip('2000000000000000')).body).toMatchObject({
+      error: 'outside_session_policy',
+      details: { call_index: 0, reason: 'value_per_call' },
+    });
+    expect((await tip('600000000000000')).status).toBe(200);
+    expect((await tip('500000000000000')).body).toMatchObject({
+      details: { call_index: 0, reason: 'value_per_day' },
+    });
+    expect(await balance()).toBe(before + 1_600_000_000_000_000n);
+    const list = await request(server, 'GET', '/v1/wallet/session-keys', p.user.loginToken);
+    expect(list.body.session_keys[0].spent_today).toEqual({ value_wei: '1600000000000000', tokens: [] });
+  });
+
   it('sponsorship budgets apply: a session operation is charged to the player’s daily gas budget', async () => {
     const p = await player();
     expect((await grant(server, p, clientId)).status).toBe(201);
