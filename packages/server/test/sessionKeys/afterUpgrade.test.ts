@@ -175,6 +175,23 @@ describe('owner flows after the upgrade', () => {
     expect(list.body.session_keys[0].spent_today).toEqual({ value_wei: '1600000000000000', tokens: [] });
   });
 
+  it('a second grant for the same app replaces the first: the old key is revoked on chain in the same operation', async () => {
+    const p = await player();
+    const first = await grant(server, p, clientId);
+    expect(first.status).toBe(201);
+    const second = await grant(server, p, clientId);
+    expect(second.status).toBe(201);
+    expect(second.body.session_key).not.toBe(first.body.session_key);
+    const account = await ownerOf(p.wallet.address);
+    expect((await sessionState(server, account, first.body.session_key as Address)).active).toBe(false);
+    expect((await sessionState(server, account, second.body.session_key as Address)).active).toBe(true);
+    const list = await request(server, 'GET', '/v1/wallet/session-keys', p.user.loginToken);
+    expect(list.body.session_keys.map((k: { session_key: string }) => k.session_key)).toEqual([
+      second.body.session_key,
+    ]);
+    expect((await sessionOp(p, 1n)).status).toBe(200);
+  });
+
   it('sponsorship budgets apply: a session operation is charged to the player’s daily gas budget', async () => {
     const p = await player();
     expect((await grant(server, p, clientId)).status).toBe(201);
