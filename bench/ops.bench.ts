@@ -145,7 +145,9 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     );
     transfer = (owner) => {
       const { account, signer } = keys.get(owner)!;
-      return accounts.submit(account, { calls: [chain.calls.erc20Transfer(token, receiver, 1n)] }, signer);
+      return accounts.submit(account, { calls: [chain.calls.erc20Transfer(token, receiver, 1n)] }, signer, {
+        session: true,
+      });
     };
   }
   return {

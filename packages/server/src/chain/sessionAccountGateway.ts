@@ -27,6 +27,14 @@ export const CREATE2_DEPLOYER: Address = '0x4e59b44847b379578588920ca78fbf26c0b4
 
 export const SECONDS_PER_DAY = 86_400;
 
+/**
+ * Validation gas of a session-key operation: the owner's 150k (signature, paymaster, prefund) plus, per call,
+ * room for cold reads of its allow-list entry and token cap and a fresh day counter (about 27k for a call on a
+ * capped token not yet touched that day), within the per-operation gas cap for 16 calls.
+ */
+export const SESSION_VERIFICATION_GAS = 150_000n;
+export const SESSION_VERIFICATION_GAS_PER_CALL = 30_000n;
+
 /** A session key's policy as the contract's `Policy` struct takes it. */
 export interface OnChainPolicy {
   calls: { to: Address; selector: Hex }[];
@@ -154,17 +162,29 @@ export class SessionAccountGateway {
     return encodeFunctionData({ abi: dauthSessionAccountAbi, functionName: 'revokeSessionKey', args: [key] });
   }
 
-  /** One sponsored operation whose sender is a session account, signed by `owner` (the owner or a session key). */
+  /**
+   * One sponsored operation whose sender is a session account (or, for its upgrade, the legacy wallet), signed by
+   * `owner` (the owner or a session key). A session key's operation gets validation gas for its policy check: each
+   * call may read its allow-list entry and cap and write a fresh day counter.
+   */
   submit(
     account: Address,
     action: { calls: Call[] } | { callData: Hex },
     owner: OperationOwner,
+    options: { session?: boolean } = {},
   ): Promise<OperationResult> {
+    const calls = 'calls' in action ? action.calls.length : 1;
     return this.pipeline.submitOperation({
       owner,
       salt: 0n,
       sender: account,
       ...('calls' in action ? { calls: action.calls } : { callData: action.callData }),
+      ...(options.session
+        ? {
+            verificationGasLimit:
+              SESSION_VERIFICATION_GAS + SESSION_VERIFICATION_GAS_PER_CALL * BigInt(calls),
+          }
+        : {}),
     });
   }
 

@@ -192,6 +192,20 @@ describe('owner flows after the upgrade', () => {
     expect((await sessionOp(p, 1n)).status).toBe(200);
   });
 
+  it('a batch of 16 capped token transfers fits the validation gas of a session operation', async () => {
+    const p = await player();
+    expect((await grant(server, p, clientId)).status).toBe(201);
+    const before = await tokenBalanceOf(server, p.wallet.address);
+    const res = await request(server, 'POST', '/v1/wallet/session-operations', p.accessToken, {
+      calls: Array.from({ length: 16 }, (_, i) => ({
+        to: token,
+        data: transferData(getAddress(`0x${(i + 1).toString(16).padStart(40, '0')}`), 10n),
+      })),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(await tokenBalanceOf(server, p.wallet.address)).toBe(before - 160n);
+  });
+
   it('sponsorship budgets apply: a session operation is charged to the player’s daily gas budget', async () => {
     const p = await player();
     expect((await grant(server, p, clientId)).status).toBe(201);

@@ -370,7 +370,11 @@ export class SessionKeyService {
     });
     if (!verdict.ok) throw outsideSessionPolicy(verdict.callIndex, verdict.reason);
 
-    const result = await this.#withKey(k, (signer) => this.chain.submit(account, { calls }, signer), day);
+    const result = await this.#withKey(
+      k,
+      (signer) => this.chain.submit(account, { calls }, signer, { session: true }),
+      day,
+    );
     if (!result.success) throw OperationReverted.included(result);
     return {
       userOpHash: result.userOpHash,
@@ -415,7 +419,9 @@ export class SessionKeyService {
     // An expired key cannot sign (the EntryPoint refuses its window) and can never act again: nothing to send.
     if (onChain.validUntil <= (await this.chain.chainNow())) return undefined;
     const result = await this.#withKey(k, (signer) =>
-      this.chain.submit(account, { callData: this.chain.revokeCallData(key) as Hex }, signer),
+      this.chain.submit(account, { callData: this.chain.revokeCallData(key) as Hex }, signer, {
+        session: true,
+      }),
     );
     if (!result.success) throw OperationReverted.included(result);
     return result.txHash;
