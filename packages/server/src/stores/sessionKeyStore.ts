@@ -405,7 +405,7 @@ export class SessionKeyStore {
    * is gone (the player revoked the app, a password reset ended the grants, the app was deleted) — read
    * from the grants themselves, so a crash between the grant's revocation and the mark loses nothing.
    */
-  async keysToRevoke(limit = 20): Promise<SessionKeyRecord[]> {
+  async keysToRevoke(limit = 200): Promise<SessionKeyRecord[]> {
     const rows = await this.db
       .selectFrom('session_keys as k')
       .selectAll('k')

@@ -108,6 +108,8 @@ const keyAad = (key: string) => `session_key:${key.toLowerCase()}`;
  */
 export class SessionKeyService {
   #sweeping: Promise<void> | undefined;
+  /** Keys whose background revocation failed: when to try again (backoff doubles up to 10 minutes). */
+  readonly #retry = new Map<string, { at: number; delayMs: number }>();
 
   constructor(
     private readonly store: SessionKeyStore,
@@ -430,7 +432,7 @@ export class SessionKeyService {
   /**
    * One pass of the background revocation: keys marked for it, and active keys whose app grant ended (revoked by
    * the player, a password reset, the app deleted). Read from the database each time, so nothing is lost to a
-   * crash; a failure is retried on the next pass.
+   * crash; a failure is retried after a delay that doubles (2 s … 10 min).
    */
   sweep(): Promise<void> {
     this.#sweeping ??= this.#sweep().finally(() => (this.#sweeping = undefined));
@@ -440,17 +442,24 @@ export class SessionKeyService {
   async #sweep(): Promise<void> {
     const keys = await this.store.keysToRevoke();
     for (const k of keys) {
+      const retry = this.#retry.get(k.keyAddress);
+      if (retry && retry.at > this.now()) continue;
       try {
         const txHash = await this.#revokeOnChain(k);
         await this.store.markRevoked(k.keyAddress, txHash, k.revokeReason ?? 'grant_ended', this.now());
+        this.#retry.delete(k.keyAddress);
         this.logger.info(
           { userUuid: k.userUuid, clientId: k.clientId, sessionKey: k.keyAddress },
           'session key revoked (app grant ended)',
         );
       } catch (err) {
+        // Off chain the key is already refused; the on-chain revocation is retried with a growing delay (it can
+        // fail for as long as, e.g., the player's sponsorship budget of the day is spent).
+        const delayMs = Math.min((retry?.delayMs ?? 1_000) * 2, 600_000);
+        this.#retry.set(k.keyAddress, { at: this.now() + delayMs, delayMs });
         this.logger.warn(
-          { err, sessionKey: k.keyAddress },
-          'session key revocation failed; retried on the next pass',
+          { err, sessionKey: k.keyAddress, retryInMs: delayMs },
+          'session key revocation failed; retried later',
         );
       }
     }
