@@ -206,6 +206,37 @@ describe('owner flows after the upgrade', () => {
     expect(await tokenBalanceOf(server, p.wallet.address)).toBe(before - 160n);
   });
 
+  it('deleting the app revokes its players’ session keys on chain in the background', async () => {
+    const { dev, client } = await newApp(server, 'Short-lived game');
+    const put = await request(
+      server,
+      'PUT',
+      `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
+      dev.loginToken,
+      {
+        calls: [{ to: token, selectors: [TRANSFER] }],
+        max_value_per_call_wei: '0',
+        max_value_per_day_wei: '0',
+        token_limits: [{ token, per_day: '10' }],
+        valid_for_seconds: DAY,
+      },
+    );
+    expect(put.status).toBe(200);
+    const p = await newPlayer(server, client);
+    const granted = await grant(server, p, client.clientId);
+    expect(granted.status).toBe(201);
+    const account = await ownerOf(p.wallet.address);
+    const key = granted.body.session_key as Address;
+    expect(
+      (await request(server, 'DELETE', `/v1/dev-user/clients/${client.clientId}`, dev.loginToken)).status,
+    ).toBe(200);
+    const deadline = Date.now() + 30_000;
+    while ((await sessionState(server, account, key)).active && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect((await sessionState(server, account, key)).active).toBe(false);
+  });
+
   it('sponsorship budgets apply: a session operation is charged to the player’s daily gas budget', async () => {
     const p = await player();
     expect((await grant(server, p, clientId)).status).toBe(201);

@@ -310,6 +310,17 @@ describe.each([{ postgres: false }, { postgres: true }])(
         executeCall(player.wallet.address, 0n, changeOwner),
         executeCall(account, 0n, addKey),
         executeCall(contracts.entry_point, 0n, '0x'),
+        executeCall(contracts.paymaster, 0n, '0x'),
+        // The delegatecall-like path: have the wallet's own execute run an arbitrary call.
+        executeCall(
+          player.wallet.address,
+          0n,
+          encodeFunctionData({
+            abi: dauthAccountAbi,
+            functionName: 'execute',
+            args: [token, 0n, transferData(recipient, 1n)],
+          }),
+        ),
         encodeFunctionData({
           abi: dauthSessionAccountAbi,
           functionName: 'executeBatch',
