@@ -252,12 +252,10 @@ export class SessionKeyService {
     wallet: { address: Address; salt: bigint },
     owner: OperationOwner,
   ): Promise<Address> {
+    // Read after `withMainWalletOwner` checked the wallet's on-chain owner: a pending row whose changeOwner landed
+    // was resolved (and activated) there; a row still pending means the owner key still owns the wallet directly.
     const existing = await this.store.findAccount(wallet.address);
     if (existing?.state === 'active') return checksumAddress(existing.accountAddress);
-    // `withMainWalletOwner` checked the wallet's on-chain owner: with a pending row whose changeOwner landed, it
-    // resolved (and activated) the session account; otherwise the owner key still owns the wallet directly.
-    const again = existing ? await this.store.findAccount(wallet.address) : undefined;
-    if (again?.state === 'active') return checksumAddress(again.accountAddress);
     const account = this.chain.accountAddress(wallet.address, owner.address);
     await this.store.recordPendingAccount(wallet.address, userUuid, account, this.now());
     try {
