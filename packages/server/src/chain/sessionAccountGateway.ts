@@ -165,13 +165,14 @@ export class SessionAccountGateway {
   /**
    * One sponsored operation whose sender is a session account (or, for its upgrade, the legacy wallet), signed by
    * `owner` (the owner or a session key). A session key's operation gets validation gas for its policy check: each
-   * call may read its allow-list entry and cap and write a fresh day counter.
+   * call may read its allow-list entry and cap and write a fresh day counter. `clientId`: the app that causes it
+   * (its daily sponsorship budget is charged too).
    */
   submit(
     account: Address,
     action: { calls: Call[] } | { callData: Hex },
     owner: OperationOwner,
-    options: { session?: boolean } = {},
+    options: { session?: boolean; clientId?: string } = {},
   ): Promise<OperationResult> {
     const calls = 'calls' in action ? action.calls.length : 1;
     return this.pipeline.submitOperation({
@@ -185,6 +186,7 @@ export class SessionAccountGateway {
               SESSION_VERIFICATION_GAS + SESSION_VERIFICATION_GAS_PER_CALL * BigInt(calls),
           }
         : {}),
+      ...(options.clientId !== undefined ? { clientId: options.clientId } : {}),
     });
   }
 

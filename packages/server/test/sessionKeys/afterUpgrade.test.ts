@@ -251,6 +251,28 @@ describe('owner flows after the upgrade', () => {
     expect(refused.body.error).toBe('sponsorship_quota_exceeded');
   });
 
+  it('the app’s daily sponsorship budget is charged by its session operations (not by the player’s own)', async () => {
+    const p = await player();
+    expect((await grant(server, p, clientId)).status).toBe(201);
+    const day = new Date().toISOString().slice(0, 10);
+    await server.services.sponsorship.chargeAll(day, 1e12, [
+      { scope: 'app', subject: clientId, budget: 1e13 },
+    ]);
+    const refused = await sessionOp(p, 1n);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ error: 'sponsorship_quota_exceeded', limit: 'daily_budget' });
+    // The player's own PIN operation is not the app's: it goes through.
+    const owner = await request(server, 'POST', '/v1/token/transfer', p.user.loginToken, {
+      from_address: p.wallet.address,
+      to_address: recipient,
+      amount: '1',
+      contract_address: token,
+      ...p.wallet.pin,
+      key_share_user: p.wallet.key_share_user,
+    });
+    expect(owner.status, JSON.stringify(owner.body)).toBe(200);
+  });
+
   it('a changeOwner that landed while its intent row stayed pending is completed by the next owner operation', async () => {
     const p = await player();
     // What a crash right after the wallet's changeOwner (before the row was marked active) leaves behind.

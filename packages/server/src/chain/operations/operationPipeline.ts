@@ -29,6 +29,8 @@ export interface SubmitOperationParameters {
    * (a session key's policy check, docs/session-keys.md); `OPERATION_GAS.verificationGasLimit` by default.
    */
   verificationGasLimit?: bigint;
+  /** The app that causes the operation (a session key's app): its daily sponsorship budget is charged too. */
+  clientId?: string;
 }
 
 /**
@@ -103,6 +105,7 @@ export class OperationPipeline {
     await this.#policy?.admit({
       sender,
       callData,
+      ...(params.clientId !== undefined ? { clientId: params.clientId } : {}),
       gas:
         callGasLimit +
         OPERATION_GAS.preVerificationGas +

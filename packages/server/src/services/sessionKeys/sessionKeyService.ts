@@ -372,7 +372,7 @@ export class SessionKeyService {
 
     const result = await this.#withKey(
       k,
-      (signer) => this.chain.submit(account, { calls }, signer, { session: true }),
+      (signer) => this.chain.submit(account, { calls }, signer, { session: true, clientId: k.clientId }),
       day,
     );
     if (!result.success) throw OperationReverted.included(result);
