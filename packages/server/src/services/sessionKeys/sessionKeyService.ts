@@ -402,9 +402,19 @@ export class SessionKeyService {
 
   /** The player revokes the app's key (no PIN): the key signs its own `revokeSessionKey`. */
   async revoke(userUuid: number, clientId: string): Promise<{ txHash: Hash | undefined }> {
-    const [k] = await this.store.keysOf(userUuid, clientId, ['active', 'revoking']);
+    // Off chain first: marked 'revoking', the key signs nothing for the app any more. If the on-chain revocation
+    // below fails (the chain is down), the error is answered and the background sweep completes it.
+    await this.store.markRevoking(userUuid, clientId, 'revoked_by_user');
+    const [k] = await this.store.keysOf(userUuid, clientId, ['revoking']);
     if (!k) throw sessionKeyNotFound();
-    const txHash = await this.#revokeOnChain(k);
+    let txHash: Hash | undefined;
+    try {
+      txHash = await this.#revokeOnChain(k);
+    } catch (err) {
+      // The background sweep may have revoked it meanwhile (then this operation was refused): done all the same.
+      const onChain = await this.chain.session(k.accountAddress as Address, k.keyAddress as Address);
+      if (onChain.active) throw err;
+    }
     await this.store.markRevoked(k.keyAddress, txHash, 'revoked_by_user', this.now());
     this.logger.info({ userUuid, clientId, sessionKey: k.keyAddress }, 'session key revoked');
     return { txHash };
