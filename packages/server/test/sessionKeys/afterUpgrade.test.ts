@@ -237,6 +237,39 @@ describe('owner flows after the upgrade', () => {
     expect((await sessionState(server, account, key)).active).toBe(false);
   });
 
+  it('a grant needs the app, its wallet policy and the player’s approval of the app; nothing is sent without them', async () => {
+    const p = await player();
+    const unapproved = await newApp(server, 'Unapproved game');
+    expect(
+      (await grant(server, p, unapproved.client.clientId)).body, // no policy yet
+    ).toMatchObject({ error: 'wallet_policy_not_found' });
+    const put = await request(
+      server,
+      'PUT',
+      `/v1/dev-user/clients/${unapproved.client.clientId}/wallet-policy`,
+      unapproved.dev.loginToken,
+      {
+        calls: [{ to: token, selectors: [TRANSFER] }],
+        max_value_per_call_wei: '0',
+        max_value_per_day_wei: '0',
+        token_limits: [{ token, per_day: '10' }],
+        valid_for_seconds: DAY,
+      },
+    );
+    expect(put.status).toBe(200);
+    const refused = await grant(server, p, unapproved.client.clientId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toBe('app_not_approved');
+    expect((await grant(server, p, 'no-such-app')).body).toMatchObject({ error: 'client_not_found' });
+    // Nothing happened to the wallet: still owned by the player's key directly, no session account recorded.
+    const row = await server.services.database.db
+      .selectFrom('session_accounts')
+      .select('state')
+      .where('wallet_address', '=', p.wallet.address.toLowerCase())
+      .executeTakeFirst();
+    expect(row).toBeUndefined();
+  });
+
   it('sponsorship budgets apply: a session operation is charged to the player’s daily gas budget', async () => {
     const p = await player();
     expect((await grant(server, p, clientId)).status).toBe(201);
