@@ -133,6 +133,13 @@ describe.each([{ postgres: false }, { postgres: true }])(
         dev.loginToken,
       );
       expect(got.body).toEqual(ok.body);
+      const path = `/v1/dev-user/clients/${client.clientId}/wallet-policy`;
+      expect((await request(server, 'DELETE', path, dev.loginToken)).body).toEqual({ success: true });
+      expect((await request(server, 'GET', path, dev.loginToken)).body).toMatchObject({
+        error: 'wallet_policy_not_found',
+      });
+      expect((await request(server, 'DELETE', path, dev.loginToken)).status).toBe(404);
+      expect((await put(policy())).status).toBe(200);
     });
 
     it('the consent page states the wallet policy in words', async () => {
