@@ -43,36 +43,32 @@ describe('background revocation', () => {
       keysToRevoke: async () => [...pending.values()],
       markRevoked: async (address: string) => pending.delete(address),
     };
+    let opened = 0;
+    // Key 1's sealed secret opens to key 1; key 2's opens to a key that does not match it while `failing`.
     const chain = {
       session: async () => ({ validUntil: 10_000, active: true, maxValuePerCall: 0n, maxValuePerDay: 0n }),
       chainNow: async () => 100,
       chainDay: async () => 0,
-      keyAddress: () => key(1).keyAddress,
+      keyAddress: () => {
+        opened++;
+        return failing ? key(1).keyAddress : key(2).keyAddress;
+      },
       sessionSigner: () => ({ address: key(1).keyAddress, signUserOpHash: async () => '0x' }),
       revokeCallData: () => '0x',
       submit: async () => {
-        throw new Error('unused');
+        attempts.push('submit');
+        return { success: true, txHash: '0xt', userOpHash: '0xu' };
       },
-    } as unknown as SessionAccountChain;
+    };
     const service = new SessionKeyService(
       store as never,
-      chain,
+      chain as unknown as SessionAccountChain,
       {} as never,
       {} as never,
       { seal: () => '', open: () => Buffer.alloc(32, 1) },
       { info: () => undefined, warn: () => undefined, error: () => undefined },
       () => now,
     );
-    // Key 1's sealed secret opens to the address the double names; key 2's does not match it: key 2 "fails".
-    let opened = 0;
-    (chain as { keyAddress: (secret: Uint8Array) => string }).keyAddress = () => {
-      opened++;
-      return failing ? key(1).keyAddress : key(2).keyAddress;
-    };
-    (chain as { submit: () => Promise<unknown> }).submit = async () => {
-      attempts.push('submit');
-      return { success: true, txHash: '0xt', userOpHash: '0xu' };
-    };
 
     await service.sweep();
     expect(pending.has(key(1).keyAddress)).toBe(false);
