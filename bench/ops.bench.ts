@@ -7,6 +7,12 @@
  *   npm run bench:ops -- --concurrency 50 --ops 500 --rounds 5
  *   npm run bench:ops -- --journal on      # only with the chain journal (default: on and off side by side)
  *   npm run bench:ops -- --replicas 2      # 2 replicas (own relayer keys) against 1, external anvil + PostgreSQL
+ *   npm run bench:ops -- --session off     # without the session-key mode
+ *
+ * Session keys (docs/session-keys.md): a fifth mode, "session key (bundled)", sends the same transfers from
+ * wallets handed to their DauthSessionAccount, each signed by a session key whose policy allows `transfer` on
+ * the token with a per-day cap; beside "bundled" (owner operations of plain wallets) it shows what the policy
+ * check in validation costs in throughput.
  *
  * With `--journal both` (the default) the four modes (bundled and one op per tx, journal on and off) run in
  * alternating rounds; the journal's cost is 1 − median(on) / median(off) of the per-round rates. Switching
@@ -20,7 +26,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { randomBytes } from 'node:crypto';
 import { generatePrivateKey } from 'viem/accounts';
+import { SessionAccountGateway } from '../packages/server/src/chain/sessionAccountGateway.js';
+import type { Address } from '../packages/server/src/chain/types.js';
 import {
   type ChainServices,
   type ChainServicesOptions,
@@ -42,6 +51,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     journal: { type: 'string', default: 'both' },
     replicas: { type: 'string' },
+    session: { type: 'string', default: 'on' },
   },
 });
 if (values.replicas !== undefined) {
@@ -78,8 +88,12 @@ interface Mode {
 
 const randomOwner = () => ownerFromPrivateKey(Buffer.from(generatePrivateKey().slice(2), 'hex'));
 
-/** A fresh embedded chain with `concurrency` funded wallets, each deployed by its first operation. */
-async function setUp(name: string, options: ChainServicesOptions): Promise<Mode> {
+/**
+ * A fresh embedded chain with `concurrency` funded wallets, each deployed by its first operation. With
+ * `session`, each wallet is then handed to its session account and given a session key, which signs the
+ * measured operations.
+ */
+async function setUp(name: string, options: ChainServicesOptions, session = false): Promise<Mode> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-ops-'));
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
   await migrateToLatest(database.db);
@@ -95,21 +109,54 @@ async function setUp(name: string, options: ChainServicesOptions): Promise<Mode>
   for (const owner of owners) {
     await chain.faucet.fund({ address: chain.gateway.walletAddress(owner.address, 0n), token: 10n ** 24n });
   }
-  const transfer = (owner: OperationOwner) =>
+  const ownerTransfer = (owner: OperationOwner) =>
     chain.operations.submitOperation({
       owner,
       salt: 0n,
       calls: [chain.calls.erc20Transfer(token, receiver, 1n)],
     });
   const deployStart = performance.now();
-  await Promise.all(owners.map(transfer));
+  await Promise.all(owners.map(ownerTransfer));
+  const deploySeconds = (performance.now() - deployStart) / 1000;
+  let transfer = ownerTransfer;
+  if (session) {
+    const accounts = new SessionAccountGateway(chain.gateway, chain.operations, chain.operator);
+    const keys = new Map<OperationOwner, { account: Address; signer: OperationOwner }>();
+    const day = await accounts.chainDay();
+    const validUntil = (await accounts.chainNow()) + 86_400;
+    await Promise.all(
+      owners.map(async (owner) => {
+        const wallet = chain.gateway.walletAddress(owner.address, 0n);
+        const account = accounts.accountAddress(wallet, owner.address);
+        await accounts.deployAccount(wallet, owner.address);
+        await accounts.submit(wallet, { callData: accounts.changeOwnerCallData(account) }, owner);
+        const secret = randomBytes(32);
+        const key = accounts.keyAddress(secret);
+        const policy = {
+          calls: [{ to: token, selector: '0xa9059cbb' as const }],
+          maxValuePerCall: 0n,
+          maxValuePerDay: 0n,
+          tokenLimits: [{ token, perDay: 10n ** 30n }],
+          validUntil,
+        };
+        await accounts.submit(account, { calls: [accounts.addSessionKeyCall(account, key, policy)] }, owner);
+        keys.set(owner, { account, signer: accounts.sessionSigner(secret, day) });
+      }),
+    );
+    transfer = (owner) => {
+      const { account, signer } = keys.get(owner)!;
+      return accounts.submit(account, { calls: [chain.calls.erc20Transfer(token, receiver, 1n)] }, signer, {
+        session: true,
+      });
+    };
+  }
   return {
     name,
     options,
     chain,
     transfer,
     owners,
-    deploySeconds: (performance.now() - deployStart) / 1000,
+    deploySeconds,
     latencies: [],
     seconds: 0,
     transactions: new Set(),
@@ -151,6 +198,8 @@ for (const journal of journalModes) {
     await setUp(`one op per tx${suffix}`, { journal, bundler: { maxOpsPerBundle: 1, windowMs: 0 } }),
   );
 }
+const sessionMode = values.session === 'off' ? undefined : await setUp('session key (bundled)', {}, true);
+if (sessionMode) modes.push(sessionMode);
 try {
   // Rounds alternate between the modes, so load from elsewhere on the machine hits both alike.
   for (let round = 0; round < rounds; round++) {
@@ -199,13 +248,19 @@ writeBenchSummary({
   bundled_vs_single_by_median_round: Number(
     (median(bundled.roundRates) / median(single.roundRates)).toFixed(2),
   ),
+  ...(sessionMode ? { session_vs_owner: Number((rate(sessionMode) / rate(bundled)).toFixed(2)) } : {}),
   // Round by round (bundled round r ÷ one-op round r): the spread of the ratio.
   round_ratios: bundled.roundRates.map((r, i) => Number((r / single.roundRates[i]!).toFixed(2))),
 });
 console.log(
   `\nbundled / one op per tx: ${overall.toFixed(1)}x overall, ${(median(bundled.roundRates) / median(single.roundRates)).toFixed(1)}x by median round`,
 );
-if (modes.length === 4) {
+if (sessionMode) {
+  console.log(
+    `session-key operations / owner operations (bundled): ${(rate(sessionMode) / rate(bundled)).toFixed(2)}x overall, ${(median(sessionMode.roundRates) / median(bundled.roundRates)).toFixed(2)}x by median round`,
+  );
+}
+if (modes.length >= 4) {
   const [, , bundledOff, singleOff] = modes as [Mode, Mode, Mode, Mode];
   const cost = (on: Mode, off: Mode) =>
     `${((1 - median(on.roundRates) / median(off.roundRates)) * 100).toFixed(1)}% by median round ` +

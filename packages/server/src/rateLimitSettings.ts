@@ -68,6 +68,11 @@ export const RATE_LIMIT_DEFAULTS = {
   verify_email: perMinute(20),
   verify_email_link: perMinute(30),
   verify_email_resend: perMinute(5),
+  /** Session keys (docs/session-keys.md): an app owner's wallet-policy changes; a player's grants and revocations, reads, and an app's session operations, per user. */
+  wallet_policy: perMinute(30),
+  session_keys: perMinute(20),
+  session_keys_read: perMinute(120),
+  session_operations: perMinute(600),
   /** `/v1/token/transfer` per user. */
   token_transfer: perMinute(30),
   /** Content tokens per user. */

@@ -17,7 +17,11 @@ import type { WalletChain } from '../services/custody/walletChain.js';
 import type { Mailer } from '../services/mail/mailer.js';
 import { TokenTransferService } from '../services/transfers/tokenTransferService.js';
 import { EmailVerificationService } from '../services/verification/emailVerificationService.js';
+import { sameAddress } from '../chain/address.js';
+import type { SessionAccountGateway } from '../chain/sessionAccountGateway.js';
+import type { Address } from '../chain/types.js';
 import { CustodyStore } from '../stores/custodyStore.js';
+import type { SessionKeyStore } from '../stores/sessionKeyStore.js';
 import { SlotStore } from '../stores/slotStore.js';
 import type { UserStore } from '../stores/userStore.js';
 import type { VerificationStore } from '../stores/verificationStore.js';
@@ -56,9 +60,11 @@ export function createCustodyDomain(deps: {
   verifications: VerificationStore;
   mailer: Mailer;
   chain: Pick<ChainServices, 'gateway' | 'operations' | 'calls'>;
+  /** Wallets upgraded to a session account (docs/session-keys.md): their owner operations go through it. */
+  sessionAccounts?: SessionAccountsOfWallets;
 }): CustodyDomain {
   const store = new CustodyStore(deps.db);
-  const chain = walletChainOver(deps.chain);
+  const chain = walletChainOver(deps.chain, deps.sessionAccounts);
   const emailVerification = new EmailVerificationService(
     deps.verifications,
     deps.users,
@@ -97,18 +103,58 @@ export function createCustodyDomain(deps: {
   };
 }
 
-/** The custody port (`WalletChain`) over the chain layer's gateway, call builders and operation pipeline. */
-export function walletChainOver(chain: Pick<ChainServices, 'gateway' | 'operations' | 'calls'>): WalletChain {
+/** The session accounts' records and their chain reads, which owner operations of upgraded wallets need. */
+export interface SessionAccountsOfWallets {
+  store: Pick<SessionKeyStore, 'findAccount' | 'findAccountByAddress' | 'activateAccount'>;
+  chain: Pick<SessionAccountGateway, 'accountOwner'>;
+}
+
+/**
+ * The operation sender of `wallet`: the wallet itself, or its session account once the wallet's on-chain
+ * owner is that account (an interrupted upgrade whose `changeOwner` landed is completed here).
+ */
+async function senderOf(
+  gateway: ChainServices['gateway'],
+  sessions: SessionAccountsOfWallets | undefined,
+  wallet: Address,
+): Promise<Address> {
+  const record = await sessions?.store.findAccount(wallet);
+  if (!sessions || !record) return wallet;
+  const account = record.accountAddress as Address;
+  if (record.state === 'active') return account;
+  if (sameAddress((await gateway.walletOwner(wallet)) ?? wallet, account)) {
+    await sessions.store.activateAccount(wallet, undefined);
+    return account;
+  }
+  return wallet;
+}
+
+/**
+ * The custody port (`WalletChain`) over the chain layer's gateway, call builders and operation pipeline. A
+ * wallet handed to a session account (docs/session-keys.md) keeps its address: its owner is the session
+ * account's owner, and its operations are sent from the session account, which calls the wallet.
+ */
+export function walletChainOver(
+  chain: Pick<ChainServices, 'gateway' | 'operations' | 'calls'>,
+  sessions?: SessionAccountsOfWallets,
+): WalletChain {
   const { gateway, operations, calls } = chain;
   return {
     walletAddress: async (owner, salt) => gateway.walletAddress(owner, salt),
-    ownerOf: (wallet) => gateway.walletOwner(wallet),
+    ownerOf: async (wallet) => {
+      const onChain = await gateway.walletOwner(wallet);
+      if (!onChain || !sessions) return onChain;
+      const record = await sessions.store.findAccountByAddress(onChain);
+      if (!record || !sameAddress(record.walletAddress, wallet)) return onChain;
+      if (record.state === 'pending') await sessions.store.activateAccount(wallet, undefined);
+      return sessions.chain.accountOwner(onChain);
+    },
     hasCode: (address) => gateway.isDeployed(address),
-    submit: (wallet, action, owner) =>
+    submit: async (wallet, action, owner) =>
       operations.submitOperation({
         owner,
         salt: wallet.salt,
-        sender: wallet.address,
+        sender: await senderOf(gateway, sessions, wallet.address),
         ...('calls' in action ? { calls: action.calls } : { callData: action.callData }),
       }),
     changeOwnerCallData: (newOwner) => calls.changeOwnerCallData(newOwner),

@@ -42,6 +42,8 @@ import { UserStore } from '../stores/userStore.js';
 import { WalletStore } from '../stores/walletStore.js';
 import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
 import { createCustodyDomain } from './custody.js';
+import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
+import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
 import { createOAuthDomain } from './oauth.js';
 import { type BackendIntegration, createSlotDomain } from './slots.js';
@@ -156,6 +158,8 @@ export interface Services {
   webhooks: WebhookEndpointService;
   /** An app owner's activity per day, for the console's charts (docs/console.md). */
   appActivity: AppActivityService;
+  /** Wallet grants on chain (docs/session-keys.md): wallet policies, grants, session operations, revocation. */
+  sessionKeys: SessionKeyService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -360,8 +364,12 @@ export async function createServices(
       issuer: config.publicUrl,
     });
 
+    // Session keys (docs/session-keys.md): a wallet handed to its session account sends its owner operations
+    // through it, so PIN custody needs the records and the chain reads first.
+    const sessionParts = createSessionKeyParts({ db: database.db, outbox, chain });
     // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
     const custodyDomain = createCustodyDomain({
+      sessionAccounts: { store: sessionParts.store, chain: sessionParts.accounts },
       config,
       db: database.db,
       logger,
@@ -374,6 +382,15 @@ export async function createServices(
       chain,
     });
     closers.push(() => custodyDomain.close());
+    const sessionKeyDomain = createSessionKeyDomain({
+      parts: sessionParts,
+      custody: custodyDomain.custody,
+      clients,
+      oauth,
+      secretBox,
+      logger,
+    });
+    closers.push(() => sessionKeyDomain.close());
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const slotDomain = createSlotDomain({
@@ -441,7 +458,10 @@ export async function createServices(
         chain.info.contracts,
         chain.operator.address,
         {
-          userOfWallet: async (address) => (await wallets.findByAddress(address))?.userUuid,
+          // A wallet's session account (docs/session-keys.md) sends its operations: charged to the wallet's user.
+          userOfWallet: async (address) =>
+            (await wallets.findByAddress(address))?.userUuid ??
+            (await sessionParts.store.findAccountByAddress(address))?.userUuid,
           userVerified: (userUuid) => users.emailVerified(userUuid),
           appOfSlot: async (slotId) => (await slotRecords.findById(slotId.toString()))?.clientId,
           appOfCuid: async (cuid) => (await content.directory.registered(cuid))?.clientId,
@@ -551,6 +571,7 @@ export async function createServices(
       chainConsistency,
       webhooks: webhookDomain.endpoints,
       appActivity,
+      sessionKeys: sessionKeyDomain.sessionKeys,
       close,
     };
   } catch (err) {

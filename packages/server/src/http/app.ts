@@ -18,6 +18,8 @@ import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
 import { appActivityRoutes } from './routes/devUser/activity.js';
+import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
+import { walletSessionKeyRoutes } from './routes/wallet/sessionKeys.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
@@ -143,6 +145,8 @@ export async function buildApp(
     clientRoutes,
     webhookRoutes,
     appActivityRoutes,
+    walletPolicyRoutes,
+    walletSessionKeyRoutes,
     consentRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,

@@ -24,6 +24,13 @@ export interface SubmitOperationParameters {
   callData?: Hex;
   /** Skip the estimate and use this `callGasLimit`. */
   callGasLimit?: bigint;
+  /**
+   * `verificationGasLimit` of a deployed wallet's operation when validation does more than check a signature
+   * (a session key's policy check, docs/session-keys.md); `OPERATION_GAS.verificationGasLimit` by default.
+   */
+  verificationGasLimit?: bigint;
+  /** The app that causes the operation (a session key's app): its daily sponsorship budget is charged too. */
+  clientId?: string;
 }
 
 /**
@@ -98,12 +105,16 @@ export class OperationPipeline {
     await this.#policy?.admit({
       sender,
       callData,
+      ...(params.clientId !== undefined ? { clientId: params.clientId } : {}),
       gas:
         callGasLimit +
         OPERATION_GAS.preVerificationGas +
-        (deployed ? OPERATION_GAS.verificationGasLimit : OPERATION_GAS.verificationGasLimitWithInitCode),
+        (deployed
+          ? (params.verificationGasLimit ?? OPERATION_GAS.verificationGasLimit)
+          : OPERATION_GAS.verificationGasLimitWithInitCode),
     });
     const op = new PendingOperation(sender, owner.address, salt, owner, callData, callGasLimit, deployed);
+    if (params.verificationGasLimit !== undefined) op.verificationGasLimit = params.verificationGasLimit;
     this.bundler.admit(op, chainNonce);
     try {
       await this.signer.sign(op);

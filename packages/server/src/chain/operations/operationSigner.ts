@@ -55,7 +55,7 @@ export class OperationSigner {
       callGasLimit: pending.callGasLimit,
       verificationGasLimit:
         initCode === '0x'
-          ? OPERATION_GAS.verificationGasLimit
+          ? (pending.verificationGasLimit ?? OPERATION_GAS.verificationGasLimit)
           : OPERATION_GAS.verificationGasLimitWithInitCode,
       preVerificationGas: OPERATION_GAS.preVerificationGas,
       maxFeePerGas: fees.maxFeePerGas,

@@ -48,6 +48,8 @@ export class PendingOperation {
    * operation is ever signed again, so an operation that already ran is never run twice.
    */
   sentUserOpHashes: Hash[] = [];
+  /** Set for operations whose validation needs more than `OPERATION_GAS.verificationGasLimit` (session keys). */
+  verificationGasLimit: bigint | undefined;
   sentFromBlock: bigint | undefined;
   readonly result: Promise<OperationResult>;
   #resolve!: (result: OperationResult) => void;

@@ -61,6 +61,8 @@ export interface SponsoredOperation {
   callData: Hex;
   /** callGasLimit + verificationGasLimit + preVerificationGas: the most the paymaster can pay for. */
   gas: bigint;
+  /** The app the caller says causes the operation (a session key's), charged besides what the calls name. */
+  clientId?: string;
 }
 
 interface DecodedCall {
@@ -184,7 +186,9 @@ export class SponsorshipPolicy {
         `An operation may ask for at most ${this.limits.maxOperationGas} gas of sponsorship`,
       );
     }
-    const { userUuid, clientId } = await this.#attribute(op.sender, calls, fromOperator);
+    const attributed = await this.#attribute(op.sender, calls, fromOperator);
+    const userUuid = attributed.userUuid;
+    const clientId = op.clientId ?? attributed.clientId;
     const charges: SpendCharge[] = [];
     let verified = true;
     if (userUuid !== undefined) {

@@ -200,8 +200,31 @@ export interface ConsentPageInput {
   dapp: boolean;
   /** What else the app will receive (OpenID Connect scopes), e.g. "your e-mail address". */
   sharedClaims?: string[] | undefined;
+  /**
+   * The app's wallet policy in words (docs/session-keys.md), when it has one: what it may do from the wallet
+   * without the PIN once the player grants it (the grant itself asks for the PIN, later).
+   */
+  walletPolicy?: string[] | undefined;
   csrfToken: string;
   fields: Record<string, string>;
+}
+
+/**
+ * The app's wallet policy in words (docs/session-keys.md) on a consent page; nothing when it has none. The grant
+ * itself asks for the PIN later, in the app.
+ */
+export function walletPolicyBlock(clientName: string, sentences: string[] | undefined) {
+  if (!sentences || sentences.length === 0) return html``;
+  return html`<div class="wallet-policy" id="wallet-policy">
+    <p>
+      If you later grant it wallet access with your PIN,
+      <span class="app"><bdi>${displayAppName(clientName)}</bdi></span
+      >:
+    </p>
+    <ul>
+      ${sentences.map((sentence) => html`<li>${sentence}</li>`)}
+    </ul>
+  </div>`;
 }
 
 export function consentPage(input: ConsentPageInput): string {
@@ -218,6 +241,7 @@ export function consentPage(input: ConsentPageInput): string {
         .join('')}
       and tokens to act for you with this app.
     </p>
+    ${walletPolicyBlock(input.clientName, input.walletPolicy)}
     <p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
     <form method="post" action="/oauth/authorize/consent">
       ${hiddenFields(input.fields)}

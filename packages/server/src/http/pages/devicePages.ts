@@ -1,6 +1,6 @@
 import { displayAppName } from '../../services/oauth/clientService.js';
 import { html } from './html.js';
-import { credentialFields, layout } from './authorizePages.js';
+import { credentialFields, layout, walletPolicyBlock } from './authorizePages.js';
 
 /** Where the verification page's forms post (`routes/oauth/device/index.ts`). */
 export const DEVICE_PAGE_PATH = '/oauth/device';
@@ -57,6 +57,8 @@ export interface DeviceConfirmPageInput extends DevicePageBase {
   dapp: boolean;
   /** What else the app will receive (OpenID Connect scopes), e.g. "your e-mail address". */
   sharedClaims: string[];
+  /** The app's wallet policy in words, when it has one (docs/session-keys.md). */
+  walletPolicy?: string[] | undefined;
 }
 
 /**
@@ -76,6 +78,7 @@ export function deviceConfirmPage(input: DeviceConfirmPageInput): string {
       id${input.dapp ? ' and your wallet address' : ''}${shared.map((c) => `, ${c}`).join('')} and tokens to
       act for you with this app.
     </p>
+    ${walletPolicyBlock(input.clientName, input.walletPolicy)}
     <form method="post" action="${DEVICE_PAGE_PATH}/decision">
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="user_code" value="${input.userCode}" />

@@ -4,13 +4,14 @@ import type { Custody } from '../../stores/custodyStore.js';
 import type { Wallet } from '../../stores/walletStore.js';
 import type { EmailVerificationService } from '../verification/emailVerificationService.js';
 import { type ContentWalletCustody, isContentWallet } from './contentWallets.js';
-import { notYourWallet, walletNotFound } from './custodyErrors.js';
-import { type CustodyDeps, type PinProof } from './custodyDeps.js';
+import { ownerFromPrivateKey } from '../../chain/operations/operationOwner.js';
+import { notYourWallet, ownerMismatch, walletNotFound } from './custodyErrors.js';
+import { type CustodyDeps, effectiveOwner, type PinProof } from './custodyDeps.js';
 import type { OwnerRotation, RecoveredWallet } from './ownerRotation.js';
 import { unlockOwnerKeyWithPin } from './unlockOwnerKeyWithPin.js';
 import { registerPin, type RegisteredWallet } from './registerPin.js';
 import { resetPin } from './resetPin.js';
-import type { Address, Call, OperationResult } from './walletChain.js';
+import type { Address, Call, OperationOwner, OperationResult } from './walletChain.js';
 import { operateWallet } from './walletOperation.js';
 
 export type { PinProof, RegisteredWallet, RecoveredWallet };
@@ -139,6 +140,30 @@ export class CustodyService {
     }
     if (wallet.userUuid !== userUuid) throw notYourWallet();
     return wallet;
+  }
+
+  /**
+   * Lends the main wallet's owner key, unlocked by the PIN trio, to `use` as an operation signer (session-key
+   * grants, docs/session-keys.md); the key is wiped when `use` settles. The on-chain owner is checked first,
+   * as for `operate`.
+   */
+  async withMainWalletOwner<T>(
+    userUuid: number,
+    proof: PinProof,
+    use: (owner: OperationOwner, wallet: Wallet) => Promise<T>,
+  ): Promise<T> {
+    await this.rotation.reconcile(userUuid);
+    const main = await this.deps.wallets.mainWallet(userUuid);
+    if (!main) throw walletNotFound();
+    const custody = await this.deps.store.find(userUuid);
+    if (custody && !sameAddress(await effectiveOwner(this.deps.chain, main), custody.owner)) {
+      this.deps.logger.error(
+        { userUuid, wallet: main.address },
+        'on-chain owner differs from the stored owner',
+      );
+      throw ownerMismatch();
+    }
+    return unlockOwnerKeyWithPin(this.deps, userUuid, proof, (key) => use(ownerFromPrivateKey(key), main));
   }
 
   /** The user's custody record (owner, lockout state), for other features and tests. */

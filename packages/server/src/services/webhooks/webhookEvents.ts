@@ -1,6 +1,6 @@
 /**
- * The event types of decisions §8 "Events" (docs/webhooks.md lists each one's `data`). The last two
- * belong to session keys, a feature not built yet: they can be subscribed to and are emitted once it is.
+ * The event types of decisions §8 "Events" (docs/webhooks.md lists each one's `data`). The last two are
+ * written by `stores/sessionKeyStore.ts` (docs/session-keys.md).
  */
 export const WEBHOOK_EVENT_TYPES = [
   'grant.created',

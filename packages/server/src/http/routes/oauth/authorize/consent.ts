@@ -34,6 +34,9 @@ export async function showConsent(
     redirectOrigin,
     dapp: authz.client.dapp,
     sharedClaims: disclosedClaims(authz.oidc.scope),
+    walletPolicy: await page.services.sessionKeys
+      .describePolicy(authz.client.clientId)
+      .catch(() => undefined),
     csrfToken: page.csrfFor(request, reply),
     fields: authorizationFields(authz),
   });

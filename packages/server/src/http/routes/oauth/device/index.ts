@@ -104,6 +104,9 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         if (isAppError(err) && err.code === 'invalid_user_code') return wrongCode(request, reply, userCode);
         throw err;
       }
+      const walletPolicy = await services.sessionKeys
+        .describePolicy(pending.client.clientId)
+        .catch(() => undefined);
       return send(reply, 200, (nonce) =>
         deviceConfirmPage({
           nonce,
@@ -113,6 +116,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
           accountEmail: user.email ?? user.nickname,
           dapp: pending.client.dapp,
           sharedClaims: disclosedClaims(pending.record.scope),
+          walletPolicy,
         }),
       );
     },

@@ -1,0 +1,144 @@
+import { checksumAddress, parseAddress, sameAddress } from '../../chain/address.js';
+import type { Address } from '../../chain/types.js';
+import type { WalletPolicy } from '../../stores/sessionKeyStore.js';
+import { invalidWalletPolicy } from './sessionKeyErrors.js';
+
+export type { WalletPolicy };
+
+export const ERC20_TRANSFER = '0xa9059cbb';
+export const ERC20_APPROVE = '0x095ea7b3';
+/** Selector that allows a plain transfer (call data shorter than 4 bytes), as the contract reads it. */
+export const PLAIN_TRANSFER = '0x00000000';
+export const MAX_VALID_FOR_SECONDS = 30 * 24 * 3600;
+export const MIN_VALID_FOR_SECONDS = 60;
+export const MAX_POLICY_CALLS = 32;
+export const MAX_SELECTORS_PER_CALL = 16;
+export const MAX_TOKEN_LIMITS = 16;
+const UINT128_MAX = (1n << 128n) - 1n;
+const UINT256_MAX = (1n << 256n) - 1n;
+const ZERO = '0x0000000000000000000000000000000000000000';
+
+/** A policy as a request body carries it (before validation). */
+export interface WalletPolicyInput {
+  calls: { to: string; selectors: string[] }[];
+  max_value_per_call_wei: string;
+  max_value_per_day_wei: string;
+  token_limits: { token: string; per_day: string }[];
+  valid_for_seconds: number;
+}
+
+function amount(value: string, field: string, max: bigint): bigint {
+  if (!/^[0-9]{1,78}$/.test(value))
+    throw invalidWalletPolicy(field, `${field} must be a decimal integer string`);
+  const n = BigInt(value);
+  if (n > max) throw invalidWalletPolicy(field, `${field} is too large`);
+  return n;
+}
+
+function address(value: string, field: string): Address {
+  try {
+    return parseAddress(value, field);
+  } catch {
+    throw invalidWalletPolicy(field, `${field} must be a 0x-prefixed 20-byte address`);
+  }
+}
+
+/**
+ * Validates an app's wallet policy (docs/session-keys.md): refuses (400 `invalid_wallet_policy`, `details.field`
+ * naming the field) a call target a session key must never touch (`forbidden`: the platform paymaster, the
+ * EntryPoint, the wallet factory, the dex), the zero address, a `transfer`/`approve` selector on a token without
+ * a `token_limits` entry (the contract caps listed tokens only), a call to a listed token that is not
+ * `transfer`/`approve` (the contract refuses those), and bounds. Answers the normalised policy (checksummed
+ * addresses, lowercase selectors, canonical decimal amounts, duplicates merged).
+ */
+export function checkWalletPolicy(input: WalletPolicyInput, forbidden: readonly Address[]): WalletPolicy {
+  if (!Array.isArray(input.calls) || input.calls.length > MAX_POLICY_CALLS) {
+    throw invalidWalletPolicy('calls', `calls may hold at most ${MAX_POLICY_CALLS} entries`);
+  }
+  if (!Array.isArray(input.token_limits) || input.token_limits.length > MAX_TOKEN_LIMITS) {
+    throw invalidWalletPolicy('token_limits', `token_limits may hold at most ${MAX_TOKEN_LIMITS} entries`);
+  }
+  const perCall = amount(input.max_value_per_call_wei, 'max_value_per_call_wei', UINT128_MAX);
+  const perDay = amount(input.max_value_per_day_wei, 'max_value_per_day_wei', UINT128_MAX);
+  if (perCall > perDay) {
+    throw invalidWalletPolicy(
+      'max_value_per_call_wei',
+      'max_value_per_call_wei may not exceed max_value_per_day_wei',
+    );
+  }
+  const valid = input.valid_for_seconds;
+  if (!Number.isInteger(valid) || valid < MIN_VALID_FOR_SECONDS || valid > MAX_VALID_FOR_SECONDS) {
+    throw invalidWalletPolicy(
+      'valid_for_seconds',
+      `valid_for_seconds must be a whole number from ${MIN_VALID_FOR_SECONDS} to ${MAX_VALID_FOR_SECONDS} (30 days)`,
+    );
+  }
+  const tokens = new Map<string, { token: Address; per_day: string }>();
+  input.token_limits.forEach((limit, i) => {
+    const token = address(limit.token, `token_limits.${i}.token`);
+    const field = `token_limits.${i}.per_day`;
+    const cap = amount(limit.per_day, field, UINT256_MAX);
+    if (cap === 0n) throw invalidWalletPolicy(field, `${field} must be greater than 0`);
+    if (tokens.has(token.toLowerCase()))
+      throw invalidWalletPolicy(`token_limits.${i}.token`, 'token listed twice');
+    checkTarget(token, `token_limits.${i}.token`, forbidden);
+    tokens.set(token.toLowerCase(), { token, per_day: cap.toString() });
+  });
+  const calls = new Map<string, { to: Address; selectors: Set<string> }>();
+  input.calls.forEach((call, i) => {
+    const to = address(call.to, `calls.${i}.to`);
+    checkTarget(to, `calls.${i}.to`, forbidden);
+    if (
+      !Array.isArray(call.selectors) ||
+      call.selectors.length === 0 ||
+      call.selectors.length > MAX_SELECTORS_PER_CALL
+    ) {
+      throw invalidWalletPolicy(
+        `calls.${i}.selectors`,
+        `calls.${i}.selectors must hold 1 to ${MAX_SELECTORS_PER_CALL} selectors`,
+      );
+    }
+    const entry = calls.get(to.toLowerCase()) ?? { to, selectors: new Set<string>() };
+    call.selectors.forEach((raw, j) => {
+      const field = `calls.${i}.selectors.${j}`;
+      if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]{8}$/.test(raw)) {
+        throw invalidWalletPolicy(field, `${field} must be a 4-byte selector (0x and 8 hex digits)`);
+      }
+      const selector = raw.toLowerCase();
+      const erc20 = selector === ERC20_TRANSFER || selector === ERC20_APPROVE;
+      const capped = tokens.has(to.toLowerCase());
+      if (erc20 && !capped) {
+        throw invalidWalletPolicy(
+          field,
+          `${field}: transfer/approve on ${to} needs a token_limits entry for that token (its daily cap)`,
+        );
+      }
+      if (capped && !erc20) {
+        throw invalidWalletPolicy(
+          field,
+          `${field}: a token with a daily cap can only be called with transfer or approve`,
+        );
+      }
+      entry.selectors.add(selector);
+    });
+    calls.set(to.toLowerCase(), entry);
+  });
+  return {
+    calls: [...calls.values()].map((c) => ({ to: c.to, selectors: [...c.selectors] })),
+    max_value_per_call_wei: perCall.toString(),
+    max_value_per_day_wei: perDay.toString(),
+    token_limits: [...tokens.values()],
+    valid_for_seconds: valid,
+  };
+}
+
+function checkTarget(to: Address, field: string, forbidden: readonly Address[]): void {
+  if (sameAddress(to, ZERO)) throw invalidWalletPolicy(field, `${field} may not be the zero address`);
+  const hit = forbidden.find((f) => sameAddress(f, to));
+  if (hit) {
+    throw invalidWalletPolicy(
+      field,
+      `${field}: ${checksumAddress(hit)} is a platform contract (paymaster, EntryPoint, wallet factory or dex) a session key may never call`,
+    );
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The pure parts of session keys: policy validation (`checkWalletPolicy`) and the off-chain pre-check
+ * (`checkSessionCalls`), which must refuse exactly what DauthSessionAccount's validation refuses (the real-chain
+ * suites check the contract side).
+ */
+import { getAddress } from 'viem';
+import { describe, expect, it } from 'vitest';
+import type { Address, Hex } from '../../src/chain/types.js';
+import { AppError } from '../../src/errors.js';
+import { checkSessionCalls } from '../../src/services/sessionKeys/policyCheck.js';
+import { checkWalletPolicy } from '../../src/services/sessionKeys/walletPolicy.js';
+
+const GEM = '0x00000000000000000000000000000000000000aa' as Address;
+const GAME = '0x00000000000000000000000000000000000000bb' as Address;
+const PAYMASTER = '0x00000000000000000000000000000000000000cc' as Address;
+const WALLET = '0x00000000000000000000000000000000000000dd' as Address;
+const word = (n: bigint) => n.toString(16).padStart(64, '0');
+const transfer = (amount: bigint): Hex => `0xa9059cbb${word(0xeen)}${word(amount)}`;
+const approve = (amount: bigint): Hex => `0x095ea7b3${word(0xeen)}${word(amount)}`;
+
+const policy = checkWalletPolicy(
+  {
+    calls: [
+      { to: GEM, selectors: ['0xa9059cbb', '0x095EA7B3'] },
+      { to: GAME, selectors: ['0x12345678', '0x00000000'] },
+    ],
+    max_value_per_call_wei: '100',
+    max_value_per_day_wei: '250',
+    token_limits: [{ token: GEM, per_day: '1000' }],
+    valid_for_seconds: 3600,
+  },
+  [PAYMASTER],
+);
+const ctx = {
+  forbidden: [WALLET, PAYMASTER],
+  now: 1_000,
+  validUntil: 2_000,
+  valueSpentToday: 0n,
+  tokenSpentToday: new Map<string, bigint>(),
+};
+
+describe('checkWalletPolicy', () => {
+  const refusal = (input: Partial<Parameters<typeof checkWalletPolicy>[0]>) => {
+    try {
+      checkWalletPolicy(
+        {
+          calls: [],
+          max_value_per_call_wei: '0',
+          max_value_per_day_wei: '0',
+          token_limits: [],
+          valid_for_seconds: 60,
+          ...input,
+        },
+        [PAYMASTER],
+      );
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      return { code: (err as AppError).code, field: (err as AppError).details?.field };
+    }
+    return undefined;
+  };
+
+  it('normalises addresses, selectors and amounts, merging duplicates', () => {
+    expect(policy.calls).toEqual([
+      { to: getAddress(GEM), selectors: ['0xa9059cbb', '0x095ea7b3'] },
+      { to: getAddress(GAME), selectors: ['0x12345678', '0x00000000'] },
+    ]);
+    expect(policy.token_limits).toEqual([
+      { token: '0x00000000000000000000000000000000000000AA', per_day: '1000' },
+    ]);
+  });
+
+  it('refuses each bad field by name', () => {
+    expect(refusal({ calls: [{ to: PAYMASTER, selectors: ['0x12345678'] }] })).toEqual({
+      code: 'invalid_wallet_policy',
+      field: 'calls.0.to',
+    });
+    expect(refusal({ calls: [{ to: GAME, selectors: ['0x095ea7b3'] }] })).toMatchObject({
+      field: 'calls.0.selectors.0',
+    });
+    expect(
+      refusal({
+        calls: [{ to: GEM, selectors: ['0x12345678'] }],
+        token_limits: [{ token: GEM, per_day: '1' }],
+      }),
+    ).toMatchObject({ field: 'calls.0.selectors.0' });
+    expect(refusal({ token_limits: [{ token: GEM, per_day: '0' }] })).toMatchObject({
+      field: 'token_limits.0.per_day',
+    });
+    expect(refusal({ max_value_per_call_wei: '2', max_value_per_day_wei: '1' })).toMatchObject({
+      field: 'max_value_per_call_wei',
+    });
+    expect(refusal({ max_value_per_day_wei: (1n << 128n).toString() })).toMatchObject({
+      field: 'max_value_per_day_wei',
+    });
+    expect(refusal({ valid_for_seconds: 30 * 86_400 + 1 })).toMatchObject({ field: 'valid_for_seconds' });
+    expect(refusal({ calls: [{ to: GAME, selectors: ['0x1234'] }] })).toMatchObject({
+      field: 'calls.0.selectors.0',
+    });
+  });
+});
+
+describe('checkSessionCalls (the contract’s rules, off chain)', () => {
+  const check = (calls: { to: Address; value?: bigint; data?: Hex }[], over: Partial<typeof ctx> = {}) =>
+    checkSessionCalls(policy, calls, { ...ctx, ...over });
+
+  it('passes allowed calls and counts the batch against the day', () => {
+    expect(
+      check([
+        { to: GEM, data: transfer(600n) },
+        { to: GEM, data: approve(400n) },
+      ]),
+    ).toEqual({ ok: true });
+    expect(
+      check([
+        { to: GAME, value: 100n },
+        { to: GAME, value: 100n, data: '0x12345678' },
+      ]),
+    ).toEqual({ ok: true });
+  });
+
+  it('refuses with the first refused call and its reason', () => {
+    expect(
+      check([
+        { to: GEM, data: transfer(1n) },
+        { to: WALLET, data: '0x' },
+      ]),
+    ).toEqual({
+      ok: false,
+      callIndex: 1,
+      reason: 'forbidden_target',
+    });
+    expect(check([{ to: GAME, data: '0xdeadbeef' }])).toMatchObject({ reason: 'call_not_allowed' });
+    expect(check([{ to: GAME, value: 101n }])).toMatchObject({ reason: 'value_per_call' });
+    expect(
+      check([
+        { to: GAME, value: 100n },
+        { to: GAME, value: 100n },
+        { to: GAME, value: 51n },
+      ]),
+    ).toMatchObject({
+      callIndex: 2,
+      reason: 'value_per_day',
+    });
+    expect(check([{ to: GAME, value: 1n }], { valueSpentToday: 250n })).toMatchObject({
+      reason: 'value_per_day',
+    });
+    expect(check([{ to: GEM, data: '0xa9059cbb' }])).toMatchObject({ reason: 'token_call_not_capped' });
+    expect(
+      check([
+        { to: GEM, data: transfer(600n) },
+        { to: GEM, data: transfer(401n) },
+      ]),
+    ).toMatchObject({
+      callIndex: 1,
+      reason: 'token_per_day',
+    });
+    expect(
+      check([{ to: GEM, data: transfer(1n) }], { tokenSpentToday: new Map([[GEM.toLowerCase(), 1000n]]) }),
+    ).toMatchObject({ reason: 'token_per_day' });
+    expect(check([{ to: GEM, data: transfer(1n) }], { now: 2_001 })).toMatchObject({ reason: 'expired' });
+    expect(check([{ to: '0x0000000000000000000000000000000000000000' as Address }])).toMatchObject({
+      reason: 'forbidden_target',
+    });
+  });
+});
