@@ -1,0 +1,450 @@
+import {
+  encodeInitCode,
+  entryPointAbi,
+  getUserOpHash,
+  type UnsignedUserOperation,
+  type UserOperation,
+} from '@dauth/contracts';
+import { type Hex, numberToHex } from 'viem';
+import type { Logger } from 'pino';
+import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
+import { UserOperationRejectedError } from '../chainErrors.js';
+import type { ChainGateway } from '../chainGateway.js';
+import type { Address, Hash } from '../types.js';
+import type { BundlerObserver, OperationSubmitter } from './bundler.js';
+import { decodeOperationResults } from './decodeOperationResults.js';
+import { OPERATION_GAS } from './operationSigner.js';
+import type { OperationResult, PendingOperation } from './pendingOperation.js';
+import type { Sponsor } from './sponsorship.js';
+
+/** A JSON-RPC error answered by the bundler itself (it was reached; the request was refused). */
+export class BundlerRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'BundlerRpcError';
+  }
+}
+
+/** The bundler did not answer (refused, timed out, HTTP error). `refused`: it certainly got nothing. */
+export class BundlerUnreachableError extends Error {
+  constructor(
+    message: string,
+    readonly refused: boolean,
+  ) {
+    super(message);
+    this.name = 'BundlerUnreachableError';
+  }
+}
+
+/** The ERC-4337 JSON-RPC methods dauth uses, over plain HTTP (the URL may carry an API key: never logged). */
+export class BundlerRpc {
+  #id = 0;
+  constructor(
+    private readonly url: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async request<T>(method: string, params: unknown[]): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const code = (err as { cause?: { code?: unknown } }).cause?.code;
+      throw new BundlerUnreachableError(`the bundler did not answer ${method}`, code === 'ECONNREFUSED');
+    }
+    const text = await response.text().catch(() => '');
+    let body: { result?: T; error?: { code: number; message: string; data?: unknown } };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new BundlerUnreachableError(`the bundler answered ${method} with HTTP ${response.status}`, false);
+    }
+    if (body.error) throw new BundlerRpcError(body.error.code, body.error.message, body.error.data);
+    if (!response.ok) {
+      throw new BundlerUnreachableError(`the bundler answered ${method} with HTTP ${response.status}`, false);
+    }
+    return body.result as T;
+  }
+}
+
+/** A user operation as ERC-4337's JSON-RPC carries it (v0.6: every number a hex quantity). */
+export function userOperationToRpc(op: UserOperation): Record<string, Hex> {
+  return {
+    sender: op.sender,
+    nonce: numberToHex(op.nonce),
+    initCode: op.initCode,
+    callData: op.callData,
+    callGasLimit: numberToHex(op.callGasLimit),
+    verificationGasLimit: numberToHex(op.verificationGasLimit),
+    preVerificationGas: numberToHex(op.preVerificationGas),
+    maxFeePerGas: numberToHex(op.maxFeePerGas),
+    maxPriorityFeePerGas: numberToHex(op.maxPriorityFeePerGas),
+    paymasterAndData: op.paymasterAndData,
+    signature: op.signature,
+  };
+}
+
+/** What `eth_getUserOperationReceipt` answers (the fields dauth reads). */
+interface RpcUserOperationReceipt {
+  userOpHash: Hash;
+  success: boolean;
+  actualGasCost: Hex;
+  receipt: { transactionHash: Hash; blockNumber: Hex; blockHash: Hash };
+}
+
+export interface ExternalBundlerOptions {
+  /** First and longest pause between receipt checks. */
+  pollIntervalMs?: { min: number; max: number };
+  /** Send the same signed operation again when it has no receipt after this long (a bundler that restarted forgets). */
+  resendAfterMs?: number;
+  /** Give up (outcome unknown) when the bundler did not answer for this long after the operation was sent. */
+  outageTimeoutMs?: number;
+  /** Give up (outcome unknown) when the operation has no receipt after this long. */
+  maxWaitMs?: number;
+  /** CHAIN_CONFIRMATIONS: blocks its bundle must be deep (its own counted) before it is answered as done. */
+  confirmations?: number;
+}
+
+/** A 65-byte signature of the right form that recovers to nobody's key: estimation only (ERC-4337 "dummy signature"). */
+const DUMMY_SIGNATURE: Hex = `0x${'11'.repeat(32)}${'22'.repeat(32)}1b`;
+
+/**
+ * Submits operations to an independent ERC-4337 bundler (BUNDLER_RPC_URL) instead of dauth's own:
+ * `eth_estimateUserOperationGas` for the gas fields, then the paymaster signs those values (its signature
+ * covers them), then the owner signs the EntryPoint hash, then `eth_sendUserOperation`; the result comes from
+ * `eth_getUserOperationReceipt` and the bundle's receipt on dauth's own node (decoded like the built-in
+ * bundler's, revert reasons included).
+ *
+ * One operation per wallet is with the bundler at a time: the next one of the same wallet is estimated and
+ * signed once the previous one is included (public mempools accept few queued operations of one unstaked
+ * sender; Alto's default is none), at the chain's nonce. Operations of different wallets go out at once.
+ *
+ * Crash safety: a sent operation is identified by its userOpHash. Until its receipt is seen, the same
+ * signed operation is sent again every `resendAfterMs` (a bundler that restarted or dropped it gets it back;
+ * its nonce makes a second inclusion impossible). A bundler that stops answering after the send gives
+ * `OperationOutcomeUnknownError` with the userOpHash, as the built-in path does.
+ */
+export class ExternalBundler implements OperationSubmitter {
+  observer: BundlerObserver = {
+    bundleMined: () => undefined,
+    bundleFailed: () => undefined,
+    operationReverted: () => undefined,
+  };
+  readonly #tails = new Map<string, Promise<void>>();
+  readonly #o: Required<ExternalBundlerOptions>;
+  #closing = false;
+  #inFlight = 0;
+
+  constructor(
+    private readonly gateway: ChainGateway,
+    private readonly sponsor: Sponsor,
+    private readonly rpc: BundlerRpc,
+    private readonly logger: Logger,
+    options: ExternalBundlerOptions = {},
+  ) {
+    this.#o = {
+      pollIntervalMs: { min: 250, max: 2_000 },
+      resendAfterMs: 15_000,
+      outageTimeoutMs: 30_000,
+      maxWaitMs: 600_000,
+      confirmations: 1,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    };
+  }
+
+  /** Operations sent to the bundler and not yet settled, or waiting for their wallet's previous one. */
+  get queued(): number {
+    return this.#inFlight;
+  }
+
+  /** The EntryPoints the bundler serves (`eth_supportedEntryPoints`), to check ours is among them at start. */
+  supportedEntryPoints(): Promise<Address[]> {
+    return this.rpc.request<Address[]>('eth_supportedEntryPoints', []);
+  }
+
+  expect(): () => void {
+    return () => undefined;
+  }
+
+  /** The pipeline reads the chain's nonce (for its first signature); it is read again at the send. */
+  knowsNonce(): boolean {
+    return false;
+  }
+
+  admit(op: PendingOperation, chainNonce: bigint | undefined): void {
+    if (this.#closing) throw shuttingDown();
+    if (chainNonce !== undefined) op.nonce = chainNonce;
+  }
+
+  withdraw(): void {
+    // Nothing is held before `enqueue`.
+  }
+
+  enqueue(op: PendingOperation): Promise<OperationResult> {
+    if (this.#closing) {
+      op.reject(shuttingDown());
+      return op.result;
+    }
+    const key = op.sender.toLowerCase();
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    this.#inFlight += 1;
+    const run = previous.then(() => this.#submit(op));
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      this.#inFlight -= 1;
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    run.then(
+      (result) => op.resolve(result),
+      (err: unknown) => op.reject(err),
+    );
+    return op.result;
+  }
+
+  /** Refuses new operations and waits (up to `timeoutMs`) for the ones with the bundler to settle. */
+  async close(timeoutMs = 15_000): Promise<void> {
+    this.#closing = true;
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    await Promise.race([Promise.all([...this.#tails.values()]), timer]);
+  }
+
+  async #submit(op: PendingOperation): Promise<OperationResult> {
+    const { contracts, chainId } = this.gateway;
+    const entryPoint = contracts.entry_point;
+    const [nonce, deployed, fees] = await Promise.all([
+      this.gateway.getNonce(op.sender),
+      this.gateway.isDeployed(op.sender),
+      this.gateway.fees(),
+    ]);
+    op.nonce = nonce;
+    if (deployed) op.deployed = true;
+    const initCode: Hex =
+      nonce === 0n && !op.deployed ? encodeInitCode(contracts.account_factory, op.firstOwner, op.salt) : '0x';
+    const draft: UnsignedUserOperation = {
+      sender: op.sender,
+      nonce,
+      initCode,
+      callData: op.callData,
+      callGasLimit: op.callGasLimit,
+      verificationGasLimit:
+        initCode === '0x'
+          ? OPERATION_GAS.verificationGasLimit
+          : OPERATION_GAS.verificationGasLimitWithInitCode,
+      preVerificationGas: OPERATION_GAS.preVerificationGas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    };
+
+    // 1. The bundler's gas values, estimated with a sponsorship of the right form (its signature cannot match
+    //    gas values that are not known yet) and a dummy owner signature: both only make validation report a
+    //    signature failure, which estimation ignores.
+    const stub = await this.sponsor.sponsor(draft);
+    const estimate = await this.#call<{
+      callGasLimit: Hex;
+      verificationGasLimit: Hex;
+      preVerificationGas: Hex;
+    }>('eth_estimateUserOperationGas', [
+      userOperationToRpc({ ...draft, paymasterAndData: stub.paymasterAndData, signature: DUMMY_SIGNATURE }),
+      entryPoint,
+    ]);
+    const verification = BigInt(estimate.verificationGasLimit);
+    const unsigned: UnsignedUserOperation = {
+      ...draft,
+      // Never below dauth's own estimate of the call (with its 20% margin): the state may move before inclusion.
+      callGasLimit: max(BigInt(estimate.callGasLimit), op.callGasLimit),
+      // The real signatures take the success path of validation: a little more gas than the dummies' failure.
+      verificationGasLimit: verification + verification / 5n,
+      preVerificationGas: BigInt(estimate.preVerificationGas),
+    };
+
+    // 2. The paymaster signs the final gas values, 3. the owner signs the EntryPoint hash over everything.
+    const { paymasterAndData, validUntil } = await this.sponsor.sponsor(unsigned);
+    const sponsored: UserOperation = { ...unsigned, paymasterAndData, signature: '0x' };
+    const userOpHash = getUserOpHash(sponsored, entryPoint, chainId);
+    const signed: UserOperation = { ...sponsored, signature: await op.owner.signUserOpHash(userOpHash) };
+    op.signed = { op: signed, userOpHash, nonce, validUntil };
+
+    // 4. Send, then follow it to its receipt.
+    const answered = await this.#send(signed, userOpHash, entryPoint, false);
+    if (answered.toLowerCase() !== userOpHash.toLowerCase()) {
+      this.logger.warn({ answered, userOpHash }, 'the bundler named another userOpHash than the EntryPoint');
+    }
+    op.sentUserOpHashes.push(userOpHash);
+    return this.#follow(op, signed, userOpHash, entryPoint);
+  }
+
+  /** `eth_sendUserOperation`. An unreachable bundler before the first send is "nothing sent" (503). */
+  async #send(signed: UserOperation, userOpHash: Hash, entryPoint: Address, again: boolean): Promise<Hash> {
+    try {
+      return await this.rpc.request<Hash>('eth_sendUserOperation', [userOperationToRpc(signed), entryPoint]);
+    } catch (err) {
+      if (again) throw err;
+      if (err instanceof BundlerUnreachableError) {
+        if (err.refused) throw chainUnavailable();
+        // A timeout may have delivered it: follow it like a sent one.
+        return userOpHash;
+      }
+      throw refusal(err, userOpHash);
+    }
+  }
+
+  async #follow(
+    op: PendingOperation,
+    signed: UserOperation,
+    userOpHash: Hash,
+    entryPoint: Address,
+  ): Promise<OperationResult> {
+    const o = this.#o;
+    const start = Date.now();
+    let lastAnswerAt = start;
+    let lastSendAt = start;
+    let pause = o.pollIntervalMs.min;
+    for (;;) {
+      let found: RpcUserOperationReceipt | null | undefined;
+      try {
+        found = await this.rpc.request<RpcUserOperationReceipt | null>('eth_getUserOperationReceipt', [
+          userOpHash,
+        ]);
+        lastAnswerAt = Date.now();
+      } catch (err) {
+        if (!(err instanceof BundlerUnreachableError || err instanceof BundlerRpcError)) throw err;
+        found = undefined;
+      }
+      if (found) {
+        const result = await this.#settled(op, found, userOpHash, entryPoint);
+        if (result) return result;
+      } else if (found === null && Date.now() - lastSendAt >= o.resendAfterMs) {
+        // Still not included: the same signed operation again (a bundler that restarted has forgotten it).
+        lastSendAt = Date.now();
+        await this.#send(signed, userOpHash, entryPoint, true).catch((err: unknown) => {
+          this.logger.info(
+            { userOpHash, err: (err as Error).message },
+            'operation sent to the bundler again',
+          );
+        });
+      }
+      if (Date.now() - lastAnswerAt > o.outageTimeoutMs || Date.now() - start > o.maxWaitMs) {
+        this.logger.error(
+          { userOpHash },
+          'no receipt from the bundler; the outcome of the operation is unknown',
+        );
+        throw new OperationOutcomeUnknownError({ userOpHash });
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, o.pollIntervalMs.max);
+    }
+  }
+
+  /** The result once the bundle is `confirmations` deep on dauth's own node; undefined while it is not. */
+  async #settled(
+    op: PendingOperation,
+    found: RpcUserOperationReceipt,
+    userOpHash: Hash,
+    entryPoint: Address,
+  ): Promise<OperationResult | undefined> {
+    const txHash = found.receipt.transactionHash;
+    const client = this.gateway.client;
+    const [receipt, head] = await Promise.all([
+      client.getTransactionReceipt({ hash: txHash }).catch(() => undefined),
+      client.getBlockNumber({ cacheTime: 0 }).catch(() => undefined),
+    ]);
+    // Our node may lag the bundler's, or a reorg took the bundle out: ask again later.
+    if (!receipt || head === undefined) return undefined;
+    if (head < receipt.blockNumber + BigInt(this.#o.confirmations - 1)) return undefined;
+    const outcome = decodeOperationResults(receipt, entryPoint).get(userOpHash.toLowerCase());
+    if (!outcome) return undefined;
+    this.gateway.markDeployed(op.sender);
+    this.observer.bundleMined(1);
+    if (outcome.revert) this.observer.operationReverted(outcome.revert.name ?? 'unknown');
+    return {
+      userOpHash,
+      txHash,
+      success: outcome.success,
+      ...(outcome.revert !== undefined ? { revert: outcome.revert } : {}),
+      sender: op.sender,
+      nonce: op.nonce,
+      actualGasCost: outcome.actualGasCost,
+      blockNumber: receipt.blockNumber,
+    };
+  }
+
+  async #call<T>(method: string, params: unknown[]): Promise<T> {
+    try {
+      return await this.rpc.request<T>(method, params);
+    } catch (err) {
+      if (err instanceof BundlerUnreachableError) throw chainUnavailable();
+      throw refusal(err);
+    }
+  }
+}
+
+/** A bundler's refusal as the EntryPoint's typed error (`AA25 …` → 409 `nonce_conflict`, …). */
+function refusal(err: unknown, userOpHash?: Hash): AppError {
+  if (!(err instanceof BundlerRpcError)) return err instanceof AppError ? err : chainUnavailable();
+  const reason = /AA\d\d[^"\n]*/.exec(err.message)?.[0]?.trim() ?? `bundler: ${err.message.slice(0, 300)}`;
+  return new UserOperationRejectedError(reason, userOpHash);
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+function shuttingDown(): AppError {
+  return new AppError(503, 'shutting_down', 'The service is shutting down; nothing was changed');
+}
+
+/**
+ * The external bundler of BUNDLER_RPC_URL, checked at start: it must serve this deployment's EntryPoint
+ * (a bundler of another EntryPoint would refuse every operation). A paymaster without stake at the EntryPoint
+ * is logged: ERC-7562 lets only a staked paymaster read its own storage in validation (the verifying signer).
+ */
+export async function connectExternalBundler(p: {
+  url: string;
+  gateway: ChainGateway;
+  sponsor: Sponsor;
+  logger: Logger;
+  options?: ExternalBundlerOptions;
+}): Promise<ExternalBundler> {
+  const bundler = new ExternalBundler(p.gateway, p.sponsor, new BundlerRpc(p.url), p.logger, p.options);
+  const entryPoint = p.gateway.contracts.entry_point;
+  let supported: Address[];
+  try {
+    supported = await bundler.supportedEntryPoints();
+  } catch (err) {
+    throw new Error(`BUNDLER_RPC_URL does not answer eth_supportedEntryPoints (${(err as Error).message})`, {
+      cause: err,
+    });
+  }
+  if (!supported.some((a) => a.toLowerCase() === entryPoint.toLowerCase())) {
+    throw new Error(
+      `Refusing to start: the bundler at BUNDLER_RPC_URL serves the EntryPoints ${supported.join(', ') || 'none'}, ` +
+        `not this deployment's ${entryPoint}`,
+    );
+  }
+  const info = await p.gateway.client.readContract({
+    address: entryPoint,
+    abi: entryPointAbi,
+    functionName: 'getDepositInfo',
+    args: [p.gateway.contracts.paymaster],
+  });
+  if (!info.staked) {
+    p.logger.warn(
+      { paymaster: p.gateway.contracts.paymaster },
+      'the paymaster has no stake at the EntryPoint: a bundler that enforces ERC-7562 refuses its operations ' +
+        '(stake it with addStake, docs/operations.md "Which bundler")',
+    );
+  }
+  p.logger.info({ entryPoint }, 'user operations go to the external bundler (BUNDLER_RPC_URL)');
+  return bundler;
+}
