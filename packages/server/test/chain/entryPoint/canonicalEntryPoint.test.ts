@@ -201,7 +201,6 @@ describe('canonical EntryPoint v0.6 at 0x5FF137D4…2789', () => {
       const old = await deployDauthContracts({
         walletClient: createWalletClient({
           account: deployerAccount,
-          chain: null,
           transport: http(n.rpcUrl),
         }),
         publicClient: n.reader as never,
