@@ -59,7 +59,7 @@ export async function startAlto(p: {
   );
   let output = '';
   const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
+    output = (output + chunk.toString()).slice(-5_000_000);
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);

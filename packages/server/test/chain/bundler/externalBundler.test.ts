@@ -12,12 +12,21 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { OPERATION_GAS } from '../../../src/chain/operations/operationSigner.js';
-import { bundledOperations, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import {
+  bundledOperations,
+  contractSettings,
+  randomOwner,
+  startTestChain,
+  type TestChain,
+} from '../chainTestHelpers.js';
 import { type AltoInstance, startAlto } from './alto.js';
 
 /** Alto's own keys: it pays for the bundles it sends, from its executor account. */
 const ALTO_EXECUTOR = generatePrivateKey();
 const ALTO_UTILITY = generatePrivateKey();
+/** A second Alto, in safe mode (every ERC-7562 rule traced with its JavaScript tracer), with its own keys. */
+const SAFE_EXECUTOR = generatePrivateKey();
+const SAFE_UTILITY = generatePrivateKey();
 
 /**
  * Issue 29: BUNDLER_RPC_URL sends user operations to an independent ERC-4337 bundler. Tested against Alto
@@ -27,7 +36,10 @@ const ALTO_UTILITY = generatePrivateKey();
 describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
   let node: AnvilInstance;
   let alto: AltoInstance;
+  let safeAlto: AltoInstance;
   let t: TestChain;
+  /** A second dauth on the same deployment whose user operations go to the safe-mode Alto. */
+  let safe: TestChain;
   let relayer: Hex;
 
   beforeAll(async () => {
@@ -51,7 +63,16 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
       OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
     };
-    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY, ALTO_EXECUTOR, ALTO_UTILITY]) {
+    const safeRelayerKey = generatePrivateKey();
+    for (const key of [
+      keys.DEPLOYER_PRIVATE_KEY,
+      keys.RELAYER_PRIVATE_KEY,
+      safeRelayerKey,
+      ALTO_EXECUTOR,
+      ALTO_UTILITY,
+      SAFE_EXECUTOR,
+      SAFE_UTILITY,
+    ]) {
       await reader.waitForTransactionReceipt({
         hash: await bank.sendTransaction({
           chain: null,
@@ -61,13 +82,22 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       });
     }
     relayer = privateKeyToAccount(keys.RELAYER_PRIVATE_KEY).address;
-    alto = await startAlto({
-      rpcUrl: node.rpcUrl,
-      entryPoint: CANONICAL_ENTRY_POINT,
-      executorKey: ALTO_EXECUTOR,
-      utilityKey: ALTO_UTILITY,
-      safeMode: false,
-    });
+    [alto, safeAlto] = await Promise.all([
+      startAlto({
+        rpcUrl: node.rpcUrl,
+        entryPoint: CANONICAL_ENTRY_POINT,
+        executorKey: ALTO_EXECUTOR,
+        utilityKey: ALTO_UTILITY,
+        safeMode: false,
+      }),
+      startAlto({
+        rpcUrl: node.rpcUrl,
+        entryPoint: CANONICAL_ENTRY_POINT,
+        executorKey: SAFE_EXECUTOR,
+        utilityKey: SAFE_UTILITY,
+        safeMode: true,
+      }),
+    ]);
     t = await startTestChain({
       env: { CHAIN_RPC_URL: node.rpcUrl, BUNDLER_RPC_URL: alto.url, ...keys },
       externalBundler: { pollIntervalMs: { min: 50, max: 250 } },
@@ -98,11 +128,23 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
         value: parseEther('1'),
       }),
     });
+    const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
+    safe = await startTestChain({
+      env: {
+        CHAIN_RPC_URL: node.rpcUrl,
+        BUNDLER_RPC_URL: safeAlto.url,
+        ...serviceKeys,
+        RELAYER_PRIVATE_KEY: safeRelayerKey,
+        ...contractSettings(contracts),
+      },
+      externalBundler: { pollIntervalMs: { min: 50, max: 250 } },
+    });
   }, 120_000);
 
   afterAll(async () => {
+    await safe?.close();
     await t?.close();
-    await alto?.stop();
+    await Promise.all([alto?.stop(), safeAlto?.stop()]);
     await node?.stop();
   });
 
@@ -145,5 +187,46 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
     expect(result.success).toBe(true);
     const tx = await t.chain.gateway.client.getTransaction({ hash: result.txHash });
     expect(tx.from.toLowerCase()).toBe(relayer.toLowerCase());
+  }, 60_000);
+
+  it("cannot use Alto's safe mode on anvil: anvil's JavaScript tracer is not geth's", async () => {
+    // Alto's safe mode traces simulateValidation with its JavaScript tracer (debug_traceCall) to check the
+    // ERC-7562 opcode and storage rules. Anvil runs JavaScript tracers, but differently from geth:
+    // 1. `frame.getError()` answers undefined, not null, for a call frame that did not fail. Alto's tracer
+    //    marks a frame "RETURN" only on `=== null`, so every successful call reads as a revert, and Alto takes
+    //    the last one's return data (the paymaster's validation result) for simulateValidation's answer:
+    //    every operation is refused with that data as its "reason".
+    const probe = (await createPublicClient({ transport: http(node.rpcUrl) }).request({
+      method: 'debug_traceCall' as never,
+      params: [
+        { to: DETERMINISTIC_DEPLOYER, data: canonicalEntryPointDeployData() },
+        'latest',
+        {
+          tracer:
+            '{ exits: [], step: function() {}, fault: function() {}, ' +
+            'enter: function() {}, exit: function(frame) { this.exits.push(frame.getError() === null ? "null" : String(frame.getError())); }, ' +
+            'result: function() { return this.exits; } }',
+        },
+      ] as never,
+    })) as string[];
+    expect(probe).toEqual(['undefined']); // geth: ['null'] (the EntryPoint's creation succeeded)
+    // 2. Under Alto's tracer the factory's CREATE2 of a new wallet fails (no gas used, "Create2: Failed on
+    //    deploy"), although the same simulateValidation succeeds as eth_call and under callTracer.
+    const owner = randomOwner();
+    const call = { owner, salt: 0n, calls: [safe.chain.calls.nativeTransfer(owner.address, 0n)] };
+    await expect(safe.chain.operations.submitOperation(call)).rejects.toMatchObject({
+      status: 422,
+      code: 'user_operation_rejected',
+    });
+    expect(await safe.chain.gateway.isDeployed(safe.chain.gateway.walletAddress(owner.address, 0n))).toBe(
+      false,
+    );
+    // A later operation (the wallet deployed through the other Alto) is refused as well, by (1).
+    await t.chain.operations.submitOperation(call);
+    await expect(safe.chain.operations.submitOperation(call)).rejects.toMatchObject({
+      status: 422,
+      code: 'user_operation_rejected',
+    });
+    expect(await safe.chain.gateway.getNonce(safe.chain.gateway.walletAddress(owner.address, 0n))).toBe(1n);
   }, 60_000);
 });
