@@ -49,6 +49,7 @@ import {
 import { JournalRecovery, type RecoveryReport } from '../chain/journal/journalRecovery.js';
 import { NoJournal } from '../chain/journal/transactionJournal.js';
 import { ChainJournalStore } from '../stores/chainJournalStore.js';
+import { UserOperationJournalStore } from '../stores/userOperationJournalStore.js';
 import type { StartupProgress } from './startupProgress.js';
 
 /** The chain layer as the rest of the server sees it (`services.chain`). */
@@ -290,6 +291,7 @@ export async function createChainServices(
           url: config.bundlerRpcUrl,
           gateway,
           sponsor,
+          journal: new UserOperationJournalStore(deps.db),
           logger,
           options: { confirmations: config.chainConfirmations, ...options.externalBundler },
         })

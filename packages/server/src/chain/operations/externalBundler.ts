@@ -93,12 +93,63 @@ export function userOperationToRpc(op: UserOperation): Record<string, Hex> {
   };
 }
 
+/** The signed operation back from its JSON-RPC form. */
+export function operationFromRpc(o: Record<string, Hex>): UserOperation {
+  const field = (name: string): Hex => {
+    const value = o[name];
+    if (value === undefined) throw new Error(`journaled operation without ${name}`);
+    return value;
+  };
+  return {
+    sender: field('sender'),
+    nonce: BigInt(field('nonce')),
+    initCode: field('initCode'),
+    callData: field('callData'),
+    callGasLimit: BigInt(field('callGasLimit')),
+    verificationGasLimit: BigInt(field('verificationGasLimit')),
+    preVerificationGas: BigInt(field('preVerificationGas')),
+    maxFeePerGas: BigInt(field('maxFeePerGas')),
+    maxPriorityFeePerGas: BigInt(field('maxPriorityFeePerGas')),
+    paymasterAndData: field('paymasterAndData'),
+    signature: field('signature'),
+  };
+}
+
 /** What `eth_getUserOperationReceipt` answers (the fields dauth reads). */
 interface RpcUserOperationReceipt {
   userOpHash: Hash;
   success: boolean;
   actualGasCost: Hex;
   receipt: { transactionHash: Hash; blockNumber: Hex; blockHash: Hash };
+}
+
+/** One signed operation in the journal (the store is `stores/userOperationJournalStore.ts`). */
+export interface JournaledUserOperation {
+  userOpHash: Hash;
+  chainId: number;
+  sender: Address;
+  nonce: bigint;
+  operation: Record<string, Hex>;
+  /** Unix seconds: the paymaster's validUntil. */
+  validUntil: number;
+}
+
+/**
+ * Where signed operations are written before they go to the bundler, so a restart can ask what became of
+ * them and send again the ones that can still land.
+ */
+export interface UserOperationJournal {
+  record(e: JournaledUserOperation): Promise<void>;
+  markIncluded(userOpHash: Hash, inclusion: { txHash: Hash; blockNumber: bigint }): Promise<boolean>;
+  markDropped(userOpHash: Hash): Promise<boolean>;
+  open(chainId: number): Promise<JournaledUserOperation[]>;
+}
+
+/** What `recover` did with the journal's open entries at start. */
+export interface UserOperationRecovery {
+  included: number;
+  dropped: number;
+  resent: number;
 }
 
 export interface ExternalBundlerOptions {
@@ -113,6 +164,9 @@ export interface ExternalBundlerOptions {
   /** CHAIN_CONFIRMATIONS: blocks its bundle must be deep (its own counted) before it is answered as done. */
   confirmations?: number;
 }
+
+/** What following an operation to its receipt needs to know of it. */
+type Followed = Pick<PendingOperation, 'sender' | 'nonce'>;
 
 /** A 65-byte signature of the right form that recovers to nobody's key: estimation only (ERC-4337 "dummy signature"). */
 const DUMMY_SIGNATURE: Hex = `0x${'11'.repeat(32)}${'22'.repeat(32)}1b`;
@@ -148,6 +202,7 @@ export class ExternalBundler implements OperationSubmitter {
     private readonly gateway: ChainGateway,
     private readonly sponsor: Sponsor,
     private readonly rpc: BundlerRpc,
+    private readonly journal: UserOperationJournal,
     private readonly logger: Logger,
     options: ExternalBundlerOptions = {},
   ) {
@@ -277,8 +332,28 @@ export class ExternalBundler implements OperationSubmitter {
     const signed: UserOperation = { ...sponsored, signature: await op.owner.signUserOpHash(userOpHash) };
     op.signed = { op: signed, userOpHash, nonce, validUntil };
 
-    // 4. Send, then follow it to its receipt.
-    const answered = await this.#send(signed, userOpHash, entryPoint, false);
+    // 4. Journal it (nothing is sent when that fails), send it, then follow it to its receipt.
+    try {
+      await this.journal.record({
+        userOpHash,
+        chainId,
+        sender: op.sender,
+        nonce,
+        operation: userOperationToRpc(signed),
+        validUntil,
+      });
+    } catch (err) {
+      this.logger.error({ err, userOpHash }, 'the user operation journal could not be written; nothing sent');
+      throw chainUnavailable();
+    }
+    let answered: Hash;
+    try {
+      answered = await this.#send(signed, userOpHash, entryPoint, false);
+    } catch (err) {
+      // Refused (or the bundler certainly got nothing): it never runs.
+      await this.journal.markDropped(userOpHash).catch(() => undefined);
+      throw err;
+    }
     if (answered.toLowerCase() !== userOpHash.toLowerCase()) {
       this.logger.warn({ answered, userOpHash }, 'the bundler named another userOpHash than the EntryPoint');
     }
@@ -302,7 +377,7 @@ export class ExternalBundler implements OperationSubmitter {
   }
 
   async #follow(
-    op: PendingOperation,
+    op: Followed,
     signed: UserOperation,
     userOpHash: Hash,
     entryPoint: Address,
@@ -350,7 +425,7 @@ export class ExternalBundler implements OperationSubmitter {
 
   /** The result once the bundle is `confirmations` deep on dauth's own node; undefined while it is not. */
   async #settled(
-    op: PendingOperation,
+    op: Followed,
     found: RpcUserOperationReceipt,
     userOpHash: Hash,
     entryPoint: Address,
@@ -367,6 +442,10 @@ export class ExternalBundler implements OperationSubmitter {
     const outcome = decodeOperationResults(receipt, entryPoint).get(userOpHash.toLowerCase());
     if (!outcome) return undefined;
     this.gateway.markDeployed(op.sender);
+    // The journal learns the inclusion before the caller does; a failed write only leaves it for the recovery.
+    await this.journal
+      .markIncluded(userOpHash, { txHash, blockNumber: receipt.blockNumber })
+      .catch((err: unknown) => this.logger.warn({ err, userOpHash }, 'journal: inclusion not recorded'));
     this.observer.bundleMined(1);
     if (outcome.revert) this.observer.operationReverted(outcome.revert.name ?? 'unknown');
     return {
@@ -379,6 +458,72 @@ export class ExternalBundler implements OperationSubmitter {
       actualGasCost: outcome.actualGasCost,
       blockNumber: receipt.blockNumber,
     };
+  }
+
+  /**
+   * At start: settles every journaled operation of this chain still open (sent before a crash or a restart):
+   * included (the bundler's receipt, or its `UserOperationEvent` on the chain), dropped (its nonce went to
+   * another operation, or its sponsorship expired: it can never run), or sent again (same signed bytes, same
+   * userOpHash: it runs at most once) and followed in the background.
+   */
+  async recover(): Promise<UserOperationRecovery> {
+    const { chainId, contracts } = this.gateway;
+    const report: UserOperationRecovery = { included: 0, dropped: 0, resent: 0 };
+    const open = await this.journal.open(chainId);
+    if (open.length === 0) return report;
+    const head = await this.gateway.blockNumber();
+    const fromBlock = head > 50_000n ? head - 50_000n : 0n;
+    for (const entry of open) {
+      const receipt = await this.#inclusionOf(entry.userOpHash, fromBlock);
+      if (receipt) {
+        await this.journal.markIncluded(entry.userOpHash, receipt);
+        report.included += 1;
+        continue;
+      }
+      const nonce = await this.gateway.getNonce(entry.sender);
+      if (nonce > entry.nonce || entry.validUntil <= Math.floor(Date.now() / 1000) + 5) {
+        await this.journal.markDropped(entry.userOpHash);
+        report.dropped += 1;
+        continue;
+      }
+      const signed = operationFromRpc(entry.operation);
+      try {
+        await this.rpc.request<Hash>('eth_sendUserOperation', [entry.operation, contracts.entry_point]);
+      } catch (err) {
+        if (err instanceof BundlerRpcError) {
+          // Refused now (e.g. its nonce is taken in the bundler's mempool by a newer one): look again later.
+          this.logger.warn({ userOpHash: entry.userOpHash, err: err.message }, 'journaled operation refused');
+        } else {
+          throw err;
+        }
+      }
+      report.resent += 1;
+      void this.#follow(
+        { sender: entry.sender, nonce: entry.nonce },
+        signed,
+        entry.userOpHash,
+        contracts.entry_point,
+      ).catch((err: unknown) =>
+        this.logger.warn({ err, userOpHash: entry.userOpHash }, 'journaled operation not settled'),
+      );
+    }
+    this.logger.info(report, 'user operation journal recovered');
+    return report;
+  }
+
+  /** Where the operation ran: the bundler's receipt, or its `UserOperationEvent` on our node since `fromBlock`. */
+  async #inclusionOf(
+    userOpHash: Hash,
+    fromBlock: bigint,
+  ): Promise<{ txHash: Hash; blockNumber: bigint } | undefined> {
+    const found = await this.rpc
+      .request<RpcUserOperationReceipt | null>('eth_getUserOperationReceipt', [userOpHash])
+      .catch(() => null);
+    if (found) {
+      return { txHash: found.receipt.transactionHash, blockNumber: BigInt(found.receipt.blockNumber) };
+    }
+    const [receipt] = await this.gateway.receiptsOfOperations([userOpHash], fromBlock);
+    return receipt ? { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber } : undefined;
   }
 
   async #call<T>(method: string, params: unknown[]): Promise<T> {
@@ -413,10 +558,18 @@ export async function connectExternalBundler(p: {
   url: string;
   gateway: ChainGateway;
   sponsor: Sponsor;
+  journal: UserOperationJournal;
   logger: Logger;
   options?: ExternalBundlerOptions;
 }): Promise<ExternalBundler> {
-  const bundler = new ExternalBundler(p.gateway, p.sponsor, new BundlerRpc(p.url), p.logger, p.options);
+  const bundler = new ExternalBundler(
+    p.gateway,
+    p.sponsor,
+    new BundlerRpc(p.url),
+    p.journal,
+    p.logger,
+    p.options,
+  );
   const entryPoint = p.gateway.contracts.entry_point;
   let supported: Address[];
   try {
@@ -446,5 +599,6 @@ export async function connectExternalBundler(p: {
     );
   }
   p.logger.info({ entryPoint }, 'user operations go to the external bundler (BUNDLER_RPC_URL)');
+  await bundler.recover();
   return bundler;
 }

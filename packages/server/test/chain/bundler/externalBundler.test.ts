@@ -4,7 +4,10 @@ import {
   canonicalEntryPointDeployData,
   dauthPaymasterAbi,
   DETERMINISTIC_DEPLOYER,
+  encodeInitCode,
   entryPointAbi,
+  getUserOpHash,
+  signSponsoredUserOp,
   startAnvil,
 } from '@dauth/contracts';
 import { createPublicClient, createWalletClient, type Hex, http, parseEther } from 'viem';
@@ -12,6 +15,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { OPERATION_GAS } from '../../../src/chain/operations/operationSigner.js';
+import { encodeWalletCalls } from '../../../src/chain/contractCalls.js';
+import { userOperationToRpc } from '../../../src/chain/operations/externalBundler.js';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { UserOperationJournalStore } from '../../../src/stores/userOperationJournalStore.js';
 import {
   bundledOperations,
   contractSettings,
@@ -41,6 +49,13 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
   /** A second dauth on the same deployment whose user operations go to the safe-mode Alto. */
   let safe: TestChain;
   let relayer: Hex;
+  let keys: Record<
+    | 'DEPLOYER_PRIVATE_KEY'
+    | 'RELAYER_PRIVATE_KEY'
+    | 'PAYMASTER_SIGNER_PRIVATE_KEY'
+    | 'OPERATOR_OWNER_PRIVATE_KEY',
+    Hex
+  >;
 
   beforeAll(async () => {
     node = await startAnvil();
@@ -57,7 +72,7 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
         data: canonicalEntryPointDeployData(),
       }),
     });
-    const keys = {
+    keys = {
       DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
       RELAYER_PRIVATE_KEY: generatePrivateKey(),
       PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
@@ -229,4 +244,93 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
     });
     expect(await safe.chain.gateway.getNonce(safe.chain.gateway.walletAddress(owner.address, 0n))).toBe(1n);
   }, 60_000);
+
+  it('sends a journaled operation the bundler never got (a crash between journal and send) at the next start, once', async () => {
+    const { contracts, chainId } = t.chain.info;
+    const database = openDatabase({ sqlitePath: ':memory:' });
+    await migrateToLatest(database.db);
+    const journal = new UserOperationJournalStore(database.db);
+    const now = Math.floor(Date.now() / 1000);
+    const fees = await t.chain.gateway.fees();
+    /** A signed first operation of a fresh wallet, as the external bundler journals it before sending. */
+    async function journaled(validUntil: number) {
+      const owner = privateKeyToAccount(generatePrivateKey());
+      const sender = t.chain.gateway.walletAddress(owner.address, 0n);
+      const op = await signSponsoredUserOp(
+        {
+          sender,
+          nonce: 0n,
+          initCode: encodeInitCode(contracts.account_factory, owner.address, 0n),
+          callData: encodeWalletCalls([t.chain.calls.nativeTransfer(owner.address, 0n)]),
+          callGasLimit: 100_000n,
+          verificationGasLimit: 400_000n,
+          preVerificationGas: 100_000n,
+          maxFeePerGas: fees.maxFeePerGas * 2n,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        },
+        {
+          entryPoint: contracts.entry_point,
+          chainId,
+          owner,
+          paymaster: contracts.paymaster,
+          paymasterSigner: privateKeyToAccount(keys.PAYMASTER_SIGNER_PRIVATE_KEY),
+          validUntil,
+          validAfter: now - 60,
+        },
+      );
+      const userOpHash = getUserOpHash(op, contracts.entry_point, chainId);
+      await journal.record({
+        userOpHash,
+        chainId,
+        sender,
+        nonce: 0n,
+        operation: userOperationToRpc(op),
+        validUntil,
+      });
+      return { userOpHash, sender };
+    }
+    const lost = await journaled(now + 300);
+    const expired = await journaled(now - 5);
+    const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
+    const env = {
+      CHAIN_RPC_URL: node.rpcUrl,
+      BUNDLER_RPC_URL: alto.url,
+      ...serviceKeys,
+      RELAYER_PRIVATE_KEY: generatePrivateKey(),
+      ...contractSettings(contracts),
+    };
+    try {
+      const restarted = await startTestChain({
+        database,
+        env,
+        externalBundler: { pollIntervalMs: { min: 50, max: 250 } },
+      });
+      try {
+        // The expired one can never run: dropped at once. The lost one is sent again and followed.
+        expect((await journal.get(expired.userOpHash))?.state).toBe('dropped');
+        for (
+          let waited = 0;
+          (await journal.get(lost.userOpHash))?.state === 'sent' && waited < 30_000;
+          waited += 100
+        ) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(await journal.get(lost.userOpHash)).toMatchObject({ state: 'included' });
+        expect(await restarted.chain.gateway.getNonce(lost.sender)).toBe(1n);
+        expect(await restarted.chain.gateway.isDeployed(expired.sender)).toBe(false);
+      } finally {
+        await restarted.close();
+      }
+      // A start after that finds nothing open and sends nothing again: the operation ran once.
+      const again = await startTestChain({ database, env });
+      try {
+        expect(await journal.open(chainId)).toEqual([]);
+        expect(await again.chain.gateway.getNonce(lost.sender)).toBe(1n);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await database.close();
+    }
+  }, 90_000);
 });
