@@ -143,7 +143,12 @@ export interface UserOperationJournal {
   markIncluded(userOpHash: Hash, inclusion: { txHash: Hash; blockNumber: bigint }): Promise<boolean>;
   markDropped(userOpHash: Hash): Promise<boolean>;
   open(chainId: number): Promise<JournaledUserOperation[]>;
+  /** Deletes settled entries last changed before `before` (ms). */
+  compact(before: number): Promise<number>;
 }
+
+/** Settled journal entries are kept this long (ms), for an operator's questions, then deleted at a start. */
+const SETTLED_RETENTION_MS = 7 * 24 * 3_600_000;
 
 /** What `recover` did with the journal's open entries at start. */
 export interface UserOperationRecovery {
@@ -469,6 +474,7 @@ export class ExternalBundler implements OperationSubmitter {
   async recover(): Promise<UserOperationRecovery> {
     const { chainId, contracts } = this.gateway;
     const report: UserOperationRecovery = { included: 0, dropped: 0, resent: 0 };
+    await this.journal.compact(Date.now() - SETTLED_RETENTION_MS);
     const open = await this.journal.open(chainId);
     if (open.length === 0) return report;
     const head = await this.gateway.blockNumber();
