@@ -437,6 +437,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       contracts: given === 6 ? (contractVars as ChainContracts) : undefined,
     };
   }
+  if (e.BUNDLER_RPC_URL && !rpcUrls) {
+    // The embedded anvil listens on a port picked at each start: no bundler can be pointed at it beforehand.
+    problems.push('BUNDLER_RPC_URL: needs an external chain (CHAIN_RPC_URL) that the bundler serves too');
+  }
   if (e.DATABASE_URL && !e.MASTER_KEY) {
     // Replicas sharing one database must share the key; generating one per machine would lose data.
     problems.push('MASTER_KEY: required when DATABASE_URL is set');
