@@ -82,6 +82,8 @@ export interface ChainServices {
   probe(): Promise<void>;
   /** With CHAIN_RPC_URLS: asks each endpoint now; `/readyz` names the ones that are down. */
   probeEndpoints: (() => Promise<RpcEndpointStatus[]>) | undefined;
+  /** With BUNDLER_RPC_URL: rejects when the external bundler does not answer (`/readyz` degraded). */
+  probeBundler: (() => Promise<void>) | undefined;
   /** Sends what is queued, then stops the embedded chain (its state is saved). */
   close(): Promise<void>;
 }
@@ -382,6 +384,7 @@ export async function createChainServices(
         await gateway.probe();
       },
       probeEndpoints: failover ? () => failover.probeAll() : undefined,
+      probeBundler: external ? () => external.probe() : undefined,
       close: async () => {
         await maintenance.stop();
         await Promise.all([bundler.close(), external?.close()]);

@@ -44,7 +44,8 @@ export class BundlerUnreachableError extends Error {
 export class BundlerRpc {
   #id = 0;
   constructor(
-    private readonly url: string,
+    /** May carry an API key: never logged. */
+    readonly url: string,
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -224,6 +225,11 @@ export class ExternalBundler implements OperationSubmitter {
   /** Operations sent to the bundler and not yet settled, or waiting for their wallet's previous one. */
   get queued(): number {
     return this.#inFlight;
+  }
+
+  /** Resolves when the bundler answers `eth_supportedEntryPoints` within 3 s (readiness). */
+  async probe(): Promise<void> {
+    await new BundlerRpc(this.rpc.url, 3_000).request<Address[]>('eth_supportedEntryPoints', []);
   }
 
   /** The EntryPoints the bundler serves (`eth_supportedEntryPoints`), to check ours is among them at start. */

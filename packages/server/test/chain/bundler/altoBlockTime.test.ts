@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { call, newUser, registerPin } from '../../pin/pinHelpers.js';
+import { randomOwner } from '../chainTestHelpers.js';
 import { type AltoInstance, startAlto } from './alto.js';
 
 /**
@@ -153,4 +154,32 @@ describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_C
       }),
     ).toBe(2500n);
   }, 120_000);
+
+  it('reports the bundler in /readyz, degraded while it does not answer; operations then answer 503, nothing sent', async () => {
+    const readyz = async () => {
+      const response = await fetch(`${server.url}/readyz`, {
+        headers: { authorization: `Bearer ${server.services.secrets.adminApiKey}` },
+      });
+      return {
+        status: response.status,
+        body: (await response.json()) as { status: string; checks: Record<string, string> },
+      };
+    };
+    expect((await readyz()).body.checks.bundler).toBe('ok');
+    await alto.stop();
+    const down = await readyz();
+    expect(down.status).toBe(200);
+    expect(down.body.status).toBe('degraded');
+    expect(down.body.checks.bundler).toBe('the bundler at BUNDLER_RPC_URL does not answer');
+    const { chain } = server.services;
+    const owner = randomOwner();
+    await expect(
+      chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [chain.calls.nativeTransfer(owner.address, 0n)],
+      }),
+    ).rejects.toMatchObject({ status: 503, code: 'chain_unavailable' });
+    expect(await chain.gateway.isDeployed(chain.gateway.walletAddress(owner.address, 0n))).toBe(false);
+  }, 60_000);
 });
