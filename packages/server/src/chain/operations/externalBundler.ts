@@ -287,14 +287,40 @@ export class ExternalBundler implements OperationSubmitter {
     await Promise.race([Promise.all([...this.#tails.values()]), timer]);
   }
 
+  /**
+   * Submits `op`; a bundler that names a fee floor in its refusal ("maxPriorityFeePerGas must be at least N",
+   * as Alto and Pimlico's API answer) gets the operation again, estimated and signed anew with that floor.
+   */
   async #submit(op: PendingOperation): Promise<OperationResult> {
+    const floors: FeeFloors = {};
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(op, floors);
+      } catch (err) {
+        const floor = attempt < 3 ? feeFloorOf(err) : undefined;
+        if (!floor) throw err;
+        this.logger.info(
+          { sender: op.sender, ...stringified(floor) },
+          'the bundler asks for higher fees; signing again',
+        );
+        Object.assign(floors, floor);
+      }
+    }
+  }
+
+  async #attempt(op: PendingOperation, floors: FeeFloors): Promise<OperationResult> {
     const { contracts, chainId } = this.gateway;
     const entryPoint = contracts.entry_point;
-    const [nonce, deployed, fees] = await Promise.all([
+    const [nonce, deployed, nodeFees] = await Promise.all([
       this.gateway.getNonce(op.sender),
       this.gateway.isDeployed(op.sender),
       this.gateway.fees(),
     ]);
+    const maxPriorityFeePerGas = max(nodeFees.maxPriorityFeePerGas, floors.maxPriorityFeePerGas ?? 0n);
+    const fees = {
+      maxPriorityFeePerGas,
+      maxFeePerGas: max(max(nodeFees.maxFeePerGas, floors.maxFeePerGas ?? 0n), maxPriorityFeePerGas),
+    };
     op.nonce = nonce;
     if (deployed) op.deployed = true;
     const initCode: Hex =
@@ -547,6 +573,21 @@ export class ExternalBundler implements OperationSubmitter {
     }
   }
 }
+
+/** Lowest fees a bundler named in a refusal. */
+type FeeFloors = { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+
+/** The fee floor a bundler's refusal names ("maxFeePerGas must be at least 123 …"), if it names one. */
+export function feeFloorOf(err: unknown): FeeFloors | undefined {
+  const text =
+    err instanceof UserOperationRejectedError ? err.reason : err instanceof Error ? err.message : String(err);
+  const match = /\b(maxFeePerGas|maxPriorityFeePerGas) must be at least (\d+)/.exec(text);
+  if (!match) return undefined;
+  return { [match[1] as 'maxFeePerGas' | 'maxPriorityFeePerGas']: BigInt(match[2]!) };
+}
+
+const stringified = (floors: FeeFloors) =>
+  Object.fromEntries(Object.entries(floors).map(([k, v]) => [k, String(v)]));
 
 /** A bundler's refusal as the EntryPoint's typed error (`AA25 …` → 409 `nonce_conflict`, …). */
 function refusal(err: unknown, userOpHash?: Hash): AppError {

@@ -104,6 +104,8 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
         executorKey: ALTO_EXECUTOR,
         utilityKey: ALTO_UTILITY,
         safeMode: false,
+        // Its API v2 (`/v2/rpc`) refuses priority fees below 3 gwei, naming the floor (the node suggests 1).
+        extraArgs: ['--floor-max-priority-fee-per-gas', '3'],
       }),
       startAlto({
         rpcUrl: node.rpcUrl,
@@ -333,4 +335,32 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       await database.close();
     }
   }, 90_000);
+
+  it('signs again with the fee floor a bundler names when it refuses a fee as too low', async () => {
+    const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
+    const strict = await startTestChain({
+      env: {
+        CHAIN_RPC_URL: node.rpcUrl,
+        BUNDLER_RPC_URL: alto.url.replace(/\/rpc$/, '/v2/rpc'),
+        ...serviceKeys,
+        RELAYER_PRIVATE_KEY: generatePrivateKey(),
+        ...contractSettings(t.chain.info.contracts),
+      },
+      externalBundler: { pollIntervalMs: { min: 50, max: 250 } },
+    });
+    try {
+      expect((await strict.chain.gateway.fees()).maxPriorityFeePerGas).toBeLessThan(3_000_000_000n);
+      const owner = randomOwner();
+      const result = await strict.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [strict.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+      expect(result.success).toBe(true);
+      const [included] = await bundledOperations(strict.chain, result.txHash);
+      expect(included!.maxPriorityFeePerGas).toBeGreaterThanOrEqual(3_000_000_000n);
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
 });
