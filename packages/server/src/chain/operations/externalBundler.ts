@@ -171,6 +171,14 @@ export interface ExternalBundlerOptions {
   confirmations?: number;
 }
 
+/** Where to look for an operation on the chain, and until when it can be included. */
+interface SentFacts {
+  /** A block at or before its first send. */
+  fromBlock: bigint;
+  /** Unix seconds: its paymaster's validUntil. */
+  validUntil: number;
+}
+
 /** What following an operation to its receipt needs to know of it. */
 type Followed = Pick<PendingOperation, 'sender' | 'nonce'>;
 
@@ -202,6 +210,8 @@ export class ExternalBundler implements OperationSubmitter {
   readonly #tails = new Map<string, Promise<void>>();
   readonly #o: Required<ExternalBundlerOptions>;
   #closing = false;
+  /** Set once `close` is done: every follow still running gives up (outcome unknown). */
+  #stopped = false;
   #inFlight = 0;
 
   constructor(
@@ -285,6 +295,7 @@ export class ExternalBundler implements OperationSubmitter {
     this.#closing = true;
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     await Promise.race([Promise.all([...this.#tails.values()]), timer]);
+    this.#stopped = true;
   }
 
   /**
@@ -383,6 +394,7 @@ export class ExternalBundler implements OperationSubmitter {
       this.logger.error({ err, userOpHash }, 'the user operation journal could not be written; nothing sent');
       throw chainUnavailable();
     }
+    const sent: SentFacts = { fromBlock: await this.gateway.blockNumber(), validUntil };
     let answered: Hash;
     try {
       answered = await this.#send(signed, userOpHash, entryPoint, false);
@@ -395,7 +407,7 @@ export class ExternalBundler implements OperationSubmitter {
       this.logger.warn({ answered, userOpHash }, 'the bundler named another userOpHash than the EntryPoint');
     }
     op.sentUserOpHashes.push(userOpHash);
-    return this.#follow(op, signed, userOpHash, entryPoint);
+    return this.#follow(op, signed, userOpHash, entryPoint, sent);
   }
 
   /** `eth_sendUserOperation`. An unreachable bundler before the first send is "nothing sent" (503). */
@@ -418,6 +430,7 @@ export class ExternalBundler implements OperationSubmitter {
     signed: UserOperation,
     userOpHash: Hash,
     entryPoint: Address,
+    sent: SentFacts,
   ): Promise<OperationResult> {
     const o = this.#o;
     const start = Date.now();
@@ -436,11 +449,30 @@ export class ExternalBundler implements OperationSubmitter {
         found = undefined;
       }
       if (found) {
-        const result = await this.#settled(op, found, userOpHash, entryPoint);
+        const result = await this.#settled(op, found.receipt.transactionHash, userOpHash, entryPoint);
         if (result) return result;
       } else if (found === null && Date.now() - lastSendAt >= o.resendAfterMs) {
-        // Still not included: the same signed operation again (a bundler that restarted has forgotten it).
         lastSendAt = Date.now();
+        // Not included as far as the bundler knows. The chain may know better (a bundler that forgot its
+        // receipt), or know that it can never be included (its nonce went to another operation, or its
+        // sponsorship expired): then nothing was changed, and it is not sent again.
+        const fate = await this.#fateOnChain(op, userOpHash, sent).catch(() => undefined);
+        if (fate?.kind === 'included') {
+          const result = await this.#settled(op, fate.txHash, userOpHash, entryPoint);
+          if (result) return result;
+          continue;
+        }
+        if (fate?.kind === 'never') {
+          await this.journal.markDropped(userOpHash).catch(() => undefined);
+          this.logger.warn({ userOpHash, why: fate.why }, 'the bundler did not include the operation');
+          throw new AppError(
+            502,
+            'bundle_failed',
+            `The bundler did not include the operation (${fate.why}); nothing was changed`,
+            { user_op_hash: userOpHash },
+          );
+        }
+        // Still open: the same signed operation again (a bundler that restarted has forgotten it).
         await this.#send(signed, userOpHash, entryPoint, true).catch((err: unknown) => {
           this.logger.info(
             { userOpHash, err: (err as Error).message },
@@ -448,7 +480,11 @@ export class ExternalBundler implements OperationSubmitter {
           );
         });
       }
-      if (Date.now() - lastAnswerAt > o.outageTimeoutMs || Date.now() - start > o.maxWaitMs) {
+      if (
+        this.#stopped ||
+        Date.now() - lastAnswerAt > o.outageTimeoutMs ||
+        Date.now() - start > o.maxWaitMs
+      ) {
         this.logger.error(
           { userOpHash },
           'no receipt from the bundler; the outcome of the operation is unknown',
@@ -460,14 +496,30 @@ export class ExternalBundler implements OperationSubmitter {
     }
   }
 
+  /** What the chain says of an operation the bundler has no receipt for. */
+  async #fateOnChain(
+    op: Followed,
+    userOpHash: Hash,
+    sent: SentFacts,
+  ): Promise<{ kind: 'included'; txHash: Hash } | { kind: 'never'; why: string } | undefined> {
+    const [receipt] = await this.gateway.receiptsOfOperations([userOpHash], sent.fromBlock);
+    if (receipt) return { kind: 'included', txHash: receipt.transactionHash };
+    const nonce = await this.gateway.getNonce(op.sender);
+    if (nonce > op.nonce) return { kind: 'never', why: 'its nonce was used by another operation' };
+    // A little past the window, so a block of the window's last second has surely been seen.
+    if (Math.floor(Date.now() / 1000) > sent.validUntil + 30) {
+      return { kind: 'never', why: 'its sponsorship expired before it was included' };
+    }
+    return undefined;
+  }
+
   /** The result once the bundle is `confirmations` deep on dauth's own node; undefined while it is not. */
   async #settled(
     op: Followed,
-    found: RpcUserOperationReceipt,
+    txHash: Hash,
     userOpHash: Hash,
     entryPoint: Address,
   ): Promise<OperationResult | undefined> {
-    const txHash = found.receipt.transactionHash;
     const client = this.gateway.client;
     const [receipt, head] = await Promise.all([
       client.getTransactionReceipt({ hash: txHash }).catch(() => undefined),
@@ -541,6 +593,7 @@ export class ExternalBundler implements OperationSubmitter {
         signed,
         entry.userOpHash,
         contracts.entry_point,
+        { fromBlock, validUntil: entry.validUntil },
       ).catch((err: unknown) =>
         this.logger.warn({ err, userOpHash: entry.userOpHash }, 'journaled operation not settled'),
       );

@@ -363,4 +363,89 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       await strict.close();
     }
   }, 60_000);
+
+  it("answers 502 bundle_failed, nothing done, when the wallet's nonce goes to another operation before the bundler includes it", async () => {
+    const reader = createPublicClient({ transport: http(node.rpcUrl) });
+    const bank = createWalletClient({
+      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+      transport: http(node.rpcUrl),
+    });
+    const [executor, utility, relayerKey] = [
+      generatePrivateKey(),
+      generatePrivateKey(),
+      generatePrivateKey(),
+    ];
+    for (const key of [executor, utility, relayerKey]) {
+      await reader.waitForTransactionReceipt({
+        hash: await bank.sendTransaction({
+          chain: null,
+          to: privateKeyToAccount(key).address,
+          value: parseEther('10'),
+        }),
+      });
+    }
+    // A bundler that accepts operations and never bundles them on its own.
+    const idle = await startAlto({
+      rpcUrl: node.rpcUrl,
+      entryPoint: CANONICAL_ENTRY_POINT,
+      executorKey: executor,
+      utilityKey: utility,
+      safeMode: false,
+      extraArgs: ['--bundle-mode', 'manual', '--enable-debug-endpoints'],
+    });
+    const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
+    const settings = {
+      CHAIN_RPC_URL: node.rpcUrl,
+      ...serviceKeys,
+      ...contractSettings(t.chain.info.contracts),
+    };
+    const waiting = await startTestChain({
+      env: { ...settings, BUNDLER_RPC_URL: idle.url, RELAYER_PRIVATE_KEY: generatePrivateKey() },
+      externalBundler: { pollIntervalMs: { min: 50, max: 250 }, resendAfterMs: 300 },
+    });
+    // The same wallet's operations through dauth's own bundler (another replica, say).
+    const builtIn = await startTestChain({ env: { ...settings, RELAYER_PRIVATE_KEY: relayerKey } });
+    try {
+      const owner = randomOwner();
+      const wallet = t.chain.gateway.walletAddress(owner.address, 0n);
+      const call = (chain: TestChain) => ({
+        owner,
+        salt: 0n,
+        calls: [chain.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+      await t.chain.operations.submitOperation(call(t)); // deployed, nonce 1 next
+      const stuck = waiting.chain.operations.submitOperation(call(waiting));
+      const outcome = stuck.then(
+        () => 'resolved',
+        (err: unknown) => err,
+      );
+      // Once the idle bundler holds it (nonce 1), the built-in bundler runs another operation at nonce 1.
+      const mempool = async () => {
+        const response = await fetch(idle.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'debug_bundler_dumpMempool',
+            params: [CANONICAL_ENTRY_POINT],
+          }),
+        });
+        return ((await response.json()) as { result?: unknown[] }).result ?? [];
+      };
+      for (let waited = 0; (await mempool()).length === 0 && waited < 20_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await mempool()).toHaveLength(1);
+      const other = await builtIn.chain.operations.submitOperation(call(builtIn));
+      expect(other).toMatchObject({ success: true, nonce: 1n });
+      expect(await outcome).toMatchObject({ status: 502, code: 'bundle_failed' });
+      // Exactly one operation ran at nonce 1.
+      expect(await t.chain.gateway.getNonce(wallet)).toBe(2n);
+    } finally {
+      await builtIn.close();
+      await waiting.close();
+      await idle.stop();
+    }
+  }, 90_000);
 });
