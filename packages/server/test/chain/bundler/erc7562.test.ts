@@ -1,5 +1,21 @@
-import { encodeInitCode, signSponsoredUserOp, type UserOperation } from '@dauth/contracts';
-import type { PublicClient } from 'viem';
+import {
+  dauthSessionAccountAbi,
+  dauthSessionAccountBytecode,
+  encodeInitCode,
+  signSponsoredUserOp,
+  type UserOperation,
+} from '@dauth/contracts';
+import {
+  concat,
+  createWalletClient,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  http,
+  numberToHex,
+  type PublicClient,
+  zeroAddress,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWalletCalls } from '../../../src/chain/contractCalls.js';
@@ -114,5 +130,116 @@ describe('ERC-7562 rules kept by the validation of dauth operations', () => {
         codeless: [],
       });
     }
+  });
+
+  it('an owner and a session-key operation of a DauthSessionAccount (its limits written to its own storage)', async () => {
+    const client = t.chain.gateway.client as unknown as PublicClient;
+    const { contracts, chainId } = t.chain.info;
+    const ownerKey = generatePrivateKey();
+    const owner = privateKeyToAccount(ownerKey);
+    const sessionKey = privateKeyToAccount(generatePrivateKey());
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const deployer = createWalletClient({
+      account: privateKeyToAccount(EMBEDDED_CHAIN_KEYS.deployer),
+      chain: null,
+      transport: http(t.chain.info.rpcUrl),
+    });
+    const receipt = await client.waitForTransactionReceipt({
+      hash: await deployer.deployContract({
+        abi: dauthSessionAccountAbi,
+        bytecode: dauthSessionAccountBytecode,
+        args: [contracts.entry_point, owner.address, zeroAddress],
+      }),
+    });
+    const account = getAddress(receipt.contractAddress!);
+    const execute = (target: Hex, value: bigint, data: Hex) =>
+      encodeFunctionData({
+        abi: dauthSessionAccountAbi,
+        functionName: 'execute',
+        args: [target, value, data],
+      });
+    const now = Number((await client.getBlock()).timestamp);
+    const addKey = encodeFunctionData({
+      abi: dauthSessionAccountAbi,
+      functionName: 'addSessionKey',
+      args: [
+        sessionKey.address,
+        {
+          targets: [recipient],
+          selectors: ['0x00000000'],
+          maxValuePerCall: 1n,
+          maxValuePerDay: 1n,
+          tokens: [],
+          tokenLimitsPerDay: [],
+          validUntil: now + 86_400,
+        },
+      ],
+    });
+    const ownerOp = { callData: execute(account, 0n, addKey) };
+    /** An operation of the session account signed by `signer` (with `day`: the session key's form). */
+    const sessionAccountOp = async (signer: typeof owner, callData: Hex, day?: number) => {
+      const nonce = await t.chain.gateway.getNonce(account);
+      const fees = await t.chain.gateway.fees();
+      const signed = await signSponsoredUserOp(
+        {
+          sender: account,
+          nonce,
+          initCode: '0x',
+          callData,
+          callGasLimit: 200_000n,
+          verificationGasLimit: 400_000n,
+          preVerificationGas: 60_000n,
+          maxFeePerGas: fees.maxFeePerGas,
+          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        },
+        {
+          entryPoint: contracts.entry_point,
+          chainId,
+          owner: signer,
+          paymaster: contracts.paymaster,
+          paymasterSigner: privateKeyToAccount(EMBEDDED_CHAIN_KEYS.paymasterSigner),
+          validUntil: now + 300,
+          validAfter: now - 60,
+        },
+      );
+      if (day === undefined) return signed;
+      return {
+        ...signed,
+        signature: concat([signer.address, numberToHex(day, { size: 6 }), signed.signature]),
+      };
+    };
+
+    const byOwner = await sessionAccountOp(owner, ownerOp.callData);
+    const ownerFindings = await findings(
+      byOwner,
+      await traceValidation(client, contracts.entry_point, byOwner),
+    );
+    expect(ownerFindings).toMatchObject({
+      banned: [],
+      otherStorage: [],
+      paymasterOwnSlots: ['SLOAD 0x1'],
+      codeless: [],
+    });
+    // Registered through the pipeline (the owner's operation), then the session key acts.
+    const registered = await t.chain.operations.submitOperation({
+      owner: ownerFromPrivateKey(Buffer.from(ownerKey.slice(2), 'hex')),
+      salt: 0n,
+      sender: account,
+      callData: ownerOp.callData,
+    });
+    expect(registered.success).toBe(true);
+    const day = Math.floor((Number((await client.getBlock()).timestamp) + 1) / 86_400);
+    const bySessionKey = await sessionAccountOp(sessionKey, execute(recipient, 1n, '0x'), day);
+    const trace = await traceValidation(client, contracts.entry_point, bySessionKey);
+    expect(await findings(bySessionKey, trace)).toMatchObject({
+      banned: [], // the day comes from the signature, never from TIMESTAMP
+      otherStorage: [],
+      paymasterOwnSlots: ['SLOAD 0x1'],
+      codeless: [],
+    });
+    // Its policy and day counters are the account's own storage, read and written in validation (STO-010).
+    expect(trace.storage.filter((a) => a.entity === 'account' && a.op === 'SSTORE').length).toBeGreaterThan(
+      0,
+    );
   });
 });
