@@ -141,7 +141,6 @@ describe('ERC-7562 rules kept by the validation of dauth operations', () => {
     const recipient = privateKeyToAccount(generatePrivateKey()).address;
     const deployer = createWalletClient({
       account: privateKeyToAccount(EMBEDDED_CHAIN_KEYS.deployer),
-      chain: null,
       transport: http(t.chain.info.rpcUrl),
     });
     const receipt = await client.waitForTransactionReceipt({
@@ -149,6 +148,7 @@ describe('ERC-7562 rules kept by the validation of dauth operations', () => {
         abi: dauthSessionAccountAbi,
         bytecode: dauthSessionAccountBytecode,
         args: [contracts.entry_point, owner.address, zeroAddress],
+        chain: null,
       }),
     });
     const account = getAddress(receipt.contractAddress!);
