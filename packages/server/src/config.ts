@@ -135,6 +135,7 @@ const envSchema = z.object({
   LOW_FUNDS_RELAYER_BALANCE: weiAmount.default(10n ** 17n),
   /** Blocks a write must be deep (its own included) before it is answered as done (docs/chain.md). */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(64).default(1),
+  BUNDLER_RPC_URL: url(['http:', 'https:']).optional(),
   /**
    * Gas sponsorship policy (decisions §7, §8): daily budgets per user and per app, per-operation cap. The
    * cap is 1.5M (was 3M): the interface's heaviest user operation asks for about 0.49M (docs/operations.md).
@@ -256,6 +257,11 @@ export interface Config {
   lowFunds: { paymasterDeposit: bigint; relayerBalance: bigint };
   /** CHAIN_CONFIRMATIONS: 1 answers a write once it is in a block. */
   chainConfirmations: number;
+  /**
+   * BUNDLER_RPC_URL: an independent ERC-4337 bundler that user wallets' operations go to through
+   * `eth_sendUserOperation` instead of the built-in bundler (docs/operations.md, "Which bundler").
+   */
+  bundlerRpcUrl: string | undefined;
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
   /**
@@ -431,6 +437,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       contracts: given === 6 ? (contractVars as ChainContracts) : undefined,
     };
   }
+  if (e.BUNDLER_RPC_URL && !rpcUrls) {
+    // The embedded anvil listens on a port picked at each start: no bundler can be pointed at it beforehand.
+    problems.push('BUNDLER_RPC_URL: needs an external chain (CHAIN_RPC_URL) that the bundler serves too');
+  }
   if (e.DATABASE_URL && !e.MASTER_KEY) {
     // Replicas sharing one database must share the key; generating one per machine would lose data.
     problems.push('MASTER_KEY: required when DATABASE_URL is set');
@@ -487,6 +497,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     threadPoolSize: e.UV_THREADPOOL_SIZE,
     metricsPublic: e.METRICS_PUBLIC,
     chainConfirmations: e.CHAIN_CONFIRMATIONS,
+    bundlerRpcUrl: e.BUNDLER_RPC_URL,
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,

@@ -1,10 +1,12 @@
 import {
+  CANONICAL_ENTRY_POINT,
   computeAccountAddress,
   dauthAccountFactoryAbi,
   dauthContentTokenAbi,
   dauthDexAbi,
   deployDauthContracts,
   entryPointAbi,
+  placeCanonicalEntryPoint,
 } from '@dauth/contracts';
 import { type Abi, createWalletClient, getContractAddress, type LocalAccount, parseEther } from 'viem';
 import type { Logger } from 'pino';
@@ -50,6 +52,7 @@ export async function ensureDeployment(p: EnsureDeploymentParameters): Promise<D
     if (present.every(Boolean)) {
       // Contracts an earlier version deployed lack what this one calls and relies on (issue 12).
       await refuseOutdatedContracts(p.client, recorded.contracts, p.record.redeployAdvice);
+      noteOwnEntryPoint(p.logger, recorded.contracts.entry_point);
       await wireOperator(p, recorded.contracts);
       await topUpPaymaster(p, recorded.contracts);
       return recorded;
@@ -90,6 +93,20 @@ export async function assertContractsDeployed(
   );
 }
 
+/**
+ * A deployment recorded before the canonical EntryPoint was used (or on a chain without the deterministic
+ * deployment proxy) keeps its own EntryPoint: its wallets and the paymaster's deposit live there, and moving
+ * to the canonical one would change every wallet address. It keeps working; the start says so.
+ */
+export function noteOwnEntryPoint(logger: Logger, entryPoint: Address): void {
+  if (entryPoint.toLowerCase() === CANONICAL_ENTRY_POINT.toLowerCase()) return;
+  logger.info(
+    { entryPoint, canonical: CANONICAL_ENTRY_POINT },
+    'this deployment uses its own EntryPoint v0.6, not the canonical one (recorded before dauth used it, or ' +
+      'the chain has no deterministic deployment proxy); wallets stay where they are',
+  );
+}
+
 /** The platform operator wallet of a factory: the operator owner's wallet at salt 0. */
 export async function operatorWalletOf(
   client: ChainClient,
@@ -124,11 +141,15 @@ async function deploy(
     chain: p.client.chain,
     transport: p.sender.transportFor(deployer.address),
   });
-  // deployDauthContracts deploys the EntryPoint and then the factory, which creates the account
-  // implementation as its first contract: predict the operator wallet so the dex and the content token
-  // are born with it (checked below, and corrected if the prediction was wrong).
+  const entryPoint = await canonicalEntryPoint(p, walletClient);
+  // deployDauthContracts deploys the EntryPoint (unless the canonical one is used) and then the factory,
+  // which creates the account implementation as its first contract: predict the operator wallet so the dex
+  // and the content token are born with it (checked below, and corrected if the prediction was wrong).
   const nonce = await p.client.getTransactionCount({ address: deployer.address, blockTag: 'pending' });
-  const factory = getContractAddress({ from: deployer.address, nonce: BigInt(nonce + 1) });
+  const factory = getContractAddress({
+    from: deployer.address,
+    nonce: BigInt(entryPoint ? nonce : nonce + 1),
+  });
   const implementation = getContractAddress({ from: factory, nonce: 1n });
   const predicted = computeAccountAddress({
     factory,
@@ -143,6 +164,7 @@ async function deploy(
     operator: predicted,
     treasury: predicted,
     paymasterDeposit: p.paymasterDeposit,
+    ...(entryPoint ? { entryPoint } : {}),
   });
   const { operatorWallet } = await operatorWalletOf(p.client, contracts.account_factory, p.operatorOwner);
   const record: DeploymentRecord = {
@@ -158,6 +180,43 @@ async function deploy(
   }
   p.logger.info({ chainId, contracts, operatorWallet, ms: Date.now() - started }, 'dauth contracts deployed');
   return record;
+}
+
+/**
+ * The canonical EntryPoint v0.6 (`0x5FF137D4…2789`, docs/operations.md "EntryPoint address") when this chain
+ * has it or can have it: used where it exists with the canonical code, placed there through the deterministic
+ * deployment proxy where it does not (the embedded chain, a fresh test chain). Undefined when neither works:
+ * the deployment then brings its own EntryPoint, and the start says so.
+ */
+async function canonicalEntryPoint(
+  p: EnsureDeploymentParameters,
+  walletClient: Parameters<typeof placeCanonicalEntryPoint>[0]['walletClient'],
+): Promise<Address | undefined> {
+  const outcome = await placeCanonicalEntryPoint({ walletClient, publicClient: p.client });
+  switch (outcome.kind) {
+    case 'present':
+      p.logger.info({ entryPoint: outcome.address }, 'using the canonical EntryPoint v0.6 of this chain');
+      return outcome.address;
+    case 'deployed':
+      p.logger.info(
+        { entryPoint: outcome.address, txHash: outcome.txHash },
+        'placed the canonical EntryPoint v0.6 through the deterministic deployment proxy',
+      );
+      return outcome.address;
+    case 'no_proxy':
+      p.logger.warn(
+        { canonical: CANONICAL_ENTRY_POINT },
+        'this chain has no deterministic deployment proxy, so the canonical EntryPoint cannot be placed: ' +
+          'deploying our own EntryPoint v0.6 at an address of the deployer (public bundlers will not know it)',
+      );
+      return undefined;
+    case 'other_code':
+      p.logger.warn(
+        { canonical: CANONICAL_ENTRY_POINT, codeHash: outcome.codeHash },
+        'the code at the canonical EntryPoint address is not the EntryPoint v0.6: deploying our own EntryPoint',
+      );
+      return undefined;
+  }
 }
 
 /** Makes the operator wallet the dex's and content token's operator (and the treasury) when we own them. */

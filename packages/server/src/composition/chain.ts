@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type Config, ownRelayerKey } from '../config.js';
 import type { Db } from '../db/database.js';
-import { checksumAddress } from '../chain/address.js';
+import { checksumAddress, sameAddress } from '../chain/address.js';
 import { createChainClient, readChainId } from '../chain/chainClient.js';
 import { isTransportError } from '../chain/chainErrors.js';
 import { hostOf, RpcFailover, type RpcEndpointStatus } from '../chain/rpcFailover.js';
@@ -29,7 +29,9 @@ import {
   type BundlerObserver,
   type BundlerOptions,
   DEFAULT_BUNDLER_OPTIONS,
+  RoutedSubmitter,
 } from '../chain/operations/bundler.js';
+import { connectExternalBundler, type ExternalBundlerOptions } from '../chain/operations/externalBundler.js';
 import { ownerFromAccount } from '../chain/operations/operationOwner.js';
 import { OperationPipeline } from '../chain/operations/operationPipeline.js';
 import { OperationSigner } from '../chain/operations/operationSigner.js';
@@ -47,6 +49,7 @@ import {
 import { JournalRecovery, type RecoveryReport } from '../chain/journal/journalRecovery.js';
 import { NoJournal } from '../chain/journal/transactionJournal.js';
 import { ChainJournalStore } from '../stores/chainJournalStore.js';
+import { UserOperationJournalStore } from '../stores/userOperationJournalStore.js';
 import type { StartupProgress } from './startupProgress.js';
 
 /** The chain layer as the rest of the server sees it (`services.chain`). */
@@ -79,6 +82,8 @@ export interface ChainServices {
   probe(): Promise<void>;
   /** With CHAIN_RPC_URLS: asks each endpoint now; `/readyz` names the ones that are down. */
   probeEndpoints: (() => Promise<RpcEndpointStatus[]>) | undefined;
+  /** With BUNDLER_RPC_URL: rejects when the external bundler does not answer (`/readyz` degraded). */
+  probeBundler: (() => Promise<void>) | undefined;
   /** Sends what is queued, then stops the embedded chain (its state is saved). */
   close(): Promise<void>;
 }
@@ -100,6 +105,8 @@ export interface ChainServicesOptions {
   bundler?: Partial<BundlerOptions>;
   embedded?: Pick<EmbeddedChainOptions, 'stateIntervalSeconds' | 'watchdogIntervalMs'>;
   relayer?: Pick<RelayerSubmitterOptions, 'resendAfterMs' | 'outageTimeoutMs' | 'feeBumpAfterMs'>;
+  /** Tuning of the external bundler's client (BUNDLER_RPC_URL). */
+  externalBundler?: ExternalBundlerOptions;
   /** Replaces the platform's paymaster sponsor (tests of expired or forged sponsorship). */
   sponsor?: (defaults: { paymaster: ContractAddresses['paymaster']; chainId: number }) => Sponsor;
   /** Replaces the configured relayer keys with this one (a second pipeline on the same chain needs its own). */
@@ -279,7 +286,25 @@ export async function createChainServices(
       { ...DEFAULT_BUNDLER_OPTIONS, maxBundleGas: (block.gasLimit * 9n) / 10n, ...options.bundler },
       logger,
     );
-    const operations = new OperationPipeline(gateway, bundler, signer);
+    // BUNDLER_RPC_URL: user wallets' operations go to that bundler; the operator wallet's stay with ours
+    // (docs/operations.md, "Which bundler").
+    const external = config.bundlerRpcUrl
+      ? await connectExternalBundler({
+          url: config.bundlerRpcUrl,
+          gateway,
+          sponsor,
+          journal: new UserOperationJournalStore(deps.db),
+          logger,
+          options: { confirmations: config.chainConfirmations, ...options.externalBundler },
+        })
+      : undefined;
+    const operations = new OperationPipeline(
+      gateway,
+      external
+        ? new RoutedSubmitter(bundler, external, (sender) => sameAddress(sender, operatorWallet))
+        : bundler,
+      signer,
+    );
     const operator = new OperatorWallet(operations, ownerFromAccount(operatorOwner));
     if (operator.address.toLowerCase() !== operatorWallet.toLowerCase()) {
       throw new Error('operator wallet address mismatch');
@@ -340,9 +365,10 @@ export async function createChainServices(
       telemetry: {
         relayerAddress: relayer.address,
         relayerAddresses,
-        queuedOperations: () => bundler.queued,
+        queuedOperations: () => bundler.queued + (external?.queued ?? 0),
         observeBundles: (observer) => {
           bundler.observer = observer;
+          if (external) external.observer = observer;
         },
         relayerNonceGap: async () => {
           const [pending, latest] = await Promise.all([
@@ -358,9 +384,10 @@ export async function createChainServices(
         await gateway.probe();
       },
       probeEndpoints: failover ? () => failover.probeAll() : undefined,
+      probeBundler: external ? () => external.probe() : undefined,
       close: async () => {
         await maintenance.stop();
-        await bundler.close();
+        await Promise.all([bundler.close(), external?.close()]);
         await embedded?.close();
       },
     };

@@ -265,6 +265,16 @@ export async function createServices(
       };
     }
 
+    const probeBundler = chain.probeBundler;
+    if (probeBundler) {
+      // BUNDLER_RPC_URL down: user wallets' operations answer 503 until it is back; the rest works (degraded).
+      readinessProbes.bundler = async () =>
+        probeBundler().then(
+          () => 'ok',
+          () => ({ degraded: 'the bundler at BUNDLER_RPC_URL does not answer' }),
+        );
+    }
+
     // Low funds: `/readyz` degraded, a warning, and on the embedded chain an automatic refill from the deployer.
     const funds = new FundsWatch(
       {

@@ -78,7 +78,66 @@ const NO_OBSERVER: BundlerObserver = {
   operationReverted: () => undefined,
 };
 
-export class Bundler {
+/**
+ * What the operation pipeline hands its operations to: the built-in `Bundler`, an `ExternalBundler`
+ * (BUNDLER_RPC_URL), or a `RoutedSubmitter` that picks one of them per wallet.
+ */
+export interface OperationSubmitter {
+  /** Announces a submission being prepared; call the returned function once it was queued or failed. */
+  expect(): () => void;
+  /** True when a new operation of `sender` needs no chain nonce read before `admit`. */
+  knowsNonce(sender: string): boolean;
+  /** Gives `op` its nonce. */
+  admit(op: PendingOperation, chainNonce: bigint | undefined): void;
+  /** Takes an admitted operation out before `enqueue` (its signing failed). */
+  withdraw(op: PendingOperation): void;
+  /** Submits the operation; resolves with its own result. */
+  enqueue(op: PendingOperation): Promise<OperationResult>;
+}
+
+/**
+ * Sends each wallet's operations to one of two submitters: the built-in bundler for the wallets `builtIn`
+ * names (docs/operations.md, "Which bundler": the platform operator wallet's parallel operations break a
+ * public mempool's per-sender limits), the other one for every other wallet.
+ */
+export class RoutedSubmitter implements OperationSubmitter {
+  constructor(
+    private readonly builtIn: OperationSubmitter,
+    private readonly external: OperationSubmitter,
+    private readonly useBuiltIn: (sender: string) => boolean,
+  ) {}
+
+  #for(sender: string): OperationSubmitter {
+    return this.useBuiltIn(sender) ? this.builtIn : this.external;
+  }
+
+  expect(): () => void {
+    const a = this.builtIn.expect();
+    const b = this.external.expect();
+    return () => {
+      a();
+      b();
+    };
+  }
+
+  knowsNonce(sender: string): boolean {
+    return this.#for(sender).knowsNonce(sender);
+  }
+
+  admit(op: PendingOperation, chainNonce: bigint | undefined): void {
+    this.#for(op.sender).admit(op, chainNonce);
+  }
+
+  withdraw(op: PendingOperation): void {
+    this.#for(op.sender).withdraw(op);
+  }
+
+  enqueue(op: PendingOperation): Promise<OperationResult> {
+    return this.#for(op.sender).enqueue(op);
+  }
+}
+
+export class Bundler implements OperationSubmitter {
   observer: BundlerObserver = NO_OBSERVER;
   readonly #lanes = new Map<string, SenderLane>();
   #ready: PendingOperation[] = [];

@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import type { ChainGateway } from '../chainGateway.js';
 import { encodeWalletCalls } from '../contractCalls.js';
 import type { Address, Call, Hex } from '../types.js';
-import type { Bundler } from './bundler.js';
+import type { OperationSubmitter } from './bundler.js';
 import type { OperationOwner } from './operationOwner.js';
 import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
 import { type OperationResult, PendingOperation } from './pendingOperation.js';
@@ -51,7 +51,7 @@ export class OperationPipeline {
 
   constructor(
     private readonly gateway: ChainGateway,
-    private readonly bundler: Bundler,
+    private readonly bundler: OperationSubmitter,
     private readonly signer: OperationSigner,
   ) {}
 

@@ -1,0 +1,710 @@
+import {
+  encodeInitCode,
+  entryPointAbi,
+  getUserOpHash,
+  type UnsignedUserOperation,
+  type UserOperation,
+} from '@dauth/contracts';
+import { type Hex, numberToHex } from 'viem';
+import type { Logger } from 'pino';
+import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
+import { UserOperationRejectedError } from '../chainErrors.js';
+import type { ChainGateway } from '../chainGateway.js';
+import type { Address, Hash } from '../types.js';
+import type { BundlerObserver, OperationSubmitter } from './bundler.js';
+import { decodeOperationResults } from './decodeOperationResults.js';
+import { OPERATION_GAS } from './operationSigner.js';
+import type { OperationResult, PendingOperation } from './pendingOperation.js';
+import type { Sponsor } from './sponsorship.js';
+
+/** A JSON-RPC error answered by the bundler itself (it was reached; the request was refused). */
+export class BundlerRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'BundlerRpcError';
+  }
+}
+
+/** The bundler did not answer (refused, timed out, HTTP error). `refused`: it certainly got nothing. */
+export class BundlerUnreachableError extends Error {
+  constructor(
+    message: string,
+    readonly refused: boolean,
+  ) {
+    super(message);
+    this.name = 'BundlerUnreachableError';
+  }
+}
+
+/** The ERC-4337 JSON-RPC methods dauth uses, over plain HTTP (the URL may carry an API key: never logged). */
+export class BundlerRpc {
+  #id = 0;
+  constructor(
+    /** May carry an API key: never logged. */
+    readonly url: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async request<T>(method: string, params: unknown[]): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      const code = (err as { cause?: { code?: unknown } }).cause?.code;
+      throw new BundlerUnreachableError(`the bundler did not answer ${method}`, code === 'ECONNREFUSED');
+    }
+    const text = await response.text().catch(() => '');
+    let body: { result?: T; error?: { code: number; message: string; data?: unknown } };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new BundlerUnreachableError(`the bundler answered ${method} with HTTP ${response.status}`, false);
+    }
+    if (body.error) throw new BundlerRpcError(body.error.code, body.error.message, body.error.data);
+    if (!response.ok) {
+      throw new BundlerUnreachableError(`the bundler answered ${method} with HTTP ${response.status}`, false);
+    }
+    return body.result as T;
+  }
+}
+
+/** A user operation as ERC-4337's JSON-RPC carries it (v0.6: every number a hex quantity). */
+export function userOperationToRpc(op: UserOperation): Record<string, Hex> {
+  return {
+    sender: op.sender,
+    nonce: numberToHex(op.nonce),
+    initCode: op.initCode,
+    callData: op.callData,
+    callGasLimit: numberToHex(op.callGasLimit),
+    verificationGasLimit: numberToHex(op.verificationGasLimit),
+    preVerificationGas: numberToHex(op.preVerificationGas),
+    maxFeePerGas: numberToHex(op.maxFeePerGas),
+    maxPriorityFeePerGas: numberToHex(op.maxPriorityFeePerGas),
+    paymasterAndData: op.paymasterAndData,
+    signature: op.signature,
+  };
+}
+
+/** The signed operation back from its JSON-RPC form. */
+export function operationFromRpc(o: Record<string, Hex>): UserOperation {
+  const field = (name: string): Hex => {
+    const value = o[name];
+    if (value === undefined) throw new Error(`journaled operation without ${name}`);
+    return value;
+  };
+  return {
+    sender: field('sender'),
+    nonce: BigInt(field('nonce')),
+    initCode: field('initCode'),
+    callData: field('callData'),
+    callGasLimit: BigInt(field('callGasLimit')),
+    verificationGasLimit: BigInt(field('verificationGasLimit')),
+    preVerificationGas: BigInt(field('preVerificationGas')),
+    maxFeePerGas: BigInt(field('maxFeePerGas')),
+    maxPriorityFeePerGas: BigInt(field('maxPriorityFeePerGas')),
+    paymasterAndData: field('paymasterAndData'),
+    signature: field('signature'),
+  };
+}
+
+/** What `eth_getUserOperationReceipt` answers (the fields dauth reads). */
+interface RpcUserOperationReceipt {
+  userOpHash: Hash;
+  success: boolean;
+  actualGasCost: Hex;
+  receipt: { transactionHash: Hash; blockNumber: Hex; blockHash: Hash };
+}
+
+/** One signed operation in the journal (the store is `stores/userOperationJournalStore.ts`). */
+export interface JournaledUserOperation {
+  userOpHash: Hash;
+  chainId: number;
+  sender: Address;
+  nonce: bigint;
+  operation: Record<string, Hex>;
+  /** Unix seconds: the paymaster's validUntil. */
+  validUntil: number;
+}
+
+/**
+ * Where signed operations are written before they go to the bundler, so a restart can ask what became of
+ * them and send again the ones that can still land.
+ */
+export interface UserOperationJournal {
+  record(e: JournaledUserOperation): Promise<void>;
+  markIncluded(userOpHash: Hash, inclusion: { txHash: Hash; blockNumber: bigint }): Promise<boolean>;
+  markDropped(userOpHash: Hash): Promise<boolean>;
+  open(chainId: number): Promise<JournaledUserOperation[]>;
+  /** Deletes settled entries last changed before `before` (ms). */
+  compact(before: number): Promise<number>;
+}
+
+/** Settled journal entries are kept this long (ms), for an operator's questions, then deleted at a start. */
+const SETTLED_RETENTION_MS = 7 * 24 * 3_600_000;
+
+/** What `recover` did with the journal's open entries at start. */
+export interface UserOperationRecovery {
+  included: number;
+  dropped: number;
+  resent: number;
+}
+
+export interface ExternalBundlerOptions {
+  /** First and longest pause between receipt checks. */
+  pollIntervalMs?: { min: number; max: number };
+  /** Send the same signed operation again when it has no receipt after this long (a bundler that restarted forgets). */
+  resendAfterMs?: number;
+  /** Give up (outcome unknown) when the bundler did not answer for this long after the operation was sent. */
+  outageTimeoutMs?: number;
+  /** Give up (outcome unknown) when the operation has no receipt after this long. */
+  maxWaitMs?: number;
+  /** CHAIN_CONFIRMATIONS: blocks its bundle must be deep (its own counted) before it is answered as done. */
+  confirmations?: number;
+}
+
+/** Where to look for an operation on the chain, and until when it can be included. */
+interface SentFacts {
+  /** A block at or before its first send. */
+  fromBlock: bigint;
+  /** Unix seconds: its paymaster's validUntil. */
+  validUntil: number;
+}
+
+/** What following an operation to its receipt needs to know of it. */
+type Followed = Pick<PendingOperation, 'sender' | 'nonce'>;
+
+/** A 65-byte signature of the right form that recovers to nobody's key: estimation only (ERC-4337 "dummy signature"). */
+const DUMMY_SIGNATURE: Hex = `0x${'11'.repeat(32)}${'22'.repeat(32)}1b`;
+
+/**
+ * Submits operations to an independent ERC-4337 bundler (BUNDLER_RPC_URL) instead of dauth's own:
+ * `eth_estimateUserOperationGas` for the gas fields, then the paymaster signs those values (its signature
+ * covers them), then the owner signs the EntryPoint hash, then `eth_sendUserOperation`; the result comes from
+ * `eth_getUserOperationReceipt` and the bundle's receipt on dauth's own node (decoded like the built-in
+ * bundler's, revert reasons included).
+ *
+ * One operation per wallet is with the bundler at a time: the next one of the same wallet is estimated and
+ * signed once the previous one is included (public mempools accept few queued operations of one unstaked
+ * sender; Alto's default is none), at the chain's nonce. Operations of different wallets go out at once.
+ *
+ * Crash safety: a sent operation is identified by its userOpHash. Until its receipt is seen, the same
+ * signed operation is sent again every `resendAfterMs` (a bundler that restarted or dropped it gets it back;
+ * its nonce makes a second inclusion impossible). A bundler that stops answering after the send gives
+ * `OperationOutcomeUnknownError` with the userOpHash, as the built-in path does.
+ */
+export class ExternalBundler implements OperationSubmitter {
+  observer: BundlerObserver = {
+    bundleMined: () => undefined,
+    bundleFailed: () => undefined,
+    operationReverted: () => undefined,
+  };
+  readonly #tails = new Map<string, Promise<void>>();
+  readonly #o: Required<ExternalBundlerOptions>;
+  #closing = false;
+  /** Set once `close` is done: every follow still running gives up (outcome unknown). */
+  #stopped = false;
+  #inFlight = 0;
+
+  constructor(
+    private readonly gateway: ChainGateway,
+    private readonly sponsor: Sponsor,
+    private readonly rpc: BundlerRpc,
+    private readonly journal: UserOperationJournal,
+    private readonly logger: Logger,
+    options: ExternalBundlerOptions = {},
+  ) {
+    this.#o = {
+      pollIntervalMs: { min: 250, max: 2_000 },
+      resendAfterMs: 15_000,
+      outageTimeoutMs: 30_000,
+      maxWaitMs: 600_000,
+      confirmations: 1,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    };
+  }
+
+  /** Operations sent to the bundler and not yet settled, or waiting for their wallet's previous one. */
+  get queued(): number {
+    return this.#inFlight;
+  }
+
+  /** Resolves when the bundler answers `eth_supportedEntryPoints` within 3 s (readiness). */
+  async probe(): Promise<void> {
+    await new BundlerRpc(this.rpc.url, 3_000).request<Address[]>('eth_supportedEntryPoints', []);
+  }
+
+  /** The EntryPoints the bundler serves (`eth_supportedEntryPoints`), to check ours is among them at start. */
+  supportedEntryPoints(): Promise<Address[]> {
+    return this.rpc.request<Address[]>('eth_supportedEntryPoints', []);
+  }
+
+  expect(): () => void {
+    return () => undefined;
+  }
+
+  /** The pipeline reads the chain's nonce (for its first signature); it is read again at the send. */
+  knowsNonce(): boolean {
+    return false;
+  }
+
+  admit(op: PendingOperation, chainNonce: bigint | undefined): void {
+    if (this.#closing) throw shuttingDown();
+    if (chainNonce !== undefined) op.nonce = chainNonce;
+  }
+
+  withdraw(): void {
+    // Nothing is held before `enqueue`.
+  }
+
+  enqueue(op: PendingOperation): Promise<OperationResult> {
+    if (this.#closing) {
+      op.reject(shuttingDown());
+      return op.result;
+    }
+    const key = op.sender.toLowerCase();
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    this.#inFlight += 1;
+    const run = previous.then(() => this.#submit(op));
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#tails.set(key, tail);
+    void tail.then(() => {
+      this.#inFlight -= 1;
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    });
+    run.then(
+      (result) => op.resolve(result),
+      (err: unknown) => op.reject(err),
+    );
+    return op.result;
+  }
+
+  /** Refuses new operations and waits (up to `timeoutMs`) for the ones with the bundler to settle. */
+  async close(timeoutMs = 15_000): Promise<void> {
+    this.#closing = true;
+    const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    await Promise.race([Promise.all([...this.#tails.values()]), timer]);
+    this.#stopped = true;
+  }
+
+  /**
+   * Submits `op`; a bundler that names a fee floor in its refusal ("maxPriorityFeePerGas must be at least N",
+   * as Alto and Pimlico's API answer) gets the operation again, estimated and signed anew with that floor.
+   */
+  async #submit(op: PendingOperation): Promise<OperationResult> {
+    const floors: FeeFloors = {};
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(op, floors);
+      } catch (err) {
+        const floor = attempt < 3 ? feeFloorOf(err) : undefined;
+        if (!floor) throw err;
+        this.logger.info(
+          { sender: op.sender, ...stringified(floor) },
+          'the bundler asks for higher fees; signing again',
+        );
+        Object.assign(floors, floor);
+      }
+    }
+  }
+
+  async #attempt(op: PendingOperation, floors: FeeFloors): Promise<OperationResult> {
+    const { contracts, chainId } = this.gateway;
+    const entryPoint = contracts.entry_point;
+    const [nonce, deployed, nodeFees] = await Promise.all([
+      this.gateway.getNonce(op.sender),
+      this.gateway.isDeployed(op.sender),
+      this.gateway.fees(),
+    ]);
+    const maxPriorityFeePerGas = max(nodeFees.maxPriorityFeePerGas, floors.maxPriorityFeePerGas ?? 0n);
+    const fees = {
+      maxPriorityFeePerGas,
+      maxFeePerGas: max(max(nodeFees.maxFeePerGas, floors.maxFeePerGas ?? 0n), maxPriorityFeePerGas),
+    };
+    op.nonce = nonce;
+    if (deployed) op.deployed = true;
+    const initCode: Hex =
+      nonce === 0n && !op.deployed ? encodeInitCode(contracts.account_factory, op.firstOwner, op.salt) : '0x';
+    const draft: UnsignedUserOperation = {
+      sender: op.sender,
+      nonce,
+      initCode,
+      callData: op.callData,
+      callGasLimit: op.callGasLimit,
+      verificationGasLimit:
+        initCode === '0x'
+          ? OPERATION_GAS.verificationGasLimit
+          : OPERATION_GAS.verificationGasLimitWithInitCode,
+      preVerificationGas: OPERATION_GAS.preVerificationGas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    };
+
+    // 1. The bundler's gas values, estimated with a sponsorship of the right form (its signature cannot match
+    //    gas values that are not known yet) and a dummy owner signature: both only make validation report a
+    //    signature failure, which estimation ignores.
+    const stub = await this.sponsor.sponsor(draft);
+    const estimate = await this.#call<{
+      callGasLimit: Hex;
+      verificationGasLimit: Hex;
+      preVerificationGas: Hex;
+    }>('eth_estimateUserOperationGas', [
+      userOperationToRpc({ ...draft, paymasterAndData: stub.paymasterAndData, signature: DUMMY_SIGNATURE }),
+      entryPoint,
+    ]);
+    const verification = BigInt(estimate.verificationGasLimit);
+    const unsigned: UnsignedUserOperation = {
+      ...draft,
+      // Never below dauth's own estimate of the call (with its 20% margin): the state may move before inclusion.
+      callGasLimit: max(BigInt(estimate.callGasLimit), op.callGasLimit),
+      // The real signatures take the success path of validation: a little more gas than the dummies' failure.
+      verificationGasLimit: verification + verification / 5n,
+      preVerificationGas: BigInt(estimate.preVerificationGas),
+    };
+
+    // 2. The paymaster signs the final gas values, 3. the owner signs the EntryPoint hash over everything.
+    const { paymasterAndData, validUntil } = await this.sponsor.sponsor(unsigned);
+    const sponsored: UserOperation = { ...unsigned, paymasterAndData, signature: '0x' };
+    const userOpHash = getUserOpHash(sponsored, entryPoint, chainId);
+    const signed: UserOperation = { ...sponsored, signature: await op.owner.signUserOpHash(userOpHash) };
+    op.signed = { op: signed, userOpHash, nonce, validUntil };
+
+    // 4. Journal it (nothing is sent when that fails), send it, then follow it to its receipt.
+    try {
+      await this.journal.record({
+        userOpHash,
+        chainId,
+        sender: op.sender,
+        nonce,
+        operation: userOperationToRpc(signed),
+        validUntil,
+      });
+    } catch (err) {
+      this.logger.error({ err, userOpHash }, 'the user operation journal could not be written; nothing sent');
+      throw chainUnavailable();
+    }
+    const sent: SentFacts = { fromBlock: await this.gateway.blockNumber(), validUntil };
+    let answered: Hash;
+    try {
+      answered = await this.#send(signed, userOpHash, entryPoint, false);
+    } catch (err) {
+      // Refused (or the bundler certainly got nothing): it never runs.
+      await this.journal.markDropped(userOpHash).catch(() => undefined);
+      throw err;
+    }
+    if (answered.toLowerCase() !== userOpHash.toLowerCase()) {
+      this.logger.warn({ answered, userOpHash }, 'the bundler named another userOpHash than the EntryPoint');
+    }
+    op.sentUserOpHashes.push(userOpHash);
+    return this.#follow(op, signed, userOpHash, entryPoint, sent);
+  }
+
+  /** `eth_sendUserOperation`. An unreachable bundler before the first send is "nothing sent" (503). */
+  async #send(signed: UserOperation, userOpHash: Hash, entryPoint: Address, again: boolean): Promise<Hash> {
+    try {
+      return await this.rpc.request<Hash>('eth_sendUserOperation', [userOperationToRpc(signed), entryPoint]);
+    } catch (err) {
+      if (again) throw err;
+      if (err instanceof BundlerUnreachableError) {
+        if (err.refused) throw chainUnavailable();
+        // A timeout may have delivered it: follow it like a sent one.
+        return userOpHash;
+      }
+      throw refusal(err, userOpHash);
+    }
+  }
+
+  async #follow(
+    op: Followed,
+    signed: UserOperation,
+    userOpHash: Hash,
+    entryPoint: Address,
+    sent: SentFacts,
+  ): Promise<OperationResult> {
+    const o = this.#o;
+    const start = Date.now();
+    let lastAnswerAt = start;
+    let lastSendAt = start;
+    let pause = o.pollIntervalMs.min;
+    for (;;) {
+      let found: RpcUserOperationReceipt | null | undefined;
+      try {
+        found = await this.rpc.request<RpcUserOperationReceipt | null>('eth_getUserOperationReceipt', [
+          userOpHash,
+        ]);
+        lastAnswerAt = Date.now();
+      } catch (err) {
+        if (!(err instanceof BundlerUnreachableError || err instanceof BundlerRpcError)) throw err;
+        found = undefined;
+      }
+      if (found) {
+        const result = await this.#settled(op, found.receipt.transactionHash, userOpHash, entryPoint);
+        if (result) return result;
+      } else if (found === null && Date.now() - lastSendAt >= o.resendAfterMs) {
+        lastSendAt = Date.now();
+        // Not included as far as the bundler knows. The chain may know better (a bundler that forgot its
+        // receipt), or know that it can never be included (its nonce went to another operation, or its
+        // sponsorship expired): then nothing was changed, and it is not sent again.
+        const fate = await this.#fateOnChain(op, userOpHash, sent).catch(() => undefined);
+        if (fate?.kind === 'included') {
+          const result = await this.#settled(op, fate.txHash, userOpHash, entryPoint);
+          if (result) return result;
+          continue;
+        }
+        if (fate?.kind === 'never') {
+          await this.journal.markDropped(userOpHash).catch(() => undefined);
+          this.logger.warn({ userOpHash, why: fate.why }, 'the bundler did not include the operation');
+          throw new AppError(
+            502,
+            'bundle_failed',
+            `The bundler did not include the operation (${fate.why}); nothing was changed`,
+            { user_op_hash: userOpHash },
+          );
+        }
+        // Still open: the same signed operation again (a bundler that restarted has forgotten it).
+        await this.#send(signed, userOpHash, entryPoint, true).catch((err: unknown) => {
+          this.logger.info(
+            { userOpHash, err: (err as Error).message },
+            'operation sent to the bundler again',
+          );
+        });
+      }
+      if (
+        this.#stopped ||
+        Date.now() - lastAnswerAt > o.outageTimeoutMs ||
+        Date.now() - start > o.maxWaitMs
+      ) {
+        this.logger.error(
+          { userOpHash },
+          'no receipt from the bundler; the outcome of the operation is unknown',
+        );
+        throw new OperationOutcomeUnknownError({ userOpHash });
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, o.pollIntervalMs.max);
+    }
+  }
+
+  /** What the chain says of an operation the bundler has no receipt for. */
+  async #fateOnChain(
+    op: Followed,
+    userOpHash: Hash,
+    sent: SentFacts,
+  ): Promise<{ kind: 'included'; txHash: Hash } | { kind: 'never'; why: string } | undefined> {
+    const [receipt] = await this.gateway.receiptsOfOperations([userOpHash], sent.fromBlock);
+    if (receipt) return { kind: 'included', txHash: receipt.transactionHash };
+    const nonce = await this.gateway.getNonce(op.sender);
+    if (nonce > op.nonce) return { kind: 'never', why: 'its nonce was used by another operation' };
+    // A little past the window, so a block of the window's last second has surely been seen.
+    if (Math.floor(Date.now() / 1000) > sent.validUntil + 30) {
+      return { kind: 'never', why: 'its sponsorship expired before it was included' };
+    }
+    return undefined;
+  }
+
+  /** The result once the bundle is `confirmations` deep on dauth's own node; undefined while it is not. */
+  async #settled(
+    op: Followed,
+    txHash: Hash,
+    userOpHash: Hash,
+    entryPoint: Address,
+  ): Promise<OperationResult | undefined> {
+    const client = this.gateway.client;
+    const [receipt, head] = await Promise.all([
+      client.getTransactionReceipt({ hash: txHash }).catch(() => undefined),
+      client.getBlockNumber({ cacheTime: 0 }).catch(() => undefined),
+    ]);
+    // Our node may lag the bundler's, or a reorg took the bundle out: ask again later.
+    if (!receipt || head === undefined) return undefined;
+    if (head < receipt.blockNumber + BigInt(this.#o.confirmations - 1)) return undefined;
+    const outcome = decodeOperationResults(receipt, entryPoint).get(userOpHash.toLowerCase());
+    if (!outcome) return undefined;
+    this.gateway.markDeployed(op.sender);
+    // The journal learns the inclusion before the caller does; a failed write only leaves it for the recovery.
+    await this.journal
+      .markIncluded(userOpHash, { txHash, blockNumber: receipt.blockNumber })
+      .catch((err: unknown) => this.logger.warn({ err, userOpHash }, 'journal: inclusion not recorded'));
+    this.observer.bundleMined(1);
+    if (outcome.revert) this.observer.operationReverted(outcome.revert.name ?? 'unknown');
+    return {
+      userOpHash,
+      txHash,
+      success: outcome.success,
+      ...(outcome.revert !== undefined ? { revert: outcome.revert } : {}),
+      sender: op.sender,
+      nonce: op.nonce,
+      actualGasCost: outcome.actualGasCost,
+      blockNumber: receipt.blockNumber,
+    };
+  }
+
+  /**
+   * At start: settles every journaled operation of this chain still open (sent before a crash or a restart):
+   * included (the bundler's receipt, or its `UserOperationEvent` on the chain), dropped (its nonce went to
+   * another operation, or its sponsorship expired: it can never run), or sent again (same signed bytes, same
+   * userOpHash: it runs at most once) and followed in the background.
+   */
+  async recover(): Promise<UserOperationRecovery> {
+    const { chainId, contracts } = this.gateway;
+    const report: UserOperationRecovery = { included: 0, dropped: 0, resent: 0 };
+    await this.journal.compact(Date.now() - SETTLED_RETENTION_MS);
+    const open = await this.journal.open(chainId);
+    if (open.length === 0) return report;
+    const head = await this.gateway.blockNumber();
+    const fromBlock = head > 50_000n ? head - 50_000n : 0n;
+    for (const entry of open) {
+      const receipt = await this.#inclusionOf(entry.userOpHash, fromBlock);
+      if (receipt) {
+        await this.journal.markIncluded(entry.userOpHash, receipt);
+        report.included += 1;
+        continue;
+      }
+      const nonce = await this.gateway.getNonce(entry.sender);
+      if (nonce > entry.nonce || entry.validUntil <= Math.floor(Date.now() / 1000) + 5) {
+        await this.journal.markDropped(entry.userOpHash);
+        report.dropped += 1;
+        continue;
+      }
+      const signed = operationFromRpc(entry.operation);
+      try {
+        await this.rpc.request<Hash>('eth_sendUserOperation', [entry.operation, contracts.entry_point]);
+      } catch (err) {
+        if (err instanceof BundlerRpcError) {
+          // Refused now (e.g. its nonce is taken in the bundler's mempool by a newer one): look again later.
+          this.logger.warn({ userOpHash: entry.userOpHash, err: err.message }, 'journaled operation refused');
+        } else {
+          throw err;
+        }
+      }
+      report.resent += 1;
+      void this.#follow(
+        { sender: entry.sender, nonce: entry.nonce },
+        signed,
+        entry.userOpHash,
+        contracts.entry_point,
+        { fromBlock, validUntil: entry.validUntil },
+      ).catch((err: unknown) =>
+        this.logger.warn({ err, userOpHash: entry.userOpHash }, 'journaled operation not settled'),
+      );
+    }
+    this.logger.info(report, 'user operation journal recovered');
+    return report;
+  }
+
+  /** Where the operation ran: the bundler's receipt, or its `UserOperationEvent` on our node since `fromBlock`. */
+  async #inclusionOf(
+    userOpHash: Hash,
+    fromBlock: bigint,
+  ): Promise<{ txHash: Hash; blockNumber: bigint } | undefined> {
+    const found = await this.rpc
+      .request<RpcUserOperationReceipt | null>('eth_getUserOperationReceipt', [userOpHash])
+      .catch(() => null);
+    if (found) {
+      return { txHash: found.receipt.transactionHash, blockNumber: BigInt(found.receipt.blockNumber) };
+    }
+    const [receipt] = await this.gateway.receiptsOfOperations([userOpHash], fromBlock);
+    return receipt ? { txHash: receipt.transactionHash, blockNumber: receipt.blockNumber } : undefined;
+  }
+
+  async #call<T>(method: string, params: unknown[]): Promise<T> {
+    try {
+      return await this.rpc.request<T>(method, params);
+    } catch (err) {
+      if (err instanceof BundlerUnreachableError) throw chainUnavailable();
+      throw refusal(err);
+    }
+  }
+}
+
+/** Lowest fees a bundler named in a refusal. */
+type FeeFloors = { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+
+/** The fee floor a bundler's refusal names ("maxFeePerGas must be at least 123 …"), if it names one. */
+export function feeFloorOf(err: unknown): FeeFloors | undefined {
+  const text =
+    err instanceof UserOperationRejectedError ? err.reason : err instanceof Error ? err.message : String(err);
+  const match = /\b(maxFeePerGas|maxPriorityFeePerGas) must be at least (\d+)/.exec(text);
+  if (!match) return undefined;
+  return { [match[1] as 'maxFeePerGas' | 'maxPriorityFeePerGas']: BigInt(match[2]!) };
+}
+
+const stringified = (floors: FeeFloors) =>
+  Object.fromEntries(Object.entries(floors).map(([k, v]) => [k, String(v)]));
+
+/** A bundler's refusal as the EntryPoint's typed error (`AA25 …` → 409 `nonce_conflict`, …). */
+function refusal(err: unknown, userOpHash?: Hash): AppError {
+  if (!(err instanceof BundlerRpcError)) return err instanceof AppError ? err : chainUnavailable();
+  const reason = /AA\d\d[^"\n]*/.exec(err.message)?.[0]?.trim() ?? `bundler: ${err.message.slice(0, 300)}`;
+  return new UserOperationRejectedError(reason, userOpHash);
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+function shuttingDown(): AppError {
+  return new AppError(503, 'shutting_down', 'The service is shutting down; nothing was changed');
+}
+
+/**
+ * The external bundler of BUNDLER_RPC_URL, checked at start: it must serve this deployment's EntryPoint
+ * (a bundler of another EntryPoint would refuse every operation). A paymaster without stake at the EntryPoint
+ * is logged: ERC-7562 lets only a staked paymaster read its own storage in validation (the verifying signer).
+ */
+export async function connectExternalBundler(p: {
+  url: string;
+  gateway: ChainGateway;
+  sponsor: Sponsor;
+  journal: UserOperationJournal;
+  logger: Logger;
+  options?: ExternalBundlerOptions;
+}): Promise<ExternalBundler> {
+  const bundler = new ExternalBundler(
+    p.gateway,
+    p.sponsor,
+    new BundlerRpc(p.url),
+    p.journal,
+    p.logger,
+    p.options,
+  );
+  const entryPoint = p.gateway.contracts.entry_point;
+  let supported: Address[];
+  try {
+    supported = await bundler.supportedEntryPoints();
+  } catch (err) {
+    throw new Error(`BUNDLER_RPC_URL does not answer eth_supportedEntryPoints (${(err as Error).message})`, {
+      cause: err,
+    });
+  }
+  if (!supported.some((a) => a.toLowerCase() === entryPoint.toLowerCase())) {
+    throw new Error(
+      `Refusing to start: the bundler at BUNDLER_RPC_URL serves the EntryPoints ${supported.join(', ') || 'none'}, ` +
+        `not this deployment's ${entryPoint}`,
+    );
+  }
+  const info = await p.gateway.client.readContract({
+    address: entryPoint,
+    abi: entryPointAbi,
+    functionName: 'getDepositInfo',
+    args: [p.gateway.contracts.paymaster],
+  });
+  if (!info.staked) {
+    p.logger.warn(
+      { paymaster: p.gateway.contracts.paymaster },
+      'the paymaster has no stake at the EntryPoint: a bundler that enforces ERC-7562 refuses its operations ' +
+        '(stake it with addStake, docs/operations.md "Which bundler")',
+    );
+  }
+  p.logger.info({ entryPoint }, 'user operations go to the external bundler (BUNDLER_RPC_URL)');
+  await bundler.recover();
+  return bundler;
+}

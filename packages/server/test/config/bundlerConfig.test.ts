@@ -1,0 +1,41 @@
+import { generatePrivateKey } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const base = { DATA_DIR: '/tmp/dauth-config-test' };
+const external = {
+  CHAIN_RPC_URL: 'http://127.0.0.1:8545',
+  DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
+  RELAYER_PRIVATE_KEY: generatePrivateKey(),
+  PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
+  OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
+};
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig({ ...base, ...env });
+  } catch (e) {
+    if (e instanceof ConfigError) return e.problems;
+    throw e;
+  }
+  return [];
+};
+
+describe('BUNDLER_RPC_URL', () => {
+  it('is unset by default: every operation goes to the built-in bundler', () => {
+    expect(loadConfig({ ...base, ...external }).bundlerRpcUrl).toBeUndefined();
+  });
+
+  it('takes an http(s) URL on an external chain', () => {
+    const url = 'https://bundler.example/rpc?apikey=secret';
+    expect(loadConfig({ ...base, ...external, BUNDLER_RPC_URL: url }).bundlerRpcUrl).toBe(url);
+  });
+
+  it('refuses another scheme, and the embedded chain (its port is picked at each start)', () => {
+    expect(problemsOf({ ...external, BUNDLER_RPC_URL: 'ws://127.0.0.1:3000' }).join()).toMatch(
+      /BUNDLER_RPC_URL: must use http: or https:/,
+    );
+    expect(problemsOf({ BUNDLER_RPC_URL: 'http://127.0.0.1:3000' })).toContain(
+      'BUNDLER_RPC_URL: needs an external chain (CHAIN_RPC_URL) that the bundler serves too',
+    );
+  });
+});
