@@ -31,7 +31,10 @@ interface Discovery {
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 /** Clock skew tolerated on `exp`, `iat`, `nbf`. */
 const CLOCK_TOLERANCE_S = 30;
-/** An unknown `kid` refetches the JWKS at most this often (a key rotation upstream; not a fetch per forged token). */
+/**
+ * An unknown `kid` refetches the JWKS (a key rotation upstream), at most once per this period: a flood of
+ * tokens naming made-up kids costs the upstream one fetch a minute, not one per token.
+ */
 export const JWKS_REFRESH_COOLDOWN_MS = 60_000;
 /** A failed discovery is retried on the next use, but not sooner than this. */
 const DISCOVERY_RETRY_MS = 5_000;
@@ -53,7 +56,9 @@ export class OidcProvider implements UpstreamProvider {
   readonly #issuer: string;
   #discovery: Promise<Discovery> | undefined;
   #discoveryFailedAt = 0;
-  #jwks: { keys: JSONWebKeySet; fetchedAt: number } | undefined;
+  #jwks: JSONWebKeySet | undefined;
+  /** When an unknown kid last refetched the JWKS (the first load does not count). */
+  #refreshedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly cfg: ProviderConfig,
@@ -138,12 +143,13 @@ export class OidcProvider implements UpstreamProvider {
     return async (header, token) => {
       const cached = this.#jwks ?? (await this.#fetchJwks(discovery));
       try {
-        return await createLocalJWKSet(cached.keys)(header, token);
+        return await createLocalJWKSet(cached)(header, token);
       } catch (err) {
         const unknownKey = err instanceof joseErrors.JWKSNoMatchingKey;
-        if (!unknownKey || this.deps.now() - cached.fetchedAt < JWKS_REFRESH_COOLDOWN_MS) throw err;
-        const fresh = await this.#fetchJwks(discovery);
-        return createLocalJWKSet(fresh.keys)(header, token);
+        const now = this.deps.now();
+        if (!unknownKey || now - this.#refreshedAt < JWKS_REFRESH_COOLDOWN_MS) throw err;
+        this.#refreshedAt = now;
+        return createLocalJWKSet(await this.#fetchJwks(discovery))(header, token);
       }
     };
   }
@@ -152,8 +158,8 @@ export class OidcProvider implements UpstreamProvider {
     const keys = (await this.#getJson(discovery.jwks_uri, 'JWKS')) as JSONWebKeySet;
     if (!keys || !Array.isArray(keys.keys))
       throw new UpstreamUnavailable(`${this.id}: the JWKS is not a key set`);
-    this.#jwks = { keys, fetchedAt: this.deps.now() };
-    return this.#jwks;
+    this.#jwks = keys;
+    return keys;
   }
 
   /** Discovery on first use, cached; a failure is forgotten (after a short pause) so a later use retries. */
