@@ -77,7 +77,7 @@ export class OidcProvider implements UpstreamProvider {
       response_type: 'code',
       client_id: this.cfg.client_id,
       redirect_uri: flow.callbackUrl,
-      scope: (this.cfg.scopes ?? ['openid', 'email', 'profile']).join(' '),
+      scope: scopeOf(this.cfg.scopes),
       state: flow.state,
       nonce: flow.nonce,
       code_challenge: createHash('sha256').update(flow.codeVerifier).digest('base64url'),
@@ -117,7 +117,7 @@ export class OidcProvider implements UpstreamProvider {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(idToken, this.#keys(discovery), {
-        issuer: discovery.issuer,
+        issuer: issuersOf(discovery.issuer),
         audience: audiences,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_S,
@@ -264,6 +264,17 @@ export class OidcProvider implements UpstreamProvider {
     }
     return this.cfg.client_secret;
   }
+}
+
+/** OpenID Connect needs `openid` in the scope for an id_token; Apple's preset lists only `name email`. */
+function scopeOf(scopes: string[] | undefined): string {
+  const list = scopes ?? ['openid', 'email', 'profile'];
+  return (list.includes('openid') ? list : ['openid', ...list]).join(' ');
+}
+
+/** Google's id_tokens may name their issuer without the scheme (its documentation allows both). */
+function issuersOf(issuer: string): string[] {
+  return issuer === 'https://accounts.google.com' ? [issuer, 'accounts.google.com'] : [issuer];
 }
 
 function reasonOf(err: unknown): string {
