@@ -365,15 +365,21 @@ export async function createServices(
       clients,
       secrets.masterKey,
     );
-    const passkeys = new PasskeyService(new PasskeyStore(database.db), accounts, guests, clients, tokens, {
-      ...config.webauthn,
-      rpName: 'dauth',
-    });
+    const federationStore = new FederationStore(database.db);
+    const passkeys = new PasskeyService(
+      new PasskeyStore(database.db),
+      accounts,
+      guests,
+      clients,
+      tokens,
+      { ...config.webauthn, rpName: 'dauth' },
+      federationStore,
+    );
     // Sign in with upstream providers (docs/federation.md). Building the registry touches no network:
     // an OpenID provider discovers on first use, so one that is down never blocks the start.
     const nonces = new FederationNonceStore(database.db);
     const federation = new FederationService(
-      new FederationStore(database.db),
+      federationStore,
       new ProviderRegistry(config.identityProviders, {
         fetch: (input, init) => fetch(input, init),
         now: Date.now,

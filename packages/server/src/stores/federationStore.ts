@@ -152,6 +152,15 @@ export class FederationStore {
     return rows.map(toIdentity);
   }
 
+  async hasIdentity(userUuid: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('federated_identities')
+      .select('id')
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /**
    * The first sign-in with an identity: the user and its identity in one transaction.
    * 'email_taken': another account has the e-mail (nothing written); 'identity_taken': the identity was

@@ -3,6 +3,7 @@ import { bearer, createUser, post } from '../helpers/http.js';
 import { type OAuth2UpstreamServer, startOAuth2UpstreamServer } from '../helpers/oauth2UpstreamServer.js';
 import { type OpenIdSteamServer, startOpenIdSteamServer } from '../helpers/openIdSteamServer.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { type CreationOptions, SoftAuthenticator } from '../players/softAuthenticator.js';
 
 /**
  * The browser flow through dauth's own routes with the other two kinds, against real local upstreams:
@@ -204,5 +205,40 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
     expect(landed.headers.get('location')).toBe('/console#federation_error=identity_in_use');
     const list = await fetch(`${base}/v1/dev-user/identities`, { headers: bearer(owner.loginToken) });
     expect(await list.json()).toEqual({ identities: [] });
+  });
+
+  it('a Steam account (no e-mail, no password) may delete its passkey while its identity remains, then keeps that identity', async () => {
+    steam.steamId = '76561198000000003';
+    const flow = await start('steam');
+    const session = await redeem(
+      (await callback(await approve(flow.upstream), flow.cookie)).headers.get('location'),
+    );
+    const authenticator = new SoftAuthenticator(new URL(base).hostname, new URL(base).origin);
+    const options = await post(
+      `${base}/v1/dev-user/passkeys/registration-options`,
+      {},
+      bearer(session.token),
+    );
+    expect(options.status).toBe(200);
+    const registered = await post(
+      `${base}/v1/dev-user/passkeys`,
+      authenticator.register((await options.json()) as CreationOptions),
+      bearer(session.token),
+    );
+    expect(registered.status).toBe(201);
+    const removed = await fetch(`${base}/v1/dev-user/passkeys/${authenticator.id}`, {
+      method: 'DELETE',
+      headers: bearer(session.token),
+    });
+    expect(removed.status).toBe(200);
+    const { identities } = (await (
+      await fetch(`${base}/v1/dev-user/identities`, { headers: bearer(session.token) })
+    ).json()) as { identities: { id: string }[] };
+    const unlink = await fetch(`${base}/v1/dev-user/identities/${identities[0]!.id}`, {
+      method: 'DELETE',
+      headers: bearer(session.token),
+    });
+    expect(unlink.status).toBe(409);
+    expect(await unlink.json()).toMatchObject({ error: 'last_sign_in_method' });
   });
 });
