@@ -136,6 +136,29 @@ describe('federated sign-in with an upstream id_token', () => {
     expect(user).toMatchObject({ email: email.toLowerCase(), nickname: 'Ann Upstream', passwordHash: '' });
     expect(await server.services.users.emailVerified(Number(body.uuid))).toBe(true);
 
+    // Audited with the account it made, never with the id_token.
+    await expect
+      .poll(async () =>
+        server.services.database.db
+          .selectFrom('audit_log')
+          .selectAll()
+          .where('action', '=', 'account.federated_login')
+          .where('actor_user', '=', body.uuid)
+          .execute(),
+      )
+      .toHaveLength(1);
+    const [entry] = await server.services.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('actor_user', '=', body.uuid)
+      .execute();
+    expect(JSON.parse(entry!.details)).toEqual({
+      provider: 'upstream',
+      client_id: 'dauth:console',
+      created: true,
+    });
+    expect(entry!.details).not.toContain(idToken.split('.')[1]!);
+
     const again = await federatedLogin({
       id_token: await upstreamToken({ sub, email, email_verified: true }),
     });
