@@ -495,6 +495,23 @@ describe('federated sign-in with an upstream id_token', () => {
       }
     });
 
+    it("Apple's form_post: the POSTed answer is sent on to the GET callback, where the Lax flow cookie rides", async () => {
+      const res = await fetch(`${base}/v1/federation/upstream/callback`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ state: 'the-state', code: 'the-code', user: '{"name":{}}' }),
+      });
+      expect(res.status).toBe(303);
+      const location = new URL(res.headers.get('location')!, base);
+      expect(location.pathname).toBe('/v1/federation/upstream/callback');
+      expect(Object.fromEntries(location.searchParams)).toEqual({
+        state: 'the-state',
+        code: 'the-code',
+        user: '{"name":{}}',
+      });
+    });
+
     it('refuses a forged state', async () => {
       const before = await rowCounts();
       const res = await fetch(`${base}/v1/federation/upstream/callback?state=forged-state&code=whatever`, {
