@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createUser, post } from '../helpers/http.js';
+import { bearer, createClient, createUser, post } from '../helpers/http.js';
 import { type OAuth2UpstreamServer, startOAuth2UpstreamServer } from '../helpers/oauth2UpstreamServer.js';
 import { type OpenIdSteamServer, startOpenIdSteamServer } from '../helpers/openIdSteamServer.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -240,5 +240,45 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
     });
     expect(unlink.status).toBe(409);
     expect(await unlink.json()).toMatchObject({ error: 'last_sign_in_method' });
+  });
+
+  it('a guest upgrades by a link-by-redirect: same uuid, verified e-mail set, guest secret dead', async () => {
+    const owner = await createUser(base);
+    const app = await createClient(base, owner, ['http://127.0.0.1:9/cb']);
+    const guest = (await (await post(`${base}/v1/dev-user/guest`, { client_id: app.clientId })).json()) as {
+      token: string;
+      uuid: string;
+      guest_secret: string;
+    };
+    discord.userinfo = {
+      ...discord.userinfo,
+      id: '80351110224670777',
+      email: 'guest-up@example.com',
+      verified: true,
+    };
+    const res = await post(
+      `${base}/v1/dev-user/identities/link`,
+      { provider: 'discord' },
+      bearer(guest.token),
+    );
+    expect(res.status).toBe(200);
+    const { url } = (await res.json()) as { url: string };
+    const started = await fetch(url, { redirect: 'manual' });
+    const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
+    const landed = await callback(await approve(new URL(started.headers.get('location')!)), cookie);
+    expect(landed.headers.get('location')).toBe('/console#identity_linked=discord');
+    expect(await server.services.guests.isGuest(Number(guest.uuid))).toBe(false);
+    expect((await server.services.users.findById(Number(guest.uuid)))?.email).toBe('guest-up@example.com');
+    const secret = await post(`${base}/v1/dev-user/guest/login`, {
+      uuid: guest.uuid,
+      guest_secret: guest.guest_secret,
+    });
+    expect(secret.status).toBe(401);
+    // The Discord sign-in now opens the same account.
+    const flow = await start('discord');
+    const session = await redeem(
+      (await callback(await approve(flow.upstream), flow.cookie)).headers.get('location'),
+    );
+    expect(session).toMatchObject({ uuid: guest.uuid, created: false });
   });
 });

@@ -37,7 +37,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('provider', 'varchar(100)', (c) => c.notNull())
     .addColumn('purpose', 'varchar(20)', (c) => c.notNull())
     .addColumn('link_user_uuid', 'bigint')
-    .addColumn('return_to', 'varchar(8192)', (c) => c.notNull())
+    .addColumn('return_to', 'text', (c) => c.notNull())
     .addColumn('browser_hash', 'varchar(64)', (c) => c.notNull())
     .addColumn('nonce', 'varchar(100)', (c) => c.notNull())
     .addColumn('code_verifier_sealed', 'varchar(400)', (c) => c.notNull())

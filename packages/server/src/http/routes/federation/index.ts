@@ -72,7 +72,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
           'Starts a sign-in with the provider: 302 to it, with an HttpOnly flow cookie binding the flow to this browser',
         params: ProviderId,
         querystring: Type.Object({
-          return_to: Type.Optional(Type.String({ maxLength: 8000 })),
+          return_to: Type.Optional(Type.String({ maxLength: 16_000 })),
           link_ticket: Type.Optional(Type.String({ maxLength: 200 })),
         }),
         response: errorResponses(400, 404, 429, 503),
