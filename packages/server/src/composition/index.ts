@@ -390,7 +390,7 @@ export async function createServices(
       clients,
       tokens,
       secretBox,
-      { publicUrl: config.publicUrl },
+      { publicUrl: config.publicUrl, logger: logger.child({ component: 'federation' }) },
     );
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import { AppError, conflict, notFound } from '../../errors.js';
@@ -36,6 +37,8 @@ export const CONSOLE_PATH = '/console';
 export interface FederationSettings {
   /** PUBLIC_URL: the callback URL each provider is registered with is `{publicUrl}/v1/federation/{id}/callback`. */
   publicUrl: string;
+  /** Where a refused or unreachable upstream is reported with its reason (callers get the code only). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 interface UserDirectory {
@@ -141,6 +144,7 @@ export class FederationService {
     try {
       url = await provider.authorizationUrl(flow);
     } catch (err) {
+      this.#report(provider.id, err);
       throw new FlowFailed(upstreamError(err), returnTo);
     }
     await this.store.saveFlow({
@@ -200,6 +204,7 @@ export class FederationService {
       return { kind: 'signed_in', userUuid, created, returnTo: flow.returnTo, at: this.now() };
     } catch (err) {
       if (err instanceof AppError) throw new FlowFailed(err, flow.returnTo);
+      this.#report(provider.id, err);
       throw new FlowFailed(upstreamError(err), flow.returnTo);
     }
   }
@@ -356,6 +361,7 @@ export class FederationService {
     try {
       return await provider.verifyIdToken(idToken);
     } catch (err) {
+      this.#report(provider.id, err);
       if (err instanceof UpstreamRejected) {
         throw new AppError(
           401,
@@ -364,6 +370,15 @@ export class FederationService {
         );
       }
       throw upstreamError(err);
+    }
+  }
+
+  /** An upstream's refusal or outage, with its reason, for the operator (never a token or code). */
+  #report(providerId: string, err: unknown): void {
+    if (err instanceof UpstreamRejected) {
+      this.settings.logger?.warn({ provider: providerId, reason: err.reason }, 'upstream answer refused');
+    } else if (err instanceof UpstreamUnavailable) {
+      this.settings.logger?.warn({ provider: providerId, err: err.message }, 'identity provider unavailable');
     }
   }
 
