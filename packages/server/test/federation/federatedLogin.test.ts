@@ -72,6 +72,8 @@ describe('federated sign-in with an upstream id_token', () => {
       env: {
         PORT: String(port),
         PUBLIC_URL: `http://127.0.0.1:${port}`,
+        // The suite signs in far more often than a player would; the limits are rateLimitsDoc's to test.
+        RATE_LIMITS: 'login_address=1000/1m,federated_login=1000/1m,federation=1000/1m',
         IDENTITY_PROVIDERS: JSON.stringify([
           {
             id: 'upstream',
@@ -178,6 +180,25 @@ describe('federated sign-in with an upstream id_token', () => {
         },
       ],
     });
+  });
+
+  it('concurrent first sign-ins with one identity make one account, and every one of them signs in to it', async () => {
+    const sub = uniqueSub();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const res = await federatedLogin({ id_token: await upstreamToken({ sub }) });
+        expect(res.status).toBe(200);
+        return (await res.json()) as LoginAnswer;
+      }),
+    );
+    expect(new Set(answers.map((a) => a.uuid)).size).toBe(1);
+    expect(answers.filter((a) => a.created)).toHaveLength(1);
+    const rows = await server.services.database.db
+      .selectFrom('federated_identities')
+      .select('user_uuid')
+      .where('subject', '=', sub)
+      .execute();
+    expect(rows).toHaveLength(1);
   });
 
   it('keeps an unverified upstream e-mail off the account', async () => {
