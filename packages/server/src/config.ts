@@ -1,8 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseRateLimits, type RateLimits } from './rateLimitSettings.js';
+import {
+  applyPresets,
+  ProviderConfigError,
+  type ResolvedProviderConfig,
+} from './services/federation/presets.js';
 
 /**
  * The whole configuration, validated once at start. Nothing else in the server reads `process.env`:
@@ -95,6 +101,10 @@ const envSchema = z.object({
   /** Seconds since the password was checked within which a login JWT may make account-critical changes. */
   STEP_UP_MAX_AGE: z.coerce.number().int().min(1).default(300),
   LOGIN_BINDING: z.enum(['spec', 'strict']).default('spec'),
+  /** Upstream identity providers (docs/federation.md): a JSON array, or `@/path/to/file.json`. */
+  IDENTITY_PROVIDERS: z.string().optional(),
+  /** Steam Web API key: the profile name of a Steam sign-in (docs/federation.md). */
+  STEAM_WEB_API_KEY: z.string().min(1).optional(),
   /** Seconds a rotated-out client secret keeps working beside the new one (docs/accounts.md). */
   CLIENT_SECRET_GRACE_SECONDS: z.coerce.number().int().min(0).default(86_400),
   /** Seconds a device code and its user code live (RFC 8628 `expires_in`; docs/players.md). */
@@ -269,6 +279,8 @@ export interface Config {
    * interface's flow); `strict` asks every bearer authorize for `azp` = the app or the user's consent.
    */
   loginBinding: 'spec' | 'strict';
+  /** IDENTITY_PROVIDERS with presets applied (docs/federation.md); empty when unset. */
+  identityProviders: ResolvedProviderConfig[];
   /** Gas sponsorship policy: daily budgets, per-operation cap, extra blocked targets. */
   sponsorship: {
     userDailyGas: number;
@@ -455,6 +467,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     'OAUTH_RATE_LIMIT' in cleaned ? e.OAUTH_RATE_LIMIT : undefined,
   );
   problems.push(...rateLimits.problems);
+  const identityProviders = parseIdentityProviders(e.IDENTITY_PROVIDERS, e.STEAM_WEB_API_KEY, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const port = e.PORT;
@@ -504,6 +517,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     stepUpMaxAgeSeconds: e.STEP_UP_MAX_AGE,
     loginBinding: e.LOGIN_BINDING,
+    identityProviders,
     sponsorship: {
       userDailyGas: e.SPONSOR_USER_DAILY_GAS,
       unverifiedUserDailyGas: e.SPONSOR_UNVERIFIED_USER_DAILY_GAS,
@@ -526,4 +540,42 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     relayers,
     chain,
   };
+}
+
+/**
+ * IDENTITY_PROVIDERS: a JSON array of provider entries, or `@file` naming a file that holds it (secrets
+ * such as Apple's key then stay out of the environment). Each entry gets its preset and is validated by
+ * `applyPresets` (services/federation/presets.ts); STEAM_WEB_API_KEY fills the steam entries' Web API key.
+ */
+function parseIdentityProviders(
+  value: string | undefined,
+  steamWebApiKey: string | undefined,
+  problems: string[],
+): ResolvedProviderConfig[] {
+  if (value === undefined) return [];
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (err) {
+      problems.push(`IDENTITY_PROVIDERS: cannot read ${value.slice(1)} (${(err as Error).message})`);
+      return [];
+    }
+  }
+  let entries: unknown;
+  try {
+    entries = JSON.parse(text);
+  } catch {
+    problems.push('IDENTITY_PROVIDERS: not valid JSON (a JSON array of providers, or @file)');
+    return [];
+  }
+  try {
+    return applyPresets(entries, steamWebApiKey === undefined ? {} : { steamWebApiKey });
+  } catch (err) {
+    if (!(err instanceof ProviderConfigError)) throw err;
+    problems.push(
+      ...err.problems.map((p) => (p.startsWith('IDENTITY_PROVIDERS') ? p : `IDENTITY_PROVIDERS: ${p}`)),
+    );
+    return [];
+  }
 }

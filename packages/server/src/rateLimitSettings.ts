@@ -30,6 +30,12 @@ export const RATE_LIMIT_DEFAULTS = {
   passkey_login: perMinute(30),
   /** Passkey registrations, deletions and guest upgrades per user. */
   passkey_register: perMinute(20),
+  /** Federated browser flows per address: starts, callbacks and console login tickets together. */
+  federation: perMinute(60),
+  /** Native federated sign-ins (`/v1/dev-user/federated-login`) per address: each verifies an id_token. */
+  federated_login: perMinute(30),
+  /** Identity links (by id_token or redirect) and unlinks per user. */
+  identities_manage: perMinute(20),
   /** App registrations, edits' secret rotations per address. */
   clients_create: perMinute(30),
   /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */

@@ -21,6 +21,10 @@ import { GuestService } from '../services/accounts/guestService.js';
 import { PasskeyService } from '../services/passkeys/passkeyService.js';
 import { GuestStore } from '../stores/guestStore.js';
 import { PasskeyStore } from '../stores/passkeyStore.js';
+import { FederationService } from '../services/federation/federationService.js';
+import { ProviderRegistry } from '../services/federation/providerRegistry.js';
+import { FederationStore } from '../stores/federationStore.js';
+import { FederationNonceStore } from '../stores/federationNonceStore.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { MarketService } from '../services/market/marketService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
@@ -106,6 +110,8 @@ export interface Services {
   guests: GuestService;
   /** Passkeys (docs/players.md): registration, discoverable sign-in, list and delete. */
   passkeys: PasskeyService;
+  /** Sign in with Google, Apple, Discord, Steam (docs/federation.md): flows, identities, linking. */
+  federation: FederationService;
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
@@ -359,10 +365,33 @@ export async function createServices(
       clients,
       secrets.masterKey,
     );
-    const passkeys = new PasskeyService(new PasskeyStore(database.db), accounts, guests, clients, tokens, {
-      ...config.webauthn,
-      rpName: 'dauth',
-    });
+    const federationStore = new FederationStore(database.db);
+    const passkeys = new PasskeyService(
+      new PasskeyStore(database.db),
+      accounts,
+      guests,
+      clients,
+      tokens,
+      { ...config.webauthn, rpName: 'dauth' },
+      federationStore,
+    );
+    // Sign in with upstream providers (docs/federation.md). Building the registry touches no network:
+    // an OpenID provider discovers on first use, so one that is down never blocks the start.
+    const nonces = new FederationNonceStore(database.db);
+    const federation = new FederationService(
+      federationStore,
+      new ProviderRegistry(config.identityProviders, {
+        fetch: (input, init) => fetch(input, init),
+        now: Date.now,
+        claimOnce: (key, ttlMs) => nonces.claimOnce(key, ttlMs),
+      }),
+      accounts,
+      guests,
+      clients,
+      tokens,
+      secretBox,
+      { publicUrl: config.publicUrl, logger: logger.child({ component: 'federation' }) },
+    );
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
       tokens,
@@ -534,6 +563,7 @@ export async function createServices(
       accounts,
       guests,
       passkeys,
+      federation,
       users,
       wallets,
       clients,

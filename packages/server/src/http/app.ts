@@ -24,6 +24,9 @@ import { consentRoutes } from './routes/devUser/consents.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
 import { passkeyRoutes } from './routes/devUser/passkeys.js';
+import { federatedLoginRoutes } from './routes/devUser/federatedLogin.js';
+import { identityRoutes } from './routes/devUser/identities.js';
+import { federationRoutes } from './routes/federation/index.js';
 import { devUserLogoutRoutes } from './routes/devUser/logout.js';
 import { devUserOperationsRoutes } from './routes/devUser/operations.js';
 import { passwordRoutes } from './routes/devUser/password.js';
@@ -141,6 +144,9 @@ export async function buildApp(
     devUserLoginRoutes,
     guestRoutes,
     passkeyRoutes,
+    federatedLoginRoutes,
+    identityRoutes,
+    federationRoutes,
     devUserLogoutRoutes,
     clientRoutes,
     webhookRoutes,

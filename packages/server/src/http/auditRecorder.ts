@@ -47,6 +47,28 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     actorFromAnswer: true,
   },
   'POST /v1/dev-user/logout': { action: 'account.logout' },
+  // Federation (docs/federation.md): never the id_token, the code or a ticket.
+  'POST /v1/dev-user/federated-login': {
+    action: 'account.federated_login',
+    request: pick('provider', 'client_id'),
+    answer: ['created'],
+    actorFromAnswer: true,
+  },
+  'GET /v1/federation/:id/callback': {
+    action: 'account.federated_callback',
+    request: (_b, p) => ({ provider: p.id }),
+  },
+  'POST /v1/federation/login-ticket': {
+    action: 'account.login_ticket',
+    answer: ['created'],
+    actorFromAnswer: true,
+  },
+  'POST /v1/dev-user/identities': { action: 'identity.link', request: pick('provider'), answer: ['id'] },
+  'POST /v1/dev-user/identities/link': { action: 'identity.link_request', request: pick('provider') },
+  'DELETE /v1/dev-user/identities/:id': {
+    action: 'identity.unlink',
+    request: (_b, p) => ({ identity_id: p.id }),
+  },
   // Reset and change: the e-mail only, never the code or a password.
   'POST /v1/dev-user/password/reset-request': {
     action: 'account.password_reset_request',

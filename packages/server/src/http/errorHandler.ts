@@ -28,16 +28,25 @@ export const jsonBodyRequired = (): AppError =>
 /** What `curl -d` (a form) and `fetch` with a string body (text/plain) send when the JSON header is left off. */
 const TYPES_MISTAKEN_FOR_JSON = new Set(['application/x-www-form-urlencoded', 'text/plain']);
 
+/** An upstream identity provider's form_post answer (Apple) to `POST /v1/federation/{id}/callback`. */
+const FEDERATION_CALLBACK = /^\/v1\/federation\/[^/?#]+\/callback(?:\?|$)/;
+
 /**
  * Form bodies belong to the OAuth and OpenID Connect endpoints and the sign-in pages, all under `/oauth/`
- * (RFC 6749 and its extensions post forms). Elsewhere a form or plain-text body is a JSON body sent without
+ * (RFC 6749 and its extensions post forms), and to the federation callback (`response_mode=form_post`,
+ * docs/federation.md). Elsewhere a form or plain-text body is a JSON body sent without
  * its Content-Type — what `curl -d` does — and is refused with a 415 that says so, before anything parses it
  * (Fastify would otherwise parse it and answer a puzzling 400 about missing fields).
  */
 export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
-    if (type !== undefined && TYPES_MISTAKEN_FOR_JSON.has(type) && !request.url.startsWith('/oauth/')) {
+    if (
+      type !== undefined &&
+      TYPES_MISTAKEN_FOR_JSON.has(type) &&
+      !request.url.startsWith('/oauth/') &&
+      !FEDERATION_CALLBACK.test(request.url)
+    ) {
       throw jsonBodyRequired();
     }
   });

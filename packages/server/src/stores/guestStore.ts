@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
+import { type IdentityRecord, identityRow } from './federationStore.js';
 import { type PasskeyRecord, passkeyRow } from './passkeyStore.js';
 import { isUniqueViolation } from './slotStore.js';
 
@@ -23,10 +24,14 @@ export interface GuestRecord {
   createdAt: number;
 }
 
-/** What the upgrade gives the account: an e-mail and password, or its first passkey. */
+/**
+ * What the upgrade gives the account: an e-mail and password, its first passkey, or a linked upstream
+ * identity (docs/federation.md) with the upstream e-mail when it was verified and is free.
+ */
 export type GuestUpgrade =
   | { kind: 'password'; email: string; passwordHash: string; nickname: string }
-  | { kind: 'passkey'; passkey: PasskeyRecord };
+  | { kind: 'passkey'; passkey: PasskeyRecord }
+  | { kind: 'identity'; identity: IdentityRecord; email: string | null; now: number };
 
 /**
  * Guest accounts (docs/players.md): a `users` row without e-mail or password plus its `guest_accounts`
@@ -85,9 +90,13 @@ export class GuestStore {
 
   /**
    * Turns the guest into a full account: 'upgraded', 'not_guest' (no guest row: already upgraded, or
-   * never a guest) or 'email_taken' (another account has the e-mail). Nothing changes unless 'upgraded'.
+   * never a guest), 'email_taken' (another account has the e-mail) or, for an identity, 'identity_taken'
+   * (the identity, or the e-mail, was taken meanwhile). Nothing changes unless 'upgraded'.
    */
-  async upgrade(userUuid: number, change: GuestUpgrade): Promise<'upgraded' | 'not_guest' | 'email_taken'> {
+  async upgrade(
+    userUuid: number,
+    change: GuestUpgrade,
+  ): Promise<'upgraded' | 'not_guest' | 'email_taken' | 'identity_taken'> {
     try {
       return await this.db.transaction().execute(async (trx) => {
         const deleted = await trx
@@ -101,13 +110,23 @@ export class GuestStore {
             .set({ email: change.email, password_hash: change.passwordHash, nickname: change.nickname })
             .where('user_uuid', '=', userUuid)
             .execute();
-        } else {
+        } else if (change.kind === 'passkey') {
           await trx.insertInto('passkeys').values(passkeyRow(change.passkey)).execute();
+        } else {
+          await trx.insertInto('federated_identities').values(identityRow(change.identity)).execute();
+          if (change.email !== null) {
+            await trx
+              .updateTable('users')
+              .set({ email: change.email, email_verified_at: change.now })
+              .where('user_uuid', '=', userUuid)
+              .execute();
+          }
         }
         return 'upgraded';
       });
     } catch (err) {
       if (change.kind === 'password' && isUniqueViolation(err)) return 'email_taken';
+      if (change.kind === 'identity' && isUniqueViolation(err)) return 'identity_taken';
       throw err;
     }
   }

@@ -26,6 +26,8 @@ const STYLE = `
   .links{margin-top:16px;font-size:.9em;display:flex;justify-content:space-between;gap:12px}
   a{color:#2d5bd3}
   .notice{background:#eaf6ee;color:#1c5a2e;border-radius:8px;padding:8px 12px;margin-bottom:12px}
+  .federation{display:flex;flex-direction:column;gap:8px;margin-top:16px}
+  a.provider{display:block;text-align:center;padding:10px;border-radius:8px;border:1px solid #c7ccd6;color:#1d2330;text-decoration:none}
 `;
 
 /** Marks forms as popup flows when the page has an opener, so the service answers with messages. */
@@ -73,6 +75,8 @@ export interface LoginPageInput {
   email?: string | undefined;
   error?: string | undefined;
   notice?: string | undefined;
+  /** Upstream identity providers: a "Continue with …" link each (docs/federation.md). */
+  providers?: readonly { id: string; name: string }[] | undefined;
 }
 
 /** One input of an account form (sign-up, password reset) of the login page. */
@@ -154,6 +158,7 @@ export function loginPage(input: LoginPageInput): string {
         <button type="button" class="secondary" id="passkey-sign-in" hidden>Use a passkey</button>
       </div>
     </form>
+    ${federationLinks(input.providers ?? [], input.fields)}
     <p class="links">
       <a href="/oauth/authorize/signup?${new URLSearchParams(input.fields).toString()}" id="signup-link"
         >Create an account</a
@@ -163,6 +168,26 @@ export function loginPage(input: LoginPageInput): string {
       >
     </p>`;
   return layout('Sign in · dauth', input.nonce, body, `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}`);
+}
+
+/**
+ * "Continue with …": plain links (top-level GET navigations) to the flow's start, which returns to this
+ * authorize request (`return_to`) once the provider has answered.
+ */
+function federationLinks(providers: readonly { id: string; name: string }[], fields: Record<string, string>) {
+  if (providers.length === 0) return '';
+  const returnTo = `/oauth/authorize?${new URLSearchParams(fields).toString()}`;
+  return html`<div class="federation">
+    ${providers.map(
+      (p) =>
+        html`<a
+          class="provider"
+          id="federation-${p.id}"
+          href="/v1/federation/${encodeURIComponent(p.id)}/start?${new URLSearchParams({ return_to: returnTo }).toString()}"
+          >Continue with ${p.name}</a
+        >`,
+    )}
+  </div>`;
 }
 
 /**

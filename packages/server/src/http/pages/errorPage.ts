@@ -16,6 +16,14 @@ const EXPLANATIONS: Record<string, string> = {
   invalid_request: 'The sign-in link is incomplete or malformed.',
   rate_limited: 'Too many attempts from this network. Wait a minute, then try again.',
   invalid_csrf_token: 'The form expired or was not sent from the dauth page. Reload the page and try again.',
+  account_exists_link_required:
+    'An account with this e-mail address already exists. Sign in to it with your password or passkey, then link this sign-in method from your account.',
+  flow_browser_mismatch:
+    'This sign-in was started in another browser or window. Go back to the app and choose the sign-in method again here.',
+  invalid_state: 'This sign-in has expired or was already used. Go back to the app and start again.',
+  provider_unavailable:
+    'The sign-in provider cannot be reached right now. Try again later, or use another way to sign in.',
+  upstream_rejected: 'The sign-in provider’s answer could not be accepted. Go back to the app and try again.',
 };
 
 /**

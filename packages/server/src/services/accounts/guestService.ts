@@ -110,6 +110,8 @@ export class GuestService {
     if (outcome === 'email_taken')
       throw conflict('email_taken', 'An account with this e-mail already exists');
     if (outcome === 'not_guest') throw notGuest();
+    if (outcome === 'identity_taken')
+      throw conflict('identity_in_use', 'This identity is already linked to an account');
   }
 
   async #session(userUuid: number, clientId: string): Promise<GuestSession> {

@@ -84,6 +84,8 @@ export interface ProviderConfig {
   scopes?: string[];
   /** `oidc`: discovered from `${issuer}/.well-known/openid-configuration` on first use. */
   issuer?: string;
+  /** `oidc`: `form_post` (Apple, when it is asked for name or e-mail) makes the callback a POST. */
+  response_mode?: 'query' | 'form_post';
   /** `oauth2`: explicit endpoints. */
   authorization_endpoint?: string;
   token_endpoint?: string;

@@ -44,6 +44,10 @@ export class PasskeyService {
     private readonly clients: ClientDirectory,
     private readonly tokens: TokenService,
     private readonly settings: PasskeySettings,
+    /** Linked upstream identities are ways in too (docs/federation.md); absent: none are counted. */
+    private readonly identities: { hasIdentity(userUuid: number): Promise<boolean> } = {
+      hasIdentity: async () => false,
+    },
   ) {}
 
   async registrationOptions(userUuid: number): Promise<PublicKeyCredentialCreationOptionsJSON> {
@@ -177,7 +181,12 @@ export class PasskeyService {
     const passkeys = await this.store.listForUser(userUuid);
     if (!passkeys.some((p) => p.id === id))
       throw notFound('passkey_not_found', 'You have no passkey with this id');
-    if (user?.email === null && passkeys.length === 1 && !(await this.guests.isGuest(userUuid))) {
+    if (
+      user?.email === null &&
+      passkeys.length === 1 &&
+      !(await this.guests.isGuest(userUuid)) &&
+      !(await this.identities.hasIdentity(userUuid))
+    ) {
       throw new AppError(
         409,
         'last_sign_in_method',

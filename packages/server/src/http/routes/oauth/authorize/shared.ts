@@ -266,6 +266,7 @@ export function authorizePage(services: Services) {
       clientName: authz.client.name,
       csrfToken: csrfFor(request, reply),
       fields: authorizationFields(authz),
+      providers: services.federation.list(),
       ...extra,
     });
     // The sign-in ends at the app when it is already approved (303 here, then 302 there), and

@@ -1,0 +1,121 @@
+import { Type } from 'typebox';
+import type { Services } from '../../../composition/index.js';
+import type { IdentityRecord } from '../../../services/federation/federationService.js';
+import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { perUser } from '../../rateLimits.js';
+import { errorResponses } from '../../schemas.js';
+import type { App } from '../../types.js';
+
+const Identity = Type.Object({
+  id: Type.String(),
+  provider: Type.String({ description: 'The provider id of IDENTITY_PROVIDERS' }),
+  provider_name: Type.String(),
+  subject: Type.String({ description: "The upstream account's stable id (OpenID `sub`, Steam's steamid64)" }),
+  email: Type.Union([Type.String(), Type.Null()], {
+    description: 'As the upstream gave it (never used to link)',
+  }),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+});
+
+const ProviderBody = Type.Object({ provider: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/**
+ * The signed-in user's linked identities (decisions §8, docs/federation.md "Accounts and linking"): list,
+ * link by an upstream id_token or by a redirect through the provider, unlink (never the last way in).
+ * Linking an identity another account holds is 409 `identity_in_use`; a guest who links upgrades.
+ */
+export async function identityRoutes(app: App, services: Services): Promise<void> {
+  const { federation } = services;
+  const limits = services.config.rateLimits;
+  const shape = (i: IdentityRecord) => ({
+    id: i.id,
+    provider: i.provider,
+    provider_name: federation.providerName(i.provider),
+    subject: i.subject,
+    email: i.email,
+    created_at: new Date(i.createdAt).toISOString(),
+  });
+
+  app.get(
+    '/v1/dev-user/identities',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary: "The signed-in user's linked identities (Google, Apple, Discord, Steam, …)",
+        security: bearerSecurity,
+        response: { 200: Type.Object({ identities: Type.Array(Identity) }), ...errorResponses(401) },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+    },
+    async (request) => ({
+      identities: (await federation.listIdentities(Number(authOf(request).userId))).map(shape),
+    }),
+  );
+
+  app.post(
+    '/v1/dev-user/identities',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it. Needs a fresh login (STEP_UP_MAX_AGE)',
+        security: bearerSecurity,
+        body: Type.Object({
+          provider: Type.String({ minLength: 1, maxLength: 64 }),
+          id_token: Type.String({ minLength: 1, maxLength: 16_000 }),
+        }),
+        response: { 201: Identity, ...errorResponses(400, 401, 404, 409, 429, 503) },
+      },
+      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      config: perUser(limits, 'identities_manage'),
+    },
+    async (request, reply) => {
+      const identity = await federation.linkIdToken(
+        Number(authOf(request).userId),
+        request.body.provider,
+        request.body.id_token,
+      );
+      return reply.status(201).send(shape(identity));
+    },
+  );
+
+  app.post(
+    '/v1/dev-user/identities/link',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. Needs a fresh login (STEP_UP_MAX_AGE)',
+        security: bearerSecurity,
+        body: ProviderBody,
+        response: { 200: Type.Object({ url: Type.String() }), ...errorResponses(400, 401, 404, 429) },
+      },
+      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      config: perUser(limits, 'identities_manage'),
+    },
+    async (request, reply) => {
+      void reply.header('cache-control', 'no-store');
+      return { url: await federation.linkUrl(Number(authOf(request).userId), request.body.provider) };
+    },
+  );
+
+  app.delete(
+    '/v1/dev-user/identities/:id',
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'Unlinks one of your identities; 409 last_sign_in_method when it is the only way in (no password, passkey or other identity)',
+        security: bearerSecurity,
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 40 }) }),
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404, 409, 429) },
+      },
+      preHandler: requireToken(services.authenticator, 'login'),
+      config: perUser(limits, 'identities_manage'),
+    },
+    async (request) => {
+      await federation.unlink(Number(authOf(request).userId), request.params.id);
+      return { success: true };
+    },
+  );
+}

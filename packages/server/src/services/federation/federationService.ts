@@ -1,0 +1,457 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { safeEqual } from '../../crypto/constantTime.js';
+import type { SecretBox } from '../../crypto/secretBox.js';
+import { AppError, conflict, notFound } from '../../errors.js';
+import type {
+  FederationStore,
+  FlowRecord,
+  IdentityRecord,
+  TicketPurpose,
+} from '../../stores/federationStore.js';
+import type { User } from '../../stores/userStore.js';
+
+export type { IdentityRecord };
+import { newUserUuid, normaliseEmail } from '../accounts/accountService.js';
+import type { ClientDirectory, GuestService } from '../accounts/guestService.js';
+import { FIRST_PARTY_BINDING, loginBindingFor } from '../oauth/loginBinding.js';
+import type { TokenService } from '../tokens/tokenService.js';
+import type { ProviderRegistry } from './providerRegistry.js';
+import {
+  type BrowserFlow,
+  type UpstreamIdentity,
+  type UpstreamProvider,
+  UpstreamRejected,
+  UpstreamUnavailable,
+} from './upstreamProvider.js';
+
+/** A browser has this long between "Continue with …" and the provider's callback. */
+export const FLOW_TTL_MS = 10 * 60_000;
+/** The console redeems its login ticket within this. */
+export const LOGIN_TICKET_TTL_MS = 60_000;
+/** A link-by-redirect start URL is good for this long. */
+export const LINK_TICKET_TTL_MS = 5 * 60_000;
+/** Where a console flow returns, and the only return_to besides an authorize request. */
+export const CONSOLE_PATH = '/console';
+
+export interface FederationSettings {
+  /** PUBLIC_URL: the callback URL each provider is registered with is `{publicUrl}/v1/federation/{id}/callback`. */
+  publicUrl: string;
+  /** Where a refused or unreachable upstream is reported with its reason (callers get the code only). */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+interface UserDirectory {
+  findUser(userUuid: number): Promise<User | undefined>;
+  findUserByEmail(email: string): Promise<User | undefined>;
+}
+
+/** What a completed browser flow did. */
+export type FlowOutcome =
+  | { kind: 'signed_in'; userUuid: number; created: boolean; returnTo: string; at: number }
+  | { kind: 'linked'; userUuid: number; provider: string; returnTo: string };
+
+/** A flow that ended in an error still knows where its browser came from (the console or a login page). */
+export class FlowFailed extends Error {
+  constructor(
+    readonly error: AppError,
+    readonly returnTo: string | undefined,
+  ) {
+    super(error.message);
+    this.name = 'FlowFailed';
+  }
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const random = () => randomBytes(32).toString('base64url');
+
+const unknownProvider = () => notFound('unknown_provider', 'No identity provider with this id is configured');
+const invalidState = () =>
+  new AppError(400, 'invalid_state', 'The sign-in is unknown, expired or already used: start again');
+const accountExists = () =>
+  conflict(
+    'account_exists_link_required',
+    'An account with this e-mail already exists: sign in to it and link this identity from there',
+  );
+const identityInUse = () => conflict('identity_in_use', 'This identity is already linked to another account');
+
+/**
+ * Sign in with an upstream identity provider, and linking (decisions §8, docs/federation.md "Accounts and
+ * linking"). The service owns the flow; each provider only speaks its protocol (`upstreamProvider.ts`).
+ *
+ * - An identity is (provider id, subject). Its first sign-in creates an account, with the upstream e-mail
+ *   only when the upstream verified it; when any account already has that e-mail the answer is 409
+ *   `account_exists_link_required` and nothing is created or linked (the pre-hijacking rule,
+ *   docs/security.md): only the owner, signed in, links an identity to an existing account.
+ * - A browser flow's state is stored as its SHA-256, bound to the browser that started it by the hash of
+ *   the flow cookie, and taken once at the callback; the PKCE verifier is sealed at rest.
+ */
+export class FederationService {
+  constructor(
+    private readonly store: FederationStore,
+    private readonly providers: ProviderRegistry,
+    private readonly users: UserDirectory,
+    private readonly guests: GuestService,
+    private readonly clients: ClientDirectory,
+    private readonly tokens: TokenService,
+    private readonly secretBox: SecretBox,
+    private readonly settings: FederationSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The configured providers, for the login page and the console. */
+  list(): { id: string; kind: string; name: string }[] {
+    return this.providers.list().map((p) => ({ id: p.id, kind: p.kind, name: p.name }));
+  }
+
+  callbackUrl(providerId: string): string {
+    return `${this.settings.publicUrl}/v1/federation/${providerId}/callback`;
+  }
+
+  /**
+   * Starts a browser flow: the upstream URL to send the browser to and the flow cookie's value (the
+   * browser binding). `returnTo` is checked by the caller (an authorize request, or the console); a link
+   * ticket makes it a link flow for the ticket's user, which returns to the console.
+   */
+  async start(input: {
+    providerId: string;
+    returnTo: string;
+    linkTicket?: string | undefined;
+  }): Promise<{ url: URL; cookie: string }> {
+    const provider = this.#provider(input.providerId);
+    let linkUserUuid: number | undefined;
+    let returnTo = input.returnTo;
+    if (input.linkTicket !== undefined) {
+      const ticket = await this.#takeTicket(input.linkTicket, 'link');
+      if (!ticket || ticket.provider !== provider.id) {
+        throw new FlowFailed(
+          new AppError(400, 'invalid_link_ticket', 'The link request is unknown, expired or already used'),
+          CONSOLE_PATH,
+        );
+      }
+      linkUserUuid = ticket.userUuid;
+      returnTo = CONSOLE_PATH;
+    }
+    const now = this.now();
+    const flow: BrowserFlow = {
+      state: random(),
+      nonce: random(),
+      codeVerifier: random(),
+      callbackUrl: this.callbackUrl(provider.id),
+    };
+    const cookie = random();
+    let url: URL;
+    try {
+      url = await provider.authorizationUrl(flow);
+    } catch (err) {
+      this.#report(provider.id, err);
+      throw new FlowFailed(upstreamError(err), returnTo);
+    }
+    await this.store.saveFlow({
+      stateHash: sha256(flow.state),
+      provider: provider.id,
+      purpose: linkUserUuid === undefined ? 'sign_in' : 'link',
+      linkUserUuid,
+      returnTo,
+      browserHash: sha256(cookie),
+      nonce: flow.nonce,
+      codeVerifierSealed: this.secretBox.seal(flow.codeVerifier, verifierAad(flow.state)),
+      createdAt: now,
+      expiresAt: now + FLOW_TTL_MS,
+    });
+    return { url, cookie };
+  }
+
+  /**
+   * The provider's callback: the flow its `state` names, taken once; the browser must be the one that
+   * started it (the flow cookie); then the provider checks the upstream's answer, and the flow signs in
+   * (or creates) the account, or links the identity to the flow's user. Throws `FlowFailed`.
+   */
+  async complete(input: {
+    providerId: string;
+    params: URLSearchParams;
+    cookie: string | undefined;
+  }): Promise<FlowOutcome> {
+    const provider = this.#provider(input.providerId);
+    const state = input.params.get('state');
+    if (!state || state.length > 200) throw new FlowFailed(invalidState(), undefined);
+    const flow = await this.store.takeFlow(sha256(state));
+    if (!flow || flow.provider !== provider.id || flow.expiresAt <= this.now()) {
+      throw new FlowFailed(invalidState(), flow?.returnTo);
+    }
+    if (input.cookie === undefined || !safeEqual(sha256(input.cookie), flow.browserHash)) {
+      throw new FlowFailed(
+        new AppError(
+          400,
+          'flow_browser_mismatch',
+          'This sign-in was started in another browser: start again here',
+        ),
+        flow.returnTo,
+      );
+    }
+    try {
+      const identity = await provider.completeBrowserFlow(input.params, this.#browserFlow(state, flow));
+      if (flow.purpose === 'link' && flow.linkUserUuid !== undefined) {
+        await this.link(flow.linkUserUuid, provider.id, identity);
+        return {
+          kind: 'linked',
+          userUuid: flow.linkUserUuid,
+          provider: provider.id,
+          returnTo: flow.returnTo,
+        };
+      }
+      const { userUuid, created } = await this.signInOrCreate(provider.id, identity);
+      return { kind: 'signed_in', userUuid, created, returnTo: flow.returnTo, at: this.now() };
+    } catch (err) {
+      if (err instanceof AppError) throw new FlowFailed(err, flow.returnTo);
+      this.#report(provider.id, err);
+      throw new FlowFailed(upstreamError(err), flow.returnTo);
+    }
+  }
+
+  /**
+   * The native flow (`POST /v1/dev-user/federated-login`): an upstream id_token for the provider's client
+   * ids, then the same sign-in or creation as the browser flow; the login JWT is bound like a password
+   * login (`client_id`, or the console's first-party binding).
+   */
+  async nativeLogin(input: {
+    providerId: string;
+    idToken: string;
+    clientId: string | undefined;
+  }): Promise<{ token: string; uuid: string; created: boolean; expiresIn: number }> {
+    const binding = await loginBindingFor(this.clients, input.clientId);
+    const identity = await this.#verifyIdToken(input.providerId, input.idToken);
+    const { userUuid, created } = await this.signInOrCreate(input.providerId, identity);
+    const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), {
+      authTime: Math.floor(this.now() / 1000),
+      ...binding,
+    });
+    return { token, uuid: String(userUuid), created, expiresIn };
+  }
+
+  /** The account of an identity; a first sign-in creates it (see the class comment). */
+  async signInOrCreate(
+    providerId: string,
+    upstream: UpstreamIdentity,
+  ): Promise<{ userUuid: number; created: boolean }> {
+    const existing = await this.store.findIdentity(providerId, upstream.subject);
+    if (existing) {
+      await this.store.touchIdentity(existing.id, this.now());
+      return { userUuid: existing.userUuid, created: false };
+    }
+    const email = upstream.email === null ? null : normaliseEmail(upstream.email);
+    // Verified or not, an upstream e-mail that is an account's here never opens or joins that account.
+    if (email !== null && (await this.users.findUserByEmail(email))) throw accountExists();
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const now = this.now();
+      const userUuid = newUserUuid();
+      const outcome = await this.store.createAccount(
+        {
+          userUuid,
+          email: upstream.emailVerified ? email : null,
+          nickname: nicknameOf(upstream),
+          createdAt: now,
+        },
+        this.#identity(providerId, upstream, userUuid, now),
+      );
+      if (outcome === 'created') return { userUuid, created: true };
+      if (outcome === 'email_taken') throw accountExists();
+      if (outcome === 'identity_taken') {
+        // A concurrent first sign-in with the same identity won: this one signs in to that account.
+        const winner = await this.store.findIdentity(providerId, upstream.subject);
+        if (winner) return { userUuid: winner.userUuid, created: false };
+      }
+    }
+    throw new AppError(500, 'internal_error', 'Could not allocate a user id');
+  }
+
+  /**
+   * Links an identity to a signed-in user. Already this user's: answered as it is. Another user's: 409
+   * `identity_in_use`. A guest upgrades by it (same uuid, wallet and slots; the guest secret dies; the
+   * upstream e-mail is set only when verified and free). An existing account's e-mail never changes.
+   */
+  async link(userUuid: number, providerId: string, upstream: UpstreamIdentity): Promise<IdentityRecord> {
+    const existing = await this.store.findIdentity(providerId, upstream.subject);
+    if (existing) {
+      if (existing.userUuid === userUuid) return existing;
+      throw identityInUse();
+    }
+    if (!(await this.users.findUser(userUuid)))
+      throw new AppError(401, 'invalid_token', 'The token names no user');
+    const now = this.now();
+    const identity = this.#identity(providerId, upstream, userUuid, now);
+    if (await this.guests.isGuest(userUuid)) {
+      const email = upstream.email === null ? null : normaliseEmail(upstream.email);
+      const free = email !== null && upstream.emailVerified && !(await this.users.findUserByEmail(email));
+      await this.guests.upgrade(userUuid, { kind: 'identity', identity, email: free ? email : null, now });
+      return identity;
+    }
+    if (!(await this.store.linkIdentity(identity))) throw identityInUse();
+    return identity;
+  }
+
+  /** Links by an upstream id_token (`POST /v1/dev-user/identities`). */
+  async linkIdToken(userUuid: number, providerId: string, idToken: string): Promise<IdentityRecord> {
+    return this.link(userUuid, providerId, await this.#verifyIdToken(providerId, idToken));
+  }
+
+  /** A start URL that links the identity the browser signs in with to `userUuid` (one use, 5 minutes). */
+  async linkUrl(userUuid: number, providerId: string): Promise<string> {
+    const provider = this.#provider(providerId);
+    const ticket = await this.#issueTicket('link', userUuid, provider.id, false, LINK_TICKET_TTL_MS);
+    return `${this.settings.publicUrl}/v1/federation/${provider.id}/start?link_ticket=${ticket}`;
+  }
+
+  /** The console's one-time login ticket (60 s) for a user the browser flow signed in. */
+  consoleTicket(userUuid: number, created: boolean): Promise<string> {
+    return this.#issueTicket('console_login', userUuid, undefined, created, LOGIN_TICKET_TTL_MS);
+  }
+
+  /** Redeems a console login ticket: a login JWT bound to the console (`dauth:console`). */
+  async redeemConsoleTicket(
+    ticket: string,
+  ): Promise<{ token: string; uuid: string; created: boolean; expiresIn: number }> {
+    const record = await this.#takeTicket(ticket, 'console_login');
+    if (!record) {
+      throw new AppError(401, 'invalid_login_ticket', 'The login ticket is unknown, expired or already used');
+    }
+    const { token, expiresIn } = await this.tokens.issueLoginToken(String(record.userUuid), {
+      clientId: FIRST_PARTY_BINDING,
+    });
+    return { token, uuid: String(record.userUuid), created: record.created, expiresIn };
+  }
+
+  listIdentities(userUuid: number): Promise<IdentityRecord[]> {
+    return this.store.listIdentities(userUuid);
+  }
+
+  /** The provider's display name for an identity (the provider may have left the configuration). */
+  providerName(providerId: string): string {
+    return this.providers.find(providerId)?.name ?? providerId;
+  }
+
+  /** Unlinks one of the user's identities, never the last way into the account. */
+  async unlink(userUuid: number, id: string): Promise<void> {
+    const outcome = await this.store.removeIdentity(userUuid, id);
+    if (outcome === 'not_found')
+      throw notFound('identity_not_found', 'You have no linked identity with this id');
+    if (outcome === 'last') {
+      throw conflict(
+        'last_sign_in_method',
+        'This identity is the only way into the account: set a password, add a passkey or link another identity first',
+      );
+    }
+  }
+
+  #provider(providerId: string): UpstreamProvider {
+    const provider = this.providers.find(providerId);
+    if (!provider) throw unknownProvider();
+    return provider;
+  }
+
+  async #verifyIdToken(providerId: string, idToken: string): Promise<UpstreamIdentity> {
+    const provider = this.#provider(providerId);
+    if (!provider.verifyIdToken) {
+      throw new AppError(
+        400,
+        'id_token_unsupported',
+        `${provider.name} issues no id_token: use the browser flow`,
+      );
+    }
+    try {
+      return await provider.verifyIdToken(idToken);
+    } catch (err) {
+      this.#report(provider.id, err);
+      if (err instanceof UpstreamRejected) {
+        throw new AppError(
+          401,
+          'invalid_id_token',
+          'The id_token was refused (signature, issuer, audience or expiry)',
+        );
+      }
+      throw upstreamError(err);
+    }
+  }
+
+  /** An upstream's refusal or outage, with its reason, for the operator (never a token or code). */
+  #report(providerId: string, err: unknown): void {
+    if (err instanceof UpstreamRejected) {
+      this.settings.logger?.warn({ provider: providerId, reason: err.reason }, 'upstream answer refused');
+    } else if (err instanceof UpstreamUnavailable) {
+      this.settings.logger?.warn({ provider: providerId, err: err.message }, 'identity provider unavailable');
+    }
+  }
+
+  #browserFlow(state: string, flow: FlowRecord): BrowserFlow {
+    const verifier = this.secretBox.open(flow.codeVerifierSealed, verifierAad(state));
+    try {
+      return {
+        state,
+        nonce: flow.nonce,
+        codeVerifier: verifier.toString('utf8'),
+        callbackUrl: this.callbackUrl(flow.provider),
+      };
+    } finally {
+      verifier.fill(0);
+    }
+  }
+
+  #identity(providerId: string, upstream: UpstreamIdentity, userUuid: number, now: number): IdentityRecord {
+    return {
+      id: `fid_${randomBytes(16).toString('hex')}`,
+      provider: providerId,
+      subject: upstream.subject,
+      userUuid,
+      email: upstream.email === null ? null : normaliseEmail(upstream.email),
+      emailVerified: upstream.emailVerified,
+      displayName: upstream.displayName,
+      createdAt: now,
+      lastUsedAt: now,
+    };
+  }
+
+  async #issueTicket(
+    purpose: TicketPurpose,
+    userUuid: number,
+    provider: string | undefined,
+    created: boolean,
+    ttlMs: number,
+  ): Promise<string> {
+    const ticket = random();
+    const now = this.now();
+    await this.store.saveTicket(
+      { ticketHash: sha256(ticket), purpose, userUuid, provider, created, expiresAt: now + ttlMs },
+      now,
+    );
+    return ticket;
+  }
+
+  async #takeTicket(ticket: string, purpose: TicketPurpose) {
+    if (ticket.length === 0 || ticket.length > 200) return undefined;
+    const record = await this.store.takeTicket(sha256(ticket), purpose);
+    return record && record.expiresAt > this.now() ? record : undefined;
+  }
+}
+
+/** The seal of a flow's PKCE verifier is bound to its state: it opens for that flow only. */
+const verifierAad = (state: string) => `federation_flow:${sha256(state)}:code_verifier`;
+
+function upstreamError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof UpstreamRejected) {
+    return new AppError(401, 'upstream_rejected', 'The identity provider’s answer was refused');
+  }
+  if (err instanceof UpstreamUnavailable) {
+    return new AppError(
+      503,
+      'provider_unavailable',
+      'The identity provider cannot be reached; try again later',
+    );
+  }
+  throw err;
+}
+
+function nicknameOf(upstream: UpstreamIdentity): string {
+  const name = upstream.displayName ?? upstream.email?.split('@')[0] ?? 'player';
+  return name.trim().slice(0, 100) || 'player';
+}
