@@ -167,6 +167,8 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     expect(await page.$('#activity canvas')).toBeNull();
     // Before, the page asked for the payload form and got the expected 404, which Chromium logs as an error.
     expect(requests).not.toContain('/v1/development-api/payload_mode');
+    // Nor for its wallet policy, which it has none of either (404 wallet_policy_not_found).
+    expect(requests).not.toContain(`/v1/dev-user/clients/${clientId}/wallet-policy`);
     expect(failures).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
@@ -206,8 +208,9 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     const slot = page.locator(`#slots [data-slot="${buyer.slotId}"] [data-cuid="${flows.provider.cuid}"]`);
     expect(await slot.textContent()).toBe(`${flows.provider.cuid}: 700 units left, 300 units used`);
 
-    // The session-key and linked-sign-in sections hide while the service has no such endpoints.
-    expect(await page.$('#session-keys')).toBeNull();
+    // The session-key section lists no grant; the linked-sign-in section hides while the service has no
+    // such endpoint.
+    expect(await page.textContent('#session-key-list')).toBe('No app may use your wallet without your PIN.');
     expect(await page.$('#identities')).toBeNull();
     expect(await page.$('[role=alert]')).toBeNull();
     await expectNoEmptyLabels(page);
@@ -246,10 +249,10 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     const { page: signedIn } = await openAs(flows.provider.developer, '#identity_linked=Google');
     await signedIn.waitForURL(/#\/account$/);
     await signedIn.locator('[role=status]', { hasText: 'Google is linked' }).waitFor();
-    // The app page's wallet-policy section hides too while the service has no such endpoint.
+    // The app page's wallet-policy section waits for its owner to open it (consoleSessionKeys.test.ts).
     await signedIn.goto(`${base()}/console#/apps/${flows.provider.clientId}`);
     await signedIn.waitForSelector('#activity');
-    expect(await signedIn.$('#wallet-policy')).toBeNull();
+    expect(await signedIn.isVisible('#wallet-policy #policy-open')).toBe(true);
     await signedIn.close();
   });
 });
