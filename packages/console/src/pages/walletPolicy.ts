@@ -1,7 +1,7 @@
 import { ApiError, call } from '../api.js';
 import { button, field, h, notice, textarea } from '../dom.js';
 import { confirmInline, describeError, form, onSubmit, submit } from '../view.js';
-import { policyFacts, type WalletPolicy } from './sessionKeys.js';
+import { platformToken, policyFacts, type WalletPolicy } from './sessionKeys.js';
 
 const DAY = 86_400;
 const lines = (text: string) =>
@@ -36,6 +36,7 @@ export function walletPolicySection(path: string): HTMLElement {
 async function loadPolicy(path: string): Promise<HTMLElement> {
   const route = `${path}/wallet-policy`;
   let policy: WalletPolicy | undefined;
+  const token = await platformToken();
   try {
     policy = await call<WalletPolicy>('GET', route);
   } catch (error) {
@@ -97,7 +98,7 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
   const current = h(
     'div',
     { id: 'policy-current' },
-    policy ? policyFacts(policy) : h('p', {}, 'No policy yet.'),
+    policy ? policyFacts(policy, undefined, token) : h('p', {}, 'No policy yet.'),
   );
   const f = form(
     'wallet-policy-form',
@@ -123,7 +124,7 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
       valid_for_seconds: Number(days.input.value) * DAY,
     };
     const saved = await call<WalletPolicy>('PUT', route, body as unknown as Record<string, unknown>);
-    current.replaceChildren(policyFacts(saved));
+    current.replaceChildren(policyFacts(saved, undefined, token));
     removeBox.hidden = false;
     return 'Policy saved. Players grant it the next time they approve the app.';
   });

@@ -39,6 +39,9 @@ const server: TestServer | undefined = chromiumAvailable
   : undefined;
 
 const recipient = getAddress(`0x${'cd'.repeat(20)}`);
+/** 300 and 120 of the platform token (18 decimals), in base units. */
+const PER_DAY = 300n * 10n ** 18n;
+const USED = 120n * 10n ** 18n;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a real Chromium', () => {
@@ -113,7 +116,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     await page.fill('#policy-calls', `${token} ${TRANSFER}`);
     await page.fill('#policy-per-call', '0');
     await page.fill('#policy-per-day', '0');
-    await page.fill('#policy-tokens', `${token} 300`);
+    await page.fill('#policy-tokens', `${token} ${PER_DAY}`);
     await page.fill('#policy-days', '3');
     await sleep(1_100); // the console's login is now older than STEP_UP_MAX_AGE
     await page.click('#policy-submit');
@@ -132,7 +135,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
       `${token}: functions ${TRANSFER}`,
       'up to 0 ETH',
       'up to 0 ETH',
-      `${token}: up to 300`,
+      `${token}: up to 300 DAUTH`,
       '3 days',
     ]);
     expect(await page.isVisible('#policy-delete')).toBe(true);
@@ -146,7 +149,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
       calls: [{ to: getAddress(token), selectors: [TRANSFER] }],
       max_value_per_call_wei: '0',
       max_value_per_day_wei: '0',
-      token_limits: [{ token: getAddress(token), per_day: '300' }],
+      token_limits: [{ token: getAddress(token), per_day: String(PER_DAY) }],
       valid_for_seconds: 3 * DAY,
     });
 
@@ -155,7 +158,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     await again.page.click('#policy-open');
     await again.page.waitForSelector('#policy-calls');
     expect(await again.page.inputValue('#policy-calls')).toBe(`${getAddress(token)} ${TRANSFER}`);
-    expect(await again.page.inputValue('#policy-tokens')).toBe(`${getAddress(token)} 300`);
+    expect(await again.page.inputValue('#policy-tokens')).toBe(`${getAddress(token)} ${PER_DAY}`);
     expect(await again.page.inputValue('#policy-days')).toBe('3');
     expect(again.failures).toEqual([]);
     expect(again.errors).toEqual([]);
@@ -185,9 +188,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     expect(words).toContain('If you later grant it wallet access with your PIN, Gem game:');
     expect(words).toMatch(
       new RegExp(
-        `may spend up to 0\\.0000000000000003 \\S+ a day from your wallet until ${formatDay(
-          Date.now() + 3 * DAY * 1000,
-        )}`,
+        `may spend up to 300 \\S+ a day from your wallet until ${formatDay(Date.now() + 3 * DAY * 1000)}`,
       ),
     );
     expect(await page.isVisible('#wallet-policy')).toBe(true);
@@ -195,13 +196,13 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
   });
 
   it("lists the player's grant with its policy and today's use, and revokes it on chain", async () => {
-    player = await newPlayer(server!, client);
+    player = await newPlayer(server!, client, String(1000n * 10n ** 18n));
     const granted = await grant(server!, player, client.clientId);
     expect(granted.status).toBe(201);
     sessionKey = granted.body.session_key as Address;
-    // The app acts without the PIN: 120 of the 300 base units a day.
+    // The app acts without the PIN: 120 of the 300 DAUTH a day.
     const op = await request(server!, 'POST', '/v1/wallet/session-operations', player.accessToken, {
-      calls: [{ to: token, data: transferData(recipient, 120n) }],
+      calls: [{ to: token, data: transferData(recipient, USED) }],
     });
     expect(op.status).toBe(200);
 
@@ -227,9 +228,13 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
       `${getAddress(token)}: functions ${TRANSFER}`,
       'up to 0 ETH',
       'up to 0 ETH (0 ETH used today)',
-      `${getAddress(token)}: up to 300 (120 used today)`,
+      `${getAddress(token)}: up to 300 DAUTH (120 DAUTH used today)`,
       '3 days',
     ]);
+    // The exact base units on hover.
+    expect(await policy.locator('.amount').last().getAttribute('title')).toBe(
+      `${USED} base units (18 decimals)`,
+    );
     expect(failures).toEqual([]);
     expect(errors).toEqual([]);
 
