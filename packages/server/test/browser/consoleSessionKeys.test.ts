@@ -11,12 +11,7 @@ import type { ConsoleMessage, Page } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDay } from '../../src/services/sessionKeys/policyWording.js';
-import {
-  chromiumAvailable,
-  launchTestBrowser,
-  PENDING_ENDPOINTS,
-  type TestBrowser,
-} from '../helpers/browser.js';
+import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { createUser, type TestClient, type TestUser } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeUrl } from '../oauth/support.js';
@@ -65,7 +60,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
 
   interface Watched {
     page: Page;
-    /** Every API answer of 400 or more, as `status method path` (beyond the 404s of routes not merged yet). */
+    /** Every API answer of 400 or more, as `status method path`. */
     failures: string[];
     /** Errors the browser logged (a failed request is logged as one too) and uncaught page errors. */
     errors: string[];
@@ -78,14 +73,14 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     const watched: Watched = { page, failures: [], errors: [] };
     page.on('response', (r) => {
       const { pathname } = new URL(r.url());
-      if (r.status() >= 400 && !(r.status() === 404 && PENDING_ENDPOINTS.test(pathname))) {
+      if (r.status() >= 400) {
         watched.failures.push(`${r.status()} ${r.request().method()} ${pathname}`);
       }
     });
     page.on('console', (m: ConsoleMessage) => {
       if (m.type() !== 'error') return;
       const at = m.location().url ? new URL(m.location().url).pathname : '';
-      if (!PENDING_ENDPOINTS.test(at)) watched.errors.push(`${m.text()} ${at}`);
+      watched.errors.push(`${m.text()} ${at}`);
     });
     page.on('pageerror', (e) => watched.errors.push(e.message));
     await page.goto(`${server!.url}/console#/signin`);

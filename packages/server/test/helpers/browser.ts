@@ -49,11 +49,3 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
     },
   };
 }
-
-/**
- * Endpoints behind the console's identity (linked sign-ins) and federation sections (decisions §8): until a
- * service has them they answer 404 and the sections hide. The console suites accept these 404s and no others.
- * (The session-key and wallet-policy routes exist: a 404 from them is a failure, and an app without a wallet
- * policy is not asked for one until its owner opens the section, consoleSessionKeys.test.ts.)
- */
-export const PENDING_ENDPOINTS = /^\/v1\/(dev-user\/identities|federation\/providers)$/;
