@@ -118,8 +118,16 @@ async function player(service: Service, token: string, clientId: string): Promis
   return { token, uuid, pin: { ...pinFields, key_share_user }, address, slotId };
 }
 
-/** A sign-in to the app: the code flow with the login JWT, and the app's exchange of the code. */
-async function signInToApp(service: Service, token: string, clientId: string, clientSecret: string) {
+/**
+ * A sign-in to the app: the code flow with the login JWT, and the app's exchange of the code. Answers the
+ * app's access token for the player.
+ */
+async function signInToApp(
+  service: Service,
+  token: string,
+  clientId: string,
+  clientSecret: string,
+): Promise<string> {
   const authorize = new URL(`${service.url}/oauth/authorize`);
   for (const [k, v] of Object.entries({
     client_id: clientId,
@@ -142,6 +150,7 @@ async function signInToApp(service: Service, token: string, clientId: string, cl
     }),
   });
   if (!exchanged.ok) throw new Error(`exchange: ${exchanged.status} ${await exchanged.text()}`);
+  return ((await exchanged.json()) as { access_token: string }).access_token;
 }
 
 /** What a provider backend sends for a consumption in the authenticated form (docs/content-tokens.md). */
@@ -162,7 +171,7 @@ async function appData(
   service: Service,
   developerEmail: string,
   app: { clientId: string; clientSecret: string; gcmKey: string; cuid: string },
-): Promise<void> {
+): Promise<{ developer: Player; accessToken: string; second: Player }> {
   // The console's own login is bound to the console (decisions §8): the game's is bound to the game.
   const signIn = async (email: string) =>
     (
@@ -179,9 +188,10 @@ async function appData(
   const email = `player-${Date.now()}@example.com`;
   await api(`${service.url}/v1/dev-user/register`, 'POST', { email, password: PASSWORD });
   const second = await player(service, await signIn(email), app.clientId);
-  for (const who of [developer, second])
-    await signInToApp(service, who.token, app.clientId, app.clientSecret);
-  if (!service.adminKey) return; // the purchase and the sale need funds from the faucet
+  const accessToken = await signInToApp(service, developer.token, app.clientId, app.clientSecret);
+  await signInToApp(service, second.token, app.clientId, app.clientSecret);
+  const made = { developer, accessToken, second };
+  if (!service.adminKey) return made; // the purchase and the sale need funds from the faucet
   await api(
     `${service.url}/v1/development-api/user_buy_content_token`,
     'POST',
@@ -219,6 +229,59 @@ async function appData(
     ),
   ) as { listing: { id: string } };
   await api(`${service.url}/v1/market/listings/${listed.listing.id}/purchase`, 'POST', developer.pin, token);
+  return made;
+}
+
+const TRANSFER = '0xa9059cbb';
+const APPROVE = '0x095ea7b3';
+
+/**
+ * The app's wallet policy, set in the app page's form (the console is on the app's page): the app may
+ * transfer or approve up to 500 DAUTH a day of the platform token, no ether, for a week.
+ */
+async function setWalletPolicy(page: Page, tokenAddress: string): Promise<void> {
+  await page.click('#policy-open');
+  await page.waitForSelector('#policy-calls');
+  await page.fill('#policy-calls', `${tokenAddress} ${TRANSFER} ${APPROVE}`);
+  await page.fill('#policy-per-call', '0');
+  await page.fill('#policy-per-day', '0');
+  await page.fill('#policy-tokens', `${tokenAddress} 500000000000000000000`);
+  await page.fill('#policy-days', '7');
+  await page.click('#policy-submit');
+  // Saving is step-up: a login older than STEP_UP_MAX_AGE is asked for the password first.
+  await page.waitForSelector('#stepup-password, #wallet-policy-form [role=status]');
+  if (await page.$('#stepup-password')) {
+    await page.fill('#stepup-password', PASSWORD);
+    await page.click('#stepup-submit');
+  }
+  await page.locator('#wallet-policy-form [role=status]', { hasText: 'Policy saved' }).waitFor();
+}
+
+/**
+ * The developer, as a player of the app, grants its policy with the PIN; the app then moves 120 DAUTH from the
+ * wallet with the session key (no PIN), so the account page shows the grant's use today.
+ */
+async function grantAndUse(
+  service: Service,
+  made: { developer: Player; accessToken: string; second: Player },
+  clientId: string,
+  tokenAddress: string,
+): Promise<void> {
+  const { developer, accessToken, second } = made;
+  await api(
+    `${service.url}/v1/wallet/session-keys`,
+    'POST',
+    { client_id: clientId, ...developer.pin },
+    developer.token,
+  );
+  const amount = (120n * 10n ** 18n).toString(16).padStart(64, '0');
+  const to = second.address.slice(2).toLowerCase().padStart(64, '0');
+  await api(
+    `${service.url}/v1/wallet/session-operations`,
+    'POST',
+    { calls: [{ to: tokenAddress, data: `${TRANSFER}${to}${amount}` }] },
+    accessToken,
+  );
 }
 
 /**
@@ -288,11 +351,22 @@ async function main(): Promise<void> {
 
     // Sign-ins, a purchase, a consumption and a sale: the account page and the app's charts show them.
     const clientId = (await page.textContent('#app-client-id')) ?? '';
-    await appData(service, developerEmail, { clientId, clientSecret, gcmKey, cuid: 'space-game' });
+    const made = await appData(service, developerEmail, {
+      clientId,
+      clientSecret,
+      gcmKey,
+      cuid: 'space-game',
+    });
     // (Through the app list: the page is already at this app's hash, which would not render again.)
     await open('#/apps', '#app-list');
     await open(`#/apps/${clientId}`, '#activity figure.chart canvas');
     await shoot(page, 'app-activity', '#activity');
+    const { token: tokenAddress } = JSON.parse(await api(`${service.url}/v1/chain/info`, 'GET')) as {
+      token: string;
+    };
+    await setWalletPolicy(page, tokenAddress);
+    await shoot(page, 'app-wallet-policy', '#wallet-policy');
+    if (service.adminKey) await grantAndUse(service, made, clientId, tokenAddress);
 
     await open('#/apps', '#app-list');
     await shoot(page, 'apps');
@@ -300,6 +374,7 @@ async function main(): Promise<void> {
     await page.waitForSelector('#consents button'); // the approved app and its Revoke button
     await page.waitForLoadState('networkidle'); // and every other section's data
     await shoot(page, 'account', true);
+    if (service.adminKey) await shoot(page, 'account-session-keys', '#session-keys');
     await open('#/password', '#password-form');
     await shoot(page, 'change-password');
 

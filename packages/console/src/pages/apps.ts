@@ -122,7 +122,7 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
     // The report lists the app's cuids: with none, the app has no provider and nothing to ask about it.
     await providerSection(app, activity ? activity.content.length > 0 : undefined),
     await webhooksSection(path),
-    await walletPolicySection(path),
+    walletPolicySection(path),
     deleteSection(app, path),
   );
 }

@@ -27,6 +27,20 @@ interface SessionKey {
 const baseUnits = (raw: string): HTMLElement =>
   h('code', { title: `${raw} base units`, 'data-raw': raw }, groupDigits(raw));
 
+let platform: Promise<string | undefined> | undefined;
+/**
+ * The platform ERC-20's address (`GET /v1/chain/info`), asked once: its amounts are shown in DAUTH with the
+ * exact base units on hover; another token's decimals are not known here. Undefined when the service has
+ * no chain information.
+ */
+export function platformToken(): Promise<string | undefined> {
+  platform ??= call<{ token?: string }>('GET', '/v1/chain/info').then(
+    (info) => info.token?.toLowerCase(),
+    () => undefined,
+  );
+  return platform;
+}
+
 /** `2592000` → `30 days`. */
 export function duration(seconds: number): string {
   const units: [number, string][] = [
@@ -44,7 +58,13 @@ export function duration(seconds: number): string {
 }
 
 /** What a policy lets the app do without the PIN, in words. */
-export function policyFacts(policy: WalletPolicy, spent?: SessionKey['spent_today']): HTMLElement {
+export function policyFacts(
+  policy: WalletPolicy,
+  spent?: SessionKey['spent_today'],
+  platformTokenAddress?: string,
+): HTMLElement {
+  const units = (token: string, raw: string): HTMLElement =>
+    token.toLowerCase() === platformTokenAddress ? amount(raw, 'token') : baseUnits(raw);
   const spentOf = (token: string) => spent?.tokens.find((t) => t.token.toLowerCase() === token.toLowerCase());
   const rows: [string, string | Node][] = [
     [
@@ -94,8 +114,8 @@ export function policyFacts(policy: WalletPolicy, spent?: SessionKey['spent_toda
             {},
             h('code', {}, t.token),
             ': up to ',
-            baseUnits(t.per_day),
-            used ? [' (', baseUnits(used.amount), ' used today)'] : null,
+            units(t.token, t.per_day),
+            used ? [' (', units(t.token, used.amount), ' used today)'] : null,
           );
         }),
       ),
@@ -108,8 +128,12 @@ export function policyFacts(policy: WalletPolicy, spent?: SessionKey['spent_toda
 /** The account's session-key grants; null (no section) when the service has no session keys. */
 export async function sessionKeysSection(): Promise<HTMLElement | null> {
   let keys: SessionKey[];
+  let token: string | undefined;
   try {
-    keys = (await call<{ session_keys: SessionKey[] }>('GET', '/v1/wallet/session-keys')).session_keys;
+    [keys, token] = await Promise.all([
+      call<{ session_keys: SessionKey[] }>('GET', '/v1/wallet/session-keys').then((a) => a.session_keys),
+      platformToken(),
+    ]);
   } catch (error) {
     if (routeMissing(error)) return null;
     return wrap(notice('error', describeError(error)));
@@ -121,7 +145,11 @@ export async function sessionKeysSection(): Promise<HTMLElement | null> {
       'Apps you let act with your wallet without your PIN, within the limits you approved (the wallet contract enforces them).',
     ),
     keys.length
-      ? h('ul', { class: 'cards', id: 'session-key-list' }, keys.map(keyCard))
+      ? h(
+          'ul',
+          { class: 'cards', id: 'session-key-list' },
+          keys.map((key) => keyCard(key, token)),
+        )
       : h('p', { id: 'session-key-list' }, 'No app may use your wallet without your PIN.'),
   );
 }
@@ -135,7 +163,7 @@ function wrap(...content: Node[]): HTMLElement {
   );
 }
 
-function keyCard(key: SessionKey): HTMLElement {
+function keyCard(key: SessionKey, token: string | undefined): HTMLElement {
   const name = key.client_name || `App ${key.client_id}`;
   const trigger = button(`Revoke ${name}’s wallet access`, {
     class: 'danger',
@@ -161,7 +189,7 @@ function keyCard(key: SessionKey): HTMLElement {
       ['Valid until', formatTime(key.valid_until)],
       ['Transaction', key.tx_hash ? h('code', {}, key.tx_hash) : 'Being registered on chain'],
     ]),
-    policyFacts(key.policy, key.spent_today),
+    policyFacts(key.policy, key.spent_today, token),
     trigger,
     confirm,
   );

@@ -1,7 +1,7 @@
 import { ApiError, call } from '../api.js';
 import { button, field, h, notice, textarea } from '../dom.js';
-import { confirmInline, describeError, form, onSubmit, routeMissing, submit } from '../view.js';
-import { policyFacts, type WalletPolicy } from './sessionKeys.js';
+import { confirmInline, describeError, form, onSubmit, submit } from '../view.js';
+import { platformToken, policyFacts, type WalletPolicy } from './sessionKeys.js';
 
 const DAY = 86_400;
 const lines = (text: string) =>
@@ -12,20 +12,36 @@ const lines = (text: string) =>
 
 /**
  * The app's wallet policy (decisions §8): what a player's session key for this app may do without the PIN.
- * Saving needs a fresh login (the step-up prompt). Null (no section) when the service has no such endpoint.
+ * Saving needs a fresh login (the step-up prompt).
+ *
+ * The policy is asked for only when the owner opens the section: an app without one answers the API's
+ * 404 `wallet_policy_not_found`, which the browser would log as a failed request on every app page.
  */
-export async function walletPolicySection(path: string): Promise<HTMLElement | null> {
+export function walletPolicySection(path: string): HTMLElement {
+  const open = button('Show the wallet policy', { id: 'policy-open' });
+  const section = wrap(
+    h('p', {}, 'What your app may do with a player’s wallet without the PIN, once the player grants it.'),
+    open,
+  );
+  open.addEventListener('click', () => {
+    open.disabled = true;
+    void loadPolicy(path).then(
+      (content) => open.replaceWith(content),
+      (error: unknown) => open.replaceWith(notice('error', describeError(error))),
+    );
+  });
+  return section;
+}
+
+async function loadPolicy(path: string): Promise<HTMLElement> {
   const route = `${path}/wallet-policy`;
   let policy: WalletPolicy | undefined;
+  const token = await platformToken();
   try {
-    const answer = await call<Partial<WalletPolicy> & { policy?: WalletPolicy }>('GET', route);
-    policy = answer.policy ?? (answer.calls ? (answer as WalletPolicy) : undefined);
+    policy = await call<WalletPolicy>('GET', route);
   } catch (error) {
-    if (routeMissing(error)) return null;
-    // No policy yet: the form starts empty.
-    if (!(error instanceof ApiError && error.status === 404)) {
-      return wrap(notice('error', describeError(error)));
-    }
+    // No policy yet (the API's 404 `wallet_policy_not_found`): the form starts empty.
+    if (!(error instanceof ApiError && error.code === 'wallet_policy_not_found')) throw error;
   }
 
   const calls = textarea(
@@ -82,7 +98,7 @@ export async function walletPolicySection(path: string): Promise<HTMLElement | n
   const current = h(
     'div',
     { id: 'policy-current' },
-    policy ? policyFacts(policy) : h('p', {}, 'No policy yet.'),
+    policy ? policyFacts(policy, undefined, token) : h('p', {}, 'No policy yet.'),
   );
   const f = form(
     'wallet-policy-form',
@@ -107,12 +123,9 @@ export async function walletPolicySection(path: string): Promise<HTMLElement | n
       }),
       valid_for_seconds: Number(days.input.value) * DAY,
     };
-    const saved = await call<Partial<WalletPolicy> & { policy?: WalletPolicy }>(
-      'PUT',
-      route,
-      body as unknown as Record<string, unknown>,
-    );
-    current.replaceChildren(policyFacts(saved.policy ?? (saved.calls ? (saved as WalletPolicy) : body)));
+    const saved = await call<WalletPolicy>('PUT', route, body as unknown as Record<string, unknown>);
+    current.replaceChildren(policyFacts(saved, undefined, token));
+    removeBox.hidden = false;
     return 'Policy saved. Players grant it the next time they approve the app.';
   });
 
@@ -124,15 +137,12 @@ export async function walletPolicySection(path: string): Promise<HTMLElement | n
     async () => {
       await call('DELETE', route);
       confirm.hidden = true;
+      removeBox.hidden = true;
       current.replaceChildren(h('p', {}, 'No policy yet.'));
     },
   );
-  return wrap(
-    h('p', {}, 'What your app may do with a player’s wallet without the PIN, once the player grants it.'),
-    current,
-    f,
-    policy ? h('div', {}, remove, confirm) : null,
-  );
+  const removeBox = h('div', { hidden: !policy }, remove, confirm);
+  return h('div', { id: 'policy-body' }, current, f, removeBox);
 }
 
 function wrap(...content: (Node | null)[]): HTMLElement {

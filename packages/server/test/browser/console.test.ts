@@ -2,12 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  chromiumAvailable,
-  launchTestBrowser,
-  PENDING_ENDPOINTS,
-  type TestBrowser,
-} from '../helpers/browser.js';
+import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   authorizeUrl,
@@ -57,11 +52,8 @@ describe.skipIf(!chromiumAvailable)('web console in a real Chromium', () => {
     // Any refused console file or API call, and any script error, fails the journey that saw it.
     page.on('response', (r) => {
       const { pathname } = new URL(r.url());
-      // (An app that is no content provider yet answers 404 provider_not_registered to payload_mode; the
-      // sections over endpoints other work adds answer 404 until it lands, and then hide.)
-      const expected =
-        r.status() === 404 &&
-        (pathname === '/v1/development-api/payload_mode' || PENDING_ENDPOINTS.test(pathname));
+      // (An app that is no content provider yet answers 404 provider_not_registered to payload_mode.)
+      const expected = r.status() === 404 && pathname === '/v1/development-api/payload_mode';
       if (r.status() >= 400 && /^\/(console|v1)\b/.test(pathname) && !expected) {
         failures.push(`${r.status()} ${pathname}`);
       }

@@ -2,12 +2,7 @@ import type { ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newClient, type User } from '../content/contentSupport.js';
 import { appActivityFlows, type AppActivityFlows } from '../helpers/appActivityFlows.js';
-import {
-  chromiumAvailable,
-  launchTestBrowser,
-  PENDING_ENDPOINTS,
-  type TestBrowser,
-} from '../helpers/browser.js';
+import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -44,7 +39,7 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
 
   interface Watched {
     page: Page;
-    /** Failed console or API requests (4xx/5xx), beyond the 404s of endpoints not merged yet. */
+    /** Failed console or API requests (4xx/5xx). */
     failures: string[];
     /** Every request path the page made. */
     requests: string[];
@@ -59,15 +54,12 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     const watched: Watched = { page, failures: [], requests: [], errors: [] };
     page.on('request', (r) => watched.requests.push(new URL(r.url()).pathname));
     page.on('response', (r) => {
-      const { pathname } = new URL(r.url());
-      if (r.status() >= 400 && !(r.status() === 404 && PENDING_ENDPOINTS.test(pathname))) {
-        watched.failures.push(`${r.status()} ${pathname}`);
-      }
+      if (r.status() >= 400) watched.failures.push(`${r.status()} ${new URL(r.url()).pathname}`);
     });
     page.on('console', (m: ConsoleMessage) => {
       if (m.type() !== 'error') return;
       const at = m.location().url ? new URL(m.location().url).pathname : '';
-      if (!PENDING_ENDPOINTS.test(at)) watched.errors.push(`${m.text()} ${at}`);
+      watched.errors.push(`${m.text()} ${at}`);
     });
     page.on('pageerror', (e) => watched.errors.push(e.message));
     await page.goto(`${base()}/console#/signin`);
@@ -167,6 +159,8 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     expect(await page.$('#activity canvas')).toBeNull();
     // Before, the page asked for the payload form and got the expected 404, which Chromium logs as an error.
     expect(requests).not.toContain('/v1/development-api/payload_mode');
+    // Nor for its wallet policy, which it has none of either (404 wallet_policy_not_found).
+    expect(requests).not.toContain(`/v1/dev-user/clients/${clientId}/wallet-policy`);
     expect(failures).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
@@ -206,9 +200,9 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     const slot = page.locator(`#slots [data-slot="${buyer.slotId}"] [data-cuid="${flows.provider.cuid}"]`);
     expect(await slot.textContent()).toBe(`${flows.provider.cuid}: 700 units left, 300 units used`);
 
-    // The session-key and linked-sign-in sections hide while the service has no such endpoints.
-    expect(await page.$('#session-keys')).toBeNull();
-    expect(await page.$('#identities')).toBeNull();
+    // The session-key section lists no grant, the linked-sign-in section no identity.
+    expect(await page.textContent('#session-key-list')).toBe('No app may use your wallet without your PIN.');
+    expect(await page.$('#identities')).not.toBeNull();
     expect(await page.$('[role=alert]')).toBeNull();
     await expectNoEmptyLabels(page);
     await expectOneDateFormat(page);
@@ -246,10 +240,10 @@ describe.skipIf(!chromiumAvailable)('console charts and formatting in a real Chr
     const { page: signedIn } = await openAs(flows.provider.developer, '#identity_linked=Google');
     await signedIn.waitForURL(/#\/account$/);
     await signedIn.locator('[role=status]', { hasText: 'Google is linked' }).waitFor();
-    // The app page's wallet-policy section hides too while the service has no such endpoint.
+    // The app page's wallet-policy section waits for its owner to open it (consoleSessionKeys.test.ts).
     await signedIn.goto(`${base()}/console#/apps/${flows.provider.clientId}`);
     await signedIn.waitForSelector('#activity');
-    expect(await signedIn.$('#wallet-policy')).toBeNull();
+    expect(await signedIn.isVisible('#wallet-policy #policy-open')).toBe(true);
     await signedIn.close();
   });
 });

@@ -211,6 +211,8 @@ describe.skipIf(!chromiumAvailable)('console sections over federation and sessio
         return json(route, 200, { ...body, updated_at: '2026-11-26T10:00:00.000Z' });
       });
     });
+    // The policy is asked for when the owner opens the section, not on every app page.
+    await page.click('#policy-open');
     await page.waitForSelector('#wallet-policy-form');
     expect(await page.textContent('#policy-current')).toContain('No policy yet');
     await page.fill(

@@ -49,11 +49,3 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
     },
   };
 }
-
-/**
- * Endpoints behind the console's identity, session-key and wallet-policy sections (decisions §8): until a
- * service has them they answer 404 and the sections hide; an app without a wallet policy answers 404 too.
- * The console suites accept these 404s and no others.
- */
-export const PENDING_ENDPOINTS =
-  /^\/v1\/(dev-user\/identities|federation\/providers|wallet\/session-keys|dev-user\/clients\/[^/]+\/wallet-policy)$/;
