@@ -65,6 +65,25 @@ export function onStepUp(ask: (reason: string) => Promise<string | null>): void 
   askPassword = ask;
 }
 
+/**
+ * The step-up of a session without a password (a passkey or federated sign-in, whose session has no
+ * e-mail): resolves true once the session holds a fresh login of the same account (a passkey ceremony),
+ * false when the user cancels. The dialog may also leave the page for the provider's sign-in instead.
+ */
+let confirmWithoutPassword: (reason: string) => Promise<boolean> = async () => false;
+export function onStepUpWithoutPassword(confirm: (reason: string) => Promise<boolean>): void {
+  confirmWithoutPassword = confirm;
+}
+
+/** A fresh login of the signed-in account; false when the user cancels the prompt. */
+async function confirmItIsYou(session: Session): Promise<boolean> {
+  if (!session.email) return confirmWithoutPassword('This action needs you to confirm it is you.');
+  const password = await askPassword('This action needs you to confirm your password.');
+  if (password === null) return false;
+  await signIn(session.email, password);
+  return true;
+}
+
 export async function call<T = Json>(method: string, path: string, body?: Json, retried = false): Promise<T> {
   // Signing in sends no token, and a wrong password there must not end the current session.
   const session = path === LOGIN_PATH ? null : currentSession();
@@ -94,11 +113,7 @@ export async function call<T = Json>(method: string, path: string, body?: Json, 
         ? parsed.error_description
         : `The service answered ${response.status}.`;
   if (response.status === 401 && code === 'reauthentication_required' && session && !retried) {
-    const password = await askPassword('This action needs you to confirm your password.');
-    if (password !== null) {
-      await signIn(session.email, password);
-      return call<T>(method, path, body, true);
-    }
+    if (await confirmItIsYou(session)) return call<T>(method, path, body, true);
   }
   if (response.status === 401 && code !== 'reauthentication_required' && session) {
     // The token expired or was revoked (sign-out elsewhere, password change): sign in again.
@@ -145,20 +160,58 @@ export const encode = encodeURIComponent;
  * The session then has no e-mail to show or to confirm a password with; it shows the uuid instead.
  */
 export async function signInWithPasskey(): Promise<Session> {
-  const options = await call<Json>('POST', '/v1/dev-user/passkeys/authentication-options', {});
+  const session = await passkeyLogin();
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  return session;
+}
+
+/**
+ * The step-up of a session without a password: a passkey ceremony that must sign in the same account.
+ * A passkey of another account on this device leaves the current session as it was.
+ */
+export async function reconfirmWithPasskey(): Promise<void> {
+  const current = currentSession();
+  const fresh = await passkeyLogin();
+  if (!current || fresh.uuid !== current.uuid) {
+    throw new ApiError(
+      403,
+      'other_account',
+      'That passkey signs in another account; choose one of this account.',
+    );
+  }
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(fresh));
+}
+
+/** A discoverable-credential ceremony answered by the service with a login JWT (not stored here). */
+async function passkeyLogin(): Promise<Session> {
+  // Anonymous requests: the ceremony needs no token, and a refusal must not end the current session.
+  const options = await anonymousPost('/v1/dev-user/passkeys/authentication-options', {});
   const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(
     options as unknown as PublicKeyCredentialRequestOptionsJSON,
   );
   const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential | null;
   if (!credential) throw new ApiError(400, 'passkey_cancelled', 'No passkey was chosen.');
-  const result = await call<{ token: string; uuid: string }>(
-    'POST',
-    '/v1/dev-user/passkeys/login',
-    credential.toJSON() as unknown as Json,
-  );
-  const session: Session = { token: result.token, uuid: result.uuid, email: '' };
-  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
-  return session;
+  const result = await anonymousPost('/v1/dev-user/passkeys/login', {
+    ...(credential.toJSON() as unknown as Json),
+    client_id: CONSOLE_BINDING,
+  });
+  return { token: String(result.token), uuid: String(result.uuid), email: '' };
+}
+
+async function anonymousPost(path: string, body: Json): Promise<Json> {
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    credentials: 'omit',
+    cache: 'no-store',
+  });
+  const parsed = (await response.json().catch(() => ({}))) as Json;
+  if (response.ok) return parsed;
+  const code = typeof parsed.error === 'string' ? parsed.error : `http_${response.status}`;
+  const message =
+    typeof parsed.message === 'string' ? parsed.message : `The service answered ${response.status}.`;
+  throw new ApiError(response.status, code, message);
 }
 
 /**

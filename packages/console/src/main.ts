@@ -1,4 +1,14 @@
-import { ApiError, currentSession, onStepUp, redeemLoginTicket, signOut } from './api.js';
+import {
+  ApiError,
+  call,
+  currentSession,
+  encode,
+  onStepUp,
+  onStepUpWithoutPassword,
+  reconfirmWithPasskey,
+  redeemLoginTicket,
+  signOut,
+} from './api.js';
 import { button, field, h } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { passkeysPage } from './pages/passkeys.js';
@@ -164,6 +174,68 @@ function stepUpDialog(reason: string): Promise<string | null> {
   });
 }
 
+/**
+ * The step-up prompt of a session without a password (passkey or federated sign-in): a passkey of this
+ * account, or the provider's sign-in again (which leaves the page: the action is then made again).
+ */
+async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
+  const providers = await call<{ providers: { id: string; name: string }[] }>(
+    'GET',
+    '/v1/federation/providers',
+  )
+    .then((answer) => answer.providers)
+    .catch(() => []);
+  const message = h('div', { role: 'alert' });
+  const usePasskey = button('Use a passkey', { id: 'stepup-passkey' });
+  const cancel = button('Cancel', { class: 'secondary' });
+  const dialog = h(
+    'dialog',
+    { 'aria-labelledby': 'stepup-h' },
+    h('h2', { id: 'stepup-h' }, 'Confirm it is you'),
+    h('p', {}, reason),
+    message,
+    h(
+      'div',
+      { class: 'actions' },
+      usePasskey,
+      ...providers.map((provider) =>
+        h(
+          'a',
+          {
+            class: 'button secondary',
+            href: `/v1/federation/${encode(provider.id)}/start?return_to=${encode('/console')}`,
+          },
+          `Continue with ${provider.name}`,
+        ),
+      ),
+      cancel,
+    ),
+  ) as HTMLDialogElement;
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    let confirmed = false;
+    usePasskey.addEventListener('click', () => {
+      usePasskey.disabled = true;
+      reconfirmWithPasskey()
+        .then(() => {
+          confirmed = true;
+          dialog.close();
+        })
+        .catch((error: unknown) => {
+          message.replaceChildren(h('div', { class: 'notice error' }, describeError(error)));
+          usePasskey.disabled = false;
+        });
+    });
+    cancel.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(confirmed);
+    });
+    dialog.showModal();
+  });
+}
+
 onStepUp(stepUpDialog);
+onStepUpWithoutPassword(stepUpWithoutPasswordDialog);
 window.addEventListener('hashchange', () => void render());
 void render();
