@@ -13,12 +13,18 @@ export interface JournalMaintenanceOptions {
   confirmations: bigint;
   /** External chains: entries are kept at least this long (a node restored from an older backup). */
   retentionMs: number;
+  /**
+   * External chains: how often the block of the newest journaled transaction is checked against the chain;
+   * when a reorg replaced it, the journal sends what the new chain lacks at once.
+   */
+  reorgCheckMs: number;
 }
 
 export const DEFAULT_JOURNAL_MAINTENANCE: Omit<JournalMaintenanceOptions, 'statePath'> = {
   intervalMs: 30_000,
   confirmations: 64n,
   retentionMs: 60 * 60_000,
+  reorgCheckMs: 2_000,
 };
 
 /**
@@ -31,6 +37,10 @@ export const DEFAULT_JOURNAL_MAINTENANCE: Omit<JournalMaintenanceOptions, 'state
  */
 export class JournalMaintenance {
   #timer: NodeJS.Timeout | undefined;
+  #reorgTimer: NodeJS.Timeout | undefined;
+  #watching: Promise<void> | undefined;
+  /** Reorgs seen (tests and the log). */
+  reorgsSeen = 0;
   #running: Promise<void> | undefined;
   #stateMtime = 0;
 
@@ -45,12 +55,50 @@ export class JournalMaintenance {
   start(): void {
     this.#timer ??= setInterval(() => void this.run(), this.options.intervalMs);
     this.#timer.unref();
+    if (this.options.statePath === undefined) {
+      this.#reorgTimer ??= setInterval(() => {
+        this.#watching ??= this.checkReorg()
+          .then(() => undefined)
+          .catch((err: unknown) => this.logger.debug({ err }, 'reorg check failed'))
+          .finally(() => (this.#watching = undefined));
+      }, this.options.reorgCheckMs);
+      this.#reorgTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#reorgTimer) clearInterval(this.#reorgTimer);
     this.#timer = undefined;
+    this.#reorgTimer = undefined;
+    await this.#watching;
     await this.#running;
+  }
+
+  /**
+   * One header read: is the block of the newest journaled transaction still on the chain? When a reorg
+   * replaced it, a round runs now (the journal re-sends every journaled transaction the new chain lacks, the
+   * same signed bytes). Returns whether a reorg was seen.
+   */
+  async checkReorg(): Promise<boolean> {
+    const newest = this.sender.newestInclusion;
+    if (!newest) return false;
+    const block = await this.client
+      .getBlock({ blockNumber: newest.blockNumber, includeTransactions: false })
+      .catch((err: unknown) => {
+        // A head below the block (the node restarted from an older state) reads as "not found".
+        if (/not found|could not be found/i.test(String((err as Error).message))) return null;
+        throw err;
+      });
+    if (block?.hash === newest.blockHash) return false;
+    this.reorgsSeen++;
+    this.logger.warn(
+      { block: String(newest.blockNumber), was: newest.blockHash, now: block?.hash ?? null },
+      'a reorg replaced a block holding journaled transactions; sending what the chain lost again',
+    );
+    if (this.sender.newestInclusion === newest) this.sender.newestInclusion = undefined;
+    await this.run();
+    return true;
   }
 
   /** One round (also called by tests); concurrent calls share it. */

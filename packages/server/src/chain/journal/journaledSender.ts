@@ -1,6 +1,7 @@
 import { custom, keccak256, parseTransaction, type Transport } from 'viem';
 import type { Logger } from 'pino';
 import { chainUnavailable } from '../../errors.js';
+import { classifySendError, errorText } from '../chainErrors.js';
 import type { ChainClient } from '../chainClient.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
@@ -29,6 +30,11 @@ export class JournaledSender {
   /** Hashes already journaled by this process (a resend of the same bytes is not written again). */
   readonly #recorded = new Set<Hash>();
   #lastBlock: { hash: Hash; timestamp: bigint } | undefined;
+  /**
+   * The highest block the journal recorded a transaction in. Block hashes chain: while the chain still holds
+   * this block, it holds every journaled block below it, so one header read tells whether a reorg took any.
+   */
+  newestInclusion: { blockNumber: bigint; blockHash: Hash } | undefined;
 
   constructor(
     private readonly client: ChainClient,
@@ -95,6 +101,9 @@ export class JournaledSender {
         blockTimestamp: block.timestamp,
         txIndex: receipt.transactionIndex,
       });
+      if (!this.newestInclusion || receipt.blockNumber >= this.newestInclusion.blockNumber) {
+        this.newestInclusion = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+      }
     } catch (err) {
       // The entry stays `sent`: a recovery still sends it again (at the time of the recovery).
       this.logger.warn(
@@ -109,6 +118,50 @@ export class JournaledSender {
     await this.journal
       .markDropped(hashes)
       .catch((err: unknown) => this.logger.warn({ err }, 'could not mark journal entries dropped'));
+  }
+
+  /**
+   * Sends again, byte for byte, the journaled transactions of `from` for every nonce in [`fromNonce`,
+   * `toNonce`) (a reorg or a node restarted from an older state left a gap below a sender's next nonce).
+   * Per nonce the one the journal saw mined goes first, else the newest sent. True when every nonce of the
+   * range had one and the node took each (or already had it): the gap closes without re-signing anything.
+   */
+  async refill(from: Address, fromNonce: number, toNonce: number): Promise<boolean> {
+    if (toNonce <= fromNonce) return true;
+    let entries: Awaited<ReturnType<TransactionJournal['entries']>>;
+    try {
+      entries = (await this.journal.entries(this.chainId)).filter(
+        (e) => e.sender.toLowerCase() === from.toLowerCase() && e.nonce >= fromNonce && e.nonce < toNonce,
+      );
+    } catch (err) {
+      this.logger.warn({ err }, 'could not read the chain journal to close a nonce gap');
+      return false;
+    }
+    for (let nonce = fromNonce; nonce < toNonce; nonce++) {
+      const candidates = entries
+        .filter((e) => e.nonce === nonce)
+        .sort((a, b) => Number(b.state === 'mined') - Number(a.state === 'mined') || b.seq - a.seq);
+      const entry = candidates[0];
+      if (!entry) return false;
+      try {
+        await this.client.sendRawTransaction({ serializedTransaction: entry.raw });
+      } catch (err) {
+        const kind = classifySendError(errorText(err));
+        // Already in the pool (or a replacement of ours is): the gap closes by itself.
+        if (kind !== 'known' && kind !== 'underpriced') {
+          this.logger.warn(
+            { hash: entry.hash, nonce, err: errorText(err) },
+            'could not send a journaled transaction again',
+          );
+          return false;
+        }
+      }
+      this.logger.warn(
+        { hash: entry.hash, sender: from, nonce, state: entry.state },
+        'a journaled transaction the chain lost was sent again',
+      );
+    }
+    return true;
   }
 
   /** Asks the chain for the receipt of every entry whose outcome was not seen yet (deployment, a crash). */
