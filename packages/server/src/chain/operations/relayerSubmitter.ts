@@ -51,7 +51,8 @@ export class SubmissionOutcomeUnknown extends Error {
   }
 }
 
-type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable';
+/** `fee_too_low`: the node refused it because its fee cap is under the base fee now (anvil, geth). */
+type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable' | 'fee_too_low';
 
 /**
  * The only user of the relayer key. It owns the relayer's nonce, signs each `handleOps` transaction locally,
@@ -113,6 +114,8 @@ export class RelayerSubmitter {
     let sentAtBlock: bigint | undefined;
     let head: { number: bigint; baseFee: bigint | undefined } | undefined;
     let maybeSent = false;
+    /** The node refused the last send for a fee cap under the base fee: reprice without waiting for blocks. */
+    let feeTooLow = false;
     let pause = o.pollIntervalMs.min;
 
     try {
@@ -124,6 +127,8 @@ export class RelayerSubmitter {
           if (sent !== 'refused') maybeSent = true;
           if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
           if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
+          feeTooLow = sent === 'fee_too_low';
+          if (feeTooLow) lastAnswerAt = now;
         }
 
         const receipt = await this.#receipt(hashes);
@@ -201,9 +206,11 @@ export class RelayerSubmitter {
         const blocksWaited = head && sentAtBlock !== undefined ? Number(head.number - sentAtBlock) : 0;
         if (
           blocksWaited >= policy.options.replaceAfterBlocks ||
+          (feeTooLow && Date.now() - lastBumpAt >= o.resendAfterMs) ||
           Date.now() - lastBumpAt >= o.feeBumpAfterMs
         ) {
           lastBumpAt = Date.now();
+          feeTooLow = false;
           sentAtBlock = head?.number;
           const current = await gateway.fees().catch(() => fees);
           const next = policy.replacement(fees, current);
@@ -293,6 +300,7 @@ export class RelayerSubmitter {
       // `underpriced`: a transaction of ours with this nonce is in the pool, which is as good as accepted.
       const kind = classifySendError(errorText(err));
       if (kind === 'known' || kind === 'underpriced') return 'accepted';
+      if (kind === 'fee_too_low') return 'fee_too_low';
       if (kind === 'nonce_used') return 'nonce_used';
       if (kind === 'unfunded') {
         throw new AppError(503, 'relayer_unfunded', "The platform's relayer cannot pay for gas right now");
