@@ -43,11 +43,12 @@ export interface PoolTransaction {
 }
 
 export async function startFaultNode(
-  options: { port?: number; statePath?: string } = {},
+  options: { port?: number; statePath?: string; args?: string[] } = {},
 ): Promise<FaultNode> {
   const anvil = await startAnvil({
     ...(options.port ? { port: options.port } : {}),
     ...(options.statePath ? { statePath: options.statePath } : {}),
+    ...(options.args ? { args: options.args } : {}),
   });
   return faultNodeOf(anvil);
 }
