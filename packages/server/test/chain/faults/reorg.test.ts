@@ -60,6 +60,8 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
 
     // The answer came at depth 1; the reorg takes its block and two more away, and nothing re-adds it.
     await node.rpc('anvil_reorg', [3, []]);
+    // anvil builds the new blocks at the fork point's time; a real chain's carry the real time.
+    await node.rpc('anvil_setTime', [Math.floor(Date.now() / 1000)]);
     expect(await operationCount(node, entryPoint, answered.userOpHash)).toBe(0);
     expect(await node.reader.getCode({ address: answered.sender })).toBeUndefined();
 
@@ -113,6 +115,8 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
       );
       expect(answeredAt).toBeUndefined();
       await node.rpc('anvil_reorg', [2, []]);
+      // anvil builds the new blocks at the fork point's time; a real chain's carry the real time.
+      await node.rpc('anvil_setTime', [Math.floor(Date.now() / 1000)]);
       expect(
         await operationCount(
           node,
