@@ -232,7 +232,7 @@ async function externalNode(): Promise<ExternalNode> {
     await bank.sendTransaction({
       chain: null,
       to: privateKeyToAccount(key).address,
-      value: parseEther('5000'),
+      value: parseEther('2000'),
     });
   }
   const rpc = (method: string, params: unknown[]) =>
