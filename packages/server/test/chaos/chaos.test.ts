@@ -82,6 +82,7 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
     console.log(stamped);
   };
   let started = Date.now();
+  let calmBaseFee = 10n ** 9n;
 
   beforeAll(async () => {
     console.log(`[chaos] seed ${SEED} (CHAOS_SEED=${SEED} replays this schedule)`);
@@ -156,8 +157,8 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
         return;
       }
       case 'spike': {
-        const { baseFeePerGas } = await node.reader.getBlock();
-        const spiked = (baseFeePerGas ?? 10n ** 9n) * 50n;
+        // ×50 the base fee of a calm chain (spikes do not compound: each one is 50 times normal).
+        const spiked = calmBaseFee * 50n;
         await node.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${spiked.toString(16)}`]);
         note(`spike: next base fee ${spiked} (×50)`);
         return;
@@ -291,6 +292,7 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
 
   it('every answered write is on the final chain exactly once and the ledgers balance', async () => {
     const rng = random(SEED);
+    calmBaseFee = (await node.reader.getBlock()).baseFeePerGas ?? calmBaseFee;
     started = Date.now();
     const faults = injector(rng);
     const journeys: Journey[] = [];
@@ -307,10 +309,21 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
     );
     for (const j of journeys.filter((x) => !x.complete)) note(`incomplete: ${j.failures.join('; ')}`);
 
-    // Let the chain settle: a few blocks, the journal's reorg watch and round.
-    await new Promise((resolve) => setTimeout(resolve, 8_000));
-    await server.services.chain.journal.maintenance.run();
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Let the chain settle: the journal rounds run until it holds nothing the chain lacks (a transaction a
+    // reorg took while the base fee was spiked waits for the fee to fall under its cap).
+    const { journal } = server.services.chain;
+    const settleStart = Date.now();
+    for (;;) {
+      await journal.maintenance.run();
+      const open = await journal.sender.journal.unsettled(journal.sender.chainId);
+      if (open.length === 0) break;
+      if (Date.now() - settleStart > 120_000) {
+        note(`not settled after 120 s: ${open.map((e) => `${e.hash} ${e.state}`).join(', ')}`);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    note(`settled in ${((Date.now() - settleStart) / 1000).toFixed(1)} s`);
 
     const { contracts } = server.services.chain.info;
     const reader = node.reader;

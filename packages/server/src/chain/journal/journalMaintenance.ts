@@ -76,27 +76,33 @@ export class JournalMaintenance {
   }
 
   /**
-   * One header read: is the block of the newest journaled transaction still on the chain? When a reorg
-   * replaced it, a round runs now (the journal re-sends every journaled transaction the new chain lacks, the
-   * same signed bytes). Returns whether a reorg was seen.
+   * Are the blocks this process recently recorded transactions in still the chain's blocks at their heights
+   * (one batched request)? When a reorg replaced one, or a node restarted from an older state lost it, a
+   * round runs now: the journal re-sends every journaled transaction the chain lacks, the same signed
+   * bytes. Returns whether a reorg was seen.
    */
   async checkReorg(): Promise<boolean> {
-    const newest = this.sender.newestInclusion;
-    if (!newest) return false;
-    const block = await this.client
-      .getBlock({ blockNumber: newest.blockNumber, includeTransactions: false })
-      .catch((err: unknown) => {
-        // A head below the block (the node restarted from an older state) reads as "not found".
-        if (/not found|could not be found/i.test(String((err as Error).message))) return null;
-        throw err;
-      });
-    if (block?.hash === newest.blockHash) return false;
+    const recent = [...this.sender.recentInclusions];
+    if (recent.length === 0) return false;
+    const blocks = await Promise.all(
+      recent.map(([blockNumber]) =>
+        this.client.getBlock({ blockNumber, includeTransactions: false }).catch((err: unknown) => {
+          // A head below the block (the node restarted from an older state) reads as "not found".
+          if (/not found|could not be found/i.test(String((err as Error).message))) return null;
+          throw err;
+        }),
+      ),
+    );
+    const replaced = recent.filter(([, hash], i) => blocks[i]?.hash !== hash);
+    if (replaced.length === 0) return false;
     this.reorgsSeen++;
     this.logger.warn(
-      { block: String(newest.blockNumber), was: newest.blockHash, now: block?.hash ?? null },
-      'a reorg replaced a block holding journaled transactions; sending what the chain lost again',
+      { blocks: replaced.map(([n]) => String(n)) },
+      'a reorg replaced blocks holding journaled transactions; sending what the chain lost again',
     );
-    if (this.sender.newestInclusion === newest) this.sender.newestInclusion = undefined;
+    for (const [n, hash] of replaced) {
+      if (this.sender.recentInclusions.get(n) === hash) this.sender.recentInclusions.delete(n);
+    }
     await this.run();
     return true;
   }

@@ -31,10 +31,12 @@ export class JournaledSender {
   readonly #recorded = new Set<Hash>();
   #lastBlock: { hash: Hash; timestamp: bigint } | undefined;
   /**
-   * The highest block the journal recorded a transaction in. Block hashes chain: while the chain still holds
-   * this block, it holds every journaled block below it, so one header read tells whether a reorg took any.
+   * The blocks (number → hash) this process recorded transactions in lately, for the reorg watch: when the
+   * chain's block at one of these numbers is another, a reorg took it (JournalMaintenance.checkReorg). All
+   * of the recent ones, not only the newest: a transaction confirmed on the new branch must not hide one
+   * below it that the reorg took.
    */
-  newestInclusion: { blockNumber: bigint; blockHash: Hash } | undefined;
+  readonly recentInclusions = new Map<bigint, Hash>();
 
   constructor(
     private readonly client: ChainClient,
@@ -101,8 +103,11 @@ export class JournaledSender {
         blockTimestamp: block.timestamp,
         txIndex: receipt.transactionIndex,
       });
-      if (!this.newestInclusion || receipt.blockNumber >= this.newestInclusion.blockNumber) {
-        this.newestInclusion = { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash };
+      this.recentInclusions.delete(receipt.blockNumber);
+      this.recentInclusions.set(receipt.blockNumber, receipt.blockHash);
+      if (this.recentInclusions.size > 64) {
+        const oldest = this.recentInclusions.keys().next().value;
+        if (oldest !== undefined) this.recentInclusions.delete(oldest);
       }
     } catch (err) {
       // The entry stays `sent`: a recovery still sends it again (at the time of the recovery).
@@ -123,8 +128,11 @@ export class JournaledSender {
   /**
    * Sends again, byte for byte, the journaled transactions of `from` for every nonce in [`fromNonce`,
    * `toNonce`) (a reorg or a node restarted from an older state left a gap below a sender's next nonce).
-   * Per nonce the one the journal saw mined goes first, else the newest sent. True when every nonce of the
-   * range had one and the node took each (or already had it): the gap closes without re-signing anything.
+   * Per nonce the one the journal saw mined goes first, else the newest sent. True when the journal holds a
+   * transaction for every nonce of the range: the gap is the journal's to close, and the caller must not sign
+   * anything else at those nonces (it would take the nonce of work answered as done), even when the node does
+   * not take one right now (its fee cap is under a spiked base fee: the journal's rounds send it again).
+   * False only when some nonce has no journaled transaction (or the journal cannot be read).
    */
   async refill(from: Address, fromNonce: number, toNonce: number): Promise<boolean> {
     if (toNonce <= fromNonce) return true;
@@ -140,20 +148,21 @@ export class JournaledSender {
     for (let nonce = fromNonce; nonce < toNonce; nonce++) {
       const candidates = entries
         .filter((e) => e.nonce === nonce)
-        .sort((a, b) => Number(b.state === 'mined') - Number(a.state === 'mined') || b.seq - a.seq);
+        .sort((a, b) => Number(answered(b)) - Number(answered(a)) || b.seq - a.seq);
       const entry = candidates[0];
       if (!entry) return false;
       try {
         await this.client.sendRawTransaction({ serializedTransaction: entry.raw });
       } catch (err) {
         const kind = classifySendError(errorText(err));
-        // Already in the pool (or a replacement of ours is): the gap closes by itself.
+        // Already in the pool (or a replacement of ours is): the gap closes by itself. Anything else: the
+        // journal's rounds keep sending it; nothing else may take its nonce meanwhile.
         if (kind !== 'known' && kind !== 'underpriced') {
           this.logger.warn(
             { hash: entry.hash, nonce, err: errorText(err) },
-            'could not send a journaled transaction again',
+            'the node does not take a journaled transaction again yet; its nonce stays reserved for it',
           );
-          return false;
+          continue;
         }
       }
       this.logger.warn(
@@ -203,3 +212,6 @@ export class JournaledSender {
     }
   }
 }
+
+/** Mined once (and so answered as done), whether the chain still has its block or not. */
+const answered = (e: { state: string }) => e.state === 'mined' || e.state === 'lost';

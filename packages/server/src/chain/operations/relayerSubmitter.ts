@@ -190,7 +190,7 @@ export class RelayerSubmitter {
             if (await this.options.sender.refill(this.address, mined, nonce)) {
               logger.warn(
                 { nonce, chainNonce: mined },
-                'relayer nonce gap; the journal sent the missing transactions again',
+                'relayer nonce gap below a journaled transaction; the journal sends it again, the relayer waits',
               );
               continue;
             }

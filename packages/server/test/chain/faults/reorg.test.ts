@@ -84,6 +84,54 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
     expect(again.blockNumber).toBeGreaterThanOrEqual(minedIn - 2n);
   }, 90_000);
 
+  it('a reorg during a fee spike: the lost bundle waits for the base fee, is sent again round after round, lands once', async () => {
+    // Its own service (own relayer) with journal rounds every 3 s instead of 30.
+    const relayerKey = generatePrivateKey();
+    await node.fund(addressOf(relayerKey));
+    await node.rpc('anvil_mine', [5]);
+    const spiky = await startTestChain({
+      env: {
+        CHAIN_RPC_URL: node.rpcUrl,
+        RELAYER_PRIVATE_KEY: relayerKey,
+        PAYMASTER_SIGNER_PRIVATE_KEY: keys.PAYMASTER_SIGNER_PRIVATE_KEY,
+        OPERATOR_OWNER_PRIVATE_KEY: keys.OPERATOR_OWNER_PRIVATE_KEY,
+        ...contractSettings(shallow.chain.info.contracts),
+      },
+      journalMaintenance: { intervalMs: 3_000 },
+    });
+    try {
+      const { chain } = spiky;
+      const entryPoint = chain.info.contracts.entry_point;
+      const first = submit(chain);
+      const answered = await first.result;
+      const { baseFeePerGas } = await node.reader.getBlock();
+      // The base fee jumps ×50 and the reorg takes the answered bundle: its signed bytes offer too little now.
+      await node.rpc('anvil_setNextBlockBaseFeePerGas', [`0x${(baseFeePerGas! * 50n).toString(16)}`]);
+      await node.rpc('anvil_reorg', [3, []]);
+      await node.rpc('anvil_setTime', [Math.floor(Date.now() / 1000)]);
+      expect(await operationCount(node, entryPoint, answered.userOpHash)).toBe(0);
+      // The next bundle is confirmed on the new branch (replaced up to the new fees) while the lost one waits.
+      const second = await submit(chain).result;
+      expect(second.success).toBe(true);
+      await eventually(
+        async () => (await operationCount(node, entryPoint, answered.userOpHash)) === 1,
+        90_000,
+        'the reorged operation back once the base fee fell',
+      );
+      expect(await chain.gateway.walletOwner(answered.sender)).toBe(first.owner.address);
+      expect(await operationCount(node, entryPoint, second.userOpHash)).toBe(1);
+      // The journal records it mined again, on the chain's block.
+      await chain.journal.maintenance.run();
+      const entry = (await chain.journal.sender.journal.entries(chain.journal.sender.chainId)).find(
+        (e) => e.hash === answered.txHash,
+      );
+      const receipt = await node.reader.getTransactionReceipt({ hash: answered.txHash });
+      expect(entry).toMatchObject({ state: 'mined', inclusion: { blockHash: receipt.blockHash } });
+    } finally {
+      await spiky.close();
+    }
+  }, 150_000);
+
   it('CHAIN_CONFIRMATIONS=3: a reorg under a 1-deep bundle delays the answer until it is 3 deep again', async () => {
     const relayerKey = generatePrivateKey();
     await node.fund(addressOf(relayerKey));
