@@ -258,7 +258,11 @@ for (const journal of journalModes) {
     );
   }
 }
-const sessionMode = values.session === 'off' ? undefined : await setUp('session key (bundled)', {}, true);
+// The session-key comparison is the embedded chain's too.
+const sessionMode =
+  values.session === 'off' || blockTime !== undefined
+    ? undefined
+    : await setUp('session key (bundled)', {}, true);
 if (sessionMode) modes.push(sessionMode);
 try {
   // Rounds alternate between the modes, so load from elsewhere on the machine hits both alike.
