@@ -12,6 +12,7 @@
  *   BENCH_SECONDS=20 BENCH_CALLERS=100 BENCH_SLOTS=10 npm run bench:content
  *   BENCH_REQUEST_ID=1 npm run bench:content        # every payload carries a request_id
  *   npm run bench:content -- --journal on          # only with the chain journal (off: only without)
+ *   npm run bench:content -- --block-time 2        # an external anvil mining a block every 2 s (CHAIN_RPC_URL)
  *
  * By default (`--journal both`) two dauths run side by side, chain journal on and off (a benchmark-only
  * switch, bench/dauthEntry.ts), and BENCH_ROUNDS (3) measured consumption rounds alternate between them;
@@ -32,7 +33,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type AnvilInstance, startAnvil } from '@dauth/contracts';
 import autocannon from 'autocannon';
+import { createWalletClient, http as viemHttp, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_DEV_KEYS } from '../packages/server/src/chain/devAccounts.js';
 import { writeBenchSummary } from './summary.js';
 
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 100);
@@ -42,8 +47,13 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const WITH_REQUEST_ID = process.env.BENCH_REQUEST_ID === '1';
 type Journal = 'on' | 'off';
 const { values: args } = parseArgs({
-  options: { journal: { type: 'string', default: process.env.BENCH_JOURNAL ?? 'both' } },
+  options: {
+    journal: { type: 'string', default: process.env.BENCH_JOURNAL ?? 'both' },
+    'block-time': { type: 'string' },
+  },
 });
+/** `--block-time N`: dauth on an external anvil that mines every N seconds (set up with instant mining). */
+const BLOCK_TIME = args['block-time'] === undefined ? undefined : Number(args['block-time']);
 if (!['on', 'off', 'both'].includes(args.journal)) throw new Error('--journal is on, off or both');
 const JOURNAL_MODES: Journal[] = args.journal === 'both' ? ['on', 'off'] : [args.journal as Journal];
 /** Measured consumption rounds per journal mode (alternating with `--journal both`); the median counts. */
@@ -134,9 +144,14 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** dauth in its own process, as `npm start` runs it (from the sources, with its own DATA_DIR). */
-async function startDauth(
-  journal: Journal,
-): Promise<{ url: string; adminKey: string; pid: number; cleanup(): Promise<void> }> {
+async function startDauth(journal: Journal): Promise<{
+  url: string;
+  adminKey: string;
+  pid: number;
+  node: ExternalNode | undefined;
+  cleanup(): Promise<void>;
+}> {
+  const node = BLOCK_TIME === undefined ? undefined : await externalNode();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-content-'));
   const port = await freePort();
   const adminKey = randomBytes(24).toString('hex');
@@ -164,20 +179,74 @@ async function startDauth(
         BENCH_JOURNAL: journal,
         // One load generator on one address drives these far past their per-address defaults.
         RATE_LIMITS: 'content_consume=10000000/1m,content_consume_cuid=10000000/1m,balance_adex=10000000/1m',
+        ...node?.env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
   const url = `http://127.0.0.1:${port}`;
   await waitReady(`${url}/readyz`, child);
+  if (node) {
+    // Nothing funds the paymaster or the operator wallet on an external chain: the deployer does.
+    await post(
+      `${url}/v1/admin/funding`,
+      { paymaster_deposit: parseEther('1000').toString(), operator: parseEther('100').toString() },
+      { authorization: `Bearer ${adminKey}` },
+    );
+  }
   return {
     url,
     adminKey,
     pid: child.pid!,
+    node,
     cleanup: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
+      await node?.anvil.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface ExternalNode {
+  anvil: AnvilInstance;
+  env: Record<string, string>;
+  /** From instant mining (the set-up) to a block every BLOCK_TIME seconds. */
+  intervalMining(): Promise<void>;
+}
+
+/** An anvil of its own with fresh, funded keys for dauth's external-chain mode (`--block-time`). */
+async function externalNode(): Promise<ExternalNode> {
+  const anvil = await startAnvil();
+  const keys = {
+    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
+    RELAYER_PRIVATE_KEY: generatePrivateKey(),
+    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
+    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
+  };
+  const bank = createWalletClient({
+    account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+    transport: viemHttp(anvil.rpcUrl),
+  });
+  for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
+    await bank.sendTransaction({
+      chain: null,
+      to: privateKeyToAccount(key).address,
+      value: parseEther('2000'),
+    });
+  }
+  const rpc = (method: string, params: unknown[]) =>
+    fetch(anvil.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+  return {
+    anvil,
+    env: { CHAIN_RPC_URL: anvil.rpcUrl, ...keys },
+    intervalMining: async () => {
+      await rpc('evm_setAutomine', [false]);
+      await rpc('evm_setIntervalMining', [BLOCK_TIME]);
     },
   };
 }
@@ -398,6 +467,9 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
       );
     }
 
+    // From here on a block every BLOCK_TIME seconds: consumptions wait for blocks, batches fill meanwhile.
+    await dauth.node?.intervalMining();
+
     // ----- 1. consumption end to end -----
     const consumeUrl = `${dauth.url}/v1/development-api/increase_used_content_token`;
     const messages = slots.map((s) =>
@@ -594,7 +666,10 @@ async function main(): Promise<void> {
     const bareResult = medianRound && { requests_per_second: medianRound.bare };
 
     const summary = {
-      bench: 'content tokens (embedded default: SQLite + embedded anvil)',
+      bench:
+        BLOCK_TIME === undefined
+          ? 'content tokens (embedded default: SQLite + embedded anvil)'
+          : `content tokens (SQLite, external anvil with ${BLOCK_TIME}-second blocks)`,
       cpus: os.cpus().length,
       callers: CALLERS,
       slots: SLOTS,

@@ -13,6 +13,7 @@
  * wallets handed to their DauthSessionAccount, each signed by a session key whose policy allows `transfer` on
  * the token with a per-day cap; beside "bundled" (owner operations of plain wallets) it shows what the policy
  * check in validation costs in throughput.
+ *   npm run bench:ops -- --block-time 2    # an external anvil mining a block every 2 s (a public L2's pace)
  *
  * With `--journal both` (the default) the four modes (bundled and one op per tx, journal on and off) run in
  * alternating rounds; the journal's cost is 1 − median(on) / median(off) of the per-round rates. Switching
@@ -25,9 +26,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { type AnvilInstance, startAnvil } from '@dauth/contracts';
 import pino from 'pino';
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey } from 'viem/accounts';
+import { createWalletClient, http, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_DEV_KEYS } from '../packages/server/src/chain/devAccounts.js';
 import { SessionAccountGateway } from '../packages/server/src/chain/sessionAccountGateway.js';
 import type { Address } from '../packages/server/src/chain/types.js';
 import {
@@ -52,8 +56,11 @@ const { values } = parseArgs({
     journal: { type: 'string', default: 'both' },
     replicas: { type: 'string' },
     session: { type: 'string', default: 'on' },
+    'block-time': { type: 'string' },
   },
 });
+/** Seconds between blocks of an external anvil; undefined: the embedded chain (a block per transaction). */
+const blockTime = values['block-time'] === undefined ? undefined : Number(values['block-time']);
 if (values.replicas !== undefined) {
   // A different comparison on a different setup (bench/ops.replicas.ts); nothing below runs.
   const { benchReplicas } = await import('./ops.replicas.js');
@@ -97,7 +104,8 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-ops-'));
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
   await migrateToLatest(database.db);
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const external = blockTime === undefined ? undefined : await externalNode();
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...external?.env });
   const chain = await createChainServices(
     config,
     { logger: pino({ level: 'silent' }), db: database.db },
@@ -115,6 +123,12 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
       salt: 0n,
       calls: [chain.calls.erc20Transfer(token, receiver, 1n)],
     });
+  if (external) {
+    await chain.faucet.depositForPaymaster(parseEther('100'));
+    // From here on a block every `blockTime` seconds, whatever is pending.
+    await external.rpc('evm_setAutomine', [false]);
+    await external.rpc('evm_setIntervalMining', [blockTime]);
+  }
   const deployStart = performance.now();
   await Promise.all(owners.map(ownerTransfer));
   const deploySeconds = (performance.now() - deployStart) / 1000;
@@ -163,10 +177,52 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     roundRates: [],
     close: async () => {
       await chain.close();
+      await external?.anvil.stop();
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `--block-time`: an anvil of its own, instant while the service deploys and the wallets are funded, then
+ * mining on an interval. Fresh keys (funded from anvil's first account), the service's external-chain mode.
+ */
+async function externalNode(): Promise<{
+  anvil: AnvilInstance;
+  env: Record<string, string>;
+  rpc: (method: string, params: unknown[]) => Promise<unknown>;
+}> {
+  const anvil = await startAnvil();
+  const keys = {
+    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
+    RELAYER_PRIVATE_KEY: generatePrivateKey(),
+    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
+    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
+  };
+  const bank = createWalletClient({
+    account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+    transport: http(anvil.rpcUrl),
+  });
+  for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
+    await bank.sendTransaction({
+      chain: null,
+      to: privateKeyToAccount(key).address,
+      value: parseEther('1000'),
+    });
+  }
+  const rpc = async (method: string, params: unknown[]) => {
+    const answer = (await (
+      await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
+    ).json()) as { result?: unknown; error?: { message: string } };
+    if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+    return answer.result;
+  };
+  return { anvil, env: { CHAIN_RPC_URL: anvil.rpcUrl, ...keys }, rpc };
 }
 
 /** Closed loop: each caller sends its next operation as soon as its previous one returned. */
@@ -194,11 +250,19 @@ const modes: Mode[] = [];
 for (const journal of journalModes) {
   const suffix = journal ? '' : ', journal off';
   modes.push(await setUp(`bundled${suffix}`, { journal }));
-  modes.push(
-    await setUp(`one op per tx${suffix}`, { journal, bundler: { maxOpsPerBundle: 1, windowMs: 0 } }),
-  );
+  // At a block every few seconds one operation per transaction is one per block: the comparison is the
+  // embedded chain's; `--block-time` measures the bundled mode alone.
+  if (blockTime === undefined) {
+    modes.push(
+      await setUp(`one op per tx${suffix}`, { journal, bundler: { maxOpsPerBundle: 1, windowMs: 0 } }),
+    );
+  }
 }
-const sessionMode = values.session === 'off' ? undefined : await setUp('session key (bundled)', {}, true);
+// The session-key comparison is the embedded chain's too.
+const sessionMode =
+  values.session === 'off' || blockTime !== undefined
+    ? undefined
+    : await setUp('session key (bundled)', {}, true);
 if (sessionMode) modes.push(sessionMode);
 try {
   // Rounds alternate between the modes, so load from elsewhere on the machine hits both alike.
@@ -211,7 +275,8 @@ try {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log(
-  `\nSponsored ERC-20 transfers, ${concurrency} concurrent callers, ${rounds} rounds of ${opsPerRound} per mode`,
+  `\nSponsored ERC-20 transfers, ${concurrency} concurrent callers, ${rounds} rounds of ${opsPerRound} per mode` +
+    (blockTime === undefined ? ' (embedded chain)' : ` (external anvil, ${blockTime}-second blocks)`),
 );
 console.log(
   `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), load ${os
@@ -231,6 +296,24 @@ for (const m of modes) {
   );
 }
 const rate = (m: Mode) => m.latencies.length / m.seconds;
+if (blockTime !== undefined) {
+  const [bundled] = modes as [Mode];
+  writeBenchSummary({
+    bench: `ops-block-time-${blockTime}`,
+    block_time_seconds: blockTime,
+    concurrency,
+    rounds,
+    ops_per_round: opsPerRound,
+    ops_per_second: Number(rate(bundled).toFixed(1)),
+    round_rates: bundled.roundRates.map((r) => Number(r.toFixed(1))),
+    transactions: bundled.transactions.size,
+    ops_per_transaction: Number((bundled.latencies.length / bundled.transactions.size).toFixed(1)),
+  });
+  console.log(
+    `\n${(bundled.latencies.length / bundled.transactions.size).toFixed(1)} operations per bundle on average`,
+  );
+  process.exit(0);
+}
 const [bundled, single] = modes as [Mode, Mode];
 const overall = rate(bundled) / rate(single);
 writeBenchSummary({

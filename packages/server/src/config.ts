@@ -146,6 +146,10 @@ const envSchema = z.object({
   /** Blocks a write must be deep (its own included) before it is answered as done (docs/chain.md). */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(64).default(1),
   BUNDLER_RPC_URL: url(['http:', 'https:']).optional(),
+  /** The most any transaction of the service offers per gas (wei); unset: what the node suggests, bumped as needed. */
+  MAX_FEE_PER_GAS: weiAmount.optional(),
+  /** New blocks after which an unmined transaction is replaced with higher fees (same nonce). */
+  CHAIN_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(100).default(2),
   /**
    * Gas sponsorship policy (decisions §7, §8): daily budgets per user and per app, per-operation cap. The
    * cap is 1.5M (was 3M): the interface's heaviest user operation asks for about 0.49M (docs/operations.md).
@@ -272,6 +276,8 @@ export interface Config {
    * `eth_sendUserOperation` instead of the built-in bundler (docs/operations.md, "Which bundler").
    */
   bundlerRpcUrl: string | undefined;
+  /** MAX_FEE_PER_GAS (wei) and CHAIN_REPLACE_AFTER_BLOCKS: the fee policy of every signed transaction. */
+  chainFees: { maxFeePerGas: bigint | undefined; replaceAfterBlocks: number };
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
   /**
@@ -511,6 +517,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsPublic: e.METRICS_PUBLIC,
     chainConfirmations: e.CHAIN_CONFIRMATIONS,
     bundlerRpcUrl: e.BUNDLER_RPC_URL,
+    chainFees: { maxFeePerGas: e.MAX_FEE_PER_GAS, replaceAfterBlocks: e.CHAIN_REPLACE_AFTER_BLOCKS },
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,

@@ -171,14 +171,19 @@ export function errorText(err: unknown): string {
  * What a node's refusal of `eth_sendRawTransaction` says, from its error text (nodes word these
  * differently): `known` — this very transaction is already in the pool or mined; `nonce_used` — another
  * transaction took the nonce; `underpriced` — a transaction with the same nonce is in the pool; `unfunded`
- * — the sender cannot pay for gas. Undefined for anything else.
+ * — the sender cannot pay for gas; `fee_too_low` — its fee cap is under the base fee now (not taken). Undefined
+ * for anything else.
  */
 export function classifySendError(
   text: string,
-): 'known' | 'nonce_used' | 'underpriced' | 'unfunded' | undefined {
+): 'known' | 'nonce_used' | 'underpriced' | 'fee_too_low' | 'unfunded' | undefined {
   if (/already known|known transaction|already imported/.test(text)) return 'known';
   if (/nonce too low|nonce has already been used|nonce is too low/.test(text)) return 'nonce_used';
   if (/underpriced/.test(text)) return 'underpriced';
+  // geth and anvil: the fee cap is under the current base fee (a spike); the transaction is not in the pool.
+  if (/fee per gas less than block base fee|fee cap less than block base fee|feecap too low/.test(text)) {
+    return 'fee_too_low';
+  }
   if (/insufficient funds/.test(text)) return 'unfunded';
   return undefined;
 }

@@ -1,13 +1,12 @@
 import { dauthTokenAbi, entryPointAbi } from '@dauth/contracts';
 import { encodeFunctionData, type LocalAccount } from 'viem';
-import { AppError, forbidden } from '../errors.js';
+import { AppError, chainUnavailable, forbidden } from '../errors.js';
 import type { ChainClient } from './chainClient.js';
 import { atGateway } from './chainErrors.js';
 import type { ChainGateway } from './chainGateway.js';
-import type { JournaledSender } from './journal/journaledSender.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
+import { type RelayerSubmitter, SubmissionOutcomeUnknown } from './operations/relayerSubmitter.js';
 import type { Address, Hex } from './types.js';
-import { waitForReceipt } from './waitForReceipt.js';
 
 export interface FaucetRequest {
   address: Address;
@@ -25,6 +24,11 @@ export interface FaucetResult {
 /**
  * Development faucet (chain id 31337 only): sends native currency from the deployer account and mints the
  * platform ERC-20 (the deployer owns it). Requests run one at a time: they share the deployer's nonce.
+ *
+ * Each transaction is followed like a relayer bundle (`RelayerSubmitter` over the deployer key): journaled
+ * before it is sent, sent again while pending (a node that dropped it gets it back), replaced with higher fees
+ * when it is stuck (up to MAX_FEE_PER_GAS), answered only CHAIN_CONFIRMATIONS deep, and signed again only
+ * when its nonce provably went to another transaction.
  */
 export class Faucet {
   #queue: Promise<unknown> = Promise.resolve();
@@ -33,7 +37,8 @@ export class Faucet {
     private readonly gateway: ChainGateway,
     private readonly client: ChainClient,
     private readonly funder: LocalAccount | undefined,
-    private readonly sender: JournaledSender,
+    /** Follows the deployer's transactions to their block; undefined without a deployer key. */
+    private readonly submitter: RelayerSubmitter | undefined,
   ) {}
 
   get available(): boolean {
@@ -129,26 +134,37 @@ export class Faucet {
   }
 
   async #send(funder: LocalAccount, tx: { to: Address; value: bigint; data: Hex }): Promise<void> {
-    const { client } = this;
-    const hash = await atGateway(async () => {
-      const [nonce, fees, gas] = await Promise.all([
-        client.getTransactionCount({ address: funder.address, blockTag: 'pending' }),
-        this.gateway.fees(),
-        client.estimateGas({ account: funder.address, ...tx }),
-      ]);
-      const raw = await funder.signTransaction({
-        chainId: this.gateway.chainId,
-        type: 'eip1559',
-        nonce,
-        gas: gas + gas / 5n,
-        ...fees,
-        ...tx,
-      });
-      return this.sender.send(raw, funder.address);
-    });
-    const receipt = await waitForReceipt(client, hash);
-    await this.sender.confirm(receipt);
-    if (receipt.status !== 'success')
-      throw new AppError(502, 'faucet_failed', `Faucet transaction ${hash} reverted`);
+    const { client, submitter } = this;
+    if (!submitter) throw new AppError(409, 'faucet_unavailable', 'The faucet needs DEPLOYER_PRIVATE_KEY');
+    const gas = await atGateway(() => client.estimateGas({ account: funder.address, ...tx }));
+    // The deployer's nonce is also used at start (deployment, top-ups): read it afresh for each grant.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      submitter.reset();
+      let outcome: Awaited<ReturnType<RelayerSubmitter['submit']>>;
+      try {
+        outcome = await submitter.submit({ to: tx.to, data: tx.data, value: tx.value, gas: gas + gas / 5n });
+      } catch (err) {
+        if (err instanceof SubmissionOutcomeUnknown) {
+          throw chainUnavailable(
+            `The node stopped answering after faucet transaction ${err.txHashes.at(-1)}`,
+          );
+        }
+        throw err;
+      }
+      if (outcome.kind === 'dropped') continue; // its nonce went to another transaction: nothing was paid
+      if (outcome.receipt.status !== 'success') {
+        throw new AppError(
+          502,
+          'faucet_failed',
+          `Faucet transaction ${outcome.receipt.transactionHash} reverted`,
+        );
+      }
+      return;
+    }
+    throw new AppError(
+      502,
+      'faucet_failed',
+      'Faucet transactions kept losing their nonce to other transactions',
+    );
   }
 }

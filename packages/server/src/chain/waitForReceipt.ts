@@ -37,3 +37,33 @@ export async function fetchReceipt(client: ChainClient, hash: Hash): Promise<Tra
   const { blockTimestamp } = raw as { blockTimestamp?: string | null };
   return blockTimestamp ? { ...receipt, blockTimestamp: BigInt(blockTimestamp) } : receipt;
 }
+
+/**
+ * Waits until `hash` is mined `confirmations` blocks deep (its own block counted) on the chain as it is now,
+ * and returns its receipt. A reorg that takes it out of the chain only makes the wait longer: the receipt is
+ * read again each round, so the answer is always a block the chain holds. For writes outside the relayer's
+ * submitter (the deployment at start): CHAIN_CONFIRMATIONS before they are taken as done.
+ */
+export async function waitForConfirmations(
+  client: ChainClient,
+  hash: Hash,
+  confirmations: number,
+  { timeoutMs = 120_000, pauseMs = 500 }: { timeoutMs?: number; pauseMs?: number } = {},
+): Promise<TransactionReceipt> {
+  const deadline = Date.now() + timeoutMs;
+  let receipt = await waitForReceipt(client, hash, { timeoutMs });
+  for (;;) {
+    if (confirmations <= 1) return receipt;
+    const head = await atGateway(() => client.getBlockNumber({ cacheTime: 0 }));
+    if (head >= receipt.blockNumber + BigInt(confirmations - 1)) {
+      // Deep enough: still the same block (a reorg may have moved it)?
+      const now = await atGateway(() => fetchReceipt(client, hash));
+      if (now && now.blockHash === receipt.blockHash) return now;
+      if (now) receipt = now;
+    }
+    if (Date.now() > deadline) throw chainUnavailable(`${hash} not ${confirmations} blocks deep in time`);
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const again = await atGateway(() => fetchReceipt(client, hash));
+    if (again) receipt = again;
+  }
+}

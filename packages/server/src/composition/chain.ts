@@ -24,6 +24,7 @@ import {
   operatorWalletOf,
 } from '../chain/ensureDeployment.js';
 import { Faucet } from '../chain/faucet.js';
+import { FeePolicy } from '../chain/feePolicy.js';
 import {
   Bundler,
   type BundlerObserver,
@@ -78,6 +79,8 @@ export interface ChainServices {
   };
   /** Readings and events for metrics and the low-funds check (composition/observability.ts). */
   telemetry: ChainTelemetry;
+  /** MAX_FEE_PER_GAS and replacement pricing; `fees.detail` is `/readyz`'s `chain_fees` while capped. */
+  fees: FeePolicy;
   /** Readiness: rejects with `chain_unavailable` when the node does not answer, or while a recovery runs. */
   probe(): Promise<void>;
   /** With CHAIN_RPC_URLS: asks each endpoint now; `/readyz` names the ones that are down. */
@@ -267,7 +270,9 @@ export async function createChainServices(
         sponsorshipWindow(Math.floor(Date.now() / 1000), await gateway.latestTimestamp()),
       );
     const signer = new OperationSigner(gateway, sponsor);
+    const fees = new FeePolicy(config.chainFees);
     const submitter = new RelayerSubmitter({
+      feePolicy: fees,
       client,
       gateway,
       relayer,
@@ -329,7 +334,22 @@ export async function createChainServices(
         await sender.settleOutstanding();
       };
     }
-    const faucet = new Faucet(gateway, client, deployer, sender);
+    // The deployer's grants and top-ups are followed like bundles: resent, repriced, CHAIN_CONFIRMATIONS deep.
+    const deployerSubmitter = deployer
+      ? new RelayerSubmitter({
+          client,
+          gateway,
+          relayer: deployer,
+          logger: logger.child({ signer: 'deployer' }),
+          sender,
+          feePolicy: fees,
+          pollIntervalMs: embedded ? { min: 2, max: 10 } : { min: 250, max: 2_000 },
+          ...(embedded ? { resendAfterMs: 2_000, feeBumpAfterMs: 3_600_000 } : {}),
+          confirmations: config.chainConfirmations,
+          ...options.relayer,
+        })
+      : undefined;
+    const faucet = new Faucet(gateway, client, deployer, deployerSubmitter);
     const relayerAddresses = keys.relayers.map((key) => privateKeyToAccount(key).address);
     if (embedded) await fundEmbeddedRelayers(gateway, faucet, relayerAddresses);
     const maintenance = new JournalMaintenance(client, sender, recovery, logger, {
@@ -362,6 +382,7 @@ export async function createChainServices(
       faucet,
       embedded,
       journal: { sender, recovery, maintenance, startupRecovery },
+      fees,
       telemetry: {
         relayerAddress: relayer.address,
         relayerAddresses,

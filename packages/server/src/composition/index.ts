@@ -261,6 +261,11 @@ export async function createServices(
     closers.push(() => chain.close());
     startup.done('chain');
     readinessProbes.chain = () => chain.probe();
+    // Fees above MAX_FEE_PER_GAS: transactions wait for the base fee to fall (docs/chain.md, "Fees").
+    readinessProbes.chain_fees = async () => {
+      const capped = chain.fees.detail;
+      return capped ? { degraded: capped } : 'ok';
+    };
     const probeEndpoints = chain.probeEndpoints;
     if (probeEndpoints) {
       // Failover keeps the service answering; an endpoint down is for the operator to see (degraded).

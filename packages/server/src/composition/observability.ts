@@ -20,7 +20,7 @@ export function registerDomainMetrics(
   metrics: ServiceMetrics,
   parts: {
     database: DatabaseHandle;
-    chain: Pick<ChainServices, 'gateway' | 'telemetry'>;
+    chain: Pick<ChainServices, 'gateway' | 'telemetry' | 'fees'>;
     content: Pick<ContentServices, 'batcher' | 'queuedRecords'>;
     queues: { scrypt: { queued: number }; pbkdf2: { queued: number } };
     revocations: RevocationRegistry;
@@ -72,6 +72,11 @@ export function registerDomainMetrics(
     help: "This replica's relayer transactions sent and not yet mined (pending nonce minus latest nonce)",
     label: 'relayer',
     read: async () => new Map([[relayer, await chain.telemetry.relayerNonceGap()]]),
+  });
+  metrics.gauge({
+    name: 'dauth_chain_fee_capped',
+    help: '1 while the fee the chain asks for is above MAX_FEE_PER_GAS and transactions wait, else 0',
+    read: () => (chain.fees.state.capped ? 1 : 0),
   });
   metrics.gauge({
     name: 'dauth_paymaster_deposit_ether',

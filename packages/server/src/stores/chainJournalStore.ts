@@ -17,7 +17,7 @@ export interface ChainJournalTable {
   sender: string;
   nonce: number;
   raw: string;
-  state: 'sent' | 'mined' | 'dropped';
+  state: 'sent' | 'mined' | 'dropped' | 'lost';
   block_number: number | null;
   block_hash: string | null;
   block_timestamp: number | null;
@@ -120,7 +120,17 @@ export class ChainJournalStore implements TransactionJournal {
       .updateTable('chain_journal')
       .set({ state: 'dropped' })
       .where('tx_hash', 'in', [...hashes])
-      .where('state', '=', 'sent')
+      .where('state', 'in', ['sent', 'lost'])
+      .execute();
+  }
+
+  async markLost(hashes: readonly Hex[]): Promise<void> {
+    if (hashes.length === 0) return;
+    await this.db
+      .updateTable('chain_journal')
+      .set({ state: 'lost', block_number: null, block_hash: null, block_timestamp: null, tx_index: null })
+      .where('tx_hash', 'in', [...hashes])
+      .where('state', '=', 'mined')
       .execute();
   }
 
@@ -140,7 +150,7 @@ export class ChainJournalStore implements TransactionJournal {
       .selectFrom('chain_journal')
       .selectAll()
       .where('chain_id', '=', chainId)
-      .where('state', '=', 'sent')
+      .where('state', 'in', ['sent', 'lost'])
       .orderBy('seq')
       .execute();
     return rows.map(toEntry);

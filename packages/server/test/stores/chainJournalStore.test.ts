@@ -67,4 +67,23 @@ describe.each(testDatabases)('chain journal store ($name)', (database) => {
     // Nothing created before the cut-off: nothing goes.
     expect(await journal.compact(5, 100n, 0)).toBe(0);
   });
+
+  it('marks a mined entry whose block a reorg took lost: unsettled again, never compacted, mined again later', async () => {
+    const journal = new ChainJournalStore(db());
+    await journal.record(entry(31, 6));
+    const at = { blockNumber: 10n, blockHash: hash(10), blockTimestamp: 1n, txIndex: 0 };
+    await journal.markMined(hash(31), at);
+    await journal.markLost([hash(31)]);
+    expect(await journal.entries(6)).toEqual([
+      expect.objectContaining({ hash: hash(31), state: 'lost', inclusion: undefined }),
+    ]);
+    expect((await journal.unsettled(6)).map((e) => e.hash)).toEqual([hash(31)]);
+    expect(await journal.compact(6, 100n, Date.now() + 1_000)).toBe(0);
+    await journal.markMined(hash(31), { ...at, blockNumber: 12n, blockHash: hash(12) });
+    expect((await journal.entries(6))[0]).toMatchObject({ state: 'mined', inclusion: { blockNumber: 12n } });
+    // Only a mined entry can be lost.
+    await journal.record(entry(32, 6));
+    await journal.markLost([hash(32)]);
+    expect((await journal.entries(6))[1]).toMatchObject({ state: 'sent' });
+  });
 });

@@ -13,12 +13,18 @@ export interface JournalMaintenanceOptions {
   confirmations: bigint;
   /** External chains: entries are kept at least this long (a node restored from an older backup). */
   retentionMs: number;
+  /**
+   * External chains: how often the block of the newest journaled transaction is checked against the chain;
+   * when a reorg replaced it, the journal sends what the new chain lacks at once.
+   */
+  reorgCheckMs: number;
 }
 
 export const DEFAULT_JOURNAL_MAINTENANCE: Omit<JournalMaintenanceOptions, 'statePath'> = {
   intervalMs: 30_000,
   confirmations: 64n,
   retentionMs: 60 * 60_000,
+  reorgCheckMs: 2_000,
 };
 
 /**
@@ -31,6 +37,10 @@ export const DEFAULT_JOURNAL_MAINTENANCE: Omit<JournalMaintenanceOptions, 'state
  */
 export class JournalMaintenance {
   #timer: NodeJS.Timeout | undefined;
+  #reorgTimer: NodeJS.Timeout | undefined;
+  #watching: Promise<void> | undefined;
+  /** Reorgs seen (tests and the log). */
+  reorgsSeen = 0;
   #running: Promise<void> | undefined;
   #stateMtime = 0;
 
@@ -45,12 +55,56 @@ export class JournalMaintenance {
   start(): void {
     this.#timer ??= setInterval(() => void this.run(), this.options.intervalMs);
     this.#timer.unref();
+    if (this.options.statePath === undefined) {
+      this.#reorgTimer ??= setInterval(() => {
+        this.#watching ??= this.checkReorg()
+          .then(() => undefined)
+          .catch((err: unknown) => this.logger.debug({ err }, 'reorg check failed'))
+          .finally(() => (this.#watching = undefined));
+      }, this.options.reorgCheckMs);
+      this.#reorgTimer.unref();
+    }
   }
 
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#reorgTimer) clearInterval(this.#reorgTimer);
     this.#timer = undefined;
+    this.#reorgTimer = undefined;
+    await this.#watching;
     await this.#running;
+  }
+
+  /**
+   * Are the blocks this process recently recorded transactions in still the chain's blocks at their heights
+   * (one batched request)? When a reorg replaced one, or a node restarted from an older state lost it, a
+   * round runs now: the journal re-sends every journaled transaction the chain lacks, the same signed
+   * bytes. Returns whether a reorg was seen.
+   */
+  async checkReorg(): Promise<boolean> {
+    const recent = [...this.sender.recentInclusions];
+    if (recent.length === 0) return false;
+    const blocks = await Promise.all(
+      recent.map(([blockNumber]) =>
+        this.client.getBlock({ blockNumber, includeTransactions: false }).catch((err: unknown) => {
+          // A head below the block (the node restarted from an older state) reads as "not found".
+          if (/not found|could not be found/i.test(String((err as Error).message))) return null;
+          throw err;
+        }),
+      ),
+    );
+    const replaced = recent.filter(([, hash], i) => blocks[i]?.hash !== hash);
+    if (replaced.length === 0) return false;
+    this.reorgsSeen++;
+    this.logger.warn(
+      { blocks: replaced.map(([n]) => String(n)) },
+      'a reorg replaced blocks holding journaled transactions; sending what the chain lost again',
+    );
+    for (const [n, hash] of replaced) {
+      if (this.sender.recentInclusions.get(n) === hash) this.sender.recentInclusions.delete(n);
+    }
+    await this.run();
+    return true;
   }
 
   /** One round (also called by tests); concurrent calls share it. */

@@ -106,22 +106,30 @@ export class JournalRecovery {
     this.#direct = typeof url === 'string' && /^https?:/.test(url) ? new DirectRpc(url) : undefined;
     try {
       const entries = await journal.entries(chainId);
-      const missing = await this.#missing(unknown ? entries : entries.filter((e) => e.state === 'mined'));
+      const missing = await this.#missing(
+        unknown ? entries : entries.filter((e) => e.state === 'mined' || e.state === 'lost'),
+      );
       this.#compareMs = Date.now() - this.progress.startedAt;
-      this.progress.missing = missing.lost.length + missing.unknown.length;
+      // Forget the blocks the chain no longer has: the journal's inclusions stay a chain of canonical blocks
+      // (the hash comparison above relies on it), and a round that cannot give one back now (its fee cap is
+      // under the base fee, the node refuses it) leaves it `lost`, so the next round sends it again.
+      await journal.markLost(missing.lost.filter((e) => e.state === 'mined').map((e) => e.hash));
+      this.progress.missing = missing.lost.length + missing.relost.length + missing.unknown.length;
       if (this.progress.missing === 0) return this.#finish('none');
       const anvil = replay && (await this.#isAnvil());
       this.logger.warn(
         {
-          lost: missing.lost.length,
+          lost: missing.lost.length + missing.relost.length,
           unknown: missing.unknown.length,
           heldUpTo: String(missing.heldUpTo),
           mode: anvil ? 'replay' : 'resend',
         },
         'the chain lost journaled transactions; giving them back',
       );
-      if (anvil) await this.#replay(missing.lost, missing.unknown);
-      else await this.#resend([...missing.lost, ...missing.unknown]);
+      // Entries already `lost` have no block of their own any more: they go at the current time, before the
+      // never-seen ones.
+      if (anvil) await this.#replay(missing.lost, [...missing.relost, ...missing.unknown]);
+      else await this.#resend([...missing.lost, ...missing.relost, ...missing.unknown]);
       const report = this.#finish(anvil ? 'replay' : 'resend');
       this.logger.info(
         {
@@ -151,7 +159,7 @@ export class JournalRecovery {
   /** Journaled transactions the chain does not hold: mined ones in block order, then never-seen ones. */
   async #missing(
     entries: JournalEntry[],
-  ): Promise<{ lost: JournalEntry[]; unknown: JournalEntry[]; heldUpTo: bigint }> {
+  ): Promise<{ lost: JournalEntry[]; relost: JournalEntry[]; unknown: JournalEntry[]; heldUpTo: bigint }> {
     const head = await this.client.getBlockNumber();
     const mined = entries
       .filter((e) => e.state === 'mined' && e.inclusion)
@@ -164,21 +172,39 @@ export class JournalRecovery {
     for (const e of mined) hashAt.set(e.inclusion!.blockNumber, e.inclusion!.blockHash);
     let heldUpTo = -1n;
     const numbers = [...hashAt.keys()].filter((n) => n <= head).sort((a, b) => compareBig(b, a));
+    const canonical = new Map<bigint, Hash>();
     for (const n of numbers) {
       const block = await this.client.getBlock({ blockNumber: n, includeTransactions: false });
+      canonical.set(n, block.hash);
       if (block.hash === hashAt.get(n)) {
         heldUpTo = n;
         break;
       }
     }
-    const candidates = mined.filter((e) => e.inclusion!.blockNumber > heldUpTo);
+    // The hash chain vouches for older blocks only when the journal's newest block was recorded after the
+    // reorg, not before: a transaction confirmed on the new branch (the relayer's next bundle) can be the
+    // newest while a reorged one below still carries its old block. Within the last RECENT_BLOCKS every
+    // journaled block is compared with the chain's (one batched request).
+    const recent = numbers.filter((n) => n > head - RECENT_BLOCKS && !canonical.has(n));
+    const recentBlocks = await Promise.all(
+      recent.map((n) => this.client.getBlock({ blockNumber: n, includeTransactions: false })),
+    );
+    for (const [i, n] of recent.entries()) canonical.set(n, recentBlocks[i]!.hash);
+    const candidates = mined.filter((e) => {
+      const n = e.inclusion!.blockNumber;
+      if (n > heldUpTo) return true;
+      const hash = canonical.get(n);
+      return hash !== undefined && hash !== e.inclusion!.blockHash;
+    });
     // A lost block's transaction may still be on the chain elsewhere (a reorg mined it in another block).
     const lost = await this.#notOnChain(candidates);
     const own = this.ownSenders?.map((a) => a.toLowerCase());
     const unknown = await this.#notOnChain(
       entries.filter((x) => x.state === 'sent' && (!own || own.includes(x.sender.toLowerCase()))),
     );
-    return { lost, unknown, heldUpTo };
+    // Lost in an earlier round and not given back yet (or given back and mined since: re-recorded).
+    const relost = await this.#notOnChain(entries.filter((x) => x.state === 'lost'));
+    return { lost, relost, unknown, heldUpTo };
   }
 
   /** The entries without a receipt; the others are recorded where they are. */
@@ -323,10 +349,12 @@ export class JournalRecovery {
   async #lose(e: JournalEntry, reason: string): Promise<void> {
     this.progress.failed++;
     const log =
-      e.state === 'mined' ? this.logger.error.bind(this.logger) : this.logger.warn.bind(this.logger);
+      e.state === 'mined' || e.state === 'lost'
+        ? this.logger.error.bind(this.logger)
+        : this.logger.warn.bind(this.logger);
     log(
       { hash: e.hash, sender: e.sender, nonce: e.nonce, reason },
-      e.state === 'mined'
+      e.state === 'mined' || e.state === 'lost'
         ? 'a transaction the chain had confirmed could not be given back'
         : 'a transaction sent just before the crash was not replayed',
     );
@@ -368,6 +396,9 @@ function sendOutcome(text: string): 'sent' | 'nonce used' | string {
   if (kind === 'nonce_used') return 'nonce used';
   return text.slice(0, 200);
 }
+
+/** Journaled blocks this close to the head are each compared with the chain's (reorgs are shallower). */
+const RECENT_BLOCKS = 128n;
 
 const compareBig = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -1,6 +1,7 @@
 import { custom, keccak256, parseTransaction, type Transport } from 'viem';
 import type { Logger } from 'pino';
 import { chainUnavailable } from '../../errors.js';
+import { classifySendError, errorText } from '../chainErrors.js';
 import type { ChainClient } from '../chainClient.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
@@ -29,6 +30,13 @@ export class JournaledSender {
   /** Hashes already journaled by this process (a resend of the same bytes is not written again). */
   readonly #recorded = new Set<Hash>();
   #lastBlock: { hash: Hash; timestamp: bigint } | undefined;
+  /**
+   * The blocks (number → hash) this process recorded transactions in lately, for the reorg watch: when the
+   * chain's block at one of these numbers is another, a reorg took it (JournalMaintenance.checkReorg). All
+   * of the recent ones, not only the newest: a transaction confirmed on the new branch must not hide one
+   * below it that the reorg took.
+   */
+  readonly recentInclusions = new Map<bigint, Hash>();
 
   constructor(
     private readonly client: ChainClient,
@@ -95,6 +103,12 @@ export class JournaledSender {
         blockTimestamp: block.timestamp,
         txIndex: receipt.transactionIndex,
       });
+      this.recentInclusions.delete(receipt.blockNumber);
+      this.recentInclusions.set(receipt.blockNumber, receipt.blockHash);
+      if (this.recentInclusions.size > 64) {
+        const oldest = this.recentInclusions.keys().next().value;
+        if (oldest !== undefined) this.recentInclusions.delete(oldest);
+      }
     } catch (err) {
       // The entry stays `sent`: a recovery still sends it again (at the time of the recovery).
       this.logger.warn(
@@ -109,6 +123,54 @@ export class JournaledSender {
     await this.journal
       .markDropped(hashes)
       .catch((err: unknown) => this.logger.warn({ err }, 'could not mark journal entries dropped'));
+  }
+
+  /**
+   * Sends again, byte for byte, the journaled transactions of `from` for every nonce in [`fromNonce`,
+   * `toNonce`) (a reorg or a node restarted from an older state left a gap below a sender's next nonce).
+   * Per nonce the one the journal saw mined goes first, else the newest sent. True when the journal holds a
+   * transaction for every nonce of the range: the gap is the journal's to close, and the caller must not sign
+   * anything else at those nonces (it would take the nonce of work answered as done), even when the node does
+   * not take one right now (its fee cap is under a spiked base fee: the journal's rounds send it again).
+   * False only when some nonce has no journaled transaction (or the journal cannot be read).
+   */
+  async refill(from: Address, fromNonce: number, toNonce: number): Promise<boolean> {
+    if (toNonce <= fromNonce) return true;
+    let entries: Awaited<ReturnType<TransactionJournal['entries']>>;
+    try {
+      entries = (await this.journal.entries(this.chainId)).filter(
+        (e) => e.sender.toLowerCase() === from.toLowerCase() && e.nonce >= fromNonce && e.nonce < toNonce,
+      );
+    } catch (err) {
+      this.logger.warn({ err }, 'could not read the chain journal to close a nonce gap');
+      return false;
+    }
+    for (let nonce = fromNonce; nonce < toNonce; nonce++) {
+      const candidates = entries
+        .filter((e) => e.nonce === nonce)
+        .sort((a, b) => Number(answered(b)) - Number(answered(a)) || b.seq - a.seq);
+      const entry = candidates[0];
+      if (!entry) return false;
+      try {
+        await this.client.sendRawTransaction({ serializedTransaction: entry.raw });
+      } catch (err) {
+        const kind = classifySendError(errorText(err));
+        // Already in the pool (or a replacement of ours is): the gap closes by itself. Anything else: the
+        // journal's rounds keep sending it; nothing else may take its nonce meanwhile.
+        if (kind !== 'known' && kind !== 'underpriced') {
+          this.logger.warn(
+            { hash: entry.hash, nonce, err: errorText(err) },
+            'the node does not take a journaled transaction again yet; its nonce stays reserved for it',
+          );
+          continue;
+        }
+      }
+      this.logger.warn(
+        { hash: entry.hash, sender: from, nonce, state: entry.state },
+        'a journaled transaction the chain lost was sent again',
+      );
+    }
+    return true;
   }
 
   /** Asks the chain for the receipt of every entry whose outcome was not seen yet (deployment, a crash). */
@@ -150,3 +212,6 @@ export class JournaledSender {
     }
   }
 }
+
+/** Mined once (and so answered as done), whether the chain still has its block or not. */
+const answered = (e: { state: string }) => e.state === 'mined' || e.state === 'lost';

@@ -9,7 +9,11 @@ export interface JournalInclusion {
   txIndex: number;
 }
 
-export type JournalState = 'sent' | 'mined' | 'dropped';
+/**
+ * `lost`: it was mined (and answered as such), then a reorg or a node restart took its block away; it is sent
+ * again every journal round until the chain holds it again (then `mined`), and never compacted meanwhile.
+ */
+export type JournalState = 'sent' | 'mined' | 'dropped' | 'lost';
 
 export interface JournalEntry {
   hash: Hash;
@@ -43,9 +47,11 @@ export interface TransactionJournal {
   record(entry: NewJournalEntry): Promise<void>;
   markMined(hash: Hash, inclusion: JournalInclusion): Promise<void>;
   markDropped(hashes: readonly Hash[]): Promise<void>;
+  /** Mined entries whose block the chain no longer has: `lost`, their inclusion forgotten. */
+  markLost(hashes: readonly Hash[]): Promise<void>;
   /** Every entry of `chainId` that is not dropped, in send order. */
   entries(chainId: number): Promise<JournalEntry[]>;
-  /** Entries still `sent` (outcome not seen), in send order. */
+  /** Entries still `sent` or `lost` (not on the chain as far as the journal knows), in send order. */
   unsettled(chainId: number): Promise<JournalEntry[]>;
   /** Deletes mined entries at or below `blockNumber` created before `createdBefore`, and dropped ones; returns how many. */
   compact(chainId: number, blockNumber: bigint, createdBefore: number): Promise<number>;
@@ -56,6 +62,7 @@ export class NoJournal implements TransactionJournal {
   async record(): Promise<void> {}
   async markMined(): Promise<void> {}
   async markDropped(): Promise<void> {}
+  async markLost(): Promise<void> {}
   async entries(): Promise<JournalEntry[]> {
     return [];
   }

@@ -4,6 +4,7 @@ import { AppError, chainUnavailable } from '../../errors.js';
 import type { ChainClient } from '../chainClient.js';
 import { classifySendError, errorText, isTransportError, translateChainError } from '../chainErrors.js';
 import type { ChainGateway, Fees } from '../chainGateway.js';
+import { FeePolicy } from '../feePolicy.js';
 import type { JournaledSender } from '../journal/journaledSender.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
@@ -19,8 +20,13 @@ export interface RelayerSubmitterOptions {
   pollIntervalMs?: { min: number; max: number };
   /** Send the same signed transaction again when no receipt came for this long. */
   resendAfterMs?: number;
-  /** Replace a transaction that is still not mined after this long with one paying 25% more. */
+  /**
+   * Replace a transaction that is still not mined after this long with one paying more (a fallback for a
+   * chain whose blocks stall; the fee policy's `replaceAfterBlocks` is the usual trigger).
+   */
   feeBumpAfterMs?: number;
+  /** Fee cap and replacement pricing (MAX_FEE_PER_GAS); shared by every signer of the process. */
+  feePolicy?: FeePolicy;
   /** Give up (outcome unknown) when the node did not answer for this long. */
   outageTimeoutMs?: number;
   /** Give up (outcome unknown) when a transaction is not mined after this long. */
@@ -45,7 +51,8 @@ export class SubmissionOutcomeUnknown extends Error {
   }
 }
 
-type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable';
+/** `fee_too_low`: the node refused it because its fee cap is under the base fee now (anvil, geth). */
+type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable' | 'fee_too_low';
 
 /**
  * The only user of the relayer key. It owns the relayer's nonce, signs each `handleOps` transaction locally,
@@ -59,8 +66,9 @@ type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable';
 export class RelayerSubmitter {
   #nonce: number | undefined;
   readonly #o: Required<
-    Omit<RelayerSubmitterOptions, 'client' | 'gateway' | 'relayer' | 'logger' | 'sender'>
+    Omit<RelayerSubmitterOptions, 'client' | 'gateway' | 'relayer' | 'logger' | 'sender' | 'feePolicy'>
   >;
+  readonly #fees: FeePolicy;
 
   constructor(private readonly options: RelayerSubmitterOptions) {
     this.#o = {
@@ -72,6 +80,11 @@ export class RelayerSubmitter {
       confirmations: 1,
       ...definedTuning(options),
     };
+    this.#fees = options.feePolicy ?? new FeePolicy({ maxFeePerGas: undefined, replaceAfterBlocks: 2 });
+  }
+
+  get feePolicy(): FeePolicy {
+    return this.#fees;
   }
 
   get address(): Address {
@@ -83,11 +96,12 @@ export class RelayerSubmitter {
     this.#nonce = undefined;
   }
 
-  async submit(request: { to: Address; data: Hex; gas: bigint }): Promise<SubmissionOutcome> {
+  async submit(request: TransactionRequest): Promise<SubmissionOutcome> {
     const { gateway, logger } = this.options;
     const o = this.#o;
+    const policy = this.#fees;
     let nonce = this.#nonce ?? (await this.#chainNonce('pending'));
-    let fees = await gateway.fees();
+    let fees = policy.initial(await gateway.fees());
     let raw = await this.#sign(request, nonce, fees);
     const hashes: Hash[] = [keccak256(raw)];
 
@@ -96,7 +110,12 @@ export class RelayerSubmitter {
     let lastAnswerAt = start;
     let lastBumpAt = start;
     let lastNonceCheckAt = start;
+    /** The head when the transaction now out was sent (or last seen included): replacement counts from it. */
+    let sentAtBlock: bigint | undefined;
+    let head: { number: bigint; baseFee: bigint | undefined } | undefined;
     let maybeSent = false;
+    /** The node refused the last send for a fee cap under the base fee: reprice without waiting for blocks. */
+    let feeTooLow = false;
     let pause = o.pollIntervalMs.min;
 
     try {
@@ -108,6 +127,8 @@ export class RelayerSubmitter {
           if (sent !== 'refused') maybeSent = true;
           if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
           if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
+          feeTooLow = sent === 'fee_too_low';
+          if (feeTooLow) lastAnswerAt = now;
         }
 
         const receipt = await this.#receipt(hashes);
@@ -126,6 +147,7 @@ export class RelayerSubmitter {
           lastAnswerAt = Date.now();
           lastSendAt = lastAnswerAt;
           lastBumpAt = lastAnswerAt;
+          sentAtBlock = undefined;
           await new Promise((resolve) => setTimeout(resolve, o.pollIntervalMs.max));
           continue;
         } else {
@@ -134,7 +156,14 @@ export class RelayerSubmitter {
 
         if (receipt !== 'unreachable' && Date.now() - lastNonceCheckAt >= o.resendAfterMs) {
           lastNonceCheckAt = Date.now();
-          const mined = await this.#chainNonce('latest').catch(() => undefined);
+          const [mined, latest] = await Promise.all([
+            this.#chainNonce('latest').catch(() => undefined),
+            this.options.client.getBlock({ blockTag: 'latest' }).catch(() => undefined),
+          ]);
+          if (latest) {
+            head = { number: latest.number, baseFee: latest.baseFeePerGas ?? undefined };
+            sentAtBlock ??= latest.number;
+          }
           if (mined !== undefined && mined > nonce) {
             // Our nonce was used. If not by one of our transactions (checked once more), they are gone.
             const late = await this.#receipt(hashes);
@@ -155,7 +184,16 @@ export class RelayerSubmitter {
             // A failed read must not throw: the bundle may be out, so "unavailable" would claim it was not sent.
             (await this.#chainNonce('pending').catch(() => nonce)) < nonce
           ) {
-            // A gap below us (the node restarted from an older state): take the chain's nonce.
+            // A gap below us. A reorg dropped a transaction of ours that was answered as done, or a node
+            // restarted from an older state: the journal gives back what it holds for those nonces (the same
+            // signed bytes); re-signing at the chain's nonce would take a nonce that carries answered work.
+            if (await this.options.sender.refill(this.address, mined, nonce)) {
+              logger.warn(
+                { nonce, chainNonce: mined },
+                'relayer nonce gap below a journaled transaction; the journal sends it again, the relayer waits',
+              );
+              continue;
+            }
             logger.warn({ nonce, chainNonce: mined }, 'relayer nonce gap; re-signing at the chain nonce');
             nonce = mined;
             raw = await this.#sign(request, nonce, fees);
@@ -165,21 +203,34 @@ export class RelayerSubmitter {
           }
         }
 
-        if (Date.now() - lastBumpAt >= o.feeBumpAfterMs) {
+        const blocksWaited = head && sentAtBlock !== undefined ? Number(head.number - sentAtBlock) : 0;
+        if (
+          blocksWaited >= policy.options.replaceAfterBlocks ||
+          (feeTooLow && Date.now() - lastBumpAt >= o.resendAfterMs) ||
+          Date.now() - lastBumpAt >= o.feeBumpAfterMs
+        ) {
           lastBumpAt = Date.now();
+          feeTooLow = false;
+          sentAtBlock = head?.number;
           const current = await gateway.fees().catch(() => fees);
-          fees = {
-            maxFeePerGas: max((fees.maxFeePerGas * 125n) / 100n, current.maxFeePerGas),
-            maxPriorityFeePerGas: max(
-              (fees.maxPriorityFeePerGas * 125n) / 100n,
-              current.maxPriorityFeePerGas,
-            ),
-          };
-          logger.warn({ nonce, fees }, 'bundle not mined yet; replacing it with higher fees');
-          raw = await this.#sign(request, nonce, fees);
-          hashes.push(keccak256(raw));
-          lastSendAt = -Infinity;
-          continue;
+          const next = policy.replacement(fees, current);
+          if (next) {
+            fees = next;
+            logger.warn(
+              { nonce, blocksWaited, fees: feesForLog(fees), capped: policy.state.capped },
+              'transaction not mined yet; replacing it with higher fees (same nonce)',
+            );
+            raw = await this.#sign(request, nonce, fees);
+            hashes.push(keccak256(raw));
+            lastSendAt = -Infinity;
+            continue;
+          }
+          if (policy.stuckAtCap(fees, head?.baseFee, current)) {
+            logger.warn(
+              { nonce, fees: feesForLog(fees), baseFee: head?.baseFee?.toString() },
+              'transaction offers MAX_FEE_PER_GAS and the chain asks more; waiting for the base fee to fall',
+            );
+          }
         }
 
         if (Date.now() - start > o.maxWaitMs) {
@@ -211,17 +262,19 @@ export class RelayerSubmitter {
   /** The journal learns the block (and its time) before the caller hears of the inclusion. */
   async #mined(receipt: TransactionReceipt, hashes: Hash[]): Promise<SubmissionOutcome> {
     await this.options.sender.confirm(receipt);
+    this.#fees.mined();
     const others = hashes.filter((h) => h !== receipt.transactionHash);
     if (others.length > 0) await this.options.sender.dropped(others);
     return { kind: 'mined', receipt };
   }
 
-  #sign(request: { to: Address; data: Hex; gas: bigint }, nonce: number, fees: Fees): Promise<Hex> {
+  #sign(request: TransactionRequest, nonce: number, fees: Fees): Promise<Hex> {
     return this.options.relayer.signTransaction({
       chainId: this.options.gateway.chainId,
       type: 'eip1559',
       to: request.to,
       data: request.data,
+      value: request.value ?? 0n,
       gas: request.gas,
       nonce,
       maxFeePerGas: fees.maxFeePerGas,
@@ -247,6 +300,7 @@ export class RelayerSubmitter {
       // `underpriced`: a transaction of ours with this nonce is in the pool, which is as good as accepted.
       const kind = classifySendError(errorText(err));
       if (kind === 'known' || kind === 'underpriced') return 'accepted';
+      if (kind === 'fee_too_low') return 'fee_too_low';
       if (kind === 'nonce_used') return 'nonce_used';
       if (kind === 'unfunded') {
         throw new AppError(503, 'relayer_unfunded', "The platform's relayer cannot pay for gas right now");
@@ -280,7 +334,18 @@ function connectionRefused(err: unknown): boolean {
   return refused;
 }
 
-const max = (a: bigint, b: bigint) => (a > b ? a : b);
+/** One transaction of the account: `gas` is its limit. */
+export interface TransactionRequest {
+  to: Address;
+  data: Hex;
+  gas: bigint;
+  value?: bigint;
+}
+
+const feesForLog = (fees: Fees) => ({
+  maxFeePerGas: fees.maxFeePerGas.toString(),
+  maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString(),
+});
 
 /** The tuning fields of `options` that are set. */
 function definedTuning(options: RelayerSubmitterOptions): Partial<RelayerSubmitterOptions> {
