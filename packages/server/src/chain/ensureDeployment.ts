@@ -35,6 +35,8 @@ export interface EnsureDeploymentParameters {
   paymasterDeposit: bigint;
   /** Wei sent to the operator wallet at deployment (the embedded chain gives it some to fund pools). */
   operatorFunding: bigint;
+  /** CHAIN_CONFIRMATIONS: how deep a fresh deployment must be before it is recorded and used (default 1). */
+  confirmations?: number;
 }
 
 /**
@@ -70,7 +72,41 @@ export async function ensureDeployment(p: EnsureDeploymentParameters): Promise<D
   if (!p.deployer)
     throw new Error(`No contracts recorded for chain ${chainId} and no deployer key to deploy them`);
   const record = await deploy(p, p.deployer, chainId);
+  await awaitDeploymentDepth(p, p.deployer.address, record);
   return p.record.save(record);
+}
+
+/**
+ * A fresh deployment is recorded only once it is CHAIN_CONFIRMATIONS blocks deep, and still there: the
+ * deployer's transactions are ordered by nonce, so once the block that held the last of them is deep enough,
+ * so are all the others. A reorg that took any of them away leaves a contract without code or the deployer's
+ * nonce lower than it was, and the start stops (the next start deploys again) rather than record addresses
+ * the chain does not hold.
+ */
+async function awaitDeploymentDepth(
+  p: EnsureDeploymentParameters,
+  deployer: Address,
+  record: DeploymentRecord,
+): Promise<void> {
+  const confirmations = p.confirmations ?? 1;
+  if (confirmations <= 1) return;
+  const sent = await p.client.getTransactionCount({ address: deployer, blockTag: 'latest' });
+  const minedBy = await p.client.getBlockNumber({ cacheTime: 0 });
+  const deepEnough = minedBy + BigInt(confirmations - 1);
+  const deadline = Date.now() + 10 * 60_000;
+  while ((await p.client.getBlockNumber({ cacheTime: 0 })) < deepEnough) {
+    if (Date.now() > deadline)
+      throw new Error(`the deployment did not get ${confirmations} blocks deep in time`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const present = await Promise.all(Object.values(record.contracts).map((a) => hasCode(p.client, a)));
+  const stillSent = await p.client.getTransactionCount({ address: deployer, blockTag: 'latest' });
+  if (!present.every(Boolean) || stillSent < sent) {
+    throw new Error(
+      'a reorg took part of the deployment away before it was deep enough; start again to redeploy',
+    );
+  }
+  p.logger.info({ confirmations }, 'the deployment is deep enough');
 }
 
 /**

@@ -244,6 +244,7 @@ export async function createChainServices(
       paymasterSigner: paymasterSigner.address,
       operatorOwner: operatorOwner.address,
       ...(embedded ? EMBEDDED_FUNDING : { paymasterDeposit: 0n, operatorFunding: 0n }),
+      confirmations: config.chainConfirmations,
     };
     let contracts: ContractAddresses;
     if (configured) {
