@@ -16,6 +16,14 @@ import {
 } from '../content/contentSupport.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
+  type CallbackServer,
+  createClient,
+  createUser,
+  startCallbackServer,
+  type TestClient,
+} from '../helpers/http.js';
+import { getToken, metaAuthorize, rawSlotId } from '../backend/support.js';
+import {
   addressOf,
   type FaultNode,
   type FaultyProxy,
@@ -26,7 +34,8 @@ import {
 
 /**
  * The chaos suite (issue 29, `npm run test:chaos`): the service on an external anvil with 2-second blocks,
- * reached through an RPC proxy, runs the main flows (sign-up, PIN wallet, faucet, slot, token transfer,
+ * reached through an RPC proxy, runs the main flows (sign-up, PIN wallet, faucet, slot, the backend flow
+ * (authorize → callback → get_token), token transfer,
  * content purchase, consumption, marketplace sale, release) while a fault injector, at moments drawn from a
  * printed seed, drops the pending transactions, spikes the base fee ×50, reorgs the last 3 blocks and cuts
  * the RPC for 10 s. Afterwards every write that was answered as done is on the final chain exactly once and
@@ -60,6 +69,8 @@ interface Journey {
   complete: boolean;
   failures: string[];
   transfer?: { recipient: Address; amount: bigint; answered: boolean };
+  /** The slot the backend flow (authorize → callback → get_token) created for the buyer in the studio's app. */
+  backendSlotId?: string;
   bought: bigint;
   nativePaid: bigint;
   /** The provider's share of the purchase, paid to its owner address. */
@@ -75,6 +86,9 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
   let proxy: FaultyProxy;
   let server: TestServer;
   let provider: Provider;
+  /** A studio's backend: the app of the backend flow, and its callback endpoint. */
+  let callbacks: CallbackServer;
+  let studioApp: TestClient;
   const log: string[] = [];
   const note = (line: string) => {
     const stamped = `[chaos +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`;
@@ -101,6 +115,10 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
     // On an external chain nothing funds the operator wallet (settlement pools are paid from it).
     await node.fund(server.services.chain.operator.address);
     provider = await newProvider(server, 40);
+    callbacks = await startCallbackServer();
+    studioApp = await createClient(server.url, await createUser(server.url, 'Studio'), [
+      callbacks.url('/dauth/callback'),
+    ]);
     // Release enabled and a pool to pay it from (platform switches, admin key).
     for (const [path, body] of [
       ['/v1/admin/content/release', { cuid: provider.cuid, enabled: true }],
@@ -115,6 +133,7 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
 
   afterAll(async () => {
     await server?.close();
+    await callbacks?.close();
     await proxy?.close();
     await node?.stop();
   });
@@ -208,6 +227,26 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
       j.seller = await newPlayer(server, provider, '1');
       j.buyer = await newPlayer(server, provider, '1');
       const { seller, buyer } = j;
+
+      // The backend flow: the studio's backend gets the buyer's SlotInfo (the slot is written on chain).
+      const state = randomBytes(16).toString('base64url');
+      const authorized = await metaAuthorize(server.url, buyer.user.token, {
+        client_id: studioApp.clientId,
+        redirect_uri: callbacks.url('/dauth/callback'),
+        respose_type: 'code',
+        state,
+      });
+      if (authorized.status !== 200 || authorized.body.code !== 1)
+        return (failed('authorize', authorized.text), j);
+      const callback = await callbacks.waitFor(state);
+      const slotInfo = await getToken(server.url, {
+        client_id: studioApp.clientId,
+        client_secret: studioApp.clientSecret,
+        code: callback.code,
+        grant_type: 'authorization_code',
+      });
+      if (slotInfo.status !== 200 || slotInfo.body.code !== 1) return (failed('get_token', slotInfo.text), j);
+      j.backendSlotId = rawSlotId(slotInfo.text)?.digits;
 
       // Token transfer: ERC-20 from the faucet, then to a fresh address.
       const granted = await post(
@@ -379,6 +418,14 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
           args: [BigInt(j.seller.slotId)],
         });
         expect(owner).toBe(j.buyer!.wallet);
+        // The backend flow's slot is on the final chain, the buyer's.
+        const backendSlotOwner = await reader.readContract({
+          address: contracts.dex,
+          abi: dauthDexAbi,
+          functionName: 'ownerOf',
+          args: [BigInt(j.backendSlotId!)],
+        });
+        expect(backendSlotOwner).toBe(j.buyer!.wallet);
         // Sponsored gas: the seller's wallet moved by exactly what it paid for content and got for the slot.
         expect(await reader.getBalance({ address: j.seller.wallet })).toBe(
           parseEther('1') - j.nativePaid + PRICE,
