@@ -8,6 +8,7 @@ import {
   UpstreamRejected,
   UpstreamUnavailable,
 } from './upstreamProvider.js';
+import { codeTokenRequest } from './tokenRequest.js';
 
 /** How the client authenticates at the token endpoint (RFC 6749 §2.3.1). Default: `client_secret_post`. */
 export type TokenEndpointAuthMethod = 'client_secret_post' | 'client_secret_basic';
@@ -89,25 +90,11 @@ export class OAuth2Provider implements UpstreamProvider {
   }
 
   private async exchange(code: string, flow: BrowserFlow): Promise<string> {
-    const form = new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: flow.callbackUrl,
-      code_verifier: flow.codeVerifier,
+    const { body: form, headers } = codeTokenRequest(code, flow, {
+      id: this.cfg.client_id,
+      secret: this.cfg.client_secret,
+      method: this.authMethod,
     });
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    };
-    const secret = this.cfg.client_secret ?? '';
-    if (this.authMethod === 'client_secret_basic') {
-      // RFC 6749 §2.3.1: both halves form-urlencoded before the Basic encoding.
-      const user = encodeURIComponent(this.cfg.client_id);
-      headers.authorization = `Basic ${Buffer.from(`${user}:${encodeURIComponent(secret)}`).toString('base64')}`;
-    } else {
-      form.set('client_id', this.cfg.client_id);
-      if (secret !== '') form.set('client_secret', secret);
-    }
     const { status, body } = await this.backchannel('token endpoint', this.tokenEndpoint, {
       method: 'POST',
       headers,

@@ -17,6 +17,7 @@ import {
   UpstreamRejected,
   UpstreamUnavailable,
 } from './upstreamProvider.js';
+import { codeTokenRequest } from './tokenRequest.js';
 
 /** What dauth reads of an OpenID Provider's discovery document. */
 interface Discovery {
@@ -214,27 +215,18 @@ export class OidcProvider implements UpstreamProvider {
 
   /** The code for tokens at the token endpoint, with the PKCE verifier and the client's authentication. */
   async #exchange(discovery: Discovery, code: string, flow: BrowserFlow): Promise<{ id_token?: unknown }> {
-    const body = new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: flow.callbackUrl,
-      code_verifier: flow.codeVerifier,
-    });
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    };
     const secret = await this.#clientSecret();
     const methods = discovery.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    if (secret === undefined) {
-      body.set('client_id', this.cfg.client_id);
-    } else if (methods.includes('client_secret_basic')) {
-      const encode = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
-      headers.authorization = `Basic ${Buffer.from(`${encode(this.cfg.client_id)}:${encode(secret)}`).toString('base64')}`;
-    } else {
-      body.set('client_id', this.cfg.client_id);
-      body.set('client_secret', secret);
-    }
+    const { body, headers } = codeTokenRequest(code, flow, {
+      id: this.cfg.client_id,
+      secret,
+      method:
+        secret === undefined
+          ? 'none'
+          : methods.includes('client_secret_basic')
+            ? 'client_secret_basic'
+            : 'client_secret_post',
+    });
     let response: Response;
     try {
       response = await this.deps.fetch(discovery.token_endpoint, {
