@@ -33,11 +33,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type AnvilInstance, startAnvil } from '@dauth/contracts';
 import autocannon from 'autocannon';
-import { createWalletClient, http as viemHttp, parseEther } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_DEV_KEYS } from '../packages/server/src/chain/devAccounts.js';
+import { parseEther } from 'viem';
+import { type ExternalNode, startExternalNode } from './externalNode.js';
 import { writeBenchSummary } from './summary.js';
 
 const CALLERS = Number(process.env.BENCH_CALLERS ?? 100);
@@ -151,7 +149,7 @@ async function startDauth(journal: Journal): Promise<{
   node: ExternalNode | undefined;
   cleanup(): Promise<void>;
 }> {
-  const node = BLOCK_TIME === undefined ? undefined : await externalNode();
+  const node = BLOCK_TIME === undefined ? undefined : await startExternalNode(BLOCK_TIME, '2000');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-content-'));
   const port = await freePort();
   const adminKey = randomBytes(24).toString('hex');
@@ -204,49 +202,6 @@ async function startDauth(journal: Journal): Promise<{
       await new Promise((resolve) => child.once('exit', resolve));
       await node?.anvil.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-interface ExternalNode {
-  anvil: AnvilInstance;
-  env: Record<string, string>;
-  /** From instant mining (the set-up) to a block every BLOCK_TIME seconds. */
-  intervalMining(): Promise<void>;
-}
-
-/** An anvil of its own with fresh, funded keys for dauth's external-chain mode (`--block-time`). */
-async function externalNode(): Promise<ExternalNode> {
-  const anvil = await startAnvil();
-  const keys = {
-    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-    RELAYER_PRIVATE_KEY: generatePrivateKey(),
-    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-  };
-  const bank = createWalletClient({
-    account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-    transport: viemHttp(anvil.rpcUrl),
-  });
-  for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-    await bank.sendTransaction({
-      chain: null,
-      to: privateKeyToAccount(key).address,
-      value: parseEther('2000'),
-    });
-  }
-  const rpc = (method: string, params: unknown[]) =>
-    fetch(anvil.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-  return {
-    anvil,
-    env: { CHAIN_RPC_URL: anvil.rpcUrl, ...keys },
-    intervalMining: async () => {
-      await rpc('evm_setAutomine', [false]);
-      await rpc('evm_setIntervalMining', [BLOCK_TIME]);
     },
   };
 }

@@ -26,12 +26,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AnvilInstance, startAnvil } from '@dauth/contracts';
 import pino from 'pino';
 import { randomBytes } from 'node:crypto';
-import { createWalletClient, http, parseEther } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_DEV_KEYS } from '../packages/server/src/chain/devAccounts.js';
+import { parseEther } from 'viem';
+import { generatePrivateKey } from 'viem/accounts';
+import { startExternalNode } from './externalNode.js';
 import { SessionAccountGateway } from '../packages/server/src/chain/sessionAccountGateway.js';
 import type { Address } from '../packages/server/src/chain/types.js';
 import {
@@ -104,7 +103,7 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-ops-'));
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
   await migrateToLatest(database.db);
-  const external = blockTime === undefined ? undefined : await externalNode();
+  const external = blockTime === undefined ? undefined : await startExternalNode(blockTime, '1000');
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...external?.env });
   const chain = await createChainServices(
     config,
@@ -126,8 +125,7 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
   if (external) {
     await chain.faucet.depositForPaymaster(parseEther('100'));
     // From here on a block every `blockTime` seconds, whatever is pending.
-    await external.rpc('evm_setAutomine', [false]);
-    await external.rpc('evm_setIntervalMining', [blockTime]);
+    await external.intervalMining();
   }
   const deployStart = performance.now();
   await Promise.all(owners.map(ownerTransfer));
@@ -182,47 +180,6 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * `--block-time`: an anvil of its own, instant while the service deploys and the wallets are funded, then
- * mining on an interval. Fresh keys (funded from anvil's first account), the service's external-chain mode.
- */
-async function externalNode(): Promise<{
-  anvil: AnvilInstance;
-  env: Record<string, string>;
-  rpc: (method: string, params: unknown[]) => Promise<unknown>;
-}> {
-  const anvil = await startAnvil();
-  const keys = {
-    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-    RELAYER_PRIVATE_KEY: generatePrivateKey(),
-    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-  };
-  const bank = createWalletClient({
-    account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-    transport: http(anvil.rpcUrl),
-  });
-  for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-    await bank.sendTransaction({
-      chain: null,
-      to: privateKeyToAccount(key).address,
-      value: parseEther('1000'),
-    });
-  }
-  const rpc = async (method: string, params: unknown[]) => {
-    const answer = (await (
-      await fetch(anvil.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-    ).json()) as { result?: unknown; error?: { message: string } };
-    if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-    return answer.result;
-  };
-  return { anvil, env: { CHAIN_RPC_URL: anvil.rpcUrl, ...keys }, rpc };
 }
 
 /** Closed loop: each caller sends its next operation as soon as its previous one returned. */
