@@ -72,14 +72,18 @@ export function faultNodeOf(anvil: AnvilInstance): FaultNode {
     return answer.result;
   };
   const pending = async (from: Address): Promise<PoolTransaction[]> => {
-    const content = (await rpc('txpool_content')) as {
-      pending: Record<
-        string,
-        Record<string, { hash: Hash; nonce: string; maxFeePerGas?: string; gasPrice?: string }>
-      >;
-    };
-    const own = Object.entries(content.pending).find(([a]) => a.toLowerCase() === from.toLowerCase());
-    return Object.values(own?.[1] ?? {}).map((t) => ({
+    type Pool = Record<
+      string,
+      Record<string, { hash: Hash; nonce: string; maxFeePerGas?: string; gasPrice?: string }>
+    >;
+    const content = (await rpc('txpool_content')) as { pending: Pool; queued?: Pool };
+    // A transaction the base fee has priced out waits in `queued` (anvil moves it there), still in the pool.
+    const own = [content.pending, content.queued ?? {}].flatMap((pool) =>
+      Object.entries(pool)
+        .filter(([a]) => a.toLowerCase() === from.toLowerCase())
+        .flatMap(([, byNonce]) => Object.values(byNonce)),
+    );
+    return own.map((t) => ({
       hash: t.hash,
       nonce: Number(t.nonce),
       maxFeePerGas: BigInt(t.maxFeePerGas ?? t.gasPrice ?? 0),
