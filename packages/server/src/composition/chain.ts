@@ -244,7 +244,8 @@ export async function createChainServices(
       paymasterSigner: paymasterSigner.address,
       operatorOwner: operatorOwner.address,
       ...(embedded ? EMBEDDED_FUNDING : { paymasterDeposit: 0n, operatorFunding: 0n }),
-      confirmations: config.chainConfirmations,
+      // The embedded chain mines only when sent to and never reorgs: its deployment is final at once.
+      confirmations: embedded ? 1 : config.chainConfirmations,
     };
     let contracts: ContractAddresses;
     if (configured) {
