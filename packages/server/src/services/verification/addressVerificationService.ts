@@ -1,11 +1,10 @@
 import { createHash, createHmac, hkdfSync, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
 import type { VerificationStore } from '../../stores/verificationStore.js';
 import type { Mailer } from '../mail/mailer.js';
-import { invalidVerificationToken } from './emailVerificationService.js';
+import { invalidVerificationToken, spendCode } from './emailVerificationService.js';
 
 /** The verification store's purpose for codes and links that verify the account's own address. */
 export const ADDRESS_PURPOSE = 'email_address';
@@ -101,25 +100,18 @@ export class AddressVerificationService {
    */
   async verifyCode(userUuid: number, code: string): Promise<void> {
     const now = Date.now();
-    const live = await this.store.liveCode(userUuid, ADDRESS_PURPOSE, ADDRESS_SESSION, now);
-    if (!live) {
-      throw new AppError(
-        400,
-        'code_expired',
-        'There is no valid code: it expired or was used; request a new one',
-      );
-    }
-    // Count the guess before comparing, so parallel guesses cannot exceed the limit.
-    if (!(await this.store.reserveCodeAttempt(live.id, MAX_ADDRESS_CODE_ATTEMPTS, now))) {
-      throw new AppError(429, 'too_many_attempts', 'Too many wrong codes; request a new one');
-    }
-    if (!safeEqual(this.#hashCode(live.id, code), live.codeHash)) {
-      const remaining = Math.max(0, MAX_ADDRESS_CODE_ATTEMPTS - live.attempts - 1);
-      throw new AppError(400, 'invalid_code', 'The code is wrong', { attempts_remaining: remaining });
-    }
-    if (!(await this.store.consumeCode(live.id, now))) {
-      throw new AppError(400, 'code_expired', 'The code was already used; request a new one');
-    }
+    await spendCode(
+      this.store,
+      {
+        userUuid,
+        purpose: ADDRESS_PURPOSE,
+        sessionId: ADDRESS_SESSION,
+        code,
+        maxAttempts: MAX_ADDRESS_CODE_ATTEMPTS,
+        now,
+      },
+      (id) => this.#hashCode(id, code),
+    );
     await this.#verified(userUuid, now);
   }
 

@@ -141,25 +141,11 @@ export class EmailVerificationService {
     sessionId: string,
   ): Promise<{ verificationToken: string; expiresIn: number }> {
     const now = Date.now();
-    const live = await this.store.liveCode(userUuid, purpose, sessionId, now);
-    if (!live) {
-      throw new AppError(
-        400,
-        'code_expired',
-        'There is no valid code: it expired or was used; request a new one',
-      );
-    }
-    // Count the guess before comparing, so parallel guesses cannot exceed the limit.
-    if (!(await this.store.reserveCodeAttempt(live.id, MAX_CODE_ATTEMPTS, now))) {
-      throw new AppError(429, 'too_many_attempts', 'Too many wrong codes; request a new one');
-    }
-    if (!safeEqual(this.#hashCode(live.id, code), live.codeHash)) {
-      const remaining = Math.max(0, MAX_CODE_ATTEMPTS - live.attempts - 1);
-      throw new AppError(400, 'invalid_code', 'The code is wrong', { attempts_remaining: remaining });
-    }
-    if (!(await this.store.consumeCode(live.id, now))) {
-      throw new AppError(400, 'code_expired', 'The code was already used; request a new one');
-    }
+    await spendCode(
+      this.store,
+      { userUuid, purpose, sessionId, code, maxAttempts: MAX_CODE_ATTEMPTS, now },
+      (id) => this.#hashCode(id, code),
+    );
     const token = randomBytes(32).toString('base64url');
     await this.store.insertToken({
       tokenHash: hashToken(token),
@@ -196,3 +182,42 @@ const rateLimited = (retryAfterSeconds: number, message: string) =>
   new AppError(429, 'rate_limited', `${message}; try again in ${retryAfterSeconds} s`, {
     retryAfterSeconds: Math.max(1, retryAfterSeconds),
   });
+
+/**
+ * Spends one guess at a mailed code of (user, purpose, session): 400 `code_expired` when none is live, 429
+ * `too_many_attempts` past `maxAttempts` (the guess is counted before comparing, so parallel guesses cannot
+ * exceed the limit), 400 `invalid_code` with `attempts_remaining` for a wrong one; a right one is consumed
+ * once (a concurrent second use finds it gone).
+ */
+export async function spendCode(
+  store: Pick<VerificationStore, 'liveCode' | 'reserveCodeAttempt' | 'consumeCode'>,
+  guess: {
+    userUuid: number;
+    purpose: string;
+    sessionId: string;
+    code: string;
+    maxAttempts: number;
+    now: number;
+  },
+  hashCode: (codeId: string) => string,
+): Promise<void> {
+  const { userUuid, purpose, sessionId, maxAttempts, now } = guess;
+  const live = await store.liveCode(userUuid, purpose, sessionId, now);
+  if (!live) {
+    throw new AppError(
+      400,
+      'code_expired',
+      'There is no valid code: it expired or was used; request a new one',
+    );
+  }
+  if (!(await store.reserveCodeAttempt(live.id, maxAttempts, now))) {
+    throw new AppError(429, 'too_many_attempts', 'Too many wrong codes; request a new one');
+  }
+  if (!safeEqual(hashCode(live.id), live.codeHash)) {
+    const remaining = Math.max(0, maxAttempts - live.attempts - 1);
+    throw new AppError(400, 'invalid_code', 'The code is wrong', { attempts_remaining: remaining });
+  }
+  if (!(await store.consumeCode(live.id, now))) {
+    throw new AppError(400, 'code_expired', 'The code was already used; request a new one');
+  }
+}
