@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../helpers/environment.js';
+import { waitForMail } from '../helpers/outbox.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   authorizeUrl,
@@ -131,30 +130,13 @@ describe.each(backends)('password reset and change end sessions on %s', (backend
     return (await res.json()) as TokenResult;
   }
 
-  /** The link token of the newest reset mail to `email` (the embedded mailer writes .eml files). */
+  /** The code and link token of the newest reset mail to `email` (the embedded mailer writes .eml files). */
   async function resetMail(email: string): Promise<{ code: string; link: string }> {
-    const outbox = path.join(server.dataDir, 'outbox');
-    for (let i = 0; i < 100; i++) {
-      const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
-      const mails = files
-        .map((f) => ({
-          text: fs
-            .readFileSync(path.join(outbox, f), 'utf8')
-            .replace(/=\r?\n/g, '')
-            .replace(/=3D/g, '='),
-          at: fs.statSync(path.join(outbox, f)).mtimeMs,
-        }))
-        .filter((m) => m.text.includes(email) && m.text.includes('reset code'))
-        .sort((a, b) => b.at - a.at);
-      if (mails[0]) {
-        return {
-          code: /reset code is (\d{8})/.exec(mails[0].text)![1]!,
-          link: /#\/reset\/confirm\?email=[^&\s]+&code=([A-Za-z0-9_-]+)/.exec(mails[0].text)![1]!,
-        };
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no mail to ${email}`);
+    const { text } = await waitForMail(server.dataDir, email, { includes: 'reset code' });
+    return {
+      code: /reset code is (\d{8})/.exec(text)![1]!,
+      link: /#\/reset\/confirm\?email=[^&\s]+&code=([A-Za-z0-9_-]+)/.exec(text)![1]!,
+    };
   }
 
   async function resetPassword(user: TestUser, newPassword: string): Promise<void> {

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../helpers/environment.js';
+import { waitForMail } from '../helpers/outbox.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   authorizeWithBearer,
@@ -27,24 +26,8 @@ describe.each(backends)('account lifecycle on %s', (backend) => {
   const get = (p: string, token: string) => fetch(`${server.url}${p}`, { headers: bearer(token) });
   const validate = async (token: string) => (await get('/v1/oauth/validate', token)).status;
 
-  /** The newest mail to `email` in the outbox (the embedded mailer writes .eml files). */
-  async function mailTo(email: string, after = 0): Promise<string> {
-    const outbox = path.join(server.dataDir, 'outbox');
-    for (let i = 0; i < 100; i++) {
-      const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
-      const mails = files
-        .map((f) => ({
-          text: fs.readFileSync(path.join(outbox, f), 'utf8'),
-          at: fs.statSync(path.join(outbox, f)).mtimeMs,
-        }))
-        .filter((m) => m.text.includes(email) && m.at > after)
-        .sort((a, b) => b.at - a.at);
-      // Quoted-printable body: undo soft line breaks and `=3D`.
-      if (mails[0]) return mails[0].text.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no mail to ${email}`);
-  }
+  /** The newest mail to `email` written since `since` (the embedded mailer writes .eml files). */
+  const mailTo = async (email: string, since = 0) => (await waitForMail(server.dataDir, email, { since })).text;
   const codeIn = (mail: string) => /reset code is (\d{8})/.exec(mail)![1]!;
 
   it('lists the apps a user approved and revokes one: its tokens fail validation, the other app keeps working', async () => {
@@ -102,7 +85,7 @@ describe.each(backends)('account lifecycle on %s', (backend) => {
 
   it('resets a password with the mailed code: single use, old login JWTs and the old password stop working', async () => {
     const user = await createUser(server.url);
-    const started = Date.now() - 1;
+    const started = Date.now();
     expect(
       (await post(`${server.url}/v1/dev-user/password/reset-request`, { email: user.email })).status,
     ).toBe(200);
@@ -170,7 +153,7 @@ describe.each(backends)('account lifecycle on %s', (backend) => {
       'invalid_reset_code',
     );
     const user = await createUser(server.url);
-    const started = Date.now() - 1;
+    const started = Date.now();
     const known = await post(`${server.url}/v1/dev-user/password/reset-request`, { email: user.email });
     expect(known.status).toBe(200);
     expect(await known.json()).toEqual({ success: true });

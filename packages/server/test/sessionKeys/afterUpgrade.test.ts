@@ -6,13 +6,12 @@
  * by its next owner operation.
  */
 import { dauthAccountAbi, dauthSessionAccountAbi } from '@dauth/contracts';
-import fs from 'node:fs';
-import path from 'node:path';
 import { type Address, getAddress } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptMnemonicForPin } from '../../src/crypto/keyShares.js';
 import { post, type TestClient } from '../helpers/http.js';
+import { waitForMail } from '../helpers/outbox.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { chainClient, pinOf, verificationToken } from '../pin/pinHelpers.js';
 import {
@@ -337,21 +336,6 @@ describe('owner flows after the upgrade', () => {
 });
 
 async function resetCode(server: TestServer, email: string): Promise<string> {
-  const outbox = path.join(server.dataDir, 'outbox');
-  for (let i = 0; i < 100; i++) {
-    const files = fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
-    const mails = files
-      .map((f) => ({
-        text: fs
-          .readFileSync(path.join(outbox, f), 'utf8')
-          .replace(/=\r?\n/g, '')
-          .replace(/=3D/g, '='),
-        at: fs.statSync(path.join(outbox, f)).mtimeMs,
-      }))
-      .filter((m) => m.text.includes(email) && m.text.includes('reset code'))
-      .sort((a, b) => b.at - a.at);
-    if (mails[0]) return /reset code is (\d{8})/.exec(mails[0].text)![1]!;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no reset mail to ${email}`);
+  const { text } = await waitForMail(server.dataDir, email, { includes: 'reset code' });
+  return /reset code is (\d{8})/.exec(text)![1]!;
 }
