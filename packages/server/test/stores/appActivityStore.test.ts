@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { AppActivityStore, DAY_MS } from '../../src/stores/appActivityStore.js';
@@ -221,4 +222,39 @@ describe.each(testDatabases)('app activity store ($name)', (database) => {
     expect(await store.cuids('cuid-app')).toEqual(['first', 'second']);
     expect(await store.cuids('no-provider')).toEqual([]);
   });
+
+  // The report asks each table for one app since a time; without an index on (app, time) that read scans the
+  // whole table, which on a platform with many apps is every grant and refresh ever made (migration 0210).
+  it.runIf(database.name === 'sqlite')(
+    'reads each table through an index on the app and the time',
+    async () => {
+      const reads = [
+        ['oauth_grants', "client_id = 'a' and created_at >= 1", 'oauth_grants_client_created'],
+        [
+          'oauth_refresh_tokens',
+          "client_id = 'a' and created_at >= 1",
+          'oauth_refresh_tokens_client_created',
+        ],
+        ['content_usage', "client_id = 'a' and accepted_at >= 1", 'content_usage_client_accepted'],
+        [
+          'market_listings',
+          "client_id = 'a' and status = 'sold' and updated_at >= 1",
+          'market_listings_client_updated',
+        ],
+        [
+          'sponsorship_spend',
+          "scope = 'app' and subject = 'a' and day >= '2024-10-04'",
+          'sponsorship_spend_subject_day',
+        ],
+      ] as const;
+      for (const [table, where, index] of reads) {
+        const plan = await sql<{
+          detail: string;
+        }>`explain query plan select count(*) from ${sql.table(table)} where ${sql.raw(where)}`.execute(db());
+        expect(plan.rows.map((r) => r.detail).join('; '), table).toMatch(
+          new RegExp(`USING (COVERING )?INDEX ${index} \\(`),
+        );
+      }
+    },
+  );
 });
