@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { getAddress } from 'viem';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import type { OutboxEvent, WebhookOutbox } from './webhookStore.js';
@@ -117,7 +118,10 @@ const toKey = (r: SessionKeysTable): SessionKeyRecord => ({
 
 const lower = (a: string) => a.toLowerCase();
 
-/** The webhook data of `session_key.granted` / `session_key.revoked` (docs/webhooks.md). */
+/**
+ * The webhook data of `session_key.granted` / `session_key.revoked` (docs/webhooks.md). The key's address is
+ * checksummed, as `/v1/wallet/session-keys` returns it (the table keeps it lowercase for lookups).
+ */
 export const sessionKeyEvent = (
   type: 'session_key.granted' | 'session_key.revoked',
   key: Pick<SessionKeyRecord, 'clientId' | 'userUuid' | 'keyAddress' | 'validUntil'>,
@@ -128,7 +132,7 @@ export const sessionKeyEvent = (
   clientId: key.clientId,
   data: {
     user_uuid: String(key.userUuid),
-    session_key: key.keyAddress,
+    session_key: getAddress(key.keyAddress),
     valid_until: new Date(key.validUntil * 1000).toISOString(),
     tx_hash: txHash ?? null,
   },

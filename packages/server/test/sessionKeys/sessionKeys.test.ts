@@ -463,7 +463,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
           {
             client_id: client.clientId,
             user_uuid: player.user.uuid,
-            session_key: key.toLowerCase(),
+            session_key: key,
             valid_until: again.body.valid_until,
             tx_hash: again.body.tx_hash,
           },
@@ -473,7 +473,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
           {
             client_id: client.clientId,
             user_uuid: player.user.uuid,
-            session_key: key.toLowerCase(),
+            session_key: key,
             valid_until: again.body.valid_until,
             tx_hash: row.revoke_tx_hash,
           },

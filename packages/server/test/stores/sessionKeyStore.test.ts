@@ -104,7 +104,7 @@ describe.each(testDatabases)('session key store ($name)', (database) => {
     expect(JSON.parse(deliveries[2]!.payload).data).toEqual({
       client_id: 'app-k',
       user_uuid: '5002',
-      session_key: '0x00000000000000000000000000000000000000a1',
+      session_key: '0x00000000000000000000000000000000000000A1',
       valid_until: new Date(1_900_000_000_000).toISOString(),
       tx_hash: '0xt2',
     });
