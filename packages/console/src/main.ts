@@ -1,8 +1,6 @@
 import {
   ApiError,
-  call,
   currentSession,
-  encode,
   onStepUp,
   onStepUpWithoutPassword,
   reconfirmWithPasskey,
@@ -22,6 +20,8 @@ import {
 } from './pages/auth.js';
 import { describeError, flash, go, page } from './view.js';
 import { formatError } from './federationErrors.js';
+import { federationReauthentication, linkedProviders } from './pages/identities.js';
+import { rememberReturnRoute, takeReturnRoute } from './returnRoute.js';
 
 /** Pages anyone may open; every other route needs a signed-in session. */
 const PUBLIC = new Set(['signin', 'signup', 'reset', 'reset/confirm']);
@@ -93,9 +93,10 @@ async function federationReturn(raw: string): Promise<boolean> {
   history.replaceState(null, '', `${location.pathname}${location.search}`);
   if (ticket !== null) {
     try {
-      await redeemLoginTicket(ticket);
-      flash('ok', 'You are signed in.');
-      go('#/apps');
+      const session = await redeemLoginTicket(ticket);
+      const back = takeReturnRoute(session.uuid);
+      flash('ok', back ? 'You are signed in again: make the change once more.' : 'You are signed in.');
+      go(back ?? '#/apps');
     } catch (error) {
       flash('error', `The sign-in could not be completed: ${describeError(error)}`);
       go('#/signin');
@@ -176,15 +177,11 @@ function stepUpDialog(reason: string): Promise<string | null> {
 
 /**
  * The step-up prompt of a session without a password (passkey or federated sign-in): a passkey of this
- * account, or the provider's sign-in again (which leaves the page: the action is then made again).
+ * account, or a sign-in again with one of the providers it has linked (which leaves the page and comes back
+ * to it: the action is then made again).
  */
 async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
-  const providers = await call<{ providers: { id: string; name: string }[] }>(
-    'GET',
-    '/v1/federation/providers',
-  )
-    .then((answer) => answer.providers)
-    .catch(() => []);
+  const providers = await linkedProviders();
   const message = h('div', { role: 'alert' });
   const usePasskey = button('Use a passkey', { id: 'stepup-passkey' });
   const cancel = button('Cancel', { class: 'secondary' });
@@ -198,16 +195,21 @@ async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
       'div',
       { class: 'actions' },
       usePasskey,
-      ...providers.map((provider) =>
-        h(
+      ...providers.map((provider) => {
+        const link = h(
           'a',
           {
             class: 'button secondary',
-            href: `/v1/federation/${encode(provider.id)}/start?return_to=${encode('/console')}`,
+            href: federationReauthentication(provider),
           },
           `Continue with ${provider.name}`,
-        ),
-      ),
+        );
+        link.addEventListener('click', () => {
+          const session = currentSession();
+          if (session) rememberReturnRoute(location.hash, session.uuid);
+        });
+        return link;
+      }),
       cancel,
     ),
   ) as HTMLDialogElement;

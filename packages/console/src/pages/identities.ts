@@ -32,6 +32,21 @@ export async function federationProviders(): Promise<FederationProvider[]> {
 export const federationStart = (provider: FederationProvider): string =>
   `/v1/federation/${encode(provider.id)}/start?return_to=${encode('/console')}`;
 
+/** The step-up's start: the provider must sign the user in again, not answer from its own session. */
+export const federationReauthentication = (provider: { id: string }): string =>
+  `${federationStart({ id: provider.id, kind: '', name: '' })}&reauthenticate=true`;
+
+/** The providers this account has linked (a step-up can only go through one of them). */
+export async function linkedProviders(): Promise<{ id: string; name: string }[]> {
+  try {
+    const { identities } = await call<{ identities: Identity[] }>('GET', '/v1/dev-user/identities');
+    const byId = new Map(identities.map((i) => [i.provider, { id: i.provider, name: i.provider_name }]));
+    return [...byId.values()];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The account's linked sign-in identities with an unlink button each, and a "Link" button per provider;
  * null (no section) when the service has no federation endpoints.

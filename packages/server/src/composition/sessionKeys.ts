@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChainServices } from './chain.js';
 import { SessionAccountGateway } from '../chain/sessionAccountGateway.js';
+import { checksumAddress } from '../chain/address.js';
 import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
@@ -20,7 +21,7 @@ export function createSessionKeyParts(deps: {
   chain: Pick<ChainServices, 'gateway' | 'operations' | 'operator'>;
 }): { store: SessionKeyStore; accounts: SessionAccountGateway } {
   return {
-    store: new SessionKeyStore(deps.db, deps.outbox),
+    store: new SessionKeyStore(deps.db, deps.outbox, checksumAddress),
     accounts: new SessionAccountGateway(deps.chain.gateway, deps.chain.operations, deps.chain.operator),
   };
 }

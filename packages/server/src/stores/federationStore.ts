@@ -59,7 +59,8 @@ export interface IdentityRecord {
   lastUsedAt: number | undefined;
 }
 
-export type FlowPurpose = 'sign_in' | 'link';
+/** `reauthenticate`: a sign-in that must authenticate at the upstream again (the console's step-up). */
+export type FlowPurpose = 'sign_in' | 'reauthenticate' | 'link';
 
 /** A browser flow between `start` and `callback` (migration 0170). */
 export interface FlowRecord {

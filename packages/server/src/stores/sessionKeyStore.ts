@@ -1,5 +1,4 @@
 import { sql } from 'kysely';
-import { getAddress } from 'viem';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import type { OutboxEvent, WebhookOutbox } from './webhookStore.js';
@@ -119,20 +118,21 @@ const toKey = (r: SessionKeysTable): SessionKeyRecord => ({
 const lower = (a: string) => a.toLowerCase();
 
 /**
- * The webhook data of `session_key.granted` / `session_key.revoked` (docs/webhooks.md). The key's address is
- * checksummed, as `/v1/wallet/session-keys` returns it (the table keeps it lowercase for lookups).
+ * The webhook data of `session_key.granted` / `session_key.revoked` (docs/webhooks.md). `checksum` gives the
+ * key's address the form `/v1/wallet/session-keys` returns (the table keeps it lowercase for lookups).
  */
 export const sessionKeyEvent = (
   type: 'session_key.granted' | 'session_key.revoked',
   key: Pick<SessionKeyRecord, 'clientId' | 'userUuid' | 'keyAddress' | 'validUntil'>,
   txHash: string | undefined,
   at: number,
+  checksum: (address: string) => string,
 ): OutboxEvent => ({
   type,
   clientId: key.clientId,
   data: {
     user_uuid: String(key.userUuid),
-    session_key: getAddress(key.keyAddress),
+    session_key: checksum(key.keyAddress),
     valid_until: new Date(key.validUntil * 1000).toISOString(),
     tx_hash: txHash ?? null,
   },
@@ -148,6 +148,8 @@ export class SessionKeyStore {
   constructor(
     private readonly db: Db,
     private readonly outbox?: WebhookOutbox,
+    /** EIP-55 for the addresses in webhook events (chain/address.ts, given by the composition root). */
+    private readonly checksum: (address: string) => string = (address) => address,
   ) {}
 
   // ---- wallet policies ----
@@ -295,7 +297,10 @@ export class SessionKeyStore {
         .returningAll()
         .executeTakeFirst();
       if (!row) return;
-      await this.outbox?.record(trx, sessionKeyEvent('session_key.granted', toKey(row), txHash, now));
+      await this.outbox?.record(
+        trx,
+        sessionKeyEvent('session_key.granted', toKey(row), txHash, now, this.checksum),
+      );
       for (const old of replaced) {
         const gone = await trx
           .updateTable('session_keys')
@@ -310,7 +315,10 @@ export class SessionKeyStore {
           .returningAll()
           .executeTakeFirst();
         if (gone)
-          await this.outbox?.record(trx, sessionKeyEvent('session_key.revoked', toKey(gone), txHash, now));
+          await this.outbox?.record(
+            trx,
+            sessionKeyEvent('session_key.revoked', toKey(gone), txHash, now, this.checksum),
+          );
       }
     });
   }
@@ -399,7 +407,10 @@ export class SessionKeyStore {
         .returningAll()
         .executeTakeFirst();
       if (!row) return false;
-      await this.outbox?.record(trx, sessionKeyEvent('session_key.revoked', toKey(row), txHash, now));
+      await this.outbox?.record(
+        trx,
+        sessionKeyEvent('session_key.revoked', toKey(row), txHash, now, this.checksum),
+      );
       return true;
     });
   }

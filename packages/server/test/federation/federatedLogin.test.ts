@@ -567,6 +567,91 @@ describe('federated sign-in with an upstream id_token', () => {
       expect(await rowCounts()).toEqual(before);
     });
 
+    describe('step-up (reauthenticate=true): the provider must sign the user in again', () => {
+      /** A step-up flow with the scripted issuer: its upstream URL and this browser's cookie. */
+      const startStepUp = async () => {
+        const res = await fetch(
+          `${base}/v1/federation/rotating/start?return_to=/console&reauthenticate=true`,
+          { redirect: 'manual' },
+        );
+        expect(res.status).toBe(302);
+        return {
+          location: new URL(res.headers.get('location')!),
+          cookie: res.headers.get('set-cookie')!.split(';')[0]!,
+        };
+      };
+      /** The callback of `flow` after the issuer's token endpoint answers an id_token with `authTime`. */
+      const answerWith = async (authTime: number | undefined) => {
+        const flow = await startStepUp();
+        const sub = uniqueSub();
+        rotating.tokenResponse = async () => ({
+          token_type: 'Bearer',
+          access_token: 'at',
+          id_token: await signIdToken(rotating.keys[0]!, {
+            iss: rotating.issuer,
+            aud: 'rot-app',
+            sub,
+            exp: now() + 600,
+            nonce: flow.location.searchParams.get('nonce'),
+            ...(authTime === undefined ? {} : { auth_time: authTime }),
+          }),
+        });
+        const res = await fetch(
+          `${base}/v1/federation/rotating/callback?state=${flow.location.searchParams.get('state')}&code=c`,
+          { redirect: 'manual', headers: { cookie: flow.cookie } },
+        );
+        expect(res.status).toBe(302);
+        return { location: res.headers.get('location')!, sub };
+      };
+      const identityOf = (sub: string) =>
+        server.services.database.db
+          .selectFrom('federated_identities')
+          .select('user_uuid')
+          .where('provider', '=', 'rotating')
+          .where('subject', '=', sub)
+          .executeTakeFirst();
+
+      it('asks the provider for a new sign-in: prompt=login and max_age=0; a plain start does not', async () => {
+        const { location } = await startStepUp();
+        expect(location.searchParams.get('prompt')).toBe('login');
+        expect(location.searchParams.get('max_age')).toBe('0');
+        const plain = await fetch(`${base}/v1/federation/rotating/start?return_to=/console`, {
+          redirect: 'manual',
+        });
+        const url = new URL(plain.headers.get('location')!);
+        expect(url.searchParams.has('prompt')).toBe(false);
+        expect(url.searchParams.has('max_age')).toBe(false);
+      });
+
+      it('refuses an answer from the provider’s session (auth_time before the step-up) or without auth_time; nothing created', async () => {
+        for (const authTime of [now() - 3_600, undefined]) {
+          const before = await rowCounts();
+          const { location, sub } = await answerWith(authTime);
+          expect(location).toBe('/console#federation_error=upstream_rejected');
+          expect(await identityOf(sub)).toBeUndefined();
+          expect(await rowCounts()).toEqual(before);
+        }
+      });
+
+      it('signs in when the provider authenticated the user after the step-up started', async () => {
+        const { location, sub } = await answerWith(now());
+        expect(location).toMatch(/^\/console#login_ticket=[A-Za-z0-9_-]{43}$/);
+        expect(await identityOf(sub)).toBeDefined();
+      });
+
+      it('refuses a reauthenticate value other than true or false', async () => {
+        const res = await fetch(
+          `${base}/v1/federation/rotating/start?return_to=/console&reauthenticate=yes`,
+          {
+            redirect: 'manual',
+            headers: { accept: 'application/json' },
+          },
+        );
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+      });
+    });
+
     it('a link URL is one use: the second start with its ticket is refused', async () => {
       const owner = await createUser(base);
       const res = await post(

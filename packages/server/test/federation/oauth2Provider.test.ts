@@ -85,6 +85,10 @@ describe('oauth2 provider (Discord-shaped upstream)', () => {
     // The challenge is S256 of the verifier, and the verifier itself never travels through the browser.
     expect(query.code_challenge).toMatch(/^[\w-]{43}$/);
     expect(url.toString()).not.toContain(flow.codeVerifier);
+    // Only a step-up asks the provider to show its approval page again (Discord's prompt=consent).
+    expect(url.searchParams.has('prompt')).toBe(false);
+    const stepUp = await provider.authorizationUrl({ ...flow, reauthenticateSince: Date.now() });
+    expect(stepUp.searchParams.get('prompt')).toBe('consent');
 
     const callback = await approveAtUpstream(provider, flow);
     expect(callback.get('state')).toBe(flow.state);

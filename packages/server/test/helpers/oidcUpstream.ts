@@ -116,12 +116,15 @@ export interface StaticIssuer {
   /** How many times the JWKS was fetched. */
   jwksFetches: number;
   discoveryFetches: number;
+  /** What its token endpoint answers a code exchange with (set by the test; 400 while unset). */
+  tokenResponse?: () => Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
 /**
  * A minimal OpenID issuer for id_token tests: discovery and a JWKS whose keys the test rotates, counting
- * every fetch (the JWKS cache and its refresh on an unknown kid are observable).
+ * every fetch (the JWKS cache and its refresh on an unknown kid are observable), and a token endpoint that
+ * answers what the test scripts (an id_token a real provider would not issue).
  */
 export async function startStaticIssuer(): Promise<StaticIssuer> {
   const state: StaticIssuer = {
@@ -148,6 +151,11 @@ export async function startStaticIssuer(): Promise<StaticIssuer> {
     if (request.url === '/jwks') {
       state.jwksFetches++;
       return json({ keys: state.keys.map((k) => k.publicJwk) });
+    }
+    if (request.url === '/token' && request.method === 'POST') {
+      request.resume();
+      if (!state.tokenResponse) return void response.writeHead(400).end();
+      return void state.tokenResponse().then(json, () => response.writeHead(500).end());
     }
     response.writeHead(404).end();
   });

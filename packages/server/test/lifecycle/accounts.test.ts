@@ -27,7 +27,8 @@ describe.each(backends)('account lifecycle on %s', (backend) => {
   const validate = async (token: string) => (await get('/v1/oauth/validate', token)).status;
 
   /** The newest mail to `email` written since `since` (the embedded mailer writes .eml files). */
-  const mailTo = async (email: string, since = 0) => (await waitForMail(server.dataDir, email, { since })).text;
+  const mailTo = async (email: string, since = 0) =>
+    (await waitForMail(server.dataDir, email, { since })).text;
   const codeIn = (mail: string) => /reset code is (\d{8})/.exec(mail)![1]!;
 
   it('lists the apps a user approved and revokes one: its tokens fail validation, the other app keeps working', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checksumAddress } from '../../src/chain/address.js';
 import { SessionKeyStore, type WalletPolicy } from '../../src/stores/sessionKeyStore.js';
 import { WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
@@ -75,7 +76,7 @@ describe.each(testDatabases)('session key store ($name)', (database) => {
       failingSince: undefined,
       createdAt: 1,
     });
-    const store = new SessionKeyStore(db(), outbox);
+    const store = new SessionKeyStore(db(), outbox, checksumAddress);
     await store.insertPendingKey(key('0x00000000000000000000000000000000000000a1', 5002, 'app-k', 5));
     await store.activateKey('0x00000000000000000000000000000000000000a1', '0xt1', 6);
     await store.insertPendingKey(key('0x00000000000000000000000000000000000000a2', 5002, 'app-k', 7));

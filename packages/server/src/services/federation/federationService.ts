@@ -5,6 +5,7 @@ import type { SecretBox } from '../../crypto/secretBox.js';
 import { AppError, conflict, notFound } from '../../errors.js';
 import type {
   FederationStore,
+  FlowPurpose,
   FlowRecord,
   IdentityRecord,
   TicketPurpose,
@@ -117,6 +118,8 @@ export class FederationService {
     providerId: string;
     returnTo: string;
     linkTicket?: string | undefined;
+    /** A step-up: the upstream must authenticate the user again (BrowserFlow.reauthenticateSince). */
+    reauthenticate?: boolean | undefined;
   }): Promise<{ url: URL; cookie: string }> {
     const provider = this.#provider(input.providerId);
     let linkUserUuid: number | undefined;
@@ -133,11 +136,14 @@ export class FederationService {
       returnTo = CONSOLE_PATH;
     }
     const now = this.now();
+    const purpose: FlowPurpose =
+      linkUserUuid !== undefined ? 'link' : input.reauthenticate ? 'reauthenticate' : 'sign_in';
     const flow: BrowserFlow = {
       state: random(),
       nonce: random(),
       codeVerifier: random(),
       callbackUrl: this.callbackUrl(provider.id),
+      ...(purpose === 'reauthenticate' ? { reauthenticateSince: now } : {}),
     };
     const cookie = random();
     let url: URL;
@@ -150,7 +156,7 @@ export class FederationService {
     await this.store.saveFlow({
       stateHash: sha256(flow.state),
       provider: provider.id,
-      purpose: linkUserUuid === undefined ? 'sign_in' : 'link',
+      purpose,
       linkUserUuid,
       returnTo,
       browserHash: sha256(cookie),
@@ -390,6 +396,7 @@ export class FederationService {
         nonce: flow.nonce,
         codeVerifier: verifier.toString('utf8'),
         callbackUrl: this.callbackUrl(flow.provider),
+        ...(flow.purpose === 'reauthenticate' ? { reauthenticateSince: flow.createdAt } : {}),
       };
     } finally {
       verifier.fill(0);

@@ -69,6 +69,9 @@ export class OAuth2Provider implements UpstreamProvider {
     url.searchParams.set('state', flow.state);
     url.searchParams.set('code_challenge', pkceChallenge(flow.codeVerifier));
     url.searchParams.set('code_challenge_method', 'S256');
+    // A step-up: OAuth 2.0 has no "sign in again"; `prompt=consent` (Discord's) at least makes the user
+    // approve on the provider's page instead of a silent redirect. Servers ignore parameters they lack.
+    if (flow.reauthenticateSince !== undefined) url.searchParams.set('prompt', 'consent');
     return Promise.resolve(url);
   }
 

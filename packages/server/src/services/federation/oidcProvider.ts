@@ -85,6 +85,11 @@ export class OidcProvider implements UpstreamProvider {
       code_challenge_method: 'S256',
     };
     if (this.cfg.response_mode) params.response_mode = this.cfg.response_mode;
+    if (flow.reauthenticateSince !== undefined) {
+      // OpenID Connect Core §3.1.2.1: sign in again now, and say when (auth_time becomes required).
+      params.prompt = 'login';
+      params.max_age = '0';
+    }
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
     return url;
   }
@@ -105,6 +110,7 @@ export class OidcProvider implements UpstreamProvider {
     const payload = await this.#verify(tokens.id_token, [this.cfg.client_id]);
     if (payload.nonce !== flow.nonce)
       throw new UpstreamRejected('wrong_nonce', 'The id_token does not carry this flow’s nonce');
+    if (flow.reauthenticateSince !== undefined) checkFreshAuthentication(payload, flow.reauthenticateSince);
     return identityOf(payload);
   }
 
@@ -294,4 +300,19 @@ function identityOf(payload: JWTPayload): UpstreamIdentity {
     emailVerified: email !== null && verified,
     displayName: name === null ? null : name.slice(0, 200),
   };
+}
+
+/**
+ * A step-up flow asked for `max_age=0`: the id_token must say the user authenticated at the upstream after
+ * the flow started (a provider that answered from its session, or ignored the request, is refused).
+ */
+function checkFreshAuthentication(payload: JWTPayload, sinceMs: number): void {
+  const authTime = payload.auth_time;
+  if (typeof authTime !== 'number' || !Number.isFinite(authTime))
+    throw new UpstreamRejected(
+      'no_auth_time',
+      'The id_token does not say when the user signed in (auth_time)',
+    );
+  if (authTime < Math.floor(sinceMs / 1000) - CLOCK_TOLERANCE_S)
+    throw new UpstreamRejected('stale_authentication', 'The provider did not ask the user to sign in again');
 }

@@ -27,6 +27,13 @@ export interface BrowserFlow {
   codeVerifier: string;
   /** dauth's absolute callback URL for this provider (`{PUBLIC_URL}/v1/federation/{id}/callback`). */
   callbackUrl: string;
+  /**
+   * A step-up (the console's "confirm it is you"): the upstream must authenticate the user again, at or
+   * after this time (ms), rather than answer from its own session. `oidc` asks with `prompt=login` and
+   * `max_age=0` and checks the id_token's `auth_time`; kinds without such a request do what they can
+   * (docs/federation.md, "Step-up").
+   */
+  reauthenticateSince?: number;
 }
 
 export type ProviderKind = 'oidc' | 'oauth2' | 'steam';

@@ -27,7 +27,8 @@ const ProviderId = Type.Object({
  * - `GET /v1/federation/providers`: the configured providers (anonymous);
  * - `GET /v1/federation/{id}/start?return_to=…`: a 302 to the provider and the flow cookie. `return_to` is
  *   the authorize request the login page shows (`/oauth/authorize?…`) or `/console`; a `link_ticket`
- *   (from `POST /v1/dev-user/identities/link`) makes it a link flow back to the console;
+ *   (from `POST /v1/dev-user/identities/link`) makes it a link flow back to the console; `reauthenticate`
+ *   makes the provider sign the user in again (the console's step-up);
  * - `GET|POST /v1/federation/{id}/callback`: the provider's answer (POST: Apple's `form_post`), checked
  *   against the flow of its `state` and this browser's flow cookie; then the same login-page session a
  *   password sign-in gets and back to the authorize request, or to the console with a one-time login ticket;
@@ -74,19 +75,26 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
         querystring: Type.Object({
           return_to: Type.Optional(Type.String({ maxLength: 16_000 })),
           link_ticket: Type.Optional(Type.String({ maxLength: 200 })),
+          reauthenticate: Type.Optional(
+            Type.Union([Type.Literal('true'), Type.Literal('false')], {
+              description:
+                'A step-up: the provider must sign the user in again rather than answer from its own session (oidc: prompt=login, max_age=0 and a fresh auth_time; docs/federation.md, "Step-up")',
+            }),
+          ),
         }),
         response: errorResponses(400, 404, 429, 503),
       },
       config: { browserPage: true, ...limit },
     },
     async (request, reply) => {
-      const { return_to: returnTo, link_ticket: linkTicket } = request.query;
+      const { return_to: returnTo, link_ticket: linkTicket, reauthenticate } = request.query;
       if (linkTicket === undefined) await checkReturnTo(returnTo);
       try {
         const { url, cookie } = await federation.start({
           providerId: request.params.id,
           returnTo: returnTo ?? CONSOLE_PATH,
           linkTicket,
+          reauthenticate: reauthenticate === 'true',
         });
         void reply.setCookie(FLOW_COOKIE, cookie, { ...flowCookieOptions, maxAge: FLOW_TTL_MS / 1000 });
         void reply.header('cache-control', 'no-store');
