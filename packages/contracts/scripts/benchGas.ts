@@ -40,6 +40,8 @@ import {
   dauthDexAbi,
   dauthSessionAccountAbi,
   dauthSessionAccountBytecode,
+  dauthTokenAbi,
+  dauthTokenBytecode,
   deployDauthContracts,
   encodeInitCode,
   entryPointAbi,
@@ -77,6 +79,7 @@ const GAS_FIELDS = {
   maxPriorityFeePerGas: parseGwei('1'),
 };
 const HANDLE_OPS_GAS = 15_000_000n;
+const TRANSFER_SELECTOR: Hex = '0xa9059cbb';
 const DUMMY_SIGNATURE: Hex = `0x${'00'.repeat(65)}`;
 
 /** The v0.6 sample VerifyingPaymaster's layout: paymaster ‖ abi.encode(uint48 validUntil, uint48 validAfter) ‖ 65-byte signature. */
@@ -520,6 +523,78 @@ async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[], EconomyRow
     ]);
     const sessionFirst = await handleOps([await sessionOperation(key, one(counter), true)]);
     const sessionLater = await handleOps([await sessionOperation(key, one(counter), true)]);
+
+    // At the service's limits (docs/session-keys.md, "Limits"): a grant of 32 entries, 16 tokens each capped and
+    // callable by `transfer`, replacing the key above; then one session operation of 16 calls, `transfer` on
+    // each token to a new recipient (every call reads its allow-list entry and cap and opens a day counter).
+    const tokens: Address[] = [];
+    for (let i = 0; i < 16; i++) {
+      const token = await deploy(dauthTokenAbi, dauthTokenBytecode, []);
+      await send(
+        walletClient.writeContract({
+          address: token,
+          abi: dauthTokenAbi,
+          functionName: 'mint',
+          args: [vault, parseEther('1000')],
+        }),
+      );
+      tokens.push(token);
+    }
+    const batch = (dest: Address[], func: Hex[]) =>
+      encodeFunctionData({
+        abi: dauthSessionAccountAbi,
+        functionName: 'executeBatch',
+        args: [dest, [], func],
+      });
+    const largestKey = fixedKey('session/largest-key');
+    const grantLargest = await handleOps([
+      await sessionOperation(
+        owner,
+        batch(
+          [account, account],
+          [
+            encodeFunctionData({
+              abi: dauthSessionAccountAbi,
+              functionName: 'revokeSessionKey',
+              args: [key.address],
+            }),
+            encodeFunctionData({
+              abi: dauthSessionAccountAbi,
+              functionName: 'addSessionKey',
+              args: [
+                largestKey.address,
+                {
+                  targets: tokens,
+                  selectors: tokens.map(() => TRANSFER_SELECTOR),
+                  maxValuePerCall: 0n,
+                  maxValuePerDay: 0n,
+                  tokens,
+                  tokenLimitsPerDay: tokens.map(() => parseEther('1')),
+                  validUntil: fixedNow + 30 * 86_400,
+                },
+              ],
+            }),
+          ],
+        ),
+        false,
+      ),
+    ]);
+    const sixteenCalls = await handleOps([
+      await sessionOperation(
+        largestKey,
+        batch(
+          tokens,
+          tokens.map((_, i) =>
+            encodeFunctionData({
+              abi: dauthTokenAbi,
+              functionName: 'transfer',
+              args: [privateKeyToAccount(keccak256(toHex(`dauth/bench/recipient/${i}`))).address, 1n],
+            }),
+          ),
+        ),
+        true,
+      ),
+    ]);
     const more = (value: number) =>
       `${(value - ownerLater).toLocaleString('en-US')} more than the owner’s later operation`;
     return [
@@ -540,6 +615,17 @@ async function measure(rpcUrl: string): Promise<[Row[], EconomyRow[], EconomyRow
       },
       { label: 'Session-key operation, first', gas: sessionFirst, note: more(sessionFirst) },
       { label: 'Session-key operation, later', gas: sessionLater, note: more(sessionLater) },
+      {
+        label:
+          'Grant at the service’s maximum: 32 entries (16 tokens, `transfer` allowed and capped), replacing a key',
+        gas: grantLargest,
+        note: `${Math.round((grantLargest - grant) / 31).toLocaleString('en-US')} per entry more than the 1-call grant`,
+      },
+      {
+        label: 'Session-key operation, 16 calls: `transfer` on 16 capped tokens to new recipients',
+        gas: sixteenCalls,
+        note: `${Math.round((sixteenCalls - sessionLater) / 15).toLocaleString('en-US')} per call more than the 1-call operation`,
+      },
     ];
   }
 

@@ -145,7 +145,12 @@ beforeAll(async () => {
   chain = await startTestChain();
   // Keep the scenario inside one UTC day (the per-day counters are per chain day).
   const now = await chain.latestTimestamp();
-  if (now % DAY > DAY - 7200) await chain.testClient.increaseTime({ seconds: 7200 });
+  if (now % DAY > DAY - 7200) {
+    await chain.testClient.increaseTime({ seconds: 7200 });
+    // Mined at once: the next operation's paymaster window starts from the latest block's time, and a block
+    // mined two hours past it would expire the window (AA32, "handleOps reverted" after 22:00 UTC).
+    await chain.testClient.mine({ blocks: 1 });
+  }
   // A wallet deployed by today's factory (DauthAccount, unchanged by this work) holding ether and tokens.
   await chain.handleOps([
     await chain.operation({ owner, callData: chain.execute(chain.counter, 0n, chain.increment) }),

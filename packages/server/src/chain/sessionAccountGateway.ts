@@ -13,6 +13,7 @@ import { atGateway } from './chainErrors.js';
 import type { ChainGateway } from './chainGateway.js';
 import { addressOfPrivateKey, type OperationOwner, signEthMessageHash } from './operations/operationOwner.js';
 import type { OperationPipeline } from './operations/operationPipeline.js';
+import { OPERATION_GAS } from './operations/operationSigner.js';
 import type { OperatorWallet } from './operations/operatorWallet.js';
 import type { OperationResult } from './operations/pendingOperation.js';
 import type { Address, Call, Hash, Hex } from './types.js';
@@ -34,6 +35,33 @@ export const SECONDS_PER_DAY = 86_400;
  */
 export const SESSION_VERIFICATION_GAS = 150_000n;
 export const SESSION_VERIFICATION_GAS_PER_CALL = 30_000n;
+
+/**
+ * Call gas of a grant (`addSessionKey`, and `revokeSessionKey` of a replaced key, in one `executeBatch`) beyond its
+ * stored entries, and per entry: every allowed (target, selector) pair and every token cap is one fresh storage
+ * slot (a cold zero → non-zero SSTORE, 22,100 gas) plus its call data and loop. Measured on the embedded chain
+ * (test/sessionKeys/maxPolicy.test.ts): the estimate is 103,595 for one pair, then 23,937 per pair and 24,078 per
+ * token cap. Upper bounds, so a policy the API accepts is never refused at its grant (docs/session-keys.md).
+ */
+export const GRANT_CALL_GAS_BASE = 130_000n;
+export const GRANT_CALL_GAS_PER_ENTRY = 25_000n;
+
+/**
+ * The most gas a grant of a policy with `entries` stored entries asks the paymaster for: its call gas with the
+ * pipeline's 20% margin, the fixed pre-verification gas and the owner's verification gas (the session account is
+ * deployed before the grant). This is what `SPONSOR_MAX_OPERATION_GAS` is compared with.
+ */
+export function grantGasAsk(entries: number): bigint {
+  const call = GRANT_CALL_GAS_BASE + GRANT_CALL_GAS_PER_ENTRY * BigInt(entries);
+  return call + call / 5n + OPERATION_GAS.preVerificationGas + OPERATION_GAS.verificationGasLimit;
+}
+
+/** The most entries a policy may store so that its grant asks at most `maxOperationGas` (0 when none fit). */
+export function grantEntriesWithin(maxOperationGas: number): number {
+  let entries = 0;
+  while (grantGasAsk(entries + 1) <= BigInt(maxOperationGas)) entries++;
+  return entries;
+}
 
 /** A session key's policy as the contract's `Policy` struct takes it. */
 export interface OnChainPolicy {

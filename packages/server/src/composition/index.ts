@@ -433,6 +433,7 @@ export async function createServices(
       oauth,
       secretBox,
       logger,
+      maxOperationGas: config.sponsorship.maxOperationGas,
     });
     closers.push(() => sessionKeyDomain.close());
 

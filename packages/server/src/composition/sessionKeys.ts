@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChainServices } from './chain.js';
-import { SessionAccountGateway } from '../chain/sessionAccountGateway.js';
 import { checksumAddress } from '../chain/address.js';
+import { grantEntriesWithin, SessionAccountGateway } from '../chain/sessionAccountGateway.js';
 import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
@@ -34,6 +34,8 @@ export function createSessionKeyDomain(deps: {
   oauth: OAuthService;
   secretBox: SecretBox;
   logger: Logger;
+  /** `SPONSOR_MAX_OPERATION_GAS`: a policy whose grant would ask more is refused when it is set. */
+  maxOperationGas: number;
   sweepMs?: number;
 }): { sessionKeys: SessionKeyService; close(): Promise<void> } {
   const chain: SessionAccountChain = deps.parts.accounts;
@@ -48,6 +50,8 @@ export function createSessionKeyDomain(deps: {
     },
     deps.secretBox,
     logger,
+    Date.now,
+    { maxEntries: grantEntriesWithin(deps.maxOperationGas) },
   );
   const timer = setInterval(() => {
     sessionKeys.sweep().catch((err: unknown) => logger.warn({ err }, 'session key sweep failed'));

@@ -3,6 +3,7 @@ import { encodeFunctionData, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, newUser, registerPin, type RegisteredPin, type TestUser } from '../pin/pinHelpers.js';
+import { newApp, request } from '../sessionKeys/support.js';
 
 const sink = getAddress(`0x${'5'.repeat(40)}`);
 
@@ -162,5 +163,30 @@ describe('gas sponsorship policy: per-operation cap', () => {
     expect(res.status).toBe(429);
     expect(res.body).toMatchObject({ error: 'sponsorship_quota_exceeded', limit: 'operation_gas' });
     expect(await server.services.chain.gateway.isDeployed(wallet.address)).toBe(false);
+  });
+
+  it('refuses at PUT a wallet policy whose grant would ask more than the cap (here: any, a grant of one entry asks ~325,000)', async () => {
+    const { dev, client } = await newApp(server);
+    const res = await request(
+      server,
+      'PUT',
+      `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
+      dev.loginToken,
+      {
+        calls: [{ to: sink, selectors: ['0x12345678'] }],
+        max_value_per_call_wei: '0',
+        max_value_per_day_wei: '0',
+        token_limits: [],
+        valid_for_seconds: 3600,
+      },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'invalid_wallet_policy',
+      message: expect.stringMatching(/SPONSOR_MAX_OPERATION_GAS\) lets a grant store at most 0$/) as string,
+      field: 'calls',
+      details: { field: 'calls' },
+    });
   });
 });

@@ -8,7 +8,13 @@ import { describe, expect, it } from 'vitest';
 import type { Address, Hex } from '../../src/chain/types.js';
 import { AppError } from '../../src/errors.js';
 import { checkSessionCalls } from '../../src/services/sessionKeys/policyCheck.js';
-import { checkWalletPolicy } from '../../src/services/sessionKeys/walletPolicy.js';
+import { grantEntriesWithin, grantGasAsk } from '../../src/chain/sessionAccountGateway.js';
+import {
+  checkGrantable,
+  checkWalletPolicy,
+  MAX_POLICY_ENTRIES,
+  policyEntries,
+} from '../../src/services/sessionKeys/walletPolicy.js';
 
 const GEM = '0x00000000000000000000000000000000000000aa' as Address;
 const GAME = '0x00000000000000000000000000000000000000bb' as Address;
@@ -97,6 +103,45 @@ describe('checkWalletPolicy', () => {
     expect(refusal({ calls: [{ to: GAME, selectors: ['0x1234'] }] })).toMatchObject({
       field: 'calls.0.selectors.0',
     });
+  });
+
+  it('refuses a policy too large to grant: more than MAX_POLICY_ENTRIES entries, or above the operation gas cap', () => {
+    const target = (i: number) => `0x${(0x1000 + i).toString(16).padStart(40, '0')}`;
+    const selectors = (n: number, from = 0) =>
+      Array.from({ length: n }, (_, j) => `0x${(0xab000000 + from + j).toString(16)}`);
+    const input = (pairs: number, tokens: number) => ({
+      // Two calls to one target are merged: entries count distinct (target, selector) pairs.
+      calls: [
+        { to: GAME, selectors: selectors(Math.min(pairs, 16)) },
+        { to: GAME, selectors: selectors(Math.min(pairs, 16)) },
+        ...(pairs > 16 ? [{ to: target(0), selectors: selectors(pairs - 16) }] : []),
+      ],
+      max_value_per_call_wei: '0',
+      max_value_per_day_wei: '0',
+      token_limits: Array.from({ length: tokens }, (_, i) => ({ token: target(100 + i), per_day: '1' })),
+      valid_for_seconds: 60,
+    });
+    const largest = checkWalletPolicy(input(MAX_POLICY_ENTRIES - 16, 16), [PAYMASTER]);
+    expect(policyEntries(largest)).toBe(MAX_POLICY_ENTRIES);
+    const over = () => checkWalletPolicy(input(MAX_POLICY_ENTRIES - 15, 16), [PAYMASTER]);
+    expect(over).toThrow(AppError);
+    expect(over).toThrow(/33 entries/);
+    try {
+      over();
+    } catch (err) {
+      expect(err).toMatchObject({ status: 400, code: 'invalid_wallet_policy', details: { field: 'calls' } });
+    }
+    // The operation gas cap as configured: the largest policy fits the default 1,500,000, not 1,000,000.
+    expect(grantGasAsk(MAX_POLICY_ENTRIES)).toBe(1_316_000n);
+    expect(grantEntriesWithin(1_500_000)).toBe(38);
+    expect(grantEntriesWithin(1_000_000)).toBe(21);
+    expect(grantGasAsk(21)).toBeLessThanOrEqual(1_000_000n);
+    expect(grantGasAsk(22)).toBeGreaterThan(1_000_000n);
+    expect(grantEntriesWithin(100_000)).toBe(0);
+    expect(() => checkGrantable(largest, { maxEntries: grantEntriesWithin(1_500_000) })).not.toThrow();
+    expect(() => checkGrantable(largest, { maxEntries: 21 })).toThrow(/holds 32 entries.*at most 21/);
+    expect(() => checkWalletPolicy(input(5, 16), [PAYMASTER], { maxEntries: 21 })).not.toThrow();
+    expect(() => checkWalletPolicy(input(6, 16), [PAYMASTER], { maxEntries: 21 })).toThrow(AppError);
   });
 });
 

@@ -22,7 +22,12 @@ import {
   sessionKeysUnavailable,
   walletPolicyNotFound,
 } from './sessionKeyErrors.js';
-import { checkWalletPolicy, type WalletPolicyInput } from './walletPolicy.js';
+import {
+  checkGrantable,
+  checkWalletPolicy,
+  type GrantLimits,
+  type WalletPolicyInput,
+} from './walletPolicy.js';
 
 export type { StoredWalletPolicy, WalletPolicy };
 
@@ -119,6 +124,8 @@ export class SessionKeyService {
     private readonly box: Pick<SecretBox, 'seal' | 'open'>,
     private readonly logger: SessionKeyLogger,
     private readonly now: () => number = Date.now,
+    /** The sponsorship cap a grant must fit (`SPONSOR_MAX_OPERATION_GAS`). */
+    private readonly limits: GrantLimits = {},
   ) {}
 
   // ---- wallet policy (the app owner) ----
@@ -135,7 +142,7 @@ export class SessionKeyService {
     input: WalletPolicyInput,
   ): Promise<StoredWalletPolicy> {
     await this.#ownApp(ownerUuid, clientId);
-    const policy = checkWalletPolicy(input, this.chain.platformContracts);
+    const policy = checkWalletPolicy(input, this.chain.platformContracts, this.limits);
     return this.store.putPolicy(clientId, policy, this.now());
   }
 
@@ -188,6 +195,9 @@ export class SessionKeyService {
     if (!stored) throw walletPolicyNotFound();
     if (!(await this.#approved(userUuid, clientId))) throw appNotApproved();
     const policy = stored.policy;
+    // A policy stored before the limits it now breaks (or a lowered SPONSOR_MAX_OPERATION_GAS): refused before
+    // the PIN is used or anything is sent, rather than by the paymaster after the wallet's upgrade.
+    checkGrantable(policy, this.limits);
 
     return this.custody.withMainWalletOwner(userUuid, proof, async (owner, wallet) => {
       const account = await this.#ensureAccount(userUuid, wallet, owner);

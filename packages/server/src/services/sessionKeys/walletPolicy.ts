@@ -14,6 +14,14 @@ export const MIN_VALID_FOR_SECONDS = 60;
 export const MAX_POLICY_CALLS = 32;
 export const MAX_SELECTORS_PER_CALL = 16;
 export const MAX_TOKEN_LIMITS = 16;
+/**
+ * Most entries one policy stores on chain: its distinct (target, selector) pairs and its token caps together.
+ * The grant writes each into a fresh storage slot (about 24,000 gas apiece), so this, not the shape limits above,
+ * bounds the grant: at 32 entries it asks at most 1,316,000 gas (measured 1,233,664 with a replaced key), within
+ * `SPONSOR_MAX_OPERATION_GAS` (1,500,000); 32 calls × 16 selectors plus 16 caps would be 528 entries, a call
+ * estimated at 12.7M gas (docs/session-keys.md, "Limits"). The one place the size of a grant is set.
+ */
+export const MAX_POLICY_ENTRIES = 32;
 const UINT128_MAX = (1n << 128n) - 1n;
 const UINT256_MAX = (1n << 256n) - 1n;
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -48,10 +56,15 @@ function address(value: string, field: string): Address {
  * naming the field) a call target a session key must never touch (`forbidden`: the platform paymaster, the
  * EntryPoint, the wallet factory, the dex), the zero address, a `transfer`/`approve` selector on a token without
  * a `token_limits` entry (the contract caps listed tokens only), a call to a listed token that is not
- * `transfer`/`approve` (the contract refuses those), and bounds. Answers the normalised policy (checksummed
- * addresses, lowercase selectors, canonical decimal amounts, duplicates merged).
+ * `transfer`/`approve` (the contract refuses those), bounds, and a policy too large to grant (`checkGrantable`).
+ * Answers the normalised policy (checksummed addresses, lowercase selectors, canonical decimal amounts,
+ * duplicates merged).
  */
-export function checkWalletPolicy(input: WalletPolicyInput, forbidden: readonly Address[]): WalletPolicy {
+export function checkWalletPolicy(
+  input: WalletPolicyInput,
+  forbidden: readonly Address[],
+  limits: GrantLimits = {},
+): WalletPolicy {
   if (!Array.isArray(input.calls) || input.calls.length > MAX_POLICY_CALLS) {
     throw invalidWalletPolicy('calls', `calls may hold at most ${MAX_POLICY_CALLS} entries`);
   }
@@ -123,13 +136,49 @@ export function checkWalletPolicy(input: WalletPolicyInput, forbidden: readonly 
     });
     calls.set(to.toLowerCase(), entry);
   });
-  return {
+  const policy: WalletPolicy = {
     calls: [...calls.values()].map((c) => ({ to: c.to, selectors: [...c.selectors] })),
     max_value_per_call_wei: perCall.toString(),
     max_value_per_day_wei: perDay.toString(),
     token_limits: [...tokens.values()],
     valid_for_seconds: valid,
   };
+  checkGrantable(policy, limits);
+  return policy;
+}
+
+/** What bounds a grant besides the policy's shape: the sponsorship cap of one operation. */
+export interface GrantLimits {
+  /**
+   * The most entries whose grant asks no more gas than `SPONSOR_MAX_OPERATION_GAS` (the composition root computes
+   * it: `grantEntriesWithin` of chain/sessionAccountGateway.ts); `MAX_POLICY_ENTRIES` when larger.
+   */
+  maxEntries?: number;
+}
+
+/** The entries a grant of `policy` stores on chain: every (target, selector) pair and every token cap. */
+export function policyEntries(policy: WalletPolicy): number {
+  return policy.calls.reduce((n, c) => n + c.selectors.length, 0) + policy.token_limits.length;
+}
+
+/**
+ * Refuses (400 `invalid_wallet_policy`, field `calls`) a policy whose grant could not be sent: more than
+ * `MAX_POLICY_ENTRIES` entries, or more than fit the gas one sponsored operation may ask for.
+ */
+export function checkGrantable(policy: WalletPolicy, limits: GrantLimits = {}): void {
+  const entries = policyEntries(policy);
+  if (entries > MAX_POLICY_ENTRIES) {
+    throw invalidWalletPolicy(
+      'calls',
+      `the policy holds ${entries} entries (allowed call selectors plus token_limits); at most ${MAX_POLICY_ENTRIES} fit one grant`,
+    );
+  }
+  if (limits.maxEntries !== undefined && entries > limits.maxEntries) {
+    throw invalidWalletPolicy(
+      'calls',
+      `the policy holds ${entries} entries (allowed call selectors plus token_limits); this service's gas cap of one sponsored operation (SPONSOR_MAX_OPERATION_GAS) lets a grant store at most ${limits.maxEntries}`,
+    );
+  }
 }
 
 function checkTarget(to: Address, field: string, forbidden: readonly Address[]): void {

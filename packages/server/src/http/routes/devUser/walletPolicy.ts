@@ -1,6 +1,14 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import type { StoredWalletPolicy } from '../../../services/sessionKeys/sessionKeyService.js';
+import {
+  MAX_POLICY_CALLS,
+  MAX_POLICY_ENTRIES,
+  MAX_SELECTORS_PER_CALL,
+  MAX_TOKEN_LIMITS,
+  MAX_VALID_FOR_SECONDS,
+  MIN_VALID_FOR_SECONDS,
+} from '../../../services/sessionKeys/walletPolicy.js';
 import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
@@ -15,20 +23,26 @@ export const WalletPolicyBody = Type.Object(
     calls: Type.Array(
       Type.Object({
         to: Address,
-        selectors: Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{8}$' }), { maxItems: 16 }),
+        selectors: Type.Array(Type.String({ pattern: '^0x[0-9a-fA-F]{8}$' }), {
+          maxItems: MAX_SELECTORS_PER_CALL,
+        }),
       }),
       {
-        maxItems: 32,
-        description: 'Allowed (contract, function selectors); 0x00000000 allows a plain transfer',
+        maxItems: MAX_POLICY_CALLS,
+        description: `Allowed (contract, function selectors); 0x00000000 allows a plain transfer. All selectors together plus token_limits: at most ${MAX_POLICY_ENTRIES} entries (each is a storage write of the grant; more is 400 invalid_wallet_policy)`,
       },
     ),
     max_value_per_call_wei: Uint,
     max_value_per_day_wei: Uint,
     token_limits: Type.Array(Type.Object({ token: Address, per_day: Uint }), {
-      maxItems: 16,
-      description: 'Per-day caps of ERC-20 transfer/approve amounts, in the token’s base units',
+      maxItems: MAX_TOKEN_LIMITS,
+      description: `Per-day caps of ERC-20 transfer/approve amounts, in the token’s base units; each counts towards the ${MAX_POLICY_ENTRIES} entries`,
     }),
-    valid_for_seconds: Type.Integer({ minimum: 60, maximum: 2_592_000, description: 'At most 30 days' }),
+    valid_for_seconds: Type.Integer({
+      minimum: MIN_VALID_FOR_SECONDS,
+      maximum: MAX_VALID_FOR_SECONDS,
+      description: 'At most 30 days',
+    }),
   },
   { additionalProperties: false },
 );

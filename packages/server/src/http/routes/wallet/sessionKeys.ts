@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { toAddress } from '../../../chain/address.js';
 import type { Services } from '../../../composition/index.js';
+import { MAX_SESSION_CALLS } from '../../../services/sessionKeys/sessionKeyService.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
@@ -151,7 +152,7 @@ export async function walletSessionKeyRoutes(app: App, services: Services): Prom
               value: Type.Optional(PinFields.uint),
               data: Type.Optional(Type.String({ pattern: '^0x([0-9a-fA-F]{2})*$', maxLength: 65_538 })),
             }),
-            { minItems: 1, maxItems: 16 },
+            { minItems: 1, maxItems: MAX_SESSION_CALLS },
           ),
         }),
         response: {
