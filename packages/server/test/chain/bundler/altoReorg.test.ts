@@ -157,6 +157,50 @@ describe('a reorg of the last blocks under an independent bundler (Alto, externa
     expect(await journal.get(answered.userOpHash)).toMatchObject({ state: 'included', txHash: row.txHash });
   }, 120_000);
 
+  it('one a reorg mined again in another block is only re-recorded: nothing is sent again', async () => {
+    const { chain } = t;
+    const journal = new UserOperationJournalStore(t.database.db);
+    const entryPoint = chain.info.contracts.entry_point;
+    const owner = randomOwner();
+    const answered = await chain.operations.submitOperation({
+      owner,
+      salt: 0n,
+      calls: [chain.calls.nativeTransfer(owner.address, 0n)],
+    });
+    const first = await node.reader.getTransactionReceipt({ hash: answered.txHash });
+    const raw = (await node.rpc('eth_getRawTransactionByHash', [answered.txHash])) as string;
+    const seen = chain.externalBundler!.reorgsSeen;
+    // The new branch forks just below the bundle's block (anvil builds its blocks at the fork point's time, not
+    // before the paymaster's window) and carries the same bundle transaction one block higher than before.
+    const head = await eventually(
+      async () => {
+        const n = await node.reader.getBlockNumber({ cacheTime: 0 });
+        return n > first.blockNumber ? n : undefined;
+      },
+      10_000,
+      'a block above the bundle',
+    );
+    await node.rpc('anvil_reorg', [Number(head - first.blockNumber + 1n), [[raw, 1]]]);
+    await node.rpc('anvil_setTime', [Math.floor(Date.now() / 1000)]);
+    const moved = await node.reader.getTransactionReceipt({ hash: answered.txHash });
+    expect(moved).toMatchObject({ status: 'success', blockNumber: first.blockNumber + 1n });
+    expect(await operationCount(node, entryPoint, answered.userOpHash)).toBe(1);
+
+    await eventually(
+      async () => (await journal.get(answered.userOpHash))?.blockNumber === moved.blockNumber,
+      20_000,
+      'the journal row re-recorded in the new block',
+    );
+    expect(await journal.get(answered.userOpHash)).toMatchObject({
+      state: 'included',
+      txHash: answered.txHash,
+    });
+    expect(chain.externalBundler!.reorgsSeen).toBeGreaterThan(seen);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    expect(await operationCount(node, entryPoint, answered.userOpHash)).toBe(1);
+    expect(await chain.gateway.getNonce(answered.sender)).toBe(1n);
+  }, 120_000);
+
   it('one whose nonce another operation used meanwhile is dropped, and nothing runs twice', async () => {
     const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
     const settings = {
