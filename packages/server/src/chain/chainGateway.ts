@@ -165,6 +165,37 @@ export class ChainGateway {
     });
   }
 
+  /**
+   * The chain's head and where each of `userOpHashes` ran since `fromBlock` (its `UserOperationEvent`), in
+   * one batched request: the external path's reorg watch. An operation the chain does not hold is absent.
+   */
+  async operationInclusions(
+    userOpHashes: Hash[],
+    fromBlock: bigint,
+  ): Promise<{ head: bigint; inclusions: Map<string, { txHash: Hash; blockNumber: bigint }> }> {
+    return atGateway(async () => {
+      const [head, logs] = await Promise.all([
+        this.client.getBlockNumber({ cacheTime: 0 }),
+        this.client.getLogs({
+          address: this.contracts.entry_point,
+          event: userOperationEventAbi,
+          args: { userOpHash: userOpHashes },
+          fromBlock,
+          toBlock: 'latest',
+        }),
+      ]);
+      const inclusions = new Map<string, { txHash: Hash; blockNumber: bigint }>();
+      for (const log of logs) {
+        if (log.transactionHash === null || log.blockNumber === null || !log.args.userOpHash) continue;
+        inclusions.set(log.args.userOpHash.toLowerCase(), {
+          txHash: log.transactionHash,
+          blockNumber: log.blockNumber,
+        });
+      }
+      return { head, inclusions };
+    });
+  }
+
   /** The latest block number (uncached). */
   async blockNumber(): Promise<bigint> {
     return atGateway(() => this.client.getBlockNumber({ cacheTime: 0 }));

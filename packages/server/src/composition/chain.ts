@@ -32,7 +32,11 @@ import {
   DEFAULT_BUNDLER_OPTIONS,
   RoutedSubmitter,
 } from '../chain/operations/bundler.js';
-import { connectExternalBundler, type ExternalBundlerOptions } from '../chain/operations/externalBundler.js';
+import {
+  connectExternalBundler,
+  type ExternalBundler,
+  type ExternalBundlerOptions,
+} from '../chain/operations/externalBundler.js';
 import { ownerFromAccount } from '../chain/operations/operationOwner.js';
 import { OperationPipeline } from '../chain/operations/operationPipeline.js';
 import { OperationSigner } from '../chain/operations/operationSigner.js';
@@ -85,6 +89,11 @@ export interface ChainServices {
   probe(): Promise<void>;
   /** With CHAIN_RPC_URLS: asks each endpoint now; `/readyz` names the ones that are down. */
   probeEndpoints: (() => Promise<RpcEndpointStatus[]>) | undefined;
+  /**
+   * With BUNDLER_RPC_URL: the independent bundler's client (its user operation journal's recovery at start,
+   * and on an external chain its reorg watch, `checkReorg`); undefined without.
+   */
+  externalBundler: ExternalBundler | undefined;
   /** With BUNDLER_RPC_URL: rejects when the external bundler does not answer (`/readyz` degraded). */
   probeBundler: (() => Promise<void>) | undefined;
   /** Sends what is queued, then stops the embedded chain (its state is saved). */
@@ -354,13 +363,17 @@ export async function createChainServices(
     const faucet = new Faucet(gateway, client, deployer, deployerSubmitter);
     const relayerAddresses = keys.relayers.map((key) => privateKeyToAccount(key).address);
     if (embedded) await fundEmbeddedRelayers(gateway, faucet, relayerAddresses);
-    const maintenance = new JournalMaintenance(client, sender, recovery, logger, {
+    const maintenanceOptions = {
       ...DEFAULT_JOURNAL_MAINTENANCE,
       ...options.journalMaintenance,
       statePath: embedded?.statePath,
-    });
+    };
+    const maintenance = new JournalMaintenance(client, sender, recovery, logger, maintenanceOptions);
     await maintenance.compact();
     maintenance.start();
+    // The external bundler's operations answered as done are watched for reorgs at the same cadence (the
+    // embedded chain never reorgs).
+    if (external && !embedded) external.watchReorgs(maintenanceOptions.reorgCheckMs);
 
     // The ERC-20's key is `token`, which the logger redacts everywhere (it is usually a secret): log it as `erc20`.
     const { token: erc20, ...otherContracts } = contracts;
@@ -407,6 +420,7 @@ export async function createChainServices(
         await gateway.probe();
       },
       probeEndpoints: failover ? () => failover.probeAll() : undefined,
+      externalBundler: external,
       probeBundler: external ? () => external.probe() : undefined,
       close: async () => {
         await maintenance.stop();

@@ -59,7 +59,8 @@ const toEntry = (r: UserOperationJournalTable): UserOperationEntry => ({
  * The journal of user operations sent to an independent bundler (`chain/operations/externalBundler.ts`):
  * written before each `eth_sendUserOperation`, settled when the operation is seen included or can no longer
  * be. A state only moves forward from `sent` (conditional updates), so two replicas settling the same entry
- * agree.
+ * agree; the one way back is `markReorged` (a reorg took the included operation out of the chain), conditional
+ * on the inclusion it undoes.
  */
 export class UserOperationJournalStore {
   constructor(private readonly db: Db) {}
@@ -102,6 +103,22 @@ export class UserOperationJournalStore {
     return affected(result) > 0;
   }
 
+  /**
+   * A reorg took the operation's bundle out of the chain: `included` back to `sent`, its inclusion cleared.
+   * Conditional on the inclusion being `txHash` still, so of two replicas that saw the same reorg one alone
+   * sends it again. True when this call moved it.
+   */
+  async markReorged(userOpHash: Hex, txHash: Hex): Promise<boolean> {
+    const result = await this.db
+      .updateTable('user_operation_journal')
+      .set({ state: 'sent', tx_hash: null, block_number: null, updated_at: Date.now() })
+      .where('user_op_hash', '=', userOpHash.toLowerCase())
+      .where('state', '=', 'included')
+      .where('tx_hash', '=', txHash)
+      .executeTakeFirst();
+    return affected(result) > 0;
+  }
+
   /** The operation never ran and never will (refused, expired, or its nonce went to another). */
   async markDropped(userOpHash: Hex): Promise<boolean> {
     const result = await this.db
@@ -130,6 +147,20 @@ export class UserOperationJournalStore {
       .where('chain_id', '=', chainId)
       .where('state', '=', 'sent')
       .orderBy('created_at')
+      .orderBy('user_op_hash')
+      .execute();
+    return rows.map(toEntry);
+  }
+
+  /** Entries of `chainId` included in block `fromBlock` or later (the reorg watch's window), oldest block first. */
+  async includedSince(chainId: number, fromBlock: bigint): Promise<UserOperationEntry[]> {
+    const rows = await this.db
+      .selectFrom('user_operation_journal')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('state', '=', 'included')
+      .where('block_number', '>=', Number(fromBlock))
+      .orderBy('block_number')
       .orderBy('user_op_hash')
       .execute();
     return rows.map(toEntry);

@@ -57,4 +57,45 @@ describe.each(testDatabases)('user operation journal store ($name)', (database) 
     expect(await journal.get(hash(1))).toBeUndefined();
     expect((await journal.open(1)).length).toBe(1);
   });
+
+  it('lists the recent included entries of a chain, and takes one back to sent after a reorg, once', async () => {
+    const journal = new UserOperationJournalStore(db());
+    // Fresh userOpHashes: the database is the one the test above used.
+    for (const n of [11, 12, 13, 14]) await journal.record(entry(n, n === 14 ? 1 : 31337));
+    await journal.markIncluded(hash(11), { txHash: hash(101), blockNumber: 40n });
+    await journal.markIncluded(hash(12), { txHash: hash(102), blockNumber: 45n });
+    await journal.markIncluded(hash(14), { txHash: hash(104), blockNumber: 50n }); // another chain
+    // hash(13) stays sent: the follow watches it, not the reorg watch.
+    expect((await journal.includedSince(31337, 41n)).map((e) => e.userOpHash)).toEqual([hash(12)]);
+    expect(await journal.includedSince(31337, 0n)).toMatchObject([
+      { userOpHash: hash(11), txHash: hash(101), blockNumber: 40n, state: 'included' },
+      { userOpHash: hash(12), txHash: hash(102), blockNumber: 45n, state: 'included' },
+    ]);
+
+    // Only the inclusion it undoes: a stale tx hash (another replica moved it already) changes nothing.
+    expect(await journal.markReorged(hash(12), hash(999))).toBe(false);
+    expect(await journal.markReorged(hash(12), hash(102))).toBe(true);
+    expect(await journal.markReorged(hash(12), hash(102))).toBe(false);
+    expect(await journal.get(hash(12))).toMatchObject({
+      state: 'sent',
+      txHash: undefined,
+      blockNumber: undefined,
+    });
+    expect(await journal.markReorged(hash(13), hash(103))).toBe(false); // never included
+    expect((await journal.open(31337)).map((e) => e.userOpHash)).toEqual([hash(12), hash(13)]);
+    expect((await journal.includedSince(31337, 0n)).map((e) => e.userOpHash)).toEqual([hash(11)]);
+
+    // Followed to its new receipt: included again, in the new block.
+    expect(await journal.markIncluded(hash(12), { txHash: hash(202), blockNumber: 47n })).toBe(true);
+    expect(await journal.get(hash(12))).toMatchObject({
+      state: 'included',
+      txHash: hash(202),
+      blockNumber: 47n,
+    });
+    // Or it can no longer run: dropped, for good.
+    expect(await journal.markReorged(hash(11), hash(101))).toBe(true);
+    expect(await journal.markDropped(hash(11))).toBe(true);
+    expect(await journal.markReorged(hash(11), hash(101))).toBe(false);
+    expect((await journal.get(hash(11)))?.state).toBe('dropped');
+  });
 });

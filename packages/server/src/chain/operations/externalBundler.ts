@@ -135,6 +135,12 @@ export interface JournaledUserOperation {
   validUntil: number;
 }
 
+/** A journaled operation with the bundle it was last seen included in (the reorg watch's view of it). */
+export interface IncludedUserOperation extends JournaledUserOperation {
+  txHash: Hash | undefined;
+  blockNumber: bigint | undefined;
+}
+
 /**
  * Where signed operations are written before they go to the bundler, so a restart can ask what became of
  * them and send again the ones that can still land.
@@ -143,13 +149,33 @@ export interface UserOperationJournal {
   record(e: JournaledUserOperation): Promise<void>;
   markIncluded(userOpHash: Hash, inclusion: { txHash: Hash; blockNumber: bigint }): Promise<boolean>;
   markDropped(userOpHash: Hash): Promise<boolean>;
+  /** A reorg took the bundle `txHash` out of the chain: `included` back to `sent`. True when this call moved it. */
+  markReorged(userOpHash: Hash, txHash: Hash): Promise<boolean>;
   open(chainId: number): Promise<JournaledUserOperation[]>;
+  /** Entries of `chainId` included in block `fromBlock` or later. */
+  includedSince(chainId: number, fromBlock: bigint): Promise<IncludedUserOperation[]>;
   /** Deletes settled entries last changed before `before` (ms). */
   compact(before: number): Promise<number>;
 }
 
 /** Settled journal entries are kept this long (ms), for an operator's questions, then deleted at a start. */
 const SETTLED_RETENTION_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Included operations this close to the head are watched for reorgs (the built-in journal compares its
+ * blocks of the last 128 too). A reorg deeper than this is out of scope.
+ */
+export const REORG_WATCH_BLOCKS = 128n;
+
+/** What one run of the reorg watch did. */
+export interface UserOperationReorgReport {
+  /** Taken out by a reorg and sent to the bundler again (the same signed operation). */
+  resent: number;
+  /** Taken out by a reorg and unable to run again (nonce used meanwhile, or sponsorship expired): lost. */
+  dropped: number;
+  /** Still on the chain, in another block or bundle than journaled (re-recorded). */
+  moved: number;
+}
 
 /** What `recover` did with the journal's open entries at start. */
 export interface UserOperationRecovery {
@@ -213,6 +239,12 @@ export class ExternalBundler implements OperationSubmitter {
   /** Set once `close` is done: every follow still running gives up (outcome unknown). */
   #stopped = false;
   #inFlight = 0;
+  #watchTimer: NodeJS.Timeout | undefined;
+  #watching: Promise<void> | undefined;
+  /** The lowest block the reorg watch reads included entries from (head − REORG_WATCH_BLOCKS at its last run). */
+  #watchFloor: bigint | undefined;
+  /** Runs of the reorg watch that found an included operation taken out or moved (tests and the log). */
+  reorgsSeen = 0;
 
   constructor(
     private readonly gateway: ChainGateway,
@@ -293,6 +325,9 @@ export class ExternalBundler implements OperationSubmitter {
   /** Refuses new operations and waits (up to `timeoutMs`) for the ones with the bundler to settle. */
   async close(timeoutMs = 15_000): Promise<void> {
     this.#closing = true;
+    if (this.#watchTimer) clearInterval(this.#watchTimer);
+    this.#watchTimer = undefined;
+    await this.#watching;
     const timer = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
     await Promise.race([Promise.all([...this.#tails.values()]), timer]);
     this.#stopped = true;
@@ -431,6 +466,8 @@ export class ExternalBundler implements OperationSubmitter {
     userOpHash: Hash,
     entryPoint: Address,
     sent: SentFacts,
+    /** False when the operation was counted already (given back after a reorg): metrics count it once. */
+    count = true,
   ): Promise<OperationResult> {
     const o = this.#o;
     const start = Date.now();
@@ -449,7 +486,7 @@ export class ExternalBundler implements OperationSubmitter {
         found = undefined;
       }
       if (found) {
-        const result = await this.#settled(op, found.receipt.transactionHash, userOpHash, entryPoint);
+        const result = await this.#settled(op, found.receipt.transactionHash, userOpHash, entryPoint, count);
         if (result) return result;
       } else if (found === null && Date.now() - lastSendAt >= o.resendAfterMs) {
         lastSendAt = Date.now();
@@ -458,7 +495,7 @@ export class ExternalBundler implements OperationSubmitter {
         // sponsorship expired): then nothing was changed, and it is not sent again.
         const fate = await this.#fateOnChain(op, userOpHash, sent).catch(() => undefined);
         if (fate?.kind === 'included') {
-          const result = await this.#settled(op, fate.txHash, userOpHash, entryPoint);
+          const result = await this.#settled(op, fate.txHash, userOpHash, entryPoint, count);
           if (result) return result;
           continue;
         }
@@ -519,6 +556,7 @@ export class ExternalBundler implements OperationSubmitter {
     txHash: Hash,
     userOpHash: Hash,
     entryPoint: Address,
+    count: boolean,
   ): Promise<OperationResult | undefined> {
     const client = this.gateway.client;
     const [receipt, head] = await Promise.all([
@@ -535,8 +573,10 @@ export class ExternalBundler implements OperationSubmitter {
     await this.journal
       .markIncluded(userOpHash, { txHash, blockNumber: receipt.blockNumber })
       .catch((err: unknown) => this.logger.warn({ err, userOpHash }, 'journal: inclusion not recorded'));
-    this.observer.bundleMined(1);
-    if (outcome.revert) this.observer.operationReverted(outcome.revert.name ?? 'unknown');
+    if (count) {
+      this.observer.bundleMined(1);
+      if (outcome.revert) this.observer.operationReverted(outcome.revert.name ?? 'unknown');
+    }
     return {
       userOpHash,
       txHash,
@@ -602,6 +642,116 @@ export class ExternalBundler implements OperationSubmitter {
     return report;
   }
 
+  /**
+   * Watches the operations answered as done for reorgs every `intervalMs` (external chains only; the
+   * composition root starts it with the chain journal's cadence, `reorgCheckMs`).
+   */
+  watchReorgs(intervalMs: number): void {
+    this.#watchTimer ??= setInterval(() => {
+      this.#watching ??= this.checkReorg()
+        .then(() => undefined)
+        .catch((err: unknown) => this.logger.debug({ err }, 'user operation reorg check failed'))
+        .finally(() => (this.#watching = undefined));
+    }, intervalMs);
+    this.#watchTimer.unref();
+  }
+
+  /**
+   * One run of the reorg watch: are the operations included in the last REORG_WATCH_BLOCKS blocks still on
+   * the chain (their `UserOperationEvent` by userOpHash, one batched read with the head)? One a reorg took out
+   * is sent to the bundler again, the same signed operation (same userOpHash; its nonce makes a second
+   * inclusion impossible), its journal entry back to `sent` and followed to its new receipt. One whose nonce
+   * went to another operation meanwhile, or whose sponsorship expired, can never run: `dropped`, logged as an
+   * error (an operation answered as done is lost).
+   */
+  async checkReorg(): Promise<UserOperationReorgReport> {
+    const report: UserOperationReorgReport = { resent: 0, dropped: 0, moved: 0 };
+    const { chainId, contracts } = this.gateway;
+    this.#watchFloor ??= max((await this.gateway.blockNumber()) - REORG_WATCH_BLOCKS, 0n);
+    const watched = (await this.journal.includedSince(chainId, this.#watchFloor)).filter(
+      (e): e is IncludedUserOperation & { txHash: Hash; blockNumber: bigint } =>
+        e.txHash !== undefined && e.blockNumber !== undefined,
+    );
+    if (watched.length === 0) return report;
+    const oldest = watched.reduce(
+      (low, e) => (e.blockNumber < low ? e.blockNumber : low),
+      watched[0]!.blockNumber,
+    );
+    const { head, inclusions } = await this.gateway.operationInclusions(
+      watched.map((e) => e.userOpHash),
+      oldest,
+    );
+    this.#watchFloor = max(head - REORG_WATCH_BLOCKS, 0n);
+    // Where a given-back operation may land: anywhere after the fork point, which may lie below its block.
+    const fromBlock = min(this.#watchFloor, oldest);
+    for (const entry of watched) {
+      const now = inclusions.get(entry.userOpHash.toLowerCase());
+      if (now && sameHash(now.txHash, entry.txHash) && now.blockNumber === entry.blockNumber) continue;
+      if (now) {
+        // On the chain still, in another block (a reorg mined it elsewhere): only re-recorded.
+        if (await this.journal.markReorged(entry.userOpHash, entry.txHash)) {
+          await this.journal.markIncluded(entry.userOpHash, now);
+          report.moved += 1;
+        }
+        continue;
+      }
+      const nonce = await this.gateway.getNonce(entry.sender);
+      const why =
+        nonce > entry.nonce
+          ? 'its nonce was used by another operation'
+          : entry.validUntil <= Math.floor(Date.now() / 1000) + 5
+            ? 'its sponsorship expired'
+            : undefined;
+      // Of two replicas that saw the same reorg, one alone takes it back.
+      if (!(await this.journal.markReorged(entry.userOpHash, entry.txHash))) continue;
+      const facts = {
+        userOpHash: entry.userOpHash,
+        sender: entry.sender,
+        nonce: String(entry.nonce),
+        txHash: entry.txHash,
+        blockNumber: String(entry.blockNumber),
+      };
+      if (why) {
+        await this.journal.markDropped(entry.userOpHash);
+        report.dropped += 1;
+        this.logger.error(
+          { ...facts, why },
+          'a reorg took out an operation answered as done, and it can no longer run: it is lost',
+        );
+        continue;
+      }
+      try {
+        await this.rpc.request<Hash>('eth_sendUserOperation', [entry.operation, contracts.entry_point]);
+      } catch (err) {
+        // Refused or unanswered now: the follow below sends it again while it can still land.
+        this.logger.warn({ ...facts, err: (err as Error).message }, 'reorged operation not accepted yet');
+      }
+      report.resent += 1;
+      this.logger.warn(facts, 'a reorg took out an operation answered as done; sent to the bundler again');
+      void this.#follow(
+        { sender: entry.sender, nonce: entry.nonce },
+        operationFromRpc(entry.operation),
+        entry.userOpHash,
+        contracts.entry_point,
+        { fromBlock, validUntil: entry.validUntil },
+        false,
+      ).then(
+        (result) =>
+          this.logger.info(
+            { userOpHash: entry.userOpHash, txHash: result.txHash, blockNumber: String(result.blockNumber) },
+            'the reorged operation is on the chain again',
+          ),
+        (err: unknown) =>
+          this.logger.error(
+            { ...facts, err },
+            'a reorg took out an operation answered as done, and it was not given back',
+          ),
+      );
+    }
+    if (report.resent + report.dropped + report.moved > 0) this.reorgsSeen += 1;
+    return report;
+  }
+
   /** Where the operation ran: the bundler's receipt, or its `UserOperationEvent` on our node since `fromBlock`. */
   async #inclusionOf(
     userOpHash: Hash,
@@ -650,6 +800,8 @@ function refusal(err: unknown, userOpHash?: Hash): AppError {
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+const sameHash = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 function shuttingDown(): AppError {
   return new AppError(503, 'shutting_down', 'The service is shutting down; nothing was changed');
