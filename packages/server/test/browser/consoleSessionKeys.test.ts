@@ -27,6 +27,7 @@ import {
   TRANSFER,
   transferData,
 } from '../sessionKeys/support.js';
+import { fillWalletPolicy } from './walletPolicyForm.js';
 
 // A login older than a second needs the password again for the policy (the step-up rule, STEP_UP_MAX_AGE).
 const server: TestServer | undefined = chromiumAvailable
@@ -108,11 +109,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     // Asked once the owner opens it: the API's 404 `wallet_policy_not_found` is the answer for "none".
     expect(failures).toEqual([`404 GET ${policyPath()}`]);
 
-    await page.fill('#policy-calls', `${token} ${TRANSFER}`);
-    await page.fill('#policy-per-call', '0');
-    await page.fill('#policy-per-day', '0');
-    await page.fill('#policy-tokens', `${token} ${PER_DAY}`);
-    await page.fill('#policy-days', '3');
+    await fillWalletPolicy(page, { token, perDay: String(PER_DAY), days: 3 });
     await sleep(1_100); // the console's login is now older than STEP_UP_MAX_AGE
     await page.click('#policy-submit');
     await page.waitForSelector('#stepup-password');

@@ -8,13 +8,13 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
-import { type OidcUpstream, startOidcUpstream } from '../helpers/oidcUpstream.js';
+import { type OidcUpstream, providerEntry, startOidcUpstream } from '../helpers/oidcUpstream.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer, post } from '../oauth/support.js';
-import { TRANSFER } from '../sessionKeys/support.js';
+import { fillWalletPolicy } from './walletPolicyForm.js';
 
 /** A login older than this many seconds must be confirmed again (the step-up rule). */
-const STEP_UP_SECONDS = 4;
+const STEP_UP_SECONDS = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(!chromiumAvailable)('console step-up of a provider-only account, in Chromium', () => {
@@ -67,16 +67,7 @@ describe.skipIf(!chromiumAvailable)('console step-up of a provider-only account,
         PORT: String(port),
         PUBLIC_URL: `http://localhost:${port}`,
         STEP_UP_MAX_AGE: String(STEP_UP_SECONDS),
-        IDENTITY_PROVIDERS: JSON.stringify([
-          {
-            id: 'upstream',
-            kind: 'oidc',
-            name: 'Upstream ID',
-            client_id: upstream.clientId,
-            client_secret: upstream.clientSecret,
-            issuer: upstream.issuer,
-          },
-        ]),
+        IDENTITY_PROVIDERS: JSON.stringify([providerEntry(upstream)]),
       },
     });
     base = server.config.publicUrl;
@@ -106,13 +97,7 @@ describe.skipIf(!chromiumAvailable)('console step-up of a provider-only account,
     const token = server.services.chainInfo.contracts.token;
 
     await page.goto(`${base}/console#/apps/${clientId}`);
-    await page.click('#policy-open');
-    await page.waitForSelector('#policy-calls');
-    await page.fill('#policy-calls', `${token} ${TRANSFER}`);
-    await page.fill('#policy-per-call', '0');
-    await page.fill('#policy-per-day', '0');
-    await page.fill('#policy-tokens', `${token} 1000`);
-    await page.fill('#policy-days', '2');
+    await fillWalletPolicy(page, { token, perDay: '1000', days: 2, open: true });
     await sleep(STEP_UP_SECONDS * 1000 + 200); // the provider login is now stale
     await page.click('#policy-submit');
     const again = page.locator('dialog a', { hasText: 'Continue with Upstream ID' });
@@ -134,13 +119,7 @@ describe.skipIf(!chromiumAvailable)('console step-up of a provider-only account,
     expect(second.token).not.toBe(first.token);
     expect(await page.evaluate(`sessionStorage.getItem('dauth.console.returnRoute')`)).toBeNull();
 
-    await page.click('#policy-open');
-    await page.waitForSelector('#policy-calls');
-    await page.fill('#policy-calls', `${token} ${TRANSFER}`);
-    await page.fill('#policy-per-call', '0');
-    await page.fill('#policy-per-day', '0');
-    await page.fill('#policy-tokens', `${token} 1000`);
-    await page.fill('#policy-days', '2');
+    await fillWalletPolicy(page, { token, perDay: '1000', days: 2, open: true });
     await page.click('#policy-submit');
     await page.locator('#policy-current', { hasText: 'Tokens per day' }).waitFor();
     const stored = await fetch(`${base}/v1/dev-user/clients/${clientId}/wallet-policy`, {

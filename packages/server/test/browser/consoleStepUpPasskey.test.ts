@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { bearer, createClient, createUser, post, type TestClient, type TestUser } from '../helpers/http.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
-import { TRANSFER } from '../sessionKeys/support.js';
+import { fillWalletPolicy } from './walletPolicyForm.js';
 
 /** A login older than this many seconds must be confirmed again (the step-up rule). */
-const STEP_UP_SECONDS = 4;
+const STEP_UP_SECONDS = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The browser's own WebAuthn registration on options from the API, as page-side source (no DOM types here). */
@@ -39,7 +39,6 @@ describe.skipIf(!chromiumAvailable)('console step-up without a password, in Chro
       },
     });
     base = server.config.publicUrl;
-    dev = await createUser(base);
     browser = await launchTestBrowser();
     page = await browser.context.newPage();
     const cdp = await browser.context.newCDPSession(page);
@@ -54,8 +53,10 @@ describe.skipIf(!chromiumAvailable)('console step-up without a password, in Chro
         automaticPresenceSimulation: true,
       },
     });
-    // The passkey is registered while the sign-up's login is fresh (registration needs a fresh login).
+    // The passkey is registered while the sign-up's login is fresh (registration needs a fresh login): the
+    // account is made once the browser is up, so a loaded machine's slow Chromium start does not age it.
     await page.goto(`${base}/healthz`);
+    dev = await createUser(base);
     const options = await post(
       `${base}/v1/dev-user/passkeys/registration-options`,
       {},
@@ -93,13 +94,7 @@ describe.skipIf(!chromiumAvailable)('console step-up without a password, in Chro
     expect(claims.azp).toBe('dauth:console');
 
     await page.goto(`${base}/console#/apps/${client.clientId}`);
-    await page.click('#policy-open');
-    await page.waitForSelector('#policy-calls');
-    await page.fill('#policy-calls', `${token} ${TRANSFER}`);
-    await page.fill('#policy-per-call', '0');
-    await page.fill('#policy-per-day', '0');
-    await page.fill('#policy-tokens', `${token} 1000`);
-    await page.fill('#policy-days', '2');
+    await fillWalletPolicy(page, { token, perDay: '1000', days: 2, open: true });
     await sleep(STEP_UP_SECONDS * 1000 + 200); // the passkey login is now stale
     await page.click('#policy-submit');
     await page.waitForSelector('#stepup-passkey');

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
-import { type OidcUpstream, startOidcUpstream } from '../helpers/oidcUpstream.js';
+import { type OidcUpstream, providerEntry, startOidcUpstream } from '../helpers/oidcUpstream.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import {
   authorizeUrl,
@@ -67,16 +67,7 @@ describe.skipIf(!chromiumAvailable)('federated sign-in in Chromium through an oi
       env: {
         PORT: String(port),
         PUBLIC_URL: `http://localhost:${port}`,
-        IDENTITY_PROVIDERS: JSON.stringify([
-          {
-            id: 'upstream',
-            kind: 'oidc',
-            name: 'Upstream ID',
-            client_id: upstream.clientId,
-            client_secret: upstream.clientSecret,
-            issuer: upstream.issuer,
-          },
-        ]),
+        IDENTITY_PROVIDERS: JSON.stringify([providerEntry(upstream)]),
       },
     });
     base = server.config.publicUrl;

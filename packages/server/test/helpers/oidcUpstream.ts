@@ -46,6 +46,16 @@ export interface OidcUpstream {
   close(): Promise<void>;
 }
 
+/** The `IDENTITY_PROVIDERS` entry of `upstream` as dauth's provider `upstream` ("Upstream ID", kind oidc). */
+export const providerEntry = (upstream: OidcUpstream) => ({
+  id: 'upstream',
+  kind: 'oidc',
+  name: 'Upstream ID',
+  client_id: upstream.clientId,
+  client_secret: upstream.clientSecret,
+  issuer: upstream.issuer,
+});
+
 /**
  * A real OpenID Provider: panva's `oidc-provider` (npm) on a loopback port, with its development
  * interactions (a login form taking any name, then a consent page), one confidential client registered
