@@ -32,7 +32,7 @@ export interface BundlerOptions {
 }
 
 export const DEFAULT_BUNDLER_OPTIONS: Omit<BundlerOptions, 'maxBundleGas'> = {
-  maxOpsPerBundle: 64,
+  maxOpsPerBundle: 1024,
   windowMs: 10,
   maxAttempts: 4,
   maxBundleBytes: 120_000,
