@@ -14,6 +14,7 @@
  * the token with a per-day cap; beside "bundled" (owner operations of plain wallets) it shows what the policy
  * check in validation costs in throughput.
  *   npm run bench:ops -- --block-time 2    # an external anvil mining a block every 2 s (a public L2's pace)
+ *   npm run bench:ops -- --bundle-max-ops 64  # the bundled modes with another count cap (BUNDLE_MAX_OPERATIONS)
  *
  * With `--journal both` (the default) the four modes (bundled and one op per tx, journal on and off) run in
  * alternating rounds; the journal's cost is 1 − median(on) / median(off) of the per-round rates. Switching
@@ -56,6 +57,7 @@ const { values } = parseArgs({
     replicas: { type: 'string' },
     session: { type: 'string', default: 'on' },
     'block-time': { type: 'string' },
+    'bundle-max-ops': { type: 'string' },
   },
 });
 /** Seconds between blocks of an external anvil; undefined: the embedded chain (a block per transaction). */
@@ -72,6 +74,10 @@ if (values.replicas !== undefined) {
   process.exit(0);
 }
 const journalModes = values.journal === 'both' ? [true, false] : [values.journal !== 'off'];
+/** `--bundle-max-ops`: BUNDLE_MAX_OPERATIONS of the bundled modes (default: the configuration's default). */
+const bundleMaxOps = values['bundle-max-ops'] === undefined ? undefined : Number(values['bundle-max-ops']);
+const bundledOptions: Pick<ChainServicesOptions, 'bundler'> =
+  bundleMaxOps === undefined ? {} : { bundler: { maxOpsPerBundle: bundleMaxOps } };
 const concurrency = Number(values.concurrency);
 const opsPerRound = Number(values.ops);
 const rounds = Number(values.rounds);
@@ -90,6 +96,8 @@ interface Mode {
   seconds: number;
   transactions: Set<string>;
   roundRates: number[];
+  /** Operations of each mined bundle (the service's bundle observer), measured rounds only. */
+  bundleSizes: number[];
 }
 
 const randomOwner = () => ownerFromPrivateKey(Buffer.from(generatePrivateKey().slice(2), 'hex'));
@@ -127,6 +135,15 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     // From here on a block every `blockTime` seconds, whatever is pending.
     await external.intervalMining();
   }
+  const bundleSizes: number[] = [];
+  let measuring = false;
+  chain.telemetry.observeBundles({
+    bundleMined: (size) => {
+      if (measuring) bundleSizes.push(size);
+    },
+    bundleFailed: () => undefined,
+    operationReverted: () => undefined,
+  });
   const deployStart = performance.now();
   await Promise.all(owners.map(ownerTransfer));
   const deploySeconds = (performance.now() - deployStart) / 1000;
@@ -162,6 +179,8 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
       });
     };
   }
+  // Bundles from here on are the measured rounds'.
+  measuring = true;
   return {
     name,
     options,
@@ -173,6 +192,7 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     seconds: 0,
     transactions: new Set(),
     roundRates: [],
+    bundleSizes,
     close: async () => {
       await chain.close();
       await external?.anvil.stop();
@@ -206,7 +226,7 @@ async function runRound(mode: Mode): Promise<void> {
 const modes: Mode[] = [];
 for (const journal of journalModes) {
   const suffix = journal ? '' : ', journal off';
-  modes.push(await setUp(`bundled${suffix}`, { journal }));
+  modes.push(await setUp(`bundled${suffix}`, { journal, ...bundledOptions }));
   // At a block every few seconds one operation per transaction is one per block: the comparison is the
   // embedded chain's; `--block-time` measures the bundled mode alone.
   if (blockTime === undefined) {
@@ -219,7 +239,7 @@ for (const journal of journalModes) {
 const sessionMode =
   values.session === 'off' || blockTime !== undefined
     ? undefined
-    : await setUp('session key (bundled)', {}, true);
+    : await setUp('session key (bundled)', { ...bundledOptions }, true);
 if (sessionMode) modes.push(sessionMode);
 try {
   // Rounds alternate between the modes, so load from elsewhere on the machine hits both alike.
@@ -265,9 +285,11 @@ if (blockTime !== undefined) {
     round_rates: bundled.roundRates.map((r) => Number(r.toFixed(1))),
     transactions: bundled.transactions.size,
     ops_per_transaction: Number((bundled.latencies.length / bundled.transactions.size).toFixed(1)),
+    largest_bundle: Math.max(0, ...bundled.bundleSizes),
   });
   console.log(
-    `\n${(bundled.latencies.length / bundled.transactions.size).toFixed(1)} operations per bundle on average`,
+    `\n${(bundled.latencies.length / bundled.transactions.size).toFixed(1)} operations per bundle on average, ` +
+      `largest ${Math.max(0, ...bundled.bundleSizes)}`,
   );
   process.exit(0);
 }

@@ -151,6 +151,11 @@ const envSchema = z.object({
   /** New blocks after which an unmined transaction is replaced with higher fees (same nonce). */
   CHAIN_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(100).default(2),
   /**
+   * Most operations in one `handleOps` of the built-in bundler; by default high enough that the bundle's
+   * gas ceiling (9/10 of the block gas limit) and calldata ceiling bind instead (docs/operations.md).
+   */
+  BUNDLE_MAX_OPERATIONS: z.coerce.number().int().min(1).max(10_000).default(1024),
+  /**
    * Gas sponsorship policy (decisions §7, §8): daily budgets per user and per app, per-operation cap. The
    * cap is 1.5M (was 3M): the interface's heaviest user operation asks for about 0.49M (docs/operations.md).
    */
@@ -278,6 +283,8 @@ export interface Config {
   bundlerRpcUrl: string | undefined;
   /** MAX_FEE_PER_GAS (wei) and CHAIN_REPLACE_AFTER_BLOCKS: the fee policy of every signed transaction. */
   chainFees: { maxFeePerGas: bigint | undefined; replaceAfterBlocks: number };
+  /** BUNDLE_MAX_OPERATIONS: the built-in bundler's count cap per `handleOps` (1: one operation per transaction). */
+  bundleMaxOperations: number;
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
   /**
@@ -518,6 +525,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     chainConfirmations: e.CHAIN_CONFIRMATIONS,
     bundlerRpcUrl: e.BUNDLER_RPC_URL,
     chainFees: { maxFeePerGas: e.MAX_FEE_PER_GAS, replaceAfterBlocks: e.CHAIN_REPLACE_AFTER_BLOCKS },
+    bundleMaxOperations: e.BUNDLE_MAX_OPERATIONS,
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,

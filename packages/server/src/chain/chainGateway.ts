@@ -151,13 +151,25 @@ export class ChainGateway {
   async receiptsOfOperations(userOpHashes: Hash[], fromBlock: bigint): Promise<TransactionReceipt[]> {
     if (userOpHashes.length === 0) return [];
     return atGateway(async () => {
-      const logs = await this.client.getLogs({
-        address: this.contracts.entry_point,
-        event: userOperationEventAbi,
-        args: { userOpHash: userOpHashes },
-        fromBlock,
-        toBlock: 'latest',
-      });
+      // A big bundle that was dropped asks for hundreds of hashes: a few hundred per query keeps within
+      // what nodes accept in one topic list.
+      const chunks: Hash[][] = [];
+      for (let i = 0; i < userOpHashes.length; i += LOG_QUERY_HASHES) {
+        chunks.push(userOpHashes.slice(i, i + LOG_QUERY_HASHES));
+      }
+      const logs = (
+        await Promise.all(
+          chunks.map((chunk) =>
+            this.client.getLogs({
+              address: this.contracts.entry_point,
+              event: userOperationEventAbi,
+              args: { userOpHash: chunk },
+              fromBlock,
+              toBlock: 'latest',
+            }),
+          ),
+        )
+      ).flat();
       const txHashes = [
         ...new Set(logs.map((log) => log.transactionHash).filter((h): h is Hash => h !== null)),
       ];
@@ -325,6 +337,9 @@ export class ChainGateway {
     return this.read('entryPoint', 'balanceOf', [this.contracts.paymaster]);
   }
 }
+
+/** Hashes per `eth_getLogs` topic list in `receiptsOfOperations`. */
+const LOG_QUERY_HASHES = 256;
 
 /** Call data of `EntryPoint.handleOps(ops, beneficiary)`. */
 export function encodeHandleOps(ops: UserOperation[], beneficiary: Address): Hex {

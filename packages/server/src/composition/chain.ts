@@ -299,7 +299,12 @@ export async function createChainServices(
       gateway,
       signer,
       submitter,
-      { ...DEFAULT_BUNDLER_OPTIONS, maxBundleGas: (block.gasLimit * 9n) / 10n, ...options.bundler },
+      {
+        ...DEFAULT_BUNDLER_OPTIONS,
+        maxOpsPerBundle: config.bundleMaxOperations,
+        maxBundleGas: (block.gasLimit * 9n) / 10n,
+        ...options.bundler,
+      },
       logger,
     );
     // BUNDLER_RPC_URL: user wallets' operations go to that bundler; the operator wallet's stay with ours

@@ -39,3 +39,24 @@ describe('BUNDLER_RPC_URL', () => {
     );
   });
 });
+
+describe('BUNDLE_MAX_OPERATIONS', () => {
+  it('is 1024 by default, so a bundle is bounded by its gas and calldata ceilings rather than a count', () => {
+    expect(loadConfig({ ...base }).bundleMaxOperations).toBe(1024);
+    expect(loadConfig({ ...base, ...external }).bundleMaxOperations).toBe(1024);
+  });
+
+  it('takes a count from 1 (one operation per transaction) to 10000', () => {
+    expect(loadConfig({ ...base, BUNDLE_MAX_OPERATIONS: '64' }).bundleMaxOperations).toBe(64);
+    expect(loadConfig({ ...base, BUNDLE_MAX_OPERATIONS: '1' }).bundleMaxOperations).toBe(1);
+    expect(loadConfig({ ...base, BUNDLE_MAX_OPERATIONS: '10000' }).bundleMaxOperations).toBe(10_000);
+  });
+
+  it('refuses zero, a fraction, a number over 10000 and text, naming the setting', () => {
+    for (const value of ['0', '2.5', '10001', 'many']) {
+      const problems = problemsOf({ BUNDLE_MAX_OPERATIONS: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^BUNDLE_MAX_OPERATIONS: /);
+    }
+  });
+});

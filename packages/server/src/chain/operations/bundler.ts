@@ -4,13 +4,16 @@ import { UserOperationRejectedError } from '../chainErrors.js';
 import { type BundleSimulation, type ChainGateway, encodeHandleOps } from '../chainGateway.js';
 import type { TransactionReceipt } from 'viem';
 import type { Hex } from '../types.js';
-import { decodeOperationResults } from './decodeOperationResults.js';
+import { decodeOperationResults, type OperationOutcome } from './decodeOperationResults.js';
 import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
 import type { OperationResult, PendingOperation } from './pendingOperation.js';
 import { type RelayerSubmitter, SubmissionOutcomeUnknown } from './relayerSubmitter.js';
 
 export interface BundlerOptions {
-  /** Most operations in one `handleOps`; 1 submits every operation in its own transaction. */
+  /**
+   * Most operations in one `handleOps` (BUNDLE_MAX_OPERATIONS); 1 submits every operation in its own
+   * transaction. The default is high enough that the gas and byte ceilings are what bind.
+   */
   maxOpsPerBundle: number;
   /**
    * How long the first waiting operation waits for company before its bundle goes out. The wait ends early
@@ -19,14 +22,20 @@ export interface BundlerOptions {
   windowMs: number;
   /** Gas ceiling of one `handleOps` transaction (below the block gas limit). */
   maxBundleGas: bigint;
+  /**
+   * Calldata ceiling of one `handleOps` transaction in bytes: geth-based nodes refuse a transaction over
+   * 128 KiB into their pool ("oversized data"), whatever the block's gas room.
+   */
+  maxBundleBytes: number;
   /** Times an operation is put back after a nonce conflict or a bundle that did not land. */
   maxAttempts: number;
 }
 
 export const DEFAULT_BUNDLER_OPTIONS: Omit<BundlerOptions, 'maxBundleGas'> = {
-  maxOpsPerBundle: 64,
+  maxOpsPerBundle: 1024,
   windowMs: 10,
   maxAttempts: 4,
+  maxBundleBytes: 120_000,
 };
 
 /** EntryPoint bookkeeping per operation beyond its own gas limits (nonce, deposit, events, inner call). */
@@ -140,7 +149,8 @@ export class RoutedSubmitter implements OperationSubmitter {
 export class Bundler implements OperationSubmitter {
   observer: BundlerObserver = NO_OBSERVER;
   readonly #lanes = new Map<string, SenderLane>();
-  #ready: PendingOperation[] = [];
+  /** Signed operations waiting for a bundle, in arrival order (a set: taking one out is O(1)). */
+  readonly #ready = new Set<PendingOperation>();
   #wake: (() => void) | undefined;
   #closing = false;
   #closed = false;
@@ -160,7 +170,7 @@ export class Bundler implements OperationSubmitter {
 
   /** Signed operations waiting for a bundle. */
   get queued(): number {
-    return this.#ready.length;
+    return this.#ready.size;
   }
 
   /** True when a new operation of `sender` can take its nonce from the lane without reading the chain. */
@@ -211,7 +221,7 @@ export class Bundler implements OperationSubmitter {
       this.#drop(op, shuttingDown());
     } else {
       op.enqueuedAt = Date.now();
-      this.#ready.push(op);
+      this.#ready.add(op);
       this.#poke();
     }
     return op.result;
@@ -219,7 +229,7 @@ export class Bundler implements OperationSubmitter {
 
   /** Takes an unsent operation out (it failed before it was bundled); later ones of its wallet move down. */
   withdraw(op: PendingOperation): void {
-    this.#ready = this.#ready.filter((o) => o !== op);
+    this.#ready.delete(op);
     const lane = this.#lanes.get(op.sender.toLowerCase());
     if (lane && lane.ops.includes(op)) {
       lane.ops = lane.ops.filter((o) => o !== op);
@@ -243,7 +253,7 @@ export class Bundler implements OperationSubmitter {
     );
     if ((await Promise.race([this.#loop, timer])) === 'timeout') {
       for (const op of this.#ready) op.reject(shuttingDown());
-      this.#ready = [];
+      this.#ready.clear();
     }
     this.#closed = true;
   }
@@ -252,7 +262,7 @@ export class Bundler implements OperationSubmitter {
 
   async #run(): Promise<void> {
     for (;;) {
-      if (this.#ready.length === 0) {
+      if (this.#ready.size === 0) {
         if (this.#closing) {
           this.#closed = true;
           return;
@@ -260,9 +270,10 @@ export class Bundler implements OperationSubmitter {
         await this.#sleep();
         continue;
       }
-      const oldest = Math.min(...this.#ready.map((o) => o.enqueuedAt));
+      let oldest = Infinity;
+      for (const op of this.#ready) if (op.enqueuedAt < oldest) oldest = op.enqueuedAt;
       const wait = oldest + this.options.windowMs - Date.now();
-      const company = this.#preparing > 0 && this.#ready.length < this.options.maxOpsPerBundle;
+      const company = this.#preparing > 0 && this.#ready.size < this.options.maxOpsPerBundle;
       if (wait > 0 && company && !this.#closing) {
         await this.#sleep(wait);
         continue;
@@ -282,7 +293,7 @@ export class Bundler implements OperationSubmitter {
   async #processBundle(): Promise<boolean> {
     await this.#resyncStaleLanes();
     const bundle = this.#form();
-    if (bundle.length === 0) return this.#ready.length === 0;
+    if (bundle.length === 0) return this.#ready.size === 0;
 
     // Sign what is unsigned, signed for another nonce, or close to the end of its sponsorship.
     const toSign = bundle.filter((op) => this.signer.needsSigning(op));
@@ -376,16 +387,23 @@ export class Bundler implements OperationSubmitter {
         op.reject(new AppError(502, 'bundle_failed', 'The bundle was mined without this operation'));
         continue;
       }
-      this.#resolveFromReceipt(op, signed.userOpHash, receipt);
+      this.#resolveFromReceipt(op, signed.userOpHash, receipt, results);
     }
     return true;
   }
 
-  /** Settles `op` with what `receipt` says about its execution under `userOpHash`. */
-  #resolveFromReceipt(op: PendingOperation, userOpHash: Hex, receipt: TransactionReceipt): boolean {
-    const result = decodeOperationResults(receipt, this.gateway.contracts.entry_point).get(
-      userOpHash.toLowerCase(),
-    );
+  /**
+   * Settles `op` with what `receipt` says about its execution under `userOpHash`. `results` is the
+   * receipt's decoded operations (decoded once per receipt, not once per operation: a bundle of n
+   * operations has n events).
+   */
+  #resolveFromReceipt(
+    op: PendingOperation,
+    userOpHash: Hex,
+    receipt: TransactionReceipt,
+    results: ReadonlyMap<string, OperationOutcome>,
+  ): boolean {
+    const result = results.get(userOpHash.toLowerCase());
     if (!result) return false;
     this.#settle(op);
     this.gateway.markDeployed(op.sender);
@@ -414,42 +432,64 @@ export class Bundler implements OperationSubmitter {
       const b = op.sentFromBlock ?? 0n;
       return b < min ? b : min;
     }, sent[0]!.sentFromBlock ?? 0n);
-    const receipts = await this.gateway.receiptsOfOperations(
-      sent.flatMap((op) => op.sentUserOpHashes),
-      fromBlock,
-    );
+    const receipts = (
+      await this.gateway.receiptsOfOperations(
+        sent.flatMap((op) => op.sentUserOpHashes),
+        fromBlock,
+      )
+    )
+      .filter((receipt) => receipt.status === 'success')
+      .map((receipt) => ({
+        receipt,
+        results: decodeOperationResults(receipt, this.gateway.contracts.entry_point),
+      }));
     for (const op of sent) {
-      for (const receipt of receipts) {
-        if (receipt.status !== 'success') continue;
-        if (op.sentUserOpHashes.some((hash) => this.#resolveFromReceipt(op, hash, receipt))) break;
+      for (const { receipt, results } of receipts) {
+        if (op.sentUserOpHashes.some((hash) => this.#resolveFromReceipt(op, hash, receipt, results))) break;
       }
     }
   }
 
-  /** Picks ready operations whose nonce is next for their wallet, in arrival order, within the caps. */
+  /**
+   * Picks ready operations whose nonce is next for their wallet, in arrival order, within the caps: the
+   * operation count, the gas ceiling and the calldata ceiling. Each pass over the queue is linear (the gas
+   * and size bounds are kept as running sums); another pass is needed only when a wallet's later operation
+   * was queued before its earlier one.
+   */
   #form(): PendingOperation[] {
     const bundle: PendingOperation[] = [];
     const chosen = new Set<PendingOperation>();
     const expected = new Map<string, bigint>();
+    const size = new BundleSize();
     let progress = true;
     while (progress && bundle.length < this.options.maxOpsPerBundle) {
       progress = false;
       for (const op of this.#ready) {
-        if (chosen.has(op) || bundle.length >= this.options.maxOpsPerBundle) continue;
+        if (bundle.length >= this.options.maxOpsPerBundle) break;
+        if (chosen.has(op)) continue;
         const key = op.sender.toLowerCase();
         const lane = this.#lanes.get(key);
         if (!lane || lane.stale) continue;
         if (op.nonce !== (expected.get(key) ?? lane.confirmed)) continue;
-        if (bundleGas([...bundle, op]) > this.options.maxBundleGas) {
+        const cost = operationCost(op);
+        if (
+          size.gasWith(cost) > this.options.maxBundleGas ||
+          size.bytesWith(cost) > this.options.maxBundleBytes
+        ) {
           if (bundle.length === 0) {
             this.#drop(
               op,
-              new AppError(422, 'operation_too_large', 'The operation needs more gas than a block holds'),
+              new AppError(
+                422,
+                'operation_too_large',
+                'The operation needs more gas or calldata than one bundle transaction may hold',
+              ),
             );
             return [];
           }
           continue;
         }
+        size.add(cost);
         bundle.push(op);
         chosen.add(op);
         expected.set(key, op.nonce + 1n);
@@ -477,14 +517,23 @@ export class Bundler implements OperationSubmitter {
 
   /** Re-reads the chain's nonce for stale lanes with ready operations and renumbers them from it. */
   async #resyncStaleLanes(): Promise<void> {
-    const stale = [...new Set(this.#ready.map((op) => op.sender.toLowerCase()))]
+    const stale = [...new Set([...this.#ready].map((op) => op.sender.toLowerCase()))]
       .map((key) => [key, this.#lanes.get(key)] as const)
       .filter(([, lane]) => lane?.stale);
+    if (stale.length === 0) return;
+    // After a dropped or reverted bundle every one of its wallets is stale: look their sent operations up
+    // on chain together (one log query, each receipt read and decoded once), not once per wallet.
+    let lookupFailed: { err: unknown } | undefined;
+    try {
+      await this.#settleAlreadyExecuted(stale.flatMap(([, lane]) => lane!.ops));
+    } catch (err) {
+      lookupFailed = { err };
+    }
     await Promise.all(
       stale.map(async ([key, lane]) => {
         const sender = lane!.ops[0]?.sender ?? (key as Hex);
         try {
-          await this.#settleAlreadyExecuted([...lane!.ops]);
+          if (lookupFailed) throw lookupFailed.err;
           const [nonce, deployed] = await Promise.all([
             this.gateway.getNonce(sender),
             this.gateway.isDeployed(sender),
@@ -498,7 +547,7 @@ export class Bundler implements OperationSubmitter {
           }
           lane!.stale = false;
         } catch (err) {
-          for (const op of [...lane!.ops]) if (this.#ready.includes(op)) this.#drop(op, err);
+          for (const op of [...lane!.ops]) if (this.#ready.has(op)) this.#drop(op, err);
         }
       }),
     );
@@ -514,7 +563,7 @@ export class Bundler implements OperationSubmitter {
 
   /** The operation was mined (its nonce is used, whatever its call did). */
   #settle(op: PendingOperation): void {
-    this.#ready = this.#ready.filter((o) => o !== op);
+    this.#ready.delete(op);
     const lane = this.#lanes.get(op.sender.toLowerCase());
     if (!lane) return;
     lane.ops = lane.ops.filter((o) => o !== op);
@@ -524,7 +573,7 @@ export class Bundler implements OperationSubmitter {
 
   /** The operation may or may not have used its nonce: take it out and read the chain again later. */
   #forget(op: PendingOperation): void {
-    this.#ready = this.#ready.filter((o) => o !== op);
+    this.#ready.delete(op);
     const lane = this.#lanes.get(op.sender.toLowerCase());
     if (!lane) return;
     lane.ops = lane.ops.filter((o) => o !== op);
@@ -583,28 +632,67 @@ export class Bundler implements OperationSubmitter {
  * priced at 16 gas a byte, intrinsic gas at 21000.
  */
 export function bundleGas(bundle: readonly PendingOperation[]): bigint {
-  let total = BUNDLE_OVERHEAD_GAS + 21_000n;
-  let reserve = 0n;
-  for (const op of bundle) {
-    const verification = verificationGasOf(op);
-    total += verification + op.callGasLimit + PER_OP_OVERHEAD_GAS + 16n * operationBytes(op);
-    const needed = ((op.callGasLimit + verification + 5_000n) * 64n) / 63n - op.callGasLimit;
-    if (needed > reserve) reserve = needed;
+  const size = new BundleSize();
+  for (const op of bundle) size.add(operationCost(op));
+  return size.gas;
+}
+
+/** One operation's share of a bundle's gas bound and calldata. */
+interface OperationCost {
+  /** Its verification and call limits, EntryPoint bookkeeping and calldata gas. */
+  gas: bigint;
+  /** What must be left when its execution starts, beyond its own call limit (the AA95 reserve). */
+  reserve: bigint;
+  bytes: number;
+}
+
+function operationCost(op: PendingOperation): OperationCost {
+  const verification = verificationGasOf(op);
+  const bytes = operationBytes(op);
+  return {
+    gas: verification + op.callGasLimit + PER_OP_OVERHEAD_GAS + 16n * BigInt(bytes),
+    reserve: ((op.callGasLimit + verification + 5_000n) * 64n) / 63n - op.callGasLimit,
+    bytes,
+  };
+}
+
+/** Running gas bound and calldata size of a bundle being formed (`bundleGas`, kept in O(1) per operation). */
+class BundleSize {
+  #total = BUNDLE_OVERHEAD_GAS + 21_000n;
+  #reserve = 0n;
+  /** `handleOps` selector, beneficiary, the array's offset and length, and one offset word per operation. */
+  #bytes = 4 + 3 * 32;
+
+  get gas(): bigint {
+    return this.#total + this.#reserve;
   }
-  return total + reserve;
+
+  gasWith(cost: OperationCost): bigint {
+    return this.#total + cost.gas + (cost.reserve > this.#reserve ? cost.reserve : this.#reserve);
+  }
+
+  bytesWith(cost: OperationCost): number {
+    return this.#bytes + 32 + cost.bytes;
+  }
+
+  add(cost: OperationCost): void {
+    this.#total += cost.gas;
+    if (cost.reserve > this.#reserve) this.#reserve = cost.reserve;
+    this.#bytes += 32 + cost.bytes;
+  }
 }
 
 function verificationGasOf(op: PendingOperation): bigint {
   return op.signed?.op.verificationGasLimit ?? OPERATION_GAS.verificationGasLimitWithInitCode;
 }
 
-/** Bytes of the operation in `handleOps` calldata (12 words of head and lengths, plus its byte fields). */
-function operationBytes(op: PendingOperation): bigint {
+/** Bytes of the operation in `handleOps` calldata (15 words of head and lengths, plus its byte fields). */
+function operationBytes(op: PendingOperation): number {
   const signed = op.signed?.op;
   const dynamic = signed
     ? [signed.initCode, signed.callData, signed.paymasterAndData, signed.signature]
     : [op.callData, `0x${'00'.repeat(300)}`];
-  return 15n * 32n + dynamic.reduce((sum, hex) => sum + BigInt(Math.ceil((hex.length - 2) / 64) * 32), 0n);
+  return 15 * 32 + dynamic.reduce((sum, hex) => sum + Math.ceil((hex.length - 2) / 64) * 32, 0);
 }
 
 function shuttingDown(): AppError {
