@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, newUser, registerPin } from '../pin/pinHelpers.js';
-import { contractSettings, randomOwner, startTestChain } from './chainTestHelpers.js';
+import { contractSettings, freshKeys, randomOwner, startTestChain } from './chainTestHelpers.js';
 
 /**
  * An external node that mines a block every 2 seconds (a public L2's pace, not anvil's instant mining):
@@ -151,15 +151,6 @@ describe('external chain with a 2-second block time (anvil --block-time 2)', () 
     }
   }, 90_000);
 });
-
-function freshKeys() {
-  return {
-    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-    RELAYER_PRIVATE_KEY: generatePrivateKey(),
-    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-  };
-}
 
 /** The node's first development account, which funds everything the test needs. */
 function bankOf(rpcUrl: string) {

@@ -16,6 +16,16 @@ import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
+/** Fresh keys for an external-chain service (never the well-known development keys). */
+export function freshKeys() {
+  return {
+    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
+    RELAYER_PRIVATE_KEY: generatePrivateKey(),
+    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
+    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
+  };
+}
+
 export interface TestChain {
   chain: ChainServices;
   dataDir: string;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS, isWellKnownDevKey } from '../../src/chain/devAccounts.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { contractSettings, randomOwner, startTestChain } from './chainTestHelpers.js';
+import { contractSettings, freshKeys, randomOwner, startTestChain } from './chainTestHelpers.js';
 
 /** An "external" node: anvil with chain id 1337, reached through CHAIN_RPC_URL like any other node. */
 describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => {
@@ -22,13 +22,8 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   /** Fresh keys, the deployer and relayer funded by the node's own development account. */
-  async function freshKeys() {
-    const keys = {
-      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-      RELAYER_PRIVATE_KEY: generatePrivateKey(),
-      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-    };
+  async function fundedKeys() {
+    const keys = freshKeys();
     const bank = createWalletClient({
       account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
       transport: http(node.rpcUrl),
@@ -49,7 +44,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('refuses to start with well-known development keys on a chain other than 31337', async () => {
-    const keys = await freshKeys();
+    const keys = await fundedKeys();
     for (const name of [
       'RELAYER_PRIVATE_KEY',
       'PAYMASTER_SIGNER_PRIVATE_KEY',
@@ -76,7 +71,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('deploys once with DEPLOYER_PRIVATE_KEY, records it in platform_settings, and reuses it', async () => {
-    const keys = await freshKeys();
+    const keys = await fundedKeys();
     const env = { CHAIN_RPC_URL: node.rpcUrl, ...keys };
     const first = await startTestChain({ database, env });
     const { contracts } = first.chain.info;
@@ -160,7 +155,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('refuses recorded or configured contracts whose code is not this build, saying how to redeploy', async () => {
-    const keys = await freshKeys();
+    const keys = await fundedKeys();
     const own = openDatabase({ sqlitePath: ':memory:' });
     try {
       await migrateToLatest(own.db);
@@ -206,7 +201,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('fails to start with a clear message when the node does not answer', async () => {
-    const keys = await freshKeys();
+    const keys = await fundedKeys();
     await expect(startTestChain({ env: { CHAIN_RPC_URL: 'http://127.0.0.1:9', ...keys } })).rejects.toThrow(
       /does not answer/,
     );

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { type AnvilInstance, startAnvil } from '@dauth/contracts';
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
-import { randomOwner, startTestChain } from './chainTestHelpers.js';
+import { freshKeys, randomOwner, startTestChain } from './chainTestHelpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const savedHead = (statePath: string): number => {
@@ -24,12 +24,7 @@ describe('the journal on an external chain (anvil with chain id 1337 behind CHAI
   afterAll(() => node?.stop());
 
   it('re-sends, byte for byte, a confirmed transaction a reorg dropped', async () => {
-    const keys = {
-      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-      RELAYER_PRIVATE_KEY: generatePrivateKey(),
-      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-    };
+    const keys = freshKeys();
     const bank = createWalletClient({
       account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
       transport: http(node.rpcUrl),

@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type AnvilInstance, entryPointAbi, startAnvil } from '@dauth/contracts';
 import { createWalletClient, http as httpTransport, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -7,54 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
 import { loadConfig } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { randomOwner } from './chainTestHelpers.js';
-
-type Mode = 'forward' | 'hang' | 'error503';
-
-/** A loopback JSON-RPC proxy in front of one node that can hang or answer 503 on command. */
-interface FaultyProxy {
-  url: string;
-  mode: Mode;
-  forwarded: number;
-  close(): Promise<void>;
-}
-
-async function startProxy(target: string): Promise<FaultyProxy> {
-  const held = new Set<http.ServerResponse>();
-  const proxy: FaultyProxy = { url: '', mode: 'forward', forwarded: 0, close: async () => {} };
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (c: Buffer) => chunks.push(c));
-    request.on('end', () => {
-      if (proxy.mode === 'hang') {
-        held.add(response);
-        return;
-      }
-      if (proxy.mode === 'error503') {
-        response.writeHead(503, { 'content-type': 'text/plain' }).end('upstream unavailable');
-        return;
-      }
-      proxy.forwarded += 1;
-      fetch(target, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: Buffer.concat(chunks),
-      })
-        .then(async (answer) => {
-          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
-        })
-        .catch(() => response.writeHead(502).end());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proxy.close = async () => {
-    for (const response of held) response.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  return proxy;
-}
+import { freshKeys, randomOwner } from './chainTestHelpers.js';
+import { type FaultyProxy, startProxy } from './faults/faultNode.js';
 
 describe('CHAIN_RPC_URLS: failover between endpoints of one chain (real anvil behind two proxies)', () => {
   let node: AnvilInstance;
@@ -66,12 +18,7 @@ describe('CHAIN_RPC_URLS: failover between endpoints of one chain (real anvil be
     node = await startAnvil({ chainId: 1337 });
     first = await startProxy(node.rpcUrl);
     second = await startProxy(node.rpcUrl);
-    const keys = {
-      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-      RELAYER_PRIVATE_KEY: generatePrivateKey(),
-      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-    };
+    const keys = freshKeys();
     const bank = createWalletClient({
       account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
       transport: httpTransport(node.rpcUrl),

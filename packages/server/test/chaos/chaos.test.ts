@@ -27,10 +27,10 @@ import {
   addressOf,
   type FaultNode,
   type FaultyProxy,
-  freshKeys,
   startFaultNode,
   startProxy,
 } from '../chain/faults/faultNode.js';
+import { freshKeys } from '../chain/chainTestHelpers.js';
 
 /**
  * The chaos suite (issue 29, `npm run test:chaos`): the service on an external anvil with 2-second blocks,

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { call, newUser, registerPin } from '../../pin/pinHelpers.js';
-import { randomOwner } from '../chainTestHelpers.js';
+import { freshKeys, randomOwner } from '../chainTestHelpers.js';
 import { type AltoInstance, startAlto } from './alto.js';
 
 /**
@@ -43,12 +43,7 @@ describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_C
         data: canonicalEntryPointDeployData(),
       }),
     );
-    const keys = {
-      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-      RELAYER_PRIVATE_KEY: generatePrivateKey(),
-      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-    };
+    const keys = freshKeys();
     const utility = generatePrivateKey();
     // Sent one after another (each takes the next pending nonce), mined together in the next block.
     const fundings: `0x${string}`[] = [];

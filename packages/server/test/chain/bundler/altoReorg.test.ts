@@ -9,12 +9,17 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { UserOperationJournalStore } from '../../../src/stores/userOperationJournalStore.js';
-import { contractSettings, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import {
+  contractSettings,
+  freshKeys,
+  randomOwner,
+  startTestChain,
+  type TestChain,
+} from '../chainTestHelpers.js';
 import {
   addressOf,
   eventually,
   type FaultNode,
-  freshKeys,
   operationCount,
   startFaultNode,
 } from '../faults/faultNode.js';

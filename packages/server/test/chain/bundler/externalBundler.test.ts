@@ -23,6 +23,7 @@ import { UserOperationJournalStore } from '../../../src/stores/userOperationJour
 import {
   bundledOperations,
   contractSettings,
+  freshKeys,
   randomOwner,
   startTestChain,
   type TestChain,
@@ -49,13 +50,7 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
   /** A second dauth on the same deployment whose user operations go to the safe-mode Alto. */
   let safe: TestChain;
   let relayer: Hex;
-  let keys: Record<
-    | 'DEPLOYER_PRIVATE_KEY'
-    | 'RELAYER_PRIVATE_KEY'
-    | 'PAYMASTER_SIGNER_PRIVATE_KEY'
-    | 'OPERATOR_OWNER_PRIVATE_KEY',
-    Hex
-  >;
+  let keys: ReturnType<typeof freshKeys>;
 
   beforeAll(async () => {
     node = await startAnvil();
@@ -72,12 +67,7 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
         data: canonicalEntryPointDeployData(),
       }),
     });
-    keys = {
-      DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-      RELAYER_PRIVATE_KEY: generatePrivateKey(),
-      PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-      OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-    };
+    keys = freshKeys();
     const safeRelayerKey = generatePrivateKey();
     for (const key of [
       keys.DEPLOYER_PRIVATE_KEY,

@@ -18,14 +18,14 @@ import {
   keccak256,
   parseEther,
 } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { SettingsDeploymentRecordStore } from '../../../src/chain/deploymentRecord.js';
 import { operatorWalletOf } from '../../../src/chain/ensureDeployment.js';
 import { type DatabaseHandle, openDatabase } from '../../../src/db/database.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
-import { randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import { freshKeys, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
 
 /** Issue 29, decisions §8: the canonical EntryPoint v0.6 where it exists, and placed there where it can be. */
 describe('canonical EntryPoint v0.6 at 0x5FF137D4…2789', () => {
@@ -96,12 +96,7 @@ describe('canonical EntryPoint v0.6 at 0x5FF137D4…2789', () => {
         transport: http(started.rpcUrl),
       });
       const reader = createPublicClient({ transport: http(started.rpcUrl) });
-      const keys = {
-        DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-        RELAYER_PRIVATE_KEY: generatePrivateKey(),
-        PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-        OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-      };
+      const keys = freshKeys();
       for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
         await bank.sendTransaction({
           chain: null,

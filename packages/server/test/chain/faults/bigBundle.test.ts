@@ -7,19 +7,13 @@ import { PaymasterSponsor, sponsorshipWindow } from '../../../src/chain/operatio
 import {
   bundledOperations,
   contractSettings,
+  freshKeys,
   impostor,
   randomOwner,
   startTestChain,
   type TestChain,
 } from '../chainTestHelpers.js';
-import {
-  addressOf,
-  eventually,
-  type FaultNode,
-  freshKeys,
-  operationCount,
-  startFaultNode,
-} from './faultNode.js';
+import { addressOf, eventually, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 
 /** More than the bundler's old count cap (64): operations queued behind a pending bundle. */
 const CALLERS = 100;

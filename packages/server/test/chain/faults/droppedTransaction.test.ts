@@ -1,7 +1,7 @@
 import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
-import { addressOf, type FaultNode, freshKeys, operationCount, startFaultNode } from './faultNode.js';
+import { freshKeys, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import { addressOf, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 
 /**
  * Issue 29, fault 1: the node forgets a pending transaction (`anvil_dropTransaction`, a pool eviction, a

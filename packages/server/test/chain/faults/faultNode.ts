@@ -10,7 +10,7 @@ import {
   parseAbiItem,
   parseEther,
 } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import type { ChainServices } from '../../../src/composition/chain.js';
 
@@ -129,16 +129,6 @@ export function faultNodeOf(anvil: AnvilInstance): FaultNode {
   };
 }
 
-/** Fresh keys for an external-chain service (never the well-known development keys). */
-export function freshKeys() {
-  return {
-    DEPLOYER_PRIVATE_KEY: generatePrivateKey(),
-    RELAYER_PRIVATE_KEY: generatePrivateKey(),
-    PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
-    OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
-  };
-}
-
 export const addressOf = (key: `0x${string}`) => privateKeyToAccount(key).address;
 
 const userOperationEvent = parseAbiItem(
@@ -182,12 +172,14 @@ type Mode = 'forward' | 'hang' | 'error503';
 export interface FaultyProxy {
   url: string;
   mode: Mode;
+  /** Requests passed on to the node (not held, not refused). */
+  forwarded: number;
   close(): Promise<void>;
 }
 
 export async function startProxy(target: string): Promise<FaultyProxy> {
   const held = new Set<http.ServerResponse>();
-  const proxy: FaultyProxy = { url: '', mode: 'forward', close: async () => {} };
+  const proxy: FaultyProxy = { url: '', mode: 'forward', forwarded: 0, close: async () => {} };
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
@@ -200,6 +192,7 @@ export async function startProxy(target: string): Promise<FaultyProxy> {
         response.writeHead(503, { 'content-type': 'text/plain' }).end('upstream unavailable');
         return;
       }
+      proxy.forwarded += 1;
       fetch(target, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { randomOwner } from '../chainTestHelpers.js';
-import {
-  addressOf,
-  eventually,
-  type FaultNode,
-  freshKeys,
-  operationCount,
-  startFaultNode,
-} from './faultNode.js';
+import { freshKeys, randomOwner } from '../chainTestHelpers.js';
+import { addressOf, eventually, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 
 const GWEI = 10n ** 9n;
 const CAP = 10n * GWEI;

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import { freshKeys, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
 import {
   addressOf,
   type FaultNode,
   type FaultyProxy,
-  freshKeys,
   operationCount,
   startFaultNode,
   startProxy,

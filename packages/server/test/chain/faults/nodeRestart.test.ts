@@ -2,15 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
-import {
-  addressOf,
-  eventually,
-  type FaultNode,
-  freshKeys,
-  operationCount,
-  startFaultNode,
-} from './faultNode.js';
+import { freshKeys, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import { addressOf, eventually, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 
 /**
  * Issue 29, fault 5: the node restarts, killed (`kill -9`), from a state older than what it had confirmed

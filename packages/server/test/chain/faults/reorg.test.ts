@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contractSettings, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
 import {
-  addressOf,
-  eventually,
-  type FaultNode,
+  contractSettings,
   freshKeys,
-  operationCount,
-  startFaultNode,
-} from './faultNode.js';
+  randomOwner,
+  startTestChain,
+  type TestChain,
+} from '../chainTestHelpers.js';
+import { addressOf, eventually, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 import { generatePrivateKey } from 'viem/accounts';
 
 /**

@@ -1,7 +1,7 @@
 import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
-import { addressOf, type FaultNode, freshKeys, operationCount, startFaultNode } from './faultNode.js';
+import { freshKeys, randomOwner, startTestChain, type TestChain } from '../chainTestHelpers.js';
+import { addressOf, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 
 /**
  * Issue 29: the service on a chain with 12-second blocks (Ethereum's pace). Nothing waits on a fixed sleep
