@@ -13,3 +13,14 @@ export const Amount = Type.String({
   pattern: '^[0-9]+$',
   description: 'Decimal string in the smallest unit',
 });
+
+/**
+ * A federated sign-in's answer: a login JWT for the account, `created` when this sign-in made it. The native
+ * flow (`federated-login`) and the console's login ticket (`/v1/federation/login-ticket`) both answer it.
+ */
+export const FederatedSignIn = Type.Object({
+  success: Type.Boolean(),
+  token: Type.String(),
+  uuid: Type.String(),
+  created: Type.Boolean(),
+});

@@ -3,6 +3,7 @@ import type { Services } from '../../../composition/index.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { FederatedSignIn } from './accountSchemas.js';
 
 /**
  * `POST /v1/dev-user/federated-login` (decisions §8, docs/federation.md): a native game's upstream
@@ -27,12 +28,7 @@ export async function federatedLoginRoutes(app: App, services: Services): Promis
           client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         }),
         response: {
-          200: Type.Object({
-            success: Type.Boolean(),
-            token: Type.String(),
-            uuid: Type.String(),
-            created: Type.Boolean(),
-          }),
+          200: FederatedSignIn,
           ...errorResponses(400, 401, 404, 409, 429, 503),
         },
       },

@@ -13,6 +13,7 @@ import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { authorizePage } from '../oauth/authorize/shared.js';
+import { FederatedSignIn } from '../devUser/accountSchemas.js';
 
 /** The flow cookie: the browser binding of a federated flow, sent only to `/v1/federation/*`. */
 export const FLOW_COOKIE = 'dauth_federation_flow';
@@ -167,12 +168,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
           "The console's one-time login ticket (60 s, from a federated sign-in) for a login JWT bound to the console",
         body: Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: {
-          200: Type.Object({
-            success: Type.Boolean(),
-            token: Type.String(),
-            uuid: Type.String(),
-            created: Type.Boolean(),
-          }),
+          200: FederatedSignIn,
           ...errorResponses(400, 401, 429),
         },
       },
