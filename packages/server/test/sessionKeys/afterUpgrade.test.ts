@@ -23,7 +23,7 @@ import {
   request,
   sessionState,
   tokenBalanceOf,
-  TRANSFER,
+  tokenTransferPolicy,
   transferData,
 } from './support.js';
 
@@ -57,13 +57,7 @@ describe('owner flows after the upgrade', () => {
       'PUT',
       `/v1/dev-user/clients/${clientId}/wallet-policy`,
       dev.loginToken,
-      {
-        calls: [{ to: token, selectors: [TRANSFER] }],
-        max_value_per_call_wei: '0',
-        max_value_per_day_wei: '0',
-        token_limits: [{ token, per_day: '1000' }],
-        valid_for_seconds: DAY,
-      },
+      tokenTransferPolicy(token, '1000'),
     );
     expect(put.status).toBe(200);
     app = client;
@@ -212,13 +206,7 @@ describe('owner flows after the upgrade', () => {
       'PUT',
       `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
       dev.loginToken,
-      {
-        calls: [{ to: token, selectors: [TRANSFER] }],
-        max_value_per_call_wei: '0',
-        max_value_per_day_wei: '0',
-        token_limits: [{ token, per_day: '10' }],
-        valid_for_seconds: DAY,
-      },
+      tokenTransferPolicy(token, '10'),
     );
     expect(put.status).toBe(200);
     const p = await newPlayer(server, client);
@@ -247,13 +235,7 @@ describe('owner flows after the upgrade', () => {
       'PUT',
       `/v1/dev-user/clients/${unapproved.client.clientId}/wallet-policy`,
       unapproved.dev.loginToken,
-      {
-        calls: [{ to: token, selectors: [TRANSFER] }],
-        max_value_per_call_wei: '0',
-        max_value_per_day_wei: '0',
-        token_limits: [{ token, per_day: '10' }],
-        valid_for_seconds: DAY,
-      },
+      tokenTransferPolicy(token, '10'),
     );
     expect(put.status).toBe(200);
     const refused = await grant(server, p, unapproved.client.clientId);

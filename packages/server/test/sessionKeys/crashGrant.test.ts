@@ -9,7 +9,7 @@ import { type Address, getAddress } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer } from '../helpers/http.js';
-import { DAY, newApp, newPlayer, pinTrio, TRANSFER, transferData } from './support.js';
+import { newApp, newPlayer, pinTrio, tokenTransferPolicy, transferData } from './support.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -68,13 +68,7 @@ describe('session keys survive kill -9', () => {
       'PUT',
       `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
       dev.loginToken,
-      {
-        calls: [{ to: token, selectors: [TRANSFER] }],
-        max_value_per_call_wei: '0',
-        max_value_per_day_wei: '0',
-        token_limits: [{ token, per_day: '1000' }],
-        valid_for_seconds: DAY,
-      },
+      tokenTransferPolicy(token, '1000'),
     );
     expect(put.status).toBe(200);
     const player = await newPlayer(first, client);

@@ -79,6 +79,15 @@ export async function newPlayer(server: TestServer, client: TestClient, tokens =
 
 export const pinTrio = (p: Player) => ({ ...p.wallet.pin, key_share_user: p.wallet.key_share_user });
 
+/** A wallet policy that lets the app's session key `transfer` up to `perDay` of `token` a day, nothing else, for a day. */
+export const tokenTransferPolicy = (token: string, perDay: string) => ({
+  calls: [{ to: token, selectors: [TRANSFER] }],
+  max_value_per_call_wei: '0',
+  max_value_per_day_wei: '0',
+  token_limits: [{ token, per_day: perDay }],
+  valid_for_seconds: DAY,
+});
+
 export async function grant(server: TestServer, p: Player, clientId: string) {
   return request(server, 'POST', '/v1/wallet/session-keys', p.user.loginToken, {
     client_id: clientId,
