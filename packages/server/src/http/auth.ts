@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError, unauthorized } from '../errors.js';
+import { FIRST_PARTY_BINDING } from '../services/oauth/loginBinding.js';
 import type { Authenticator } from '../services/tokens/authenticator.js';
 import type { TokenClaims } from '../services/tokens/tokenService.js';
 import { bearerToken } from './adminAuth.js';
@@ -11,13 +12,36 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Which bearer token a route's preHandler accepts, as docs/security.md ("Who may change what") lists it
+ * for every route; test/architecture/routeAccess.test.ts reads it off each registered route.
+ */
+export type RouteAccess =
+  'any_token' | 'login' | 'access' | 'fresh_login' | 'first_party' | 'first_party_or_guest';
+
+const ROUTE_ACCESS = Symbol('dauth.routeAccess');
+
+function withAccess<F extends object>(handler: F, access: RouteAccess): F {
+  Object.defineProperty(handler, ROUTE_ACCESS, { value: access });
+  return handler;
+}
+
+/** The access a preHandler made by this module enforces; undefined for any other function. */
+export function routeAccessOf(handler: unknown): RouteAccess | undefined {
+  if (typeof handler !== 'function') return undefined;
+  return (handler as unknown as Record<symbol, RouteAccess | undefined>)[ROUTE_ACCESS];
+}
+
 /** preHandler: a valid bearer token of the accepted use, else 401. */
 export function requireToken(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
-  return async (request: FastifyRequest): Promise<void> => {
-    const token = bearerToken(request);
-    if (!token) throw unauthorized('missing_token', 'Send Authorization: Bearer <token>');
-    request.auth = await authenticator.authenticate(token, accept);
-  };
+  return withAccess(
+    async (request: FastifyRequest): Promise<void> => {
+      const token = bearerToken(request);
+      if (!token) throw unauthorized('missing_token', 'Send Authorization: Bearer <token>');
+      request.auth = await authenticator.authenticate(token, accept);
+    },
+    accept === 'any' ? 'any_token' : accept,
+  );
 }
 
 /**
@@ -25,7 +49,7 @@ export function requireToken(authenticator: Authenticator, accept: TokenClaims['
  * is checked without a promise (`Authenticator.authenticateNow`); the checks and errors are the same.
  */
 export function requireTokenNow(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
-  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  const handler = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const token = bearerToken(request);
     if (!token) return done(unauthorized('missing_token', 'Send Authorization: Bearer <token>'));
     let claims: TokenClaims | Promise<TokenClaims>;
@@ -43,30 +67,78 @@ export function requireTokenNow(authenticator: Authenticator, accept: TokenClaim
       done();
     }, done);
   };
+  return withAccess(handler, accept === 'any' ? 'any_token' : accept);
 }
 
 /**
  * preHandler of account-critical changes (decisions §7): provider settings, `test_encryption`, an app's
- * edit, deletion and client secret rotation, and the password change. dauth offers no e-mail change
- * (docs/decisions.md); one added later must use this too. A login JWT whose password check (`auth_time`)
- * is at most `maxAgeSeconds` old passes, else 401 `reauthentication_required`. A login JWT relayed to an
- * app backend in the backend-integration flow therefore stops being enough for these within minutes of
- * the user's login.
+ * edit, deletion and client secret rotation, and the password change (which also asks for the current
+ * password). A login JWT whose authentication (`auth_time`) is at most `maxAgeSeconds` old passes, else
+ * 401 `reauthentication_required`. A login JWT relayed to an app backend in the backend-integration flow
+ * therefore stops being enough for these within minutes of the user's login.
  */
 export function requireFreshLogin(authenticator: Authenticator, maxAgeSeconds: number) {
   const login = requireToken(authenticator, 'login');
-  return async (request: FastifyRequest): Promise<void> => {
+  return withAccess(async (request: FastifyRequest): Promise<void> => {
     await login(request);
-    const authTime = request.auth?.authTime;
-    if (authTime === undefined || Date.now() / 1000 - authTime > maxAgeSeconds) {
-      throw new AppError(
-        401,
-        'reauthentication_required',
-        `This change needs a login from the last ${maxAgeSeconds} s: sign in again with your password`,
-        { max_age: maxAgeSeconds },
-      );
-    }
-  };
+    requireFresh(authOf(request), maxAgeSeconds);
+  }, 'fresh_login');
+}
+
+function requireFresh(claims: TokenClaims, maxAgeSeconds: number): void {
+  const authTime = claims.authTime;
+  if (authTime === undefined || Date.now() / 1000 - authTime > maxAgeSeconds) {
+    throw new AppError(
+      401,
+      'reauthentication_required',
+      `This change needs a sign-in from the last ${maxAgeSeconds} s: sign in again`,
+      { max_age: maxAgeSeconds },
+    );
+  }
+}
+
+/** 403 `first_party_required`: a change to the account's ways in under a token that is not the console's. */
+export const firstPartyRequired = () =>
+  new AppError(
+    403,
+    'first_party_required',
+    'Only the dauth console or CLI can make this change: sign in there (a login JWT bound to dauth:console)',
+  );
+
+/** Whether the account is still a guest (the one exception of the first-party rule). */
+export interface GuestLookup {
+  isGuest(userUuid: number): Promise<boolean>;
+}
+
+/**
+ * preHandler of every change to an account's ways in (decisions §9 "Ways in"): passkeys, linked
+ * identities, second factors, the e-mail, export and deletion. Only a login JWT bound to
+ * `dauth:console` (the console's and the CLI's, never handed to an app) that is fresh passes: an
+ * unbound or app-bound JWT → 403 `first_party_required`, a stale console JWT → 401
+ * `reauthentication_required`. An app backend that holds a relayed login JWT therefore cannot plant a
+ * passkey or an identity of its own, however fresh the JWT.
+ *
+ * With `guests`, a guest's own app-bound JWT (fresh) may also pass while the account is still a guest:
+ * the game upgrades its guest with a first passkey or identity (the guest's account is the game's to
+ * begin with; after the upgrade the rule applies in full).
+ */
+export function requireFirstParty(authenticator: Authenticator, maxAgeSeconds: number, guests?: GuestLookup) {
+  const login = requireToken(authenticator, 'login');
+  return withAccess(
+    async (request: FastifyRequest): Promise<void> => {
+      await login(request);
+      const claims = authOf(request);
+      const firstParty = claims.azp === FIRST_PARTY_BINDING;
+      const guestUpgrade =
+        !firstParty &&
+        guests !== undefined &&
+        claims.azp !== undefined &&
+        (await guests.isGuest(Number(claims.userId)));
+      if (!firstParty && !guestUpgrade) throw firstPartyRequired();
+      requireFresh(claims, maxAgeSeconds);
+    },
+    guests ? 'first_party_or_guest' : 'first_party',
+  );
 }
 
 /** The claims `requireToken` attached; a route without that preHandler is a programming error. */

@@ -44,7 +44,15 @@ export interface User {
   token: string;
 }
 
-export async function newUser(server: TestServer, label: string): Promise<User> {
+/**
+ * A new account signed in with its password; `clientId` binds the login JWT (`dauth:console` for the
+ * console's first-party token, which changes to the account's ways in need: decisions §9).
+ */
+export async function newUser(
+  server: TestServer,
+  label: string,
+  options: { clientId?: string } = {},
+): Promise<User> {
   const email = `${label}-${randomBytes(6).toString('hex')}@example.com`;
   const password = 'correct horse battery';
   const reg = await post(server, '/v1/dev-user/register', { email, password });
@@ -52,6 +60,7 @@ export async function newUser(server: TestServer, label: string): Promise<User> 
   const login = await post<{ token: string; uuid: string }>(server, '/v1/dev-user/login_devuser', {
     email,
     password,
+    ...(options.clientId !== undefined ? { client_id: options.clientId } : {}),
   });
   if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
   return { uuid: Number(login.body.uuid), token: login.body.token };

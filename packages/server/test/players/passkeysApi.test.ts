@@ -3,6 +3,9 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { get, newClient, newUser, post, type User } from '../content/contentSupport.js';
 import { type CreationOptions, SoftAuthenticator } from './softAuthenticator.js';
 
+/** The console's first-party binding: only its fresh login JWTs change an account's ways in (decisions §9). */
+const CONSOLE = { clientId: 'dauth:console' };
+
 const claimsOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 
@@ -64,7 +67,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
     }
 
     it('registers, lists, signs in (bound to a client when asked) and deletes', async () => {
-      const user = await newUser(server, 'pk');
+      const user = await newUser(server, 'pk', CONSOLE);
       const authenticator = await registered(user);
       const list = await get<{ passkeys: { id: string }[] }>(server, '/v1/dev-user/passkeys', user.token);
       expect(list.body.passkeys.map((p) => p.id)).toEqual([authenticator.id]);
@@ -98,7 +101,7 @@ for (const database of ['sqlite', 'postgres'] as const) {
     });
 
     it('refuses a replayed assertion, a second use of a challenge, an expired challenge, a wrong origin and a lowered counter; each changes nothing', async () => {
-      const user = await newUser(server, 'pk-attacks');
+      const user = await newUser(server, 'pk-attacks', CONSOLE);
       const authenticator = await registered(user);
       const good = authenticator.assert(await loginOptions());
       expect((await post(server, '/v1/dev-user/passkeys/login', good)).status).toBe(200);
@@ -165,8 +168,8 @@ for (const database of ['sqlite', 'postgres'] as const) {
     });
 
     it("refuses a registration for another origin, another user's challenge, or without a fresh login; nothing stored", async () => {
-      const user = await newUser(server, 'pk-reg');
-      const other = await newUser(server, 'pk-other');
+      const user = await newUser(server, 'pk-reg', CONSOLE);
+      const other = await newUser(server, 'pk-other', CONSOLE);
       const authenticator = new SoftAuthenticator(rpId, origin);
       const options = await post<CreationOptions>(
         server,
@@ -198,13 +201,88 @@ for (const database of ['sqlite', 'postgres'] as const) {
       expect(stolen.status).toBe(401);
       expect(await stored(authenticator.id)).toBeUndefined();
 
-      const old = await server.services.tokens.issueLoginToken(
-        String(user.uuid),
-        Math.floor(Date.now() / 1000) - 3600,
-      );
+      const old = await server.services.tokens.issueLoginToken(String(user.uuid), {
+        authTime: Math.floor(Date.now() / 1000) - 3600,
+        clientId: 'dauth:console',
+      });
       const stale = await post(server, '/v1/dev-user/passkeys/registration-options', {}, old.token);
       expect(stale.status).toBe(401);
       expect(stale.body).toMatchObject({ error: 'reauthentication_required' });
+    });
+
+    it('a relayed login JWT plants no passkey: unbound and app-bound 403 first_party_required, the fresh console JWT 201 (decisions §9)', async () => {
+      const developer = await newUser(server, 'pk-dev-relay');
+      const clientId = await newClient(server, developer);
+      // The player's tokens as a game backend holds them: the spec's unbound one and one bound to the game.
+      const unbound = await newUser(server, 'pk-relay');
+      const bound = await server.services.tokens.issueLoginToken(String(unbound.uuid), { clientId });
+      const hostile = new SoftAuthenticator(rpId, origin);
+      for (const token of [unbound.token, bound.token]) {
+        const options = await post(server, '/v1/dev-user/passkeys/registration-options', {}, token);
+        expect(options.status).toBe(403);
+        expect(options.body).toMatchObject({ success: false, error: 'first_party_required' });
+      }
+      // Registration options fetched first-party do not open the registration to a relayed token either.
+      const console = await server.services.tokens.issueLoginToken(String(unbound.uuid), {
+        clientId: 'dauth:console',
+      });
+      const options = await post<CreationOptions>(
+        server,
+        '/v1/dev-user/passkeys/registration-options',
+        {},
+        console.token,
+      );
+      expect(options.status).toBe(200);
+      for (const token of [unbound.token, bound.token]) {
+        const planted = await post(server, '/v1/dev-user/passkeys', hostile.register(options.body), token);
+        expect(planted.status).toBe(403);
+        expect(planted.body).toMatchObject({ error: 'first_party_required' });
+      }
+      expect(await stored(hostile.id)).toBeUndefined();
+      const mine = await post(server, '/v1/dev-user/passkeys', hostile.register(options.body), console.token);
+      expect(mine.status).toBe(201);
+
+      // Removing it is first-party and fresh too.
+      for (const token of [unbound.token, bound.token]) {
+        const removed = await del(server, `/v1/dev-user/passkeys/${hostile.id}`, token);
+        expect(removed.status).toBe(403);
+        expect(removed.body).toMatchObject({ error: 'first_party_required' });
+      }
+      const stale = await server.services.tokens.issueLoginToken(String(unbound.uuid), {
+        clientId: 'dauth:console',
+        authTime: Math.floor(Date.now() / 1000) - server.config.stepUpMaxAgeSeconds - 60,
+      });
+      const staleRemove = await del(server, `/v1/dev-user/passkeys/${hostile.id}`, stale.token);
+      expect(staleRemove.status).toBe(401);
+      expect(staleRemove.body).toMatchObject({ error: 'reauthentication_required' });
+      expect(await stored(hostile.id)).toBeDefined();
+      expect((await del(server, `/v1/dev-user/passkeys/${hostile.id}`, console.token)).status).toBe(200);
+    });
+
+    it("a guest's own app-bound token adds its first passkey (the upgrade); once upgraded, the game's token no longer can", async () => {
+      const developer = await newUser(server, 'pk-dev-guest');
+      const clientId = await newClient(server, developer);
+      const guest = await post<{ token: string; uuid: string }>(server, '/v1/dev-user/guest', {
+        client_id: clientId,
+      });
+      const first = new SoftAuthenticator(rpId, origin);
+      const options = await post<CreationOptions>(
+        server,
+        '/v1/dev-user/passkeys/registration-options',
+        {},
+        guest.body.token,
+      );
+      expect(options.status).toBe(200);
+      const upgraded = await post(
+        server,
+        '/v1/dev-user/guest/upgrade',
+        { passkey: first.register(options.body) },
+        guest.body.token,
+      );
+      expect(upgraded.status).toBe(200);
+      const again = await post(server, '/v1/dev-user/passkeys/registration-options', {}, guest.body.token);
+      expect(again.status).toBe(403);
+      expect(again.body).toMatchObject({ error: 'first_party_required' });
     });
 
     it('upgrades a guest by passkey: same uuid, no e-mail, no password; the passkey is the only way in', async () => {
@@ -238,11 +316,10 @@ for (const database of ['sqlite', 'postgres'] as const) {
       });
       expect(secret.status).toBe(401);
 
-      const signedIn = await post<{ uuid: string; token: string }>(
-        server,
-        '/v1/dev-user/passkeys/login',
-        authenticator.assert(await loginOptions()),
-      );
+      const signedIn = await post<{ uuid: string; token: string }>(server, '/v1/dev-user/passkeys/login', {
+        ...authenticator.assert(await loginOptions()),
+        client_id: 'dauth:console',
+      });
       expect(signedIn.body.uuid).toBe(guest.body.uuid);
       const user = await server.services.accounts.findUser(Number(guest.body.uuid));
       expect(user?.email).toBeNull();

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import type { IdentityRecord } from '../../../services/federation/federationService.js';
-import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
@@ -27,6 +27,9 @@ const ProviderBody = Type.Object({ provider: Type.String({ minLength: 1, maxLeng
 export async function identityRoutes(app: App, services: Services): Promise<void> {
   const { federation } = services;
   const limits = services.config.rateLimits;
+  const maxAge = services.config.stepUpMaxAgeSeconds;
+  /** A new identity: the console's fresh JWT, or a guest's own (its upgrade); decisions §9 "Ways in". */
+  const firstPartyOrGuest = requireFirstParty(services.authenticator, maxAge, services.guests);
   const shape = (i: IdentityRecord) => ({
     id: i.id,
     provider: i.provider,
@@ -58,15 +61,15 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it. Needs a fresh login (STEP_UP_MAX_AGE)',
+          "Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it. First-party only: a fresh console login (STEP_UP_MAX_AGE), or a guest's own token for its upgrade",
         security: bearerSecurity,
         body: Type.Object({
           provider: Type.String({ minLength: 1, maxLength: 64 }),
           id_token: Type.String({ minLength: 1, maxLength: 16_000 }),
         }),
-        response: { 201: Identity, ...errorResponses(400, 401, 404, 409, 429, 503) },
+        response: { 201: Identity, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
       },
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      preHandler: firstPartyOrGuest,
       config: perUser(limits, 'identities_manage'),
     },
     async (request, reply) => {
@@ -85,12 +88,12 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. Needs a fresh login (STEP_UP_MAX_AGE)',
+          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. First-party only, as linking by id_token',
         security: bearerSecurity,
         body: ProviderBody,
-        response: { 200: Type.Object({ url: Type.String() }), ...errorResponses(400, 401, 404, 429) },
+        response: { 200: Type.Object({ url: Type.String() }), ...errorResponses(400, 401, 403, 404, 429) },
       },
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      preHandler: firstPartyOrGuest,
       config: perUser(limits, 'identities_manage'),
     },
     async (request, reply) => {
@@ -105,12 +108,15 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'Unlinks one of your identities; 409 last_sign_in_method when it is the only way in (no password, passkey or other identity)',
+          'Unlinks one of your identities; 409 last_sign_in_method when it is the only way in (no password, passkey or other identity). First-party only: a fresh console login',
         security: bearerSecurity,
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 40 }) }),
-        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404, 409, 429) },
+        response: {
+          200: Type.Object({ success: Type.Boolean() }),
+          ...errorResponses(401, 403, 404, 409, 429),
+        },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      preHandler: requireFirstParty(services.authenticator, maxAge),
       config: perUser(limits, 'identities_manage'),
     },
     async (request) => {

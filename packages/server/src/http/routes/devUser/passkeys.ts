@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
-import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../auth.js';
 import { perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
@@ -18,6 +18,9 @@ const Passkey = Type.Object({
 export async function passkeyRoutes(app: App, services: Services): Promise<void> {
   const { passkeys } = services;
   const limits = services.config.rateLimits;
+  const maxAge = services.config.stepUpMaxAgeSeconds;
+  /** A new passkey: the console's fresh JWT, or a guest's own (its upgrade); decisions §9 "Ways in". */
+  const firstPartyOrGuest = requireFirstParty(services.authenticator, maxAge, services.guests);
 
   app.post(
     '/v1/dev-user/passkeys/registration-options',
@@ -25,11 +28,11 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
       schema: {
         tags: ['accounts'],
         summary:
-          'PublicKeyCredentialCreationOptionsJSON for a new passkey of the signed-in user; the challenge is single-use for 5 minutes. Needs a fresh login (STEP_UP_MAX_AGE)',
+          "PublicKeyCredentialCreationOptionsJSON for a new passkey of the signed-in user; the challenge is single-use for 5 minutes. First-party only: a fresh console login (STEP_UP_MAX_AGE), or a guest's own token for its upgrade",
         security: bearerSecurity,
-        response: { 200: PublicKeyOptions, ...errorResponses(401, 429) },
+        response: { 200: PublicKeyOptions, ...errorResponses(401, 403, 429) },
       },
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      preHandler: firstPartyOrGuest,
       config: perUser(limits, 'passkey_register'),
     },
     async (request, reply) => {
@@ -43,15 +46,16 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
     {
       schema: {
         tags: ['accounts'],
-        summary: 'Registers a passkey from the RegistrationResponseJSON answering registration-options',
+        summary:
+          'Registers a passkey from the RegistrationResponseJSON answering registration-options. First-party only, as registration-options',
         security: bearerSecurity,
         body: RegistrationResponse,
         response: {
           201: Type.Object({ id: Type.String(), created_at: Type.String({ description: 'ISO 8601 UTC' }) }),
-          ...errorResponses(400, 401, 409, 429),
+          ...errorResponses(400, 401, 403, 409, 429),
         },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      preHandler: firstPartyOrGuest,
       config: perUser(limits, 'passkey_register'),
     },
     async (request, reply) => {
@@ -98,12 +102,16 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
     {
       schema: {
         tags: ['accounts'],
-        summary: 'Deletes one of your passkeys (not the only way into an account without password)',
+        summary:
+          'Deletes one of your passkeys (not the only way into an account without password). First-party only: a fresh console login',
         security: bearerSecurity,
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 1400 }) }),
-        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404, 409, 429) },
+        response: {
+          200: Type.Object({ success: Type.Boolean() }),
+          ...errorResponses(401, 403, 404, 409, 429),
+        },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      preHandler: requireFirstParty(services.authenticator, maxAge),
       config: perUser(limits, 'passkey_register'),
     },
     async (request) => {
