@@ -311,7 +311,7 @@ describe('federated sign-in with an upstream id_token', () => {
     let owner: TestUser;
 
     beforeAll(async () => {
-      owner = await createUser(base);
+      owner = await createUser(base, undefined, { clientId: 'dauth:console' });
     });
 
     it('the owner, signed in, links the identity by id_token; it then signs in to that account', async () => {
@@ -333,7 +333,7 @@ describe('federated sign-in with an upstream id_token', () => {
       expect(await login.json()).toMatchObject({ uuid: owner.uuid, created: false });
 
       // The same identity for another account: 409 identity_in_use, nothing linked.
-      const other = await createUser(base);
+      const other = await createUser(base, undefined, { clientId: 'dauth:console' });
       const stolen = await post(
         `${base}/v1/dev-user/identities`,
         { provider: 'upstream', id_token: await upstreamToken({ sub }) },
@@ -373,7 +373,10 @@ describe('federated sign-in with an upstream id_token', () => {
 
       // An account made by a federated sign-in has no password: its only identity stays.
       const made = (await (
-        await federatedLogin({ id_token: await upstreamToken({ sub: uniqueSub() }) })
+        await federatedLogin({
+          id_token: await upstreamToken({ sub: uniqueSub() }),
+          client_id: 'dauth:console',
+        })
       ).json()) as LoginAnswer;
       const own = (await (
         await fetch(`${base}/v1/dev-user/identities`, { headers: bearer(made.token) })
@@ -423,10 +426,64 @@ describe('federated sign-in with an upstream id_token', () => {
     });
 
     it('linking needs a fresh login (STEP_UP_MAX_AGE)', async () => {
-      const { token } = await server.services.tokens.issueLoginToken(owner.uuid, { authTime: now() - 3600 });
+      const { token } = await server.services.tokens.issueLoginToken(owner.uuid, {
+        authTime: now() - 3600,
+        clientId: 'dauth:console',
+      });
       const res = await post(`${base}/v1/dev-user/identities/link`, { provider: 'upstream' }, bearer(token));
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ error: 'reauthentication_required' });
+    });
+
+    it('a relayed login JWT links nothing: unbound and app-bound get 403 first_party_required on every identity change (decisions §9)', async () => {
+      const player = await createUser(base);
+      const app = await createClient(base, owner, ['http://127.0.0.1:9/cb']);
+      const appBound = await server.services.tokens.issueLoginToken(player.uuid, { clientId: app.clientId });
+      const consoleToken = await server.services.tokens.issueLoginToken(player.uuid, {
+        clientId: 'dauth:console',
+      });
+      const sub = uniqueSub();
+      for (const token of [player.loginToken, appBound.token]) {
+        const byIdToken = await post(
+          `${base}/v1/dev-user/identities`,
+          { provider: 'upstream', id_token: await upstreamToken({ sub }) },
+          bearer(token),
+        );
+        expect(byIdToken.status).toBe(403);
+        expect(await byIdToken.json()).toMatchObject({ success: false, error: 'first_party_required' });
+        const byRedirect = await post(
+          `${base}/v1/dev-user/identities/link`,
+          { provider: 'upstream' },
+          bearer(token),
+        );
+        expect(byRedirect.status).toBe(403);
+        expect(await byRedirect.json()).toMatchObject({ error: 'first_party_required' });
+      }
+      const listed = async () =>
+        (
+          (await (
+            await fetch(`${base}/v1/dev-user/identities`, { headers: bearer(player.loginToken) })
+          ).json()) as {
+            identities: { id: string }[];
+          }
+        ).identities;
+      expect(await listed()).toEqual([]);
+      const linked = await post(
+        `${base}/v1/dev-user/identities`,
+        { provider: 'upstream', id_token: await upstreamToken({ sub }) },
+        bearer(consoleToken.token),
+      );
+      expect(linked.status).toBe(201);
+      const [identity] = await listed();
+      for (const token of [player.loginToken, appBound.token]) {
+        const unlink = await fetch(`${base}/v1/dev-user/identities/${identity!.id}`, {
+          method: 'DELETE',
+          headers: bearer(token),
+        });
+        expect(unlink.status).toBe(403);
+        expect(await unlink.json()).toMatchObject({ error: 'first_party_required' });
+      }
+      expect(await listed()).toHaveLength(1);
     });
   });
 
@@ -653,7 +710,7 @@ describe('federated sign-in with an upstream id_token', () => {
     });
 
     it('a link URL is one use: the second start with its ticket is refused', async () => {
-      const owner = await createUser(base);
+      const owner = await createUser(base, undefined, { clientId: 'dauth:console' });
       const res = await post(
         `${base}/v1/dev-user/identities/link`,
         { provider: 'upstream' },

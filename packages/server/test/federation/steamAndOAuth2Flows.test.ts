@@ -165,7 +165,7 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
   });
 
   it('link by redirect: the start URL of identities/link links the identity to the signed-in user', async () => {
-    const owner = await createUser(base);
+    const owner = await createUser(base, undefined, { clientId: 'dauth:console' });
     discord.userinfo = {
       ...discord.userinfo,
       id: '80351110224670001',
@@ -191,7 +191,7 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
   });
 
   it('link by redirect of an identity another account holds: identity_in_use, nothing linked', async () => {
-    const owner = await createUser(base);
+    const owner = await createUser(base, undefined, { clientId: 'dauth:console' });
     // 80351110224670001 was linked to another account above.
     const res = await post(
       `${base}/v1/dev-user/identities/link`,

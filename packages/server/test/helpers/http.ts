@@ -27,16 +27,25 @@ export interface TestUser {
   loginToken: string;
 }
 
-/** Registers a dev user and logs them in. The default nickname is unique, so users stay apart. */
+/**
+ * Registers a dev user and logs them in. The default nickname is unique, so users stay apart.
+ * `clientId` binds the login JWT: `dauth:console` for the first-party token that changes to the
+ * account's ways in need (decisions §9).
+ */
 export async function createUser(
   baseUrl: string,
   nickname = `nick${randomBytes(3).toString('hex')}`,
+  options: { clientId?: string } = {},
 ): Promise<TestUser> {
   const email = `u${randomBytes(6).toString('hex')}@example.com`;
   const password = 'correct horse battery';
   const reg = await post(`${baseUrl}/v1/dev-user/register`, { email, password, nickname });
   expect(reg.status).toBe(201);
-  const login = await post(`${baseUrl}/v1/dev-user/login_devuser`, { email, password });
+  const login = await post(`${baseUrl}/v1/dev-user/login_devuser`, {
+    email,
+    password,
+    ...(options.clientId !== undefined ? { client_id: options.clientId } : {}),
+  });
   expect(login.status).toBe(200);
   const { token, uuid } = (await login.json()) as { token: string; uuid: string };
   return { email, password, nickname, uuid, loginToken: token };
