@@ -127,9 +127,10 @@ async function setUp(base: string): Promise<Account[]> {
     const forwardedFor = `10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`;
     const h = { 'x-forwarded-for': forwardedFor };
     await post(`${base}/v1/dev-user/register`, { email, password: PASSWORD }, h);
+    // Registering a passkey is first-party (decisions §9): the console's binding.
     const login = await post<{ token: string }>(
       `${base}/v1/dev-user/login_devuser`,
-      { email, password: PASSWORD },
+      { email, password: PASSWORD, client_id: 'dauth:console' },
       h,
     );
     const auth = { ...h, authorization: `Bearer ${login.body.token}` };

@@ -49,7 +49,7 @@ describe.skipIf(!chromiumAvailable)('passkeys in Chromium with a virtual authent
     server = await startTestServer({ env: { PORT: String(port), PUBLIC_URL: `http://localhost:${port}` } });
     base = server.config.publicUrl;
     callback = await startCallbackServer();
-    user = await createUser(base);
+    user = await createUser(base, undefined, { clientId: 'dauth:console' });
     client = await createClient(base, user, [callback.url()], { name: 'Passkey Quest' });
     browser = await launchTestBrowser();
     page = await browser.context.newPage();
