@@ -19,7 +19,7 @@ vi.mock('fastify', async (importOriginal) => {
     const app = actual.default(options);
     app.addHook('onRoute', (route) => {
       const hooks = [route.onRequest, route.preValidation, route.preHandler].flat().filter(Boolean);
-      const access = hooks.map((hook) => accessOf(hook)).filter((a): a is string => a !== undefined);
+      const access = hooks.map((hook) => accessOf(hook)).flatMap((a) => (a === undefined ? [] : [a]));
       for (const method of [route.method].flat()) {
         if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method))
           registered.push({ method, url: route.url, access });

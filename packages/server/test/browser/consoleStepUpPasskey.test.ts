@@ -53,10 +53,10 @@ describe.skipIf(!chromiumAvailable)('console step-up without a password, in Chro
         automaticPresenceSimulation: true,
       },
     });
-    // The passkey is registered while the sign-up's login is fresh (registration needs a fresh login): the
+    // The passkey is registered while the sign-up's login is fresh (registration needs a fresh console login): the
     // account is made once the browser is up, so a loaded machine's slow Chromium start does not age it.
     await page.goto(`${base}/healthz`);
-    dev = await createUser(base);
+    dev = await createUser(base, undefined, { clientId: 'dauth:console' });
     const options = await post(
       `${base}/v1/dev-user/passkeys/registration-options`,
       {},
