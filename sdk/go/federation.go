@@ -23,12 +23,22 @@ var (
 	ErrAccountLinkRequired = errors.New("account_exists_link_required")
 	// ErrLastSignInMethod: 409 last_sign_in_method, unlinking would leave no way to sign in.
 	ErrLastSignInMethod = errors.New("last_sign_in_method")
+	// ErrFirstPartyRequired: 403 first_party_required, a change to the account's ways in (link,
+	// unlink; decisions §9) takes only a fresh login JWT of the dauth console, never the app-bound
+	// JWT a game holds (a guest's own JWT may still link its first identity). Send the player to
+	// the dauth console to do it there.
+	ErrFirstPartyRequired = errors.New("first_party_required")
+	// ErrIDTokenReplayed: 401 id_token_replayed, the service accepts an upstream id_token once. Get
+	// a new one from the platform's SDK; retrying the same one is refused again.
+	ErrIDTokenReplayed = errors.New("id_token_replayed")
 )
 
 // FederationError is a federated sign-in or an identity call answered with a failure. It matches
-// ErrInvalidIDToken, ErrAccountLinkRequired or ErrLastSignInMethod by its ErrorCode; other codes
-// are e.g. identity_in_use (409, linked to another account), unknown_provider (404),
-// id_token_unsupported (400: an oauth2 or steam provider), provider_unavailable (503), rate_limited.
+// ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod, ErrFirstPartyRequired or
+// ErrIDTokenReplayed by its ErrorCode; other codes are e.g. identity_in_use (409, linked to another
+// account), unknown_provider (404), id_token_unsupported (400: an oauth2 or steam provider),
+// reauthentication_required (401: a console JWT older than the service's STEP_UP_MAX_AGE),
+// provider_unavailable (503), rate_limited.
 type FederationError struct {
 	StatusCode int
 	ErrorCode  string
@@ -42,7 +52,7 @@ func (e *FederationError) Error() string {
 // Is makes errors.Is(err, ErrAccountLinkRequired) and its siblings work.
 func (e *FederationError) Is(target error) bool {
 	switch target {
-	case ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod:
+	case ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod, ErrFirstPartyRequired, ErrIDTokenReplayed:
 		return e.ErrorCode == target.Error()
 	}
 	return false
@@ -82,6 +92,7 @@ func (c *Client) federationCall(ctx context.Context, method, path, bearer string
 }
 
 // FederatedLogin is POST /v1/dev-user/federated-login {provider, id_token, client_id} for this app.
+// An id_token is accepted once: ErrIDTokenReplayed for one used already.
 func (c *Client) FederatedLogin(ctx context.Context, provider, idToken string) (*FederatedLogin, error) {
 	var answer struct {
 		Token   string     `json:"token"`
@@ -145,7 +156,9 @@ func (c *Client) ListIdentities(ctx context.Context, loginToken string) ([]Linke
 }
 
 // LinkIdentity is POST /v1/dev-user/identities {provider, id_token} with the signed-in account's login
-// JWT: the identity then signs in to this account (a guest becomes a full account, same uuid).
+// JWT: the identity then signs in to this account. With the app's JWT only a guest may (it becomes a
+// full account, same uuid); any other account gets ErrFirstPartyRequired: the player links at the
+// dauth console.
 func (c *Client) LinkIdentity(ctx context.Context, loginToken, provider, idToken string) (*LinkedIdentity, error) {
 	var wire wireIdentity
 	payload := map[string]string{"provider": provider, "id_token": idToken}
@@ -159,8 +172,9 @@ func (c *Client) LinkIdentity(ctx context.Context, loginToken, provider, idToken
 	return &identity, nil
 }
 
-// UnlinkIdentity is DELETE /v1/dev-user/identities/{id}; it fails with ErrLastSignInMethod when the
-// identity is the account's last way in.
+// UnlinkIdentity is DELETE /v1/dev-user/identities/{id} with a console JWT; it fails with
+// ErrFirstPartyRequired for the app's JWT and with ErrLastSignInMethod when the identity is the
+// account's last way in.
 func (c *Client) UnlinkIdentity(ctx context.Context, loginToken, identityID string) error {
 	if identityID == "" {
 		return errors.New("dauth: identityID is required")

@@ -78,10 +78,10 @@ func TestLinkListAndUnlinkIdentities(t *testing.T) {
 		t.Fatalf("list %+v %v", identities, err)
 	}
 	signedIn, err := client.FederatedLogin(ctx, "google", fake.issueIDToken("google", "g-77", ""))
-	if err != nil || signedIn.Token != login {
+	if err != nil || "console."+signedIn.UUID != login {
 		t.Fatalf("the linked identity signs in to the account: %+v %v", signedIn, err)
 	}
-	_, err = client.LinkIdentity(ctx, fake.passwordAccount("other@example.com"), "google", idToken)
+	_, err = client.LinkIdentity(ctx, fake.passwordAccount("other@example.com"), "google", fake.issueIDToken("google", "g-77", ""))
 	var federationErr *FederationError
 	if !errors.As(err, &federationErr) || federationErr.ErrorCode != "identity_in_use" || errors.Is(err, ErrAccountLinkRequired) {
 		t.Fatalf("an identity of another account: %v", err)
@@ -101,7 +101,7 @@ func TestLinkListAndUnlinkIdentities(t *testing.T) {
 	if err != nil || len(only) != 1 || only[0].Email != "" || only[0].ProviderName != "Discord" {
 		t.Fatalf("identities %+v %v", only, err)
 	}
-	err = client.UnlinkIdentity(ctx, created.Token, only[0].ID)
+	err = client.UnlinkIdentity(ctx, consoleLogin(created.UUID), only[0].ID)
 	if !errors.Is(err, ErrLastSignInMethod) || !errors.As(err, &federationErr) || federationErr.StatusCode != 409 {
 		t.Fatalf("unlinking the last way in: %v", err)
 	}
@@ -111,6 +111,69 @@ func TestLinkListAndUnlinkIdentities(t *testing.T) {
 	_ = client.UnlinkIdentity(ctx, created.Token, "../../x")
 	if path := fake.last().path; path != "/v1/dev-user/identities/..%2F..%2Fx" {
 		t.Fatalf("the id was not escaped: %s", path)
+	}
+}
+
+func TestChangingTheWaysInWithTheGamesJWTIsFirstPartyRequired(t *testing.T) {
+	fake, client := startFakePlayerRoutes(t)
+	ctx := context.Background()
+	created, err := client.FederatedLogin(ctx, "apple", fake.issueIDToken("apple", "apple-fp-1", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	only, _ := client.ListIdentities(ctx, created.Token)
+	idToken := fake.issueIDToken("google", "g-fp-1", "")
+	_, err = client.LinkIdentity(ctx, created.Token, "google", idToken)
+	var federationErr *FederationError
+	if !errors.Is(err, ErrFirstPartyRequired) || !errors.As(err, &federationErr) || federationErr.StatusCode != 403 || federationErr.ErrorCode != "first_party_required" {
+		t.Fatalf("linking with the app's JWT: %v", err)
+	}
+	err = client.UnlinkIdentity(ctx, created.Token, only[0].ID)
+	if !errors.Is(err, ErrFirstPartyRequired) || errors.Is(err, ErrLastSignInMethod) {
+		t.Fatalf("unlinking with the app's JWT: %v", err)
+	}
+	if still, _ := client.ListIdentities(ctx, created.Token); !reflect.DeepEqual(still, only) {
+		t.Fatalf("the refusals changed the identities: %+v", still)
+	}
+	// The player does it at the console; the refused id_token was not spent.
+	if _, err := client.LinkIdentity(ctx, consoleLogin(created.UUID), "google", idToken); err != nil {
+		t.Fatal(err)
+	}
+
+	guest := fake.guestAccount()
+	if _, err := client.LinkIdentity(ctx, guest, "discord", fake.issueIDToken("discord", "d-guest", "")); err != nil {
+		t.Fatalf("a guest's own JWT links its first identity: %v", err)
+	}
+	_, err = client.LinkIdentity(ctx, guest, "google", fake.issueIDToken("google", "g-guest", ""))
+	if !errors.Is(err, ErrFirstPartyRequired) {
+		t.Fatalf("a former guest's second link with its JWT: %v", err)
+	}
+}
+
+func TestAnIDTokenPresentedAgainIsReplayed(t *testing.T) {
+	fake, client := startFakePlayerRoutes(t)
+	ctx := context.Background()
+	idToken := fake.issueIDToken("apple", "apple-replay", "")
+	first, err := client.FederatedLogin(ctx, "apple", idToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = client.FederatedLogin(ctx, "apple", idToken)
+	var federationErr *FederationError
+	if !errors.Is(err, ErrIDTokenReplayed) || !errors.As(err, &federationErr) || federationErr.StatusCode != 401 || errors.Is(err, ErrInvalidIDToken) {
+		t.Fatalf("a replayed id_token: %v", err)
+	}
+	linkToken := fake.issueIDToken("google", "g-replay", "")
+	if _, err := client.LinkIdentity(ctx, consoleLogin(first.UUID), "google", linkToken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.LinkIdentity(ctx, consoleLogin(first.UUID), "google", linkToken); !errors.Is(err, ErrIDTokenReplayed) {
+		t.Fatalf("a replayed id_token to link: %v", err)
+	}
+	// A new id_token from the platform signs in.
+	again, err := client.FederatedLogin(ctx, "apple", fake.issueIDToken("apple", "apple-replay", ""))
+	if err != nil || again.UUID != first.UUID || again.Created {
+		t.Fatalf("a new id_token: %+v %v", again, err)
 	}
 }
 

@@ -16,7 +16,13 @@ import (
 // fakePlayerRoutes is a loopback stand-in for the service's federation and session-operation routes
 // (decisions §8), keeping state as the service does: identities keyed by (provider, subject), an
 // account per identity, the last way in never unlinked, a wallet policy checked call by call. Its
-// id_tokens are opaque strings registered with issueIDToken; any other is 401 invalid_id_token.
+// id_tokens are opaque strings registered with issueIDToken; any other is 401 invalid_id_token, and
+// an accepted one is spent: presented again it is 401 id_token_replayed (decisions §9).
+//
+// Login JWTs are "jwt.<uuid>" when bound to the app (what federated-login and a guest sign-in give a
+// game) and "console.<uuid>" when bound to dauth:console and fresh. Linking and unlinking take only
+// the console's (403 first_party_required), except that a guest's own app-bound JWT may link while
+// the account is still a guest (its upgrade; decisions §9 "Ways in").
 type fakePlayerRoutes struct {
 	server *httptest.Server
 
@@ -24,6 +30,8 @@ type fakePlayerRoutes struct {
 	idTokens   map[string]fakeClaims
 	identities []fakeIdentity
 	accounts   map[string]bool // uuid -> has a password
+	guests     map[string]bool // uuid -> still a guest
+	spent      map[string]bool // id_tokens accepted once
 	emails     map[string]string
 	policies   map[string]fakePolicy // access token -> policy
 	counter    int
@@ -45,7 +53,7 @@ type fakePolicy struct {
 
 func startFakePlayerRoutes(t *testing.T) (*fakePlayerRoutes, *Client) {
 	t.Helper()
-	fake := &fakePlayerRoutes{idTokens: map[string]fakeClaims{}, accounts: map[string]bool{}, emails: map[string]string{}, policies: map[string]fakePolicy{}}
+	fake := &fakePlayerRoutes{idTokens: map[string]fakeClaims{}, accounts: map[string]bool{}, guests: map[string]bool{}, spent: map[string]bool{}, emails: map[string]string{}, policies: map[string]fakePolicy{}}
 	fake.server = httptest.NewServer(http.HandlerFunc(fake.route))
 	t.Cleanup(fake.server.Close)
 	client, err := New(Config{ClientID: "game-1", ClientSecret: "s3cret", RedirectURI: "http://127.0.0.1:1/cb", AuthServerURL: fake.server.URL})
@@ -71,8 +79,22 @@ func (f *fakePlayerRoutes) passwordAccount(email string) string {
 	uuid := fmt.Sprintf("1%018d", f.counter)
 	f.accounts[uuid] = true
 	f.emails[uuid] = email
+	return "console." + uuid
+}
+
+// guestAccount makes a guest account and returns its app-bound login JWT.
+func (f *fakePlayerRoutes) guestAccount() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.counter++
+	uuid := fmt.Sprintf("3%018d", f.counter)
+	f.accounts[uuid] = false
+	f.guests[uuid] = true
 	return "jwt." + uuid
 }
+
+// consoleLogin is a fresh console sign-in (dauth:console) to the account uuid: its login JWT.
+func consoleLogin(uuid string) string { return "console." + uuid }
 
 func (f *fakePlayerRoutes) last() recorded {
 	f.mu.Lock()
@@ -119,6 +141,9 @@ func (f *fakePlayerRoutes) verify(body map[string]any) (fakeClaims, int, string)
 	if !ok || claims.provider != provider {
 		return fakeClaims{}, 401, "invalid_id_token"
 	}
+	if f.spent[token] {
+		return fakeClaims{}, 401, "id_token_replayed"
+	}
 	return claims, 0, ""
 }
 
@@ -148,7 +173,8 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bearer := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	uuid := strings.TrimPrefix(bearer, "jwt.")
+	firstParty := strings.HasPrefix(bearer, "console.")
+	uuid := strings.TrimPrefix(strings.TrimPrefix(bearer, "console."), "jwt.")
 	_, signedIn := f.accounts[uuid]
 	path := r.URL.EscapedPath()
 	switch {
@@ -158,6 +184,7 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if known != nil {
+			f.spent[body["id_token"].(string)] = true
 			answer(w, 200, map[string]any{"success": true, "token": "jwt." + known.uuid, "uuid": known.uuid, "created": false})
 			return
 		}
@@ -172,6 +199,7 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 		f.accounts[created] = false
 		f.emails[created] = claims.email
 		f.identities = append(f.identities, fakeIdentity{fmt.Sprintf("idn_%d", f.counter), created, claims})
+		f.spent[body["id_token"].(string)] = true
 		// The uuid as a JSON number, which the SDK must keep exact.
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"success":true,"token":"jwt.%s","uuid":%s,"created":true}`, created, created)
@@ -189,6 +217,8 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			answer(w, 200, map[string]any{"identities": list})
+		case !firstParty && !(r.Method == "POST" && f.guests[uuid]):
+			fail(w, 403, "first_party_required", nil)
 		case r.Method == "POST":
 			claims, known, ok := f.verifyAndFind(w, body)
 			if !ok {
@@ -201,6 +231,8 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 			f.counter++
 			identity := fakeIdentity{fmt.Sprintf("idn_%d", f.counter), uuid, claims}
 			f.identities = append(f.identities, identity)
+			f.spent[body["id_token"].(string)] = true
+			delete(f.guests, uuid)
 			answer(w, 201, f.identityView(identity))
 		case r.Method == "DELETE":
 			id, _ := url.PathUnescape(strings.TrimPrefix(path, "/v1/dev-user/identities/"))

@@ -228,8 +228,9 @@ export class DauthClient {
   /**
    * Native sign-in with an upstream `id_token` (Sign in with Apple or Google on the device; docs/federation.md):
    * a login JWT bound to this app. The first sign-in of an identity creates the account (`created`).
-   * Rejects with `InvalidIdTokenError` (401) or `AccountLinkRequiredError` (409: an account with that
-   * e-mail exists; the player signs in to it and links the identity with `linkIdentity`).
+   * Rejects with `InvalidIdTokenError` (401), `IdTokenReplayedError` (401: this id_token was used
+   * already; get a new one from the platform, never retry it) or `AccountLinkRequiredError` (409: an
+   * account with that e-mail exists; the player signs in to it at the dauth console and links there).
    */
   federatedLogin(provider: string, idToken: string): Promise<FederatedLogin> {
     return federatedLogin(this.#api, this.clientId, provider, idToken);
@@ -241,14 +242,19 @@ export class DauthClient {
   }
 
   /**
-   * Links an upstream identity, proven by its `id_token`, to the signed-in account (a guest becomes a
-   * full account this way: same uuid). 409 `identity_in_use` when another account has it.
+   * Links an upstream identity, proven by its `id_token`, to the signed-in account. With the app's
+   * JWT only a guest may (it becomes a full account: same uuid); any other account gets
+   * `FirstPartyRequiredError` (403): the player links at the dauth console. 409 `identity_in_use`
+   * when another account has it.
    */
   linkIdentity(loginToken: string, provider: string, idToken: string): Promise<LinkedIdentity> {
     return linkIdentity(this.#api, loginToken, provider, idToken);
   }
 
-  /** Unlinks an identity; `LastSignInMethodError` (409) when it is the account's last way in. */
+  /**
+   * Unlinks an identity with a console JWT; `FirstPartyRequiredError` (403) with the app's JWT,
+   * `LastSignInMethodError` (409) when it is the account's last way in.
+   */
   unlinkIdentity(loginToken: string, identityId: string): Promise<void> {
     return unlinkIdentity(this.#api, loginToken, identityId);
   }

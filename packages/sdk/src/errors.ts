@@ -188,7 +188,8 @@ export class ProviderRegistrationError extends RefusedRequestError {
  * A federated sign-in or an identity call (docs/federation.md) was refused: the service's status and
  * stable code. The codes a caller acts on have their own classes below; others stay this class, e.g.
  * 400 `id_token_unsupported` (an oauth2 or steam provider issues no id_token), 404 `unknown_provider`,
- * 409 `identity_in_use` (linked to another account), 429 `rate_limited`, 503 `provider_unavailable`.
+ * 409 `identity_in_use` (linked to another account), 401 `reauthentication_required` (a console JWT older
+ * than the service's `STEP_UP_MAX_AGE`), 429 `rate_limited`, 503 `provider_unavailable`.
  */
 export class FederationError extends RefusedRequestError {
   constructor(responseStatus: number, errorCode: string | undefined, message: string) {
@@ -208,6 +209,19 @@ export class AccountLinkRequiredError extends FederationError {}
 /** 409 `last_sign_in_method`: unlinking would leave the account with no way to sign in. */
 export class LastSignInMethodError extends FederationError {}
 
+/**
+ * 403 `first_party_required`: a change to the account's ways in (link, unlink; decisions §9) takes
+ * only a fresh login JWT of the dauth console, never the app-bound JWT a game holds (a guest's own
+ * JWT may still link its first identity). Send the player to the dauth console to do it there.
+ */
+export class FirstPartyRequiredError extends FederationError {}
+
+/**
+ * 401 `id_token_replayed`: the service accepts an upstream id_token once. Get a new one from the
+ * platform's SDK; retrying the same one is refused again.
+ */
+export class IdTokenReplayedError extends FederationError {}
+
 /** The typed error of a federation refusal. */
 export function federationError(
   responseStatus: number,
@@ -221,6 +235,10 @@ export function federationError(
       return new AccountLinkRequiredError(responseStatus, errorCode, message);
     case 'last_sign_in_method':
       return new LastSignInMethodError(responseStatus, errorCode, message);
+    case 'first_party_required':
+      return new FirstPartyRequiredError(responseStatus, errorCode, message);
+    case 'id_token_replayed':
+      return new IdTokenReplayedError(responseStatus, errorCode, message);
     default:
       return new FederationError(responseStatus, errorCode, message);
   }

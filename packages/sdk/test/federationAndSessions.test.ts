@@ -3,7 +3,9 @@ import {
   AccountLinkRequiredError,
   DauthClient,
   FederationError,
+  FirstPartyRequiredError,
   GuestRequestError,
+  IdTokenReplayedError,
   InvalidIdTokenError,
   LastSignInMethodError,
   OutsideSessionPolicyError,
@@ -101,10 +103,10 @@ describe('federatedLogin', () => {
     expect(await client.listIdentities(login)).toEqual([linked]);
     // Now the identity signs in to that account.
     const signedIn = await client.federatedLogin('google', fake.issueIdToken('google', 'g-77'));
-    expect(signedIn).toMatchObject({ token: login, created: false });
+    expect(signedIn).toMatchObject({ uuid: login.slice('console.'.length), created: false });
 
     const inUse = await client
-      .linkIdentity(fake.passwordAccount('other@example.com'), 'google', idToken)
+      .linkIdentity(fake.passwordAccount('other@example.com'), 'google', fake.issueIdToken('google', 'g-77'))
       .catch((e: unknown) => e);
     expect(inUse).toBeInstanceOf(FederationError);
     expect(inUse).toMatchObject({ responseStatus: 409, errorCode: 'identity_in_use' });
@@ -119,10 +121,68 @@ describe('federatedLogin', () => {
     const created = await client.federatedLogin('discord', fake.issueIdToken('discord', 'd-1'));
     const [only] = await client.listIdentities(created.token);
     expect(only).toMatchObject({ provider: 'discord', providerName: 'Discord', email: null });
-    const refused = await client.unlinkIdentity(created.token, only!.id).catch((e: unknown) => e);
+    const refused = await client
+      .unlinkIdentity(fake.consoleLogin(created.uuid), only!.id)
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LastSignInMethodError);
     expect(refused).toMatchObject({ responseStatus: 409, errorCode: 'last_sign_in_method' });
     expect(await client.listIdentities(created.token)).toHaveLength(1);
+  });
+
+  it("changing the ways in with the game's app-bound JWT is FirstPartyRequiredError (403), and nothing changes", async () => {
+    const created = await client.federatedLogin('apple', fake.issueIdToken('apple', 'apple-fp-1'));
+    const [only] = await client.listIdentities(created.token);
+    const idToken = fake.issueIdToken('google', 'g-fp-1');
+
+    const linkRefused = await client.linkIdentity(created.token, 'google', idToken).catch((e: unknown) => e);
+    expect(linkRefused).toBeInstanceOf(FirstPartyRequiredError);
+    expect(linkRefused).toBeInstanceOf(FederationError);
+    expect(linkRefused).toMatchObject({
+      responseStatus: 403,
+      errorCode: 'first_party_required',
+      name: 'FirstPartyRequiredError',
+    });
+    const unlinkRefused = await client.unlinkIdentity(created.token, only!.id).catch((e: unknown) => e);
+    expect(unlinkRefused).toBeInstanceOf(FirstPartyRequiredError);
+    expect(unlinkRefused).not.toBeInstanceOf(LastSignInMethodError);
+    expect(await client.listIdentities(created.token)).toEqual([only]);
+
+    // The player does it at the console; the refused id_token was not spent.
+    await client.linkIdentity(fake.consoleLogin(created.uuid), 'google', idToken);
+    expect(await client.listIdentities(created.token)).toHaveLength(2);
+  });
+
+  it("a guest's own app-bound JWT links its first identity (the upgrade), then no more", async () => {
+    const guest = fake.guestAccount();
+    await client.linkIdentity(guest, 'discord', fake.issueIdToken('discord', 'd-guest'));
+    const refused = await client
+      .linkIdentity(guest, 'google', fake.issueIdToken('google', 'g-guest'))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(FirstPartyRequiredError);
+    expect(await client.listIdentities(guest)).toHaveLength(1);
+  });
+
+  it('an id_token presented again is IdTokenReplayedError (401): sign-in and link alike', async () => {
+    const idToken = fake.issueIdToken('apple', 'apple-replay');
+    const first = await client.federatedLogin('apple', idToken);
+    const replayed = await client.federatedLogin('apple', idToken).catch((e: unknown) => e);
+    expect(replayed).toBeInstanceOf(IdTokenReplayedError);
+    expect(replayed).toBeInstanceOf(FederationError);
+    expect(replayed).not.toBeInstanceOf(InvalidIdTokenError);
+    expect(replayed).toMatchObject({
+      responseStatus: 401,
+      errorCode: 'id_token_replayed',
+      name: 'IdTokenReplayedError',
+    });
+    const linkToken = fake.issueIdToken('google', 'g-replay');
+    await client.linkIdentity(fake.consoleLogin(first.uuid), 'google', linkToken);
+    const relinked = await client
+      .linkIdentity(fake.consoleLogin(first.uuid), 'google', linkToken)
+      .catch((e: unknown) => e);
+    expect(relinked).toBeInstanceOf(IdTokenReplayedError);
+    // A new id_token from the platform signs in.
+    const again = await client.federatedLogin('apple', fake.issueIdToken('apple', 'apple-replay'));
+    expect(again).toMatchObject({ uuid: first.uuid, created: false });
   });
 
   it('the id of an identity is escaped into the path; a refusal without a login is a FederationError', async () => {

@@ -94,7 +94,10 @@ namespace Dauth
             return answer.Get("uuid") != null ? Read.Digits(answer, "uuid") : guest.Uuid;
         }
 
-        /// <summary>POST /v1/dev-user/federated-login: a native sign-in with an upstream id_token (Apple, Google, ...).</summary>
+        /// <summary>
+        /// POST /v1/dev-user/federated-login: a native sign-in with an upstream id_token (Apple, Google, ...).
+        /// An id_token is accepted once: <see cref="IdTokenReplayedException"/> for one used already (get a new one).
+        /// </summary>
         public async Task<FederatedLogin> FederatedLoginAsync(string provider, string idToken, CancellationToken cancellationToken = default(CancellationToken))
         {
             var body = new JsonObjectBuilder().Add("provider", provider).Add("id_token", idToken).Add("client_id", ClientId);
@@ -113,8 +116,9 @@ namespace Dauth
 
         /// <summary>
         /// POST /v1/dev-user/identities: links an upstream identity, proven by its id_token, to the signed-in
-        /// account (what to do after <see cref="AccountLinkRequiredException"/>; a guest becomes a full
-        /// account this way, same uuid). 409 identity_in_use when another account has it.
+        /// account. With the game's session only a guest may (it becomes a full account, same uuid); any other
+        /// account gets <see cref="FirstPartyRequiredException"/>: the player links at the dauth console.
+        /// 409 identity_in_use when another account has it.
         /// </summary>
         public async Task<LinkedIdentity> LinkIdentityAsync(PlayerSession player, string provider, string idToken,
             CancellationToken cancellationToken = default(CancellationToken))
@@ -125,7 +129,10 @@ namespace Dauth
             return Read.Identity(wrapped != null && wrapped.Kind == JsonKind.Object ? wrapped : answer);
         }
 
-        /// <summary>DELETE /v1/dev-user/identities/{id}: <see cref="LastSignInMethodException"/> when it is the account's last way in.</summary>
+        /// <summary>
+        /// DELETE /v1/dev-user/identities/{id} with a console JWT: <see cref="FirstPartyRequiredException"/> with the
+        /// game's, <see cref="LastSignInMethodException"/> when it is the account's last way in.
+        /// </summary>
         public async Task UnlinkIdentityAsync(PlayerSession player, string identityId, CancellationToken cancellationToken = default(CancellationToken))
         {
             if (string.IsNullOrEmpty(identityId)) throw new ArgumentException("identityId is required", "identityId");

@@ -34,6 +34,8 @@ namespace Dauth
         public const string InvalidIdToken = "invalid_id_token";
         public const string IdentityInUse = "identity_in_use";
         public const string LastSignInMethod = "last_sign_in_method";
+        public const string FirstPartyRequired = "first_party_required";
+        public const string IdTokenReplayed = "id_token_replayed";
         public const string UnknownProvider = "unknown_provider";
         public const string IdTokenUnsupported = "id_token_unsupported";
         public const string ProviderUnavailable = "provider_unavailable";
@@ -93,6 +95,8 @@ namespace Dauth
                 case ErrorCodes.AccountExistsLinkRequired: return new AccountLinkRequiredException(code, status, message);
                 case ErrorCodes.InvalidIdToken: return new InvalidIdTokenException(code, status, message);
                 case ErrorCodes.LastSignInMethod: return new LastSignInMethodException(code, status, message);
+                case ErrorCodes.FirstPartyRequired: return new FirstPartyRequiredException(code, status, message);
+                case ErrorCodes.IdTokenReplayed: return new IdTokenReplayedException(code, status, message);
             }
             if (status == 429) return new RateLimitedException(code, status, message, retryAfter);
             if (status == 400 || status == 413 || status == 415 || status == 422) return new InvalidRequestException(code, status, message, field);
@@ -153,6 +157,16 @@ namespace Dauth
         public ForbiddenException(string code, int status, string message) : base(code, status, message) { }
     }
 
+    /// <summary>
+    /// 403 first_party_required: a change to the account's ways in (link, unlink; decisions §9) takes only a
+    /// fresh login JWT of the dauth console, never the app-bound one a game holds (a guest's own may still
+    /// link its first identity). Send the player to the dauth console to do it there.
+    /// </summary>
+    public sealed class FirstPartyRequiredException : ForbiddenException
+    {
+        public FirstPartyRequiredException(string code, int status, string message) : base(code, status, message) { }
+    }
+
     /// <summary>RFC 8628 access_denied: the player refused the device on the verification page.</summary>
     public sealed class DeviceAccessDeniedException : ForbiddenException
     {
@@ -181,6 +195,15 @@ namespace Dauth
     public sealed class InvalidIdTokenException : AuthenticationException
     {
         public InvalidIdTokenException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>
+    /// 401 id_token_replayed: the service accepts an upstream id_token once. Get a new one from the
+    /// platform's SDK; retrying the same one is refused again.
+    /// </summary>
+    public sealed class IdTokenReplayedException : AuthenticationException
+    {
+        public IdTokenReplayedException(string code, int status, string message) : base(code, status, message) { }
     }
 
     /// <summary>409 last_sign_in_method: removing this identity (or passkey) would leave the account no way in.</summary>

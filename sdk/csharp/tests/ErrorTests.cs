@@ -35,6 +35,8 @@ namespace Dauth.Tests
                     Tuple.Create("account_exists_link_required", 409, typeof(AccountLinkRequiredException)),
                     Tuple.Create("invalid_id_token", 401, typeof(InvalidIdTokenException)),
                     Tuple.Create("last_sign_in_method", 409, typeof(LastSignInMethodException)),
+                    Tuple.Create("first_party_required", 403, typeof(FirstPartyRequiredException)),
+                    Tuple.Create("id_token_replayed", 401, typeof(IdTokenReplayedException)),
                     Tuple.Create("identity_in_use", 409, typeof(ConflictException)),
                     Tuple.Create("email_taken", 409, typeof(ConflictException)),
                     Tuple.Create("wallet_exists", 409, typeof(ConflictException)),

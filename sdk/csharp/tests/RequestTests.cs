@@ -272,6 +272,20 @@ namespace Dauth.Tests
                 fake = new FakeTransport(409, "{\"success\":false,\"error\":\"last_sign_in_method\",\"message\":\"last way in\"}");
                 var last = await Assert.ThrowsAsync<LastSignInMethodException>(() => Client(fake).UnlinkIdentityAsync(Player, "idn/1"));
                 Assert.Equal(409, last.Status);
+
+                // Ways in change only with a console JWT (decisions §9): the game's own JWT is refused.
+                fake = new FakeTransport(403, "{\"success\":false,\"error\":\"first_party_required\",\"message\":\"use the console\"}");
+                var linkRefused = await Assert.ThrowsAsync<FirstPartyRequiredException>(() => Client(fake).LinkIdentityAsync(Player, "google", "t"));
+                Assert.Equal(403, linkRefused.Status);
+                Assert.Equal(ErrorCodes.FirstPartyRequired, linkRefused.Code);
+                Assert.True(typeof(ForbiddenException).IsAssignableFrom(linkRefused.GetType()), "a ForbiddenException");
+                await Assert.ThrowsAsync<FirstPartyRequiredException>(() => Client(fake).UnlinkIdentityAsync(Player, "idn/1"));
+                fake = new FakeTransport(401, "{\"success\":false,\"error\":\"id_token_replayed\",\"message\":\"used already\"}");
+                var replayed = await Assert.ThrowsAsync<IdTokenReplayedException>(() => Client(fake).FederatedLoginAsync("google", "t"));
+                Assert.Equal(401, replayed.Status);
+                Assert.Equal(ErrorCodes.IdTokenReplayed, replayed.Code);
+                Assert.True(typeof(AuthenticationException).IsAssignableFrom(replayed.GetType()), "an AuthenticationException");
+                await Assert.ThrowsAsync<IdTokenReplayedException>(() => Client(fake).LinkIdentityAsync(Player, "google", "t"));
             });
 
             t.Add("request: session keys granted with the PIN trio, listed with today's spend, revoked without the PIN", async () =>

@@ -179,7 +179,7 @@ class AsyncDauthClient:
         return await asyncio.to_thread(self._sync.link_identity, login_token, provider, id_token)
 
     async def unlink_identity(self, login_token: str, identity_id: str) -> None:
-        """Unlinks an identity; ``LastSignInMethodError`` for the last way in."""
+        """Unlinks an identity; ``FirstPartyRequiredError``, ``LastSignInMethodError`` as ``DauthClient``."""
         await asyncio.to_thread(self._sync.unlink_identity, login_token, identity_id)
 
     async def session_operations(self, access_token: str, calls: Sequence[CallLike]) -> SessionOperationResult:

@@ -246,8 +246,9 @@ class DauthClient:
         """Native sign-in with an upstream ``id_token`` (docs/federation.md): a login JWT bound to this app.
 
         The first sign-in of an identity creates the account (``created``). Raises
-        ``InvalidIdTokenError`` (401) or ``AccountLinkRequiredError`` (409: an account with that e-mail
-        exists; the player signs in to it and links the identity with ``link_identity``).
+        ``InvalidIdTokenError`` (401), ``IdTokenReplayedError`` (401: this id_token was used already; get
+        a new one from the platform, never retry it) or ``AccountLinkRequiredError`` (409: an account with
+        that e-mail exists; the player signs in to it at the dauth console and links there).
         """
         return federation.federated_login(self._api, self.client_id, provider, id_token)
 
@@ -258,13 +259,18 @@ class DauthClient:
     def link_identity(self, login_token: str, provider: str, id_token: str) -> federation.LinkedIdentity:
         """Links an upstream identity, proven by its ``id_token``, to the signed-in account.
 
-        A guest becomes a full account this way (same uuid). 409 ``identity_in_use`` when another
-        account has it.
+        With the app's JWT only a guest may (it becomes a full account, same uuid); any other account
+        gets ``FirstPartyRequiredError`` (403): the player links at the dauth console. 409
+        ``identity_in_use`` when another account has it.
         """
         return federation.link_identity(self._api, login_token, provider, id_token)
 
     def unlink_identity(self, login_token: str, identity_id: str) -> None:
-        """Unlinks an identity; ``LastSignInMethodError`` (409) when it is the account's last way in."""
+        """Unlinks an identity with a console JWT.
+
+        ``FirstPartyRequiredError`` (403) with the app's JWT, ``LastSignInMethodError`` (409) when it is
+        the account's last way in.
+        """
         federation.unlink_identity(self._api, login_token, identity_id)
 
     def session_operations(

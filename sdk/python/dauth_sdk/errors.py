@@ -165,7 +165,8 @@ class FederationError(RefusedRequestError):
 
     The codes a caller acts on have their own classes; others stay this class, e.g. ``identity_in_use``
     (409, linked to another account), ``unknown_provider`` (404), ``id_token_unsupported`` (400: an oauth2
-    or steam provider), ``provider_unavailable`` (503), ``rate_limited`` (429).
+    or steam provider), ``reauthentication_required`` (401: a console JWT older than the service's
+    ``STEP_UP_MAX_AGE``), ``provider_unavailable`` (503), ``rate_limited`` (429).
     """
 
     _what = "federation request failed"
@@ -184,12 +185,25 @@ class LastSignInMethodError(FederationError):
     """409 ``last_sign_in_method``: unlinking would leave the account with no way to sign in."""
 
 
+class FirstPartyRequiredError(FederationError):
+    """403 ``first_party_required``: a change to the account's ways in (link, unlink; decisions §9)
+    takes only a fresh login JWT of the dauth console, never the app-bound JWT a game holds (a guest's
+    own JWT may still link its first identity). Send the player to the dauth console to do it there."""
+
+
+class IdTokenReplayedError(FederationError):
+    """401 ``id_token_replayed``: the service accepts an upstream id_token once. Get a new one from the
+    platform's SDK; retrying the same one is refused again."""
+
+
 def federation_error(response_status: int, error_code: Optional[str], message: str) -> FederationError:
     """The typed error of a federation refusal."""
     kind = {
         "invalid_id_token": InvalidIdTokenError,
         "account_exists_link_required": AccountLinkRequiredError,
         "last_sign_in_method": LastSignInMethodError,
+        "first_party_required": FirstPartyRequiredError,
+        "id_token_replayed": IdTokenReplayedError,
     }.get(error_code or "", FederationError)
     return kind(response_status, error_code, message)
 

@@ -101,7 +101,8 @@ def link_identity(context: ApiContext, login_token: str, provider: str, id_token
 
 
 def unlink_identity(context: ApiContext, login_token: str, identity_id: str) -> None:
-    """``DELETE /v1/dev-user/identities/{id}``; ``LastSignInMethodError`` for the last way in."""
+    """``DELETE /v1/dev-user/identities/{id}``; ``FirstPartyRequiredError`` for a JWT other than the
+    console's, ``LastSignInMethodError`` for the last way in."""
     if not isinstance(identity_id, str) or not identity_id:
         raise ValueError("dauth: identity_id is required")
     call_service(

@@ -3,7 +3,13 @@
 It keeps state as the service does: identities keyed by (provider, subject), an account per identity,
 the last way in never unlinked, a wallet policy checked call by call. Its id_tokens are opaque strings
 registered with ``issue_id_token``; any other is refused 401 ``invalid_id_token``, as a token with a
-wrong signature, ``aud`` or ``exp`` is by the service.
+wrong signature, ``aud`` or ``exp`` is by the service. An accepted id_token is spent: presented again it
+is 401 ``id_token_replayed`` (decisions §9).
+
+Login JWTs are ``jwt.<uuid>`` when bound to the app (what federated-login and a guest sign-in give a game)
+and ``console.<uuid>`` when bound to ``dauth:console`` and fresh. Linking and unlinking take only the
+console's (403 ``first_party_required``), except that a guest's own app-bound JWT may link while the
+account is still a guest (its upgrade; decisions §9 "Ways in").
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 from urllib.parse import unquote
 
 NAMES = {"google": "Google", "apple": "Apple", "discord": "Discord"}
@@ -23,6 +29,7 @@ class FakePlayerRoutes:
         self.id_tokens: Dict[str, Tuple[str, str, Optional[str]]] = {}
         self.identities: List[Dict[str, Any]] = []
         self.accounts: Dict[str, Dict[str, Any]] = {}
+        self.spent_id_tokens: Set[str] = set()
         self.policies: Dict[str, Dict[str, Any]] = {}
         self.counter = 0
         self.lock = threading.Lock()
@@ -69,7 +76,20 @@ class FakePlayerRoutes:
             self.counter += 1
             uuid = "1%018d" % self.counter
             self.accounts[uuid] = {"email": email, "password": True}
+            return "console." + uuid
+
+    def guest_account(self) -> str:
+        """A guest account: its app-bound login JWT."""
+        with self.lock:
+            self.counter += 1
+            uuid = "3%018d" % self.counter
+            self.accounts[uuid] = {"email": None, "password": False, "guest": True}
             return "jwt." + uuid
+
+    @staticmethod
+    def console_login(uuid: str) -> str:
+        """A fresh console sign-in (``dauth:console``) to the account ``uuid``: its login JWT."""
+        return "console." + uuid
 
     @property
     def last(self) -> Dict[str, Any]:
@@ -90,19 +110,23 @@ class FakePlayerRoutes:
         claims = self.id_tokens.get(token) if isinstance(token, str) else None
         if not isinstance(provider, str) or claims is None or claims[0] != provider:
             return _error(401, "invalid_id_token")
+        if token in self.spent_id_tokens:
+            return _error(401, "id_token_replayed")
         known = next((i for i in self.identities if (i["provider"], i["subject"]) == claims[:2]), None)
         return claims, known
 
     def route(self, method: str, path: str, authorization: str, raw: bytes) -> Tuple[int, str]:
         body = json.loads(raw) if raw else {}
         bearer = authorization[len("Bearer ") :] if authorization.startswith("Bearer ") else ""
-        uuid = bearer[len("jwt.") :] if bearer.startswith("jwt.") else ""
+        first_party = bearer.startswith("console.")
+        uuid = bearer.split(".", 1)[1] if bearer.startswith("jwt.") or first_party else ""
         if method == "POST" and path == "/v1/dev-user/federated-login":
             verified = self._verify(body)
             if isinstance(verified[0], int):
                 return verified
             (provider, subject, email), known = verified
             if known:
+                self.spent_id_tokens.add(body["id_token"])
                 return 200, json.dumps({"success": True, "token": "jwt." + known["uuid"], "uuid": known["uuid"], "created": False})
             if any(a["email"] is not None and a["email"] == email for a in self.accounts.values()):
                 return _error(409, "account_exists_link_required")
@@ -110,6 +134,7 @@ class FakePlayerRoutes:
             created = "2%018d" % self.counter
             self.accounts[created] = {"email": email, "password": False}
             self.identities.append({"id": "idn_%d" % self.counter, "provider": provider, "subject": subject, "email": email, "uuid": created})
+            self.spent_id_tokens.add(body["id_token"])
             # The uuid as a JSON number.
             return 200, '{"success":true,"token":"jwt.%s","uuid":%s,"created":true}' % (created, created)
         if path.startswith("/v1/dev-user/identities"):
@@ -118,6 +143,9 @@ class FakePlayerRoutes:
             mine = [i for i in self.identities if i["uuid"] == uuid]
             if method == "GET":
                 return 200, json.dumps({"identities": [self._view(i) for i in mine]})
+            guest_upgrade = method == "POST" and self.accounts[uuid].get("guest", False)
+            if not first_party and not guest_upgrade:
+                return _error(403, "first_party_required")
             if method == "POST":
                 verified = self._verify(body)
                 if isinstance(verified[0], int):
@@ -128,6 +156,8 @@ class FakePlayerRoutes:
                 self.counter += 1
                 identity = {"id": "idn_%d" % self.counter, "provider": provider, "subject": subject, "email": email, "uuid": uuid}
                 self.identities.append(identity)
+                self.spent_id_tokens.add(body["id_token"])
+                self.accounts[uuid]["guest"] = False
                 return 201, json.dumps(self._view(identity))
             if method == "DELETE":
                 wanted = unquote(path[len("/v1/dev-user/identities/") :])

@@ -88,7 +88,10 @@ export async function linkIdentity(
   );
 }
 
-/** `DELETE /v1/dev-user/identities/{id}`: refused with `LastSignInMethodError` for the last way in. */
+/**
+ * `DELETE /v1/dev-user/identities/{id}`: refused with `FirstPartyRequiredError` for a JWT other than the
+ * console's, `LastSignInMethodError` for the last way in.
+ */
 export async function unlinkIdentity(
   context: ApiContext,
   loginToken: string,

@@ -10,6 +10,12 @@ import type { AddressInfo } from 'node:net';
  *
  * Upstream id_tokens here are opaque strings the test registers with `issueIdToken`; any other is
  * refused 401 `invalid_id_token`, as a token with a wrong signature, `aud` or `exp` is by the service.
+ * An accepted id_token is spent: presented again it is 401 `id_token_replayed` (decisions §9).
+ *
+ * Login JWTs are `jwt.<uuid>` when bound to the app (what federated-login and a guest sign-in give a
+ * game) and `console.<uuid>` when bound to `dauth:console` and fresh. Linking and unlinking take only
+ * the console's (403 `first_party_required`), except that a guest's own app-bound JWT may link while
+ * the account is still a guest (its upgrade; decisions §9 "Ways in").
  */
 export interface RecordedCall {
   method: string;
@@ -42,8 +48,9 @@ export class FakePlayerRoutes {
   readonly #server: Server;
   readonly #idTokens = new Map<string, { provider: string; subject: string; email: string | null }>();
   readonly #identities: Identity[] = [];
-  /** uuid → whether the account has a password (another way in). */
-  readonly #accounts = new Map<string, { email: string | null; password: boolean }>();
+  /** uuid → whether the account has a password (another way in), and whether it is still a guest. */
+  readonly #accounts = new Map<string, { email: string | null; password: boolean; guest?: boolean }>();
+  readonly #spentIdTokens = new Set<string>();
   readonly #policies: SessionPolicy[] = [];
   #counter = 0;
   url = '';
@@ -82,11 +89,23 @@ export class FakePlayerRoutes {
     return token;
   }
 
-  /** An existing e-mail account (a password account), signed in: returns its login JWT. */
+  /** An existing e-mail account (a password account), signed in at the console: its console JWT. */
   passwordAccount(email: string): string {
     const uuid = String(1_000_000_000_000_000_000n + BigInt(++this.#counter));
     this.#accounts.set(uuid, { email, password: true });
+    return `console.${uuid}`;
+  }
+
+  /** A guest account: its app-bound login JWT. */
+  guestAccount(): string {
+    const uuid = String(3_000_000_000_000_000_000n + BigInt(++this.#counter));
+    this.#accounts.set(uuid, { email: null, password: false, guest: true });
     return `jwt.${uuid}`;
+  }
+
+  /** A fresh console sign-in (`dauth:console`) to the account `uuid`: its login JWT. */
+  consoleLogin(uuid: string): string {
+    return `console.${uuid}`;
   }
 
   grantSessionKey(policy: SessionPolicy): void {
@@ -105,7 +124,8 @@ export class FakePlayerRoutes {
       return error(400, 'invalid_request', 'the body is not JSON');
     }
     const bearer = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
-    const uuid = bearer?.startsWith('jwt.') ? bearer.slice(4) : undefined;
+    const firstParty = bearer?.startsWith('console.') === true;
+    const uuid = bearer?.startsWith('jwt.') ? bearer.slice(4) : firstParty ? bearer!.slice(8) : undefined;
     const signedIn = uuid !== undefined && this.#accounts.has(uuid) ? uuid : undefined;
 
     if (method === 'POST' && path === '/v1/dev-user/federated-login') {
@@ -114,8 +134,10 @@ export class FakePlayerRoutes {
       const known = this.#identities.find(
         (i) => i.provider === claims.provider && i.subject === claims.subject,
       );
-      if (known)
+      if (known) {
+        this.#spentIdTokens.add(body.id_token as string);
         return ok(200, { success: true, token: `jwt.${known.uuid}`, uuid: known.uuid, created: false });
+      }
       const taken = [...this.#accounts.values()].some((a) => a.email !== null && a.email === claims.email);
       if (taken)
         return error(
@@ -126,6 +148,7 @@ export class FakePlayerRoutes {
       const created = String(2_000_000_000_000_000_000n + BigInt(++this.#counter));
       this.#accounts.set(created, { email: claims.email, password: false });
       this.#identities.push({ id: `idn_${this.#counter}`, ...claims, uuid: created });
+      this.#spentIdTokens.add(body.id_token as string);
       return ok(200, { success: true, token: `jwt.${created}`, uuid: created, created: true });
     }
     if (path === '/v1/dev-user/identities' || path.startsWith('/v1/dev-user/identities/')) {
@@ -133,6 +156,10 @@ export class FakePlayerRoutes {
       if (method === 'GET') {
         const identities = this.#identities.filter((i) => i.uuid === signedIn).map(view);
         return ok(200, { identities });
+      }
+      const guestUpgrade = method === 'POST' && this.#accounts.get(signedIn)?.guest === true;
+      if (!firstParty && !guestUpgrade) {
+        return error(403, 'first_party_required', 'sign in to the dauth console to change the ways in');
       }
       if (method === 'POST' && path === '/v1/dev-user/identities') {
         const claims = this.#verify(body);
@@ -143,6 +170,8 @@ export class FakePlayerRoutes {
         if (other) return error(409, 'identity_in_use', 'this identity is linked to an account');
         const identity = { id: `idn_${++this.#counter}`, ...claims, uuid: signedIn };
         this.#identities.push(identity);
+        this.#spentIdTokens.add(body.id_token as string);
+        this.#accounts.get(signedIn)!.guest = false;
         return ok(201, view(identity));
       }
       if (method === 'DELETE') {
@@ -205,6 +234,7 @@ export class FakePlayerRoutes {
     if (body.provider === 'steam') return '400 id_token_unsupported';
     const claims = this.#idTokens.get(body.id_token);
     if (!claims || claims.provider !== body.provider) return '401 invalid_id_token';
+    if (this.#spentIdTokens.has(body.id_token)) return '401 id_token_replayed';
     return claims;
   }
 }

@@ -145,7 +145,8 @@ public sealed class DauthPlayerSample : MonoBehaviour
 
     /// <summary>
     /// Native sign-in with the upstream id_token. Signed in as a guest already, the identity is linked
-    /// instead: the guest becomes a full account with the same uuid, wallet and slots.
+    /// instead (a guest's own session may; any other account links at the dauth console): the guest
+    /// becomes a full account with the same uuid, wallet and slots.
     /// </summary>
     private async Task SignInWithAsync(string provider, string idToken)
     {
@@ -165,8 +166,13 @@ public sealed class DauthPlayerSample : MonoBehaviour
         }
         catch (AccountLinkRequiredException)
         {
-            // Never linked by e-mail alone: the owner signs in the usual way, then links this identity.
-            Debug.LogWarning("An account with this e-mail exists: sign in to it, then link " + provider);
+            // Never linked by e-mail alone, nor by the game: the owner links it at the dauth console.
+            Debug.LogWarning("An account with this e-mail exists: sign in to it at the dauth console and link " + provider + " there");
+        }
+        catch (IdTokenReplayedException)
+        {
+            // Each id_token signs in once: ask the platform's SDK for a new one, never resend this one.
+            Debug.LogWarning("This " + provider + " sign-in was used already: sign in with " + provider + " again");
         }
     }
 
