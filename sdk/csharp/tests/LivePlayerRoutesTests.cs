@@ -47,7 +47,8 @@ namespace Dauth.Tests
                 var identities = await dauth.ListIdentitiesAsync(again.Session);
                 Assert.Equal(1, identities.Count);
                 Assert.Equal(provider, identities[0].Provider);
-                await Assert.ThrowsAsync<LastSignInMethodException>(() => dauth.UnlinkIdentityAsync(again.Session, identities[0].Id));
+                // The game's token changes no way in (decisions §9): the console manages identities.
+                await Assert.ThrowsAsync<FirstPartyRequiredException>(() => dauth.UnlinkIdentityAsync(again.Session, identities[0].Id));
                 Assert.Equal(1, (await dauth.ListIdentitiesAsync(again.Session)).Count);
             });
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import unittest
 
-from dauth_sdk import DauthClient, InvalidIdTokenError, LastSignInMethodError
+from dauth_sdk import DauthClient, FirstPartyRequiredError, InvalidIdTokenError
 
 E2E = bool(os.environ.get("DAUTH_E2E_URL")) and bool(os.environ.get("DAUTH_E2E_FED_PROVIDER"))
 
@@ -38,7 +38,8 @@ class FederationE2E(unittest.TestCase):
             self.assertEqual(caught.exception.response_status, 401)
             [only] = client.list_identities(first.token)
             self.assertEqual(only.provider, provider)
-            with self.assertRaises(LastSignInMethodError):
+            # The game's token changes no way in (decisions §9): the console manages identities.
+            with self.assertRaises(FirstPartyRequiredError):
                 client.unlink_identity(first.token, only.id)
             self.assertEqual(len(client.list_identities(first.token)), 1)
         finally:

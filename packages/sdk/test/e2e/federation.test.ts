@@ -9,7 +9,7 @@ import {
   DauthClient,
   FederationError,
   InvalidIdTokenError,
-  LastSignInMethodError,
+  FirstPartyRequiredError,
 } from '../../src/index.js';
 import { inCi } from '../../../server/test/helpers/environment.js';
 import { startTestServer, type TestServer } from '../../../server/test/helpers/server.js';
@@ -84,7 +84,7 @@ async function startIssuer(audience: string): Promise<Issuer> {
   };
 }
 
-/** A password account with a known e-mail, signed in (its login JWT and uuid). */
+/** A password account with a known e-mail, signed in at the console (its first-party login JWT and uuid). */
 async function passwordAccount(base: string, email: string): Promise<{ token: string; uuid: string }> {
   const post = (route: string, body: unknown) =>
     fetch(`${base}${route}`, {
@@ -95,7 +95,10 @@ async function passwordAccount(base: string, email: string): Promise<{ token: st
   const password = 'correct horse battery';
   const registered = await post('/v1/dev-user/register', { email, password });
   if (registered.status !== 201) throw new Error(`register: HTTP ${registered.status}`);
-  return (await (await post('/v1/dev-user/login_devuser', { email, password })).json()) as {
+  // The console's binding: linking and unlinking are first-party (decisions §9).
+  return (await (
+    await post('/v1/dev-user/login_devuser', { email, password, client_id: 'dauth:console' })
+  ).json()) as {
     token: string;
     uuid: string;
   };
@@ -167,8 +170,10 @@ describe('SDKs: native federated sign-in against a live dauth', () => {
 
     const [only] = await client.listIdentities(first.token);
     expect(only).toMatchObject({ provider: 'sdkup', providerName: 'SDK Upstream', subject });
+    // The game's token changes no way in (decisions §9), not even the last one.
     const last = await client.unlinkIdentity(first.token, only!.id).catch((e: unknown) => e);
-    expect(last).toBeInstanceOf(LastSignInMethodError);
+    expect(last).toBeInstanceOf(FirstPartyRequiredError);
+    expect(last).toMatchObject({ responseStatus: 403, errorCode: 'first_party_required' });
 
     // An existing account's e-mail is never linked automatically: 409, then linked while signed in.
     const email = `sdk-fed-owner-${sub()}@example.com`;
