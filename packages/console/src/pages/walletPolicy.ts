@@ -48,7 +48,7 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
     'Contracts and functions',
     { id: 'policy-calls', name: 'calls', required: true },
     (policy?.calls ?? []).map((c) => [c.to, ...c.selectors].join(' ')).join('\n'),
-    'One contract a line: its address, then the 4-byte selectors it may call (at least one). Selectors and token limits together: at most 32.',
+    'One contract a line: its address, then the 4-byte selectors it may call (at least one). A token with a limit below allows transfer and approve only; approvals and NFT moves (transferFrom, setApprovalForAll, safeTransferFrom, permit…) are refused elsewhere. Selectors and token limits together: at most 32.',
   );
   const perCall = field(
     'Most value per call (wei)',

@@ -11,6 +11,7 @@ import { checkSessionCalls } from '../../src/services/sessionKeys/policyCheck.js
 import { grantEntriesWithin, grantGasAsk } from '../../src/chain/sessionAccountGateway.js';
 import {
   checkGrantable,
+  checkStoredPolicy,
   checkWalletPolicy,
   MAX_POLICY_ENTRIES,
   policyEntries,
@@ -22,7 +23,7 @@ const PAYMASTER = '0x00000000000000000000000000000000000000cc' as Address;
 const WALLET = '0x00000000000000000000000000000000000000dd' as Address;
 const word = (n: bigint) => n.toString(16).padStart(64, '0');
 const transfer = (amount: bigint): Hex => `0xa9059cbb${word(0xeen)}${word(amount)}`;
-const approve = (amount: bigint): Hex => `0x095ea7b3${word(0xeen)}${word(amount)}`;
+const approve = (amount: bigint, spender = 0xeen): Hex => `0x095ea7b3${word(spender)}${word(amount)}`;
 
 const policy = checkWalletPolicy(
   {
@@ -154,6 +155,8 @@ describe('checkSessionCalls (the contract’s rules, off chain)', () => {
       check([
         { to: GEM, data: transfer(600n) },
         { to: GEM, data: approve(400n) },
+        { to: GAME, data: '0x12345678' },
+        { to: GEM, data: approve(0n) },
       ]),
     ).toEqual({ ok: true });
     expect(
@@ -204,8 +207,89 @@ describe('checkSessionCalls (the contract’s rules, off chain)', () => {
       check([{ to: GEM, data: transfer(1n) }], { tokenSpentToday: new Map([[GEM.toLowerCase(), 1000n]]) }),
     ).toMatchObject({ reason: 'token_per_day' });
     expect(check([{ to: GEM, data: transfer(1n) }], { now: 2_001 })).toMatchObject({ reason: 'expired' });
+    // The approval counts whole, before its reset is looked for.
+    expect(
+      check([
+        { to: GEM, data: transfer(601n) },
+        { to: GEM, data: approve(400n) },
+        { to: GEM, data: approve(0n) },
+      ]),
+    ).toMatchObject({ callIndex: 1, reason: 'token_per_day' });
     expect(check([{ to: '0x0000000000000000000000000000000000000000' as Address }])).toMatchObject({
       reason: 'forbidden_target',
     });
+  });
+});
+
+describe('value-moving selectors (decisions §9)', () => {
+  const NFT = '0x00000000000000000000000000000000000000ee' as Address;
+  // A policy stored before the rule: setApprovalForAll and transferFrom on an uncapped collection.
+  const legacy = {
+    ...policy,
+    calls: [...policy.calls, { to: NFT, selectors: ['0x12345678', '0xa22cb465', '0x23b872dd'] }],
+  };
+  const check = (calls: { to: Address; value?: bigint; data?: Hex }[]) =>
+    checkSessionCalls(legacy, calls, ctx);
+
+  it('refuses a stored policy naming one on an uncapped target, by its place in the stored policy', () => {
+    expect(() => checkStoredPolicy(policy)).not.toThrow();
+    try {
+      checkStoredPolicy(legacy);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toMatchObject({
+        status: 400,
+        code: 'invalid_wallet_policy',
+        details: { field: 'calls.2.selectors.1' },
+      });
+    }
+  });
+
+  it('refuses off chain the calls of a key granted under such a policy, though the contract would allow them', () => {
+    expect(check([{ to: NFT, data: '0x12345678' }])).toEqual({ ok: true });
+    expect(
+      check([
+        { to: GEM, data: transfer(1n) },
+        { to: NFT, data: `0xa22cb465${word(0xeen)}${word(1n)}` },
+      ]),
+    ).toEqual({
+      ok: false,
+      callIndex: 1,
+      reason: 'uncapped_value_call',
+    });
+    expect(check([{ to: NFT, data: '0x23b872dd' }])).toMatchObject({ reason: 'uncapped_value_call' });
+  });
+
+  it('refuses an approval of a capped token that no later call of the batch sets back to 0 for the same spender', () => {
+    expect(check([{ to: GEM, data: approve(0n) }])).toEqual({ ok: true });
+    for (const calls of [
+      [approve(1n)],
+      [approve(0n), approve(1n)],
+      [approve(1n), approve(0n, 0xefn)],
+      [approve(1n), approve(1n)],
+      [approve(1n), approve(0n).slice(0, 70) as Hex],
+    ]) {
+      expect(check(calls.map((data) => ({ to: GEM, data })))).toMatchObject({ reason: 'approval_not_reset' });
+    }
+    // The reset must be on the same token.
+    const other = { ...legacy, calls: [...legacy.calls, { to: GAME, selectors: ['0x095ea7b3'] }] };
+    expect(
+      checkSessionCalls(
+        other,
+        [
+          { to: GEM, data: approve(1n) },
+          { to: GAME, data: approve(0n) },
+        ],
+        ctx,
+      ),
+    ).toMatchObject({ callIndex: 0, reason: 'approval_not_reset' });
+    expect(
+      check([
+        { to: GEM, data: approve(5n) },
+        { to: GEM, data: approve(7n, 0xefn) },
+        { to: GEM, data: approve(0n, 0xefn) },
+        { to: GEM, data: approve(0n) },
+      ]),
+    ).toEqual({ ok: true });
   });
 });

@@ -22,7 +22,10 @@ export const sessionKeyNotFound = () =>
 export const sessionKeysUnavailable = (message: string) =>
   new AppError(503, 'session_keys_unavailable', message);
 
-/** Why the off-chain pre-check refused a call (the same rules as the wallet contract's validation). */
+/**
+ * Why the off-chain pre-check refused a call: the wallet contract's rules, and two of the service's own
+ * (`uncapped_value_call`, `approval_not_reset`: policyCheck.ts).
+ */
 export type PolicyRefusal =
   | 'forbidden_target'
   | 'call_not_allowed'
@@ -30,6 +33,8 @@ export type PolicyRefusal =
   | 'value_per_day'
   | 'token_call_not_capped'
   | 'token_per_day'
+  | 'uncapped_value_call'
+  | 'approval_not_reset'
   | 'expired';
 
 export const outsideSessionPolicy = (callIndex: number, reason: PolicyRefusal) =>

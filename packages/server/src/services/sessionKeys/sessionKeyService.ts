@@ -23,7 +23,7 @@ import {
   walletPolicyNotFound,
 } from './sessionKeyErrors.js';
 import {
-  checkGrantable,
+  checkStoredPolicy,
   checkWalletPolicy,
   type GrantLimits,
   type WalletPolicyInput,
@@ -195,9 +195,10 @@ export class SessionKeyService {
     if (!stored) throw walletPolicyNotFound();
     if (!(await this.#approved(userUuid, clientId))) throw appNotApproved();
     const policy = stored.policy;
-    // A policy stored before the limits it now breaks (or a lowered SPONSOR_MAX_OPERATION_GAS): refused before
-    // the PIN is used or anything is sent, rather than by the paymaster after the wallet's upgrade.
-    checkGrantable(policy, this.limits);
+    // A policy stored before the rules it now breaks (a value-moving selector, its size, or a lowered
+    // SPONSOR_MAX_OPERATION_GAS): refused before the PIN is used or anything is sent, rather than granted with
+    // powers no policy may carry now, or refused by the paymaster after the wallet's upgrade.
+    checkStoredPolicy(policy, this.limits);
 
     return this.custody.withMainWalletOwner(userUuid, proof, async (owner, wallet) => {
       const account = await this.#ensureAccount(userUuid, wallet, owner);

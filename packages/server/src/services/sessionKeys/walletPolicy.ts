@@ -7,6 +7,27 @@ export type { WalletPolicy };
 
 export const ERC20_TRANSFER = '0xa9059cbb';
 export const ERC20_APPROVE = '0x095ea7b3';
+/**
+ * Selectors that move a wallet's assets, or let someone else move them, with amounts the contract does not read
+ * (decisions §9). A policy may name them only on a capped token, where the contract allows `approve` alone and
+ * counts its amount; anywhere else a session key holding one could hand the wallet's tokens or NFTs to anyone.
+ * The standard names are listed; a policy's other selectors on other contracts are the app's declared game calls.
+ */
+export const VALUE_MOVING_SELECTORS: ReadonlyMap<string, string> = new Map([
+  [ERC20_APPROVE, 'approve(address,uint256)'],
+  ['0x39509351', 'increaseAllowance(address,uint256)'],
+  ['0xd73dd623', 'increaseApproval(address,uint256)'],
+  ['0x23b872dd', 'transferFrom(address,address,uint256)'],
+  ['0xa22cb465', 'setApprovalForAll(address,bool)'],
+  ['0x42842e0e', 'safeTransferFrom(address,address,uint256)'],
+  ['0xb88d4fde', 'safeTransferFrom(address,address,uint256,bytes)'],
+  ['0xf242432a', 'safeTransferFrom(address,address,uint256,uint256,bytes)'],
+  ['0x2eb2c2d6', 'safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)'],
+  ['0xd505accf', 'permit(address,address,uint256,uint256,uint8,bytes32,bytes32)'],
+  ['0x8fcbaf0c', 'permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)'],
+  ['0x959b8c3f', 'authorizeOperator(address)'],
+  ['0x87517c45', 'approve(address,address,uint160,uint48)'],
+]);
 /** Selector that allows a plain transfer (call data shorter than 4 bytes), as the contract reads it. */
 export const PLAIN_TRANSFER = '0x00000000';
 export const MAX_VALID_FOR_SECONDS = 30 * 24 * 3600;
@@ -55,8 +76,10 @@ function address(value: string, field: string): Address {
  * Validates an app's wallet policy (docs/session-keys.md): refuses (400 `invalid_wallet_policy`, `details.field`
  * naming the field) a call target a session key must never touch (`forbidden`: the platform paymaster, the
  * EntryPoint, the wallet factory, the dex), the zero address, a `transfer`/`approve` selector on a token without
- * a `token_limits` entry (the contract caps listed tokens only), a call to a listed token that is not
- * `transfer`/`approve` (the contract refuses those), bounds, and a policy too large to grant (`checkGrantable`).
+ * a `token_limits` entry (the contract caps listed tokens only), any other value-moving selector
+ * (`VALUE_MOVING_SELECTORS`: `transferFrom`, `setApprovalForAll`, `safeTransferFrom`, `permit`, …) anywhere, a call
+ * to a listed token that is not `transfer`/`approve` (the contract refuses those), bounds, and a policy too large
+ * to grant (`checkGrantable`).
  * Answers the normalised policy (checksummed addresses, lowercase selectors, canonical decimal amounts,
  * duplicates merged).
  */
@@ -126,6 +149,7 @@ export function checkWalletPolicy(
           `${field}: transfer/approve on ${to} needs a token_limits entry for that token (its daily cap)`,
         );
       }
+      checkValueMoving(to, selector, capped, field);
       if (capped && !erc20) {
         throw invalidWalletPolicy(
           field,
@@ -145,6 +169,41 @@ export function checkWalletPolicy(
   };
   checkGrantable(policy, limits);
   return policy;
+}
+
+/**
+ * Refuses (400 `invalid_wallet_policy`) a value-moving selector on a target without a token cap: every one but
+ * `approve`, which is allowed on a capped token only (the contract counts its amount against the day's cap).
+ */
+function checkValueMoving(to: Address, selector: string, capped: boolean, field: string): void {
+  const name = VALUE_MOVING_SELECTORS.get(selector);
+  if (name === undefined || (capped && selector === ERC20_APPROVE)) return;
+  throw invalidWalletPolicy(
+    field,
+    capped
+      ? `${field}: ${name} moves assets by amounts the token cap does not bound; a capped token allows transfer and approve only`
+      : `${field}: ${name} on ${to} would let a session key hand the wallet's assets to anyone; only approve on a token with a token_limits entry (its daily cap) is allowed`,
+  );
+}
+
+/**
+ * What the grant re-checks of a policy stored earlier, before the PIN is used or anything is sent: the rules added
+ * since it may have been stored (value-moving selectors, decisions §9; the entries a grant can store). Field
+ * names index the stored policy.
+ */
+export function checkStoredPolicy(policy: WalletPolicy, limits: GrantLimits = {}): void {
+  const capped = new Set(policy.token_limits.map((t) => t.token.toLowerCase()));
+  policy.calls.forEach((call, i) =>
+    call.selectors.forEach((selector, j) =>
+      checkValueMoving(
+        call.to as Address,
+        selector.toLowerCase(),
+        capped.has(call.to.toLowerCase()),
+        `calls.${i}.selectors.${j}`,
+      ),
+    ),
+  );
+  checkGrantable(policy, limits);
 }
 
 /** What bounds a grant besides the policy's shape: the sponsorship cap of one operation. */

@@ -29,7 +29,7 @@ export const WalletPolicyBody = Type.Object(
       }),
       {
         maxItems: MAX_POLICY_CALLS,
-        description: `Allowed (contract, function selectors); 0x00000000 allows a plain transfer. All selectors together plus token_limits: at most ${MAX_POLICY_ENTRIES} entries (each is a storage write of the grant; more is 400 invalid_wallet_policy)`,
+        description: `Allowed (contract, function selectors); 0x00000000 allows a plain transfer. A token with a token_limits entry allows transfer and approve only (an approve must be set back to 0 within its operation); value-moving selectors (transferFrom, setApprovalForAll, safeTransferFrom, increaseAllowance, permit, …) are refused elsewhere (400 invalid_wallet_policy). All selectors together plus token_limits: at most ${MAX_POLICY_ENTRIES} entries (each is a storage write of the grant; more is 400 invalid_wallet_policy)`,
       },
     ),
     max_value_per_call_wei: Uint,
