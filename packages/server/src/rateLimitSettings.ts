@@ -74,6 +74,8 @@ export const RATE_LIMIT_DEFAULTS = {
   verify_email: perMinute(20),
   verify_email_link: perMinute(30),
   verify_email_resend: perMinute(5),
+  /** The security mail's "this wasn't me" page and its confirmation, per address. */
+  account_secure: perMinute(30),
   /** Session keys (docs/session-keys.md): an app owner's wallet-policy changes; a player's grants and revocations, reads, and an app's session operations, per user. */
   wallet_policy: perMinute(30),
   session_keys: perMinute(20),

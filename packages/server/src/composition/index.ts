@@ -49,6 +49,8 @@ import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
+import { createSecurityDomain } from './security.js';
+import type { AccountSecurityService } from '../services/security/accountSecurityService.js';
 import { createOAuthDomain } from './oauth.js';
 import { type BackendIntegration, createSlotDomain } from './slots.js';
 
@@ -166,6 +168,8 @@ export interface Services {
   appActivity: AppActivityService;
   /** Wallet grants on chain (docs/session-keys.md): wallet policies, grants, session operations, revocation. */
   sessionKeys: SessionKeyService;
+  /** Security mail, "this wasn't me" links and the mailbox proof's purge (docs/security.md). */
+  security: AccountSecurityService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -436,6 +440,20 @@ export async function createServices(
       maxOperationGas: config.sponsorship.maxOperationGas,
     });
     closers.push(() => sessionKeyDomain.close());
+    // Account security (decisions §9 "Ways in"): the purge on a first mailbox proof, the reset hold, security mail.
+    const security = createSecurityDomain({
+      db: database.db,
+      users,
+      mailer,
+      masterKey: secrets.masterKey,
+      publicUrl: config.publicUrl,
+      logger,
+      oauth,
+      sessionKeys: sessionKeyDomain.sessionKeys,
+      tokens,
+      browserSessions,
+      addressVerification,
+    });
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const slotDomain = createSlotDomain({
@@ -590,6 +608,7 @@ export async function createServices(
           endLoginPageSessions: (userUuid) => browserSessions.endSessionsOf(userUuid),
           revokeAppGrants: (userUuid, reason) => oauth.revokeUserGrants(userUuid, reason),
         },
+        security,
       ),
       accountOverview: createAccountOverview({
         wallets,
@@ -618,6 +637,7 @@ export async function createServices(
       webhooks: webhookDomain.endpoints,
       appActivity,
       sessionKeys: sessionKeyDomain.sessionKeys,
+      security,
       close,
     };
   } catch (err) {

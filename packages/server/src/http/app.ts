@@ -32,6 +32,7 @@ import { devUserOperationsRoutes } from './routes/devUser/operations.js';
 import { passwordRoutes } from './routes/devUser/password.js';
 import { devUserRegisterRoutes } from './routes/devUser/register.js';
 import { devUserVerifyEmailRoutes } from './routes/devUser/verifyEmail.js';
+import { accountSecureRoutes } from './routes/account/secure.js';
 import { devUserSlotsRoutes } from './routes/devUser/slots.js';
 import { devUserWalletRoutes } from './routes/devUser/wallet.js';
 import { uint256Format } from './schemas.js';
@@ -141,6 +142,7 @@ export async function buildApp(
     healthRoutes,
     devUserRegisterRoutes,
     devUserVerifyEmailRoutes,
+    accountSecureRoutes,
     devUserLoginRoutes,
     guestRoutes,
     passkeyRoutes,

@@ -37,6 +37,17 @@ export interface AccountSessions {
   revokeAppGrants(userUuid: number, reason: string): Promise<unknown>;
 }
 
+/**
+ * A reset proves the mailbox (decisions §9): the new hash is stored with the address marked verified and, on
+ * the account's first proof, the removal of every earlier way in (`AccountSecurityService.proveMailbox`).
+ */
+export interface MailboxProof {
+  proveMailbox(
+    userUuid: number,
+    proof: { reason: 'password_reset'; cutoff: number; passwordHash: string },
+  ): Promise<unknown>;
+}
+
 const invalidResetCode = () =>
   new AppError(
     400,
@@ -71,6 +82,7 @@ export class PasswordService {
     private readonly publicUrl: string,
     private readonly logger: Logger,
     private readonly sessions: AccountSessions,
+    private readonly mailbox?: MailboxProof,
   ) {
     this.#codeKey = Buffer.from(
       hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/password-reset/v1', 32),
@@ -136,8 +148,11 @@ export class PasswordService {
     }
   }
 
-  /** Sets a new password with a mailed code; every earlier session of the user ends. */
-  async reset(emailInput: string, code: string, newPassword: string): Promise<void> {
+  /**
+   * Sets a new password with a mailed code; every earlier session of the user ends. The code proves the
+   * mailbox, so the address becomes verified (a first proof purges the earlier ways in). Returns the user.
+   */
+  async reset(emailInput: string, code: string, newPassword: string): Promise<number> {
     checkPassword(newPassword);
     const user = await this.users.findByEmail(normaliseEmail(emailInput));
     if (!user) throw invalidResetCode();
@@ -169,6 +184,7 @@ export class PasswordService {
     // Every other code and link of the account dies with this reset.
     await this.codes.retireAll(user.userUuid, [PURPOSE], [LINK_PURPOSE], now);
     await this.#setPassword(user.userUuid, newPassword, null, 'password_reset');
+    return user.userUuid;
   }
 
   /**
@@ -205,7 +221,11 @@ export class PasswordService {
   ): Promise<void> {
     const hash = await this.passwords.hash(newPassword);
     const cutoff = Math.floor(Date.now() / 1000) + 1;
-    await this.users.setPassword(userUuid, hash, cutoff, keptJti);
+    if (reason === 'password_reset' && this.mailbox) {
+      await this.mailbox.proveMailbox(userUuid, { reason, cutoff, passwordHash: hash });
+    } else {
+      await this.users.setPassword(userUuid, hash, cutoff, keptJti);
+    }
     await this.sessions.endLoginPageSessions(userUuid);
     await this.sessions.revokeAppGrants(userUuid, reason);
     const wait = cutoff * 1000 - Date.now();

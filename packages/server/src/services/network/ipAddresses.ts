@@ -73,3 +73,20 @@ export function rateLimitAddress(ip: string): string {
     .map((g) => g.toString(16))
     .join(':')}::/64`;
 }
+
+/**
+ * The network a client address belongs to, as a security mail names it (docs/security.md): an IPv4 address
+ * by its /24 (also when a dual-stack socket spells it `::ffff:a.b.c.d`), an IPv6 address by its /48, so the
+ * mail tells the owner where a change came from without publishing the exact address.
+ */
+export function networkOf(ip: string): string | undefined {
+  if (isIP(ip) === 4) return `${ip.split('.').slice(0, 3).join('.')}.0/24`;
+  const groups = ipv6Groups(ip);
+  if (!groups) return undefined;
+  const mapped = mappedIpv4(groups);
+  if (mapped) return networkOf(mapped);
+  return `${groups
+    .slice(0, 3)
+    .map((g) => g.toString(16))
+    .join(':')}::/48`;
+}

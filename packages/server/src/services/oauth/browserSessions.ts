@@ -27,7 +27,15 @@ export class BrowserSessionService {
     this.#csrfKey = deriveKey(masterKey, 'csrf/v1');
   }
 
+  #signInGate: ((userUuid: number) => Promise<void>) | undefined;
+
+  /** Asked before a login-page session opens: throws to refuse the sign-in (docs/security.md). */
+  useSignInGate(gate: (userUuid: number) => Promise<void>): void {
+    this.#signInGate = gate;
+  }
+
   async createSession(userUuid: number): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
+    await this.#signInGate?.(userUuid);
     const cookieValue = newOpaqueToken();
     const now = this.now();
     await this.store.insertSession({

@@ -127,6 +127,16 @@ export class TokenService {
     return this.#jwks;
   }
 
+  #signInGate: ((userId: string) => Promise<void>) | undefined;
+
+  /**
+   * Asked before every login JWT is issued (every sign-in path comes through here): throws to refuse the
+   * sign-in (an account held for a password reset, docs/security.md).
+   */
+  useSignInGate(gate: (userId: string) => Promise<void>): void {
+    this.#signInGate = gate;
+  }
+
   /**
    * A login JWT: `aud` is the service itself (so it is never mistaken for a token meant for anyone else),
    * `auth_time` is when the password was checked (defaults to now; step-up compares against it), and
@@ -140,6 +150,7 @@ export class TokenService {
     // A bare number is the earlier signature's `authTime`.
     const options =
       typeof authTimeOrOptions === 'number' ? { authTime: authTimeOrOptions } : authTimeOrOptions;
+    await this.#signInGate?.(userId);
     const jti = randomUUID();
     const authTime = options.authTime ?? Math.floor(Date.now() / 1000);
     const token = this.#sign(

@@ -18,6 +18,14 @@ export const MAX_ADDRESS_CODE_ATTEMPTS = 5;
 export const ADDRESS_RESEND_INTERVAL_MS = 60_000;
 export const MAX_ADDRESS_MAILS_PER_HOUR = 5;
 
+/** Marks the address verified; a first proof removes the earlier ways in (`AccountSecurityService`). */
+export interface AddressProof {
+  proveMailbox(
+    userUuid: number,
+    proof: { reason: 'email_verified'; cutoff: number; keptJti?: string | undefined },
+  ): Promise<{ firstProof: boolean }>;
+}
+
 /** Path of the link in the mail; `?token=` carries 256 random bits. */
 export const VERIFY_LINK_PATH = '/v1/dev-user/verify-email';
 
@@ -30,6 +38,7 @@ export const VERIFY_LINK_PATH = '/v1/dev-user/verify-email';
  */
 export class AddressVerificationService {
   readonly #codeKey: Buffer;
+  #mailbox: AddressProof | undefined;
 
   constructor(
     private readonly store: VerificationStore,
@@ -42,6 +51,14 @@ export class AddressVerificationService {
     this.#codeKey = Buffer.from(
       hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-address-code/v1', 32),
     );
+  }
+
+  /**
+   * Where a verification goes once the code or link checked out (the account-security domain, wired after
+   * this service): marks the address verified and, on a first proof, purges the earlier ways in.
+   */
+  useMailboxProof(mailbox: AddressProof): void {
+    this.#mailbox = mailbox;
   }
 
   /**
@@ -98,7 +115,7 @@ export class AddressVerificationService {
    * Verifies the address with the mailed code: 400 `code_expired` without a live code (used, superseded
    * or expired), 429 `too_many_attempts` after five wrong guesses, 400 `invalid_code` for a wrong one.
    */
-  async verifyCode(userUuid: number, code: string): Promise<void> {
+  async verifyCode(userUuid: number, code: string, keptJti?: string): Promise<void> {
     const now = Date.now();
     await spendCode(
       this.store,
@@ -112,7 +129,8 @@ export class AddressVerificationService {
       },
       (id) => this.#hashCode(id, code),
     );
-    await this.#verified(userUuid, now);
+    // The presenter holds the account's login JWT and the mailbox's code: that one JWT survives a purge.
+    await this.#verified(userUuid, now, keptJti);
   }
 
   /** Verifies the address with the link's token; 401 `invalid_verification_token` if unusable. Returns the user. */
@@ -128,8 +146,18 @@ export class AddressVerificationService {
     return this.users.emailVerified(userUuid);
   }
 
-  async #verified(userUuid: number, now: number): Promise<void> {
-    if (await this.users.markEmailVerified(userUuid, now)) {
+  async #verified(userUuid: number, now: number, keptJti?: string): Promise<void> {
+    if (this.#mailbox) {
+      const cutoff = Math.floor(Date.now() / 1000) + 1;
+      const { firstProof } = await this.#mailbox.proveMailbox(userUuid, {
+        reason: 'email_verified',
+        cutoff,
+        keptJti,
+      });
+      // Login JWTs carry `iat` in whole seconds: a sign-in right after must not fall before the cut-off.
+      const wait = cutoff * 1000 - Date.now();
+      if (firstProof && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    } else if (await this.users.markEmailVerified(userUuid, now)) {
       this.logger.info({ userUuid }, 'e-mail address verified');
     }
     // The purpose is fulfilled: the other code and links of the account die with it.

@@ -5,6 +5,7 @@ import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { createLimiter, perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 import { RegistrationResponse } from './passkeySchemas.js';
 
 const Session = Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() });
@@ -105,6 +106,8 @@ export async function guestRoutes(app: App, services: Services): Promise<void> {
       if ('passkey' in body)
         await passkeys.register(userUuid, body.passkey as RegistrationResponseJSON, { upgradeGuest: true });
       else await guests.upgradeWithPassword(userUuid, body);
+      // The guest secret died: mailed only where the account already has a verified address.
+      services.security.notify(userUuid, { kind: 'guest_upgraded' }, requestContextOf(request));
       return { success: true, uuid: String(userUuid) };
     },
   );

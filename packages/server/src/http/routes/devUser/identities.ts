@@ -5,6 +5,7 @@ import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../a
 import { perUser } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 
 const Identity = Type.Object({
   id: Type.String(),
@@ -78,6 +79,11 @@ export async function identityRoutes(app: App, services: Services): Promise<void
         request.body.provider,
         request.body.id_token,
       );
+      services.security.notify(
+        identity.userUuid,
+        { kind: 'identity_linked', provider: identity.provider, identityId: identity.id },
+        requestContextOf(request),
+      );
       return reply.status(201).send(shape(identity));
     },
   );
@@ -121,6 +127,11 @@ export async function identityRoutes(app: App, services: Services): Promise<void
     },
     async (request) => {
       await federation.unlink(Number(authOf(request).userId), request.params.id);
+      services.security.notify(
+        Number(authOf(request).userId),
+        { kind: 'identity_unlinked', identityId: request.params.id },
+        requestContextOf(request),
+      );
       return { success: true };
     },
   );

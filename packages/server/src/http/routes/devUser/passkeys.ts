@@ -5,6 +5,7 @@ import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../a
 import { perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 import { AuthenticationResponse, PublicKeyOptions, RegistrationResponse } from './passkeySchemas.js';
 
 const Passkey = Type.Object({
@@ -63,6 +64,11 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
         Number(authOf(request).userId),
         request.body as RegistrationResponseJSON,
       );
+      services.security.notify(
+        passkey.userUuid,
+        { kind: 'passkey_added', passkeyId: passkey.id },
+        requestContextOf(request),
+      );
       return reply
         .status(201)
         .send({ id: passkey.id, created_at: new Date(passkey.createdAt).toISOString() });
@@ -116,6 +122,11 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
     },
     async (request) => {
       await passkeys.remove(Number(authOf(request).userId), request.params.id);
+      services.security.notify(
+        Number(authOf(request).userId),
+        { kind: 'passkey_removed', passkeyId: request.params.id },
+        requestContextOf(request),
+      );
       return { success: true };
     },
   );

@@ -4,6 +4,7 @@ import { authOf, bearerSecurity, requireFreshLogin } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 
 const Email = Type.String({ minLength: 3, maxLength: 320 });
 const NewPassword = Type.String({ minLength: 1, maxLength: 1024 });
@@ -48,7 +49,12 @@ export async function passwordRoutes(app: App, services: Services): Promise<void
       config: limit,
     },
     async (request) => {
-      await passwords.reset(request.body.email, request.body.code, request.body.new_password);
+      const userUuid = await passwords.reset(
+        request.body.email,
+        request.body.code,
+        request.body.new_password,
+      );
+      services.security.notify(userUuid, { kind: 'password_reset' }, requestContextOf(request));
       return { success: true };
     },
   );
@@ -75,6 +81,7 @@ export async function passwordRoutes(app: App, services: Services): Promise<void
         request.body.current_password,
         request.body.new_password,
       );
+      services.security.notify(Number(auth.userId), { kind: 'password_changed' }, requestContextOf(request));
       return { success: true };
     },
   );

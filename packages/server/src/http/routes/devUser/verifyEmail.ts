@@ -38,7 +38,8 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
       config: perUser(limits, 'verify_email'),
     },
     async (request) => {
-      await addressVerification.verifyCode(Number(authOf(request).userId), request.body.code);
+      const auth = authOf(request);
+      await addressVerification.verifyCode(Number(auth.userId), request.body.code, auth.jti);
       return { success: true, email_verified: true };
     },
   );

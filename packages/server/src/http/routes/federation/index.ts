@@ -12,6 +12,7 @@ import {
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 import { authorizePage } from '../oauth/authorize/shared.js';
 import { FederatedSignIn } from '../devUser/accountSchemas.js';
 
@@ -205,6 +206,11 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
   async function finished(request: FastifyRequest, reply: FastifyReply, outcome: FlowOutcome) {
     if (outcome.kind === 'linked') {
       request.auditUser = String(outcome.userUuid);
+      services.security.notify(
+        outcome.userUuid,
+        { kind: 'identity_linked', provider: outcome.provider },
+        requestContextOf(request),
+      );
       return reply.redirect(`${CONSOLE_PATH}#identity_linked=${encodeURIComponent(outcome.provider)}`, 302);
     }
     if (outcome.returnTo === CONSOLE_PATH) {

@@ -6,6 +6,7 @@ import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 import { WalletPolicyJson } from '../devUser/walletPolicy.js';
 import { PinFields } from '../pin/pinRequest.js';
 
@@ -56,6 +57,11 @@ export async function walletSessionKeyRoutes(app: App, services: Services): Prom
         pinHash: pin_hash,
         keyShareUser: key_share_user,
       });
+      services.security.notify(
+        user(request),
+        { kind: 'session_key_granted', clientId: client_id },
+        requestContextOf(request),
+      );
       return reply.status(201).send({
         session_key: granted.sessionKey,
         valid_until: iso(granted.validUntil),
