@@ -48,7 +48,9 @@ export const RATE_LIMIT_DEFAULTS = {
   oauth_token: perMinute(1200),
   /** Wrong user codes of the device authorization grant per address (page and companion API together). */
   device_user_code: perMinute(10),
-  /** Wrong user codes from every address together: bounds a guesser spread over many addresses. */
+  /** Wrong user codes per account (the approving player), from every address together. */
+  device_user_code_user: { max: 30, windowMs: 3_600_000 },
+  /** Wrong user codes from every address together: past it, each address and account gets a typo's worth. */
   device_user_code_global: perMinute(1000),
   /** Backend authorizes per user and app. */
   meta_authorize: perMinute(1000),

@@ -15,6 +15,7 @@ import {
   type TestClient,
   type TestUser,
 } from '../../../server/test/helpers/http.js';
+import { boundLoginToken } from '../../../server/test/oidc/support.js';
 
 /**
  * The TypeScript SDK's device flow (RFC 8628) against a live dauth: a launcher backend starts it,
@@ -40,8 +41,13 @@ describe('DauthClient device authorization against a live dauth', () => {
   });
   afterAll(() => server?.close());
 
-  const decide = (decision: 'approve' | 'deny', userCode: string) =>
-    post(`${server.url}/v1/device/${decision}`, { user_code: userCode }, bearer(player.loginToken));
+  // The companion app is signed in to the launcher's app: its login JWT is bound to it (docs/players.md).
+  const decide = async (decision: 'approve' | 'deny', userCode: string) =>
+    post(
+      `${server.url}/v1/device/${decision}`,
+      { user_code: userCode },
+      bearer(await boundLoginToken(server.url, player, app.clientId)),
+    );
 
   it('starts, polls while pending, and gets the tokens (with an id_token for openid) once approved', async () => {
     const start = await dauth.startDeviceAuthorization({ scope: 'openid' });
@@ -205,7 +211,7 @@ describe("the Python and Go SDKs' device flow against a live dauth", () => {
     const res = await post(
       `${server.url}/v1/device/${decision}`,
       { user_code: userCode },
-      bearer(player.loginToken),
+      bearer(await boundLoginToken(server.url, player, app.clientId)),
     );
     expect(res.status).toBe(200);
   };

@@ -80,14 +80,15 @@ export async function createOAuthDomain(deps: {
     secretBox: deps.secretBox,
     issuer: config.publicUrl,
   });
+  const browserSessions = new BrowserSessionService(new OAuthSessionStore(db), deps.masterKey);
   const devices = new DeviceAuthorizationService({
     devices: new DeviceAuthorizationStore(db, deps.outbox),
     oauth,
     clients,
+    consents: browserSessions,
     ttlSeconds: config.deviceCode.ttlSeconds,
     intervalSeconds: config.deviceCode.intervalSeconds,
   });
-  const browserSessions = new BrowserSessionService(new OAuthSessionStore(db), deps.masterKey);
   const loginStatus = new LoginStatusService(new LoginStatusStore(db, deps.outbox));
   const housekeeping = setInterval(() => {
     Promise.all([

@@ -159,42 +159,74 @@ export function perAddressLimiter(app: App, services: Services): (request: Fasti
 
 /** The guard of every route that takes a user code (RFC 8628): a guess costs only when it is wrong. */
 export interface UserCodeGuessLimit {
-  /** Throws 429 `rate_limited` once this address, or everyone together, has used up its wrong codes. */
-  check(request: FastifyRequest): Promise<void>;
-  /** Counts a wrong (unknown, expired or decided) user code against the address and the global bound. */
-  wrong(request: FastifyRequest): Promise<void>;
+  /**
+   * Before the code is looked up: throws 429 `rate_limited` once this address or this account has
+   * used up its wrong codes, or, while every address together is past the global budget, has more
+   * than a typo's worth of them. Never refuses an address and account without wrong codes.
+   */
+  check(request: FastifyRequest, userUuid: number): Promise<void>;
+  /** Counts a wrong (unknown, expired or decided) user code against the address, the account and the global budget. */
+  wrong(request: FastifyRequest, userUuid: number): Promise<void>;
 }
+
+/**
+ * Wrong codes an address or an account may have in its window while the global budget is spent:
+ * a player's typos, not a guesser's stream (docs/security.md "Device user codes").
+ */
+export const USER_CODE_TYPOS_UNDER_ATTACK = 3;
 
 const userCodeLimits = new WeakMap<Services, UserCodeGuessLimit>();
 
 /**
- * Wrong user codes per address (`device_user_code`) and from every address together
- * (`device_user_code_global`), shared by the `/device` page and the companion API: a user code has
- * 20^8 values, so a guesser needs billions of tries and gets a few per minute.
+ * Wrong user codes per address (`device_user_code`), per account (`device_user_code_user`) and
+ * from everyone together (`device_user_code_global`), shared by the `/device` page and the companion
+ * API. The global budget never refuses a code by itself: past it, every address and account is held
+ * to `USER_CODE_TYPOS_UNDER_ATTACK` wrong codes a window, so guessers spread over many addresses slow
+ * to a crawl while a player who is not guessing still gets their right code looked up (decisions §9).
  */
 export function userCodeGuessLimit(app: App, services: Services): UserCodeGuessLimit {
   let limit = userCodeLimits.get(services);
   if (limit) return limit;
   const limits = services.config.rateLimits;
+  // The limiter's key generator sees only the request: the account is handed over beside it.
+  const accountOf = new WeakMap<FastifyRequest, number>();
   const perAddress = app.createRateLimit(routeLimit(limits, 'device_user_code'));
+  const perAccount = app.createRateLimit(
+    routeLimit(limits, 'device_user_code_user', {
+      keyGenerator: (request) => `device_user_code_user:${accountOf.get(request) ?? ''}`,
+    }),
+  );
   const global = app.createRateLimit(
     routeLimit(limits, 'device_user_code_global', { keyGenerator: () => 'device_user_code_global' }),
   );
-  const usedUp = (r: { isAllowed: boolean; remaining?: number }) => !r.isAllowed && r.remaining === 0;
+  /** A counter's wrong codes in its window (capped at its max) without counting one more. */
+  const read = async (limiter: typeof perAddress, request: FastifyRequest) => {
+    const r = await limiter(request, { increment: false });
+    // `isAllowed` only comes with an allow list, which these limiters have none of.
+    return r.isAllowed
+      ? { wrong: 0, max: Infinity, retryAfterSeconds: 1 }
+      : { wrong: r.max - r.remaining, max: r.max, retryAfterSeconds: Math.max(1, r.ttlInSeconds) };
+  };
   limit = {
-    async check(request) {
-      for (const limiter of [perAddress, global]) {
-        const result = await limiter(request, { increment: false });
-        if (usedUp(result)) {
-          throw new AppError(429, 'rate_limited', 'Too many wrong codes; wait a minute and try again', {
-            retryAfterSeconds: Math.max(1, result.isAllowed ? 1 : result.ttlInSeconds),
+    async check(request, userUuid) {
+      accountOf.set(request, userUuid);
+      const [address, account, everyone] = await Promise.all([
+        read(perAddress, request),
+        read(perAccount, request),
+        read(global, request),
+      ]);
+      const allowance = everyone.wrong >= everyone.max ? USER_CODE_TYPOS_UNDER_ATTACK : Infinity;
+      for (const own of [address, account]) {
+        if (own.wrong >= Math.min(own.max, allowance)) {
+          throw new AppError(429, 'rate_limited', 'Too many wrong codes; wait and try again', {
+            retryAfterSeconds: own.retryAfterSeconds,
           });
         }
       }
     },
-    async wrong(request) {
-      await perAddress(request);
-      await global(request);
+    async wrong(request, userUuid) {
+      accountOf.set(request, userUuid);
+      await Promise.all([perAddress(request), perAccount(request), global(request)]);
     },
   };
   userCodeLimits.set(services, limit);

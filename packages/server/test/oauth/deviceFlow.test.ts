@@ -2,7 +2,13 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../helpers/environment.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createOidcClient, discover, jwtPayload, type OidcTestClient } from '../oidc/support.js';
+import {
+  boundLoginToken,
+  createOidcClient,
+  discover,
+  jwtPayload,
+  type OidcTestClient,
+} from '../oidc/support.js';
 import { bearer, createUser, expectError, post, type TestUser } from './support.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -26,8 +32,64 @@ async function pollOnce(server: TestServer, app: OidcTestClient, deviceCode: str
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const decide = (server: TestServer, user: TestUser, decision: 'approve' | 'deny', userCode: string) =>
-  post(`${server.url}/v1/device/${decision}`, { user_code: userCode }, bearer(user.loginToken));
+const decide = (
+  server: TestServer,
+  user: TestUser,
+  decision: 'approve' | 'deny',
+  userCode: string,
+  token = user.loginToken,
+) => post(`${server.url}/v1/device/${decision}`, { user_code: userCode }, bearer(token));
+
+/**
+ * openid-client's own poller, watched: every answer of the token endpoint is recorded, so a test can
+ * wait for the device to have been told `authorization_pending` after some event, then stop it.
+ */
+function watchedPoll(config: client.Configuration, started: client.DeviceAuthorizationResponse) {
+  const answers: string[] = [];
+  let waiter: { count: number; resolve: () => void } | undefined;
+  config[client.customFetch] = async (url, options) => {
+    const res = await fetch(url, options as RequestInit);
+    if (new URL(url).pathname === '/oauth/token') {
+      const body = (await res.clone().json()) as { error?: string };
+      answers.push(body.error ?? 'tokens');
+      if (waiter && answers.length >= waiter.count) waiter.resolve();
+    }
+    return res;
+  };
+  const stop = new AbortController();
+  const tokens = client.pollDeviceAuthorizationGrant(config, started, undefined, { signal: stop.signal });
+  tokens.catch(() => undefined); // awaited by the test, or stopped
+  return {
+    answers,
+    tokens,
+    stop: () => stop.abort(),
+    /** Resolves once `more` answers beyond those recorded so far have come back. */
+    next: (more: number) =>
+      new Promise<void>((resolve) => {
+        waiter = { count: answers.length + more, resolve };
+      }),
+  };
+}
+
+/** The verification page's confirmation for `userCode` (the session of `cookie`), then Allow or Deny. */
+async function decideOnPage(
+  server: TestServer,
+  cookie: string,
+  userCode: string,
+  decision: 'allow' | 'deny',
+) {
+  const confirm = await fetch(
+    `${server.url}/oauth/device?${new URLSearchParams({ user_code: userCode }).toString()}`,
+    { headers: { cookie } },
+  );
+  expect(confirm.status).toBe(200);
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(await confirm.text())![1]!;
+  return fetch(`${server.url}/oauth/device/decision`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams({ csrf_token: csrf, user_code: userCode, decision }),
+  });
+}
 
 /**
  * The device authorization grant (RFC 8628) with openid-client's own device functions, unchanged
@@ -83,12 +145,14 @@ describe.each([{ postgres: false }, { postgres: true }])(
         });
         const polling = client.pollDeviceAuthorizationGrant(config, started);
         await sleep(1500);
-        // The companion app types the code as the player reads it: lower case, no dash.
+        // The companion app (signed in to this app: its login JWT is bound to it) types the code as
+        // the player reads it: lower case, no dash.
         const approved = await decide(
           server,
           user,
           'approve',
           started.user_code.toLowerCase().replace('-', ''),
+          await boundLoginToken(server.url, user, app.clientId),
         );
         expect(approved.status).toBe(200);
         expect(await approved.json()).toEqual({
@@ -194,13 +258,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
       'a login JWT bound to another app decides nothing: 401 client_mismatch',
       async () => {
         const started = await client.initiateDeviceAuthorization(config, {});
-        const login = await post(`${server.url}/v1/dev-user/login_devuser`, {
-          email: user.email,
-          password: user.password,
-          client_id: other.clientId,
-        });
-        expect(login.status).toBe(200);
-        const bound = ((await login.json()) as { token: string }).token;
+        const bound = await boundLoginToken(server.url, user, other.clientId);
         for (const decision of ['approve', 'deny']) {
           await expectError(
             await post(
@@ -213,6 +271,59 @@ describe.each([{ postgres: false }, { postgres: true }])(
           );
         }
         expect((await pollOnce(server, app, started.device_code)).body.error).toBe('authorization_pending');
+      },
+    );
+
+    it.skipIf(opts.postgres && !postgresAvailable)(
+      'an unbound login JWT approves only what the player consented to: 403 consent_required and the device keeps waiting, until the page is allowed',
+      async () => {
+        // A player who never approved the app; an app backend holds their relayed, unbound login JWT.
+        const player = await createUser(server.url);
+        const watched = await discover(server.url, app);
+        const started = await client.initiateDeviceAuthorization(watched, { scope: 'openid email' });
+        const poll = watchedPoll(watched, started);
+
+        const refused = await expectError(
+          await decide(server, player, 'approve', started.user_code),
+          403,
+          'consent_required',
+        );
+        expect(refused).not.toHaveProperty('client_id');
+        // Two more answers to the device after the refusal: still pending, no tokens; then it stops.
+        await poll.next(2);
+        poll.stop();
+        await expect(poll.tokens).rejects.toThrow();
+        expect(poll.answers.every((a) => a === 'authorization_pending')).toBe(true);
+
+        // The player allows it on the verification page (their consent, recorded for these scopes).
+        const cookie = await signInOnDevicePage(server, player);
+        expect((await decideOnPage(server, cookie, started.user_code, 'allow')).status).toBe(200);
+        const tokens = await client.pollDeviceAuthorizationGrant(config, started);
+        expect(tokens.claims()).toMatchObject({ sub: player.uuid, email: player.email });
+
+        // The recorded consent now covers an unbound approval for the same scopes (or fewer)…
+        const again = await client.initiateDeviceAuthorization(config, { scope: 'openid email' });
+        const approved = await decide(server, player, 'approve', again.user_code);
+        expect(approved.status).toBe(200);
+        expect((await client.pollDeviceAuthorizationGrant(config, again)).claims()).toMatchObject({
+          sub: player.uuid,
+          email: player.email,
+        });
+        // …but not one asking for a claim the player never approved, nor another app.
+        const more = await client.initiateDeviceAuthorization(config, { scope: 'openid email profile' });
+        await expectError(await decide(server, player, 'approve', more.user_code), 403, 'consent_required');
+        const otherConfig = await discover(server.url, other);
+        const elsewhere = await client.initiateDeviceAuthorization(otherConfig, {});
+        await expectError(
+          await decide(server, player, 'approve', elsewhere.user_code),
+          403,
+          'consent_required',
+        );
+        // Denying needs no consent: it gives the app nothing.
+        expect((await decide(server, player, 'deny', more.user_code)).status).toBe(200);
+        expect((await pollOnce(server, other, elsewhere.device_code)).body.error).toBe(
+          'authorization_pending',
+        );
       },
     );
 
@@ -340,4 +451,95 @@ describe('device authorization grant: guessing user codes', () => {
     });
     expect(((await poll.json()) as { error: string }).error).toBe('authorization_pending');
   });
+});
+
+describe('device authorization grant: guessing from many addresses and accounts', () => {
+  let server: TestServer;
+  let app: OidcTestClient;
+  let config: client.Configuration;
+  let attackers: TestUser[];
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        // Each request's client address is its X-Forwarded-For (sent by the test over loopback).
+        TRUST_PROXY: 'true',
+        DEVICE_CODE_INTERVAL_SECONDS: '1',
+        // The suite signs a hundred attackers up from loopback; the sign-up limits are not under test.
+        RATE_LIMITS: 'login_address=1000/1m,register=1000/1m',
+      },
+    });
+    const owner = await createUser(server.url);
+    app = await createOidcClient(server.url, owner, ['http://127.0.0.1:9/callback'], {
+      name: 'Space Console',
+    });
+    config = await discover(server.url, app);
+    attackers = [];
+    for (let batch = 0; batch < 10; batch++) {
+      attackers.push(...(await Promise.all(Array.from({ length: 10 }, () => createUser(server.url)))));
+    }
+  }, 120_000);
+  afterAll(() => server?.close());
+
+  /** `POST /v1/device/approve` from `address` (the proxy's X-Forwarded-For). */
+  const approveFrom = (address: string, token: string, userCode: string) =>
+    post(
+      `${server.url}/v1/device/approve`,
+      { user_code: userCode },
+      { ...bearer(token), 'x-forwarded-for': address },
+    );
+  /** A wrong user code: right alphabet and length, never issued (issued codes are random; this is fixed). */
+  const wrongCode = (i: number) => `BCDF-${'GHJKLMNPQRSTVWXZ'[i % 16]}${'GHJKLMNPQRSTVWXZ'[(i >> 4) % 16]}XZ`;
+
+  it('one account guessing from many addresses is cut off after device_user_code_user wrong codes', async () => {
+    const guesser = await createUser(server.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      statuses.push((await approveFrom(`192.0.2.${i + 1}`, guesser.loginToken, wrongCode(i))).status);
+    }
+    expect(statuses.slice(0, 30).every((s) => s === 400)).toBe(true);
+    expect(statuses[30]).toBe(429);
+  });
+
+  it("1,000 wrong user codes from 100 addresses and accounts while a player approves their own code: the player's approval succeeds, the guessers are held", async () => {
+    const player = await createUser(server.url);
+    const token = await boundLoginToken(server.url, player, app.clientId);
+    const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+
+    // 100 addresses, one account each, 10 wrong codes each (every address and account within its
+    // own limit): 1,000 wrong codes in all, the default global budget of a minute.
+    const statuses = new Map<number, number>();
+    await Promise.all(
+      attackers.map(async (attacker, a) => {
+        for (let i = 0; i < 10; i++) {
+          const res = await approveFrom(`203.0.113.${a + 1}`, attacker.loginToken, wrongCode(a * 10 + i));
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        }
+      }),
+    );
+    expect(statuses.get(200)).toBeUndefined();
+    expect((statuses.get(400) ?? 0) + (statuses.get(429) ?? 0)).toBe(1000);
+
+    // The player, from their own address, with their own code: approved at once.
+    const approved = await approveFrom('198.51.100.7', token, started.user_code);
+    expect(approved.status).toBe(200);
+    expect(await approved.json()).toMatchObject({ success: true, client_id: app.clientId });
+    const tokens = await client.pollDeviceAuthorizationGrant(config, started);
+    expect(tokens.claims()).toMatchObject({ sub: player.uuid, aud: app.clientId });
+
+    // The guessers are held: an address that used its wrong codes gets 429 even for a live code…
+    const other = await client.initiateDeviceAuthorization(config, {});
+    await expectError(
+      await approveFrom('203.0.113.1', attackers[1]!.loginToken, other.user_code),
+      429,
+      'rate_limited',
+    );
+    // …and while the global budget is spent, a fresh address and account get only a few wrong codes.
+    const fresh = await createUser(server.url);
+    const freshStatuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      freshStatuses.push((await approveFrom('198.51.100.99', fresh.loginToken, wrongCode(500 + i))).status);
+    }
+    expect(freshStatuses).toEqual([400, 400, 400, 429]);
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import type {
 } from '../../stores/deviceAuthorizationStore.js';
 import { grantedOidcScope } from '../oidc/scopes.js';
 import { codeGrantRecords } from './authorizationCodeGrant.js';
+import type { BrowserSessionService } from './browserSessions.js';
 import type { ClientService } from './clientService.js';
 import { loginClientMismatch } from './loginBinding.js';
 import type { IssuedTokens } from './oauthGrantContext.js';
@@ -50,6 +51,20 @@ export interface PendingDeviceAuthorization {
   userCode: string;
 }
 
+/**
+ * Who approves a device: the verification page, whose Allow is the player's consent (the page records
+ * it), or a bearer login JWT and the app it is bound to (`azp`, undefined when unbound).
+ */
+export type DeviceApprover = { via: 'page' } | { via: 'bearer'; boundTo: string | undefined };
+
+/** 403 `consent_required`: an unbound login JWT approving an app the player never approved for these scopes. */
+export const deviceConsentRequired = () =>
+  new AppError(
+    403,
+    'consent_required',
+    'consent_required: the player has not approved this app for these scopes; approve the code on the /device page, or with a login JWT issued for this app',
+  );
+
 /** No pending request has this user code (wrong, expired, or already decided). */
 export const invalidUserCode = () =>
   new AppError(400, 'invalid_user_code', 'This code is wrong or has expired; check the code on your device', {
@@ -72,6 +87,8 @@ export class DeviceAuthorizationService {
       devices: DeviceAuthorizationStore;
       oauth: OAuthService;
       clients: ClientService;
+      /** The consents players gave on the login and device pages. */
+      consents: Pick<BrowserSessionService, 'hasConsent'>;
       ttlSeconds: number;
       intervalSeconds: number;
       now?: () => number;
@@ -140,17 +157,27 @@ export class DeviceAuthorizationService {
 
   /**
    * The player approves: opens the grant (with the OpenID scope and `authTime`, ms, when `openid`
-   * was asked) and its code, in the commit that moves the request out of pending.
+   * was asked) and its code, in the commit that moves the request out of pending. A bearer login JWT
+   * approves like one at `/oauth/authorize` under `LOGIN_BINDING=strict`, whatever the setting
+   * (decisions §9): bound to this app, or unbound with the player's recorded consent to it covering
+   * the scopes; otherwise 403 `consent_required` and the request stays pending for the page.
    */
   async approve(
     userInput: string,
     userUuid: number,
     authTime: number,
-    boundTo?: string,
+    by: DeviceApprover,
   ): Promise<PendingDeviceAuthorization> {
-    const pending = await this.#decidable(userInput, boundTo);
+    const pending = await this.#decidable(userInput, by.via === 'bearer' ? by.boundTo : undefined);
     const { record, client } = pending;
     const scope = grantedOidcScope(record.scope);
+    if (
+      by.via === 'bearer' &&
+      by.boundTo !== client.clientId &&
+      !(await this.deps.consents.hasConsent(userUuid, client.clientId, scope))
+    ) {
+      throw deviceConsentRequired();
+    }
     const now = this.#now();
     const { grant, record: code } = codeGrantRecords(
       {

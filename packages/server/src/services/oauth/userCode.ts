@@ -3,7 +3,8 @@ import { randomInt } from 'node:crypto';
 /**
  * The user code a player types on their phone (RFC 8628 §6.1): eight letters of the base-20
  * consonant alphabet, which has no vowels (no words) and none of 0/O, 1/I, shown as `XXXX-XXXX`.
- * 20^8 ≈ 2.6·10^10 codes; guessing is rate-limited per address and in total (`device_user_code`).
+ * 20^8 ≈ 2.6·10^10 codes; wrong guesses are rate-limited per address, per account and in total
+ * (`device_user_code*`, docs/security.md "Device user codes").
  */
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 export const USER_CODE_LENGTH = 8;

@@ -20,8 +20,9 @@ const DecisionResult = Type.Object({
 /**
  * The player's side of the device authorization grant (RFC 8628, docs/players.md): `GET /device`,
  * the short `verification_uri` a TV shows, and the companion app's `POST /v1/device/approve|deny`
- * with the player's login JWT (one bound to another app, `azp`, is refused: 401 `client_mismatch`).
- * Wrong user codes count against `device_user_code` like on the page.
+ * with the player's login JWT (one bound to another app, `azp`, is refused: 401 `client_mismatch`;
+ * an unbound one approves only an app the player consented to: 403 `consent_required`). Wrong user
+ * codes count against the address and the account like on the page (`userCodeGuessLimit`).
  */
 export async function deviceRoutes(app: App, services: Services): Promise<void> {
   const { authenticator, devices } = services;
@@ -54,15 +55,11 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
       boundTo: string | undefined,
     ) => Promise<PendingDeviceAuthorization>,
   ) {
-    await guesses.check(request);
     const claims = authOf(request);
+    const userUuid = Number(claims.userId);
+    await guesses.check(request, userUuid);
     try {
-      const decided = await decision(
-        userCode,
-        Number(claims.userId),
-        (claims.authTime ?? claims.iat) * 1000,
-        claims.azp,
-      );
+      const decided = await decision(userCode, userUuid, (claims.authTime ?? claims.iat) * 1000, claims.azp);
       return {
         success: true,
         client_id: decided.client.clientId,
@@ -70,7 +67,7 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
         user_code: decided.userCode,
       };
     } catch (err) {
-      if (isAppError(err) && err.code === 'invalid_user_code') await guesses.wrong(request);
+      if (isAppError(err) && err.code === 'invalid_user_code') await guesses.wrong(request, userUuid);
       throw err;
     }
   }
@@ -82,16 +79,16 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
         tags: ['oauth'],
         summary: "Approve a device's user code from a companion app (the player's login JWT)",
         description:
-          'The device polling `/oauth/token` with its device code gets its tokens on its next poll. 400 `invalid_user_code` when the code is wrong, expired or already decided; 401 `client_mismatch` for a login JWT bound to another app; 429 after 10 wrong codes a minute.',
+          "The device polling `/oauth/token` with its device code gets its tokens on its next poll. The login JWT must be bound to the device's app (`client_id` at sign-in), or the player must have approved that app for the requested scopes before (its consent page or the `/device` page); otherwise 403 `consent_required` and the code stays pending. 400 `invalid_user_code` when the code is wrong, expired or already decided; 401 `client_mismatch` for a login JWT bound to another app; 429 after too many wrong codes from the address or the account.",
         security: bearerSecurity,
         body: UserCodeBody,
-        response: { 200: DecisionResult, ...errorResponses(400, 401, 429) },
+        response: { 200: DecisionResult, ...errorResponses(400, 401, 403, 429) },
       },
       preHandler: requireToken(authenticator, 'login'),
     },
     (request) =>
       decide(request, request.body.user_code, (code, user, authTime, boundTo) =>
-        devices.approve(code, user, authTime, boundTo),
+        devices.approve(code, user, authTime, { via: 'bearer', boundTo }),
       ),
   );
 
@@ -101,7 +98,8 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
       schema: {
         tags: ['oauth'],
         summary: "Deny a device's user code from a companion app (the player's login JWT)",
-        description: 'The device gets `access_denied` on its next poll.',
+        description:
+          'The device gets `access_denied` on its next poll. Denying gives the app nothing, so it needs no consent; a login JWT bound to another app: 401 `client_mismatch`.',
         security: bearerSecurity,
         body: UserCodeBody,
         response: { 200: DecisionResult, ...errorResponses(400, 401, 429) },

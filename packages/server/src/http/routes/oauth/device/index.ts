@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../../composition/index.js';
 import { AppError, isAppError } from '../../../../errors.js';
-import { disclosedClaims } from '../../../../services/oidc/scopes.js';
+import { disclosedClaims, grantedOidcScope } from '../../../../services/oidc/scopes.js';
 import {
   DEVICE_PAGE_PATH,
   deviceCodePage,
@@ -71,8 +71,8 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
   };
 
   /** The code form again with the error; a wrong code is counted (the next one over the limit: 429). */
-  async function wrongCode(request: FastifyRequest, reply: FastifyReply, userCode: string) {
-    await guesses.wrong(request);
+  async function wrongCode(request: FastifyRequest, reply: FastifyReply, userUuid: number, userCode: string) {
+    await guesses.wrong(request, userUuid);
     const csrfToken = page.csrfFor(request, reply);
     return send(reply, 400, (nonce) => deviceCodePage({ nonce, csrfToken, userCode, error: WRONG_CODE }));
   }
@@ -96,12 +96,13 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       if (!session || !user)
         return send(reply, 200, (nonce) => deviceLoginPage({ nonce, csrfToken, userCode }));
       if (userCode === undefined) return send(reply, 200, (nonce) => deviceCodePage({ nonce, csrfToken }));
-      await guesses.check(request);
+      await guesses.check(request, session.userUuid);
       let pending;
       try {
         pending = await devices.pending(userCode);
       } catch (err) {
-        if (isAppError(err) && err.code === 'invalid_user_code') return wrongCode(request, reply, userCode);
+        if (isAppError(err) && err.code === 'invalid_user_code')
+          return wrongCode(request, reply, session.userUuid, userCode);
         throw err;
       }
       const walletPolicy = await services.sessionKeys
@@ -174,20 +175,25 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
       // The session expired between the two pages: back to sign-in, nothing decided.
       if (!session) return backToPage(reply, userCode);
-      await guesses.check(request);
+      await guesses.check(request, session.userUuid);
       request.auditUser = String(session.userUuid);
       let decided;
       try {
         decided =
           decision === 'allow'
-            ? await devices.approve(userCode, session.userUuid, session.authTime)
+            ? await devices.approve(userCode, session.userUuid, session.authTime, { via: 'page' })
             : await devices.deny(userCode, session.userUuid);
       } catch (err) {
-        if (isAppError(err) && err.code === 'invalid_user_code') return wrongCode(request, reply, userCode);
+        if (isAppError(err) && err.code === 'invalid_user_code')
+          return wrongCode(request, reply, session.userUuid, userCode);
         throw err;
       }
-      if (decision === 'allow')
-        await browserSessions.recordConsent(session.userUuid, decided.client.clientId);
+      // Allow on the confirmation (the app and what it receives, shown) is the player's consent, for
+      // these scopes, as on the authorize page: it later covers the same app's companion approvals.
+      if (decision === 'allow') {
+        const scope = grantedOidcScope(decided.record.scope);
+        await browserSessions.recordConsent(session.userUuid, decided.client.clientId, scope);
+      }
       return send(reply, 200, (nonce) =>
         deviceDonePage({ nonce, clientName: decided.client.name, approved: decision === 'allow' }),
       );
