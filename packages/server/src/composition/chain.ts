@@ -280,8 +280,8 @@ export async function createChainServices(
       new PaymasterSponsor(contracts.paymaster, chainId, paymasterSigner, async () =>
         sponsorshipWindow(Math.floor(Date.now() / 1000), await gateway.latestTimestamp()),
       );
-    const signer = new OperationSigner(gateway, sponsor);
     const fees = new FeePolicy(config.chainFees);
+    const signer = new OperationSigner(gateway, sponsor, fees);
     const submitter = new RelayerSubmitter({
       feePolicy: fees,
       client,
