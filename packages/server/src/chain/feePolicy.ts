@@ -38,6 +38,28 @@ export class FeePolicy {
   }
 
   /**
+   * The fees of a user operation for an external bundler (BUNDLER_RPC_URL) at the node's `suggested` fees,
+   * raised to the `floor` the bundler named, both fields never above the cap (and the tip never above the fee
+   * cap). Undefined when the floor is above the cap: the operation is refused, not signed, and the state is
+   * capped, as the relayer's is while the chain asks more than the cap.
+   */
+  forBundler(suggested: Fees, floor: Partial<Fees>): Fees | undefined {
+    const cap = this.options.maxFeePerGas;
+    const wantedFee = floor.maxFeePerGas ?? 0n;
+    const wantedTip = floor.maxPriorityFeePerGas ?? 0n;
+    if (cap !== undefined && (wantedFee > cap || wantedTip > cap)) {
+      this.#markCapped(max(wantedFee, wantedTip));
+      return undefined;
+    }
+    const base = this.initial(suggested);
+    const maxPriorityFeePerGas = max(base.maxPriorityFeePerGas, wantedTip);
+    return {
+      maxPriorityFeePerGas,
+      maxFeePerGas: max(max(base.maxFeePerGas, wantedFee), maxPriorityFeePerGas),
+    };
+  }
+
+  /**
    * The fees of a replacement of a transaction that offered `previous`, at the node's `suggested` fees now;
    * undefined when the cap leaves no room for a valid replacement (keep waiting on the one sent).
    */

@@ -280,8 +280,8 @@ export async function createChainServices(
       new PaymasterSponsor(contracts.paymaster, chainId, paymasterSigner, async () =>
         sponsorshipWindow(Math.floor(Date.now() / 1000), await gateway.latestTimestamp()),
       );
-    const signer = new OperationSigner(gateway, sponsor);
     const fees = new FeePolicy(config.chainFees);
+    const signer = new OperationSigner(gateway, sponsor, fees);
     const submitter = new RelayerSubmitter({
       feePolicy: fees,
       client,
@@ -316,7 +316,8 @@ export async function createChainServices(
           sponsor,
           journal: new UserOperationJournalStore(deps.db),
           logger,
-          options: { confirmations: config.chainConfirmations, ...options.externalBundler },
+          // MAX_FEE_PER_GAS holds here too: no operation is signed above it (docs/chain.md, "Fees").
+          options: { confirmations: config.chainConfirmations, feePolicy: fees, ...options.externalBundler },
         })
       : undefined;
     const operations = new OperationPipeline(

@@ -9,7 +9,8 @@ import { type Hex, numberToHex } from 'viem';
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
 import { UserOperationRejectedError } from '../chainErrors.js';
-import type { ChainGateway } from '../chainGateway.js';
+import type { ChainGateway, Fees } from '../chainGateway.js';
+import { FeePolicy } from '../feePolicy.js';
 import type { Address, Hash } from '../types.js';
 import type { BundlerObserver, OperationSubmitter } from './bundler.js';
 import { decodeOperationResults } from './decodeOperationResults.js';
@@ -195,6 +196,8 @@ export interface ExternalBundlerOptions {
   maxWaitMs?: number;
   /** CHAIN_CONFIRMATIONS: blocks its bundle must be deep (its own counted) before it is answered as done. */
   confirmations?: number;
+  /** MAX_FEE_PER_GAS (shared with the relayers: `/readyz`'s `chain_fees`); no cap when absent. */
+  feePolicy?: FeePolicy;
 }
 
 /** Where to look for an operation on the chain, and until when it can be included. */
@@ -260,6 +263,7 @@ export class ExternalBundler implements OperationSubmitter {
       outageTimeoutMs: 30_000,
       maxWaitMs: 600_000,
       confirmations: 1,
+      feePolicy: new FeePolicy({ maxFeePerGas: undefined, replaceAfterBlocks: 2 }),
       ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
     };
   }
@@ -335,7 +339,9 @@ export class ExternalBundler implements OperationSubmitter {
 
   /**
    * Submits `op`; a bundler that names a fee floor in its refusal ("maxPriorityFeePerGas must be at least N",
-   * as Alto and Pimlico's API answer) gets the operation again, estimated and signed anew with that floor.
+   * as Alto and Pimlico's API answer) gets the operation again, estimated and signed anew with that floor, as
+   * long as the floor is within MAX_FEE_PER_GAS: above it the operation is refused (`fee_cap_exceeded`), so a
+   * hostile bundler or a fee spike cannot make the paymaster sponsor gas at any price.
    */
   async #submit(op: PendingOperation): Promise<OperationResult> {
     const floors: FeeFloors = {};
@@ -349,7 +355,10 @@ export class ExternalBundler implements OperationSubmitter {
           { sender: op.sender, ...stringified(floor) },
           'the bundler asks for higher fees; signing again',
         );
-        Object.assign(floors, floor);
+        // A later refusal never lowers a floor an earlier one named.
+        for (const [field, value] of Object.entries(floor) as [keyof FeeFloors, bigint][]) {
+          floors[field] = max(floors[field] ?? 0n, value);
+        }
       }
     }
   }
@@ -362,11 +371,15 @@ export class ExternalBundler implements OperationSubmitter {
       this.gateway.isDeployed(op.sender),
       this.gateway.fees(),
     ]);
-    const maxPriorityFeePerGas = max(nodeFees.maxPriorityFeePerGas, floors.maxPriorityFeePerGas ?? 0n);
-    const fees = {
-      maxPriorityFeePerGas,
-      maxFeePerGas: max(max(nodeFees.maxFeePerGas, floors.maxFeePerGas ?? 0n), maxPriorityFeePerGas),
-    };
+    // Both fields within MAX_FEE_PER_GAS before anything is signed (the estimate's stub sponsorship included).
+    const fees = this.#o.feePolicy.forBundler(nodeFees, floors);
+    if (!fees) {
+      this.logger.warn(
+        { sender: op.sender, ...stringified(floors), cap: String(this.#o.feePolicy.options.maxFeePerGas) },
+        'the bundler asks more per gas than MAX_FEE_PER_GAS; operation refused, nothing signed',
+      );
+      throw feeCapExceeded();
+    }
     op.nonce = nonce;
     if (deployed) op.deployed = true;
     const initCode: Hex =
@@ -569,6 +582,8 @@ export class ExternalBundler implements OperationSubmitter {
     const outcome = decodeOperationResults(receipt, entryPoint).get(userOpHash.toLowerCase());
     if (!outcome) return undefined;
     this.gateway.markDeployed(op.sender);
+    // An operation of the service was mined: fees are payable again (`/readyz` `chain_fees` back to ok).
+    this.#o.feePolicy.mined();
     // The journal learns the inclusion before the caller does; a failed write only leaves it for the recovery.
     await this.journal
       .markIncluded(userOpHash, { txHash, blockNumber: receipt.blockNumber })
@@ -778,15 +793,33 @@ export class ExternalBundler implements OperationSubmitter {
 }
 
 /** Lowest fees a bundler named in a refusal. */
-type FeeFloors = { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint };
+type FeeFloors = Partial<Fees>;
 
-/** The fee floor a bundler's refusal names ("maxFeePerGas must be at least 123 …"), if it names one. */
+/** The largest value a fee field of a user operation can hold (uint256). */
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/**
+ * The fee floor a bundler's refusal names ("maxFeePerGas must be at least 123 …"), if it names one. The text
+ * is the bundler's, so it is read defensively: only the first 1,000 characters, whole decimal numbers of at
+ * most 78 digits that fit a uint256 (anything else names no floor), the higher of two floors of one field.
+ * Whether a floor is followed is the fee policy's decision (never above MAX_FEE_PER_GAS).
+ */
 export function feeFloorOf(err: unknown): FeeFloors | undefined {
-  const text =
-    err instanceof UserOperationRejectedError ? err.reason : err instanceof Error ? err.message : String(err);
-  const match = /\b(maxFeePerGas|maxPriorityFeePerGas) must be at least (\d+)/.exec(text);
-  if (!match) return undefined;
-  return { [match[1] as 'maxFeePerGas' | 'maxPriorityFeePerGas']: BigInt(match[2]!) };
+  const text = (
+    err instanceof UserOperationRejectedError ? err.reason : err instanceof Error ? err.message : String(err)
+  ).slice(0, 1_000);
+  const floors: FeeFloors = {};
+  for (const match of text.matchAll(
+    /\b(maxFeePerGas|maxPriorityFeePerGas) must be at least (\d+)(?![\w.])/g,
+  )) {
+    const field = match[1] as keyof FeeFloors;
+    const digits = match[2]!;
+    if (digits.length > 78) return undefined;
+    const value = BigInt(digits);
+    if (value > MAX_UINT256) return undefined;
+    floors[field] = max(floors[field] ?? 0n, value);
+  }
+  return Object.keys(floors).length > 0 ? floors : undefined;
 }
 
 const stringified = (floors: FeeFloors) =>
@@ -802,6 +835,15 @@ function refusal(err: unknown, userOpHash?: Hash): AppError {
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const sameHash = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** The bundler asks more per gas than MAX_FEE_PER_GAS: refused before anything is signed at that price. */
+function feeCapExceeded(): AppError {
+  return new AppError(
+    503,
+    'fee_cap_exceeded',
+    "Gas costs more right now than this service's fee cap allows; nothing was changed, try again later",
+  );
+}
 
 function shuttingDown(): AppError {
   return new AppError(503, 'shutting_down', 'The service is shutting down; nothing was changed');

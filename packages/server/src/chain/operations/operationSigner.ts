@@ -1,5 +1,6 @@
 import { encodeInitCode, getUserOpHash, type UnsignedUserOperation } from '@dauth/contracts';
 import type { ChainGateway } from '../chainGateway.js';
+import type { FeePolicy } from '../feePolicy.js';
 import type { Hex } from '../types.js';
 import type { PendingOperation, SignedOperation } from './pendingOperation.js';
 import type { Sponsor } from './sponsorship.js';
@@ -27,6 +28,8 @@ export class OperationSigner {
   constructor(
     private readonly gateway: ChainGateway,
     private readonly sponsor: Sponsor,
+    /** MAX_FEE_PER_GAS: the paymaster never signs an operation offering more per gas (undefined: no cap). */
+    private readonly feePolicy?: FeePolicy,
   ) {}
 
   /** True when `op` was never signed, was signed for another nonce, or its sponsorship is about to lapse. */
@@ -46,7 +49,8 @@ export class OperationSigner {
       nonce === 0n && !pending.deployed
         ? encodeInitCode(contracts.account_factory, pending.firstOwner, pending.salt)
         : '0x';
-    const fees = await this.gateway.fees();
+    const suggested = await this.gateway.fees();
+    const fees = this.feePolicy?.initial(suggested) ?? suggested;
     const unsigned: UnsignedUserOperation = {
       sender: pending.sender,
       nonce,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { freshKeys, randomOwner } from '../chainTestHelpers.js';
+import { bundledOperations, freshKeys, randomOwner } from '../chainTestHelpers.js';
 import { addressOf, eventually, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 
 const GWEI = 10n ** 9n;
@@ -109,6 +109,11 @@ describe('a base-fee spike ×50: replacement up to MAX_FEE_PER_GAS, then waiting
     const entryPoint = chain.info.contracts.entry_point;
     expect(await operationCount(node, entryPoint, firstResult.userOpHash)).toBe(1);
     expect(await operationCount(node, entryPoint, secondResult.userOpHash)).toBe(1);
+    // The operation signed during the spike offers the cap at most on both fields, as the bundle does.
+    for (const op of await bundledOperations(chain, secondResult.txHash)) {
+      expect(op.maxFeePerGas).toBeLessThanOrEqual(CAP);
+      expect(op.maxPriorityFeePerGas).toBeLessThanOrEqual(op.maxFeePerGas);
+    }
 
     // Fees payable again: ready, metric back to 0.
     expect(await feeCappedMetric()).toBe('0');
