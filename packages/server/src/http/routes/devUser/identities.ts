@@ -3,8 +3,10 @@ import type { Services } from '../../../composition/index.js';
 import type { IdentityRecord } from '../../../services/federation/federationService.js';
 import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
-import { errorResponses } from '../../schemas.js';
+import { ErrorBody, errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { FEDERATION_COOKIE_PATH, LINK_COOKIE } from '../federation/index.js';
+import { LINK_TICKET_TTL_MS } from '../../../services/federation/federationService.js';
 
 const Identity = Type.Object({
   id: Type.String(),
@@ -58,13 +60,21 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it. Needs a fresh login (STEP_UP_MAX_AGE)',
+          'Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it; each id_token is accepted once (401 id_token_replayed, shared with federated-login). Needs a fresh login (STEP_UP_MAX_AGE)',
         security: bearerSecurity,
         body: Type.Object({
           provider: Type.String({ minLength: 1, maxLength: 64 }),
           id_token: Type.String({ minLength: 1, maxLength: 16_000 }),
         }),
-        response: { 201: Identity, ...errorResponses(400, 401, 404, 409, 429, 503) },
+        response: {
+          201: Identity,
+          ...errorResponses(400, 404, 409, 429, 503),
+          401: Type.Object(ErrorBody.properties, {
+            additionalProperties: true,
+            description:
+              'reauthentication_required, invalid_id_token, or id_token_replayed (this id_token was used before, here or at federated-login)',
+          }),
+        },
       },
       preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
       config: perUser(limits, 'identities_manage'),
@@ -85,7 +95,7 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. Needs a fresh login (STEP_UP_MAX_AGE)',
+          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. Sets an HttpOnly link cookie: the URL works only in this browser (elsewhere 400 link_browser_mismatch, nothing linked). Needs a fresh login (STEP_UP_MAX_AGE)',
         security: bearerSecurity,
         body: ProviderBody,
         response: { 200: Type.Object({ url: Type.String() }), ...errorResponses(400, 401, 404, 429) },
@@ -95,7 +105,16 @@ export async function identityRoutes(app: App, services: Services): Promise<void
     },
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
-      return { url: await federation.linkUrl(Number(authOf(request).userId), request.body.provider) };
+      const { url, binder } = await federation.linkUrl(Number(authOf(request).userId), request.body.provider);
+      // The asking browser's binding (decisions §9): the console's same-origin fetch keeps it.
+      void reply.setCookie(LINK_COOKIE, binder, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: services.config.publicUrl.startsWith('https:'),
+        path: FEDERATION_COOKIE_PATH,
+        maxAge: LINK_TICKET_TTL_MS / 1000,
+      });
+      return { url };
     },
   );
 
