@@ -218,6 +218,15 @@ describe('federated sign-in with an upstream id_token', () => {
       expect(await again.json()).toMatchObject({ uuid, created: false });
     });
 
+    it('the OpenAPI document names id_token_replayed among the 401s of both routes', async () => {
+      const doc = (await (await fetch(`${base}/docs/json`)).json()) as {
+        paths: Record<string, { post: { responses: Record<string, { description: string }> } }>;
+      };
+      for (const path of ['/v1/dev-user/federated-login', '/v1/dev-user/identities']) {
+        expect(doc.paths[path]!.post.responses['401']!.description).toContain('id_token_replayed');
+      }
+    });
+
     it('without auth_time the id_token’s iat is the authentication time', async () => {
       const iat = now() - 300;
       const res = await federatedLogin({ id_token: await upstreamToken({ sub: uniqueSub(), iat }) });
