@@ -84,7 +84,21 @@ async function confirmItIsYou(session: Session): Promise<boolean> {
   return true;
 }
 
-export async function call<T = Json>(method: string, path: string, body?: Json, retried = false): Promise<T> {
+export interface CallOptions {
+  /**
+   * Keep the cookies of the answer (a same-origin fetch): only `POST /v1/dev-user/identities/link`, whose
+   * HttpOnly link cookie binds the link URL to this browser (decisions §9). Every other call omits them.
+   */
+  keepCookies?: boolean;
+  retried?: boolean;
+}
+
+export async function call<T = Json>(
+  method: string,
+  path: string,
+  body?: Json,
+  options: CallOptions = {},
+): Promise<T> {
   // Signing in sends no token, and a wrong password there must not end the current session.
   const session = path === LOGIN_PATH ? null : currentSession();
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -94,7 +108,7 @@ export async function call<T = Json>(method: string, path: string, body?: Json, 
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: 'omit',
+    credentials: options.keepCookies ? 'same-origin' : 'omit',
     cache: 'no-store',
   });
   const text = await response.text();
@@ -112,8 +126,8 @@ export async function call<T = Json>(method: string, path: string, body?: Json, 
       : typeof parsed.error_description === 'string'
         ? parsed.error_description
         : `The service answered ${response.status}.`;
-  if (response.status === 401 && code === 'reauthentication_required' && session && !retried) {
-    if (await confirmItIsYou(session)) return call<T>(method, path, body, true);
+  if (response.status === 401 && code === 'reauthentication_required' && session && !options.retried) {
+    if (await confirmItIsYou(session)) return call<T>(method, path, body, { ...options, retried: true });
   }
   if (response.status === 401 && code !== 'reauthentication_required' && session) {
     // The token expired or was revoked (sign-out elsewhere, password change): sign in again.

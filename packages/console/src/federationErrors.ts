@@ -4,6 +4,8 @@ const MESSAGES: Record<string, string> = {
     'An account with this e-mail already exists. Sign in with it, then link this provider on your account page.',
   access_denied: 'The sign-in was cancelled at the provider.',
   identity_in_use: 'This identity is already linked to another account.',
+  invalid_link_ticket:
+    'The link request expired or was already used: link the provider again from your account page.',
   flow_browser_mismatch:
     'The sign-in was finished in another browser than the one that started it: start again here.',
 };

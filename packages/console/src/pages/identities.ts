@@ -76,7 +76,13 @@ export async function identitiesSection(): Promise<HTMLElement | null> {
     link.addEventListener('click', () => {
       link.disabled = true;
       messages.replaceChildren();
-      call<{ url: string }>('POST', '/v1/dev-user/identities/link', { provider: provider.id })
+      // The answer's link cookie must land in this browser: the URL works only where it is.
+      call<{ url: string }>(
+        'POST',
+        '/v1/dev-user/identities/link',
+        { provider: provider.id },
+        { keepCookies: true },
+      )
         .then(({ url }) => location.assign(url))
         .catch((error: unknown) => {
           link.disabled = false;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -74,6 +75,7 @@ async function startIssuer(audience: string): Promise<Issuer> {
         .setIssuer(issuer)
         .setAudience(options.audience ?? audience)
         .setIssuedAt(now - 5)
+        .setJti(randomUUID()) // every real id_token is unlike the others: dauth accepts each once
         .setExpirationTime(now + (options.expiresIn ?? 600))
         .sign(options.key === 'other' ? other.privateKey : key.privateKey);
     },

@@ -36,6 +36,10 @@ export interface FederationTicketsTable {
   provider: string | null;
   created: number;
   expires_at: number;
+  /** A link ticket: SHA-256 of the browser binder cookie (migration 0222). */
+  binder_hash: string | null;
+  /** A console login ticket: when the person last proved a credential, Unix seconds (migration 0222). */
+  auth_time: number | null;
 }
 
 declare module '../db/database.js' {
@@ -86,6 +90,10 @@ export interface TicketRecord {
   /** For a console login ticket: the account was created by this sign-in. */
   created: boolean;
   expiresAt: number;
+  /** For a link ticket: SHA-256 of the binder cookie of the browser that asked for it. */
+  binderHash?: string | undefined;
+  /** For a console login ticket: the login JWT's `auth_time` (Unix seconds). */
+  authTime?: number | undefined;
 }
 
 /** A new account made by a first federated sign-in (no password: `password_hash` ''). */
@@ -343,31 +351,43 @@ export class FederationStore {
         provider: ticket.provider ?? null,
         created: ticket.created ? 1 : 0,
         expires_at: ticket.expiresAt,
+        binder_hash: ticket.binderHash ?? null,
+        auth_time: ticket.authTime ?? null,
       })
       .execute();
   }
 
-  /** Takes a ticket of `purpose` once (deleted by this call); undefined when unknown, taken or another purpose. */
-  async takeTicket(ticketHash: string, purpose: TicketPurpose): Promise<TicketRecord | undefined> {
+  /** A ticket of `purpose` without taking it (a link start checks its browser binding first). */
+  async findTicket(ticketHash: string, purpose: TicketPurpose): Promise<TicketRecord | undefined> {
     const row = await this.db
       .selectFrom('federation_tickets')
       .selectAll()
       .where('ticket_hash', '=', ticketHash)
       .where('purpose', '=', purpose)
       .executeTakeFirst();
-    if (!row) return undefined;
+    return row && toTicket(row);
+  }
+
+  /** Takes a ticket of `purpose` once (deleted by this call); undefined when unknown, taken or another purpose. */
+  async takeTicket(ticketHash: string, purpose: TicketPurpose): Promise<TicketRecord | undefined> {
+    const ticket = await this.findTicket(ticketHash, purpose);
+    if (!ticket) return undefined;
     const deleted = await this.db
       .deleteFrom('federation_tickets')
       .where('ticket_hash', '=', ticketHash)
       .executeTakeFirst();
     if (affected(deleted) !== 1) return undefined;
-    return {
-      ticketHash: row.ticket_hash,
-      purpose: row.purpose as TicketPurpose,
-      userUuid: Number(row.user_uuid),
-      provider: row.provider ?? undefined,
-      created: Number(row.created) === 1,
-      expiresAt: Number(row.expires_at),
-    };
+    return ticket;
   }
 }
+
+const toTicket = (row: FederationTicketsTable): TicketRecord => ({
+  ticketHash: row.ticket_hash,
+  purpose: row.purpose as TicketPurpose,
+  userUuid: Number(row.user_uuid),
+  provider: row.provider ?? undefined,
+  created: Number(row.created) === 1,
+  expiresAt: Number(row.expires_at),
+  binderHash: row.binder_hash ?? undefined,
+  authTime: row.auth_time === null ? undefined : Number(row.auth_time),
+});

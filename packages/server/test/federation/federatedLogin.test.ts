@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createClient, createUser, post, type TestUser } from '../helpers/http.js';
 import {
@@ -37,12 +38,16 @@ describe('federated sign-in with an upstream id_token', () => {
   let upstream: OidcUpstream;
   let rotating: StaticIssuer;
 
-  /** An id_token the upstream would issue for the iOS app: its key, its issuer, fresh. */
+  /**
+   * An id_token the upstream would issue for the iOS app: its key, its issuer, fresh, and (as every real
+   * one) unlike any other it issued, so a token is presented twice only where a test replays it.
+   */
   const upstreamToken = (claims: Record<string, unknown>) =>
     signIdToken(upstream.key, {
       iss: upstream.issuer,
       aud: 'dauth-ios',
       exp: now() + 600,
+      jti: randomUUID(),
       ...claims,
     });
 
@@ -179,6 +184,87 @@ describe('federated sign-in with an upstream id_token', () => {
           created_at: expect.any(String),
         },
       ],
+    });
+  });
+
+  describe('each id_token once, and its own authentication time (decisions §9)', () => {
+    it('a replayed id_token: 401 id_token_replayed; the first login JWT has the upstream auth_time', async () => {
+      const authTime = now() - 1_234;
+      const idToken = await upstreamToken({ sub: uniqueSub(), auth_time: authTime, iat: now() - 60 });
+      const first = await federatedLogin({ id_token: idToken, client_id: 'dauth:console' });
+      expect(first.status).toBe(200);
+      const { token, uuid } = (await first.json()) as LoginAnswer;
+      expect(claimsOf(token).auth_time).toBe(authTime);
+      // So a stolen copy is no step-up: the login is as old as the upstream sign-in it stands for.
+      const link = await post(`${base}/v1/dev-user/identities/link`, { provider: 'upstream' }, bearer(token));
+      expect(link.status).toBe(401);
+      expect(await link.json()).toMatchObject({ error: 'reauthentication_required' });
+
+      const before = await rowCounts();
+      const replay = await federatedLogin({ id_token: idToken, client_id: 'dauth:console' });
+      expect(replay.status).toBe(401);
+      const body = (await replay.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ success: false, error: 'id_token_replayed' });
+      expect(body).not.toHaveProperty('token');
+      expect(await rowCounts()).toEqual(before);
+
+      // What is kept is a hash until the token expires, never the token.
+      const markers = await server.services.database.db.selectFrom('federation_nonces').selectAll().execute();
+      const [, payload, signature] = idToken.split('.');
+      expect(JSON.stringify(markers)).not.toContain(payload!.slice(0, 40));
+      expect(JSON.stringify(markers)).not.toContain(signature!.slice(0, 40));
+      // The same identity with a new id_token signs in as before.
+      const again = await federatedLogin({ id_token: await upstreamToken({ sub: claimsOf(idToken).sub }) });
+      expect(await again.json()).toMatchObject({ uuid, created: false });
+    });
+
+    it('the OpenAPI document names id_token_replayed among the 401s of both routes', async () => {
+      const doc = (await (await fetch(`${base}/docs/json`)).json()) as {
+        paths: Record<string, { post: { responses: Record<string, { description: string }> } }>;
+      };
+      for (const path of ['/v1/dev-user/federated-login', '/v1/dev-user/identities']) {
+        expect(doc.paths[path]!.post.responses['401']!.description).toContain('id_token_replayed');
+      }
+    });
+
+    it('without auth_time the id_token’s iat is the authentication time', async () => {
+      const iat = now() - 300;
+      const res = await federatedLogin({ id_token: await upstreamToken({ sub: uniqueSub(), iat }) });
+      expect(res.status).toBe(200);
+      expect(claimsOf(((await res.json()) as LoginAnswer).token).auth_time).toBe(iat);
+    });
+
+    it('concurrent presentations of one id_token: exactly one signs in', async () => {
+      const idToken = await upstreamToken({ sub: uniqueSub() });
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => federatedLogin({ id_token: idToken }).then((r) => r.status)),
+      );
+      expect(answers.filter((s) => s === 200)).toHaveLength(1);
+      expect(answers.filter((s) => s === 401)).toHaveLength(5);
+    });
+
+    it('an id_token used to sign in does not link, and one used to link does not sign in', async () => {
+      const owner = await createUser(base);
+      const signedIn = await upstreamToken({ sub: uniqueSub() });
+      expect((await federatedLogin({ id_token: signedIn })).status).toBe(200);
+      const link = await post(
+        `${base}/v1/dev-user/identities`,
+        { provider: 'upstream', id_token: signedIn },
+        bearer(owner.loginToken),
+      );
+      expect(link.status).toBe(401);
+      expect(await link.json()).toMatchObject({ error: 'id_token_replayed' });
+
+      const linking = await upstreamToken({ sub: uniqueSub() });
+      const linked = await post(
+        `${base}/v1/dev-user/identities`,
+        { provider: 'upstream', id_token: linking },
+        bearer(owner.loginToken),
+      );
+      expect(linked.status).toBe(201);
+      const login = await federatedLogin({ id_token: linking });
+      expect(login.status).toBe(401);
+      expect(await login.json()).toMatchObject({ error: 'id_token_replayed' });
     });
   });
 
@@ -677,7 +763,8 @@ describe('federated sign-in with an upstream id_token', () => {
         });
         const url = new URL(plain.headers.get('location')!);
         expect(url.searchParams.has('prompt')).toBe(false);
-        expect(url.searchParams.has('max_age')).toBe(false);
+        // Only so that the id_token says when the user signed in (auth_time): 30 days.
+        expect(url.searchParams.get('max_age')).toBe('2592000');
       });
 
       it('refuses an answer from the provider’s session (auth_time before the step-up) or without auth_time; nothing created', async () => {
@@ -709,7 +796,7 @@ describe('federated sign-in with an upstream id_token', () => {
       });
     });
 
-    it('a link URL is one use: the second start with its ticket is refused', async () => {
+    it('a link URL works only with the link cookie of the browser that asked for it, and once', async () => {
       const owner = await createUser(base, undefined, { clientId: 'dauth:console' });
       const res = await post(
         `${base}/v1/dev-user/identities/link`,
@@ -721,15 +808,45 @@ describe('federated sign-in with an upstream id_token', () => {
       expect(url).toMatch(
         new RegExp(`^${base}/v1/federation/upstream/start\\?link_ticket=[A-Za-z0-9_-]{43}$`),
       );
-      const first = await fetch(url, { redirect: 'manual' });
+      const setCookie = res.headers.get('set-cookie')!;
+      expect(setCookie).toMatch(/^dauth_federation_link=[A-Za-z0-9_-]{43};/);
+      expect(setCookie).toMatch(/HttpOnly/i);
+      expect(setCookie).toMatch(/SameSite=Lax/i);
+      expect(setCookie).toMatch(/Path=\/v1\/federation(;|$)/);
+      expect(setCookie).not.toMatch(/Secure/i); // PUBLIC_URL is http here
+      const binder = setCookie.split(';')[0]!;
+      const rows = await server.services.database.db.selectFrom('federation_tickets').selectAll().execute();
+      expect(JSON.stringify(rows)).not.toContain(binder.split('=')[1]!);
+
+      // Another browser (no link cookie, or its own from another link request): the error page, no flow.
+      const elsewhere = await post(
+        `${base}/v1/dev-user/identities/link`,
+        { provider: 'upstream' },
+        bearer(owner.loginToken),
+      );
+      const otherBinder = elsewhere.headers.get('set-cookie')!.split(';')[0]!;
+      for (const cookie of [undefined, otherBinder, 'dauth_federation_link=']) {
+        const refused = await fetch(url, {
+          redirect: 'manual',
+          headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) },
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.headers.get('content-type')).toMatch(/text\/html/);
+        expect(refused.headers.get('set-cookie') ?? '').not.toContain('dauth_federation_flow=');
+        expect(await refused.text()).toContain('link_browser_mismatch');
+      }
+
+      // The browser that asked: the ticket is still there for it (a refused attempt does not spend it).
+      const first = await fetch(url, { redirect: 'manual', headers: { cookie: binder } });
       expect(new URL(first.headers.get('location')!).origin).toBe(upstream.issuer);
-      const second = await fetch(url, { redirect: 'manual' });
+      expect(first.headers.get('set-cookie')).toMatch(/dauth_federation_link=;/);
+      const second = await fetch(url, { redirect: 'manual', headers: { cookie: binder } });
       expect(second.headers.get('location')).toBe('/console#federation_error=invalid_link_ticket');
     });
 
     it('a console login ticket is redeemed once for a console-bound login JWT', async () => {
       const user = await createUser(base);
-      const ticket = await server.services.federation.consoleTicket(Number(user.uuid), false);
+      const ticket = await server.services.federation.consoleTicket(Number(user.uuid), false, now());
       const first = await post(`${base}/v1/federation/login-ticket`, { ticket });
       expect(first.status).toBe(200);
       const body = (await first.json()) as LoginAnswer;

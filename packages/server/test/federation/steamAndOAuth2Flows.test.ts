@@ -29,8 +29,8 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
   };
 
   /** `start` for the console: the upstream URL and the flow cookie, as a browser would keep them. */
-  async function start(provider: string) {
-    const res = await fetch(`${base}/v1/federation/${provider}/start?return_to=/console`, {
+  async function start(provider: string, query = '') {
+    const res = await fetch(`${base}/v1/federation/${provider}/start?return_to=/console${query}`, {
       redirect: 'manual',
     });
     expect(res.status).toBe(302);
@@ -46,6 +46,18 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
     expect(res.status).toBe(302);
     return res.headers.get('location')!;
   }
+
+  /** Opens a link URL in the browser that asked for it: with the link cookie its answer set. */
+  const startLink = (url: string, linkAnswer: Response) =>
+    fetch(url, {
+      redirect: 'manual',
+      headers: { cookie: linkAnswer.headers.get('set-cookie')!.split(';')[0]! },
+    });
+  const flowCookieOf = (res: Response) =>
+    res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('dauth_federation_flow='))!
+      .split(';')[0]!;
 
   const callback = (url: string, cookie: string) =>
     fetch(url, { redirect: 'manual', headers: { cookie, accept: 'application/json' } });
@@ -178,8 +190,8 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
       bearer(owner.loginToken),
     );
     const { url } = (await res.json()) as { url: string };
-    const started = await fetch(url, { redirect: 'manual' });
-    const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
+    const started = await startLink(url, res);
+    const cookie = flowCookieOf(started);
     const landed = await callback(await approve(new URL(started.headers.get('location')!)), cookie);
     expect(landed.headers.get('location')).toBe('/console#identity_linked=discord');
     const list = await fetch(`${base}/v1/dev-user/identities`, { headers: bearer(owner.loginToken) });
@@ -199,17 +211,48 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
       bearer(owner.loginToken),
     );
     const { url } = (await res.json()) as { url: string };
-    const started = await fetch(url, { redirect: 'manual' });
-    const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
+    const started = await startLink(url, res);
+    const cookie = flowCookieOf(started);
     const landed = await callback(await approve(new URL(started.headers.get('location')!)), cookie);
     expect(landed.headers.get('location')).toBe('/console#federation_error=identity_in_use');
     const list = await fetch(`${base}/v1/dev-user/identities`, { headers: bearer(owner.loginToken) });
     expect(await list.json()).toEqual({ identities: [] });
   });
 
+  it('Steam and oauth2 say nothing of when the user signed in: a plain sign-in is no fresh login, a step-up is', async () => {
+    steam.steamId = '76561198000000004';
+    discord.userinfo = { ...discord.userinfo, id: '80351110224670004', email: 'when@example.com' };
+    for (const provider of ['steam', 'discord']) {
+      const plain = await start(provider);
+      const stale = await redeem(
+        (await callback(await approve(plain.upstream), plain.cookie)).headers.get('location'),
+      );
+      const refused = await post(
+        `${base}/v1/dev-user/passkeys/registration-options`,
+        {},
+        bearer(stale.token),
+      );
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ error: 'reauthentication_required' });
+
+      const stepUp = await start(provider, '&reauthenticate=true');
+      const fresh = await redeem(
+        (await callback(await approve(stepUp.upstream), stepUp.cookie)).headers.get('location'),
+      );
+      expect(fresh.uuid).toBe(stale.uuid);
+      const options = await post(
+        `${base}/v1/dev-user/passkeys/registration-options`,
+        {},
+        bearer(fresh.token),
+      );
+      expect(options.status).toBe(200);
+    }
+  });
+
   it('a Steam account (no e-mail, no password) may delete its passkey while its identity remains, then keeps that identity', async () => {
     steam.steamId = '76561198000000003';
-    const flow = await start('steam');
+    // A step-up sign-in: Steam says nothing of when the user signed in, so only that one is a fresh login.
+    const flow = await start('steam', '&reauthenticate=true');
     const session = await redeem(
       (await callback(await approve(flow.upstream), flow.cookie)).headers.get('location'),
     );
@@ -263,8 +306,8 @@ describe('Steam and oauth2 sign-ins through dauth', () => {
     );
     expect(res.status).toBe(200);
     const { url } = (await res.json()) as { url: string };
-    const started = await fetch(url, { redirect: 'manual' });
-    const cookie = started.headers.get('set-cookie')!.split(';')[0]!;
+    const started = await startLink(url, res);
+    const cookie = flowCookieOf(started);
     const landed = await callback(await approve(new URL(started.headers.get('location')!)), cookie);
     expect(landed.headers.get('location')).toBe('/console#identity_linked=discord');
     expect(await server.services.guests.isGuest(Number(guest.uuid))).toBe(false);

@@ -153,4 +153,32 @@ describe.each(testDatabases)('federation store ($name)', (database) => {
     expect(await store.takeTicket(ticket.ticketHash, 'console_login')).toEqual(ticket);
     expect(await store.takeTicket(ticket.ticketHash, 'console_login')).toBeUndefined();
   });
+
+  it('keeps a link ticket’s binder hash and a login ticket’s auth_time; finding a ticket does not take it', async () => {
+    const store = new FederationStore(db());
+    const link = {
+      ticketHash: 'd'.repeat(64),
+      purpose: 'link' as const,
+      userUuid: 7011,
+      provider: 'google',
+      created: false,
+      expiresAt: Date.now() + 60_000,
+      binderHash: 'e'.repeat(64),
+      authTime: undefined,
+    };
+    const login = {
+      ...link,
+      ticketHash: 'f'.repeat(64),
+      purpose: 'console_login' as const,
+      binderHash: undefined,
+      authTime: 1_790_000_000,
+    };
+    await store.saveTicket(link, Date.now());
+    await store.saveTicket(login, Date.now());
+    expect(await store.findTicket(link.ticketHash, 'link')).toEqual(link);
+    expect(await store.findTicket(link.ticketHash, 'console_login')).toBeUndefined();
+    expect(await store.takeTicket(link.ticketHash, 'link')).toEqual(link);
+    expect(await store.findTicket(link.ticketHash, 'link')).toBeUndefined();
+    expect(await store.takeTicket(login.ticketHash, 'console_login')).toEqual(login);
+  });
 });

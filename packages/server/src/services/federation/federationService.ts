@@ -34,6 +34,11 @@ export const LOGIN_TICKET_TTL_MS = 60_000;
 export const LINK_TICKET_TTL_MS = 5 * 60_000;
 /** Where a console flow returns, and the only return_to besides an authorize request. */
 export const CONSOLE_PATH = '/console';
+/**
+ * The `auth_time` of a sign-in whose upstream says nothing of when the person proved a credential (oauth2,
+ * steam) and whose flow forced no interaction: the epoch, "never proven here", which no step-up accepts.
+ */
+export const UNPROVEN_AUTH_TIME = 0;
 
 export interface FederationSettings {
   /** PUBLIC_URL: the callback URL each provider is registered with is `{publicUrl}/v1/federation/{id}/callback`. */
@@ -49,7 +54,8 @@ interface UserDirectory {
 
 /** What a completed browser flow did. */
 export type FlowOutcome =
-  | { kind: 'signed_in'; userUuid: number; created: boolean; returnTo: string; at: number }
+  /** `authTime`: when the person last proved a credential at the upstream (Unix seconds; see `#authTime`). */
+  | { kind: 'signed_in'; userUuid: number; created: boolean; returnTo: string; authTime: number }
   | { kind: 'linked'; userUuid: number; provider: string; returnTo: string };
 
 /** A flow that ended in an error still knows where its browser came from (the console or a login page). */
@@ -118,6 +124,8 @@ export class FederationService {
     providerId: string;
     returnTo: string;
     linkTicket?: string | undefined;
+    /** The link binder cookie of this browser (`linkUrl`): a link ticket starts only with its own. */
+    linkBinder?: string | undefined;
     /** A step-up: the upstream must authenticate the user again (BrowserFlow.reauthenticateSince). */
     reauthenticate?: boolean | undefined;
   }): Promise<{ url: URL; cookie: string }> {
@@ -125,14 +133,7 @@ export class FederationService {
     let linkUserUuid: number | undefined;
     let returnTo = input.returnTo;
     if (input.linkTicket !== undefined) {
-      const ticket = await this.#takeTicket(input.linkTicket, 'link');
-      if (!ticket || ticket.provider !== provider.id) {
-        throw new FlowFailed(
-          new AppError(400, 'invalid_link_ticket', 'The link request is unknown, expired or already used'),
-          CONSOLE_PATH,
-        );
-      }
-      linkUserUuid = ticket.userUuid;
+      linkUserUuid = await this.#takeLinkTicket(input.linkTicket, input.linkBinder, provider.id);
       returnTo = CONSOLE_PATH;
     }
     const now = this.now();
@@ -207,7 +208,8 @@ export class FederationService {
         };
       }
       const { userUuid, created } = await this.signInOrCreate(provider.id, identity);
-      return { kind: 'signed_in', userUuid, created, returnTo: flow.returnTo, at: this.now() };
+      const authTime = this.#authTime(identity, flow.purpose === 'reauthenticate');
+      return { kind: 'signed_in', userUuid, created, returnTo: flow.returnTo, authTime };
     } catch (err) {
       if (err instanceof AppError) throw new FlowFailed(err, flow.returnTo);
       this.#report(provider.id, err);
@@ -217,8 +219,9 @@ export class FederationService {
 
   /**
    * The native flow (`POST /v1/dev-user/federated-login`): an upstream id_token for the provider's client
-   * ids, then the same sign-in or creation as the browser flow; the login JWT is bound like a password
-   * login (`client_id`, or the console's first-party binding).
+   * ids, accepted once (401 `id_token_replayed`), then the same sign-in or creation as the browser flow;
+   * the login JWT is bound like a password login (`client_id`, or the console's first-party binding) and
+   * its `auth_time` is the id_token's (`auth_time`, else `iat`), never the moment it reached us.
    */
   async nativeLogin(input: {
     providerId: string;
@@ -229,7 +232,7 @@ export class FederationService {
     const identity = await this.#verifyIdToken(input.providerId, input.idToken);
     const { userUuid, created } = await this.signInOrCreate(input.providerId, identity);
     const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), {
-      authTime: Math.floor(this.now() / 1000),
+      authTime: this.#authTime(identity, false),
       ...binding,
     });
     return { token, uuid: String(userUuid), created, expiresIn };
@@ -301,16 +304,31 @@ export class FederationService {
     return this.link(userUuid, providerId, await this.#verifyIdToken(providerId, idToken));
   }
 
-  /** A start URL that links the identity the browser signs in with to `userUuid` (one use, 5 minutes). */
-  async linkUrl(userUuid: number, providerId: string): Promise<string> {
+  /**
+   * A start URL that links the identity the browser signs in with to `userUuid` (one use, 5 minutes), and
+   * its binder: the caller sets it as a cookie on the asking browser, and the start accepts the ticket
+   * only with it (decisions §9: linking happens in the account's own browser). The ticket keeps only the
+   * binder's hash.
+   */
+  async linkUrl(userUuid: number, providerId: string): Promise<{ url: string; binder: string }> {
     const provider = this.#provider(providerId);
-    const ticket = await this.#issueTicket('link', userUuid, provider.id, false, LINK_TICKET_TTL_MS);
-    return `${this.settings.publicUrl}/v1/federation/${provider.id}/start?link_ticket=${ticket}`;
+    const binder = random();
+    const ticket = await this.#issueTicket('link', userUuid, LINK_TICKET_TTL_MS, {
+      provider: provider.id,
+      binderHash: sha256(binder),
+    });
+    return {
+      url: `${this.settings.publicUrl}/v1/federation/${provider.id}/start?link_ticket=${ticket}`,
+      binder,
+    };
   }
 
-  /** The console's one-time login ticket (60 s) for a user the browser flow signed in. */
-  consoleTicket(userUuid: number, created: boolean): Promise<string> {
-    return this.#issueTicket('console_login', userUuid, undefined, created, LOGIN_TICKET_TTL_MS);
+  /**
+   * The console's one-time login ticket (60 s) for a user the browser flow signed in; `authTime` (Unix
+   * seconds, the outcome's) becomes the login JWT's.
+   */
+  consoleTicket(userUuid: number, created: boolean, authTime: number): Promise<string> {
+    return this.#issueTicket('console_login', userUuid, LOGIN_TICKET_TTL_MS, { created, authTime });
   }
 
   /** Redeems a console login ticket: a login JWT bound to the console (`dauth:console`). */
@@ -323,6 +341,7 @@ export class FederationService {
     }
     const { token, expiresIn } = await this.tokens.issueLoginToken(String(record.userUuid), {
       clientId: FIRST_PARTY_BINDING,
+      authTime: record.authTime ?? UNPROVEN_AUTH_TIME,
     });
     return { token, uuid: String(record.userUuid), created: record.created, expiresIn };
   }
@@ -368,6 +387,9 @@ export class FederationService {
       return await provider.verifyIdToken(idToken);
     } catch (err) {
       this.#report(provider.id, err);
+      if (err instanceof UpstreamRejected && err.reason === 'replayed') {
+        throw new AppError(401, 'id_token_replayed', 'This id_token was already used: get a new one');
+      }
       if (err instanceof UpstreamRejected) {
         throw new AppError(
           401,
@@ -417,17 +439,77 @@ export class FederationService {
     };
   }
 
+  /**
+   * When the person last proved a credential (the login JWT's `auth_time`, Unix seconds): what the
+   * upstream says (an id_token's `auth_time` or `iat`); a kind that says nothing counts as a new sign-in
+   * only when the flow forced an interaction (`reauthenticate`: Discord's approval page, Steam's button),
+   * else it is unproven and passes no step-up (docs/federation.md, "Authentication time").
+   */
+  #authTime(identity: UpstreamIdentity, forcedInteraction: boolean): number {
+    if (identity.authTime !== undefined) return identity.authTime;
+    return forcedInteraction ? Math.floor(this.now() / 1000) : UNPROVEN_AUTH_TIME;
+  }
+
+  /**
+   * A link start's ticket: known, unexpired, for this provider (else back to the console with
+   * `invalid_link_ticket`) and asked for by this browser (its binder cookie, compared in constant time).
+   * A browser without the binder gets the error page and the ticket stays for its owner: whoever merely
+   * sees the URL can neither use nor spend it (docs/federation.md, "Linking").
+   */
+  async #takeLinkTicket(ticket: string, binder: string | undefined, providerId: string): Promise<number> {
+    const invalid = () =>
+      new FlowFailed(
+        new AppError(400, 'invalid_link_ticket', 'The link request is unknown, expired or already used'),
+        CONSOLE_PATH,
+      );
+    if (ticket.length === 0 || ticket.length > 200) throw invalid();
+    const ticketHash = sha256(ticket);
+    const record = await this.store.findTicket(ticketHash, 'link');
+    if (!record || record.expiresAt <= this.now() || record.provider !== providerId) throw invalid();
+    const bound =
+      binder !== undefined &&
+      binder.length <= 200 &&
+      record.binderHash !== undefined &&
+      safeEqual(sha256(binder), record.binderHash);
+    if (!bound) {
+      throw new FlowFailed(
+        new AppError(
+          400,
+          'link_browser_mismatch',
+          'This link was asked for in another browser: nothing was linked. Sign in to your account here and link from its page',
+        ),
+        undefined,
+      );
+    }
+    const taken = await this.store.takeTicket(ticketHash, 'link');
+    if (!taken) throw invalid();
+    return taken.userUuid;
+  }
+
   async #issueTicket(
     purpose: TicketPurpose,
     userUuid: number,
-    provider: string | undefined,
-    created: boolean,
     ttlMs: number,
+    extra: {
+      provider?: string;
+      created?: boolean;
+      binderHash?: string;
+      authTime?: number;
+    },
   ): Promise<string> {
     const ticket = random();
     const now = this.now();
     await this.store.saveTicket(
-      { ticketHash: sha256(ticket), purpose, userUuid, provider, created, expiresAt: now + ttlMs },
+      {
+        ticketHash: sha256(ticket),
+        purpose,
+        userUuid,
+        provider: extra.provider,
+        created: extra.created ?? false,
+        expiresAt: now + ttlMs,
+        binderHash: extra.binderHash,
+        authTime: extra.authTime,
+      },
       now,
     );
     return ticket;

@@ -40,6 +40,13 @@ export const JWKS_REFRESH_COOLDOWN_MS = 60_000;
 /** A failed discovery is retried on the next use, but not sooner than this. */
 const DISCOVERY_RETRY_MS = 5_000;
 const FETCH_TIMEOUT_MS = 10_000;
+/**
+ * Every browser sign-in sends this `max_age` (30 days): OpenID Connect Core §3.1.2.1 then requires the
+ * id_token to carry `auth_time`, the moment the person last typed a credential there, which becomes the
+ * login JWT's (a silent answer from the provider's session is not a fresh sign-in). Long enough that no
+ * real session is cut short by it.
+ */
+export const SIGN_IN_MAX_AGE_S = 30 * 86_400;
 
 /**
  * The `oidc` kind (decisions §8): OpenID Connect authorization code flow with PKCE (S256), `state` and
@@ -89,6 +96,8 @@ export class OidcProvider implements UpstreamProvider {
       // OpenID Connect Core §3.1.2.1: sign in again now, and say when (auth_time becomes required).
       params.prompt = 'login';
       params.max_age = '0';
+    } else {
+      params.max_age = String(SIGN_IN_MAX_AGE_S); // only so that the id_token says when (auth_time)
     }
     for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
     return url;
@@ -111,12 +120,22 @@ export class OidcProvider implements UpstreamProvider {
     if (payload.nonce !== flow.nonce)
       throw new UpstreamRejected('wrong_nonce', 'The id_token does not carry this flow’s nonce');
     if (flow.reauthenticateSince !== undefined) checkFreshAuthentication(payload, flow.reauthenticateSince);
-    return identityOf(payload);
+    return identityOf(payload, this.deps.now());
   }
 
   async verifyIdToken(idToken: string): Promise<UpstreamIdentity> {
     const audiences = this.cfg.client_ids?.length ? this.cfg.client_ids : [this.cfg.client_id];
-    return identityOf(await this.#verify(idToken, audiences));
+    const payload = await this.#verify(idToken, audiences);
+    // Once only, until it expires: a copy (a log, a proxy, a compromised game build) signs no one in. The
+    // marker is the hash of the signed header and payload, which the signature covers: a re-encoded or
+    // re-signed (ECDSA's s and n-s) copy of the same token is the same marker. Claimed after the
+    // signature is checked, so forged tokens store nothing.
+    const signed = idToken.slice(0, idToken.lastIndexOf('.'));
+    const ttlMs = ((payload.exp as number) + CLOCK_TOLERANCE_S) * 1000 - this.deps.now();
+    const key = `id_token:${this.id}:${createHash('sha256').update(signed).digest('hex')}`;
+    if (!(await this.deps.claimOnce(key, Math.max(ttlMs, 1))))
+      throw new UpstreamRejected('replayed', 'This id_token was presented before');
+    return identityOf(payload, this.deps.now());
   }
 
   async #verify(idToken: string, audiences: string[]): Promise<JWTPayload> {
@@ -284,8 +303,12 @@ function reasonOf(err: unknown): string {
   return 'invalid';
 }
 
-/** Who signed in: `email_verified` counts only as a boolean true or Apple's string "true". */
-function identityOf(payload: JWTPayload): UpstreamIdentity {
+/**
+ * Who signed in: `email_verified` counts only as a boolean true or Apple's string "true". When: the
+ * id_token's `auth_time`, else its `iat` (decisions §9), never later than now (a clock ahead upstream
+ * must not stretch the freshness of the login).
+ */
+function identityOf(payload: JWTPayload, nowMs: number): UpstreamIdentity {
   const email = typeof payload.email === 'string' && payload.email.length <= 320 ? payload.email : null;
   const verified = payload.email_verified === true || payload.email_verified === 'true';
   const name =
@@ -299,7 +322,13 @@ function identityOf(payload: JWTPayload): UpstreamIdentity {
     email,
     emailVerified: email !== null && verified,
     displayName: name === null ? null : name.slice(0, 200),
+    authTime: Math.min(authTimeOf(payload), Math.floor(nowMs / 1000)),
   };
+}
+
+function authTimeOf(payload: JWTPayload): number {
+  const authTime = payload.auth_time;
+  return typeof authTime === 'number' && Number.isFinite(authTime) ? Math.floor(authTime) : payload.iat!;
 }
 
 /**

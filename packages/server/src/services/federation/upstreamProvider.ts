@@ -15,6 +15,12 @@ export interface UpstreamIdentity {
   email: string | null;
   emailVerified: boolean;
   displayName: string | null;
+  /**
+   * When the person last proved a credential at the upstream (Unix seconds), when the upstream says so:
+   * an id_token's `auth_time`, else its `iat`. Undefined for kinds that never say (oauth2, steam): the
+   * federation service then counts the sign-in as fresh only when the flow forced an interaction.
+   */
+  authTime?: number;
 }
 
 /** The per-flow values the federation service generates and keeps server-side, bound to the browser. */
@@ -50,7 +56,11 @@ export interface UpstreamProvider {
    * Throws UpstreamRejected for anything the upstream or its assertion gets wrong.
    */
   completeBrowserFlow(callback: URLSearchParams, flow: BrowserFlow): Promise<UpstreamIdentity>;
-  /** The native flow (`POST /v1/dev-user/federated-login`): only kinds that issue id_tokens have it. */
+  /**
+   * The native flow (`POST /v1/dev-user/federated-login`, and a link by id_token): only kinds that issue
+   * id_tokens have it. Each id_token is accepted once: a second presentation, while it could still be
+   * valid, throws UpstreamRejected with reason `replayed`.
+   */
   verifyIdToken?(idToken: string): Promise<UpstreamIdentity>;
 }
 

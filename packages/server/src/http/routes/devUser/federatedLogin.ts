@@ -1,15 +1,16 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { routeLimit } from '../../rateLimits.js';
-import { errorResponses } from '../../schemas.js';
+import { ErrorBody, errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { FederatedSignIn } from './accountSchemas.js';
 
 /**
  * `POST /v1/dev-user/federated-login` (decisions §8, docs/federation.md): a native game's upstream
  * id_token (Sign in with Apple or Google on the device) for a login JWT. The id_token must verify against
- * the provider's JWKS, issuer, one of its `client_ids` and its expiry (401 `invalid_id_token`); its
- * identity signs in, or creates the account (`created: true`), or meets an account that already has the
+ * the provider's JWKS, issuer, one of its `client_ids` and its expiry (401 `invalid_id_token`), and is
+ * accepted once (401 `id_token_replayed`); the login JWT's `auth_time` is the id_token's. Its identity
+ * signs in, or creates the account (`created: true`), or meets an account that already has the
  * e-mail (409 `account_exists_link_required`, nothing created or linked).
  */
 export async function federatedLoginRoutes(app: App, services: Services): Promise<void> {
@@ -21,7 +22,7 @@ export async function federatedLoginRoutes(app: App, services: Services): Promis
       schema: {
         tags: ['accounts'],
         summary:
-          'Signs in with an upstream id_token (native Sign in with Apple/Google); with client_id the login JWT is bound to that app',
+          'Signs in with an upstream id_token (native Sign in with Apple/Google); with client_id the login JWT is bound to that app. Each id_token is accepted once: 401 id_token_replayed',
         body: Type.Object({
           provider: Type.String({ minLength: 1, maxLength: 64 }),
           id_token: Type.String({ minLength: 1, maxLength: 16_000 }),
@@ -29,7 +30,12 @@ export async function federatedLoginRoutes(app: App, services: Services): Promis
         }),
         response: {
           200: FederatedSignIn,
-          ...errorResponses(400, 401, 404, 409, 429, 503),
+          ...errorResponses(400, 404, 409, 429, 503),
+          401: Type.Object(ErrorBody.properties, {
+            additionalProperties: true,
+            description:
+              'invalid_id_token (signature, issuer, audience or expiry), or id_token_replayed (this id_token was used before: each is accepted once)',
+          }),
         },
       },
       config: { rateLimit: routeLimit(services.config.rateLimits, 'federated_login') },

@@ -3,9 +3,11 @@ import type { Services } from '../../../composition/index.js';
 import type { IdentityRecord } from '../../../services/federation/federationService.js';
 import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
-import { errorResponses } from '../../schemas.js';
+import { ErrorBody, errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
+import { FEDERATION_COOKIE_PATH, LINK_COOKIE } from '../federation/index.js';
+import { LINK_TICKET_TTL_MS } from '../../../services/federation/federationService.js';
 
 const Identity = Type.Object({
   id: Type.String(),
@@ -62,13 +64,21 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          "Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it. First-party only: a fresh console login (STEP_UP_MAX_AGE), or a guest's own token for its upgrade",
+          "Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it; each id_token is accepted once (401 id_token_replayed, shared with federated-login). First-party only: a fresh console login (STEP_UP_MAX_AGE), or a guest's own token for its upgrade",
         security: bearerSecurity,
         body: Type.Object({
           provider: Type.String({ minLength: 1, maxLength: 64 }),
           id_token: Type.String({ minLength: 1, maxLength: 16_000 }),
         }),
-        response: { 201: Identity, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+        response: {
+          201: Identity,
+          ...errorResponses(400, 403, 404, 409, 429, 503),
+          401: Type.Object(ErrorBody.properties, {
+            additionalProperties: true,
+            description:
+              'reauthentication_required, invalid_id_token, or id_token_replayed (this id_token was used before, here or at federated-login)',
+          }),
+        },
       },
       preHandler: firstPartyOrGuest,
       config: perUser(limits, 'identities_manage'),
@@ -94,7 +104,7 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. First-party only, as linking by id_token',
+          'A start URL (one use, 5 minutes) whose sign-in at the provider links that identity to the signed-in user, then returns to /console#identity_linked=<provider>. Sets an HttpOnly link cookie: the URL works only in this browser (elsewhere 400 link_browser_mismatch, nothing linked). First-party only, as linking by id_token',
         security: bearerSecurity,
         body: ProviderBody,
         response: { 200: Type.Object({ url: Type.String() }), ...errorResponses(400, 401, 403, 404, 429) },
@@ -104,7 +114,16 @@ export async function identityRoutes(app: App, services: Services): Promise<void
     },
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
-      return { url: await federation.linkUrl(Number(authOf(request).userId), request.body.provider) };
+      const { url, binder } = await federation.linkUrl(Number(authOf(request).userId), request.body.provider);
+      // The asking browser's binding (decisions §9): the console's same-origin fetch keeps it.
+      void reply.setCookie(LINK_COOKIE, binder, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: services.config.publicUrl.startsWith('https:'),
+        path: FEDERATION_COOKIE_PATH,
+        maxAge: LINK_TICKET_TTL_MS / 1000,
+      });
+      return { url };
     },
   );
 

@@ -18,7 +18,12 @@ import { FederatedSignIn } from '../devUser/accountSchemas.js';
 
 /** The flow cookie: the browser binding of a federated flow, sent only to `/v1/federation/*`. */
 export const FLOW_COOKIE = 'dauth_federation_flow';
-const FLOW_COOKIE_PATH = '/v1/federation';
+/**
+ * The link binder: set by `POST /v1/dev-user/identities/link` on the browser whose console asked for the
+ * link; the link ticket's start accepts only that browser (decisions §9). Same path as the flow cookie.
+ */
+export const LINK_COOKIE = 'dauth_federation_link';
+export const FEDERATION_COOKIE_PATH = '/v1/federation';
 
 const ProviderId = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_-]+$' }),
@@ -29,7 +34,8 @@ const ProviderId = Type.Object({
  * - `GET /v1/federation/providers`: the configured providers (anonymous);
  * - `GET /v1/federation/{id}/start?return_to=…`: a 302 to the provider and the flow cookie. `return_to` is
  *   the authorize request the login page shows (`/oauth/authorize?…`) or `/console`; a `link_ticket`
- *   (from `POST /v1/dev-user/identities/link`) makes it a link flow back to the console; `reauthenticate`
+ *   (from `POST /v1/dev-user/identities/link`, valid only with that browser's link cookie; elsewhere the
+ *   error page and nothing linked) makes it a link flow back to the console; `reauthenticate`
  *   makes the provider sign the user in again (the console's step-up);
  * - `GET|POST /v1/federation/{id}/callback`: the provider's answer (POST: Apple's `form_post`), checked
  *   against the flow of its `state` and this browser's flow cookie; then the same login-page session a
@@ -44,7 +50,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
   const flowCookieOptions = {
     httpOnly: true,
     sameSite: 'lax' as const,
-    path: FLOW_COOKIE_PATH,
+    path: FEDERATION_COOKIE_PATH,
     secure,
   };
 
@@ -96,9 +102,11 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
           providerId: request.params.id,
           returnTo: returnTo ?? CONSOLE_PATH,
           linkTicket,
+          linkBinder: linkTicket === undefined ? undefined : request.cookies[LINK_COOKIE],
           reauthenticate: reauthenticate === 'true',
         });
         void reply.setCookie(FLOW_COOKIE, cookie, { ...flowCookieOptions, maxAge: FLOW_TTL_MS / 1000 });
+        if (linkTicket !== undefined) void reply.clearCookie(LINK_COOKIE, flowCookieOptions);
         void reply.header('cache-control', 'no-store');
         return reply.redirect(url.toString(), 302);
       } catch (err) {
@@ -215,7 +223,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
     }
     if (outcome.returnTo === CONSOLE_PATH) {
       request.auditUser = String(outcome.userUuid);
-      const ticket = await federation.consoleTicket(outcome.userUuid, outcome.created);
+      const ticket = await federation.consoleTicket(outcome.userUuid, outcome.created, outcome.authTime);
       return reply.redirect(`${CONSOLE_PATH}#login_ticket=${ticket}`, 302);
     }
     // Back into the authorize request the login page showed, signed in like a password sign-in.
