@@ -244,7 +244,7 @@ describe('federated sign-in with an upstream id_token', () => {
     });
 
     it('an id_token used to sign in does not link, and one used to link does not sign in', async () => {
-      const owner = await createUser(base);
+      const owner = await createUser(base, undefined, { clientId: 'dauth:console' });
       const signedIn = await upstreamToken({ sub: uniqueSub() });
       expect((await federatedLogin({ id_token: signedIn })).status).toBe(200);
       const link = await post(
