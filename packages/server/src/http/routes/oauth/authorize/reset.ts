@@ -3,6 +3,7 @@ import { routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { type AccountForm, type AuthorizePage, AuthorizeQuery, emailInput, pageForm } from './shared.js';
+import { requestContextOf } from '../../../requestContext.js';
 
 const ResetRequestForm = pageForm({ email: Type.String({ maxLength: 320 }) });
 const ResetConfirmForm = pageForm({
@@ -111,7 +112,11 @@ export async function resetRoutes(app: App, page: AuthorizePage): Promise<void> 
     async (request, reply) => {
       const { email, code, new_password: newPassword } = request.body;
       return page.runFormAction(request, reply, request.body, {
-        action: () => services.passwords.reset(email, code, newPassword),
+        action: async () => {
+          const userUuid = await services.passwords.reset(email, code, newPassword);
+          // The same security mail as the JSON reset route (decisions §9).
+          services.security.notify(userUuid, { kind: 'password_reset' }, requestContextOf(request));
+        },
         expected: [400, 429],
         showForm: (authz, err) =>
           page.showAccountForm(request, reply, authz, resetConfirmForm, err.status, {
