@@ -317,7 +317,13 @@ export async function createChainServices(
           journal: new UserOperationJournalStore(deps.db),
           logger,
           // MAX_FEE_PER_GAS holds here too: no operation is signed above it (docs/chain.md, "Fees").
-          options: { confirmations: config.chainConfirmations, feePolicy: fees, ...options.externalBundler },
+          // SPONSOR_MAX_OPERATION_GAS bounds the bundler's estimate: nothing is signed above it.
+          options: {
+            confirmations: config.chainConfirmations,
+            feePolicy: fees,
+            maxOperationGas: BigInt(config.sponsorship.maxOperationGas),
+            ...options.externalBundler,
+          },
         })
       : undefined;
     const operations = new OperationPipeline(

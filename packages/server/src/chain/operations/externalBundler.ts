@@ -198,6 +198,11 @@ export interface ExternalBundlerOptions {
   confirmations?: number;
   /** MAX_FEE_PER_GAS (shared with the relayers: `/readyz`'s `chain_fees`); no cap when absent. */
   feePolicy?: FeePolicy;
+  /**
+   * SPONSOR_MAX_OPERATION_GAS: the most gas (call + verification + pre-verification) the paymaster signs for one
+   * operation, whatever the bundler's estimate says; no bound when absent.
+   */
+  maxOperationGas?: bigint;
 }
 
 /** Where to look for an operation on the chain, and until when it can be included. */
@@ -237,7 +242,8 @@ export class ExternalBundler implements OperationSubmitter {
     operationReverted: () => undefined,
   };
   readonly #tails = new Map<string, Promise<void>>();
-  readonly #o: Required<ExternalBundlerOptions>;
+  readonly #o: Required<Omit<ExternalBundlerOptions, 'maxOperationGas'>>;
+  readonly #maxOperationGas: bigint | undefined;
   #closing = false;
   /** Set once `close` is done: every follow still running gives up (outcome unknown). */
   #stopped = false;
@@ -257,6 +263,8 @@ export class ExternalBundler implements OperationSubmitter {
     private readonly logger: Logger,
     options: ExternalBundlerOptions = {},
   ) {
+    this.#maxOperationGas = options.maxOperationGas;
+    const { maxOperationGas: _unused, ...rest } = options;
     this.#o = {
       pollIntervalMs: { min: 250, max: 2_000 },
       resendAfterMs: 15_000,
@@ -264,7 +272,7 @@ export class ExternalBundler implements OperationSubmitter {
       maxWaitMs: 600_000,
       confirmations: 1,
       feePolicy: new FeePolicy({ maxFeePerGas: undefined, replaceAfterBlocks: 2 }),
-      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+      ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
     };
   }
 
@@ -420,6 +428,16 @@ export class ExternalBundler implements OperationSubmitter {
       verificationGasLimit: verification + verification / 5n,
       preVerificationGas: BigInt(estimate.preVerificationGas),
     };
+    // The estimate is the bundler's word: a hostile one could ask the paymaster to pay for inflated gas
+    // (pre-verification gas is paid to the bundler's beneficiary). Nothing is signed above the operation cap.
+    const asked = unsigned.callGasLimit + unsigned.verificationGasLimit + unsigned.preVerificationGas;
+    if (this.#maxOperationGas !== undefined && asked > this.#maxOperationGas) {
+      this.logger.warn(
+        { sender: op.sender, asked: asked.toString(), cap: this.#maxOperationGas.toString() },
+        "the bundler's gas estimate exceeds SPONSOR_MAX_OPERATION_GAS; nothing signed",
+      );
+      throw bundlerGasRefused(this.#maxOperationGas);
+    }
 
     // 2. The paymaster signs the final gas values, 3. the owner signs the EntryPoint hash over everything.
     const { paymasterAndData, validUntil } = await this.sponsor.sponsor(unsigned);
@@ -837,6 +855,14 @@ const min = (a: bigint, b: bigint) => (a < b ? a : b);
 const sameHash = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** The bundler asks more per gas than MAX_FEE_PER_GAS: refused before anything is signed at that price. */
+function bundlerGasRefused(cap: bigint): AppError {
+  return new AppError(
+    502,
+    'bundler_gas_refused',
+    `The bundler's gas estimate exceeds what one operation may be sponsored for (${cap}); nothing was changed`,
+  );
+}
+
 function feeCapExceeded(): AppError {
   return new AppError(
     503,

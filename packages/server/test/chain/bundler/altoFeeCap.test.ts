@@ -42,13 +42,22 @@ interface BundlerProxy {
   target: string;
   /** When set, every `eth_sendUserOperation` is answered with this refusal and not forwarded. */
   demand: string | undefined;
+  /** When set, Alto's `eth_estimateUserOperationGas` answers come back with this `preVerificationGas`. */
+  inflate: bigint | undefined;
   /** Every operation received by `eth_sendUserOperation`, in its JSON-RPC form. */
   received: Record<string, Hex>[];
   close(): Promise<void>;
 }
 
 async function startBundlerProxy(target: string): Promise<BundlerProxy> {
-  const proxy: BundlerProxy = { url: '', target, demand: undefined, received: [], close: async () => {} };
+  const proxy: BundlerProxy = {
+    url: '',
+    target,
+    demand: undefined,
+    inflate: undefined,
+    received: [],
+    close: async () => {},
+  };
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
@@ -68,7 +77,13 @@ async function startBundlerProxy(target: string): Promise<BundlerProxy> {
       }
       fetch(proxy.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         .then(async (answer) => {
-          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+          let text = await answer.text();
+          if (rpc.method === 'eth_estimateUserOperationGas' && proxy.inflate !== undefined) {
+            const parsed = JSON.parse(text) as { result?: Record<string, Hex> };
+            if (parsed.result) parsed.result.preVerificationGas = `0x${proxy.inflate.toString(16)}`;
+            text = JSON.stringify(parsed);
+          }
+          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
         })
         .catch(() => response.writeHead(502).end());
     });
@@ -191,6 +206,7 @@ describe('MAX_FEE_PER_GAS on the external bundler path (Alto behind a proxy)', (
   // Each test starts with the honest bundler, whatever the one before left.
   beforeEach(() => {
     proxy.demand = undefined;
+    proxy.inflate = undefined;
     proxy.target = alto.url;
   });
 
@@ -281,6 +297,35 @@ describe('MAX_FEE_PER_GAS on the external bundler path (Alto behind a proxy)', (
       expect(await chain.gateway.isDeployed(chain.gateway.walletAddress(owner.address, 0n))).toBe(false);
     } finally {
       proxy.target = alto.url;
+    }
+  }, 60_000);
+
+  it('a bundler inflating its gas estimate past SPONSOR_MAX_OPERATION_GAS gets nothing signed: 502 bundler_gas_refused', async () => {
+    const { chain } = server.services;
+    const from = proxy.received.length;
+    // Pre-verification gas is paid to the bundler's beneficiary: 5M of it is a drain on the paymaster's deposit.
+    proxy.inflate = 5_000_000n;
+    const owner = randomOwner();
+    const outcome = await chain.operations
+      .submitOperation({ owner, salt: 0n, calls: [chain.calls.nativeTransfer(owner.address, 0n)] })
+      .catch((err: unknown) => err);
+    expect(outcome).toMatchObject({ status: 502, code: 'bundler_gas_refused' });
+    expect(proxy.received.length).toBe(from);
+    expect(await chain.gateway.isDeployed(chain.gateway.walletAddress(owner.address, 0n))).toBe(false);
+
+    // An honest estimate again: the same operation goes through.
+    proxy.inflate = undefined;
+    const done = await chain.operations.submitOperation({
+      owner,
+      salt: 0n,
+      calls: [chain.calls.nativeTransfer(owner.address, 0n)],
+    });
+    expect(done).toBeDefined();
+    expect(proxy.received.length).toBeGreaterThan(from);
+    for (const op of proxy.received.slice(from)) {
+      const gas =
+        BigInt(op.callGasLimit!) + BigInt(op.verificationGasLimit!) + BigInt(op.preVerificationGas!);
+      expect(gas).toBeLessThanOrEqual(BigInt(server.config.sponsorship.maxOperationGas));
     }
   }, 60_000);
 
