@@ -77,6 +77,8 @@ import { AppActivityService } from '../services/activity/appActivityService.js';
 import { AppActivityStore } from '../stores/appActivityStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
+import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
+import { createAccountLife } from './accountLife.js';
 
 /**
  * Everything the HTTP layer and the CLI may use, wired once: services, settings and the process's
@@ -166,6 +168,8 @@ export interface Services {
   appActivity: AppActivityService;
   /** Wallet grants on chain (docs/session-keys.md): wallet policies, grants, session operations, revocation. */
   sessionKeys: SessionKeyService;
+  /** The account's own life (docs/account.md): deletion and export. */
+  accountLife: AccountLifeService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -618,6 +622,14 @@ export async function createServices(
       webhooks: webhookDomain.endpoints,
       appActivity,
       sessionKeys: sessionKeyDomain.sessionKeys,
+      accountLife: createAccountLife({
+        db: database.db,
+        outbox,
+        revocations,
+        sessionKeys: sessionKeyDomain.sessionKeys,
+        clients,
+        logger,
+      }),
       close,
     };
   } catch (err) {
