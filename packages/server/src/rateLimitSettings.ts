@@ -36,6 +36,8 @@ export const RATE_LIMIT_DEFAULTS = {
   federated_login: perMinute(30),
   /** Identity links (by id_token or redirect) and unlinks per user. */
   identities_manage: perMinute(20),
+  /** Account deletions and exports per user (each export reads every table about the person). */
+  account_life: perMinute(10),
   /** App registrations, edits' secret rotations per address. */
   clients_create: perMinute(30),
   /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */

@@ -147,6 +147,7 @@ namespace Dauth
         public const string ContentReleased = "content.released";
         public const string SessionKeyGranted = "session_key.granted";
         public const string SessionKeyRevoked = "session_key.revoked";
+        public const string UserDeleted = "user.deleted";
     }
 
     /// <summary>
@@ -214,6 +215,7 @@ namespace Dauth
                 case WebhookEventTypes.ContentReleased: return new ContentEvent(id, type, timestamp, data);
                 case WebhookEventTypes.SessionKeyGranted:
                 case WebhookEventTypes.SessionKeyRevoked: return new SessionKeyEvent(id, type, timestamp, data);
+                case WebhookEventTypes.UserDeleted: return new UserDeletedEvent(id, type, timestamp, data);
                 default: return new WebhookEvent(id, type, timestamp, data);
             }
         }
@@ -288,6 +290,13 @@ namespace Dauth
         public BigInteger? UsedAfter => Amount("used_after");
         public BigInteger? Usage => Amount("usage");
         public string TxHash => Text("tx_hash");
+    }
+
+    /// <summary>user.deleted: the player deleted their account (docs/account.md); forget what the app keeps about them.</summary>
+    public sealed class UserDeletedEvent : WebhookEvent
+    {
+        internal UserDeletedEvent(string id, string type, string timestamp, JsonValue data) : base(id, type, timestamp, data) { }
+        public string UserId => Text("user_id");
     }
 
     /// <summary>session_key.granted and session_key.revoked: the app's PIN-less powers over the player's wallet (docs/session-keys.md).</summary>

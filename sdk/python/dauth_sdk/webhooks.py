@@ -28,6 +28,7 @@ EVENT_TYPES = (
     "content.released",
     "session_key.granted",
     "session_key.revoked",
+    "user.deleted",
 )
 
 

@@ -16,6 +16,7 @@ const EVENT_TYPES = [
   'content.released',
   'session_key.granted',
   'session_key.revoked',
+  'user.deleted',
 ];
 
 interface Endpoint {

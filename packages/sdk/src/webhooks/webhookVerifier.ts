@@ -86,6 +86,8 @@ export interface WebhookEventData {
     valid_until: string;
     tx_hash: string | null;
   };
+  /** The player deleted their account (docs/account.md): forget what the app keeps about `user_id`. */
+  'user.deleted': { client_id: string; user_id: string };
 }
 
 export type WebhookEventType = keyof WebhookEventData;

@@ -79,6 +79,8 @@ import { AppActivityService } from '../services/activity/appActivityService.js';
 import { AppActivityStore } from '../stores/appActivityStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
+import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
+import { createAccountLife } from './accountLife.js';
 
 /**
  * Everything the HTTP layer and the CLI may use, wired once: services, settings and the process's
@@ -170,6 +172,8 @@ export interface Services {
   sessionKeys: SessionKeyService;
   /** Security mail, "this wasn't me" links and the mailbox proof's purge (docs/security.md). */
   security: AccountSecurityService;
+  /** The account's own life (docs/account.md): deletion and export. */
+  accountLife: AccountLifeService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -638,6 +642,14 @@ export async function createServices(
       appActivity,
       sessionKeys: sessionKeyDomain.sessionKeys,
       security,
+      accountLife: createAccountLife({
+        db: database.db,
+        outbox,
+        revocations,
+        sessionKeys: sessionKeyDomain.sessionKeys,
+        clients,
+        logger,
+      }),
       close,
     };
   } catch (err) {

@@ -21,6 +21,7 @@ import { appActivityRoutes } from './routes/devUser/activity.js';
 import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
 import { walletSessionKeyRoutes } from './routes/wallet/sessionKeys.js';
 import { consentRoutes } from './routes/devUser/consents.js';
+import { accountRoutes } from './routes/devUser/account.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
 import { passkeyRoutes } from './routes/devUser/passkeys.js';
@@ -156,6 +157,7 @@ export async function buildApp(
     walletPolicyRoutes,
     walletSessionKeyRoutes,
     consentRoutes,
+    accountRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,
     devUserOperationsRoutes,

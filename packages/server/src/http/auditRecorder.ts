@@ -76,6 +76,9 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   },
   'POST /v1/dev-user/password/reset': { action: 'account.password_reset', request: pick('email') },
   'POST /v1/dev-user/password': { action: 'account.password_change' },
+  // Never `confirm` (the e-mail): the trail keeps the deleted account's uuid only.
+  'DELETE /v1/dev-user/account': { action: 'account.delete' },
+  'GET /v1/dev-user/account/export': { action: 'account.export' },
   'DELETE /v1/dev-user/consents/:client_id': {
     action: 'consent.revoke',
     request: (_b, p) => ({ client_id: p.client_id }),

@@ -24,7 +24,9 @@ export interface RevocationEntry {
   expiresAt: number;
 }
 
-const keyOf = (kind: RevocationKind, value: string) => `${kind}:${value}`;
+/** The row's primary key (an account erasure writes its grants' entries in its own transaction). */
+export const revocationKey = (kind: RevocationKind, value: string) => `${kind}:${value}`;
+const keyOf = revocationKey;
 
 /** The durable list of revocations: the source every replica loads and re-syncs from. */
 export class OAuthRevocationStore {

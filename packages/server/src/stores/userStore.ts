@@ -15,6 +15,8 @@ export interface UsersTable {
   logins_kept_jti: string | null;
   /** Unix ms the address was verified (sign-up mail's code or link); null while unverified (migration 0140). */
   email_verified_at: number | null;
+  /** Unix ms the account was deleted: the row is a tombstone without e-mail, nickname or password (migration 0240). */
+  deleted_at: number | null;
 }
 
 declare module '../db/database.js' {
@@ -47,6 +49,8 @@ const toUser = (row: UsersTable): UserWithPassword => ({
 export interface LoginCutoff {
   validAfter: number;
   keptJti?: string | undefined;
+  /** The account was deleted: every login JWT is void. */
+  deleted?: boolean;
 }
 
 export class UserStore {
@@ -141,13 +145,17 @@ export class UserStore {
     return row !== undefined && row.email_verified_at !== null;
   }
 
-  /** The user's login cutoff, if a password change or reset set one: Unix seconds and the JWT id it spares. */
+  /**
+   * The user's login cutoff, if a password change or reset set one: Unix seconds and the JWT id it spares; a
+   * deleted account's cutoff voids every login JWT.
+   */
   async loginCutoff(userUuid: number): Promise<LoginCutoff | undefined> {
     const row = await this.db
       .selectFrom('users')
-      .select(['logins_valid_after', 'logins_kept_jti'])
+      .select(['logins_valid_after', 'logins_kept_jti', 'deleted_at'])
       .where('user_uuid', '=', userUuid)
       .executeTakeFirst();
+    if (row?.deleted_at != null) return { validAfter: Infinity, deleted: true };
     if (row === undefined || row.logins_valid_after === null) return undefined;
     return { validAfter: Number(row.logins_valid_after), keptJti: row.logins_kept_jti ?? undefined };
   }

@@ -13,8 +13,9 @@ const quoted = (text: string) => [
 describe('every list of webhook event types is the server’s (decisions §8 "Events")', () => {
   const types = [...WEBHOOK_EVENT_TYPES];
 
-  it('the eleven types of decisions §8, session_key.granted and session_key.revoked included', () => {
-    expect(types).toHaveLength(11);
+  it('the eleven types of decisions §8, session_key.granted and session_key.revoked included, and user.deleted (§9)', () => {
+    expect(types).toHaveLength(12);
+    expect(types).toContain('user.deleted');
     expect(types).toContain('session_key.granted');
     expect(types).toContain('session_key.revoked');
   });

@@ -6,7 +6,7 @@ import type { OAuthGrantContext } from './oauthGrantContext.js';
 const REVOCATION_MARGIN_MS = 5 * 60_000;
 
 /** Until when a grant's revocation entry must live: past the last access token it could have issued. */
-const grantEntryExpiry = (now: number) => now + ACCESS_TOKEN_TTL_SECONDS * 1000 + REVOCATION_MARGIN_MS;
+export const grantEntryExpiry = (now: number) => now + ACCESS_TOKEN_TTL_SECONDS * 1000 + REVOCATION_MARGIN_MS;
 
 /** Revokes a grant: every access and refresh token issued from its code, on every replica. */
 export async function revokeGrant(

@@ -60,7 +60,13 @@ export class Authenticator {
     if (claims.use === 'login' && this.#loginCutoff) {
       const cutoff = await this.#loginCutoff(claims.userId);
       if (cutoff !== undefined && claims.iat < cutoff.validAfter && claims.jti !== cutoff.keptJti) {
-        throw new AppError(401, 'invalid_token', 'The token has been revoked (the password changed since)');
+        throw new AppError(
+          401,
+          'invalid_token',
+          cutoff.deleted
+            ? 'The token has been revoked (the account was deleted)'
+            : 'The token has been revoked (the password changed since)',
+        );
       }
     }
     return claims;

@@ -1,6 +1,7 @@
 /**
- * The event types of decisions §8 "Events" (docs/webhooks.md lists each one's `data`). The last two are
- * written by `stores/sessionKeyStore.ts` (docs/session-keys.md).
+ * The event types of decisions §8 "Events" (docs/webhooks.md lists each one's `data`). The two `session_key.`
+ * types are written by `stores/sessionKeyStore.ts` (docs/session-keys.md), `user.deleted` by
+ * `stores/accountLifeStore.ts` (decisions §9, docs/account.md).
  */
 export const WEBHOOK_EVENT_TYPES = [
   'grant.created',
@@ -14,6 +15,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'content.released',
   'session_key.granted',
   'session_key.revoked',
+  'user.deleted',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { AccountLifeStore, ERASED } from '../../src/stores/accountLifeStore.js';
+import { AuditLogStore } from '../../src/stores/auditLogStore.js';
+import { UserStore } from '../../src/stores/userStore.js';
+import { testDatabases } from '../helpers/databases.js';
+import { seedClient, seedUser, useTestDatabase } from './storeFixtures.js';
+
+describe.each(testDatabases)('account life store ($name)', (database) => {
+  const db = useTestDatabase(database);
+  const audit = (id: string, actorUser: string | undefined, details: Record<string, unknown>) =>
+    new AuditLogStore(db()).append(
+      {
+        id,
+        at: 10,
+        action: 'account.login',
+        outcome: actorUser ? 'success' : 'denied',
+        status: actorUser ? 200 : 401,
+        errorCode: undefined,
+        actorKind: actorUser ? 'user' : 'anonymous',
+        actorUser,
+        clientId: undefined,
+        address: '127.0.0.1',
+        requestId: `r-${id}`,
+        details,
+      },
+      1,
+    );
+  const erase = (userUuid: number) =>
+    new AccountLifeStore(db()).erase({
+      userUuid,
+      now: 1_000,
+      reason: 'account_deleted',
+      grantRevocation: (grantId) => ({ kind: 'grant', value: grantId, expiresAt: 5_000 }),
+    });
+
+  it('leaves a tombstone that names nobody, frees the e-mail and scrubs the audit entries naming it', async () => {
+    await seedUser(db(), 7001, 'Gone@Example.com');
+    await seedUser(db(), 7002, 'stays@example.com');
+    await audit('a1', undefined, { email: 'GONE@example.com' });
+    await audit('a2', '7001', { email: 'gone@example.com', note: 'n7001' });
+    await audit('a3', undefined, { email: 'stays@example.com' });
+
+    expect(await erase(7001)).toEqual({
+      deletedAt: 1_000,
+      revokedGrants: [],
+      notifiedApps: [],
+      sessionKeys: 0,
+    });
+    const users = new UserStore(db());
+    expect(await users.findById(7001)).toMatchObject({ email: null, nickname: '', passwordHash: '' });
+    expect(await users.loginCutoff(7001)).toEqual({ validAfter: Infinity, deleted: true });
+    expect(await users.emailTaken('Gone@Example.com')).toBe(false);
+    const rows = await db().selectFrom('audit_log').select(['id', 'details']).orderBy('id').execute();
+    expect(rows.map((r) => [r.id, JSON.parse(r.details) as unknown])).toEqual([
+      ['a1', { email: ERASED }],
+      ['a2', { email: ERASED, note: ERASED }],
+      ['a3', { email: 'stays@example.com' }],
+    ]);
+    // Erased once: a second erasure finds no live account.
+    expect(await erase(7001)).toBeUndefined();
+  });
+
+  it('keeps the audit log append-only but for an erasure of details', async () => {
+    await audit('b1', '7100', { email: 'x@example.com' });
+    const refused = [
+      sql`update audit_log set action = 'forged' where id = 'b1'`,
+      sql`update audit_log set details = '{"email":"y@example.com"}' where id = 'b1'`,
+      sql`update audit_log set actor_user = null, details = '{"email":"[erased]"}' where id = 'b1'`,
+      sql`delete from audit_log where id = 'b1'`,
+    ];
+    for (const statement of refused) {
+      await expect(statement.execute(db())).rejects.toThrow(/append-only/);
+    }
+    await sql`update audit_log set details = '{"email":"[erased]"}' where id = 'b1'`.execute(db());
+  });
+
+  it('lists the live apps an account owns (a deletion waits for them)', async () => {
+    await seedUser(db(), 7200);
+    await seedClient(db(), 'owned-app', 7200);
+    await seedClient(db(), 'gone-app', 7200);
+    await db()
+      .updateTable('oauth_clients')
+      .set({ deleted_at: 5 })
+      .where('client_id', '=', 'gone-app')
+      .execute();
+    expect(await new AccountLifeStore(db()).ownedApps(7200)).toEqual(['owned-app']);
+  });
+});
