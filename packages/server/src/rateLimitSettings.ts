@@ -16,6 +16,10 @@ export const RATE_LIMIT_DEFAULTS = {
   login: perMinute(10),
   /** Password sign-ins per address across every e-mail (each one costs a scrypt). */
   login_address: perMinute(30),
+  /** Second-step codes (`/v1/dev-user/login/mfa`) per address; each mfa_token also ends after 5 codes. */
+  login_mfa: perMinute(30),
+  /** TOTP enrolments, confirmations and removals per user (each confirmation or removal checks a code). */
+  mfa_manage: perMinute(10),
   /** Account sign-ups per address. */
   register: perMinute(20),
   /** Guest accounts created per address (like sign-ups). */

@@ -47,6 +47,8 @@ import { WalletStore } from '../stores/walletStore.js';
 import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
 import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
+import { createMfaDomain } from './mfa.js';
+import type { MfaService } from '../services/mfa/mfaService.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
 import { createSecurityDomain } from './security.js';
@@ -116,6 +118,8 @@ export interface Services {
   passkeys: PasskeyService;
   /** Sign in with Google, Apple, Discord, Steam (docs/federation.md): flows, identities, linking. */
   federation: FederationService;
+  /** Second factors (docs/mfa.md): TOTP, recovery codes, the sign-in's second step. */
+  mfa: MfaService;
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
@@ -405,6 +409,15 @@ export async function createServices(
       secretBox,
       { publicUrl: config.publicUrl, logger: logger.child({ component: 'federation' }) },
     );
+    // Second factors (docs/mfa.md): a password or federated sign-in of an account with TOTP takes a second step.
+    const { mfa } = createMfaDomain({
+      db: database.db,
+      secretBox,
+      masterKey: secrets.masterKey,
+      tokens,
+      issuer: new URL(config.publicUrl).hostname,
+      signIns: [accounts, federation],
+    });
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
       tokens,
@@ -592,6 +605,7 @@ export async function createServices(
       guests,
       passkeys,
       federation,
+      mfa,
       users,
       wallets,
       clients,

@@ -16,6 +16,7 @@ import { ClientStore } from '../stores/clientStore.js';
 import { ContentProviderStore } from '../stores/contentProviderStore.js';
 import { SigningKeyStore } from '../stores/signingKeyStore.js';
 import { UserStore } from '../stores/userStore.js';
+import { createMfaDomain } from './mfa.js';
 
 /**
  * The database-backed part of the service without the chain: what `dauth` commands that only read or
@@ -57,12 +58,22 @@ export async function createOfflineServices(config: Config, logger: Logger): Pro
       requireHttps: config.requireHttpsRedirects,
     });
     const contentProviders = new ContentProviderStore(database.db);
+    const accounts = new AccountService(new UserStore(database.db), tokens, passwords);
+    // `dauth user login` of an account with TOTP answers with the second step's mfa_token, as the API does.
+    createMfaDomain({
+      db: database.db,
+      secretBox,
+      masterKey: secrets.masterKey,
+      tokens,
+      issuer: new URL(config.publicUrl).hostname,
+      signIns: [accounts],
+    });
     return {
       config,
       logger,
       secrets,
       tokens,
-      accounts: new AccountService(new UserStore(database.db), tokens, passwords),
+      accounts,
       clients: new ClientService(new ClientStore(database.db), secrets.masterKey, callbackTargets),
       contentProviders: new ProviderDirectory(contentProviders),
       providerKeys: new ProviderKeyring(contentProviders, secretBox),

@@ -25,6 +25,7 @@ import { accountRoutes } from './routes/devUser/account.js';
 import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
 import { passkeyRoutes } from './routes/devUser/passkeys.js';
+import { mfaRoutes } from './routes/devUser/mfa.js';
 import { federatedLoginRoutes } from './routes/devUser/federatedLogin.js';
 import { identityRoutes } from './routes/devUser/identities.js';
 import { federationRoutes } from './routes/federation/index.js';
@@ -147,6 +148,7 @@ export async function buildApp(
     devUserLoginRoutes,
     guestRoutes,
     passkeyRoutes,
+    mfaRoutes,
     federatedLoginRoutes,
     identityRoutes,
     federationRoutes,

@@ -47,6 +47,11 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     actorFromAnswer: true,
   },
   'POST /v1/dev-user/logout': { action: 'account.logout' },
+  // Second factors (docs/mfa.md): never the secret, a code or the mfa_token.
+  'POST /v1/dev-user/login/mfa': { action: 'account.login_mfa', actorFromAnswer: true },
+  'POST /v1/dev-user/mfa/totp': { action: 'mfa.totp_enrol' },
+  'POST /v1/dev-user/mfa/totp/confirm': { action: 'mfa.totp_confirm' },
+  'DELETE /v1/dev-user/mfa/totp': { action: 'mfa.totp_remove' },
   // Federation (docs/federation.md): never the id_token, the code or a ticket.
   'POST /v1/dev-user/federated-login': {
     action: 'account.federated_login',

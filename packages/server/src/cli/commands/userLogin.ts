@@ -25,7 +25,11 @@ export const userLogin: CliCommand = {
       services.clients,
       optionalString(values, 'client-id') ?? FIRST_PARTY_BINDING,
     );
-    const { token, uuid } = await services.accounts.login(email, password, binding);
-    return { success: true, token, uuid };
+    const signIn = await services.accounts.login(email, password, binding);
+    // An account with TOTP: the second step is the API's (`POST /v1/dev-user/login/mfa`, docs/mfa.md).
+    if (signIn.mfaRequired) {
+      return { success: true, mfa_required: true, mfa_token: signIn.mfaToken, methods: signIn.methods };
+    }
+    return { success: true, token: signIn.token, uuid: signIn.uuid };
   },
 };

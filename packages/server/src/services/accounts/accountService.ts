@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { PasswordHasher } from '../../crypto/passwordHasher.js';
 import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
+import { type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
 import type { TokenService } from '../tokens/tokenService.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -45,13 +46,22 @@ export const nicknameFor = (email: string, nickname: string | undefined): string
   (nickname ?? email.split('@')[0] ?? 'user').trim().slice(0, 100) || 'user';
 
 export class AccountService {
+  #secondFactor: SecondFactorGate;
+
   constructor(
     private readonly users: UserStore,
     private readonly tokens: TokenService,
     private readonly passwords: PasswordHasher,
     /** Mails the new account a code and a link that verify its address (absent offline: the CLI mails nothing). */
     private readonly signupMail?: { sendAfterSignup(user: User): Promise<void> },
-  ) {}
+  ) {
+    this.#secondFactor = singleFactor(tokens);
+  }
+
+  /** Where a password sign-in goes after the password (docs/mfa.md): an account with TOTP gets an `mfa_token`. */
+  useSecondFactor(gate: SecondFactorGate): void {
+    this.#secondFactor = gate;
+  }
 
   async register(input: { email: string; password: string; nickname?: string | undefined }): Promise<User> {
     const email = checkedCredentials(input.email, input.password);
@@ -97,17 +107,19 @@ export class AccountService {
   }
 
   /**
-   * Developer login (spec endpoint 1): credentials in, a login JWT out; bound to `binding.clientId`
-   * (its `azp`) when given — the caller has checked that the app exists (`loginBindingFor`).
+   * Developer login (spec endpoint 1): credentials in, a login JWT out (`amr: ["pwd"]`); bound to
+   * `binding.clientId` (its `azp`) when given — the caller has checked that the app exists
+   * (`loginBindingFor`). An account with a second factor gets an `mfa_token` for it instead (docs/mfa.md);
+   * a wrong password answers the same whether or not the account has one.
    */
-  async login(
-    email: string,
-    password: string,
-    binding: { clientId?: string } = {},
-  ): Promise<{ token: string; uuid: string; expiresIn: number }> {
+  async login(email: string, password: string, binding: { clientId?: string } = {}): Promise<SignIn> {
     const user = await this.authenticate(email, password);
-    const { token, expiresIn } = await this.tokens.issueLoginToken(String(user.userUuid), binding);
-    return { token, uuid: String(user.userUuid), expiresIn };
+    return this.#secondFactor.signIn({
+      userUuid: user.userUuid,
+      authTime: Math.floor(Date.now() / 1000),
+      amr: ['pwd'],
+      clientId: binding.clientId,
+    });
   }
 
   /** The account registered with `email` (compared normalised, as at registration). */

@@ -115,7 +115,11 @@ export class GuestService {
   }
 
   async #session(userUuid: number, clientId: string): Promise<GuestSession> {
-    const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), { clientId });
+    // `swk`: the guest secret is a key the game's software keeps on the device (docs/mfa.md).
+    const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), {
+      clientId,
+      amr: ['swk'],
+    });
     return { token, uuid: String(userUuid), expiresIn };
   }
 

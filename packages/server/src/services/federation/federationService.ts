@@ -15,6 +15,7 @@ import type { User } from '../../stores/userStore.js';
 export type { IdentityRecord };
 import { newUserUuid, normaliseEmail } from '../accounts/accountService.js';
 import type { ClientDirectory, GuestService } from '../accounts/guestService.js';
+import { type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
 import { FIRST_PARTY_BINDING, loginBindingFor } from '../oauth/loginBinding.js';
 import type { TokenService } from '../tokens/tokenService.js';
 import type { ProviderRegistry } from './providerRegistry.js';
@@ -94,6 +95,8 @@ const identityInUse = () => conflict('identity_in_use', 'This identity is alread
  *   the flow cookie, and taken once at the callback; the PKCE verifier is sealed at rest.
  */
 export class FederationService {
+  #secondFactor: SecondFactorGate;
+
   constructor(
     private readonly store: FederationStore,
     private readonly providers: ProviderRegistry,
@@ -104,7 +107,14 @@ export class FederationService {
     private readonly secretBox: SecretBox,
     private readonly settings: FederationSettings,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#secondFactor = singleFactor(tokens);
+  }
+
+  /** Where a federated sign-in goes after the upstream (docs/mfa.md): an account with TOTP gets an `mfa_token`. */
+  useSecondFactor(gate: SecondFactorGate): void {
+    this.#secondFactor = gate;
+  }
 
   /** The configured providers, for the login page and the console. */
   list(): { id: string; kind: string; name: string }[] {
@@ -227,15 +237,17 @@ export class FederationService {
     providerId: string;
     idToken: string;
     clientId: string | undefined;
-  }): Promise<{ token: string; uuid: string; created: boolean; expiresIn: number }> {
+  }): Promise<SignIn & { created: boolean }> {
     const binding = await loginBindingFor(this.clients, input.clientId);
     const identity = await this.#verifyIdToken(input.providerId, input.idToken);
     const { userUuid, created } = await this.signInOrCreate(input.providerId, identity);
-    const { token, expiresIn } = await this.tokens.issueLoginToken(String(userUuid), {
+    const signIn = await this.#secondFactor.signIn({
+      userUuid,
       authTime: this.#authTime(identity, false),
-      ...binding,
+      amr: ['fed'],
+      clientId: binding.clientId,
     });
-    return { token, uuid: String(userUuid), created, expiresIn };
+    return { ...signIn, created };
   }
 
   /** The account of an identity; a first sign-in creates it (see the class comment). */
@@ -331,19 +343,22 @@ export class FederationService {
     return this.#issueTicket('console_login', userUuid, LOGIN_TICKET_TTL_MS, { created, authTime });
   }
 
-  /** Redeems a console login ticket: a login JWT bound to the console (`dauth:console`). */
-  async redeemConsoleTicket(
-    ticket: string,
-  ): Promise<{ token: string; uuid: string; created: boolean; expiresIn: number }> {
+  /**
+   * Redeems a console login ticket: a login JWT bound to the console (`dauth:console`), or for an account
+   * with TOTP the `mfa_token` of its second step.
+   */
+  async redeemConsoleTicket(ticket: string): Promise<SignIn & { created: boolean }> {
     const record = await this.#takeTicket(ticket, 'console_login');
     if (!record) {
       throw new AppError(401, 'invalid_login_ticket', 'The login ticket is unknown, expired or already used');
     }
-    const { token, expiresIn } = await this.tokens.issueLoginToken(String(record.userUuid), {
-      clientId: FIRST_PARTY_BINDING,
+    const signIn = await this.#secondFactor.signIn({
+      userUuid: record.userUuid,
       authTime: record.authTime ?? UNPROVEN_AUTH_TIME,
+      amr: ['fed'],
+      clientId: FIRST_PARTY_BINDING,
     });
-    return { token, uuid: String(record.userUuid), created: record.created, expiresIn };
+    return { ...signIn, created: record.created };
   }
 
   listIdentities(userUuid: number): Promise<IdentityRecord[]> {

@@ -127,17 +127,21 @@ export class PasskeyService {
   ): Promise<{ token: string; uuid: string; expiresIn: number }> {
     // The same binding as a password login: an app's client_id, or the console's first-party one.
     const binding = await loginBindingFor(this.clients, clientId);
-    const { userUuid, at } = await this.authenticate(response);
+    const { userUuid, at, userVerified } = await this.authenticate(response);
     const uuid = String(userUuid);
+    // A passkey is two factors by itself when the authenticator verified the user (PIN or biometric).
     const { token, expiresIn } = await this.tokens.issueLoginToken(uuid, {
       authTime: Math.floor(at / 1000),
+      amr: userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'],
       ...binding,
     });
     return { token, uuid, expiresIn };
   }
 
   /** Checks an assertion (see `login`) and records its use: whose passkey it was, and when (ms). */
-  async authenticate(response: AuthenticationResponseJSON): Promise<{ userUuid: number; at: number }> {
+  async authenticate(
+    response: AuthenticationResponseJSON,
+  ): Promise<{ userUuid: number; at: number; userVerified: boolean }> {
     await this.#take(challengeOf(response.response.clientDataJSON), 'login', undefined);
     const passkey = await this.store.find(response.id);
     if (!passkey) throw refused('This passkey is not registered here');
@@ -168,7 +172,7 @@ export class PasskeyService {
       now,
     );
     if (!recorded) throw refused('The passkey was used concurrently; sign in again');
-    return { userUuid: passkey.userUuid, at: now };
+    return { userUuid: passkey.userUuid, at: now, userVerified: verified.authenticationInfo.userVerified };
   }
 
   list(userUuid: number): Promise<PasskeyRecord[]> {

@@ -38,6 +38,8 @@ export interface TokenClaims {
    * app at the authorize endpoints (docs/security.md, "Login binding"); unbound when absent.
    */
   azp?: string;
+  /** Login tokens only: how the user signed in (RFC 8176 `amr` values, docs/mfa.md). */
+  amr?: string[];
   /** Access tokens only. */
   clientId?: string;
   /** Access tokens only: the grant (authorization code family) the token came from. */
@@ -51,6 +53,8 @@ export interface LoginTokenOptions {
   authTime?: number;
   /** The app (client_id) the login is for: the token's `azp`. Unbound when absent. */
   clientId?: string;
+  /** How the user proved who they are: RFC 8176 values (`pwd`, `otp`, `mfa`, …; docs/mfa.md). */
+  amr?: readonly string[];
 }
 
 interface ActiveKey {
@@ -140,8 +144,9 @@ export class TokenService {
   /**
    * A login JWT: `aud` is the service itself (so it is never mistaken for a token meant for anyone else),
    * `auth_time` is when the password was checked (defaults to now; step-up compares against it), and
-   * `azp` the app the sign-in was made for when `clientId` is given (the caller checked it exists).
-   * Every sign-in path (password, guest, passkey, federated) binds through this one option.
+   * `azp` the app the sign-in was made for when `clientId` is given (the caller checked it exists), and
+   * `amr` how the user signed in. Every sign-in path (password, guest, passkey, federated, the second
+   * factor) binds and says its `amr` through these options.
    */
   async issueLoginToken(
     userId: string,
@@ -159,6 +164,7 @@ export class TokenService {
         aud: this.issuer,
         auth_time: authTime,
         ...(options.clientId !== undefined ? { azp: options.clientId } : {}),
+        ...(options.amr !== undefined ? { amr: [...options.amr] } : {}),
       },
       userId,
       LOGIN_TOKEN_TTL_SECONDS,
@@ -290,6 +296,7 @@ export class TokenService {
         iat: Number(payload.iat),
         ...(use === 'login' ? { authTime: authTime as number } : {}),
         ...(use === 'login' && typeof payload.azp === 'string' ? { azp: payload.azp } : {}),
+        ...(use === 'login' && isStringArray(payload.amr) ? { amr: payload.amr } : {}),
         ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
         ...(typeof payload.gid === 'string' ? { grantId: payload.gid } : {}),
         ...(typeof payload.scope === 'string' ? { scope: payload.scope } : {}),
@@ -310,6 +317,9 @@ export class TokenService {
     }
   }
 }
+
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string');
 
 /**
  * The `iss` of a JWT that names another issuer than `ours`, read without verifying it (it only explains a

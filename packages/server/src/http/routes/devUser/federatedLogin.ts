@@ -3,7 +3,7 @@ import type { Services } from '../../../composition/index.js';
 import { routeLimit } from '../../rateLimits.js';
 import { ErrorBody, errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { FederatedSignIn } from './accountSchemas.js';
+import { FederatedSignIn, signInBody } from './accountSchemas.js';
 
 /**
  * `POST /v1/dev-user/federated-login` (decisions §8, docs/federation.md): a native game's upstream
@@ -42,13 +42,13 @@ export async function federatedLoginRoutes(app: App, services: Services): Promis
     },
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
-      const { token, uuid, created } = await federation.nativeLogin({
+      const signIn = await federation.nativeLogin({
         providerId: request.body.provider,
         idToken: request.body.id_token,
         clientId: request.body.client_id,
       });
-      request.auditUser = uuid;
-      return { success: true, token, uuid, created };
+      if (!signIn.mfaRequired) request.auditUser = signIn.uuid;
+      return signInBody(signIn, { created: signIn.created });
     },
   );
 }

@@ -3,11 +3,12 @@ import type { Services } from '../../../composition/index.js';
 import { loginBindingFor } from '../../../services/oauth/loginBinding.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { Credentials } from './accountSchemas.js';
+import { Credentials, SignInAnswer, signInBody } from './accountSchemas.js';
 
 /**
  * `POST /v1/dev-user/login_devuser`: developer login with e-mail and password, for a login JWT. With
- * `client_id` the JWT is bound to that app (`azp`) and opens no other (docs/security.md).
+ * `client_id` the JWT is bound to that app (`azp`) and opens no other (docs/security.md). An account with
+ * TOTP gets `{mfa_required, mfa_token, methods}` instead, for `POST /v1/dev-user/login/mfa` (docs/mfa.md).
  */
 export async function devUserLoginRoutes(app: App, services: Services): Promise<void> {
   const { accounts } = services;
@@ -32,7 +33,7 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
           }),
         ]),
         response: {
-          200: Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() }),
+          200: SignInAnswer,
           ...errorResponses(400, 401, 429),
         },
       },
@@ -40,8 +41,7 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
     },
     async (request) => {
       const binding = await loginBindingFor(services.clients, request.body.client_id);
-      const { token, uuid } = await accounts.login(request.body.email, request.body.password, binding);
-      return { success: true, token, uuid };
+      return signInBody(await accounts.login(request.body.email, request.body.password, binding));
     },
   );
 }

@@ -14,7 +14,7 @@ import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
 import { authorizePage } from '../oauth/authorize/shared.js';
-import { FederatedSignIn } from '../devUser/accountSchemas.js';
+import { FederatedSignIn, signInBody } from '../devUser/accountSchemas.js';
 
 /** The flow cookie: the browser binding of a federated flow, sent only to `/v1/federation/*`. */
 export const FLOW_COOKIE = 'dauth_federation_flow';
@@ -186,8 +186,8 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
       const session = await federation.redeemConsoleTicket(request.body.ticket);
-      request.auditUser = session.uuid;
-      return { success: true, token: session.token, uuid: session.uuid, created: session.created };
+      if (!session.mfaRequired) request.auditUser = session.uuid;
+      return signInBody(session, { created: session.created });
     },
   );
 

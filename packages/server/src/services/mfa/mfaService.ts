@@ -1,0 +1,224 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import type { SecretBox } from '../../crypto/secretBox.js';
+import type { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
+import { AppError, conflict, notFound } from '../../errors.js';
+import type { MfaStore } from '../../stores/mfaStore.js';
+import type { TokenService } from '../tokens/tokenService.js';
+import {
+  type Amr,
+  type FirstFactor,
+  issueSignIn,
+  type MfaMethod,
+  type SecondFactorGate,
+  type SignIn,
+} from './signIn.js';
+
+/** RFC 6238 as every authenticator app reads it: SHA-1, 6 digits, 30-second steps. */
+const TOTP_PERIOD_SECONDS = 30;
+const TOTP_DIGITS = 6;
+/** A code of the step before or after the server's is accepted too (clock drift). */
+const TOTP_WINDOW = 1;
+/** 160-bit secrets, the size RFC 4226 recommends. */
+const TOTP_SECRET_BYTES = 20;
+export const RECOVERY_CODE_COUNT = 10;
+/** How long a sign-in waits for its second step, and how many codes it may try. */
+export const MFA_TOKEN_TTL_SECONDS = 300;
+export const MFA_MAX_ATTEMPTS = 5;
+
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+const SEAL_AAD = (userUuid: number) => `totp_secret:${userUuid}`;
+const METHODS: MfaMethod[] = ['totp', 'recovery_code'];
+
+/** 400 `invalid_mfa_code` (confirm, remove) or 401 (the sign-in's second step): the code was not accepted. */
+export const invalidMfaCode = (status: 400 | 401, details?: Record<string, unknown>) =>
+  new AppError(
+    status,
+    'invalid_mfa_code',
+    'The code is wrong, expired or already used: enter the current code of your authenticator app or an unused recovery code',
+    details,
+  );
+
+const invalidMfaToken = () =>
+  new AppError(
+    401,
+    'invalid_mfa_token',
+    `The mfa_token is unknown, expired (${MFA_TOKEN_TTL_SECONDS / 60} minutes), already used, or ended after ${MFA_MAX_ATTEMPTS} codes: sign in again`,
+  );
+
+const totpNotEnabled = () => notFound('totp_not_enabled', 'This account has no TOTP second factor');
+
+export interface MfaStatus {
+  totp: boolean;
+  recoveryCodesLeft: number;
+}
+
+/**
+ * Second factors (decisions §9, docs/mfa.md): TOTP enrolment, confirmation with recovery codes, removal,
+ * and the second step of a sign-in. Each TOTP code is accepted once (the account's last accepted step only
+ * grows), each recovery code once, each `mfa_token` once and for at most `MFA_MAX_ATTEMPTS` codes. As the
+ * sign-in gate (`SecondFactorGate`), it answers a first step of an account with TOTP with an `mfa_token`
+ * instead of a login JWT.
+ */
+export class MfaService implements SecondFactorGate {
+  constructor(
+    private readonly store: MfaStore,
+    private readonly tokens: TokenService,
+    private readonly secretBox: SecretBox,
+    /** HMAC of recovery codes (context: the user) and of `mfa_token`s, under a MASTER_KEY-derived key. */
+    private readonly fingerprint: KeyedFingerprint,
+    private readonly settings: { issuer: string },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async status(userUuid: number): Promise<MfaStatus> {
+    const totp = await this.store.findTotp(userUuid);
+    const confirmed = totp?.confirmed === true;
+    return {
+      totp: confirmed,
+      recoveryCodesLeft: confirmed ? (await this.store.unusedRecoveryCodes(userUuid)).length : 0,
+    };
+  }
+
+  /** A new pending secret (replacing a pending one): its base32 and `otpauth://` URI. 409 once confirmed. */
+  async enrol(userUuid: number, label: string): Promise<{ secret: string; otpauthUri: string }> {
+    const secret = new Secret({ size: TOTP_SECRET_BYTES });
+    const sealed = this.secretBox.seal(secret.base32, SEAL_AAD(userUuid));
+    if (!(await this.store.savePending(userUuid, sealed, this.now()))) {
+      throw conflict(
+        'totp_already_enabled',
+        'TOTP is already on: remove it (with a code) before enrolling again',
+      );
+    }
+    const totp = this.#totp(secret, label);
+    return { secret: secret.base32, otpauthUri: totp.toString() };
+  }
+
+  /** Confirms the pending secret with a code of it; the 10 recovery codes, shown once. */
+  async confirm(userUuid: number, code: string): Promise<string[]> {
+    const record = await this.store.findTotp(userUuid);
+    if (!record) throw notFound('totp_not_pending', 'Start the enrolment first (POST /v1/dev-user/mfa/totp)');
+    if (record.confirmed) throw conflict('totp_already_enabled', 'TOTP is already on');
+    const step = this.#matchingStep(record.secretSealed, userUuid, code);
+    if (step === undefined) throw invalidMfaCode(400);
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const hashes = codes.map((c) => this.#recoveryHash(userUuid, c));
+    if (!(await this.store.confirm(userUuid, record.secretSealed, step, hashes, this.now()))) {
+      // A concurrent enrolment replaced the secret this code was of (or a concurrent confirm won).
+      throw conflict('totp_enrolment_changed', 'The enrolment changed meanwhile: start it again');
+    }
+    return codes;
+  }
+
+  /** Removes TOTP and the recovery codes, proved by a TOTP or recovery code. */
+  async remove(userUuid: number, code: string): Promise<void> {
+    const record = await this.store.findTotp(userUuid);
+    if (!record?.confirmed) throw totpNotEnabled();
+    if (!(await this.#accept(userUuid, record.secretSealed, code))) throw invalidMfaCode(400);
+    await this.store.removeTotp(userUuid);
+  }
+
+  /** The sign-in gate: the login JWT, or an `mfa_token` when the account has TOTP on. */
+  async signIn(first: FirstFactor): Promise<SignIn> {
+    const totp = await this.store.findTotp(first.userUuid);
+    if (!totp?.confirmed) return issueSignIn(this.tokens, first);
+    const mfaToken = randomBytes(32).toString('base64url');
+    const now = this.now();
+    await this.store.savePendingSignIn(
+      this.#tokenHash(mfaToken),
+      { userUuid: first.userUuid, clientId: first.clientId, authTime: first.authTime, amr: [...first.amr] },
+      now + MFA_TOKEN_TTL_SECONDS * 1000,
+      now,
+    );
+    return { mfaRequired: true, mfaToken, methods: METHODS, expiresIn: MFA_TOKEN_TTL_SECONDS };
+  }
+
+  /**
+   * The second step (`POST /v1/dev-user/login/mfa`): a TOTP or recovery code for the `mfa_token`'s sign-in.
+   * The login JWT keeps the first step's binding and `auth_time`; its `amr` adds `otp` and `mfa`.
+   */
+  async completeSignIn(
+    mfaToken: string,
+    code: string,
+  ): Promise<{ token: string; uuid: string; expiresIn: number }> {
+    const tokenHash = this.#tokenHash(mfaToken);
+    const pending = await this.store.attemptSignIn(tokenHash, MFA_MAX_ATTEMPTS, this.now());
+    if (!pending) throw invalidMfaToken();
+    const totp = await this.store.findTotp(pending.userUuid);
+    if (!totp?.confirmed) throw invalidMfaToken();
+    if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) throw invalidMfaCode(401);
+    if (!(await this.store.finishSignIn(tokenHash))) throw invalidMfaToken();
+    const amr = [...new Set<Amr>([...(pending.amr as Amr[]), 'otp', 'mfa'])];
+    const signIn = await issueSignIn(this.tokens, {
+      userUuid: pending.userUuid,
+      authTime: pending.authTime,
+      amr,
+      clientId: pending.clientId,
+    });
+    if (signIn.mfaRequired) throw new Error('issueSignIn never asks for a second factor');
+    return { token: signIn.token, uuid: signIn.uuid, expiresIn: signIn.expiresIn };
+  }
+
+  /** A TOTP code (6 digits) of a step after the last accepted one, or an unused recovery code, used up. */
+  async #accept(userUuid: number, secretSealed: string, code: string): Promise<boolean> {
+    const digits = code.replace(/\s/g, '');
+    if (/^\d{6}$/.test(digits)) {
+      const step = this.#matchingStep(secretSealed, userUuid, digits);
+      return step !== undefined && this.store.acceptStep(userUuid, step);
+    }
+    // Every unused code's hash is compared, in constant time, whichever matches.
+    const candidate = normaliseRecoveryCode(code);
+    let match: string | undefined;
+    for (const stored of await this.store.unusedRecoveryCodes(userUuid)) {
+      if (this.fingerprint.matches(stored, recoveryContext(userUuid), candidate)) match = stored;
+    }
+    return match !== undefined && this.store.useRecoveryCode(userUuid, match, this.now());
+  }
+
+  /** The time step `code` is of, within ±`TOTP_WINDOW` of now; undefined when it is of none. */
+  #matchingStep(secretSealed: string, userUuid: number, code: string): number | undefined {
+    const digits = code.replace(/\s/g, '');
+    if (!/^\d{6}$/.test(digits)) return undefined;
+    const opened = this.secretBox.open(secretSealed, SEAL_AAD(userUuid));
+    try {
+      const totp = this.#totp(Secret.fromBase32(opened.toString('utf8')), '');
+      const timestamp = this.now();
+      const delta = totp.validate({ token: digits, timestamp, window: TOTP_WINDOW });
+      return delta === null ? undefined : totp.counter({ timestamp }) + delta;
+    } finally {
+      opened.fill(0);
+    }
+  }
+
+  #totp(secret: Secret, label: string): TOTP {
+    return new TOTP({
+      issuer: this.settings.issuer,
+      label,
+      secret,
+      algorithm: 'SHA1',
+      digits: TOTP_DIGITS,
+      period: TOTP_PERIOD_SECONDS,
+    });
+  }
+
+  #recoveryHash(userUuid: number, code: string): string {
+    return this.fingerprint.of(recoveryContext(userUuid), normaliseRecoveryCode(code));
+  }
+
+  #tokenHash(mfaToken: string): string {
+    return this.fingerprint.of('mfa_token:', Buffer.from(mfaToken, 'utf8'));
+  }
+}
+
+/** `xxxxx-xxxxx`: 10 characters of a 31-letter alphabet without look-alikes (≈ 49 bits). */
+function newRecoveryCode(): string {
+  let code = '';
+  for (let i = 0; i < 10; i++) code += RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)];
+  return `${code.slice(0, 5)}-${code.slice(5)}`;
+}
+
+const recoveryContext = (userUuid: number) => `recovery:${userUuid}:`;
+
+/** Case, spaces and dashes do not matter when a recovery code is typed back. */
+const normaliseRecoveryCode = (code: string): Buffer =>
+  Buffer.from(code.toLowerCase().replace(/[\s-]/g, ''), 'utf8');
