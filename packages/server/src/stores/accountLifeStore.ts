@@ -279,6 +279,11 @@ export class AccountLifeStore {
       await trx.deleteFrom('verification_tokens').where('user_uuid', '=', userUuid).execute();
       await trx.deleteFrom('pending_rotations').where('user_uuid', '=', userUuid).execute();
       await trx.deleteFrom('wallet_custody').where('user_uuid', '=', userUuid).execute();
+      await trx.deleteFrom('mfa_recovery_codes').where('user_uuid', '=', userUuid).execute();
+      await trx.deleteFrom('mfa_login_tokens').where('user_uuid', '=', userUuid).execute();
+      await trx.deleteFrom('mfa_totp').where('user_uuid', '=', userUuid).execute();
+      await trx.deleteFrom('account_security_links').where('user_uuid', '=', userUuid).execute();
+      await trx.deleteFrom('account_reset_holds').where('user_uuid', '=', userUuid).execute();
       // A slot's label defaulted to its owner's nickname.
       await trx.updateTable('slots').set({ token_nickname: '' }).where('owner_uuid', '=', userUuid).execute();
 

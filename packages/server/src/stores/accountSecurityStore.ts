@@ -37,6 +37,8 @@ export interface RemovedWaysIn {
   passkeys: { id: string; createdAt: number }[];
   identities: { id: string; provider: string; displayName: string | null; createdAt: number }[];
   guestSecret: boolean;
+  /** A TOTP authenticator (confirmed or pending) and its recovery codes. */
+  totp: boolean;
 }
 
 export interface SecurityLinkRecord {
@@ -79,7 +81,7 @@ export class AccountSecurityStore {
     userUuid: number,
     proof: Cutoff & { passwordHash?: string | undefined },
   ): Promise<{ firstProof: boolean; removed: RemovedWaysIn }> {
-    const removed: RemovedWaysIn = { passkeys: [], identities: [], guestSecret: false };
+    const removed: RemovedWaysIn = { passkeys: [], identities: [], guestSecret: false, totp: false };
     return this.db.transaction().execute(async (trx) => {
       await this.#lockUser(trx, userUuid);
       if (proof.passwordHash !== undefined) {
@@ -125,8 +127,11 @@ export class AccountSecurityStore {
         .where('user_uuid', '=', userUuid)
         .executeTakeFirst();
       removed.guestSecret = affected(guest) === 1;
-      // Seam: TOTP secrets and recovery codes (decisions §9) are ways in too; once they are stored, they are
-      // deleted here, in this transaction, and listed in `removed`.
+      // A second factor someone else enrolled would keep them one step from the account: it goes too.
+      await trx.deleteFrom('mfa_recovery_codes').where('user_uuid', '=', userUuid).execute();
+      await trx.deleteFrom('mfa_login_tokens').where('user_uuid', '=', userUuid).execute();
+      const totp = await trx.deleteFrom('mfa_totp').where('user_uuid', '=', userUuid).executeTakeFirst();
+      removed.totp = affected(totp) === 1;
       await this.#endSessions(trx, userUuid, proof);
       return { firstProof: true, removed };
     });
@@ -170,7 +175,12 @@ export class AccountSecurityStore {
   async confirmLink(
     tokenHash: string,
     cutoff: Cutoff,
-    undo: (link: SecurityLinkRecord) => { passkeyId?: string; identityId?: string; provider?: string },
+    undo: (link: SecurityLinkRecord) => {
+      passkeyId?: string;
+      identityId?: string;
+      provider?: string;
+      totp?: boolean;
+    },
   ): Promise<SecurityLinkRecord | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
@@ -204,6 +214,11 @@ export class AccountSecurityStore {
             ? q.where('id', '=', target.identityId)
             : q.where('provider', '=', target.provider!).where('created_at', '>=', link.createdAt - 60_000);
         await q.execute();
+      }
+      if (target.totp) {
+        await trx.deleteFrom('mfa_recovery_codes').where('user_uuid', '=', link.userUuid).execute();
+        await trx.deleteFrom('mfa_login_tokens').where('user_uuid', '=', link.userUuid).execute();
+        await trx.deleteFrom('mfa_totp').where('user_uuid', '=', link.userUuid).execute();
       }
       await trx
         .insertInto('account_reset_holds')

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createClient, createUser, type TestUser } from '../helpers/http.js';
+import { waitForMail } from '../helpers/outbox.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** The console's first-party binding: only its fresh login JWTs change an account's ways in (decisions §9). */
@@ -342,6 +343,92 @@ for (const database of ['sqlite', 'postgres'] as const) {
         totp: false,
         recovery_codes_left: 0,
       });
+    });
+
+    it('an authenticator enrolled before the first mailbox proof goes with it: after the reset the owner signs in with the password alone (decisions §9)', async (ctx) => {
+      if (!server) return ctx.skip();
+      // The squatter signed up with the owner's address (never verified) and enrolled its own authenticator.
+      const { user } = await enrolled();
+      expect((await login(user)).body.mfa_required).toBe(true);
+      const since = Date.now();
+      expect(
+        (await send(server, 'POST', '/v1/dev-user/password/reset-request', undefined, { email: user.email }))
+          .status,
+      ).toBe(200);
+      const { text } = await waitForMail(server.dataDir, user.email, { since, includes: 'reset code' });
+      const code = /reset code is (\d{8})/.exec(text)![1]!;
+      const password = 'the owner chose this one';
+      expect(
+        (
+          await send(server, 'POST', '/v1/dev-user/password/reset', undefined, {
+            email: user.email,
+            code,
+            new_password: password,
+          })
+        ).status,
+      ).toBe(200);
+      const purged = await waitForMail(server.dataDir, user.email, {
+        since,
+        includes: 'confirmed for your dauth account for the first time',
+      });
+      expect(purged.text).toContain('the authenticator app (TOTP) and its recovery codes');
+      const after = await login({ ...user, password });
+      expect(after.status).toBe(200);
+      expect(after.body.mfa_required).toBeUndefined();
+      expect(after.body.token).toEqual(expect.any(String));
+      const rows = await server.services.database.db
+        .selectFrom('mfa_totp')
+        .select('user_uuid')
+        .where('user_uuid', '=', Number(user.uuid))
+        .execute();
+      expect(rows).toEqual([]);
+    });
+
+    it('enrolling and removing an authenticator mails the verified owner; deleting the account erases the secret', async (ctx) => {
+      if (!server) return ctx.skip();
+      const { user, recoveryCodes } = await enrolled();
+      // Mail only goes to a verified address: verify it, as the owner would, then enrol again.
+      await server.services.database.db
+        .updateTable('users')
+        .set({ email_verified_at: Date.now() })
+        .where('user_uuid', '=', Number(user.uuid))
+        .execute();
+      const since = Date.now();
+      expect(
+        (await send(server, 'DELETE', '/v1/dev-user/mfa/totp', user.loginToken, { code: recoveryCodes[0]! }))
+          .status,
+      ).toBe(200);
+      const removedMail = await waitForMail(server.dataDir, user.email, {
+        since,
+        includes: 'authenticator app',
+      });
+      expect(removedMail.text).toContain('/account/secure?token=');
+      const started = await send(server, 'POST', '/v1/dev-user/mfa/totp', user.loginToken);
+      const secret = totpSecretOf(started.body.otpauth_uri as string);
+      const again = Date.now();
+      expect(
+        (
+          await send(server, 'POST', '/v1/dev-user/mfa/totp/confirm', user.loginToken, {
+            code: totpCode(secret, stepNow()),
+          })
+        ).status,
+      ).toBe(200);
+      const enabledMail = await waitForMail(server.dataDir, user.email, {
+        since: again,
+        includes: 'was turned on',
+      });
+      expect(enabledMail.text).toContain('/account/secure?token=');
+
+      const deleted = await send(server, 'DELETE', '/v1/dev-user/account', user.loginToken, {
+        confirm: user.email,
+      });
+      expect(deleted.status).toBe(200);
+      const db = server.services.database.db;
+      const uuid = Number(user.uuid);
+      expect(await db.selectFrom('mfa_totp').selectAll().where('user_uuid', '=', uuid).execute()).toEqual([]);
+      expect(
+        await db.selectFrom('mfa_recovery_codes').selectAll().where('user_uuid', '=', uuid).execute(),
+      ).toEqual([]);
     });
   });
 }

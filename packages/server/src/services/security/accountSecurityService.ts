@@ -28,6 +28,8 @@ export type SecurityChange =
   | { kind: 'password_changed' }
   | { kind: 'password_reset' }
   | { kind: 'session_key_granted'; clientId: string }
+  | { kind: 'totp_enabled' }
+  | { kind: 'totp_removed' }
   | { kind: 'ways_in_removed'; removed: RemovedWaysIn };
 
 export interface SecurityAccounts {
@@ -113,6 +115,7 @@ export class AccountSecurityService {
         passkeys: removed.passkeys.length,
         identities: removed.identities.length,
         guestSecret: removed.guestSecret,
+        totp: removed.totp,
       },
       'first mailbox proof: earlier ways in removed, every session ended',
     );
@@ -241,7 +244,14 @@ const subjectOf = (change: SecurityChange): string | undefined => {
 };
 
 /** What confirming a link undoes: the way in its mail reported as added. */
-function undoOf(link: SecurityLinkRecord): { passkeyId?: string; identityId?: string; provider?: string } {
+function undoOf(link: SecurityLinkRecord): {
+  passkeyId?: string;
+  identityId?: string;
+  provider?: string;
+  totp?: boolean;
+} {
+  // An authenticator someone else enrolled would lock the owner out after the reset: it goes.
+  if (link.change === 'totp_enabled') return { totp: true };
   if (link.subject === undefined) return {};
   if (link.change === 'passkey_added') return { passkeyId: link.subject };
   if (link.change === 'identity_linked') {
@@ -293,6 +303,16 @@ function wordingOf(change: SecurityChange): { subject: string; lines: string[] }
         subject: 'Your dauth password was reset',
         lines: ['The password of your dauth account was reset by e-mail. Every session was signed out.'],
       };
+    case 'totp_enabled':
+      return {
+        subject: 'An authenticator app was added to your dauth account',
+        lines: ['Two-step sign-in with an authenticator app (TOTP) was turned on for your dauth account.'],
+      };
+    case 'totp_removed':
+      return {
+        subject: 'The authenticator app was removed from your dauth account',
+        lines: ['Two-step sign-in with an authenticator app (TOTP) was turned off for your dauth account.'],
+      };
     case 'session_key_granted':
       return {
         subject: 'An app was given a session key to your dauth wallet',
@@ -301,7 +321,7 @@ function wordingOf(change: SecurityChange): { subject: string; lines: string[] }
         ],
       };
     case 'ways_in_removed': {
-      const { passkeys, identities, guestSecret } = change.removed;
+      const { passkeys, identities, guestSecret, totp } = change.removed;
       const items = [
         ...passkeys.map(
           (p) =>
@@ -312,6 +332,7 @@ function wordingOf(change: SecurityChange): { subject: string; lines: string[] }
             `- the linked ${i.provider} identity${i.displayName ? ` "${i.displayName}"` : ''} (added ${new Date(i.createdAt).toISOString()})`,
         ),
         ...(guestSecret ? ['- the guest device secret'] : []),
+        ...(totp ? ['- the authenticator app (TOTP) and its recovery codes'] : []),
       ];
       return {
         subject: 'Your dauth e-mail address is confirmed: earlier sign-in methods were removed',

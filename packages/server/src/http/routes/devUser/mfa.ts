@@ -4,6 +4,7 @@ import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../a
 import { createLimiter } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
+import { requestContextOf } from '../../requestContext.js';
 import { Session } from './accountSchemas.js';
 
 const Code = Type.String({
@@ -108,7 +109,9 @@ export async function mfaRoutes(app: App, services: Services): Promise<void> {
       preHandler: manage,
     },
     async (request, reply) => {
-      const codes = await mfa.confirm(Number(authOf(request).userId), request.body.code);
+      const userUuid = Number(authOf(request).userId);
+      const codes = await mfa.confirm(userUuid, request.body.code);
+      services.security.notify(userUuid, { kind: 'totp_enabled' }, requestContextOf(request));
       void reply.header('cache-control', 'no-store');
       return { success: true, recovery_codes: codes };
     },
@@ -131,7 +134,9 @@ export async function mfaRoutes(app: App, services: Services): Promise<void> {
       preHandler: manage,
     },
     async (request) => {
-      await mfa.remove(Number(authOf(request).userId), request.body.code);
+      const userUuid = Number(authOf(request).userId);
+      await mfa.remove(userUuid, request.body.code);
+      services.security.notify(userUuid, { kind: 'totp_removed' }, requestContextOf(request));
       return { success: true };
     },
   );
