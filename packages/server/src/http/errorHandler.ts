@@ -31,13 +31,14 @@ const TYPES_MISTAKEN_FOR_JSON = new Set(['application/x-www-form-urlencoded', 't
 /** An upstream identity provider's form_post answer (Apple) to `POST /v1/federation/{id}/callback`. */
 const FEDERATION_CALLBACK = /^\/v1\/federation\/[^/?#]+\/callback(?:\?|$)/;
 
-/** The security mail's confirm page posts its form there (docs/security.md). */
-const ACCOUNT_SECURE = /^\/account\/secure(?:\?|$)/;
+/** The security mail's and the sign-up mail's confirm pages post their forms there (docs/security.md). */
+const CONFIRM_PAGES = /^(?:\/account\/secure|\/v1\/dev-user\/verify-email\/confirm)(?:\?|$)/;
 
 /**
  * Form bodies belong to the OAuth and OpenID Connect endpoints and the sign-in pages, all under `/oauth/`
  * (RFC 6749 and its extensions post forms), to the federation callback (`response_mode=form_post`,
- * docs/federation.md) and to the "this wasn't me" confirmation (`/account/secure`). Elsewhere a form or plain-text body is a JSON body sent without
+ * docs/federation.md) and to the confirm pages of mailed links (`/account/secure`, the sign-up mail's
+ * `/v1/dev-user/verify-email/confirm`). Elsewhere a form or plain-text body is a JSON body sent without
  * its Content-Type — what `curl -d` does — and is refused with a 415 that says so, before anything parses it
  * (Fastify would otherwise parse it and answer a puzzling 400 about missing fields).
  */
@@ -49,7 +50,7 @@ export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
       TYPES_MISTAKEN_FOR_JSON.has(type) &&
       !request.url.startsWith('/oauth/') &&
       !FEDERATION_CALLBACK.test(request.url) &&
-      !ACCOUNT_SECURE.test(request.url)
+      !CONFIRM_PAGES.test(request.url)
     ) {
       throw jsonBodyRequired();
     }

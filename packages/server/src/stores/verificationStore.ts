@@ -202,6 +202,19 @@ export class VerificationStore {
     return (await this.consumeToken(tokenHash, userUuid, purpose, now)) ? userUuid : undefined;
   }
 
+  /** True for a live, unused token of `purpose`, whoever it belongs to (nothing changes): a link's page. */
+  async tokenOfPurposeUsable(tokenHash: string, purpose: string, now: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('verification_tokens')
+      .select('token_hash')
+      .where('token_hash', '=', tokenHash)
+      .where('purpose', '=', purpose)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** True for a live, unused token of this user and purpose (nothing changes). */
   async tokenUsable(tokenHash: string, userUuid: number, purpose: string, now: number): Promise<boolean> {
     const row = await this.db

@@ -19,8 +19,8 @@ interface SignupMail {
 
 /**
  * Decisions §8: sign-up mails a verification link and a 6-digit code; `POST /v1/dev-user/verify-email`
- * takes the code with the account's login JWT, the link verifies by its token. Codes and links are
- * single-use, expire, and a code allows five guesses.
+ * takes the code with the account's login JWT; the link's page verifies by its token when its button is
+ * pressed (opening it changes nothing). Codes and links are single-use, expire, and a code allows five guesses.
  */
 describe('sign-up e-mail verification', () => {
   let server: TestServer;
@@ -137,24 +137,65 @@ describe('sign-up e-mail verification', () => {
     expect(await verified(user)).toBe(true);
   });
 
+  /** The confirm page's form, as a browser posts it (`Origin` is the page's own unless given). */
+  const confirmLink = (token: string, origin = new URL(server.url).origin) =>
+    fetch(`${server.url}/v1/dev-user/verify-email/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', origin },
+      body: new URLSearchParams({ token }).toString(),
+    });
+
   it('the link verifies once, by its unguessable token, without a login', async () => {
     const user = await newUser(server, 'signup');
-    const { link } = await signupMail(user);
+    const { link, token } = await signupMail(user);
 
     const bogus = await fetch(`${server.url}/v1/dev-user/verify-email?token=${'A'.repeat(43)}`);
     expect(bogus.status).toBe(400);
     expect(await bogus.text()).toContain('This link does not work');
+    expect((await confirmLink('A'.repeat(43))).status).toBe(400);
     expect(await verified(user)).toBe(false);
 
     const opened = await fetch(link);
     expect(opened.status).toBe(200);
     expect(opened.headers.get('content-type')).toMatch(/^text\/html/);
     expect(opened.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(opened.headers.get('content-security-policy')).toContain("form-action 'self'");
     expect(opened.headers.get('referrer-policy')).toBe('no-referrer');
-    expect(await opened.text()).toContain('E-mail address verified');
+    expect(await opened.text()).toContain('<form method="post" action="/v1/dev-user/verify-email/confirm">');
+
+    const confirmed = await confirmLink(token);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await confirmed.text()).toContain('E-mail address verified');
     expect(await verified(user)).toBe(true);
 
+    expect((await confirmLink(token)).status).toBe(400);
     expect((await fetch(link)).status).toBe(400);
+  });
+
+  it('opening the link changes nothing (mail scanners open links): only its page’s button verifies, from dauth’s own origin', async () => {
+    const user = await newUser(server, 'signup');
+    const { link, token } = await signupMail(user);
+    // A scanner fetches the link, twice, as it pleases.
+    expect((await fetch(link)).status).toBe(200);
+    expect((await fetch(link, { method: 'HEAD' })).status).toBe(200);
+    expect(await verified(user)).toBe(false);
+
+    // A form on another site cannot post it for the owner.
+    const foreign = await confirmLink(token, 'https://evil.example');
+    expect(foreign.status).toBe(403);
+    expect(await verified(user)).toBe(false);
+    const json = await fetch(`${server.url}/v1/dev-user/verify-email/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: JSON.stringify({ token }),
+    });
+    expect(await json.json()).toMatchObject({ success: false, error: 'invalid_origin' });
+
+    // The code-based route is unchanged: the link's token is no code.
+    expect((await call(server, '/v1/dev-user/verify-email', { token }, user.token)).status).toBe(400);
+    expect((await confirmLink(token)).status).toBe(200);
+    expect(await verified(user)).toBe(true);
   });
 
   it('caps resends at five an hour, and an expired code no longer verifies', async () => {

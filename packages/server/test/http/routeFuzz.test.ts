@@ -132,8 +132,17 @@ function assertErrorShape(url: string, response: InjectResponse, where: string):
   const contentType = String(response.headers['content-type'] ?? '');
   if (contentType.startsWith('text/html')) {
     // Only the browser-facing pages answer HTML, and only to a GET or their own form posts: the login
-    // and consent page, the device page, the console and the sign-up mail's verification link.
-    const pages = ['/oauth/authorize', '/oauth/device', '/device', '/console', '/v1/dev-user/verify-email?'];
+    // and consent page, the device page, the console, and the confirm pages of the sign-up mail's
+    // verification link and the security mail's "this wasn't me" link.
+    const pages = [
+      '/oauth/authorize',
+      '/oauth/device',
+      '/device',
+      '/console',
+      '/v1/dev-user/verify-email?',
+      '/v1/dev-user/verify-email/confirm',
+      '/account/secure',
+    ];
     expect(
       pages.some((page) => url.startsWith(page)),
       where,

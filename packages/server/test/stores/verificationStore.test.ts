@@ -72,11 +72,17 @@ describe.each(testDatabases)('verification store ($name)', (database) => {
     expect(await store.tokenUsable('t1', 33, 'other', now)).toBe(false);
     expect(await store.tokenUsable('t1', 33, 'pin_recover', now + MINUTE)).toBe(false);
     expect(await store.tokenUsable('t1', 33, 'pin_recover', now)).toBe(true);
+    // A mailed link's page asks without knowing the user, and changes nothing by asking.
+    expect(await store.tokenOfPurposeUsable('t1', 'other', now)).toBe(false);
+    expect(await store.tokenOfPurposeUsable('t1', 'pin_recover', now + MINUTE)).toBe(false);
+    expect(await store.tokenOfPurposeUsable('t1', 'pin_recover', now)).toBe(true);
+    expect(await store.tokenOfPurposeUsable('t1', 'pin_recover', now)).toBe(true);
     const racers = await Promise.all(
       Array.from({ length: 5 }, () => store.consumeToken('t1', 33, 'pin_recover', now + 1)),
     );
     expect(racers.filter(Boolean)).toHaveLength(1);
     expect(await store.tokenUsable('t1', 33, 'pin_recover', now + 2)).toBe(false);
+    expect(await store.tokenOfPurposeUsable('t1', 'pin_recover', now + 2)).toBe(false);
   });
 
   it('deletes only what expired before the cut-off', async () => {

@@ -26,8 +26,10 @@ export interface AddressProof {
   ): Promise<{ firstProof: boolean }>;
 }
 
-/** Path of the link in the mail; `?token=` carries 256 random bits. */
+/** Path of the link in the mail; `?token=` carries 256 random bits. Its page asks to confirm. */
 export const VERIFY_LINK_PATH = '/v1/dev-user/verify-email';
+/** Where the link's page posts the token: this verifies. */
+export const VERIFY_LINK_CONFIRM_PATH = `${VERIFY_LINK_PATH}/confirm`;
 
 /**
  * Verifies that an account receives mail at its address (decisions §8): sign-up mails a 6-digit code
@@ -133,7 +135,15 @@ export class AddressVerificationService {
     await this.#verified(userUuid, now, keptJti);
   }
 
-  /** Verifies the address with the link's token; 401 `invalid_verification_token` if unusable. Returns the user. */
+  /** Whether the link's token still verifies: its confirm page's GET, which changes nothing. */
+  linkWorks(token: string): Promise<boolean> {
+    return this.store.tokenOfPurposeUsable(hashToken(token), ADDRESS_PURPOSE, Date.now());
+  }
+
+  /**
+   * Verifies the address with the link's token (its confirm page's button: opening the link does not, as
+   * mail scanners open links); 401 `invalid_verification_token` if unusable. Returns the user.
+   */
   async verifyLink(token: string): Promise<number> {
     const now = Date.now();
     const userUuid = await this.store.consumeTokenOfPurpose(hashToken(token), ADDRESS_PURPOSE, now);
@@ -196,7 +206,7 @@ export class AddressVerificationService {
         to,
         subject,
         text: [
-          'Confirm that this is your e-mail address for dauth: open this link',
+          'Confirm that this is your e-mail address for dauth: open this link and press its button',
           '',
           link,
           '',

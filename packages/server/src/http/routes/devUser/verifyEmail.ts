@@ -1,18 +1,22 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
-import { isAppError } from '../../../errors.js';
-import { VERIFY_LINK_PATH } from '../../../services/verification/addressVerificationService.js';
+import { AppError, isAppError } from '../../../errors.js';
+import {
+  VERIFY_LINK_CONFIRM_PATH,
+  VERIFY_LINK_PATH,
+} from '../../../services/verification/addressVerificationService.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { newNonce, pageHeaders } from '../../pages/html.js';
-import { emailVerifiedPage } from '../../pages/verifyEmailPages.js';
+import { confirmEmailPage, emailVerifiedPage } from '../../pages/verifyEmailPages.js';
 import { perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
 /**
  * Verification of the account's own e-mail address (decisions §8, docs/accounts.md): the sign-up mail's
- * 6-digit code with the login JWT, or its link; and a resend.
+ * 6-digit code with the login JWT, or its link, whose page verifies when its button posts the token (the GET
+ * changes nothing: mail scanners open links, and a first verification purges earlier ways in); and a resend.
  */
 export async function devUserVerifyEmailRoutes(app: App, services: Services): Promise<void> {
   const { addressVerification } = services;
@@ -44,32 +48,64 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
     },
   );
 
+  const linkLimit = { rateLimit: routeLimit(limits, 'verify_email_link') };
+  const ownOrigin = new URL(services.config.publicUrl).origin;
+  const Token = Type.String({ maxLength: 100 });
+  const page = (reply: unknown, status: number, render: (nonce: string) => string) => {
+    const nonce = newNonce();
+    // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
+    return (reply as FastifyReply).status(status).headers(pageHeaders(nonce)).send(render(nonce));
+  };
+
   app.get(
     VERIFY_LINK_PATH,
     {
       schema: {
         tags: ['accounts'],
-        summary: 'The sign-up mail’s link: verifies the address and shows a page saying so',
-        querystring: Type.Object({ token: Type.String({ maxLength: 100 }) }),
+        summary:
+          'The sign-up mail’s link: a page whose button verifies the address (a GET changes nothing: mail scanners open links)',
+        querystring: Type.Object({ token: Token }),
         // 200 and 400 answer the HTML page; a missing token is the JSON 400 of every route.
         response: errorResponses(429),
       },
-      config: { rateLimit: routeLimit(limits, 'verify_email_link') },
+      config: { browserPage: true, ...linkLimit },
     },
     async (request, reply) => {
+      const { token } = request.query;
+      if (!(await addressVerification.linkWorks(token))) {
+        return page(reply, 400, (nonce) => emailVerifiedPage(nonce, false));
+      }
+      return page(reply, 200, (nonce) => confirmEmailPage(nonce, token, VERIFY_LINK_CONFIRM_PATH));
+    },
+  );
+
+  app.post(
+    VERIFY_LINK_CONFIRM_PATH,
+    {
+      schema: {
+        tags: ['accounts'],
+        summary:
+          'The link’s page confirms: verifies the address by the link’s token (a first verification removes the ways in added before it)',
+        body: Type.Object({ token: Token }),
+        // 200 and 400 answer the HTML page.
+        response: errorResponses(403, 429),
+      },
+      config: { browserPage: true, ...linkLimit },
+    },
+    async (request, reply) => {
+      const origin = request.headers.origin;
+      // The token alone is the capability; a form posted from another site is refused all the same.
+      if (origin !== undefined && origin !== ownOrigin) {
+        throw new AppError(403, 'invalid_origin', 'The form was not sent from the dauth page');
+      }
       let verified = true;
       try {
-        await addressVerification.verifyLink(request.query.token);
+        await addressVerification.verifyLink(request.body.token);
       } catch (err) {
         if (!isAppError(err) || err.code !== 'invalid_verification_token') throw err;
         verified = false;
       }
-      const nonce = newNonce();
-      // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
-      return (reply as FastifyReply)
-        .status(verified ? 200 : 400)
-        .headers(pageHeaders(nonce))
-        .send(emailVerifiedPage(nonce, verified));
+      return page(reply, verified ? 200 : 400, (nonce) => emailVerifiedPage(nonce, verified));
     },
   );
 
