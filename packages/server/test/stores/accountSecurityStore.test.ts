@@ -73,6 +73,21 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
       createdAt: 5,
     });
     await keys.activateKey(keyAddress, '0xt', 6);
+    // A second factor enrolled before the proof (decisions §9: TOTP and recovery codes are ways in).
+    await db()
+      .insertInto('mfa_totp')
+      .values({
+        user_uuid: userUuid,
+        secret_sealed: 'v1.sealed',
+        created_at: 7,
+        confirmed_at: 8,
+        last_step: 0,
+      })
+      .execute();
+    await db()
+      .insertInto('mfa_recovery_codes')
+      .values({ user_uuid: userUuid, code_hash: `rc-${userUuid}`, created_at: 8, used_at: null })
+      .execute();
     return { keyAddress };
   }
 
@@ -84,8 +99,15 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
       .select(['password_hash', 'logins_valid_after', 'logins_kept_jti', 'email_verified_at'])
       .where('user_uuid', '=', userUuid)
       .executeTakeFirstOrThrow();
-    const count = async (table: 'passkeys' | 'federated_identities' | 'guest_accounts' | 'oauth_sessions') =>
-      (await d.selectFrom(table).select('user_uuid').where('user_uuid', '=', userUuid).execute()).length;
+    const count = async (
+      table:
+        | 'passkeys'
+        | 'federated_identities'
+        | 'guest_accounts'
+        | 'oauth_sessions'
+        | 'mfa_totp'
+        | 'mfa_recovery_codes',
+    ) => (await d.selectFrom(table).select('user_uuid').where('user_uuid', '=', userUuid).execute()).length;
     return {
       passwordHash: user.password_hash,
       loginsValidAfter: user.logins_valid_after === null ? null : Number(user.logins_valid_after),
@@ -94,6 +116,8 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
       passkeys: await count('passkeys'),
       identities: await count('federated_identities'),
       guest: await count('guest_accounts'),
+      totp: await count('mfa_totp'),
+      recoveryCodes: await count('mfa_recovery_codes'),
       sessions: await count('oauth_sessions'),
       keyStates: (
         await d.selectFrom('session_keys').select('state').where('user_uuid', '=', userUuid).execute()
@@ -120,6 +144,7 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
         passkeys: [{ id: 'pk-8001', createdAt: 10 }],
         identities: [{ id: 'fid-8001', provider: 'upstream', displayName: 'Mallory', createdAt: 20 }],
         guestSecret: false,
+        totp: true,
       },
     });
     expect(await stateOf(8001)).toEqual({
@@ -130,6 +155,8 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
       passkeys: 0,
       identities: 0,
       guest: 0,
+      totp: 0,
+      recoveryCodes: 0,
       sessions: 0,
       keyStates: ['revoking'],
       cutoffs: [{ userUuid: 8001, reason: 'mailbox_proof_email_verified', createdAt: 50_000 }],
@@ -138,6 +165,8 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
       verified: false,
       passkeys: 1,
       identities: 1,
+      totp: 1,
+      recoveryCodes: 1,
       sessions: 1,
       keyStates: ['active'],
       cutoffs: [],
@@ -156,7 +185,7 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
     });
     expect(await store().proveMailbox(8001, proof(70_000))).toEqual({
       firstProof: false,
-      removed: { passkeys: [], identities: [], guestSecret: false },
+      removed: { passkeys: [], identities: [], guestSecret: false, totp: false },
     });
     expect(await stateOf(8001)).toMatchObject({ passkeys: 1, loginsValidAfter: 51 });
   });
