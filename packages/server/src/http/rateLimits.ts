@@ -115,11 +115,15 @@ function checksAdminKey(request: FastifyRequest): boolean {
 
 /**
  * Route `config` for a per-user limit of one route (`RATE_LIMITS` name): keyed by the authenticated
- * user (set by the token hook in `onRequest`), falling back to the client address when no user is known yet.
+ * user, falling back to the client address when no user is known. It counts in `preHandler`, after the
+ * route's token check has set `request.auth` (in `onRequest`, where the plugin counts by default, no
+ * token has been read yet, and every user behind one address — a game backend, a NAT — would share one
+ * allowance).
  */
 export function perUser(limits: RateLimits, name: RateLimitName) {
   return {
     rateLimit: routeLimit(limits, name, {
+      hook: 'preHandler',
       keyGenerator: (request: FastifyRequest) => `${name}:${request.auth?.userId ?? clientAddress(request)}`,
     }),
   };
@@ -133,6 +137,8 @@ export function perUser(limits: RateLimits, name: RateLimitName) {
 export function perSession(limits: RateLimits, name: RateLimitName) {
   return {
     rateLimit: routeLimit(limits, name, {
+      // After the route's token check, as `perUser`.
+      hook: 'preHandler',
       keyGenerator: (request: FastifyRequest) =>
         request.auth
           ? `${name}:${request.auth.userId}:${request.auth.jti}`
