@@ -92,16 +92,24 @@ func (c *Client) federationCall(ctx context.Context, method, path, bearer string
 }
 
 // FederatedLogin is POST /v1/dev-user/federated-login {provider, id_token, client_id} for this app.
-// An id_token is accepted once: ErrIDTokenReplayed for one used already.
+// An id_token is accepted once: ErrIDTokenReplayed for one used already. An account with a second
+// factor returns *MFARequiredError (Created set): then LoginMFA.
 func (c *Client) FederatedLogin(ctx context.Context, provider, idToken string) (*FederatedLogin, error) {
 	var answer struct {
 		Token   string     `json:"token"`
 		UUID    flexibleID `json:"uuid"`
 		Created *bool      `json:"created"`
 	}
+	var raw json.RawMessage
 	payload := map[string]string{"provider": provider, "id_token": idToken, "client_id": c.clientID}
-	if err := c.federationCall(ctx, http.MethodPost, "/v1/dev-user/federated-login", "", payload, true, &answer); err != nil {
+	if err := c.federationCall(ctx, http.MethodPost, "/v1/dev-user/federated-login", "", payload, true, &raw); err != nil {
 		return nil, err
+	}
+	if err := mfaRequired(raw, http.StatusOK); err != nil {
+		return nil, err
+	}
+	if json.Unmarshal(raw, &answer) != nil {
+		return nil, &MalformedResponseError{What: "federated login result is not an object", StatusCode: http.StatusOK}
 	}
 	if answer.Token == "" || answer.UUID == "" || answer.Created == nil {
 		return nil, &MalformedResponseError{What: "federated login result has missing fields", StatusCode: http.StatusOK}

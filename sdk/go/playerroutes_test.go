@@ -23,6 +23,11 @@ import (
 // game) and "console.<uuid>" when bound to dauth:console and fresh. Linking and unlinking take only
 // the console's (403 first_party_required), except that a guest's own app-bound JWT may link while
 // the account is still a guest (its upgrade; decisions §9 "Ways in").
+//
+// An account given a second factor (enableMFA, docs/mfa.md) answers its password or federated sign-in
+// with {mfa_required, mfa_token, methods} and no token; POST /v1/dev-user/login/mfa takes a code (each
+// once), refuses a wrong one 401 invalid_mfa_code and ends the token after 5 codes or its use (401
+// invalid_mfa_token).
 type fakePlayerRoutes struct {
 	server *httptest.Server
 
@@ -36,6 +41,50 @@ type fakePlayerRoutes struct {
 	policies   map[string]fakePolicy // access token -> policy
 	counter    int
 	requests   []recorded
+	mfa        map[string]map[string]bool // uuid -> the codes its second factor accepts
+	mfaTokens  map[string]*fakeMFAToken
+	passwords  map[string][2]string // e-mail -> password, uuid
+}
+
+type fakeMFAToken struct {
+	uuid  string
+	tries int
+}
+
+// passwordLogin makes an e-mail and password account that signs in at login_devuser: its uuid.
+func (f *fakePlayerRoutes) passwordLogin(email, password string) string {
+	uuid := strings.TrimPrefix(f.passwordAccount(email), "console.")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.passwords[email] = [2]string{password, uuid}
+	return uuid
+}
+
+// enableMFA turns a second factor on for uuid: its sign-ins take a second step with one of codes.
+func (f *fakePlayerRoutes) enableMFA(uuid string, codes ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mfa[uuid] = map[string]bool{}
+	for _, code := range codes {
+		f.mfa[uuid][code] = true
+	}
+}
+
+// signIn answers a sign-in: the session, or the first step's for an account with a second factor.
+func (f *fakePlayerRoutes) signIn(w http.ResponseWriter, uuid string, extra map[string]any) {
+	body := map[string]any{"success": true}
+	if f.mfa[uuid] == nil {
+		body["token"], body["uuid"] = "jwt."+uuid, uuid
+	} else {
+		f.counter++
+		token := fmt.Sprintf("mfa.%d", f.counter)
+		f.mfaTokens[token] = &fakeMFAToken{uuid: uuid}
+		body["mfa_required"], body["mfa_token"], body["methods"], body["expires_in"] = true, token, []string{"totp", "recovery_code"}, 300
+	}
+	for key, value := range extra {
+		body[key] = value
+	}
+	answer(w, 200, body)
 }
 
 type fakeClaims struct{ provider, subject, email string }
@@ -53,7 +102,7 @@ type fakePolicy struct {
 
 func startFakePlayerRoutes(t *testing.T) (*fakePlayerRoutes, *Client) {
 	t.Helper()
-	fake := &fakePlayerRoutes{idTokens: map[string]fakeClaims{}, accounts: map[string]bool{}, guests: map[string]bool{}, spent: map[string]bool{}, emails: map[string]string{}, policies: map[string]fakePolicy{}}
+	fake := &fakePlayerRoutes{idTokens: map[string]fakeClaims{}, accounts: map[string]bool{}, guests: map[string]bool{}, spent: map[string]bool{}, emails: map[string]string{}, policies: map[string]fakePolicy{}, mfa: map[string]map[string]bool{}, mfaTokens: map[string]*fakeMFAToken{}, passwords: map[string][2]string{}}
 	fake.server = httptest.NewServer(http.HandlerFunc(fake.route))
 	t.Cleanup(fake.server.Close)
 	client, err := New(Config{ClientID: "game-1", ClientSecret: "s3cret", RedirectURI: "http://127.0.0.1:1/cb", AuthServerURL: fake.server.URL})
@@ -178,6 +227,30 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 	_, signedIn := f.accounts[uuid]
 	path := r.URL.EscapedPath()
 	switch {
+	case r.Method == "POST" && path == "/v1/dev-user/login_devuser":
+		email, _ := body["email"].(string)
+		account, ok := f.passwords[email]
+		if !ok || body["password"] != account[0] {
+			fail(w, 401, "invalid_credentials", nil)
+			return
+		}
+		f.signIn(w, account[1], nil)
+	case r.Method == "POST" && path == "/v1/dev-user/login/mfa":
+		token, _ := body["mfa_token"].(string)
+		pending := f.mfaTokens[token]
+		if pending == nil || pending.tries >= 5 {
+			fail(w, 401, "invalid_mfa_token", nil)
+			return
+		}
+		pending.tries++
+		code, _ := body["code"].(string)
+		if !f.mfa[pending.uuid][code] {
+			fail(w, 401, "invalid_mfa_code", nil)
+			return
+		}
+		delete(f.mfa[pending.uuid], code)
+		delete(f.mfaTokens, token)
+		answer(w, 200, map[string]any{"success": true, "token": "jwt." + pending.uuid, "uuid": pending.uuid})
 	case r.Method == "POST" && path == "/v1/dev-user/federated-login":
 		claims, known, ok := f.verifyAndFind(w, body)
 		if !ok {
@@ -185,7 +258,7 @@ func (f *fakePlayerRoutes) route(w http.ResponseWriter, r *http.Request) {
 		}
 		if known != nil {
 			f.spent[body["id_token"].(string)] = true
-			answer(w, 200, map[string]any{"success": true, "token": "jwt." + known.uuid, "uuid": known.uuid, "created": false})
+			f.signIn(w, known.uuid, map[string]any{"created": false})
 			return
 		}
 		for _, email := range f.emails {

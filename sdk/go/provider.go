@@ -140,6 +140,11 @@ func RegisterContentProvider(ctx context.Context, config ProviderConfig) (*Provi
 		if status != http.StatusOK {
 			return nil, refusal(status, body)
 		}
+		// An owner with a second factor: Client.LoginMFA turns the error's token and a code into the
+		// LoginToken to call again with.
+		if err := mfaRequired(body, status); err != nil {
+			return nil, err
+		}
 		if json.Unmarshal(body, &login) != nil || login.Token == "" {
 			return nil, &MalformedResponseError{What: "a login answer without token", StatusCode: status}
 		}

@@ -24,6 +24,7 @@ import {
   listIdentities,
   unlinkIdentity,
 } from './api/federation.js';
+import { loginMfa, type LoginSession } from './api/mfa.js';
 import { sessionOperations, type SessionCall, type SessionOperationResult } from './api/sessionOperations.js';
 import { parseAuthorizeCallback } from './authorizeCallback.js';
 import type { AuthorizeCallback, CallbackOutcome } from './authorizeCallback.js';
@@ -231,9 +232,20 @@ export class DauthClient {
    * Rejects with `InvalidIdTokenError` (401), `IdTokenReplayedError` (401: this id_token was used
    * already; get a new one from the platform, never retry it) or `AccountLinkRequiredError` (409: an
    * account with that e-mail exists; the player signs in to it at the dauth console and links there).
+   * An account with a second factor: `MfaRequiredError` (`created` on it), then `loginMfa`.
    */
   federatedLogin(provider: string, idToken: string): Promise<FederatedLogin> {
     return federatedLogin(this.#api, this.clientId, provider, idToken);
+  }
+
+  /**
+   * The second step of a sign-in that threw `MfaRequiredError` (docs/mfa.md): its `mfaToken` and the
+   * player's current authenticator code or an unused recovery code give the session, bound as the first
+   * step was. Rejects with `InvalidMfaCodeError` (401: wrong or used code; ask again, the token takes 5
+   * codes) or `InvalidMfaTokenError` (401: unknown, expired, used or ended after 5 codes; sign in again).
+   */
+  loginMfa(mfaToken: string, code: string): Promise<LoginSession> {
+    return loginMfa(this.#api, mfaToken, code);
   }
 
   /** The upstream identities linked to the account of `loginToken` (a login JWT). */

@@ -245,6 +245,68 @@ export function federationError(
 }
 
 /**
+ * A sign-in's first credential (password, upstream id_token) was right, but the account has a second
+ * factor (docs/mfa.md): there is no session yet. Ask the player for their authenticator app's current
+ * code (or a recovery code) and call `loginMfa(mfaToken, code)` within `expiresIn` seconds. The
+ * `mfaToken` is kept out of the message, `util.inspect` and `JSON.stringify`, so logging the error
+ * does not log it.
+ */
+export class MfaRequiredError extends DauthError {
+  readonly #mfaToken: string;
+  /** The codes the second step accepts: `totp`, `recovery_code`. */
+  readonly methods: readonly string[];
+  /** Seconds the `mfaToken` lives (5 minutes), when the service said. */
+  readonly expiresIn: number | undefined;
+  /** A federated sign-in's `created` (this sign-in made the account); undefined for a password sign-in. */
+  readonly created: boolean | undefined;
+
+  constructor(mfaToken: string, methods: readonly string[], expiresIn?: number, created?: boolean) {
+    super('mfa_required: the account has a second factor; send a code with loginMfa');
+    this.#mfaToken = mfaToken;
+    this.methods = methods;
+    this.expiresIn = expiresIn;
+    this.created = created;
+  }
+
+  /** Single use, 5 codes at most: the second step's `mfa_token`. */
+  get mfaToken(): string {
+    return this.#mfaToken;
+  }
+}
+
+/**
+ * The second step of a sign-in (`POST /v1/dev-user/login/mfa`) was refused, e.g. 429 `rate_limited`.
+ * The codes a caller acts on have their own classes below.
+ */
+export class LoginMfaError extends RefusedRequestError {
+  constructor(responseStatus: number, errorCode: string | undefined, message: string) {
+    super('second sign-in step refused', responseStatus, errorCode, message);
+  }
+}
+
+/** 401 `invalid_mfa_code`: the code is wrong or already used. Ask again: the mfaToken takes 5 codes. */
+export class InvalidMfaCodeError extends LoginMfaError {}
+
+/** 401 `invalid_mfa_token`: the mfaToken is unknown, expired, used, or ended after 5 codes. Sign in again. */
+export class InvalidMfaTokenError extends LoginMfaError {}
+
+/** The typed error of a refused second step. */
+export function loginMfaError(
+  responseStatus: number,
+  errorCode: string | undefined,
+  message: string,
+): LoginMfaError {
+  switch (errorCode) {
+    case 'invalid_mfa_code':
+      return new InvalidMfaCodeError(responseStatus, errorCode, message);
+    case 'invalid_mfa_token':
+      return new InvalidMfaTokenError(responseStatus, errorCode, message);
+    default:
+      return new LoginMfaError(responseStatus, errorCode, message);
+  }
+}
+
+/**
  * A session operation (docs/session-keys.md) was refused; nothing was signed. E.g. 401 `invalid_token`
  * (the access token), 404 `session_key_not_found` (the player has not granted this app, or revoked
  * it), 429 `sponsorship_quota_exceeded`.

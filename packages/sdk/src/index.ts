@@ -30,9 +30,13 @@ export {
   FirstPartyRequiredError,
   GuestRequestError,
   IdTokenReplayedError,
+  InvalidMfaCodeError,
+  InvalidMfaTokenError,
   InvalidIdTokenError,
   LastSignInMethodError,
+  LoginMfaError,
   MalformedResponseError,
+  MfaRequiredError,
   MissingJwtError,
   OutsideSessionPolicyError,
   ProviderRegistrationError,
@@ -47,6 +51,7 @@ export {
 export type { AuthorizeErrorDetails } from './errors.js';
 export type { GuestSession, GuestUpgrade, NewGuest } from './api/guests.js';
 export type { FederatedLogin, LinkedIdentity } from './api/federation.js';
+export type { LoginSession } from './api/mfa.js';
 export type { SessionCall, SessionOperationResult } from './api/sessionOperations.js';
 export { parseJson, stringifyJson } from './losslessJson.js';
 export type { JsonObject, JsonValue, RawJsonWriter } from './losslessJson.js';

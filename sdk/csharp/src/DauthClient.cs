@@ -60,11 +60,31 @@ namespace Dauth
             return Read.Digits(answer, "uuid");
         }
 
-        /// <summary>POST /v1/dev-user/login_devuser with the game's client_id: a login JWT bound to this game.</summary>
+        /// <summary>
+        /// POST /v1/dev-user/login_devuser with the game's client_id: a login JWT bound to this game. An
+        /// account with a second factor throws <see cref="MfaRequiredException"/>: then <see cref="LoginMfaAsync"/>.
+        /// </summary>
         public async Task<PlayerSession> LoginAsync(string email, string password, CancellationToken cancellationToken = default(CancellationToken))
         {
             var body = new JsonObjectBuilder().Add("email", email).Add("password", password).Add("client_id", ClientId);
-            return Read.Session(await PostJsonAsync("v1/dev-user/login_devuser", body, null, cancellationToken).ConfigureAwait(false));
+            var answer = await PostJsonAsync("v1/dev-user/login_devuser", body, null, cancellationToken).ConfigureAwait(false);
+            Read.ThrowIfMfaRequired(answer);
+            return Read.Session(answer);
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/login/mfa: the second step of a sign-in that threw <see cref="MfaRequiredException"/>.
+        /// Its <see cref="MfaRequiredException.MfaToken"/> and the player's current authenticator code or an
+        /// unused recovery code give the session, bound as the first step was. <see cref="InvalidMfaCodeException"/>
+        /// (401): wrong or used code, ask again (a token takes 5 codes); <see cref="InvalidMfaTokenException"/>
+        /// (401): unknown, expired, used or ended after 5 codes, sign in again.
+        /// </summary>
+        public async Task<PlayerSession> LoginMfaAsync(string mfaToken, string code, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (string.IsNullOrEmpty(mfaToken)) throw new ArgumentException("mfaToken is required", "mfaToken");
+            if (string.IsNullOrEmpty(code)) throw new ArgumentException("code is required", "code");
+            var body = new JsonObjectBuilder().Add("mfa_token", mfaToken).Add("code", code);
+            return Read.Session(await PostJsonAsync("v1/dev-user/login/mfa", body, null, cancellationToken).ConfigureAwait(false));
         }
 
         /// <summary>POST /v1/dev-user/guest: a guest account bound to this game; keep <see cref="GuestAccount.GuestSecret"/> on the device.</summary>
@@ -97,11 +117,13 @@ namespace Dauth
         /// <summary>
         /// POST /v1/dev-user/federated-login: a native sign-in with an upstream id_token (Apple, Google, ...).
         /// An id_token is accepted once: <see cref="IdTokenReplayedException"/> for one used already (get a new one).
+        /// An account with a second factor throws <see cref="MfaRequiredException"/> (Created set): then <see cref="LoginMfaAsync"/>.
         /// </summary>
         public async Task<FederatedLogin> FederatedLoginAsync(string provider, string idToken, CancellationToken cancellationToken = default(CancellationToken))
         {
             var body = new JsonObjectBuilder().Add("provider", provider).Add("id_token", idToken).Add("client_id", ClientId);
             var answer = await PostJsonAsync("v1/dev-user/federated-login", body, null, cancellationToken).ConfigureAwait(false);
+            Read.ThrowIfMfaRequired(answer);
             return new FederatedLogin(Read.Session(answer), Read.Bool(answer, "created"));
         }
 

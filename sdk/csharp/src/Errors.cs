@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 
 namespace Dauth
 {
@@ -40,6 +41,10 @@ namespace Dauth
         public const string IdTokenUnsupported = "id_token_unsupported";
         public const string ProviderUnavailable = "provider_unavailable";
         public const string SessionKeyNotFound = "session_key_not_found";
+        /// <summary>Set by the SDK on <see cref="MfaRequiredException"/>: the sign-in needs a second step.</summary>
+        public const string MfaRequired = "mfa_required";
+        public const string InvalidMfaCode = "invalid_mfa_code";
+        public const string InvalidMfaToken = "invalid_mfa_token";
         // RFC 8628 device grant answers (at /oauth/token).
         public const string AuthorizationPending = "authorization_pending";
         public const string SlowDown = "slow_down";
@@ -97,6 +102,8 @@ namespace Dauth
                 case ErrorCodes.LastSignInMethod: return new LastSignInMethodException(code, status, message);
                 case ErrorCodes.FirstPartyRequired: return new FirstPartyRequiredException(code, status, message);
                 case ErrorCodes.IdTokenReplayed: return new IdTokenReplayedException(code, status, message);
+                case ErrorCodes.InvalidMfaCode: return new InvalidMfaCodeException(code, status, message);
+                case ErrorCodes.InvalidMfaToken: return new InvalidMfaTokenException(code, status, message);
             }
             if (status == 429) return new RateLimitedException(code, status, message, retryAfter);
             if (status == 400 || status == 413 || status == 415 || status == 422) return new InvalidRequestException(code, status, message, field);
@@ -204,6 +211,46 @@ namespace Dauth
     public sealed class IdTokenReplayedException : AuthenticationException
     {
         public IdTokenReplayedException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>
+    /// A sign-in whose first credential (password, upstream id_token) was right, for an account with a
+    /// second factor (docs/mfa.md): there is no session yet. Ask the player for their authenticator app's
+    /// current code (or a recovery code) and call <see cref="DauthClient.LoginMfaAsync"/> with
+    /// <see cref="MfaToken"/> within <see cref="ExpiresInSeconds"/>. Neither the message nor ToString
+    /// contains the token.
+    /// </summary>
+    public sealed class MfaRequiredException : DauthException
+    {
+        public MfaRequiredException(string mfaToken, IReadOnlyList<string> methods, int? expiresInSeconds, bool? created)
+            : base(ErrorCodes.MfaRequired, 200, "mfa_required: the account has a second factor; send a code with LoginMfaAsync")
+        {
+            MfaToken = mfaToken;
+            Methods = methods;
+            ExpiresInSeconds = expiresInSeconds;
+            Created = created;
+        }
+
+        /// <summary>The second step's mfa_token: single use, 5 codes at most.</summary>
+        public string MfaToken { get; private set; }
+        /// <summary>The codes the second step accepts: "totp", "recovery_code".</summary>
+        public IReadOnlyList<string> Methods { get; private set; }
+        /// <summary>Seconds the token lives (5 minutes), when the service said.</summary>
+        public int? ExpiresInSeconds { get; private set; }
+        /// <summary>A federated sign-in's "created" (this sign-in made the account); null for a password sign-in.</summary>
+        public bool? Created { get; private set; }
+    }
+
+    /// <summary>401 invalid_mfa_code: the code is wrong or already used. Ask again: an mfa_token takes 5 codes.</summary>
+    public sealed class InvalidMfaCodeException : AuthenticationException
+    {
+        public InvalidMfaCodeException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>401 invalid_mfa_token: the mfa_token is unknown, expired, used, or ended after 5 codes. Sign in again.</summary>
+    public sealed class InvalidMfaTokenException : AuthenticationException
+    {
+        public InvalidMfaTokenException(string code, int status, string message) : base(code, status, message) { }
     }
 
     /// <summary>409 last_sign_in_method: removing this identity (or passkey) would leave the account no way in.</summary>

@@ -119,6 +119,20 @@ namespace Dauth
             return balance;
         }
 
+        /// <summary>Throws <see cref="MfaRequiredException"/> for the first of two sign-in steps (mfa_required: true, no token).</summary>
+        public static void ThrowIfMfaRequired(JsonValue json)
+        {
+            var flag = json.Get("mfa_required");
+            if (flag == null || flag.Kind != JsonKind.Bool || !flag.AsBool) return;
+            var methods = new List<string>();
+            foreach (var method in Array(json, "methods")) methods.Add(method.AsString);
+            var expires = json.Get("expires_in");
+            var created = json.Get("created");
+            throw new MfaRequiredException(String(json, "mfa_token"), methods.AsReadOnly(),
+                expires != null && expires.Kind == JsonKind.Number ? (int?)Integer(json, "expires_in") : null,
+                created != null && created.Kind == JsonKind.Bool ? (bool?)created.AsBool : null);
+        }
+
         public static PlayerSession Session(JsonValue json)
         {
             return new PlayerSession(String(json, "token"), Digits(json, "uuid"));

@@ -29,6 +29,7 @@ namespace Dauth.Tests
             PinTests.Register(runner);
             ErrorTests.Register(runner);
             RequestTests.Register(runner);
+            MfaTests.Register(runner);
             HttpTransportTests.Register(runner);
             ApiSurfaceTests.Register(runner);
             WebhookTests.Register(runner);

@@ -30,8 +30,12 @@ from .errors import (
     FirstPartyRequiredError,
     IdTokenReplayedError,
     InvalidIdTokenError,
+    InvalidMfaCodeError,
+    InvalidMfaTokenError,
     LastSignInMethodError,
+    LoginMfaError,
     MalformedResponseError,
+    MfaRequiredError,
     MissingJwtError,
     OutsideSessionPolicy,
     OutsideSessionPolicyError,
@@ -46,6 +50,7 @@ from .errors import (
     to_http_status,
 )
 from .federation import FederatedLogin, LinkedIdentity
+from .mfa import LoginSession
 from .handlers import callback_handler_class, respond_to_callback, wsgi_callback_app
 from .provider import ProviderRegistration, register_content_provider
 from .sessions import SessionCall, SessionOperationResult
@@ -55,6 +60,11 @@ from .transport import HttpResponse, Transport, urllib_transport
 from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
+    "InvalidMfaCodeError",
+    "InvalidMfaTokenError",
+    "LoginMfaError",
+    "LoginSession",
+    "MfaRequiredError",
     "AccountLinkRequiredError",
     "FederatedLogin",
     "FederationError",

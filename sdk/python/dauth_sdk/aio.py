@@ -19,6 +19,7 @@ from .callback import parse_callback
 from .client import DEFAULT_CALLBACK_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, DauthClient, StatusReport, _start_call
 from .errors import CallbackRejectedError, CallbackTimeoutError, ShutdownError
 from .federation import FederatedLogin, LinkedIdentity
+from .mfa import LoginSession
 from .sessions import CallLike, SessionOperationResult
 from .slot import SlotInfo
 from .transport import Transport
@@ -169,6 +170,10 @@ class AsyncDauthClient:
     async def federated_login(self, provider: str, id_token: str) -> FederatedLogin:
         """Native sign-in with an upstream ``id_token``; see ``DauthClient.federated_login``."""
         return await asyncio.to_thread(self._sync.federated_login, provider, id_token)
+
+    async def login_mfa(self, mfa_token: str, code: str) -> LoginSession:
+        """The second step of a sign-in that raised ``MfaRequiredError``; see ``DauthClient.login_mfa``."""
+        return await asyncio.to_thread(self._sync.login_mfa, mfa_token, code)
 
     async def list_identities(self, login_token: str) -> List[LinkedIdentity]:
         """The upstream identities linked to the account of ``login_token``."""

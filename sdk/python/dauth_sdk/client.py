@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
-from . import api, device, federation, guests, sessions
+from . import api, device, federation, guests, mfa, sessions
 from .api import ApiContext, LoginStatus
 from .callback import parse_callback
 from .device import DeviceAuthorization, DeviceTokens
@@ -248,9 +248,20 @@ class DauthClient:
         The first sign-in of an identity creates the account (``created``). Raises
         ``InvalidIdTokenError`` (401), ``IdTokenReplayedError`` (401: this id_token was used already; get
         a new one from the platform, never retry it) or ``AccountLinkRequiredError`` (409: an account with
-        that e-mail exists; the player signs in to it at the dauth console and links there).
+        that e-mail exists; the player signs in to it at the dauth console and links there). An account
+        with a second factor raises ``MfaRequiredError`` (``created`` on it): then ``login_mfa``.
         """
         return federation.federated_login(self._api, self.client_id, provider, id_token)
+
+    def login_mfa(self, mfa_token: str, code: str) -> mfa.LoginSession:
+        """The second step of a sign-in that raised ``MfaRequiredError`` (docs/mfa.md).
+
+        Its ``mfa_token`` and the player's current authenticator code or an unused recovery code give the
+        session, bound as the first step was. Raises ``InvalidMfaCodeError`` (401: wrong or used code; ask
+        again, the token takes 5 codes) or ``InvalidMfaTokenError`` (401: unknown, expired, used or ended
+        after 5 codes; sign in again).
+        """
+        return mfa.login_mfa(self._api, mfa_token, code)
 
     def list_identities(self, login_token: str) -> List[federation.LinkedIdentity]:
         """The upstream identities linked to the account of ``login_token`` (a login JWT)."""

@@ -6,7 +6,7 @@ names, so logs read like the spec.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 ENVELOPE_CODE_MEANINGS = {410: "client mismatch", 510: "code expired", 570: "unregistered"}
 
@@ -205,6 +205,53 @@ def federation_error(response_status: int, error_code: Optional[str], message: s
         "first_party_required": FirstPartyRequiredError,
         "id_token_replayed": IdTokenReplayedError,
     }.get(error_code or "", FederationError)
+    return kind(response_status, error_code, message)
+
+
+class MfaRequiredError(DauthError):
+    """A sign-in's first credential (password, upstream id_token) was right, but the account has a second
+    factor (docs/mfa.md): there is no session yet. Ask the player for their authenticator app's current
+    code (or a recovery code) and call ``login_mfa(error.mfa_token, code)`` within ``expires_in`` seconds.
+
+    ``methods`` lists the codes the second step accepts (``totp``, ``recovery_code``); ``created`` is a
+    federated sign-in's (``None`` for a password sign-in). The ``mfa_token`` stays out of the message and
+    the ``repr``, so logging the error does not log it.
+    """
+
+    def __init__(
+        self, mfa_token: str, methods: Sequence[str], expires_in: Optional[int] = None, created: Optional[bool] = None
+    ) -> None:
+        super().__init__("mfa_required: the account has a second factor; send a code with login_mfa")
+        self.__mfa_token = mfa_token
+        self.methods = tuple(methods)
+        self.expires_in = expires_in
+        self.created = created
+
+    @property
+    def mfa_token(self) -> str:
+        """Single use, 5 codes at most: the second step's ``mfa_token``."""
+        return self.__mfa_token
+
+
+class LoginMfaError(RefusedRequestError):
+    """The second step of a sign-in (``POST /v1/dev-user/login/mfa``) was refused, e.g. ``rate_limited`` (429)."""
+
+    _what = "second sign-in step refused"
+
+
+class InvalidMfaCodeError(LoginMfaError):
+    """401 ``invalid_mfa_code``: the code is wrong or already used. Ask again: an mfa_token takes 5 codes."""
+
+
+class InvalidMfaTokenError(LoginMfaError):
+    """401 ``invalid_mfa_token``: the mfa_token is unknown, expired, used, or ended after 5 codes. Sign in again."""
+
+
+def login_mfa_error(response_status: int, error_code: Optional[str], message: str) -> LoginMfaError:
+    """The typed error of a refused second step."""
+    kind = {"invalid_mfa_code": InvalidMfaCodeError, "invalid_mfa_token": InvalidMfaTokenError}.get(
+        error_code or "", LoginMfaError
+    )
     return kind(response_status, error_code, message)
 
 

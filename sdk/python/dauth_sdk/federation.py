@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from .api import ApiContext
 from .errors import MalformedResponseError, federation_error
+from .mfa import raise_if_mfa_required
 from .service import ServiceRefusal, call_service, id_member, text_member
 
 
@@ -43,7 +44,8 @@ def _refuse(refusal: ServiceRefusal) -> Exception:
 
 
 def federated_login(context: ApiContext, client_id: str, provider: str, id_token: str) -> FederatedLogin:
-    """``POST /v1/dev-user/federated-login {provider, id_token, client_id}``."""
+    """``POST /v1/dev-user/federated-login {provider, id_token, client_id}``; ``MfaRequiredError`` for an
+    account with a second factor."""
     obj = call_service(
         context,
         "POST",
@@ -52,6 +54,7 @@ def federated_login(context: ApiContext, client_id: str, provider: str, id_token
         body={"provider": provider, "id_token": id_token, "client_id": client_id},
         require_success=True,
     )
+    raise_if_mfa_required(obj)
     what = "federated login result"
     created = obj.get("created")
     if not isinstance(created, bool):

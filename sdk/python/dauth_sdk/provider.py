@@ -16,6 +16,7 @@ from urllib.parse import urlencode, urlsplit
 from .api import ApiContext
 from .envelope import decode_json
 from .errors import MalformedResponseError, ProviderRegistrationError
+from .mfa import raise_if_mfa_required
 from .transport import HttpResponse, Transport, urllib_transport
 
 REGISTER_PATH = "/v1/development-api/init_permission_provider"
@@ -110,6 +111,9 @@ def register_content_provider(
         answer = _answer(login)
         if login.status != 200:
             raise _refused(login, answer)
+        # An owner with a second factor: ``DauthClient.login_mfa`` turns the error's mfa_token and a code
+        # into the login_token to call again with.
+        raise_if_mfa_required(answer, login.status)
         token = answer.get("token")
         if not isinstance(token, str):
             raise MalformedResponseError("a login answer without token", login.status)

@@ -10,6 +10,11 @@ Login JWTs are ``jwt.<uuid>`` when bound to the app (what federated-login and a 
 and ``console.<uuid>`` when bound to ``dauth:console`` and fresh. Linking and unlinking take only the
 console's (403 ``first_party_required``), except that a guest's own app-bound JWT may link while the
 account is still a guest (its upgrade; decisions §9 "Ways in").
+
+An account given a second factor (``enable_mfa``, docs/mfa.md) answers its password or federated sign-in
+with ``{mfa_required, mfa_token, methods}`` and no token; ``POST /v1/dev-user/login/mfa`` takes a code
+(each once), refuses a wrong one 401 ``invalid_mfa_code`` and ends the token after 5 codes or its use
+(401 ``invalid_mfa_token``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ class FakePlayerRoutes:
         self.spent_id_tokens: Set[str] = set()
         self.policies: Dict[str, Dict[str, Any]] = {}
         self.counter = 0
+        self.mfa: Dict[str, Set[str]] = {}
+        self.mfa_tokens: Dict[str, Dict[str, Any]] = {}
+        self.passwords: Dict[str, Tuple[str, str]] = {}
         self.lock = threading.Lock()
         fake = self
 
@@ -77,6 +85,25 @@ class FakePlayerRoutes:
             uuid = "1%018d" % self.counter
             self.accounts[uuid] = {"email": email, "password": True}
             return "console." + uuid
+
+    def password_login(self, email: str, password: str) -> str:
+        """An e-mail and password account that signs in at ``login_devuser``: its uuid."""
+        uuid = self.password_account(email)[len("console.") :]
+        self.passwords[email] = (password, uuid)
+        return uuid
+
+    def enable_mfa(self, uuid: str, codes: List[str]) -> None:
+        """Turns a second factor on for ``uuid``: its sign-ins take a second step with one of ``codes``."""
+        self.mfa[uuid] = set(codes)
+
+    def _sign_in(self, uuid: str, **extra: Any) -> Tuple[int, str]:
+        if uuid not in self.mfa:
+            return 200, json.dumps(dict({"success": True, "token": "jwt." + uuid, "uuid": uuid}, **extra))
+        self.counter += 1
+        token = "mfa.%d" % self.counter
+        self.mfa_tokens[token] = {"uuid": uuid, "tries": 0}
+        answer = {"success": True, "mfa_required": True, "mfa_token": token, "methods": ["totp", "recovery_code"], "expires_in": 300}
+        return 200, json.dumps(dict(answer, **extra))
 
     def guest_account(self) -> str:
         """A guest account: its app-bound login JWT."""
@@ -127,7 +154,7 @@ class FakePlayerRoutes:
             (provider, subject, email), known = verified
             if known:
                 self.spent_id_tokens.add(body["id_token"])
-                return 200, json.dumps({"success": True, "token": "jwt." + known["uuid"], "uuid": known["uuid"], "created": False})
+                return self._sign_in(known["uuid"], created=False)
             if any(a["email"] is not None and a["email"] == email for a in self.accounts.values()):
                 return _error(409, "account_exists_link_required")
             self.counter += 1
@@ -137,6 +164,22 @@ class FakePlayerRoutes:
             self.spent_id_tokens.add(body["id_token"])
             # The uuid as a JSON number.
             return 200, '{"success":true,"token":"jwt.%s","uuid":%s,"created":true}' % (created, created)
+        if method == "POST" and path == "/v1/dev-user/login_devuser":
+            account = self.passwords.get(body.get("email"))
+            if account is None or account[0] != body.get("password"):
+                return _error(401, "invalid_credentials")
+            return self._sign_in(account[1])
+        if method == "POST" and path == "/v1/dev-user/login/mfa":
+            pending = self.mfa_tokens.get(body.get("mfa_token"))
+            if pending is None or pending["tries"] >= 5:
+                return _error(401, "invalid_mfa_token")
+            pending["tries"] += 1
+            codes = self.mfa[pending["uuid"]]
+            if body.get("code") not in codes:
+                return _error(401, "invalid_mfa_code")
+            codes.discard(body["code"])
+            del self.mfa_tokens[body["mfa_token"]]
+            return 200, json.dumps({"success": True, "token": "jwt." + pending["uuid"], "uuid": pending["uuid"]})
         if path.startswith("/v1/dev-user/identities"):
             if uuid not in self.accounts:
                 return _error(401, "invalid_token")

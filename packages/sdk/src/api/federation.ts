@@ -1,6 +1,7 @@
 import { federationError, MalformedResponseError } from '../errors.js';
 import type { JsonObject } from '../losslessJson.js';
 import type { ApiContext } from './apiContext.js';
+import { throwIfMfaRequired } from './mfa.js';
 import { callService, idMember, textMember, type ServiceCallOptions } from './serviceCall.js';
 
 /** A native sign-in with an upstream id_token: a login JWT bound to the app, and whether it made the account. */
@@ -36,7 +37,10 @@ const call = (
   options: ServiceCallOptions,
 ) => callService(context, method, path, options, refuse);
 
-/** `POST /v1/dev-user/federated-login {provider, id_token, client_id}`. */
+/**
+ * `POST /v1/dev-user/federated-login {provider, id_token, client_id}`; `MfaRequiredError` for an account
+ * with a second factor.
+ */
 export async function federatedLogin(
   context: ApiContext,
   clientId: string,
@@ -47,6 +51,7 @@ export async function federatedLogin(
     body: { provider, id_token: idToken, client_id: clientId },
     requireSuccess: true,
   });
+  throwIfMfaRequired(object);
   const what = 'federated login result';
   if (typeof object.created !== 'boolean')
     throw new MalformedResponseError(`${what}: created is not a boolean`);

@@ -2,6 +2,7 @@ import { send } from '../api/apiContext.js';
 import type { ApiContext, RawResponse } from '../api/apiContext.js';
 import { checkTimeout, DEFAULT_AUTH_SERVER_URL, DEFAULT_REQUEST_TIMEOUT_MS } from '../clientOptions.js';
 import { MalformedResponseError, ProviderRegistrationError } from '../errors.js';
+import { throwIfMfaRequired } from '../api/mfa.js';
 import type { HttpClient } from '../httpClient.js';
 
 /** Which consumption payload forms the app accepts: the spec's CTR, both, or authenticated GCM only. */
@@ -82,7 +83,8 @@ function refused(response: RawResponse, answer: Record<string, unknown>): Provid
  * the strong mode by default: the app's first provider requires AES-256-GCM payloads and the app's
  * client secret on every consumption call (what `ContentConsumer` with `clientSecret` and a `gcm`
  * cipher sends). A later cuid of the same app keeps the app's settings unless `payloadMode` or
- * `consumeAuth` is given. Throws `ProviderRegistrationError` when the service refuses (e.g. 401
+ * `consumeAuth` is given. Throws `MfaRequiredError` when the owner's account has a second factor (sign in
+ * with `DauthClient.loginMfa` and pass `{loginToken}`), `ProviderRegistrationError` when the service refuses (e.g. 401
  * `reauthentication_required` for a stale login JWT, 403 `not_client_owner`, 409 `cuid_taken`).
  */
 export async function registerContentProvider(
@@ -123,6 +125,9 @@ export async function registerContentProvider(
     });
     const answer = body(login);
     if (login.status !== 200) throw refused(login, answer);
+    // An owner with a second factor: `client.loginMfa` turns the error's mfaToken and a code into the
+    // loginToken to call again with.
+    throwIfMfaRequired(answer);
     if (typeof answer.token !== 'string') {
       throw new MalformedResponseError('a login answer without token', login.status);
     }

@@ -10,12 +10,24 @@ import {
   DauthClient,
   FederationError,
   InvalidIdTokenError,
+  InvalidMfaCodeError,
+  InvalidMfaTokenError,
   FirstPartyRequiredError,
+  MfaRequiredError,
+  registerContentProvider,
 } from '../../src/index.js';
+import { decodeJwt } from 'jose';
 import { inCi } from '../../../server/test/helpers/environment.js';
 import { startTestServer, type TestServer } from '../../../server/test/helpers/server.js';
 import { newUser } from '../../../server/test/content/contentSupport.js';
-import { commandAvailable, registerApp, type RegisteredApp, runChild } from './support.js';
+import {
+  commandAvailable,
+  enrolTotp,
+  registerApp,
+  type RegisteredApp,
+  runChild,
+  totpCode,
+} from './support.js';
 
 /**
  * Native federated sign-in and identities (issue 26, docs/federation.md) through the SDKs against one
@@ -196,6 +208,54 @@ describe('SDKs: native federated sign-in against a live dauth', () => {
     expect(inUse).toMatchObject({ responseStatus: 409 });
     await client.unlinkIdentity(owner.token, linked.id); // the password remains a way in
     expect(await client.listIdentities(owner.token)).toEqual([]);
+  });
+
+  it('TypeScript: an account with TOTP signs in in two steps (password and federated): MfaRequiredError, then loginMfa', async (ctx) => {
+    if (!routesExist) ctx.skip(NOT_YET);
+    const email = `sdk-mfa-${sub()}@example.com`;
+    const owner = await passwordAccount(server.url, email);
+    const subject = sub();
+    await client.linkIdentity(owner.token, 'sdkup', await issuer.sign({ sub: subject }));
+    const totp = await enrolTotp(server.url, owner.token);
+
+    // The password sign-in inside registerContentProvider: no session, nothing registered.
+    const first = await registerContentProvider({
+      clientId: app.clientId,
+      cuid: `mfa-${sub()}`,
+      releasePer: 10,
+      ownerAddr: `0x${'1'.repeat(40)}`,
+      owner: { email, password: 'correct horse battery' },
+      authServerUrl: server.url,
+    }).catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(MfaRequiredError);
+    const { mfaToken, methods, expiresIn, created } = first as MfaRequiredError;
+    expect({ methods, expiresIn, created }).toEqual({
+      methods: ['totp', 'recovery_code'],
+      expiresIn: 300,
+      created: undefined,
+    });
+    const wrong = await client
+      .loginMfa(mfaToken, totpCode(totp.secret, totp.confirmedStep + 5))
+      .catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(InvalidMfaCodeError);
+    expect(wrong).toMatchObject({ responseStatus: 401, errorCode: 'invalid_mfa_code' });
+    const session = await client.loginMfa(mfaToken, totpCode(totp.secret, totp.confirmedStep + 1));
+    expect(session.uuid).toBe(owner.uuid);
+    // Bound to the app as the first step was, and two factors.
+    expect(decodeJwt(session.token)).toMatchObject({ azp: app.clientId, amr: ['pwd', 'otp', 'mfa'] });
+    expect(await client.listIdentities(session.token)).toHaveLength(1);
+    const used = await client.loginMfa(mfaToken, totp.recoveryCodes[0]!).catch((e: unknown) => e);
+    expect(used).toBeInstanceOf(InvalidMfaTokenError);
+
+    // The native federated sign-in: the same two steps, here with a recovery code.
+    const federated = await client
+      .federatedLogin('sdkup', await issuer.sign({ sub: subject }))
+      .catch((e: unknown) => e);
+    expect(federated).toBeInstanceOf(MfaRequiredError);
+    expect((federated as MfaRequiredError).created).toBe(false);
+    const second = await client.loginMfa((federated as MfaRequiredError).mfaToken, totp.recoveryCodes[0]!);
+    expect(second.uuid).toBe(owner.uuid);
+    expect(decodeJwt(second.token)).toMatchObject({ azp: app.clientId, amr: ['fed', 'otp', 'mfa'] });
   });
 
   const environment = async () => {

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -254,4 +255,49 @@ export function exchangesBeatAuthorize(proxy: DelayingProxy, since: number): boo
       tokens.some((token) => token.at < authorize.at && authorize.at - token.at >= 1_000),
     )
   );
+}
+
+/** RFC 6238 (HMAC-SHA1, 6 digits, 30 s) from a base32 secret, written out independently of the service. */
+export function totpCode(base32Secret: string, step = Math.floor(Date.now() / 30_000)): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const char of base32Secret.replace(/=+$/, '').toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
+  }
+  const bytes: number[] = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', Buffer.from(bytes)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+export interface EnrolledTotp {
+  /** base32, as the enrolment answered it. */
+  secret: string;
+  recoveryCodes: string[];
+  /** The step whose code confirmed: each step's code is accepted once, so sign in with a later one. */
+  confirmedStep: number;
+}
+
+/** Turns TOTP on for the account of `consoleToken` (a fresh login JWT bound to `dauth:console`). */
+export async function enrolTotp(base: string, consoleToken: string): Promise<EnrolledTotp> {
+  const post = async (route: string, body?: unknown) => {
+    const response = await fetch(`${base}${route}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${consoleToken}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`${route}: HTTP ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const { secret } = (await post('/v1/dev-user/mfa/totp')) as { secret: string };
+  const confirmedStep = Math.floor(Date.now() / 30_000);
+  const confirmed = await post('/v1/dev-user/mfa/totp/confirm', { code: totpCode(secret, confirmedStep) });
+  return { secret, recoveryCodes: confirmed.recovery_codes as string[], confirmedStep };
 }

@@ -16,6 +16,11 @@ import type { AddressInfo } from 'node:net';
  * game) and `console.<uuid>` when bound to `dauth:console` and fresh. Linking and unlinking take only
  * the console's (403 `first_party_required`), except that a guest's own app-bound JWT may link while
  * the account is still a guest (its upgrade; decisions §9 "Ways in").
+ *
+ * An account given a second factor (`enableMfa`, docs/mfa.md) answers its password or federated sign-in
+ * with `{mfa_required, mfa_token, methods}` and no token; `POST /v1/dev-user/login/mfa` takes the code
+ * (each once), refuses a wrong one 401 `invalid_mfa_code`, and ends the token after 5 codes or its use
+ * (401 `invalid_mfa_token`).
  */
 export interface RecordedCall {
   method: string;
@@ -52,6 +57,12 @@ export class FakePlayerRoutes {
   readonly #accounts = new Map<string, { email: string | null; password: boolean; guest?: boolean }>();
   readonly #spentIdTokens = new Set<string>();
   readonly #policies: SessionPolicy[] = [];
+  /** uuid → the codes its second factor accepts (each once). */
+  readonly #mfa = new Map<string, Set<string>>();
+  /** mfa_token → the sign-in it completes and the codes tried. */
+  readonly #mfaTokens = new Map<string, { uuid: string; tries: number }>();
+  /** e-mail → password and uuid, for `login_devuser`. */
+  readonly #passwords = new Map<string, { password: string; uuid: string }>();
   #counter = 0;
   url = '';
 
@@ -96,6 +107,33 @@ export class FakePlayerRoutes {
     return `console.${uuid}`;
   }
 
+  /** An e-mail and password account that signs in at `login_devuser`: its uuid. */
+  passwordLogin(email: string, password: string): string {
+    const uuid = this.passwordAccount(email).slice('console.'.length);
+    this.#passwords.set(email, { password, uuid });
+    return uuid;
+  }
+
+  /** Turns a second factor on for `uuid`: its sign-ins take a second step with one of `codes`. */
+  enableMfa(uuid: string, codes: string[]): void {
+    this.#mfa.set(uuid, new Set(codes));
+  }
+
+  /** A sign-in's answer: the session, or the first step's for an account with a second factor. */
+  #signIn(uuid: string, extra: Record<string, unknown> = {}): [number, string] {
+    if (!this.#mfa.has(uuid)) return ok(200, { success: true, token: `jwt.${uuid}`, uuid, ...extra });
+    const mfaToken = `mfa.${++this.#counter}`;
+    this.#mfaTokens.set(mfaToken, { uuid, tries: 0 });
+    return ok(200, {
+      success: true,
+      mfa_required: true,
+      mfa_token: mfaToken,
+      methods: ['totp', 'recovery_code'],
+      expires_in: 300,
+      ...extra,
+    });
+  }
+
   /** A guest account: its app-bound login JWT. */
   guestAccount(): string {
     const uuid = String(3_000_000_000_000_000_000n + BigInt(++this.#counter));
@@ -136,7 +174,7 @@ export class FakePlayerRoutes {
       );
       if (known) {
         this.#spentIdTokens.add(body.id_token as string);
-        return ok(200, { success: true, token: `jwt.${known.uuid}`, uuid: known.uuid, created: false });
+        return this.#signIn(known.uuid, { created: false });
       }
       const taken = [...this.#accounts.values()].some((a) => a.email !== null && a.email === claims.email);
       if (taken)
@@ -150,6 +188,22 @@ export class FakePlayerRoutes {
       this.#identities.push({ id: `idn_${this.#counter}`, ...claims, uuid: created });
       this.#spentIdTokens.add(body.id_token as string);
       return ok(200, { success: true, token: `jwt.${created}`, uuid: created, created: true });
+    }
+    if (method === 'POST' && path === '/v1/dev-user/login_devuser') {
+      const account = this.#passwords.get(String(body.email));
+      if (!account || account.password !== body.password) {
+        return error(401, 'invalid_credentials', 'wrong e-mail or password');
+      }
+      return this.#signIn(account.uuid);
+    }
+    if (method === 'POST' && path === '/v1/dev-user/login/mfa') {
+      const pending = this.#mfaTokens.get(String(body.mfa_token));
+      if (!pending || pending.tries >= 5) return error(401, 'invalid_mfa_token', 'sign in again');
+      pending.tries += 1;
+      const codes = this.#mfa.get(pending.uuid)!;
+      if (!codes.delete(String(body.code))) return error(401, 'invalid_mfa_code', 'wrong code');
+      this.#mfaTokens.delete(String(body.mfa_token));
+      return ok(200, { success: true, token: `jwt.${pending.uuid}`, uuid: pending.uuid });
     }
     if (path === '/v1/dev-user/identities' || path.startsWith('/v1/dev-user/identities/')) {
       if (!signedIn) return error(401, 'invalid_token', 'sign in first');

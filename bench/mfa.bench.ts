@@ -1,0 +1,316 @@
+/**
+ * The second step of a sign-in (docs/mfa.md, issue 37) beside a password sign-in.
+ *
+ * A real dauth (child process, embedded chain, SQLite, production scrypt cost unless SCRYPT_LOG_N is
+ * set) with `--users` accounts without a second factor and `--users` with TOTP (enrolled under the
+ * console's binding, confirmed with a code of an RFC 6238 generator written out here). Then, one phase
+ * after the other, `--concurrency` closed-loop clients make a fixed number of calls:
+ * - password: `POST /v1/dev-user/login_devuser` of an account without TOTP (the token at once);
+ * - password, mfa_required: the same for an account with TOTP (answers an mfa_token);
+ * - login/mfa TOTP: `POST /v1/dev-user/login/mfa` with a current code (each step's code is accepted
+ *   once per account, so one call per account);
+ * - login/mfa recovery: the same with each of the account's 10 recovery codes.
+ * The second-step phases use mfa_tokens made by the mfa_required phase, so they measure the step alone.
+ * Reported: calls per second, latency p50/p99, and the server's CPU per call (from /proc, all its threads).
+ *
+ *   npm run bench:mfa
+ *   npm run bench:mfa -- --concurrency 8 --users 32 --rounds 10
+ *
+ * TRUST_PROXY=true and an X-Forwarded-For per account keep per-address limits per client.
+ */
+import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { machineInfo, writeBenchSummary } from './summary.js';
+
+const { values } = parseArgs({
+  options: {
+    concurrency: { type: 'string', default: '8' },
+    users: { type: 'string', default: '24' },
+    // Password sign-ins per account in the password phases.
+    rounds: { type: 'string', default: '5' },
+  },
+});
+const concurrency = Number(values.concurrency);
+const userCount = Number(values.users);
+const rounds = Number(values.rounds);
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+const PASSWORD = 'correct horse battery staple';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function processCpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** RFC 6238 (HMAC-SHA1, 6 digits, 30 s steps) from the base32 secret the enrolment answers. */
+function totpCode(base32: string, step: number): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const char of base32.replace(/=+$/, '').toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
+  }
+  const bytes: number[] = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', Buffer.from(bytes)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+const stepNow = () => Math.floor(Date.now() / 30_000);
+
+async function startDauth() {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-mfa-'));
+  const child = spawn(
+    process.execPath,
+    ['--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        TRUST_PROXY: 'true',
+        RATE_LIMITS:
+          'login=100000/1m,login_address=100000/1m,register=100000/1m,login_mfa=100000/1m,mfa_manage=100000/1m',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('dauth did not become ready');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function post<T = Record<string, unknown>>(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+interface Account {
+  email: string;
+  forwardedFor: string;
+  /** base32; undefined for an account without TOTP. */
+  secret?: string;
+  confirmedStep?: number;
+  recoveryCodes?: string[];
+}
+
+async function setUp(base: string, withTotp: boolean, offset: number): Promise<Account[]> {
+  const accounts: Account[] = [];
+  for (let i = 0; i < userCount; i++) {
+    const email = `bench-mfa-${withTotp ? 'on' : 'off'}-${i}-${Date.now()}@example.com`;
+    const n = offset + i;
+    const forwardedFor = `10.2.${Math.floor(n / 250)}.${(n % 250) + 1}`;
+    const h = { 'x-forwarded-for': forwardedFor };
+    const registered = await post(`${base}/v1/dev-user/register`, { email, password: PASSWORD }, h);
+    if (registered.status !== 201) throw new Error(`register: ${JSON.stringify(registered.body)}`);
+    if (!withTotp) {
+      accounts.push({ email, forwardedFor });
+      continue;
+    }
+    // Enrolment is first-party (decisions §9): the console's binding.
+    const login = await post<{ token: string }>(
+      `${base}/v1/dev-user/login_devuser`,
+      { email, password: PASSWORD, client_id: 'dauth:console' },
+      h,
+    );
+    const auth = { ...h, authorization: `Bearer ${login.body.token}` };
+    const started = await post<{ secret: string }>(`${base}/v1/dev-user/mfa/totp`, {}, auth);
+    const confirmedStep = stepNow();
+    const confirmed = await post<{ recovery_codes: string[] }>(
+      `${base}/v1/dev-user/mfa/totp/confirm`,
+      { code: totpCode(started.body.secret, confirmedStep) },
+      auth,
+    );
+    if (confirmed.status !== 200) throw new Error(`confirm: ${JSON.stringify(confirmed.body)}`);
+    accounts.push({
+      email,
+      forwardedFor,
+      secret: started.body.secret,
+      confirmedStep,
+      recoveryCodes: confirmed.body.recovery_codes,
+    });
+  }
+  return accounts;
+}
+
+/** `calls` spread over `concurrency` closed-loop workers; each call true when it got what it should. */
+async function run(name: string, pid: number, calls: (() => Promise<boolean>)[]) {
+  let failed = 0;
+  const latencies: number[] = [];
+  let next = 0;
+  const cpuStart = processCpuSeconds(pid);
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls.length) {
+        const call = calls[next++]!;
+        const t0 = performance.now();
+        const ok = await call();
+        latencies.push(performance.now() - t0);
+        if (!ok) failed++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  const cpu = processCpuSeconds(pid) - cpuStart;
+  latencies.sort((a, b) => a - b);
+  return {
+    name,
+    calls: calls.length,
+    per_second: round(calls.length / elapsed, 1),
+    p50_ms: round(percentile(latencies, 50), 1),
+    p99_ms: round(percentile(latencies, 99), 1),
+    server_cpu_ms_per_call: round((cpu * 1000) / Math.max(calls.length, 1)),
+    failed,
+  };
+}
+
+const dauth = await startDauth();
+try {
+  const base = dauth.url;
+  const plain = await setUp(base, false, 0);
+  const totp = await setUp(base, true, userCount);
+  const login = (account: Account) =>
+    post<{ token?: string; mfa_token?: string }>(
+      `${base}/v1/dev-user/login_devuser`,
+      { email: account.email, password: PASSWORD },
+      { 'x-forwarded-for': account.forwardedFor },
+    );
+
+  const password = await run(
+    'password (no TOTP)',
+    dauth.pid,
+    Array.from({ length: userCount * rounds }, (_, i) => async () => {
+      const res = await login(plain[i % userCount]!);
+      return res.status === 200 && typeof res.body.token === 'string';
+    }),
+  );
+
+  // The first step of the TOTP accounts: its mfa_tokens feed the second-step phases (1 + 10 per account).
+  const tokens = new Map<Account, string[]>(totp.map((account) => [account, []]));
+  const perAccount = Math.max(rounds, 11);
+  const firstStep = await run(
+    'password, mfa_required',
+    dauth.pid,
+    Array.from({ length: userCount * perAccount }, (_, i) => async () => {
+      const account = totp[i % userCount]!;
+      const res = await login(account);
+      if (res.status !== 200 || typeof res.body.mfa_token !== 'string') return false;
+      tokens.get(account)!.push(res.body.mfa_token);
+      return true;
+    }),
+  );
+
+  const secondStep = (account: Account, code: string) => async () => {
+    const res = await post<{ token?: string }>(
+      `${base}/v1/dev-user/login/mfa`,
+      { mfa_token: tokens.get(account)!.pop(), code },
+      { 'x-forwarded-for': account.forwardedFor },
+    );
+    return res.status === 200 && typeof res.body.token === 'string';
+  };
+  // Each step's code is accepted once per account: a step after the confirming one.
+  const withTotp = await run(
+    'login/mfa, TOTP code',
+    dauth.pid,
+    totp.map((account) => {
+      const step = Math.max(stepNow(), account.confirmedStep! + 1);
+      return secondStep(account, totpCode(account.secret!, step));
+    }),
+  );
+  const withRecovery = await run(
+    'login/mfa, recovery code',
+    dauth.pid,
+    totp.flatMap((account) => account.recoveryCodes!.map((code) => secondStep(account, code))),
+  );
+
+  const results = [password, firstStep, withTotp, withRecovery];
+  console.log(
+    `\nSecond-factor sign-ins: ${concurrency} clients, ${userCount} accounts each kind, scrypt log N ${
+      process.env.SCRYPT_LOG_N ?? 'default (17)'
+    }, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}\n`,
+  );
+  console.table(
+    results.map((r) => ({
+      phase: r.name,
+      calls: r.calls,
+      'calls/s': r.per_second,
+      'p50 ms': r.p50_ms,
+      'p99 ms': r.p99_ms,
+      'server CPU ms/call': r.server_cpu_ms_per_call,
+      failed: r.failed,
+    })),
+  );
+  const summary = {
+    settings: {
+      concurrency,
+      users: userCount,
+      rounds,
+      scrypt_log_n: process.env.SCRYPT_LOG_N ?? 'default (17)',
+    },
+    results,
+  };
+  console.log(JSON.stringify({ machine: machineInfo(), ...summary }, null, 2));
+  writeBenchSummary(summary);
+} finally {
+  await dauth.stop();
+}
