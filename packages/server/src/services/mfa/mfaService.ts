@@ -189,13 +189,29 @@ export class MfaService implements SecondFactorGate {
     code: string,
     bind?: { clientId: string | undefined },
   ): Promise<FirstFactor & { amr: Amr[] }> {
+    const result = await this.trySecondStep(mfaToken, code, bind);
+    if ('attemptsLeft' in result) throw invalidMfaCode(401);
+    return result;
+  }
+
+  /**
+   * `verifySecondStep` for the pages, which end the step at the fifth wrong code rather than one later:
+   * a wrong code answers how many codes the token has left (401 `invalid_mfa_token` when it is dead).
+   */
+  async trySecondStep(
+    mfaToken: string,
+    code: string,
+    bind?: { clientId: string | undefined },
+  ): Promise<(FirstFactor & { amr: Amr[] }) | { attemptsLeft: number }> {
     const tokenHash = this.#tokenHash(mfaToken);
     const pending = await this.store.attemptSignIn(tokenHash, MFA_MAX_ATTEMPTS, this.now());
     if (!pending) throw invalidMfaToken();
     if (bind && bind.clientId !== pending.clientId) throw invalidMfaToken();
     const totp = await this.store.findTotp(pending.userUuid);
     if (!totp?.confirmed) throw invalidMfaToken();
-    if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) throw invalidMfaCode(401);
+    if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) {
+      return { attemptsLeft: Math.max(0, MFA_MAX_ATTEMPTS - (pending.attempts ?? MFA_MAX_ATTEMPTS)) };
+    }
     if (!(await this.store.finishSignIn(tokenHash))) throw invalidMfaToken();
     return {
       userUuid: pending.userUuid,

@@ -54,13 +54,15 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
       if (!mfaToken || mfaToken.length > 100) return ended();
       let proved;
       try {
-        proved = await mfa.verifySecondStep(mfaToken, request.body.code, { clientId: authz.client.clientId });
+        proved = await mfa.trySecondStep(mfaToken, request.body.code, { clientId: authz.client.clientId });
       } catch (err) {
-        if (isAppError(err) && err.code === 'invalid_mfa_code') {
-          return page.showMfaCode(request, reply, authz, 401, WRONG_MFA_CODE);
-        }
         if (isAppError(err) && err.code === 'invalid_mfa_token') return ended();
         throw err;
+      }
+      // A wrong code: the step again, or (the fifth) back to the password form.
+      if ('attemptsLeft' in proved) {
+        if (proved.attemptsLeft === 0) return ended();
+        return page.showMfaCode(request, reply, authz, 401, WRONG_MFA_CODE);
       }
       void reply.clearCookie(page.cookies.mfa, page.cookies.options);
       return page.signedInBackToAuthorize(reply, authz, {

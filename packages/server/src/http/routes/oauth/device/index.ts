@@ -215,12 +215,15 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       let proved;
       try {
         // The device page's sign-ins are bound to no app (the login page's are bound to theirs).
-        proved = await services.mfa.verifySecondStep(mfaToken, request.body.code, { clientId: undefined });
+        proved = await services.mfa.trySecondStep(mfaToken, request.body.code, { clientId: undefined });
       } catch (err) {
-        if (isAppError(err) && err.code === 'invalid_mfa_code')
-          return codeStep(request, reply, userCode, WRONG_MFA_CODE);
         if (isAppError(err) && err.code === 'invalid_mfa_token') return ended();
         throw err;
+      }
+      // A wrong code: the step again, or (the fifth) back to the password form.
+      if ('attemptsLeft' in proved) {
+        if (proved.attemptsLeft === 0) return ended();
+        return codeStep(request, reply, userCode, WRONG_MFA_CODE);
       }
       void reply.clearCookie(page.cookies.mfa, page.cookies.options);
       await page.openSession(reply, {
