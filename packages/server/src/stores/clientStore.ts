@@ -82,7 +82,9 @@ export class ClientStore {
 
   /** Every client-authenticated call reads this: hand-written SQL, since building the query costs as much as running it. */
   async findById(clientId: string): Promise<OAuthClient | undefined> {
-    const { rows } = await sql<Omit<OAuthClientsTable, 'require_mfa'> & { require_mfa: number }>`select * from oauth_clients
+    const { rows } = await sql<
+      Omit<OAuthClientsTable, 'require_mfa'> & { require_mfa: number }
+    >`select * from oauth_clients
       where client_id = ${clientId} and deleted_at is null`.execute(this.db);
     return rows[0] ? toClient(rows[0]) : undefined;
   }

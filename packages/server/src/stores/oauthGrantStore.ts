@@ -141,8 +141,7 @@ function oidcOf(
 }
 
 /** The stored `amr` (space-separated), absent on rows from before migration 0250 or paths that keep none. */
-const amrOf = (amr: string | null | undefined): { amr?: string[] } =>
-  amr ? { amr: amr.split(' ') } : {};
+const amrOf = (amr: string | null | undefined): { amr?: string[] } => (amr ? { amr: amr.split(' ') } : {});
 
 const amrColumn = (amr: readonly string[] | undefined): string | null =>
   amr && amr.length > 0 ? amr.join(' ') : null;

@@ -2,7 +2,13 @@ import * as client from 'openid-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
-import { bearer, type CallbackServer, createUser, startCallbackServer, type TestUser } from '../helpers/http.js';
+import {
+  bearer,
+  type CallbackServer,
+  createUser,
+  startCallbackServer,
+  type TestUser,
+} from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { stepNow, totpCode, totpSecretOf, wrongCode } from '../helpers/totp.js';
 import { createOidcClient, discover, type OidcTestClient, startAuthorization } from '../oidc/support.js';
@@ -120,7 +126,9 @@ describe.skipIf(!chromiumAvailable)('second factor on the login page in a real C
     expect(await page.textContent('h1')).toBe('Enter your code');
     expect(await sessionCookie()).toBeUndefined();
     expect(callback.requests).toHaveLength(0);
-    const mfaCookie = (await context.cookies(`${server.url}/oauth/authorize`)).find((c) => c.name === 'dauth_mfa');
+    const mfaCookie = (await context.cookies(`${server.url}/oauth/authorize`)).find(
+      (c) => c.name === 'dauth_mfa',
+    );
     expect(mfaCookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
     // Keyboard and assistive technology: the label names the field, one-time-code autofill, digits.
     const field = page.getByLabel('Authentication code');

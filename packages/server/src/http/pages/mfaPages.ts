@@ -73,7 +73,9 @@ export function mfaEnrolPage(input: MfaFormInput & { otpauthUri: string }): stri
   const qr = new SafeHtml(renderSVG(input.otpauthUri, { border: 2 }));
   const body = html`<h1>Add a second factor</h1>
     ${forApp(input.clientName)}
-    <p>This sign-in needs two factors. Scan the code with an authenticator app, then enter the code it shows.</p>
+    <p>
+      This sign-in needs two factors. Scan the code with an authenticator app, then enter the code it shows.
+    </p>
     <div class="qr" role="img" aria-label="QR code of the authenticator setup link">${qr}</div>
     <p>Or add this setup link by hand:</p>
     <p class="uri" id="otpauth-uri">${input.otpauthUri}</p>

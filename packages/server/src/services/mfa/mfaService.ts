@@ -145,7 +145,12 @@ export class MfaService implements SecondFactorGate {
   async signIn(first: FirstFactor): Promise<SignIn> {
     const second = await this.startSecondStep(first);
     if (!second) return issueSignIn(this.tokens, first);
-    return { mfaRequired: true, mfaToken: second.mfaToken, methods: METHODS, expiresIn: MFA_TOKEN_TTL_SECONDS };
+    return {
+      mfaRequired: true,
+      mfaToken: second.mfaToken,
+      methods: METHODS,
+      expiresIn: MFA_TOKEN_TTL_SECONDS,
+    };
   }
 
   /**

@@ -204,7 +204,11 @@ export class ClientService {
     },
   ): Promise<ClientView> {
     // A body of unknown fields only reaches here with nothing to change; say so rather than write nothing.
-    if (changes.name === undefined && changes.redirectUris === undefined && changes.requireMfa === undefined) {
+    if (
+      changes.name === undefined &&
+      changes.redirectUris === undefined &&
+      changes.requireMfa === undefined
+    ) {
       throw new AppError(400, 'invalid_request', 'Give name, redirect_uris and/or require_mfa to change', {
         field: 'body',
       });

@@ -11,9 +11,9 @@ import { type AuthorizePage, pageForm } from './shared.js';
 
 const CodeForm = pageForm({ code: Type.String({ maxLength: 40 }) });
 
-export const WRONG_MFA_CODE = 'That code is wrong or was already used. Enter the current code, or a recovery code.';
-export const MFA_STEP_ENDED =
-  'Too many wrong codes, or the sign-in took too long. Sign in again.';
+export const WRONG_MFA_CODE =
+  'That code is wrong or was already used. Enter the current code, or a recovery code.';
+export const MFA_STEP_ENDED = 'Too many wrong codes, or the sign-in took too long. Sign in again.';
 
 /**
  * The second factor on the login page (docs/mfa.md "The pages"):

@@ -194,7 +194,8 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Second step of the device page sign-in: the TOTP or recovery code (sets the session cookie)',
+        summary:
+          'Second step of the device page sign-in: the TOTP or recovery code (sets the session cookie)',
         body: CodeForm,
         response: errorResponses(400, 401, 403, 429),
       },
@@ -258,7 +259,13 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       try {
         decided =
           decision === 'allow'
-            ? await devices.approve(userCode, session.userUuid, session.authTime, { via: 'page' }, session.amr)
+            ? await devices.approve(
+                userCode,
+                session.userUuid,
+                session.authTime,
+                { via: 'page' },
+                session.amr,
+              )
             : await devices.deny(userCode, session.userUuid);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_user_code')
