@@ -96,6 +96,10 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   'POST /v1/device/approve': { action: 'device.approve', answer: ['client_id'] },
   'POST /v1/device/deny': { action: 'device.deny', answer: ['client_id'] },
   'POST /oauth/authorize/login': { action: 'account.login_page', request: pick('email', 'client_id') },
+  // The pages' second step and enrolment (docs/mfa.md "The pages"): never the code or the mfa_token.
+  'POST /oauth/authorize/mfa': { action: 'account.login_mfa_page', request: pick('client_id') },
+  'POST /oauth/authorize/mfa/enrol': { action: 'mfa.totp_confirm', request: pick('client_id') },
+  'POST /oauth/device/mfa': { action: 'account.login_mfa_page' },
   'POST /oauth/authorize/signup': { action: 'account.register_page', request: pick('email', 'client_id') },
   'POST /oauth/authorize/reset': {
     action: 'account.password_reset_request_page',

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Generated, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
@@ -17,6 +17,8 @@ export interface OAuthClientsTable {
   previous_secret_expires_at: number | null;
   /** Set when the owner deleted the app: it then no longer exists for any lookup. */
   deleted_at: number | null;
+  /** 1: every sign-in to the app on the login page needs two factors (migration 0250). */
+  require_mfa: Generated<number>;
 }
 
 declare module '../db/database.js' {
@@ -39,9 +41,11 @@ export interface OAuthClient {
   postLogoutRedirectUris: string[];
   /** After a rotation: the old secret's hash and until when (ms) it is still accepted. */
   previousSecret?: { hash: string; expiresAt: number } | undefined;
+  /** The owner requires two factors on every sign-in to the app through the login page (docs/oidc.md). */
+  requireMfa?: boolean | undefined;
 }
 
-const toClient = (r: OAuthClientsTable): OAuthClient => ({
+const toClient = (r: Omit<OAuthClientsTable, 'require_mfa'> & { require_mfa: number }): OAuthClient => ({
   clientId: r.client_id,
   ownerUuid: Number(r.owner_uuid),
   name: r.name,
@@ -54,6 +58,7 @@ const toClient = (r: OAuthClientsTable): OAuthClient => ({
     r.previous_secret_hash !== null && r.previous_secret_expires_at !== null
       ? { hash: r.previous_secret_hash, expiresAt: Number(r.previous_secret_expires_at) }
       : undefined,
+  requireMfa: Number(r.require_mfa) === 1,
 });
 
 export class ClientStore {
@@ -77,7 +82,9 @@ export class ClientStore {
 
   /** Every client-authenticated call reads this: hand-written SQL, since building the query costs as much as running it. */
   async findById(clientId: string): Promise<OAuthClient | undefined> {
-    const { rows } = await sql<OAuthClientsTable>`select * from oauth_clients
+    const { rows } = await sql<
+      Omit<OAuthClientsTable, 'require_mfa'> & { require_mfa: number }
+    >`select * from oauth_clients
       where client_id = ${clientId} and deleted_at is null`.execute(this.db);
     return rows[0] ? toClient(rows[0]) : undefined;
   }
@@ -94,11 +101,15 @@ export class ClientStore {
     return rows.map(toClient);
   }
 
-  /** Changes name and redirect URIs of a live app of this owner; false when there is none. */
+  /** Changes name, redirect URIs and the MFA requirement of a live app of this owner; false when there is none. */
   async update(
     clientId: string,
     ownerUuid: number,
-    changes: { name?: string | undefined; redirectUris?: string[] | undefined },
+    changes: {
+      name?: string | undefined;
+      redirectUris?: string[] | undefined;
+      requireMfa?: boolean | undefined;
+    },
   ): Promise<boolean> {
     const result = await this.db
       .updateTable('oauth_clients')
@@ -107,6 +118,7 @@ export class ClientStore {
         ...(changes.redirectUris !== undefined
           ? { redirect_uris: JSON.stringify(changes.redirectUris) }
           : {}),
+        ...(changes.requireMfa !== undefined ? { require_mfa: changes.requireMfa ? 1 : 0 } : {}),
       })
       .where('client_id', '=', clientId)
       .where('owner_uuid', '=', ownerUuid)

@@ -50,6 +50,8 @@ export interface PendingSignIn {
   clientId: string | undefined;
   authTime: number;
   amr: string[];
+  /** Codes tried so far, this one counted (set when read back by `attemptSignIn`). */
+  attempts?: number;
 }
 
 /**
@@ -225,6 +227,7 @@ export class MfaStore {
         clientId: row.client_id ?? undefined,
         authTime: Number(row.auth_time),
         amr: row.amr === '' ? [] : row.amr.split(' '),
+        attempts: Number(row.attempts),
       }
     );
   }

@@ -14,6 +14,8 @@ export interface OAuthGrantsTable {
   /** OpenID Connect grants only (migration 0060): the granted scope and the authentication time (ms). */
   scope: string | null;
   auth_time: number | null;
+  /** Migration 0250: the `amr` (RFC 8176, space-separated) of the sign-in that opened the grant. */
+  amr: string | null;
 }
 
 export interface OAuthCodesTable {
@@ -31,6 +33,8 @@ export interface OAuthCodesTable {
   scope: string | null;
   nonce: string | null;
   auth_time: number | null;
+  /** Migration 0250: as the grant's. */
+  amr: string | null;
 }
 
 export interface OAuthRefreshTokensTable {
@@ -63,6 +67,8 @@ export interface GrantRecord {
   revokedReason: string | null;
   /** Set for OpenID Connect authorizations (scope contains `openid`): see `OidcGrant`. */
   oidc?: OidcGrant | undefined;
+  /** How the user signed in for this grant (RFC 8176), when the path that opened it knew (docs/oidc.md). */
+  amr?: string[] | undefined;
 }
 
 /**
@@ -74,6 +80,8 @@ export interface OidcGrant {
   nonce?: string | undefined;
   /** Milliseconds since the epoch. */
   authTime: number;
+  /** How the user signed in (RFC 8176), when known: the `id_token`'s `amr` (and `acr`). */
+  amr?: string[] | undefined;
 }
 
 export interface CodeRecord {
@@ -88,6 +96,7 @@ export interface CodeRecord {
   expiresAt: number;
   usedAt: number | null;
   oidc?: OidcGrant | undefined;
+  amr?: string[] | undefined;
 }
 
 export interface RefreshTokenRecord {
@@ -109,7 +118,8 @@ const toGrant = (r: OAuthGrantsTable): GrantRecord => ({
   createdAt: Number(r.created_at),
   revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
   revokedReason: r.revoked_reason,
-  ...oidcOf(r.scope, null, r.auth_time),
+  ...oidcOf(r.scope, null, r.auth_time, r.amr),
+  ...amrOf(r.amr),
 });
 
 /** The OIDC part of a row: present only when the row was written for an `openid` authorization. */
@@ -117,10 +127,24 @@ function oidcOf(
   scope: string | null,
   nonce: string | null,
   authTime: number | string | null,
+  amr: string | null,
 ): { oidc?: OidcGrant } {
   if (scope === null || authTime === null) return {};
-  return { oidc: { scope, authTime: Number(authTime), ...(nonce !== null ? { nonce } : {}) } };
+  return {
+    oidc: {
+      scope,
+      authTime: Number(authTime),
+      ...(nonce !== null ? { nonce } : {}),
+      ...amrOf(amr),
+    },
+  };
 }
+
+/** The stored `amr` (space-separated), absent on rows from before migration 0250 or paths that keep none. */
+const amrOf = (amr: string | null | undefined): { amr?: string[] } => (amr ? { amr: amr.split(' ') } : {});
+
+const amrColumn = (amr: readonly string[] | undefined): string | null =>
+  amr && amr.length > 0 ? amr.join(' ') : null;
 
 const toCode = (r: OAuthCodesTable): CodeRecord => ({
   codeHash: r.code_hash,
@@ -133,7 +157,8 @@ const toCode = (r: OAuthCodesTable): CodeRecord => ({
   createdAt: Number(r.created_at),
   expiresAt: Number(r.expires_at),
   usedAt: r.used_at === null ? null : Number(r.used_at),
-  ...oidcOf(r.scope, r.nonce, r.auth_time),
+  ...oidcOf(r.scope, r.nonce, r.auth_time, r.amr),
+  ...amrOf(r.amr),
 });
 
 const toRefresh = (r: OAuthRefreshTokensTable): RefreshTokenRecord => ({
@@ -181,6 +206,7 @@ export async function insertGrantWithCode(
       revoked_reason: null,
       scope: grant.oidc?.scope ?? null,
       auth_time: grant.oidc?.authTime ?? null,
+      amr: amrColumn(grant.amr),
     })
     .execute();
   await trx
@@ -199,6 +225,7 @@ export async function insertGrantWithCode(
       scope: code.oidc?.scope ?? null,
       nonce: code.oidc?.nonce ?? null,
       auth_time: code.oidc?.authTime ?? null,
+      amr: amrColumn(code.amr),
     })
     .execute();
   // Every path that opens a grant with a code (the code flow, a device approval) reports it.
@@ -260,6 +287,7 @@ export class OAuthGrantStore {
           revoked_reason: null,
           scope: null,
           auth_time: null,
+          amr: null,
         })
         .execute();
       await trx.insertInto('oauth_refresh_tokens').values(refreshRow(refreshToken)).execute();

@@ -7,6 +7,9 @@ export interface OAuthSessionsTable {
   user_uuid: number;
   created_at: number;
   expires_at: number;
+  /** Migration 0250: how the user signed in (RFC 8176, space-separated) and when (ms); null on older rows. */
+  amr: string | null;
+  auth_time: number | null;
 }
 
 export interface OAuthConsentsTable {
@@ -29,13 +32,20 @@ export interface SessionRecord {
   userUuid: number;
   createdAt: number;
   expiresAt: number;
+  /** When the first credential was proved (ms): the password step's time, not the second step's. */
+  authTime: number;
+  /** RFC 8176 values; empty for a session from before migration 0250. */
+  amr: string[];
 }
 
 /** Sessions of the service's own login page, and the apps each user has approved there. */
 export class OAuthSessionStore {
   constructor(private readonly db: Db) {}
 
-  async insertSession(session: SessionRecord): Promise<void> {
+  /** `authTime` defaults to `createdAt`; without `amr` the session says nothing of how (as before 0250). */
+  async insertSession(
+    session: Omit<SessionRecord, 'authTime' | 'amr'> & { authTime?: number; amr?: string[] },
+  ): Promise<void> {
     await this.db
       .insertInto('oauth_sessions')
       .values({
@@ -43,6 +53,8 @@ export class OAuthSessionStore {
         user_uuid: session.userUuid,
         created_at: session.createdAt,
         expires_at: session.expiresAt,
+        amr: session.amr ? session.amr.join(' ') : null,
+        auth_time: session.authTime ?? null,
       })
       .execute();
   }
@@ -60,6 +72,8 @@ export class OAuthSessionStore {
           userUuid: Number(row.user_uuid),
           createdAt: Number(row.created_at),
           expiresAt: Number(row.expires_at),
+          authTime: Number(row.auth_time ?? row.created_at),
+          amr: row.amr ? row.amr.split(' ') : [],
         }
       : undefined;
   }

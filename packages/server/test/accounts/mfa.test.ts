@@ -1,53 +1,12 @@
-import { createHmac } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createClient, createUser, type TestUser } from '../helpers/http.js';
 import { waitForMail } from '../helpers/outbox.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { stepNow, totpCode, totpSecretOf, wrongCode } from '../helpers/totp.js';
 
 /** The console's first-party binding: only its fresh login JWTs change an account's ways in (decisions §9). */
 const CONSOLE = { clientId: 'dauth:console' };
-
-/**
- * RFC 6238 written out here, independent of the service's `otpauth`: the secret is read from the
- * `otpauth://` URI (RFC 4648 base32), HMAC-SHA1 over the big-endian step counter, dynamic truncation
- * (RFC 4226 §5.3) to 6 digits.
- */
-function totpSecretOf(uri: string): Buffer {
-  const url = new URL(uri);
-  expect(url.protocol).toBe('otpauth:');
-  expect(url.host).toBe('totp');
-  expect(url.searchParams.get('algorithm') ?? 'SHA1').toBe('SHA1');
-  expect(url.searchParams.get('digits') ?? '6').toBe('6');
-  expect(url.searchParams.get('period') ?? '30').toBe('30');
-  const base32 = url.searchParams.get('secret')!.replace(/=+$/, '').toUpperCase();
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of base32) bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
-  const bytes: number[] = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  return Buffer.from(bytes);
-}
-
-const stepNow = () => Math.floor(Date.now() / 1000 / 30);
-
-function totpCode(secret: Buffer, step: number): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', secret).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  const value = (mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000;
-  return String(value).padStart(6, '0');
-}
-
-/** A 6-digit code that is none of the account's codes around now (a wrong guess). */
-function wrongCode(secret: Buffer): string {
-  const around = new Set([-1, 0, 1, 2].map((d) => totpCode(secret, stepNow() + d)));
-  for (let n = 0; ; n++) {
-    const candidate = String(n).padStart(6, '0');
-    if (!around.has(candidate)) return candidate;
-  }
-}
 
 async function send(
   server: TestServer,

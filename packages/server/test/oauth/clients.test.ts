@@ -51,6 +51,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
           dapp: true,
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
           post_logout_redirect_uris: [],
+          require_mfa: false,
         },
       ]);
       expect(text).not.toContain(app.clientSecret);

@@ -23,6 +23,8 @@ const STYLE = `
   .app{font-weight:700}
   .origin{font-family:ui-monospace,monospace;font-size:.9em}
   input[type=text]{width:100%;padding:10px;border:1px solid #c7ccd6;border-radius:8px;font:inherit}
+  .qr svg{display:block;width:200px;height:200px;margin:0 auto 12px}
+  .uri,.codes{font-family:ui-monospace,monospace;font-size:.85em;word-break:break-all}
   .links{margin-top:16px;font-size:.9em;display:flex;justify-content:space-between;gap:12px}
   a{color:#2d5bd3}
   .notice{background:#eaf6ee;color:#1c5a2e;border-radius:8px;padding:8px 12px;margin-bottom:12px}
@@ -60,7 +62,7 @@ export function layout(title: string, nonce: string, body: SafeHtml, script?: st
     </html> `.html;
 }
 
-function hiddenFields(fields: Record<string, string>): SafeHtml {
+export function hiddenFields(fields: Record<string, string>): SafeHtml {
   const display = fields.display ?? '';
   const rest = Object.entries(fields).filter(([name]) => name !== 'display');
   return html`${rest.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}

@@ -118,10 +118,47 @@ export class MfaService implements SecondFactorGate {
     await this.store.removeTotp(userUuid);
   }
 
+  /** Whether the account has a confirmed TOTP (the login page's second step, or its enrolment). */
+  async hasTotp(userUuid: number): Promise<boolean> {
+    return (await this.store.findTotp(userUuid))?.confirmed === true;
+  }
+
+  /**
+   * The enrolment the login page shows (an app or `acr_values` asks for two factors and the account has
+   * none): the pending secret's `otpauth://` URI, the same one across reloads so a scanned code stays
+   * good, or a new pending secret. 409 `totp_already_enabled` once confirmed.
+   */
+  async pendingEnrolment(userUuid: number, label: string): Promise<{ otpauthUri: string }> {
+    const record = await this.store.findTotp(userUuid);
+    if (!record) return this.enrol(userUuid, label);
+    if (record.confirmed) throw conflict('totp_already_enabled', 'TOTP is already on');
+    const opened = this.secretBox.open(record.secretSealed, SEAL_AAD(userUuid));
+    try {
+      const totp = this.#totp(Secret.fromBase32(opened.toString('utf8')), label);
+      return { otpauthUri: totp.toString() };
+    } finally {
+      opened.fill(0);
+    }
+  }
+
   /** The sign-in gate: the login JWT, or an `mfa_token` when the account has TOTP on. */
   async signIn(first: FirstFactor): Promise<SignIn> {
-    const totp = await this.store.findTotp(first.userUuid);
-    if (!totp?.confirmed) return issueSignIn(this.tokens, first);
+    const second = await this.startSecondStep(first);
+    if (!second) return issueSignIn(this.tokens, first);
+    return {
+      mfaRequired: true,
+      mfaToken: second.mfaToken,
+      methods: METHODS,
+      expiresIn: MFA_TOKEN_TTL_SECONDS,
+    };
+  }
+
+  /**
+   * A sign-in's first step is done: for an account with TOTP on, the `mfa_token` of its second step (the
+   * JSON routes answer it, the login and device pages keep it in a cookie); undefined without TOTP.
+   */
+  async startSecondStep(first: FirstFactor): Promise<{ mfaToken: string } | undefined> {
+    if (!(await this.hasTotp(first.userUuid))) return undefined;
     const mfaToken = randomBytes(32).toString('base64url');
     const now = this.now();
     await this.store.savePendingSignIn(
@@ -130,7 +167,7 @@ export class MfaService implements SecondFactorGate {
       now + MFA_TOKEN_TTL_SECONDS * 1000,
       now,
     );
-    return { mfaRequired: true, mfaToken, methods: METHODS, expiresIn: MFA_TOKEN_TTL_SECONDS };
+    return { mfaToken };
   }
 
   /**
@@ -141,22 +178,52 @@ export class MfaService implements SecondFactorGate {
     mfaToken: string,
     code: string,
   ): Promise<{ token: string; uuid: string; expiresIn: number }> {
+    const signIn = await issueSignIn(this.tokens, await this.verifySecondStep(mfaToken, code));
+    if (signIn.mfaRequired) throw new Error('issueSignIn never asks for a second factor');
+    return { token: signIn.token, uuid: signIn.uuid, expiresIn: signIn.expiresIn };
+  }
+
+  /**
+   * The one check of every second step (the JSON route, the login and device pages): counts the attempt,
+   * accepts the code once, ends the `mfa_token`, and answers the sign-in it proved (the first step's
+   * user, binding and `auth_time`, its `amr` with `otp` and `mfa`). `bind`: the page's flow the token must
+   * have been started for (another flow's token is refused like an unknown one, its attempt counted).
+   */
+  async verifySecondStep(
+    mfaToken: string,
+    code: string,
+    bind?: { clientId: string | undefined },
+  ): Promise<FirstFactor & { amr: Amr[] }> {
+    const result = await this.trySecondStep(mfaToken, code, bind);
+    if ('attemptsLeft' in result) throw invalidMfaCode(401);
+    return result;
+  }
+
+  /**
+   * `verifySecondStep` for the pages, which end the step at the fifth wrong code rather than one later:
+   * a wrong code answers how many codes the token has left (401 `invalid_mfa_token` when it is dead).
+   */
+  async trySecondStep(
+    mfaToken: string,
+    code: string,
+    bind?: { clientId: string | undefined },
+  ): Promise<(FirstFactor & { amr: Amr[] }) | { attemptsLeft: number }> {
     const tokenHash = this.#tokenHash(mfaToken);
     const pending = await this.store.attemptSignIn(tokenHash, MFA_MAX_ATTEMPTS, this.now());
     if (!pending) throw invalidMfaToken();
+    if (bind && bind.clientId !== pending.clientId) throw invalidMfaToken();
     const totp = await this.store.findTotp(pending.userUuid);
     if (!totp?.confirmed) throw invalidMfaToken();
-    if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) throw invalidMfaCode(401);
+    if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) {
+      return { attemptsLeft: Math.max(0, MFA_MAX_ATTEMPTS - (pending.attempts ?? MFA_MAX_ATTEMPTS)) };
+    }
     if (!(await this.store.finishSignIn(tokenHash))) throw invalidMfaToken();
-    const amr = [...new Set<Amr>([...(pending.amr as Amr[]), 'otp', 'mfa'])];
-    const signIn = await issueSignIn(this.tokens, {
+    return {
       userUuid: pending.userUuid,
       authTime: pending.authTime,
-      amr,
+      amr: [...new Set<Amr>([...(pending.amr as Amr[]), 'otp', 'mfa'])],
       clientId: pending.clientId,
-    });
-    if (signIn.mfaRequired) throw new Error('issueSignIn never asks for a second factor');
-    return { token: signIn.token, uuid: signIn.uuid, expiresIn: signIn.expiresIn };
+    };
   }
 
   /** A TOTP code (6 digits) of a step after the last accepted one, or an unused recovery code, used up. */

@@ -24,6 +24,8 @@ export interface IssueCodeInput {
   codeChallengeMethod?: 'S256' | undefined;
   /** Set when the request's scope contains `openid` (docs/oidc.md). */
   oidc?: OidcGrant | undefined;
+  /** How the user signed in (RFC 8176), kept on the grant for its `id_token`s and introspection. */
+  amr?: readonly string[] | undefined;
 }
 
 export interface ExchangeCodeInput {
@@ -57,7 +59,9 @@ export function codeGrantRecords(
   now: number,
 ): { grant: GrantRecord; record: CodeRecord } {
   const grantId = randomUUID();
-  const grant = { ...newGrant(grantId, input.client.clientId, input.userUuid, now), oidc: input.oidc };
+  const amr = input.amr && input.amr.length > 0 ? [...input.amr] : undefined;
+  const oidc = input.oidc && amr ? { ...input.oidc, amr } : input.oidc;
+  const grant = { ...newGrant(grantId, input.client.clientId, input.userUuid, now), oidc, amr };
   const record: CodeRecord = {
     codeHash,
     grantId,
@@ -69,7 +73,8 @@ export function codeGrantRecords(
     createdAt: now,
     expiresAt: now + CODE_TTL_MS,
     usedAt: null,
-    oidc: input.oidc,
+    oidc,
+    amr,
   };
   return { grant, record };
 }

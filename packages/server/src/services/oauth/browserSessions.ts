@@ -3,6 +3,13 @@ import type { OAuthSessionStore } from '../../stores/oauthSessionStore.js';
 import { consentCovers, mergedScope } from '../oidc/scopes.js';
 import { deriveKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
+/** A live session of the login page: who, when they proved their first credential (ms), and how. */
+export interface PageSession {
+  userUuid: number;
+  authTime: number;
+  amr: string[];
+}
+
 /** Lifetime of a session of the service's own login page. */
 export const SESSION_TTL_MS = 8 * 3600_000;
 
@@ -34,7 +41,14 @@ export class BrowserSessionService {
     this.#signInGate = gate;
   }
 
-  async createSession(userUuid: number): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
+  /**
+   * A session for a signed-in user. `proof`: when the first credential was proved (ms; a second step
+   * ends later but the sign-in is the password's) and how (RFC 8176 `amr`, carried to the grants).
+   */
+  async createSession(
+    userUuid: number,
+    proof: { authTime?: number; amr: readonly string[] },
+  ): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
     await this.#signInGate?.(userUuid);
     const cookieValue = newOpaqueToken();
     const now = this.now();
@@ -43,6 +57,8 @@ export class BrowserSessionService {
       userUuid,
       createdAt: now,
       expiresAt: now + SESSION_TTL_MS,
+      authTime: proof.authTime ?? now,
+      amr: [...proof.amr],
     });
     return { cookieValue, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
@@ -54,13 +70,11 @@ export class BrowserSessionService {
     return session?.userUuid;
   }
 
-  /** The user of a live session and when they signed in (OIDC `auth_time`, ms), or undefined. */
-  async sessionOf(
-    cookieValue: string | undefined,
-  ): Promise<{ userUuid: number; authTime: number } | undefined> {
+  /** The user of a live session, when (OIDC `auth_time`, ms) and how (`amr`) they signed in, or undefined. */
+  async sessionOf(cookieValue: string | undefined): Promise<PageSession | undefined> {
     if (!cookieValue || cookieValue.length > 100) return undefined;
     const session = await this.store.findLiveSession(sha256Hex(cookieValue), this.now());
-    return session ? { userUuid: session.userUuid, authTime: session.createdAt } : undefined;
+    return session ? { userUuid: session.userUuid, authTime: session.authTime, amr: session.amr } : undefined;
   }
 
   async endSession(cookieValue: string | undefined): Promise<void> {

@@ -19,6 +19,7 @@ export interface ClientView {
   ownerUuid: number;
   createdAt: number;
   postLogoutRedirectUris: string[];
+  requireMfa: boolean;
 }
 
 export const viewOf = (c: OAuthClient): ClientView => ({
@@ -29,6 +30,7 @@ export const viewOf = (c: OAuthClient): ClientView => ({
   ownerUuid: c.ownerUuid,
   createdAt: c.createdAt,
   postLogoutRedirectUris: [...c.postLogoutRedirectUris],
+  requireMfa: c.requireMfa === true,
 });
 
 const clientNotFound = () => new AppError(404, 'client_not_found', 'You have no app with this client_id');
@@ -195,11 +197,19 @@ export class ClientService {
   async update(
     ownerUuid: number,
     clientId: string,
-    changes: { name?: string | undefined; redirectUris?: string[] | undefined },
+    changes: {
+      name?: string | undefined;
+      redirectUris?: string[] | undefined;
+      requireMfa?: boolean | undefined;
+    },
   ): Promise<ClientView> {
     // A body of unknown fields only reaches here with nothing to change; say so rather than write nothing.
-    if (changes.name === undefined && changes.redirectUris === undefined) {
-      throw new AppError(400, 'invalid_request', 'Give name and/or redirect_uris to change', {
+    if (
+      changes.name === undefined &&
+      changes.redirectUris === undefined &&
+      changes.requireMfa === undefined
+    ) {
+      throw new AppError(400, 'invalid_request', 'Give name, redirect_uris and/or require_mfa to change', {
         field: 'body',
       });
     }
@@ -210,7 +220,8 @@ export class ClientService {
       await this.#checkUris('redirect_uris', changes.redirectUris);
       redirectUris = [...new Set(changes.redirectUris)];
     }
-    if (!(await this.store.update(clientId, ownerUuid, { name, redirectUris }))) throw clientNotFound();
+    const stored = { name, redirectUris, requireMfa: changes.requireMfa };
+    if (!(await this.store.update(clientId, ownerUuid, stored))) throw clientNotFound();
     const client = await this.store.findById(clientId);
     if (!client) throw clientNotFound();
     return viewOf(client);

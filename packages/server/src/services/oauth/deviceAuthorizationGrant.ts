@@ -167,6 +167,8 @@ export class DeviceAuthorizationService {
     userUuid: number,
     authTime: number,
     by: DeviceApprover,
+    /** How the player signed in (RFC 8176), kept on the grant (docs/oidc.md). */
+    amr?: readonly string[],
   ): Promise<PendingDeviceAuthorization> {
     const pending = await this.#decidable(userInput, by.via === 'bearer' ? by.boundTo : undefined);
     const { record, client } = pending;
@@ -185,6 +187,7 @@ export class DeviceAuthorizationService {
         userUuid,
         redirectUri: DEVICE_CODE_GRANT_TYPE,
         oidc: scope === undefined ? undefined : { scope, authTime },
+        amr,
       },
       record.codeHash,
       now,

@@ -1,4 +1,5 @@
 import type { OAuthClient } from '../../stores/clientStore.js';
+import { authenticationClaims } from '../oidc/authenticationContext.js';
 import type { OAuthGrantContext } from './oauthGrantContext.js';
 import { sha256Hex } from './opaqueToken.js';
 import { isJwt } from './tokenRevocation.js';
@@ -13,6 +14,9 @@ export interface IntrospectionResult {
   iat?: number;
   iss?: string;
   jti?: string;
+  /** How the user signed in for the token's grant (RFC 8176), and `acr: "mfa"` when two factors. */
+  amr?: string[];
+  acr?: string;
 }
 
 /** RFC 7662 for an authenticated client: only its own tokens are ever reported active. */
@@ -24,6 +28,7 @@ export async function introspect(
     const claims = await context.tokens.verify(input.token, 'access').catch(() => undefined);
     if (!claims || claims.clientId !== input.client.clientId) return { active: false };
     if (await context.revocations.isRevoked(claims)) return { active: false };
+    const grant = claims.grantId === undefined ? undefined : await context.grants.findGrant(claims.grantId);
     return {
       active: true,
       client_id: input.client.clientId,
@@ -34,6 +39,7 @@ export async function introspect(
       iat: claims.iat,
       iss: context.issuer,
       jti: claims.jti,
+      ...authenticationClaims(grant?.amr),
     };
   }
   const row = await context.grants.findRefreshToken(sha256Hex(input.token));
@@ -52,5 +58,6 @@ export async function introspect(
     exp: Math.floor(row.expiresAt / 1000),
     iat: Math.floor(row.createdAt / 1000),
     iss: context.issuer,
+    ...authenticationClaims(grant.amr),
   };
 }

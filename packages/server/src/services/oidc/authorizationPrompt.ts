@@ -1,3 +1,4 @@
+import { ACR_MFA, asksForMfa } from './authenticationContext.js';
 import { grantedOidcScope } from './scopes.js';
 
 /** `prompt` values dauth supports (OIDC Core §3.1.2.1); `select_account` is not offered. */
@@ -12,6 +13,7 @@ export interface OidcAuthorizationParams {
   nonce?: string | undefined;
   prompt?: string | undefined;
   max_age?: string | undefined;
+  acr_values?: string | undefined;
 }
 
 /** The checked OIDC part of an authorization request. */
@@ -22,6 +24,8 @@ export interface OidcAuthorization {
   prompt: Prompt[];
   /** Seconds; the session's authentication must be at most this old. */
   maxAge: number | undefined;
+  /** `acr_values` named `mfa`: the sign-in must be two factors (other values are ignored). */
+  mfa: boolean;
 }
 
 export type OidcParamsCheck = { ok: OidcAuthorization } | { error: 'invalid_request'; description: string };
@@ -47,7 +51,15 @@ export function checkOidcParams(params: OidcAuthorizationParams): OidcParamsChec
     if (!/^\d{1,10}$/.test(params.max_age)) return fail('max_age must be a number of seconds');
     maxAge = Number(params.max_age);
   }
-  return { ok: { scope: grantedOidcScope(params.scope), nonce: params.nonce, prompt, maxAge } };
+  return {
+    ok: {
+      scope: grantedOidcScope(params.scope),
+      nonce: params.nonce,
+      prompt,
+      maxAge,
+      mfa: asksForMfa(params.acr_values),
+    },
+  };
 }
 
 /** The page's browser session, as far as the prompt decision needs it. */
@@ -109,5 +121,6 @@ export function oidcFields(oidc: OidcAuthorization): Record<string, string> {
   if (oidc.nonce !== undefined) fields.nonce = oidc.nonce;
   if (oidc.prompt.length > 0) fields.prompt = oidc.prompt.join(' ');
   if (oidc.maxAge !== undefined) fields.max_age = String(oidc.maxAge);
+  if (oidc.mfa) fields.acr_values = ACR_MFA;
   return fields;
 }

@@ -1,3 +1,4 @@
+import { ACR_VALUES_SUPPORTED } from './authenticationContext.js';
 import { PROMPT_VALUES } from './authorizationPrompt.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from './scopes.js';
 import { SIGNING_ALG } from '../tokens/tokenService.js';
@@ -44,6 +45,7 @@ export function openidConfiguration(issuer: string): Record<string, unknown> {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: [...PROMPT_VALUES],
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     service_documentation: `${issuer}/docs`,
   };
 }

@@ -3,6 +3,7 @@ import { AppError } from '../../errors.js';
 import type { IssuedTokens } from '../oauth/oauthService.js';
 import type { OidcGrant } from '../../stores/oauthGrantStore.js';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../tokens/tokenService.js';
+import { authenticationClaims } from './authenticationContext.js';
 import { needsUserRecord, scopedUserClaims, type UserDirectory } from './userClaims.js';
 
 /** ID tokens live as long as the access token they come with. */
@@ -72,6 +73,8 @@ export class IdTokenIssuer {
       exp: iat + (input.ttlSeconds ?? ID_TOKEN_TTL_SECONDS),
       iat,
       auth_time: Math.floor(input.grant.authTime / 1000),
+      // How the sign-in that made the grant was proved (a refresh keeps it, like auth_time).
+      ...authenticationClaims(input.grant.amr),
     };
     if (input.grant.nonce !== undefined) claims.nonce = input.grant.nonce;
     if (input.accessToken !== undefined) claims.at_hash = accessTokenHash(input.accessToken);

@@ -14,6 +14,8 @@ export const SUPPORTED_CLAIMS = [
   'iat',
   'auth_time',
   'nonce',
+  'acr',
+  'amr',
   'at_hash',
   'name',
   'email',

@@ -13,6 +13,9 @@ const ClientSummary = Type.Object({
   dapp: Type.Boolean(),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   post_logout_redirect_uris: Type.Array(Type.String()),
+  require_mfa: Type.Boolean({
+    description: 'Every sign-in to the app on the login page needs two factors (docs/oidc.md)',
+  }),
 });
 
 /** Apps (OAuth clients) of a developer (decisions §3), authenticated by the developer's login JWT. */
@@ -94,6 +97,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
           dapp: c.dapp,
           created_at: new Date(c.createdAt).toISOString(),
           post_logout_redirect_uris: c.postLogoutRedirectUris,
+          require_mfa: c.requireMfa,
         })),
       };
     },
@@ -111,13 +115,14 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
       schema: {
         tags: ['accounts'],
         summary:
-          'Edit your app: name and/or redirect URIs (the registration rules apply); the old URIs stop working at once. Needs a fresh login (STEP_UP_MAX_AGE)',
+          'Edit your app: name, redirect URIs (the registration rules apply; the old URIs stop working at once) and/or require_mfa (two factors on every sign-in to it on the login page). Needs a fresh login (STEP_UP_MAX_AGE)',
         security: bearerSecurity,
         params: ClientIdParams,
         body: Type.Object(
           {
             name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
             redirect_uris: Type.Optional(RedirectUris),
+            require_mfa: Type.Optional(Type.Boolean()),
           },
           { minProperties: 1 },
         ),
@@ -133,6 +138,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
       const c = await clients.update(Number(authOf(request).userId), request.params.id, {
         name: request.body.name,
         redirectUris: request.body.redirect_uris,
+        requireMfa: request.body.require_mfa,
       });
       return {
         success: true,
@@ -143,6 +149,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
           dapp: c.dapp,
           created_at: new Date(c.createdAt).toISOString(),
           post_logout_redirect_uris: c.postLogoutRedirectUris,
+          require_mfa: c.requireMfa,
         },
       };
     },

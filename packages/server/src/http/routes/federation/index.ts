@@ -226,10 +226,15 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
       const ticket = await federation.consoleTicket(outcome.userUuid, outcome.created, outcome.authTime);
       return reply.redirect(`${CONSOLE_PATH}#login_ticket=${ticket}`, 302);
     }
-    // Back into the authorize request the login page showed, signed in like a password sign-in.
+    // Back into the authorize request the login page showed, signed in like a password sign-in: an
+    // account with TOTP gets the code step first.
     const authz = await page.check(authorizeParams(outcome.returnTo), reply);
     if (!authz) return reply;
-    return page.signedInBackToAuthorize(reply, authz, outcome.userUuid);
+    return page.afterFirstFactor(request, reply, authz, {
+      userUuid: outcome.userUuid,
+      authTime: Date.now(),
+      amr: ['fed'],
+    });
   }
 
   /** A failed console flow goes back to the console with the code; any other shows the error page. */

@@ -16,6 +16,10 @@ const IntrospectionResult = Type.Object({
   iat: Type.Optional(Type.Integer()),
   iss: Type.Optional(Type.String()),
   jti: Type.Optional(Type.String()),
+  amr: Type.Optional(
+    Type.Array(Type.String(), { description: 'How the user signed in for this grant (RFC 8176)' }),
+  ),
+  acr: Type.Optional(Type.String({ description: '`mfa` when that sign-in was two factors' })),
 });
 
 /** `POST /oauth/introspect`: token introspection (RFC 7662) of the calling client's own tokens. */

@@ -9,7 +9,8 @@ import { consentPage } from '../../../pages/authorizePages.js';
 import { newNonce } from '../../../pages/html.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
-import { type AuthorizePage, pageForm } from './shared.js';
+import { isMultiFactor } from '../../../../services/oidc/authenticationContext.js';
+import { type AuthorizePage, needsMfa, pageForm } from './shared.js';
 
 const ConsentForm = pageForm({
   decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
@@ -66,11 +67,14 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
         // The session expired between the two pages: back to sign-in, nothing granted.
         return page.backToAuthorize(reply, authz);
       }
+      // Two factors asked for and not proved: the request's page asks for them first.
+      if (needsMfa(authz) && !isMultiFactor(session.amr)) return page.backToAuthorize(reply, authz);
       if (request.body.decision === 'deny') {
         return page.finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
       }
       await browserSessions.recordConsent(session.userUuid, authz.client.clientId, authz.oidc.scope);
-      return page.finish(reply, authz, await page.grantCode(session.userUuid, authz, session.authTime), 303);
+      const code = await page.grantCode(session.userUuid, authz, session.authTime, session.amr);
+      return page.finish(reply, authz, code, 303);
     },
   );
 }

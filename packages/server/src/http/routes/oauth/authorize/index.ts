@@ -1,6 +1,7 @@
 import type { Services } from '../../../../composition/index.js';
 import { unauthorized } from '../../../../errors.js';
 import { bearerMayAuthorize } from '../../../../services/oauth/loginBinding.js';
+import { isMultiFactor } from '../../../../services/oidc/authenticationContext.js';
 import { nextAuthorizeStep } from '../../../../services/oidc/authorizationPrompt.js';
 import { bearerToken } from '../../../adminAuth.js';
 import { routeLimit } from '../../../rateLimits.js';
@@ -11,7 +12,8 @@ import { loginRoutes } from './login.js';
 import { passkeyLoginRoutes } from './passkey.js';
 import { logoutRoutes } from './logout.js';
 import { resetRoutes } from './reset.js';
-import { AuthorizeQuery, authorizePage } from './shared.js';
+import { mfaPageRoutes } from './mfa.js';
+import { AuthorizeQuery, authorizePage, needsMfa } from './shared.js';
 import { signupRoutes } from './signup.js';
 
 export { browserCookies, CSRF_COOKIE, SESSION_COOKIE } from './shared.js';
@@ -74,7 +76,12 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         if (maxAge !== undefined && Math.floor(Date.now() / 1000) - claims.iat > maxAge) {
           return finish(reply, authz, { error: 'login_required', state: authz.state }, 302);
         }
-        return finish(reply, authz, await grantCode(Number(claims.userId), authz, claims.iat * 1000), 302);
+        // Two factors asked for (require_mfa, acr_values=mfa): the login JWT's own amr must say so.
+        if (needsMfa(authz) && !isMultiFactor(claims.amr)) {
+          return finish(reply, authz, { error: 'interaction_required', state: authz.state }, 302);
+        }
+        const code = await grantCode(Number(claims.userId), authz, claims.iat * 1000, claims.amr);
+        return finish(reply, authz, code, 302);
       }
       const session = await browserSessions.sessionOf(request.cookies[cookies.session]);
       const step = nextAuthorizeStep({
@@ -88,14 +95,24 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
       if (typeof step === 'object')
         return finish(reply, authz, { error: step.error, state: authz.state }, 302);
       if (step === 'login' || !session) return showLogin(request, reply, authz);
-      if (step === 'issue')
-        return finish(reply, authz, await grantCode(session.userUuid, authz, session.authTime), 302);
+      // Two factors asked for and the session's sign-in was one: the code (or an enrolment) first.
+      if (needsMfa(authz) && !isMultiFactor(session.amr)) {
+        if (authz.oidc.prompt.includes('none')) {
+          return finish(reply, authz, { error: 'interaction_required', state: authz.state }, 302);
+        }
+        return page.stepUp(request, reply, authz, session);
+      }
+      if (step === 'issue') {
+        const code = await grantCode(session.userUuid, authz, session.authTime, session.amr);
+        return finish(reply, authz, code, 302);
+      }
       return showConsent(page, request, reply, authz, session.userUuid);
     },
   );
 
   await loginRoutes(app, page);
   await passkeyLoginRoutes(app, page);
+  await mfaPageRoutes(app, page);
   await consentRoutes(app, page);
   await logoutRoutes(app, page);
   await signupRoutes(app, page);

@@ -31,7 +31,9 @@ export async function loginRoutes(app: App, page: AuthorizePage): Promise<void> 
         expected: [401],
         showForm: (authz) =>
           page.showLogin(request, reply, authz, 401, { email, error: 'E-mail or password is wrong.' }),
-        done: (authz, { userUuid }) => page.signedInBackToAuthorize(reply, authz, userUuid),
+        // An account with TOTP gets the code step first (docs/mfa.md "The pages").
+        done: (authz, { userUuid }) =>
+          page.afterFirstFactor(request, reply, authz, { userUuid, authTime: Date.now(), amr: ['pwd'] }),
       });
     },
   );

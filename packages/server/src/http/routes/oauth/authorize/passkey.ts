@@ -36,7 +36,13 @@ export async function passkeyLoginRoutes(app: App, page: AuthorizePage): Promise
         expected: [400, 401],
         showForm: (authz) =>
           page.showLogin(request, reply, authz, 401, { error: 'That passkey was not accepted. Try again.' }),
-        done: (authz, { userUuid }) => page.signedInBackToAuthorize(reply, authz, userUuid),
+        // Two factors when the authenticator verified the user (PIN, biometric), like the JSON sign-in.
+        done: (authz, { userUuid, at, userVerified }) =>
+          page.signedInBackToAuthorize(reply, authz, {
+            userUuid,
+            authTime: at,
+            amr: userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'],
+          }),
       });
     },
   );

@@ -10,6 +10,10 @@ import {
   redirectWith,
 } from '../../../../services/oauth/authorizationRequest.js';
 import { redirectUriMismatch } from '../../../../services/oauth/oauthErrors.js';
+import { MFA_TOKEN_TTL_SECONDS } from '../../../../services/mfa/mfaService.js';
+import type { Amr } from '../../../../services/mfa/signIn.js';
+import type { PageSession } from '../../../../services/oauth/browserSessions.js';
+import { isMultiFactor } from '../../../../services/oidc/authenticationContext.js';
 import { afterSignIn } from '../../../../services/oidc/authorizationPrompt.js';
 import {
   accountFormPage,
@@ -19,10 +23,13 @@ import {
   loginPage,
 } from '../../../pages/authorizePages.js';
 import { newNonce, pageHeaders } from '../../../pages/html.js';
+import { mfaCodePage, mfaEnrolPage } from '../../../pages/mfaPages.js';
 import { optionalString as str } from '../clientEndpoint.js';
 
 export const SESSION_COOKIE = 'dauth_session';
 export const CSRF_COOKIE = 'dauth_csrf';
+/** The `mfa_token` of a sign-in waiting for its code on the login or device page (HttpOnly, 5 minutes). */
+export const MFA_COOKIE = 'dauth_mfa';
 
 /**
  * The login page's cookie names and attributes. Over https (PUBLIC_URL) they carry the `__Host-`
@@ -36,6 +43,7 @@ export function browserCookies(publicUrl: string) {
   return {
     session: `${prefix}${SESSION_COOKIE}`,
     csrf: `${prefix}${CSRF_COOKIE}`,
+    mfa: `${prefix}${MFA_COOKIE}`,
     options: { httpOnly: true, sameSite: 'lax' as const, path: secure ? '/' : '/oauth', secure },
   };
 }
@@ -54,6 +62,7 @@ export const authorizationParamSchema = {
   nonce: str(1024),
   prompt: str(100),
   max_age: str(20),
+  acr_values: str(200),
 };
 
 /** The query of the page's GETs: the authorization request itself. */
@@ -228,19 +237,137 @@ export function authorizePage(services: Services) {
     return reply.redirect(`/oauth/authorize?${query.toString()}`, 303);
   }
 
-  /** After a sign-in or sign-up on the page: a browser session, then back to the same request. */
-  async function signedInBackToAuthorize(reply: FastifyReply, authz: AuthorizationRequest, userUuid: number) {
-    reply.request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
-    const session = await browserSessions.createSession(userUuid);
+  /**
+   * After a sign-in or sign-up on the page (every factor it needs proved): a browser session carrying
+   * when and how, replacing the browser's previous one, then back to the same request.
+   */
+  async function signedInBackToAuthorize(
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    proof: { userUuid: number; authTime?: number | undefined; amr: readonly string[] },
+  ) {
+    await openSession(reply, proof);
+    return backToAuthorize(reply, { ...authz, oidc: afterSignIn(authz.oidc) });
+  }
+
+  /** A new login-page session for `proof` (the one the browser had, if any, ends: no fixation, no stale amr). */
+  async function openSession(
+    reply: FastifyReply,
+    proof: { userUuid: number; authTime?: number | undefined; amr: readonly string[] },
+  ) {
+    reply.request.auditUser = String(proof.userUuid); // the audit entry's actor (auditRecorder.ts)
+    const session = await browserSessions.createSession(proof.userUuid, {
+      ...(proof.authTime !== undefined ? { authTime: proof.authTime } : {}),
+      amr: proof.amr,
+    });
+    await browserSessions.endSession(reply.request.cookies[cookies.session]);
     void reply.setCookie(cookies.session, session.cookieValue, {
       ...cookieOptions,
       maxAge: session.maxAgeSeconds,
     });
-    return backToAuthorize(reply, { ...authz, oidc: afterSignIn(authz.oidc) });
   }
 
-  /** `authTime`: when the user signed in (ms), the OIDC `auth_time` of an `openid` request. */
-  async function grantCode(userUuid: number, request: AuthorizationRequest, authTime: number) {
+  /**
+   * A first credential was proved on the page (password, federated, or the session a step-up starts
+   * from). An account with TOTP gets the code step (its `mfa_token` in an HttpOnly cookie, bound to this
+   * app); any other gets its session at once. The session is made only once every factor is proved.
+   */
+  async function afterFirstFactor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    proof: PageProof,
+  ) {
+    if (isMultiFactor(proof.amr)) return signedInBackToAuthorize(reply, authz, proof);
+    const second = await services.mfa.startSecondStep({
+      userUuid: proof.userUuid,
+      authTime: Math.floor(proof.authTime / 1000),
+      amr: proof.amr as Amr[],
+      clientId: authz.client.clientId,
+    });
+    if (!second) return signedInBackToAuthorize(reply, authz, proof);
+    void reply.setCookie(cookies.mfa, second.mfaToken, { ...cookieOptions, maxAge: MFA_TOKEN_TTL_SECONDS });
+    return showMfaCode(request, reply, authz);
+  }
+
+  /** The code step's form (`POST /oauth/authorize/mfa`). */
+  function showMfaCode(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    status = 200,
+    error?: string,
+  ) {
+    const nonce = newNonce();
+    const body = mfaCodePage({
+      nonce,
+      csrfToken: csrfFor(request, reply),
+      action: '/oauth/authorize/mfa',
+      fields: authorizationFields(authz),
+      clientName: authz.client.name,
+      error,
+    });
+    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
+  }
+
+  /** Enrolment of a first TOTP (`POST /oauth/authorize/mfa/enrol`), for a fresh session's account. */
+  async function showMfaEnrol(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    userUuid: number,
+    status = 200,
+    error?: string,
+  ) {
+    const user = await services.accounts.findUser(userUuid);
+    if (!user) return showLogin(request, reply, authz);
+    const { otpauthUri } = await services.mfa.pendingEnrolment(userUuid, user.email ?? user.nickname);
+    const nonce = newNonce();
+    const body = mfaEnrolPage({
+      nonce,
+      csrfToken: csrfFor(request, reply),
+      action: '/oauth/authorize/mfa/enrol',
+      fields: authorizationFields(authz),
+      clientName: authz.client.name,
+      otpauthUri,
+      error,
+    });
+    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
+  }
+
+  /**
+   * A session whose sign-in was one factor, for an app or request asking for two: an account with TOTP
+   * proves a code (step-up; the new session keeps the sign-in's `auth_time`); an account without any
+   * second factor enrols one, if it signed in recently (STEP_UP_MAX_AGE), else signs in again first.
+   */
+  async function stepUp(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    authz: AuthorizationRequest,
+    session: PageSession,
+  ) {
+    if (await services.mfa.hasTotp(session.userUuid)) {
+      return afterFirstFactor(request, reply, authz, session);
+    }
+    const ageMs = Date.now() - session.authTime;
+    if (ageMs > services.config.stepUpMaxAgeSeconds * 1000) {
+      return showLogin(request, reply, authz, 200, {
+        notice: 'Sign in again to add a second factor to your account.',
+      });
+    }
+    return showMfaEnrol(request, reply, authz, session.userUuid);
+  }
+
+  /**
+   * `authTime`: when the user signed in (ms), the OIDC `auth_time` of an `openid` request; `amr`: how,
+   * kept on the grant for its `id_token`s and introspection.
+   */
+  async function grantCode(
+    userUuid: number,
+    request: AuthorizationRequest,
+    authTime: number,
+    amr?: readonly string[],
+  ) {
     const { scope, nonce } = request.oidc;
     const { code } = await oauth.issueCode({
       client: request.client,
@@ -249,6 +376,7 @@ export function authorizePage(services: Services) {
       codeChallenge: request.codeChallenge,
       codeChallengeMethod: request.codeChallengeMethod,
       oidc: scope === undefined ? undefined : { scope, nonce, authTime },
+      amr,
     });
     return { code, state: request.state };
   }
@@ -311,11 +439,27 @@ export function authorizePage(services: Services) {
     finish,
     backToAuthorize,
     signedInBackToAuthorize,
+    openSession,
+    afterFirstFactor,
+    showMfaCode,
+    showMfaEnrol,
+    stepUp,
     grantCode,
     showLogin,
     showAccountForm,
   };
 }
+
+/** A first credential proved on a page: who, when (ms) and how (RFC 8176). */
+export interface PageProof {
+  userUuid: number;
+  authTime: number;
+  amr: readonly string[];
+}
+
+/** Whether the app or the request (`acr_values=mfa`) asks for two factors (docs/oidc.md). */
+export const needsMfa = (authz: AuthorizationRequest): boolean =>
+  authz.client.requireMfa === true || authz.oidc.mfa;
 
 /** The shared helpers of the `/oauth/authorize` pages (see `authorizePage`). */
 export type AuthorizePage = ReturnType<typeof authorizePage>;

@@ -70,7 +70,7 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
         expected: [400, 409],
         showForm: (authz, err) =>
           page.showAccountForm(request, reply, authz, signupForm, err.status, { email, error: err.message }),
-        done: (authz, { userUuid }) => page.signedInBackToAuthorize(reply, authz, userUuid),
+        done: (authz, { userUuid }) => page.signedInBackToAuthorize(reply, authz, { userUuid, amr: ['pwd'] }),
       });
     },
   );

@@ -11,7 +11,10 @@ import {
   deviceLoginPage,
 } from '../../../pages/devicePages.js';
 import { newNonce } from '../../../pages/html.js';
-import { userCodeGuessLimit } from '../../../rateLimits.js';
+import { mfaCodePage } from '../../../pages/mfaPages.js';
+import { MFA_TOKEN_TTL_SECONDS } from '../../../../services/mfa/mfaService.js';
+import { MFA_STEP_ENDED, WRONG_MFA_CODE } from '../authorize/mfa.js';
+import { routeLimit, userCodeGuessLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { authorizePage } from '../authorize/shared.js';
@@ -25,6 +28,10 @@ const LoginForm = Type.Object(
     email: Type.String({ maxLength: 320 }),
     password: Type.String({ maxLength: 1024 }),
   },
+  { additionalProperties: true },
+);
+const CodeForm = Type.Object(
+  { csrf_token: str(200), user_code: str(100), code: Type.String({ maxLength: 40 }) },
   { additionalProperties: true },
 );
 const DecisionForm = Type.Object(
@@ -69,6 +76,20 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       );
     }
   };
+
+  /** The second step of the page's sign-in (an account with TOTP). */
+  function codeStep(request: FastifyRequest, reply: FastifyReply, userCode?: string, error?: string) {
+    const csrfToken = page.csrfFor(request, reply);
+    return send(reply, error ? 401 : 200, (nonce) =>
+      mfaCodePage({
+        nonce,
+        csrfToken,
+        action: `${DEVICE_PAGE_PATH}/mfa`,
+        fields: { user_code: userCode ?? '' },
+        error,
+      }),
+    );
+  }
 
   /** The code form again with the error; a wrong code is counted (the next one over the limit: 429). */
   async function wrongCode(request: FastifyRequest, reply: FastifyReply, userUuid: number, userCode: string) {
@@ -149,10 +170,67 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         );
       }
       request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
-      const session = await browserSessions.createSession(userUuid);
-      void reply.setCookie(page.cookies.session, session.cookieValue, {
-        ...page.cookies.options,
-        maxAge: session.maxAgeSeconds,
+      const authTime = Date.now();
+      // An account with TOTP proves a code first (docs/mfa.md "The pages"); the session waits for it.
+      const second = await services.mfa.startSecondStep({
+        userUuid,
+        authTime: Math.floor(authTime / 1000),
+        amr: ['pwd'],
+      });
+      if (second) {
+        void reply.setCookie(page.cookies.mfa, second.mfaToken, {
+          ...page.cookies.options,
+          maxAge: MFA_TOKEN_TTL_SECONDS,
+        });
+        return codeStep(request, reply, userCode);
+      }
+      await page.openSession(reply, { userUuid, authTime, amr: ['pwd'] });
+      return backToPage(reply, userCode);
+    },
+  );
+
+  app.post(
+    `${DEVICE_PAGE_PATH}/mfa`,
+    {
+      schema: {
+        tags: ['oauth'],
+        summary:
+          'Second step of the device page sign-in: the TOTP or recovery code (sets the session cookie)',
+        body: CodeForm,
+        response: errorResponses(400, 401, 403, 429),
+      },
+      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'login_mfa') },
+    },
+    async (request, reply) => {
+      const { user_code: userCode } = request.body;
+      requireCsrf(request, request.body.csrf_token);
+      const ended = () => {
+        void reply.clearCookie(page.cookies.mfa, page.cookies.options);
+        const csrfToken = page.csrfFor(request, reply);
+        return send(reply, 401, (nonce) =>
+          deviceLoginPage({ nonce, csrfToken, userCode, error: MFA_STEP_ENDED }),
+        );
+      };
+      const mfaToken = request.cookies[page.cookies.mfa];
+      if (!mfaToken || mfaToken.length > 100) return ended();
+      let proved;
+      try {
+        // The device page's sign-ins are bound to no app (the login page's are bound to theirs).
+        proved = await services.mfa.trySecondStep(mfaToken, request.body.code, { clientId: undefined });
+      } catch (err) {
+        if (isAppError(err) && err.code === 'invalid_mfa_token') return ended();
+        throw err;
+      }
+      // A wrong code: the step again, or (the fifth) back to the password form.
+      if ('attemptsLeft' in proved) {
+        if (proved.attemptsLeft === 0) return ended();
+        return codeStep(request, reply, userCode, WRONG_MFA_CODE);
+      }
+      void reply.clearCookie(page.cookies.mfa, page.cookies.options);
+      await page.openSession(reply, {
+        userUuid: proved.userUuid,
+        authTime: proved.authTime * 1000,
+        amr: proved.amr,
       });
       return backToPage(reply, userCode);
     },
@@ -181,7 +259,13 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       try {
         decided =
           decision === 'allow'
-            ? await devices.approve(userCode, session.userUuid, session.authTime, { via: 'page' })
+            ? await devices.approve(
+                userCode,
+                session.userUuid,
+                session.authTime,
+                { via: 'page' },
+                session.amr,
+              )
             : await devices.deny(userCode, session.userUuid);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_user_code')
