@@ -1,21 +1,17 @@
 import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
 import { PasswordHasher, SCRYPT_PARAMS } from '../crypto/passwordHasher.js';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { type ChainServices, type ChainServicesOptions, createChainServices } from './chain.js';
 import { StartupProgress } from './startupProgress.js';
 import type { Config } from '../config.js';
-import { SecretBox } from '../crypto/secretBox.js';
-import { ChainOwnerLock } from '../chain/chainOwnerLock.js';
-import { type DatabaseHandle, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import type { SecretBox } from '../crypto/secretBox.js';
+import type { DatabaseHandle } from '../db/database.js';
 import { loggerOptions } from '../logger.js';
-import { ServiceMetrics } from '../observability/metrics.js';
-import { AuditTrail } from '../services/audit/auditTrail.js';
-import { AuditLogStore } from '../stores/auditLogStore.js';
-import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { AuditTrail } from '../services/audit/auditTrail.js';
+import type { PlatformSecrets } from '../secrets.js';
 import { AccountService } from '../services/accounts/accountService.js';
 import { GuestService } from '../services/accounts/guestService.js';
 import { PasskeyService } from '../services/passkeys/passkeyService.js';
@@ -81,6 +77,7 @@ import { AppActivityService } from '../services/activity/appActivityService.js';
 import { AppActivityStore } from '../stores/appActivityStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
+import { createInfrastructure } from './infrastructure.js';
 import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
 import { createAccountLife } from './accountLife.js';
 
@@ -222,46 +219,16 @@ export async function createServices(
     }
   };
   try {
-    const metrics = new ServiceMetrics();
-    const secrets = ensureSecrets(config);
-    startup.useAdminKey(secrets.adminApiKey);
-    for (const target of secrets.tightened) {
-      logger.warn({ path: target }, 'group/other permissions removed from a DATA_DIR file (now owner-only)');
-    }
-    const secretBox = new SecretBox(secrets.masterKey);
-
-    // One process owns a DATA_DIR's embedded chain; a second start is refused before it touches the
-    // database (a start racing another on a fresh DATA_DIR would otherwise meet it in the migrations).
-    const chainLock =
-      config.chain.kind === 'embedded'
-        ? await ChainOwnerLock.acquire(path.join(config.dataDir, 'chain'))
-        : undefined;
-    if (chainLock) closers.push(async () => chainLock.release());
-
-    startup.begin('database');
-    logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
-    const database = openDatabase({
-      databaseUrl: config.databaseUrl,
-      sqlitePath: path.join(config.dataDir, 'dauth.sqlite'),
-      ...(options.pgSchema ? { pgSchema: options.pgSchema } : {}),
+    // Secrets, the chain lock, the database, Redis and the audit trail (composition/infrastructure.ts).
+    const infrastructure = await createInfrastructure({
+      config,
+      logger,
+      startup,
+      pgSchema: options.pgSchema,
+      onClose: (closer) => closers.push(closer),
     });
-    closers.push(() => database.close());
-    await migrateToLatest(database.db);
-    startup.done('database');
-
-    let redis: Redis | undefined;
-    if (config.redisUrl) {
-      redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
-      redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
-      const client = redis;
-      closers.push(async () => void (await client.quit()));
-    }
-
-    const readinessProbes: Services['readinessProbes'] = { database: () => database.ping() };
-    if (redis) {
-      const client = redis;
-      readinessProbes.redis = async () => void (await client.ping());
-    }
+    const { metrics, secrets, secretBox, chainLock, database, redis, readinessProbes, audit } =
+      infrastructure;
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
     startup.begin('chain');
@@ -318,7 +285,6 @@ export async function createServices(
       return report.low.length > 0 ? { degraded: report.detail } : report.detail;
     };
 
-    const audit = new AuditTrail(new AuditLogStore(database.db), logger);
     const users = new UserStore(database.db);
     const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
     await tokens.init();

@@ -1,0 +1,87 @@
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { ChainOwnerLock } from '../chain/chainOwnerLock.js';
+import { SecretBox } from '../crypto/secretBox.js';
+import { type DatabaseHandle, openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { ServiceMetrics } from '../observability/metrics.js';
+import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
+import { AuditTrail } from '../services/audit/auditTrail.js';
+import { AuditLogStore } from '../stores/auditLogStore.js';
+import type { Services } from './index.js';
+import type { StartupProgress } from './startupProgress.js';
+
+export interface Infrastructure {
+  metrics: ServiceMetrics;
+  secrets: PlatformSecrets;
+  secretBox: SecretBox;
+  /** Held while this process owns the DATA_DIR's embedded chain; undefined on an external chain. */
+  chainLock: ChainOwnerLock | undefined;
+  database: DatabaseHandle;
+  redis: Redis | undefined;
+  /** The database's and Redis's checks; the domains built later add theirs. */
+  readinessProbes: Services['readinessProbes'];
+  audit: AuditTrail;
+}
+
+/**
+ * What every domain stands on: secrets, the DATA_DIR's chain lock, the migrated database, Redis and the
+ * audit trail. Each piece hands its closer to `onClose` as soon as it is open (rather than returning one
+ * `close`), so a failure part-way (a migration, a second process holding the lock) still releases what
+ * was opened before it, in reverse order, with the rest of the root's closers.
+ */
+export async function createInfrastructure(deps: {
+  config: Config;
+  logger: Logger;
+  startup: StartupProgress;
+  /** Tests isolate PostgreSQL runs in their own schema. */
+  pgSchema: string | undefined;
+  onClose(closer: () => Promise<void>): void;
+}): Promise<Infrastructure> {
+  const { config, logger, startup, onClose } = deps;
+  const metrics = new ServiceMetrics();
+  const secrets = ensureSecrets(config);
+  startup.useAdminKey(secrets.adminApiKey);
+  for (const target of secrets.tightened) {
+    logger.warn({ path: target }, 'group/other permissions removed from a DATA_DIR file (now owner-only)');
+  }
+  const secretBox = new SecretBox(secrets.masterKey);
+
+  // One process owns a DATA_DIR's embedded chain; a second start is refused before it touches the
+  // database (a start racing another on a fresh DATA_DIR would otherwise meet it in the migrations).
+  const chainLock =
+    config.chain.kind === 'embedded'
+      ? await ChainOwnerLock.acquire(path.join(config.dataDir, 'chain'))
+      : undefined;
+  if (chainLock) onClose(async () => chainLock.release());
+
+  startup.begin('database');
+  logger.info({ dialect: config.databaseUrl ? 'postgres' : 'sqlite' }, 'opening database');
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, 'dauth.sqlite'),
+    ...(deps.pgSchema ? { pgSchema: deps.pgSchema } : {}),
+  });
+  onClose(() => database.close());
+  await migrateToLatest(database.db);
+  startup.done('database');
+
+  let redis: Redis | undefined;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis error'));
+    const client = redis;
+    onClose(async () => void (await client.quit()));
+  }
+
+  const readinessProbes: Services['readinessProbes'] = { database: () => database.ping() };
+  if (redis) {
+    const client = redis;
+    readinessProbes.redis = async () => void (await client.ping());
+  }
+
+  const audit = new AuditTrail(new AuditLogStore(database.db), logger);
+  return { metrics, secrets, secretBox, chainLock, database, redis, readinessProbes, audit };
+}
