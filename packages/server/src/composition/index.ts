@@ -3,7 +3,7 @@ import { PasswordHasher, SCRYPT_PARAMS } from '../crypto/passwordHasher.js';
 import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
-import { type ChainServices, type ChainServicesOptions, createChainServices } from './chain.js';
+import type { ChainServices, ChainServicesOptions } from './chain.js';
 import { StartupProgress } from './startupProgress.js';
 import type { Config } from '../config.js';
 import type { SecretBox } from '../crypto/secretBox.js';
@@ -64,13 +64,11 @@ import { SponsorshipPolicy } from '../chain/operations/sponsorshipPolicy.js';
 import { SlotStore } from '../stores/slotStore.js';
 import { SponsorshipStore } from '../stores/sponsorshipStore.js';
 import { chainHeadChannel, RedisChainHeadBus } from '../stores/chainHeadBus.js';
-import { chainFactsOf } from './chainFacts.js';
 import { registerDomainMetrics, sponsorshipObserver } from './observability.js';
-import { FundsWatch } from '../services/funds/fundsWatch.js';
-import { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
-import { ChainBeliefStore } from '../stores/chainBeliefStore.js';
+import type { FundsWatch } from '../services/funds/fundsWatch.js';
+import type { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
 import type { ChainInfo } from '../chain/types.js';
-import { PlatformFunding } from '../services/funds/platformFunding.js';
+import type { PlatformFunding } from '../services/funds/platformFunding.js';
 import { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
 import { AppActivityService } from '../services/activity/appActivityService.js';
@@ -78,6 +76,7 @@ import { AppActivityStore } from '../stores/appActivityStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
 import { createInfrastructure } from './infrastructure.js';
+import { createChainDomain, startChainConsistency } from './chainHealth.js';
 import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
 import { createAccountLife } from './accountLife.js';
 
@@ -231,59 +230,17 @@ export async function createServices(
       infrastructure;
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
-    startup.begin('chain');
-    const chain = await createChainServices(
+    const chainDomain = await createChainDomain({
       config,
-      { logger, db: database.db, startup, ...(chainLock ? { chainLock } : {}) },
-      options.chain,
-    );
-    closers.push(() => chain.close());
-    startup.done('chain');
-    readinessProbes.chain = () => chain.probe();
-    // Fees above MAX_FEE_PER_GAS: transactions wait for the base fee to fall (docs/chain.md, "Fees").
-    readinessProbes.chain_fees = async () => {
-      const capped = chain.fees.detail;
-      return capped ? { degraded: capped } : 'ok';
-    };
-    const probeEndpoints = chain.probeEndpoints;
-    if (probeEndpoints) {
-      // Failover keeps the service answering; an endpoint down is for the operator to see (degraded).
-      readinessProbes.chain_rpc = async () => {
-        const down = (await probeEndpoints()).filter((e) => !e.up);
-        if (down.length === 0) return 'ok';
-        return { degraded: down.map((e) => `${e.name} down (${e.reason ?? 'unknown'})`).join('; ') };
-      };
-    }
-
-    const probeBundler = chain.probeBundler;
-    if (probeBundler) {
-      // BUNDLER_RPC_URL down: user wallets' operations answer 503 until it is back; the rest works (degraded).
-      readinessProbes.bundler = async () =>
-        probeBundler().then(
-          () => 'ok',
-          () => ({ degraded: 'the bundler at BUNDLER_RPC_URL does not answer' }),
-        );
-    }
-
-    // Low funds: `/readyz` degraded, a warning, and on the embedded chain an automatic refill from the deployer.
-    const funds = new FundsWatch(
-      {
-        paymasterDeposit: () => chain.gateway.paymasterDeposit(),
-        relayerBalance: () => chain.gateway.nativeBalance(chain.telemetry.relayerAddress),
-      },
-      config.lowFunds,
       logger,
-      chain.embedded
-        ? {
-            paymasterDeposit: (wei) => chain.faucet.depositForPaymaster(wei),
-            relayer: (wei) => chain.faucet.sendNative(chain.telemetry.relayerAddress, wei),
-          }
-        : undefined,
-    );
-    readinessProbes.funds = async () => {
-      const report = await funds.check();
-      return report.low.length > 0 ? { degraded: report.detail } : report.detail;
-    };
+      db: database.db,
+      startup,
+      chainLock,
+      options: options.chain,
+      readinessProbes,
+    });
+    closers.push(() => chainDomain.close());
+    const { chain, funds } = chainDomain;
 
     const users = new UserStore(database.db);
     const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
@@ -528,15 +485,7 @@ export async function createServices(
     readinessProbes.sponsorship = () => sponsorshipReport.readiness();
 
     // After the journal recovery: what the database believes is checked against the chain, in the background.
-    const chainConsistency = new ChainConsistencyCheck(
-      new ChainBeliefStore(database.db),
-      chainFactsOf(chain.gateway),
-      logger,
-    );
-    void chainConsistency
-      .run()
-      .catch((err: unknown) => logger.warn({ err }, 'chain consistency check failed'));
-    readinessProbes.chain_consistency = async () => chainConsistency.detail;
+    const chainConsistency = startChainConsistency({ db: database.db, chain, logger, readinessProbes });
 
     registerDomainMetrics(metrics, {
       database,
@@ -560,11 +509,7 @@ export async function createServices(
       audit,
       chain,
       chainInfo: chain.info,
-      funding: new PlatformFunding(chain.faucet, chain.gateway, {
-        operator: chain.operator.address,
-        relayers: chain.telemetry.relayerAddresses,
-        ownRelayer: chain.telemetry.relayerAddress,
-      }),
+      funding: chainDomain.funding,
       tokens,
       authenticator,
       accounts,
