@@ -1,6 +1,4 @@
 import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
-import { PasswordHasher, SCRYPT_PARAMS } from '../crypto/passwordHasher.js';
-import { availableParallelism } from 'node:os';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { ChainServices, ChainServicesOptions } from './chain.js';
@@ -12,15 +10,10 @@ import { loggerOptions } from '../logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { AuditTrail } from '../services/audit/auditTrail.js';
 import type { PlatformSecrets } from '../secrets.js';
-import { AccountService } from '../services/accounts/accountService.js';
-import { GuestService } from '../services/accounts/guestService.js';
-import { PasskeyService } from '../services/passkeys/passkeyService.js';
-import { GuestStore } from '../stores/guestStore.js';
-import { PasskeyStore } from '../stores/passkeyStore.js';
-import { FederationService } from '../services/federation/federationService.js';
-import { ProviderRegistry } from '../services/federation/providerRegistry.js';
-import { FederationStore } from '../stores/federationStore.js';
-import { FederationNonceStore } from '../stores/federationNonceStore.js';
+import type { AccountService } from '../services/accounts/accountService.js';
+import type { GuestService } from '../services/accounts/guestService.js';
+import type { PasskeyService } from '../services/passkeys/passkeyService.js';
+import type { FederationService } from '../services/federation/federationService.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { MarketService } from '../services/market/marketService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
@@ -32,18 +25,16 @@ import type { SlotImportService } from '../services/slots/slotImportService.js';
 import type { SlotService } from '../services/slots/slotService.js';
 import type { SlotTransferService } from '../services/slots/slotTransferService.js';
 import type { LoginStatusService } from '../services/status/loginStatusService.js';
-import { Authenticator } from '../services/tokens/authenticator.js';
-import { TokenService } from '../services/tokens/tokenService.js';
+import type { Authenticator } from '../services/tokens/authenticator.js';
+import type { TokenService } from '../services/tokens/tokenService.js';
 import type { TokenTransferService } from '../services/transfers/tokenTransferService.js';
 import type { EmailVerificationService } from '../services/verification/emailVerificationService.js';
-import { AddressVerificationService } from '../services/verification/addressVerificationService.js';
-import { SigningKeyStore } from '../stores/signingKeyStore.js';
-import { UserStore } from '../stores/userStore.js';
+import type { AddressVerificationService } from '../services/verification/addressVerificationService.js';
+import type { UserStore } from '../stores/userStore.js';
 import { WalletStore } from '../stores/walletStore.js';
 import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
 import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
-import { createMfaDomain } from './mfa.js';
 import type { MfaService } from '../services/mfa/mfaService.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
@@ -55,8 +46,7 @@ import { type BackendIntegration, createSlotDomain } from './slots.js';
 export type { BackendIntegration, ContentServices };
 import type { AccountOverviewService } from '../services/accounts/accountOverview.js';
 import { createAccountOverview } from './accountOverview.js';
-import { PasswordService } from '../services/accounts/passwordService.js';
-import { VerificationStore } from '../stores/verificationStore.js';
+import type { PasswordService } from '../services/accounts/passwordService.js';
 import { ConsentService } from '../services/oauth/consentService.js';
 import type { OidcServices } from '../services/oidc/oidcServices.js';
 import { createOidcServices } from './oidc.js';
@@ -76,6 +66,8 @@ import { AppActivityStore } from '../stores/appActivityStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
 import { createInfrastructure } from './infrastructure.js';
+import { createTokenDomain } from './tokens.js';
+import { createAccountDomain, createPasswordService } from './accounts.js';
 import { createChainDomain, startChainConsistency } from './chainHealth.js';
 import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
 import { createAccountLife } from './accountLife.js';
@@ -242,33 +234,15 @@ export async function createServices(
     closers.push(() => chainDomain.close());
     const { chain, funds } = chainDomain;
 
-    const users = new UserStore(database.db);
-    const tokens = new TokenService(new SigningKeyStore(database.db), secretBox, config.publicUrl);
-    await tokens.init();
-    const authenticator = new Authenticator(tokens);
-    // Password change and reset void the user's earlier login JWTs (docs/accounts.md).
-    authenticator.useLoginCutoff((userId) => users.loginCutoff(Number(userId)));
-    // Sign-in and sign-up hashes: one scrypt per core at most, a bounded queue behind (SCRYPT_QUEUE_MAX).
-    const passwords = new PasswordHasher(
-      Math.min(availableParallelism(), config.threadPoolSize),
-      config.scryptQueueMax,
-      { ...SCRYPT_PARAMS, N: config.scryptN },
-    );
-    // E-mail (SMTP or the outbox) and the one-time codes and tokens it carries: sign-up verification, PIN
-    // recovery and password reset.
+    // Signing keys, login tokens and the bearer check (composition/tokens.ts).
+    const { tokens, authenticator } = await createTokenDomain({
+      db: database.db,
+      secretBox,
+      publicUrl: config.publicUrl,
+    });
+    // E-mail (SMTP or the outbox): sign-up verification, PIN recovery, password reset, security mail.
     const mailer = createMailer(config);
     closers.push(() => mailer.close());
-    const verifications = new VerificationStore(database.db);
-    // Sign-up mails a code and a link; until one is used the account's sponsorship is the unverified budget.
-    const addressVerification = new AddressVerificationService(
-      verifications,
-      users,
-      mailer,
-      secrets.masterKey,
-      config.publicUrl,
-      logger.child({ component: 'address-verification' }),
-    );
-    const accounts = new AccountService(users, tokens, passwords, addressVerification);
     const wallets = new WalletStore(database.db);
 
     // Where redirect URIs (and so backend callbacks) may point: decisions §7, docs/security.md.
@@ -297,50 +271,19 @@ export async function createServices(
     });
     closers.push(() => oauthDomain.close());
     const { clients, oauth, devices, revocations, browserSessions, loginStatus } = oauthDomain;
-    // Players (docs/players.md): guest accounts and passkeys, both real accounts of the users table.
-    const guests = new GuestService(
-      new GuestStore(database.db),
-      tokens,
-      passwords,
-      clients,
-      secrets.masterKey,
-    );
-    const federationStore = new FederationStore(database.db);
-    const passkeys = new PasskeyService(
-      new PasskeyStore(database.db),
-      accounts,
-      guests,
-      clients,
-      tokens,
-      { ...config.webauthn, rpName: 'dauth' },
-      federationStore,
-    );
-    // Sign in with upstream providers (docs/federation.md). Building the registry touches no network:
-    // an OpenID provider discovers on first use, so one that is down never blocks the start.
-    const nonces = new FederationNonceStore(database.db);
-    const federation = new FederationService(
-      federationStore,
-      new ProviderRegistry(config.identityProviders, {
-        fetch: (input, init) => fetch(input, init),
-        now: Date.now,
-        claimOnce: (key, ttlMs) => nonces.claimOnce(key, ttlMs),
-      }),
-      accounts,
-      guests,
-      clients,
-      tokens,
-      secretBox,
-      { publicUrl: config.publicUrl, logger: logger.child({ component: 'federation' }) },
-    );
-    // Second factors (docs/mfa.md): a password or federated sign-in of an account with TOTP takes a second step.
-    const { mfa } = createMfaDomain({
+    // The ways in (composition/accounts.ts): accounts, address verification, guests, passkeys, federation, MFA.
+    const accountDomain = createAccountDomain({
+      config,
       db: database.db,
+      logger,
       secretBox,
       masterKey: secrets.masterKey,
       tokens,
-      issuer: new URL(config.publicUrl).hostname,
-      signIns: [accounts, federation],
+      authenticator,
+      mailer,
+      clients,
     });
+    const { users, verifications, addressVerification, accounts } = accountDomain;
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
       tokens,
@@ -491,7 +434,7 @@ export async function createServices(
       database,
       chain,
       content,
-      queues: { scrypt: passwords, pbkdf2: custodyDomain.sharePins },
+      queues: { scrypt: accountDomain.hasher, pbkdf2: custodyDomain.sharePins },
       revocations,
       sponsorship: sponsorshipReport,
     });
@@ -513,10 +456,10 @@ export async function createServices(
       tokens,
       authenticator,
       accounts,
-      guests,
-      passkeys,
-      federation,
-      mfa,
+      guests: accountDomain.guests,
+      passkeys: accountDomain.passkeys,
+      federation: accountDomain.federation,
+      mfa: accountDomain.mfa,
       users,
       wallets,
       clients,
@@ -525,20 +468,18 @@ export async function createServices(
       revocations,
       browserSessions,
       consents: new ConsentService(browserSessions, oauth, clients),
-      passwords: new PasswordService(
+      passwords: createPasswordService({
         users,
         verifications,
-        passwords,
+        hasher: accountDomain.hasher,
         mailer,
-        secrets.masterKey,
-        config.publicUrl,
+        masterKey: secrets.masterKey,
+        publicUrl: config.publicUrl,
         logger,
-        {
-          endLoginPageSessions: (userUuid) => browserSessions.endSessionsOf(userUuid),
-          revokeAppGrants: (userUuid, reason) => oauth.revokeUserGrants(userUuid, reason),
-        },
+        browserSessions,
+        oauth,
         security,
-      ),
+      }),
       accountOverview: createAccountOverview({
         wallets,
         providers: content.directory,
