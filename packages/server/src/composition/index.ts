@@ -50,22 +50,20 @@ import type { PasswordService } from '../services/accounts/passwordService.js';
 import { ConsentService } from '../services/oauth/consentService.js';
 import type { OidcServices } from '../services/oidc/oidcServices.js';
 import { createOidcServices } from './oidc.js';
-import { SponsorshipPolicy } from '../chain/operations/sponsorshipPolicy.js';
-import { SlotStore } from '../stores/slotStore.js';
-import { SponsorshipStore } from '../stores/sponsorshipStore.js';
+import type { SponsorshipStore } from '../stores/sponsorshipStore.js';
 import { chainHeadChannel, RedisChainHeadBus } from '../stores/chainHeadBus.js';
-import { registerDomainMetrics, sponsorshipObserver } from './observability.js';
+import { registerDomainMetrics } from './observability.js';
 import type { FundsWatch } from '../services/funds/fundsWatch.js';
 import type { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
 import type { ChainInfo } from '../chain/types.js';
 import type { PlatformFunding } from '../services/funds/platformFunding.js';
-import { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
+import type { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
-import { AppActivityService } from '../services/activity/appActivityService.js';
-import { AppActivityStore } from '../stores/appActivityStore.js';
+import type { AppActivityService } from '../services/activity/appActivityService.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
 import { createInfrastructure } from './infrastructure.js';
+import { createSponsorshipDomain } from './sponsorship.js';
 import { createTokenDomain } from './tokens.js';
 import { createAccountDomain, createPasswordService } from './accounts.js';
 import { createChainDomain, startChainConsistency } from './chainHealth.js';
@@ -395,37 +393,20 @@ export async function createServices(
     });
     closers.push(() => webhookDomain.close());
 
-    // Gas sponsorship policy (decisions §7): checked by the operation pipeline before anything is signed.
-    const sponsorship = new SponsorshipStore(database.db);
-    const slotRecords = new SlotStore(database.db);
-    chain.operations.usePolicy(
-      new SponsorshipPolicy(
-        config.sponsorship,
-        chain.info.contracts,
-        chain.operator.address,
-        {
-          // A wallet's session account (docs/session-keys.md) sends its operations: charged to the wallet's user.
-          userOfWallet: async (address) =>
-            (await wallets.findByAddress(address))?.userUuid ??
-            (await sessionParts.store.findAccountByAddress(address))?.userUuid,
-          userVerified: (userUuid) => users.emailVerified(userUuid),
-          appOfSlot: async (slotId) => (await slotRecords.findById(slotId.toString()))?.clientId,
-          appOfCuid: async (cuid) => (await content.directory.registered(cuid))?.clientId,
-        },
-        sponsorship,
-        Date.now,
-        sponsorshipObserver(metrics, logger, config.sponsorship.platformDailyGas),
-      ),
-    );
-    const sponsorshipReport = new SponsorshipReport(sponsorship, config.sponsorship.platformDailyGas);
-    // The console's charts: read-only over what the domains above record.
-    const appActivity = new AppActivityService(
-      new AppActivityStore(database.db),
+    // Gas sponsorship policy (decisions §7), its spend report and the console's charts.
+    const { sponsorship, sponsorshipReport, appActivity } = createSponsorshipDomain({
+      config,
+      db: database.db,
+      logger,
+      metrics,
+      chain,
+      wallets,
+      sessionAccounts: sessionParts.store,
+      users,
+      providers: content.directory,
       clients,
-      config.sponsorship.appDailyGas,
-    );
-    // Past the platform-wide cap sponsored writes fail for everyone: degraded, like low funds.
-    readinessProbes.sponsorship = () => sponsorshipReport.readiness();
+      readinessProbes,
+    });
 
     // After the journal recovery: what the database believes is checked against the chain, in the background.
     const chainConsistency = startChainConsistency({ db: database.db, chain, logger, readinessProbes });
