@@ -26,6 +26,13 @@ import { PasskeyStore } from '../stores/passkeyStore.js';
 import { UserStore } from '../stores/userStore.js';
 import { VerificationStore } from '../stores/verificationStore.js';
 import { createMfaDomain } from './mfa.js';
+import { createSecurityDomain } from './security.js';
+import { createAccountLife } from './accountLife.js';
+import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
+import { ConsentService } from '../services/oauth/consentService.js';
+import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
+import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
+import type { WebhookOutbox } from '../stores/webhookStore.js';
 
 export interface AccountDomain {
   /** The users table: PIN custody, slots, account security and the sponsorship policy read it too. */
@@ -46,8 +53,8 @@ export interface AccountDomain {
  * The ways in (decisions §9, docs/accounts.md, docs/players.md, docs/federation.md, docs/mfa.md): password
  * accounts and the sign-up mail's verification, guests and passkeys (real accounts of the users table),
  * sign-in with upstream providers, and the second factor every one-factor sign-in goes through. Built
- * after OAuth, whose apps guests, passkeys and federation sign in to; the password reset, which ends the
- * account's sessions and grants, is `createPasswordService`, after account security.
+ * after OAuth, whose apps guests, passkeys and federation sign in to; what the account does to itself
+ * (password reset, deletion, …) is `createAccountCare`, after session keys.
  */
 export function createAccountDomain(deps: {
   config: Pick<
@@ -125,35 +132,81 @@ export function createAccountDomain(deps: {
   return { users, verifications, hasher, addressVerification, accounts, guests, passkeys, federation, mfa };
 }
 
+export interface AccountCare {
+  /** Security mail, "this wasn't me" links and the mailbox proof's purge (docs/security.md). */
+  security: AccountSecurityService;
+  /** Password reset by e-mail and password change (docs/accounts.md). */
+  passwords: PasswordService;
+  /** The apps the person approved: list and revoke (docs/accounts.md). */
+  consents: ConsentService;
+  /** Deletion and export (docs/account.md). */
+  accountLife: AccountLifeService;
+}
+
 /**
- * Password reset by e-mail and password change (docs/accounts.md): a reset ends the login page's sessions
- * and the apps' grants, and its mailbox proof is account security's (built after session keys).
+ * What a person does to their own account once in, and what protects it: account security (the purge on a
+ * first mailbox proof, the reset hold on every sign-in, security mail), password reset and change, the apps
+ * they approved, deletion and export. Built after session keys, which a purge, a reset and a deletion end.
  */
-export function createPasswordService(deps: {
+export function createAccountCare(deps: {
+  config: Pick<Config, 'publicUrl'>;
+  db: Db;
+  logger: Logger;
+  masterKey: Buffer;
+  mailer: Mailer;
+  tokens: TokenService;
   users: UserStore;
   verifications: VerificationStore;
   hasher: PasswordHasher;
-  mailer: Mailer;
-  masterKey: Buffer;
-  publicUrl: string;
-  logger: Logger;
-  browserSessions: BrowserSessionService;
+  addressVerification: AddressVerificationService;
+  clients: ClientService;
   oauth: OAuthService;
-  security: AccountSecurityService;
-}): PasswordService {
-  const { browserSessions, oauth } = deps;
-  return new PasswordService(
-    deps.users,
+  browserSessions: BrowserSessionService;
+  revocations: RevocationRegistry;
+  sessionKeys: SessionKeyService;
+  outbox: WebhookOutbox;
+}): AccountCare {
+  const { db, logger, masterKey, mailer, users, clients, oauth, browserSessions, sessionKeys } = deps;
+  const publicUrl = deps.config.publicUrl;
+  // Account security (decisions §9 "Ways in"): the purge on a first mailbox proof, the reset hold, security mail.
+  const security = createSecurityDomain({
+    db,
+    users,
+    mailer,
+    masterKey,
+    publicUrl,
+    logger,
+    oauth,
+    sessionKeys,
+    tokens: deps.tokens,
+    browserSessions,
+    addressVerification: deps.addressVerification,
+  });
+  const passwords = new PasswordService(
+    users,
     deps.verifications,
     deps.hasher,
-    deps.mailer,
-    deps.masterKey,
-    deps.publicUrl,
-    deps.logger,
+    mailer,
+    masterKey,
+    publicUrl,
+    logger,
     {
       endLoginPageSessions: (userUuid) => browserSessions.endSessionsOf(userUuid),
       revokeAppGrants: (userUuid, reason) => oauth.revokeUserGrants(userUuid, reason),
     },
-    deps.security,
+    security,
   );
+  return {
+    security,
+    passwords,
+    consents: new ConsentService(browserSessions, oauth, clients),
+    accountLife: createAccountLife({
+      db,
+      outbox: deps.outbox,
+      revocations: deps.revocations,
+      sessionKeys,
+      clients,
+      logger,
+    }),
+  };
 }

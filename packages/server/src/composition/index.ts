@@ -1,4 +1,3 @@
-import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import type { ChainServices, ChainServicesOptions } from './chain.js';
@@ -31,14 +30,12 @@ import type { TokenTransferService } from '../services/transfers/tokenTransferSe
 import type { EmailVerificationService } from '../services/verification/emailVerificationService.js';
 import type { AddressVerificationService } from '../services/verification/addressVerificationService.js';
 import type { UserStore } from '../stores/userStore.js';
-import { WalletStore } from '../stores/walletStore.js';
+import type { WalletStore } from '../stores/walletStore.js';
 import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
 import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
 import type { MfaService } from '../services/mfa/mfaService.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
-import { createMailer } from './mail.js';
-import { createSecurityDomain } from './security.js';
 import type { AccountSecurityService } from '../services/security/accountSecurityService.js';
 import { createOAuthDomain } from './oauth.js';
 import { type BackendIntegration, createSlotDomain } from './slots.js';
@@ -47,7 +44,7 @@ export type { BackendIntegration, ContentServices };
 import type { AccountOverviewService } from '../services/accounts/accountOverview.js';
 import { createAccountOverview } from './accountOverview.js';
 import type { PasswordService } from '../services/accounts/passwordService.js';
-import { ConsentService } from '../services/oauth/consentService.js';
+import type { ConsentService } from '../services/oauth/consentService.js';
 import type { OidcServices } from '../services/oidc/oidcServices.js';
 import { createOidcServices } from './oidc.js';
 import type { SponsorshipStore } from '../stores/sponsorshipStore.js';
@@ -60,15 +57,13 @@ import type { PlatformFunding } from '../services/funds/platformFunding.js';
 import type { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
 import type { AppActivityService } from '../services/activity/appActivityService.js';
-import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createWebhookDomain } from './webhooks.js';
 import { createInfrastructure } from './infrastructure.js';
 import { createSponsorshipDomain } from './sponsorship.js';
 import { createTokenDomain } from './tokens.js';
-import { createAccountDomain, createPasswordService } from './accounts.js';
+import { createAccountCare, createAccountDomain } from './accounts.js';
 import { createChainDomain, startChainConsistency } from './chainHealth.js';
 import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
-import { createAccountLife } from './accountLife.js';
 
 /**
  * Everything the HTTP layer and the CLI may use, wired once: services, settings and the process's
@@ -208,83 +203,55 @@ export async function createServices(
     }
   };
   try {
-    // Secrets, the chain lock, the database, Redis and the audit trail (composition/infrastructure.ts).
-    const infrastructure = await createInfrastructure({
+    // Secrets, the chain lock, the database, Redis, the audit trail, and what several domains share.
+    const { chainLock, mailer, callbackTargets, outbox, ...infrastructure } = await createInfrastructure({
       config,
       logger,
       startup,
       pgSchema: options.pgSchema,
       onClose: (closer) => closers.push(closer),
     });
-    const { metrics, secrets, secretBox, chainLock, database, redis, readinessProbes, audit } =
-      infrastructure;
+    const { database, secrets, readinessProbes, metrics, redis, wallets } = infrastructure;
+    const db = database.db;
+    // What most domains take.
+    const base = { config, logger, db, secretBox: infrastructure.secretBox, masterKey: secrets.masterKey };
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
-    const chainDomain = await createChainDomain({
-      config,
-      logger,
-      db: database.db,
+    const { close: closeChain, ...chainDomain } = await createChainDomain({
+      ...base,
       startup,
       chainLock,
       options: options.chain,
       readinessProbes,
     });
-    closers.push(() => chainDomain.close());
-    const { chain, funds } = chainDomain;
+    closers.push(closeChain);
+    const { chain } = chainDomain;
 
-    // Signing keys, login tokens and the bearer check (composition/tokens.ts).
-    const { tokens, authenticator } = await createTokenDomain({
-      db: database.db,
-      secretBox,
-      publicUrl: config.publicUrl,
-    });
-    // E-mail (SMTP or the outbox): sign-up verification, PIN recovery, password reset, security mail.
-    const mailer = createMailer(config);
-    closers.push(() => mailer.close());
-    const wallets = new WalletStore(database.db);
-
-    // Where redirect URIs (and so backend callbacks) may point: decisions §7, docs/security.md.
-    const callbackTargets = new CallbackTargetPolicy({
-      allowPrivate: config.callbackAllowPrivate,
-      requireHttps: config.requireHttpsRedirects,
-    });
-
-    // Webhooks (docs/webhooks.md): the stores below write each event in the transaction of its change.
-    const outbox = new WebhookOutbox();
-
+    // Signing keys, login tokens and the bearer check.
+    const tokenDomain = await createTokenDomain({ ...base, publicUrl: config.publicUrl });
     // OAuth (docs/oauth.md): apps, grants, login pages, login status and the shared revocation list.
-    const oauthDomain = await createOAuthDomain({
-      outbox,
-      callbackTargets,
-      config,
-      db: database.db,
-      logger,
+    const { close: closeOAuth, ...oauthDomain } = await createOAuthDomain({
+      ...base,
+      ...tokenDomain,
       redis,
       pgSchema: options.pgSchema,
-      masterKey: secrets.masterKey,
-      secretBox,
-      tokens,
-      authenticator,
       wallets,
+      callbackTargets,
+      outbox,
     });
-    closers.push(() => oauthDomain.close());
-    const { clients, oauth, devices, revocations, browserSessions, loginStatus } = oauthDomain;
-    // The ways in (composition/accounts.ts): accounts, address verification, guests, passkeys, federation, MFA.
-    const accountDomain = createAccountDomain({
-      config,
-      db: database.db,
-      logger,
-      secretBox,
-      masterKey: secrets.masterKey,
-      tokens,
-      authenticator,
+    closers.push(closeOAuth);
+    const { clients, oauth, browserSessions, loginStatus } = oauthDomain;
+    // The ways in (decisions §9): accounts, address verification, guests, passkeys, federation, MFA.
+    const { verifications, hasher, ...accountDomain } = createAccountDomain({
+      ...base,
+      ...tokenDomain,
       mailer,
       clients,
     });
-    const { users, verifications, addressVerification, accounts } = accountDomain;
+    const { users, accounts } = accountDomain;
     // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
-      tokens,
+      ...tokenDomain,
       users: accounts,
       wallets,
       clients,
@@ -295,73 +262,66 @@ export async function createServices(
 
     // Session keys (docs/session-keys.md): a wallet handed to its session account sends its owner operations
     // through it, so PIN custody needs the records and the chain reads first.
-    const sessionParts = createSessionKeyParts({ db: database.db, outbox, chain });
+    const sessionParts = createSessionKeyParts({ db, outbox, chain });
     // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
-    const custodyDomain = createCustodyDomain({
+    const {
+      close: closeCustody,
+      sharePins,
+      ...custodyDomain
+    } = createCustodyDomain({
+      ...base,
       sessionAccounts: { store: sessionParts.store, chain: sessionParts.accounts },
-      config,
-      db: database.db,
-      logger,
-      secretBox,
-      masterKey: secrets.masterKey,
       users,
       wallets,
       verifications,
       mailer,
       chain,
     });
-    closers.push(() => custodyDomain.close());
-    const sessionKeyDomain = createSessionKeyDomain({
+    closers.push(closeCustody);
+    const { custody } = custodyDomain;
+    const { close: closeSessionKeys, sessionKeys } = createSessionKeyDomain({
+      ...base,
       parts: sessionParts,
-      custody: custodyDomain.custody,
+      custody,
       clients,
       oauth,
-      secretBox,
-      logger,
       maxOperationGas: config.sponsorship.maxOperationGas,
     });
-    closers.push(() => sessionKeyDomain.close());
-    // Account security (decisions §9 "Ways in"): the purge on a first mailbox proof, the reset hold, security mail.
-    const security = createSecurityDomain({
-      db: database.db,
-      users,
+    closers.push(closeSessionKeys);
+    // Account security, password reset, approved apps, deletion and export.
+    const accountCare = createAccountCare({
+      ...base,
+      ...oauthDomain,
+      ...accountDomain,
+      ...tokenDomain,
+      verifications,
+      hasher,
       mailer,
-      masterKey: secrets.masterKey,
-      publicUrl: config.publicUrl,
-      logger,
-      oauth,
-      sessionKeys: sessionKeyDomain.sessionKeys,
-      tokens,
-      browserSessions,
-      addressVerification,
+      sessionKeys,
+      outbox,
     });
 
     // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
-    const slotDomain = createSlotDomain({
+    const { close: closeSlots, ...slotDomain } = createSlotDomain({
+      ...base,
+      ...oauthDomain,
       outbox,
-      db: database.db,
-      logger,
       users,
       wallets,
-      clients,
-      oauth,
-      loginStatus,
       chain,
-      custody: custodyDomain.custody,
+      custody,
       callbackTargets,
     });
-    closers.push(() => slotDomain.close());
+    closers.push(closeSlots);
 
     // Content tokens (docs/content-tokens.md): the batcher starts here and first settles what a crash left.
     const content = createContentServices({
+      ...base,
       outbox,
-      db: database.db,
-      logger,
-      secretBox,
       chain,
       clients,
       slots: slotDomain.slots,
-      custody: custodyDomain.custody,
+      custody,
       wallets,
       options: options.content,
       // Read-your-writes across replicas: each replica tells the others the blocks its writes landed in.
@@ -381,23 +341,12 @@ export async function createServices(
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 
     // This replica's webhook delivery worker; it stops before the database closes.
-    const webhookDomain = createWebhookDomain({
-      config,
-      db: database.db,
-      logger,
-      secretBox,
-      clients,
-      callbackTargets,
-      outbox,
-      metrics,
-    });
+    const webhookDomain = createWebhookDomain({ ...base, clients, callbackTargets, outbox, metrics });
     closers.push(() => webhookDomain.close());
 
     // Gas sponsorship policy (decisions §7), its spend report and the console's charts.
-    const { sponsorship, sponsorshipReport, appActivity } = createSponsorshipDomain({
-      config,
-      db: database.db,
-      logger,
+    const sponsorshipDomain = createSponsorshipDomain({
+      ...base,
       metrics,
       chain,
       wallets,
@@ -409,93 +358,43 @@ export async function createServices(
     });
 
     // After the journal recovery: what the database believes is checked against the chain, in the background.
-    const chainConsistency = startChainConsistency({ db: database.db, chain, logger, readinessProbes });
+    const chainConsistency = startChainConsistency({ ...base, chain, readinessProbes });
 
     registerDomainMetrics(metrics, {
       database,
       chain,
       content,
-      queues: { scrypt: accountDomain.hasher, pbkdf2: custodyDomain.sharePins },
-      revocations,
-      sponsorship: sponsorshipReport,
+      queues: { scrypt: hasher, pbkdf2: sharePins },
+      revocations: oauthDomain.revocations,
+      sponsorship: sponsorshipDomain.sponsorshipReport,
     });
 
     return {
       config,
       logger,
-      database,
-      secrets,
-      secretBox,
-      redis,
-      readinessProbes,
-      metrics,
-      funds,
-      audit,
-      chain,
+      ...infrastructure,
+      ...chainDomain,
       chainInfo: chain.info,
-      funding: chainDomain.funding,
-      tokens,
-      authenticator,
-      accounts,
-      guests: accountDomain.guests,
-      passkeys: accountDomain.passkeys,
-      federation: accountDomain.federation,
-      mfa: accountDomain.mfa,
-      users,
-      wallets,
-      clients,
-      oauth,
-      devices,
-      revocations,
-      browserSessions,
-      consents: new ConsentService(browserSessions, oauth, clients),
-      passwords: createPasswordService({
-        users,
-        verifications,
-        hasher: accountDomain.hasher,
-        mailer,
-        masterKey: secrets.masterKey,
-        publicUrl: config.publicUrl,
-        logger,
-        browserSessions,
-        oauth,
-        security,
-      }),
+      ...tokenDomain,
+      ...oauthDomain,
+      ...accountDomain,
+      oidc,
+      ...custodyDomain,
+      sessionKeys,
+      ...accountCare,
+      ...slotDomain,
+      content,
+      webhooks: webhookDomain.endpoints,
+      ...sponsorshipDomain,
+      chainConsistency,
       accountOverview: createAccountOverview({
+        ...slotDomain,
         wallets,
         providers: content.directory,
         gateway: chain.gateway,
-        slots: slotDomain.slots,
         clients,
         balances: content.balances,
-        audit,
-      }),
-      loginStatus,
-      oidc,
-      slots: slotDomain.slots,
-      slotTransfers: slotDomain.slotTransfers,
-      slotImport: slotDomain.slotImport,
-      backend: slotDomain.backend,
-      market: slotDomain.market,
-      custody: custodyDomain.custody,
-      emailVerification: custodyDomain.emailVerification,
-      addressVerification,
-      transfers: custodyDomain.transfers,
-      content,
-      sponsorshipReport,
-      sponsorship,
-      chainConsistency,
-      webhooks: webhookDomain.endpoints,
-      appActivity,
-      sessionKeys: sessionKeyDomain.sessionKeys,
-      security,
-      accountLife: createAccountLife({
-        db: database.db,
-        outbox,
-        revocations,
-        sessionKeys: sessionKeyDomain.sessionKeys,
-        clients,
-        logger,
+        audit: infrastructure.audit,
       }),
       close,
     };

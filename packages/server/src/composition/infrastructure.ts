@@ -9,7 +9,12 @@ import { migrateToLatest } from '../db/migrate.js';
 import { ServiceMetrics } from '../observability/metrics.js';
 import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
 import { AuditTrail } from '../services/audit/auditTrail.js';
+import type { Mailer } from '../services/mail/mailer.js';
+import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
 import { AuditLogStore } from '../stores/auditLogStore.js';
+import { WalletStore } from '../stores/walletStore.js';
+import { WebhookOutbox } from '../stores/webhookStore.js';
+import { createMailer } from './mail.js';
 import type { Services } from './index.js';
 import type { StartupProgress } from './startupProgress.js';
 
@@ -24,11 +29,20 @@ export interface Infrastructure {
   /** The database's and Redis's checks; the domains built later add theirs. */
   readinessProbes: Services['readinessProbes'];
   audit: AuditTrail;
+  /** E-mail (SMTP or the outbox): sign-up verification, PIN recovery, password reset, security mail. */
+  mailer: Mailer;
+  /** Main and slot content wallets: OAuth, OIDC, custody, slots, content and sponsorship read them. */
+  wallets: WalletStore;
+  /** Where redirect URIs (and so backend callbacks and webhooks) may point: decisions §7, docs/security.md. */
+  callbackTargets: CallbackTargetPolicy;
+  /** Webhooks (docs/webhooks.md): the domains' stores write each event in the transaction of its change. */
+  outbox: WebhookOutbox;
 }
 
 /**
- * What every domain stands on: secrets, the DATA_DIR's chain lock, the migrated database, Redis and the
- * audit trail. Each piece hands its closer to `onClose` as soon as it is open (rather than returning one
+ * What every domain stands on: secrets, the DATA_DIR's chain lock, the migrated database, Redis, the audit
+ * trail, and what several domains share (the mailer, the wallet store, the callback-target policy, the
+ * webhook outbox). Each piece hands its closer to `onClose` as soon as it is open (rather than returning one
  * `close`), so a failure part-way (a migration, a second process holding the lock) still releases what
  * was opened before it, in reverse order, with the rest of the root's closers.
  */
@@ -83,5 +97,24 @@ export async function createInfrastructure(deps: {
   }
 
   const audit = new AuditTrail(new AuditLogStore(database.db), logger);
-  return { metrics, secrets, secretBox, chainLock, database, redis, readinessProbes, audit };
+  const mailer = createMailer(config);
+  onClose(() => mailer.close());
+  const callbackTargets = new CallbackTargetPolicy({
+    allowPrivate: config.callbackAllowPrivate,
+    requireHttps: config.requireHttpsRedirects,
+  });
+  return {
+    metrics,
+    secrets,
+    secretBox,
+    chainLock,
+    database,
+    redis,
+    readinessProbes,
+    audit,
+    mailer,
+    wallets: new WalletStore(database.db),
+    callbackTargets,
+    outbox: new WebhookOutbox(),
+  };
 }
