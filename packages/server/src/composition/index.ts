@@ -31,7 +31,12 @@ import type { EmailVerificationService } from '../services/verification/emailVer
 import type { AddressVerificationService } from '../services/verification/addressVerificationService.js';
 import type { UserStore } from '../stores/userStore.js';
 import type { WalletStore } from '../stores/walletStore.js';
-import { type ContentOptions, type ContentServices, createContentServices } from './content.js';
+import {
+  type ContentOptions,
+  type ContentServices,
+  contentReplicaOf,
+  createContentServices,
+} from './content.js';
 import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
 import type { MfaService } from '../services/mfa/mfaService.js';
@@ -48,7 +53,6 @@ import type { ConsentService } from '../services/oauth/consentService.js';
 import type { OidcServices } from '../services/oidc/oidcServices.js';
 import { createOidcServices } from './oidc.js';
 import type { SponsorshipStore } from '../stores/sponsorshipStore.js';
-import { chainHeadChannel, RedisChainHeadBus } from '../stores/chainHeadBus.js';
 import { registerDomainMetrics } from './observability.js';
 import type { FundsWatch } from '../services/funds/fundsWatch.js';
 import type { ChainConsistencyCheck } from '../services/chainConsistency/chainConsistencyCheck.js';
@@ -203,135 +207,80 @@ export async function createServices(
     }
   };
   try {
-    // Secrets, the chain lock, the database, Redis, the audit trail, and what several domains share.
-    const { chainLock, mailer, callbackTargets, outbox, ...infrastructure } = await createInfrastructure({
-      config,
-      logger,
-      startup,
-      pgSchema: options.pgSchema,
-      onClose: (closer) => closers.push(closer),
-    });
-    const { database, secrets, readinessProbes, metrics, redis, wallets } = infrastructure;
-    const db = database.db;
-    // What most domains take.
-    const base = { config, logger, db, secretBox: infrastructure.secretBox, masterKey: secrets.masterKey };
+    // One domain per file, in dependency order; each declares the deps it takes, most of them from `base`.
+    const { pgSchema } = options;
+    const onClose = (closer: () => Promise<void>) => void closers.push(closer);
+    const infrastructure = await createInfrastructure({ config, logger, startup, pgSchema, onClose });
+    // What most domains take: the infrastructure's services and what it was given and opened.
+    const { services: shared, ...context } = infrastructure;
+    const base = { ...shared, ...context };
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
-    const { close: closeChain, ...chainDomain } = await createChainDomain({
-      ...base,
-      startup,
-      chainLock,
-      options: options.chain,
-      readinessProbes,
-    });
+    const chainDomain = await createChainDomain({ ...base, options: options.chain });
+    const { close: closeChain, ...chainServices } = chainDomain;
     closers.push(closeChain);
     const { chain } = chainDomain;
-
-    // Signing keys, login tokens and the bearer check.
-    const tokenDomain = await createTokenDomain({ ...base, publicUrl: config.publicUrl });
-    // OAuth (docs/oauth.md): apps, grants, login pages, login status and the shared revocation list.
-    const { close: closeOAuth, ...oauthDomain } = await createOAuthDomain({
-      ...base,
-      ...tokenDomain,
-      redis,
-      pgSchema: options.pgSchema,
-      wallets,
-      callbackTargets,
-      outbox,
-    });
+    const tokenDomain = await createTokenDomain(base);
+    const { close: closeOAuth, ...oauthDomain } = await createOAuthDomain({ ...base, ...tokenDomain });
     closers.push(closeOAuth);
-    const { clients, oauth, browserSessions, loginStatus } = oauthDomain;
+    const { clients, browserSessions } = oauthDomain;
     // The ways in (decisions §9): accounts, address verification, guests, passkeys, federation, MFA.
-    const { verifications, hasher, ...accountDomain } = createAccountDomain({
-      ...base,
-      ...tokenDomain,
-      mailer,
-      clients,
-    });
+    const accountDomain = createAccountDomain({ ...base, ...tokenDomain, clients });
+    const { verifications, hasher, ...accountServices } = accountDomain;
     const { users, accounts } = accountDomain;
-    // OpenID Connect (docs/oidc.md): id_tokens, userinfo and RP-initiated logout over the OAuth domain.
     const oidc = createOidcServices({
+      ...shared,
       ...tokenDomain,
+      ...oauthDomain,
       users: accounts,
-      wallets,
-      clients,
       sessions: browserSessions,
-      loginStatus,
       issuer: config.publicUrl,
     });
 
     // Session keys (docs/session-keys.md): a wallet handed to its session account sends its owner operations
     // through it, so PIN custody needs the records and the chain reads first.
-    const sessionParts = createSessionKeyParts({ db, outbox, chain });
-    // PIN custody, e-mail verification and transfers (docs/pin-custody.md, docs/security.md).
-    const {
-      close: closeCustody,
-      sharePins,
-      ...custodyDomain
-    } = createCustodyDomain({
-      ...base,
-      sessionAccounts: { store: sessionParts.store, chain: sessionParts.accounts },
-      users,
-      wallets,
-      verifications,
-      mailer,
-      chain,
-    });
+    const sessionParts = createSessionKeyParts({ ...base, chain });
+    const sessionAccounts = { store: sessionParts.store, chain: sessionParts.accounts };
+    const custodyDomain = createCustodyDomain({ ...base, sessionAccounts, users, verifications, chain });
+    const { close: closeCustody, sharePins, ...custodyServices } = custodyDomain;
     closers.push(closeCustody);
-    const { custody } = custodyDomain;
+    const { custody } = custodyServices;
+    const maxOperationGas = config.sponsorship.maxOperationGas;
     const { close: closeSessionKeys, sessionKeys } = createSessionKeyDomain({
       ...base,
+      ...oauthDomain,
       parts: sessionParts,
       custody,
-      clients,
-      oauth,
-      maxOperationGas: config.sponsorship.maxOperationGas,
+      maxOperationGas,
     });
     closers.push(closeSessionKeys);
     // Account security, password reset, approved apps, deletion and export.
     const accountCare = createAccountCare({
       ...base,
+      ...tokenDomain,
       ...oauthDomain,
       ...accountDomain,
-      ...tokenDomain,
-      verifications,
-      hasher,
-      mailer,
       sessionKeys,
-      outbox,
     });
 
-    // Slots, backend integration and the marketplace (docs/slots.md, docs/backend-integration.md).
     const { close: closeSlots, ...slotDomain } = createSlotDomain({
       ...base,
       ...oauthDomain,
-      outbox,
       users,
-      wallets,
       chain,
       custody,
-      callbackTargets,
     });
     closers.push(closeSlots);
-
     // Content tokens (docs/content-tokens.md): the batcher starts here and first settles what a crash left.
     const content = createContentServices({
       ...base,
-      outbox,
+      ...shared,
+      ...contentReplicaOf({ ...base, chain }),
       chain,
       clients,
       slots: slotDomain.slots,
       custody,
-      wallets,
       options: options.content,
-      // Read-your-writes across replicas: each replica tells the others the blocks its writes landed in.
-      headBroadcast: redis
-        ? new RedisChainHeadBus(redis, chainHeadChannel(`${config.publicUrl}|${options.pgSchema ?? ''}`))
-        : undefined,
-      // The embedded chain's DATA_DIR lock admits one process, and SQLite lives in that DATA_DIR; PostgreSQL
-      // may be shared by replicas, whose batcher leases must expire as before.
-      soleProcess: chain.embedded !== undefined && !config.databaseUrl,
-      chainConfirmations: config.chainConfirmations,
     });
     startup.begin('content');
     await content.start();
@@ -341,61 +290,52 @@ export async function createServices(
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 
     // This replica's webhook delivery worker; it stops before the database closes.
-    const webhookDomain = createWebhookDomain({ ...base, clients, callbackTargets, outbox, metrics });
-    closers.push(() => webhookDomain.close());
-
-    // Gas sponsorship policy (decisions §7), its spend report and the console's charts.
+    const { close: closeWebhooks, endpoints: webhooks } = createWebhookDomain({ ...base, clients });
+    closers.push(closeWebhooks);
     const sponsorshipDomain = createSponsorshipDomain({
       ...base,
-      metrics,
       chain,
-      wallets,
-      sessionAccounts: sessionParts.store,
       users,
-      providers: content.directory,
       clients,
-      readinessProbes,
+      sessionAccounts: sessionParts.store,
+      providers: content.directory,
     });
-
     // After the journal recovery: what the database believes is checked against the chain, in the background.
-    const chainConsistency = startChainConsistency({ ...base, chain, readinessProbes });
-
-    registerDomainMetrics(metrics, {
-      database,
+    const chainConsistency = startChainConsistency({ ...base, chain });
+    registerDomainMetrics(shared.metrics, {
+      ...shared,
+      ...oauthDomain,
       chain,
       content,
       queues: { scrypt: hasher, pbkdf2: sharePins },
-      revocations: oauthDomain.revocations,
       sponsorship: sponsorshipDomain.sponsorshipReport,
     });
 
+    const accountOverview = createAccountOverview({
+      ...shared,
+      ...slotDomain,
+      clients,
+      providers: content.directory,
+      gateway: chain.gateway,
+      balances: content.balances,
+    });
     return {
-      config,
-      logger,
-      ...infrastructure,
-      ...chainDomain,
+      ...shared,
+      ...chainServices,
       chainInfo: chain.info,
       ...tokenDomain,
       ...oauthDomain,
-      ...accountDomain,
+      ...accountServices,
       oidc,
-      ...custodyDomain,
+      ...custodyServices,
       sessionKeys,
       ...accountCare,
       ...slotDomain,
       content,
-      webhooks: webhookDomain.endpoints,
+      webhooks,
       ...sponsorshipDomain,
       chainConsistency,
-      accountOverview: createAccountOverview({
-        ...slotDomain,
-        wallets,
-        providers: content.directory,
-        gateway: chain.gateway,
-        clients,
-        balances: content.balances,
-        audit: infrastructure.audit,
-      }),
+      accountOverview,
       close,
     };
   } catch (err) {

@@ -4,10 +4,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ChainOwnerLock } from '../chain/chainOwnerLock.js';
 import { SecretBox } from '../crypto/secretBox.js';
-import { type DatabaseHandle, openDatabase } from '../db/database.js';
+import { type Db, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ServiceMetrics } from '../observability/metrics.js';
-import { ensureSecrets, type PlatformSecrets } from '../secrets.js';
+import { ensureSecrets } from '../secrets.js';
 import { AuditTrail } from '../services/audit/auditTrail.js';
 import type { Mailer } from '../services/mail/mailer.js';
 import { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
@@ -15,24 +15,40 @@ import { AuditLogStore } from '../stores/auditLogStore.js';
 import { WalletStore } from '../stores/walletStore.js';
 import { WebhookOutbox } from '../stores/webhookStore.js';
 import { createMailer } from './mail.js';
-import type { Services } from './index.js';
+import type { Composition, Services } from './index.js';
 import type { StartupProgress } from './startupProgress.js';
 
-export interface Infrastructure {
-  metrics: ServiceMetrics;
-  secrets: PlatformSecrets;
-  secretBox: SecretBox;
+/** What createInfrastructure was given, which every domain takes too. */
+interface InfrastructureDeps {
+  config: Config;
+  logger: Logger;
+  startup: StartupProgress;
+  /** Tests isolate PostgreSQL runs in their own schema. */
+  pgSchema: string | undefined;
+  onClose(closer: () => Promise<void>): void;
+}
+
+export interface Infrastructure extends Omit<InfrastructureDeps, 'onClose'> {
+  /** What the Composition exposes of it. */
+  services: Pick<
+    Composition,
+    | 'config'
+    | 'logger'
+    | 'metrics'
+    | 'secrets'
+    | 'secretBox'
+    | 'database'
+    | 'redis'
+    | 'readinessProbes'
+    | 'audit'
+    | 'wallets'
+  >;
+  db: Db;
+  masterKey: Buffer;
   /** Held while this process owns the DATA_DIR's embedded chain; undefined on an external chain. */
   chainLock: ChainOwnerLock | undefined;
-  database: DatabaseHandle;
-  redis: Redis | undefined;
-  /** The database's and Redis's checks; the domains built later add theirs. */
-  readinessProbes: Services['readinessProbes'];
-  audit: AuditTrail;
   /** E-mail (SMTP or the outbox): sign-up verification, PIN recovery, password reset, security mail. */
   mailer: Mailer;
-  /** Main and slot content wallets: OAuth, OIDC, custody, slots, content and sponsorship read them. */
-  wallets: WalletStore;
   /** Where redirect URIs (and so backend callbacks and webhooks) may point: decisions §7, docs/security.md. */
   callbackTargets: CallbackTargetPolicy;
   /** Webhooks (docs/webhooks.md): the domains' stores write each event in the transaction of its change. */
@@ -46,14 +62,7 @@ export interface Infrastructure {
  * `close`), so a failure part-way (a migration, a second process holding the lock) still releases what
  * was opened before it, in reverse order, with the rest of the root's closers.
  */
-export async function createInfrastructure(deps: {
-  config: Config;
-  logger: Logger;
-  startup: StartupProgress;
-  /** Tests isolate PostgreSQL runs in their own schema. */
-  pgSchema: string | undefined;
-  onClose(closer: () => Promise<void>): void;
-}): Promise<Infrastructure> {
+export async function createInfrastructure(deps: InfrastructureDeps): Promise<Infrastructure> {
   const { config, logger, startup, onClose } = deps;
   const metrics = new ServiceMetrics();
   const secrets = ensureSecrets(config);
@@ -103,17 +112,29 @@ export async function createInfrastructure(deps: {
     allowPrivate: config.callbackAllowPrivate,
     requireHttps: config.requireHttpsRedirects,
   });
+  // The wallet store: OAuth, OIDC, custody, slots, content and sponsorship all read main wallets.
+  const wallets = new WalletStore(database.db);
   return {
-    metrics,
-    secrets,
-    secretBox,
+    services: {
+      config,
+      logger,
+      metrics,
+      secrets,
+      secretBox,
+      database,
+      redis,
+      readinessProbes,
+      audit,
+      wallets,
+    },
+    config,
+    logger,
+    startup,
+    pgSchema: deps.pgSchema,
+    db: database.db,
+    masterKey: secrets.masterKey,
     chainLock,
-    database,
-    redis,
-    readinessProbes,
-    audit,
     mailer,
-    wallets: new WalletStore(database.db),
     callbackTargets,
     outbox: new WebhookOutbox(),
   };

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import { Authenticator } from '../services/tokens/authenticator.js';
@@ -12,9 +13,9 @@ import { SigningKeyStore } from '../stores/signingKeyStore.js';
 export async function createTokenDomain(deps: {
   db: Db;
   secretBox: SecretBox;
-  publicUrl: string;
+  config: Pick<Config, 'publicUrl'>;
 }): Promise<{ tokens: TokenService; authenticator: Authenticator }> {
-  const tokens = new TokenService(new SigningKeyStore(deps.db), deps.secretBox, deps.publicUrl);
+  const tokens = new TokenService(new SigningKeyStore(deps.db), deps.secretBox, deps.config.publicUrl);
   await tokens.init();
   return { tokens, authenticator: new Authenticator(tokens) };
 }
