@@ -1,4 +1,7 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { chainHeadChannel, RedisChainHeadBus } from '../stores/chainHeadBus.js';
 import type { ChainServices } from './chain.js';
 import { ContentTokenGateway } from '../chain/contentTokenGateway.js';
 import type { SecretBox } from '../crypto/secretBox.js';
@@ -80,6 +83,27 @@ export interface ContentDeps {
   outbox?: WebhookOutbox | undefined;
   /** CHAIN_CONFIRMATIONS (1 by default): how deep a change found again after a crash must be. */
   chainConfirmations?: number | undefined;
+}
+
+/** How this process's content domain shares the database and the chain with other replicas. */
+export function contentReplicaOf(deps: {
+  config: Pick<Config, 'publicUrl' | 'databaseUrl' | 'chainConfirmations'>;
+  redis: Redis | undefined;
+  /** Keeps the head channel of a test's PostgreSQL schema apart from the others. */
+  pgSchema: string | undefined;
+  chain: Pick<ChainServices, 'embedded'>;
+}): Pick<ContentDeps, 'headBroadcast' | 'soleProcess' | 'chainConfirmations'> {
+  const { config, redis } = deps;
+  return {
+    // Read-your-writes across replicas: each replica tells the others the blocks its writes landed in.
+    headBroadcast: redis
+      ? new RedisChainHeadBus(redis, chainHeadChannel(`${config.publicUrl}|${deps.pgSchema ?? ''}`))
+      : undefined,
+    // The embedded chain's DATA_DIR lock admits one process, and SQLite lives in that DATA_DIR; PostgreSQL
+    // may be shared by replicas, whose batcher leases must expire as before.
+    soleProcess: deps.chain.embedded !== undefined && !config.databaseUrl,
+    chainConfirmations: config.chainConfirmations,
+  };
 }
 
 /** Wires content tokens (docs/content-tokens.md) from their stores, the DauthContentToken gateway and the other domains. */
