@@ -48,6 +48,7 @@ import { type ContentOptions, type ContentServices, createContentServices } from
 import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
 import { createMfaDomain } from './mfa.js';
+import { createAccountSessionsDomain } from './accountSessions.js';
 import type { MfaService } from '../services/mfa/mfaService.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
@@ -120,6 +121,8 @@ export interface Services {
   federation: FederationService;
   /** Second factors (docs/mfa.md): TOTP, recovery codes, the sign-in's second step. */
   mfa: MfaService;
+  /** The account's sessions and ways in, as its Security page lists them (docs/account.md). */
+  accountSessions: ReturnType<typeof createAccountSessionsDomain>['accountSessions'];
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
@@ -606,6 +609,7 @@ export async function createServices(
       passkeys,
       federation,
       mfa,
+      ...createAccountSessionsDomain({ browserSessions, oauth, clients, accounts, passkeys, federation, mfa }),
       users,
       wallets,
       clients,

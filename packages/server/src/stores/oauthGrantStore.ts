@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
+import type { DeviceOrigin } from '../services/accountSessions/device.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, type WebhookOutbox } from './webhookStore.js';
@@ -14,6 +15,10 @@ export interface OAuthGrantsTable {
   /** OpenID Connect grants only (migration 0060): the granted scope and the authentication time (ms). */
   scope: string | null;
   auth_time: number | null;
+  /** Where it was authorized, and the last rotation of its refresh token (migration 0260). */
+  user_agent: string | null;
+  network: string | null;
+  last_used_at: number | null;
 }
 
 export interface OAuthCodesTable {
@@ -63,6 +68,8 @@ export interface GrantRecord {
   revokedReason: string | null;
   /** Set for OpenID Connect authorizations (scope contains `openid`): see `OidcGrant`. */
   oidc?: OidcGrant | undefined;
+  /** The authorizing browser, where known (the code flow, a device approval). */
+  device?: DeviceOrigin | undefined;
 }
 
 /**
@@ -101,6 +108,9 @@ export interface RefreshTokenRecord {
   successorHash: string | null;
   successorSealed: string | null;
 }
+
+/** A live grant as the account's Security page lists it. */
+export type LiveGrant = GrantRecord & { lastUsedAt?: number | undefined };
 
 const toGrant = (r: OAuthGrantsTable): GrantRecord => ({
   grantId: r.grant_id,
@@ -181,6 +191,8 @@ export async function insertGrantWithCode(
       revoked_reason: null,
       scope: grant.oidc?.scope ?? null,
       auth_time: grant.oidc?.authTime ?? null,
+      user_agent: grant.device?.userAgent ?? null,
+      network: grant.device?.network ?? null,
     })
     .execute();
   await trx
@@ -548,6 +560,22 @@ export class OAuthGrantStore {
     }));
   }
 
+  /** A user's live grants, newest first, with where each was authorized and its last rotation. */
+  async liveGrantDetailsOf(userUuid: number): Promise<LiveGrant[]> {
+    const rows = await this.db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('user_uuid', '=', userUuid)
+      .where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      ...toGrant(r),
+      device: { userAgent: r.user_agent ?? undefined, network: r.network ?? undefined },
+      lastUsedAt: r.last_used_at === null ? undefined : Number(r.last_used_at),
+    }));
+  }
+
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {
     const row = await this.db
       .selectFrom('oauth_refresh_tokens')
@@ -592,6 +620,12 @@ export class OAuthGrantStore {
           )
           .executeTakeFirst();
         if (affected(used) !== 1) throw new LostRace();
+        // The grant's last use, as the account's Security page shows it.
+        await trx
+          .updateTable('oauth_grants')
+          .set({ last_used_at: input.now })
+          .where('grant_id', '=', input.successor.grantId)
+          .execute();
       });
       return 'rotated';
     } catch (err) {

@@ -1,6 +1,8 @@
 import type { CodeRecord, GrantRecord, OidcGrant } from '../../stores/oauthGrantStore.js';
 import { randomUUID } from 'node:crypto';
 import type { OAuthClient } from '../../stores/clientStore.js';
+import { deviceOrigin } from '../accountSessions/device.js';
+import type { RequestContext } from '../security/requestContext.js';
 import { revokeGrant } from './grantRevocation.js';
 import { invalidGrant } from './oauthErrors.js';
 import {
@@ -24,6 +26,8 @@ export interface IssueCodeInput {
   codeChallengeMethod?: 'S256' | undefined;
   /** Set when the request's scope contains `openid` (docs/oidc.md). */
   oidc?: OidcGrant | undefined;
+  /** The authorizing browser's request: its device and network are kept with the grant (Security page). */
+  origin?: RequestContext | undefined;
 }
 
 export interface ExchangeCodeInput {
@@ -57,7 +61,11 @@ export function codeGrantRecords(
   now: number,
 ): { grant: GrantRecord; record: CodeRecord } {
   const grantId = randomUUID();
-  const grant = { ...newGrant(grantId, input.client.clientId, input.userUuid, now), oidc: input.oidc };
+  const grant: GrantRecord = {
+    ...newGrant(grantId, input.client.clientId, input.userUuid, now),
+    oidc: input.oidc,
+    device: deviceOrigin(input.origin),
+  };
   const record: CodeRecord = {
     codeHash,
     grantId,

@@ -1,10 +1,15 @@
 import { safeEqual } from '../../crypto/constantTime.js';
-import type { OAuthSessionStore } from '../../stores/oauthSessionStore.js';
+import type { OAuthSessionStore, SessionRecord } from '../../stores/oauthSessionStore.js';
+import { type DeviceOrigin, deviceOrigin } from '../accountSessions/device.js';
+import type { RequestContext } from '../security/requestContext.js';
 import { consentCovers, mergedScope } from '../oidc/scopes.js';
 import { deriveKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
 /** Lifetime of a session of the service's own login page. */
 export const SESSION_TTL_MS = 8 * 3600_000;
+
+/** A session's last use is written at most this often (it is read on every authorization). */
+const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * Sessions and CSRF protection of the login-and-consent page.
@@ -34,15 +39,21 @@ export class BrowserSessionService {
     this.#signInGate = gate;
   }
 
-  async createSession(userUuid: number): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
+  /** `origin`: the signing-in request (its device and network are kept for the account's Security page). */
+  async createSession(
+    userUuid: number,
+    origin?: RequestContext,
+  ): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
     await this.#signInGate?.(userUuid);
     const cookieValue = newOpaqueToken();
     const now = this.now();
+    const device: DeviceOrigin = deviceOrigin(origin);
     await this.store.insertSession({
       sessionHash: sha256Hex(cookieValue),
       userUuid,
       createdAt: now,
       expiresAt: now + SESSION_TTL_MS,
+      ...device,
     });
     return { cookieValue, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
@@ -59,8 +70,12 @@ export class BrowserSessionService {
     cookieValue: string | undefined,
   ): Promise<{ userUuid: number; authTime: number } | undefined> {
     if (!cookieValue || cookieValue.length > 100) return undefined;
-    const session = await this.store.findLiveSession(sha256Hex(cookieValue), this.now());
-    return session ? { userUuid: session.userUuid, authTime: session.createdAt } : undefined;
+    const now = this.now();
+    const session = await this.store.findLiveSession(sha256Hex(cookieValue), now);
+    if (!session) return undefined;
+    // Only the authorize and device pages ask: each is a use the account's Security page shows.
+    await this.store.touchSession(session.sessionHash, now, LAST_USED_EVERY_MS);
+    return { userUuid: session.userUuid, authTime: session.createdAt };
   }
 
   async endSession(cookieValue: string | undefined): Promise<void> {
@@ -70,6 +85,16 @@ export class BrowserSessionService {
   /** Ends every login-page session of the user, on every replica (sessions are looked up in the database). */
   endSessionsOf(userUuid: number): Promise<number> {
     return this.store.deleteSessionsOf(userUuid);
+  }
+
+  /** The user's live login-page sessions, newest first (the account's Security page). */
+  liveSessionsOf(userUuid: number): Promise<SessionRecord[]> {
+    return this.store.liveSessionsOf(userUuid, this.now());
+  }
+
+  /** Ends the user's session whose stored hash is `sessionHash`; false when it is not theirs (or gone). */
+  endSessionOf(userUuid: number, sessionHash: string): Promise<boolean> {
+    return this.store.deleteSessionOf(userUuid, sessionHash);
   }
 
   newCsrfCookie(): string {

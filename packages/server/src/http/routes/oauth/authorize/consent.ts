@@ -7,6 +7,7 @@ import {
 import { disclosedClaims } from '../../../../services/oidc/scopes.js';
 import { consentPage } from '../../../pages/authorizePages.js';
 import { newNonce } from '../../../pages/html.js';
+import { requestContextOf } from '../../../requestContext.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { type AuthorizePage, pageForm } from './shared.js';
@@ -70,7 +71,7 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
         return page.finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
       }
       await browserSessions.recordConsent(session.userUuid, authz.client.clientId, authz.oidc.scope);
-      return page.finish(reply, authz, await page.grantCode(session.userUuid, authz, session.authTime), 303);
+      return page.finish(reply, authz, await page.grantCode(session.userUuid, authz, session.authTime, requestContextOf(request)), 303);
     },
   );
 }

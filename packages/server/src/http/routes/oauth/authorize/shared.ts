@@ -19,6 +19,8 @@ import {
   loginPage,
 } from '../../../pages/authorizePages.js';
 import { newNonce, pageHeaders } from '../../../pages/html.js';
+import { requestContextOf } from '../../../requestContext.js';
+import type { RequestContext } from '../../../../services/security/requestContext.js';
 import { optionalString as str } from '../clientEndpoint.js';
 
 export const SESSION_COOKIE = 'dauth_session';
@@ -231,7 +233,7 @@ export function authorizePage(services: Services) {
   /** After a sign-in or sign-up on the page: a browser session, then back to the same request. */
   async function signedInBackToAuthorize(reply: FastifyReply, authz: AuthorizationRequest, userUuid: number) {
     reply.request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
-    const session = await browserSessions.createSession(userUuid);
+    const session = await browserSessions.createSession(userUuid, requestContextOf(reply.request));
     void reply.setCookie(cookies.session, session.cookieValue, {
       ...cookieOptions,
       maxAge: session.maxAgeSeconds,
@@ -240,9 +242,16 @@ export function authorizePage(services: Services) {
   }
 
   /** `authTime`: when the user signed in (ms), the OIDC `auth_time` of an `openid` request. */
-  async function grantCode(userUuid: number, request: AuthorizationRequest, authTime: number) {
+  /** `origin`: the authorizing browser's request (its device and network are kept with the grant). */
+  async function grantCode(
+    userUuid: number,
+    request: AuthorizationRequest,
+    authTime: number,
+    origin: RequestContext,
+  ) {
     const { scope, nonce } = request.oidc;
     const { code } = await oauth.issueCode({
+      origin,
       client: request.client,
       userUuid,
       redirectUri: request.redirectUri,

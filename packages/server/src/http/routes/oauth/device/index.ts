@@ -11,6 +11,7 @@ import {
   deviceLoginPage,
 } from '../../../pages/devicePages.js';
 import { newNonce } from '../../../pages/html.js';
+import { requestContextOf } from '../../../requestContext.js';
 import { userCodeGuessLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
@@ -149,7 +150,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         );
       }
       request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
-      const session = await browserSessions.createSession(userUuid);
+      const session = await browserSessions.createSession(userUuid, requestContextOf(request));
       void reply.setCookie(page.cookies.session, session.cookieValue, {
         ...page.cookies.options,
         maxAge: session.maxAgeSeconds,
