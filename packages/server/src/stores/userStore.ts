@@ -101,7 +101,11 @@ export class UserStore {
 
   /** Records that the account's password was just proved (the Security page's "last used"). */
   async notePasswordUse(userUuid: number, now: number): Promise<void> {
-    await this.db.updateTable('users').set({ password_used_at: now }).where('user_uuid', '=', userUuid).execute();
+    await this.db
+      .updateTable('users')
+      .set({ password_used_at: now })
+      .where('user_uuid', '=', userUuid)
+      .execute();
   }
 
   /** Whether the account has a password, and when it was last proved (undefined: not since 0260). */

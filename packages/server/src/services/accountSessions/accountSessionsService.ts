@@ -81,7 +81,8 @@ export class AccountSessionsService {
     ]);
     const names = new Map<string, string | undefined>();
     for (const g of grants) {
-      if (!names.has(g.clientId)) names.set(g.clientId, (await this.deps.clients.findClient(g.clientId))?.name);
+      if (!names.has(g.clientId))
+        names.set(g.clientId, (await this.deps.clients.findClient(g.clientId))?.name);
     }
     const sessions: AccountSession[] = browsers.map((s) => ({
       id: browserSessionId(s.sessionHash),

@@ -20,7 +20,9 @@ const Session = Type.Object({
   expires_at: OptionalTime,
   device: Type.Union([Type.String(), Type.Null()], { description: 'A short name of the user agent' }),
   user_agent: Type.Union([Type.String(), Type.Null()], { description: 'At most 200 characters' }),
-  network: Type.Union([Type.String(), Type.Null()], { description: 'The /24 (IPv4) or /48 (IPv6) it was opened from' }),
+  network: Type.Union([Type.String(), Type.Null()], {
+    description: 'The /24 (IPv4) or /48 (IPv6) it was opened from',
+  }),
 });
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -96,14 +98,19 @@ export async function sessionRoutes(app: App, services: Services): Promise<void>
       schema: {
         tags: ['accounts'],
         summary:
-          "Your ways in with their last use: the password, passkeys, linked identities, and whether TOTP is on",
+          'Your ways in with their last use: the password, passkeys, linked identities, and whether TOTP is on',
         security: bearerSecurity,
         response: {
           200: Type.Object({
             success: Type.Boolean(),
             password: Type.Object({ set: Type.Boolean(), last_used_at: OptionalTime }),
             passkeys: Type.Array(
-              Type.Object({ id: Type.String(), created_at: Time, last_used_at: OptionalTime, backed_up: Type.Boolean() }),
+              Type.Object({
+                id: Type.String(),
+                created_at: Time,
+                last_used_at: OptionalTime,
+                backed_up: Type.Boolean(),
+              }),
             ),
             identities: Type.Array(
               Type.Object({

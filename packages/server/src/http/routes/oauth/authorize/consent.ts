@@ -71,7 +71,12 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
         return page.finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
       }
       await browserSessions.recordConsent(session.userUuid, authz.client.clientId, authz.oidc.scope);
-      return page.finish(reply, authz, await page.grantCode(session.userUuid, authz, session.authTime, requestContextOf(request)), 303);
+      return page.finish(
+        reply,
+        authz,
+        await page.grantCode(session.userUuid, authz, session.authTime, requestContextOf(request)),
+        303,
+      );
     },
   );
 }

@@ -75,7 +75,12 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         if (maxAge !== undefined && Math.floor(Date.now() / 1000) - claims.iat > maxAge) {
           return finish(reply, authz, { error: 'login_required', state: authz.state }, 302);
         }
-        return finish(reply, authz, await grantCode(Number(claims.userId), authz, claims.iat * 1000, requestContextOf(request)), 302);
+        return finish(
+          reply,
+          authz,
+          await grantCode(Number(claims.userId), authz, claims.iat * 1000, requestContextOf(request)),
+          302,
+        );
       }
       const session = await browserSessions.sessionOf(request.cookies[cookies.session]);
       const step = nextAuthorizeStep({
@@ -90,7 +95,12 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         return finish(reply, authz, { error: step.error, state: authz.state }, 302);
       if (step === 'login' || !session) return showLogin(request, reply, authz);
       if (step === 'issue')
-        return finish(reply, authz, await grantCode(session.userUuid, authz, session.authTime, requestContextOf(request)), 302);
+        return finish(
+          reply,
+          authz,
+          await grantCode(session.userUuid, authz, session.authTime, requestContextOf(request)),
+          302,
+        );
       return showConsent(page, request, reply, authz, session.userUuid);
     },
   );
