@@ -7,7 +7,6 @@ import type { App } from '../../types.js';
 
 const Time = Type.String({ description: 'ISO 8601 UTC' });
 const OptionalTime = Type.Union([Time, Type.Null()]);
-const OptionalString = Type.Union([Type.String(), Type.Null()]);
 
 const Session = Type.Object({
   id: Type.String({ description: 'Give it to DELETE /v1/dev-user/sessions/{id}' }),
