@@ -49,6 +49,7 @@ import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
 import { createMfaDomain } from './mfa.js';
 import { createAccountSessionsDomain } from './accountSessions.js';
+import type { AccountSessionsService } from '../services/accountSessions/accountSessionsService.js';
 import type { MfaService } from '../services/mfa/mfaService.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { createMailer } from './mail.js';
@@ -122,7 +123,7 @@ export interface Services {
   /** Second factors (docs/mfa.md): TOTP, recovery codes, the sign-in's second step. */
   mfa: MfaService;
   /** The account's sessions and ways in, as its Security page lists them (docs/account.md). */
-  accountSessions: ReturnType<typeof createAccountSessionsDomain>['accountSessions'];
+  accountSessions: AccountSessionsService;
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */

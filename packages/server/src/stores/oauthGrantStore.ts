@@ -1,6 +1,5 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
-import type { DeviceOrigin } from '../services/accountSessions/device.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, type WebhookOutbox } from './webhookStore.js';
@@ -69,7 +68,7 @@ export interface GrantRecord {
   /** Set for OpenID Connect authorizations (scope contains `openid`): see `OidcGrant`. */
   oidc?: OidcGrant | undefined;
   /** The authorizing browser, where known (the code flow, a device approval). */
-  device?: DeviceOrigin | undefined;
+  device?: { userAgent?: string | undefined; network?: string | undefined } | undefined;
 }
 
 /**
