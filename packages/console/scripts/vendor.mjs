@@ -1,6 +1,6 @@
-// Copies the console's one third-party library, uPlot (the charts, docs/console.md), from its pinned npm
-// package into the compiled console, so the server serves it as a file of its own: no CDN, nothing
-// fetched at run time. `npm run build` runs this after `tsc -b`.
+// Copies the console's third-party libraries, uPlot (the charts) and uqr (the QR code of a TOTP enrolment,
+// docs/console.md), from their pinned npm packages into the compiled console, so the server serves each as
+// a file of its own: no CDN, nothing fetched at run time. `npm run build` runs this after `tsc -b`.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -8,10 +8,13 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const uplot = path.dirname(require.resolve('uplot/package.json'));
+// uqr's exports map has no ./package.json: resolve its CommonJS entry (dist/index.cjs) instead.
+const uqr = path.dirname(path.dirname(require.resolve('uqr')));
 const out = fileURLToPath(new URL('../dist/vendor/', import.meta.url));
 fs.mkdirSync(out, { recursive: true });
 const files = [
-  ['dist/uPlot.esm.js', 'uplot.js'],
-  ['dist/uPlot.min.css', 'uplot.css'],
+  [uplot, 'dist/uPlot.esm.js', 'uplot.js'],
+  [uplot, 'dist/uPlot.min.css', 'uplot.css'],
+  [uqr, 'dist/index.mjs', 'uqr.js'],
 ];
-for (const [from, to] of files) fs.copyFileSync(path.join(uplot, from), path.join(out, to));
+for (const [dir, from, to] of files) fs.copyFileSync(path.join(dir, from), path.join(out, to));

@@ -75,13 +75,21 @@ export function onStepUpWithoutPassword(confirm: (reason: string) => Promise<boo
   confirmWithoutPassword = confirm;
 }
 
+/**
+ * Asks for the second step of a sign-in (docs/mfa.md): resolves with the code typed (the authenticator's
+ * or a recovery code), or null when the user cancels.
+ */
+let askCode: (reason: string) => Promise<string | null> = async () => null;
+export function onSecondFactor(ask: (reason: string) => Promise<string | null>): void {
+  askCode = ask;
+}
+
 /** A fresh login of the signed-in account; false when the user cancels the prompt. */
 async function confirmItIsYou(session: Session): Promise<boolean> {
   if (!session.email) return confirmWithoutPassword('This action needs you to confirm it is you.');
   const password = await askPassword('This action needs you to confirm your password.');
   if (password === null) return false;
-  await signIn(session.email, password);
-  return true;
+  return (await signInWithPrompt(session.email, password)) !== null;
 }
 
 export interface CallOptions {
@@ -100,7 +108,7 @@ export async function call<T = Json>(
   options: CallOptions = {},
 ): Promise<T> {
   // Signing in sends no token, and a wrong password there must not end the current session.
-  const session = path === LOGIN_PATH ? null : currentSession();
+  const session = ANONYMOUS_PATHS.has(path) ? null : currentSession();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (session) headers.authorization = `Bearer ${session.token}`;
@@ -137,6 +145,68 @@ export async function call<T = Json>(
 }
 
 const LOGIN_PATH = '/v1/dev-user/login_devuser';
+const MFA_PATH = '/v1/dev-user/login/mfa';
+/** Sign-in steps: they send no token, and a wrong password or code must not end the current session. */
+const ANONYMOUS_PATHS = new Set([LOGIN_PATH, MFA_PATH]);
+
+/**
+ * The first step of a sign-in of an account with TOTP (docs/mfa.md): the password (or the federated
+ * sign-in) was right; `POST /v1/dev-user/login/mfa` with a code finishes it (`finishSignIn`).
+ */
+export class SecondFactorRequired extends Error {
+  constructor(
+    readonly mfaToken: string,
+    readonly methods: string[],
+    /** The e-mail the session will show ('' for a federated sign-in). */
+    readonly email: string,
+  ) {
+    super('Enter the code of your authenticator app, or a recovery code.');
+  }
+}
+
+interface SignInAnswer {
+  token?: string;
+  uuid?: string;
+  mfa_required?: boolean;
+  mfa_token?: string;
+  methods?: string[];
+}
+
+/** Stores the session a sign-in answered, or throws `SecondFactorRequired` when it asks for a code. */
+function sessionFrom(result: SignInAnswer, email: string): Session {
+  if (result.mfa_required && typeof result.mfa_token === 'string') {
+    throw new SecondFactorRequired(result.mfa_token, result.methods ?? [], email);
+  }
+  const session: Session = { token: String(result.token), uuid: String(result.uuid), email };
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  return session;
+}
+
+/** The second step: a TOTP or recovery code for the sign-in's `mfa_token`. */
+export async function finishSignIn(challenge: SecondFactorRequired, code: string): Promise<Session> {
+  const result = await call<SignInAnswer>('POST', MFA_PATH, { mfa_token: challenge.mfaToken, code });
+  return sessionFrom(result, challenge.email);
+}
+
+/**
+ * Finishes a sign-in that asks for a second factor with the code prompt (the step-up, a re-sign-in after
+ * a password change, a federated sign-in's ticket); null when the user cancels it.
+ */
+async function withSecondFactor(first: () => Promise<Session>): Promise<Session | null> {
+  try {
+    return await first();
+  } catch (error) {
+    if (!(error instanceof SecondFactorRequired)) throw error;
+    const code = await askCode(error.message);
+    if (code === null) return null;
+    return finishSignIn(error, code);
+  }
+}
+
+/** `signIn`, with the code prompt when the account has a second factor; null when the user cancels. */
+export function signInWithPrompt(email: string, password: string): Promise<Session | null> {
+  return withSecondFactor(() => signIn(email, password));
+}
 
 /**
  * The console's login binding (decisions §8): it is first-party and no app, so its JWT is bound to
@@ -144,16 +214,17 @@ const LOGIN_PATH = '/v1/dev-user/login_devuser';
  */
 const CONSOLE_BINDING = 'dauth:console';
 
-/** Signs in; a wrong password leaves any current session as it was (the step-up prompt relies on it). */
+/**
+ * Signs in; a wrong password leaves any current session as it was (the step-up prompt relies on it). An
+ * account with TOTP throws `SecondFactorRequired`: `finishSignIn` with a code completes it.
+ */
 export async function signIn(email: string, password: string): Promise<Session> {
-  const result = await call<{ token: string; uuid: string }>('POST', LOGIN_PATH, {
+  const result = await call<SignInAnswer>('POST', LOGIN_PATH, {
     email,
     password,
     client_id: CONSOLE_BINDING,
   });
-  const session: Session = { token: result.token, uuid: result.uuid, email };
-  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
-  return session;
+  return sessionFrom(result, email);
 }
 
 /** Revokes the login JWT on the server, then forgets it here even if the server could not be reached. */
@@ -233,11 +304,11 @@ async function anonymousPost(path: string, body: Json): Promise<Json> {
  * use, redeemed for a login JWT like the password sign-in's. The session has no e-mail, like a passkey's.
  */
 export async function redeemLoginTicket(ticket: string): Promise<Session> {
-  const result = await call<{ token: string; uuid: string }>('POST', '/v1/federation/login-ticket', {
-    ticket,
-  });
-  const session: Session = { token: result.token, uuid: result.uuid, email: '' };
-  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  const session = await withSecondFactor(async () =>
+    sessionFrom(await call<SignInAnswer>('POST', '/v1/federation/login-ticket', { ticket }), ''),
+  );
+  if (!session)
+    throw new ApiError(400, 'mfa_cancelled', 'The sign-in was not finished: no code was entered.');
   return session;
 }
 

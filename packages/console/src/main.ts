@@ -1,6 +1,7 @@
 import {
   ApiError,
   currentSession,
+  onSecondFactor,
   onStepUp,
   onStepUpWithoutPassword,
   reconfirmWithPasskey,
@@ -10,9 +11,11 @@ import {
 import { button, field, h } from './dom.js';
 import { accountPage } from './pages/account.js';
 import { passkeysPage } from './pages/passkeys.js';
+import { securityPage } from './pages/security.js';
 import { appPage, appsPage, newAppPage } from './pages/apps.js';
 import {
   changePasswordPage,
+  codeField,
   resetConfirmPage,
   resetRequestPage,
   signInPage,
@@ -38,6 +41,7 @@ const ROUTES: [RegExp, Render][] = [
   [/^apps\/([^/]+)$/, ([id]) => appPage(decodeURIComponent(id ?? ''))],
   [/^account$/, () => accountPage()],
   [/^passkeys$/, () => passkeysPage()],
+  [/^security$/, () => securityPage()],
 ];
 
 const view = document.getElementById('view') as HTMLElement;
@@ -73,6 +77,7 @@ function renderNav(route: string): void {
       link('#/account', 'Account', route === 'account'),
       link('#/password', 'Password', route === 'password'),
       link('#/passkeys', 'Passkeys', route === 'passkeys'),
+      link('#/security', 'Security', route === 'security'),
       h('li', {}, out),
     ),
     h('p', { class: 'who' }, `Signed in as ${session.email || `account ${session.uuid}`}`),
@@ -175,6 +180,32 @@ function stepUpDialog(reason: string): Promise<string | null> {
   });
 }
 
+/** The second step of a sign-in made from a prompt (step-up, federated ticket): a modal asking for the code. */
+function secondFactorDialog(reason: string): Promise<string | null> {
+  const code = codeField('mfa-code');
+  const cancel = button('Cancel', { class: 'secondary' });
+  const formEl = h(
+    'form',
+    { method: 'dialog' },
+    h('h2', { id: 'mfa-h' }, 'Second step'),
+    h('p', {}, reason),
+    code.wrapper,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'mfa-submit' }, 'Verify'), cancel),
+  );
+  const dialog = h('dialog', { 'aria-labelledby': 'mfa-h' }, formEl) as HTMLDialogElement;
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    let answer: string | null = null;
+    formEl.addEventListener('submit', () => (answer = code.input.value.trim()));
+    cancel.addEventListener('click', () => dialog.close());
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      resolve(answer);
+    });
+    dialog.showModal();
+  });
+}
+
 /**
  * The step-up prompt of a session without a password (passkey or federated sign-in): a passkey of this
  * account, or a sign-in again with one of the providers it has linked (which leaves the page and comes back
@@ -238,6 +269,7 @@ async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
 }
 
 onStepUp(stepUpDialog);
+onSecondFactor(secondFactorDialog);
 onStepUpWithoutPassword(stepUpWithoutPasswordDialog);
 window.addEventListener('hashchange', () => void render());
 void render();

@@ -1,4 +1,14 @@
-import { call, currentSession, passkeysSupported, signIn, signInWithPasskey } from '../api.js';
+import {
+  ApiError,
+  call,
+  currentSession,
+  finishSignIn,
+  passkeysSupported,
+  SecondFactorRequired,
+  signIn,
+  signInWithPasskey,
+  signInWithPrompt,
+} from '../api.js';
 import { field, h } from '../dom.js';
 import { flash, form, go, onSubmit, page, submit } from '../view.js';
 import { federationProviders, federationStart } from './identities.js';
@@ -31,8 +41,17 @@ export async function signInPage(): Promise<HTMLElement> {
     password.wrapper,
     h('div', { class: 'actions' }, submit('Sign in', 'signin-submit')),
   );
+  const step = h('div', { id: 'signin-step' }, f);
   onSubmit(f, async () => {
-    await signIn(email.input.value.trim(), password.input.value);
+    try {
+      await signIn(email.input.value.trim(), password.input.value);
+    } catch (error) {
+      if (!(error instanceof SecondFactorRequired)) throw error;
+      // The password was right and the account has TOTP: the same page asks for the code.
+      step.replaceChildren(secondStepForm(error));
+      step.querySelector('input')?.focus();
+      return;
+    }
     go('#/apps');
   });
   const withPasskey = h(
@@ -61,7 +80,7 @@ export async function signInPage(): Promise<HTMLElement> {
     : null;
   return page(
     'Sign in',
-    f,
+    step,
     passkeysSupported() ? withPasskey : null,
     federation,
     h(
@@ -73,6 +92,51 @@ export async function signInPage(): Promise<HTMLElement> {
       h('a', { href: '#/reset' }, 'Forgot your password?'),
     ),
   );
+}
+
+/** A code input for a sign-in's second step (docs/mfa.md). */
+export function codeField(id: string): { wrapper: HTMLElement; input: HTMLInputElement } {
+  return field(
+    'Code',
+    {
+      id,
+      name: 'code',
+      required: true,
+      maxlength: '40',
+      autocomplete: 'one-time-code',
+      inputmode: 'text',
+      spellcheck: 'false',
+    },
+    'The 6-digit code your authenticator app shows, or one of your recovery codes.',
+  );
+}
+
+/**
+ * The sign-in's second step: the code of the authenticator app (or a recovery code) for the `mfa_token`
+ * the password step answered. A dead token (5 wrong codes, expired) goes back to the password.
+ */
+function secondStepForm(challenge: SecondFactorRequired): HTMLFormElement {
+  const code = codeField('signin-code');
+  const f = form(
+    'signin-code-form',
+    h('p', {}, 'Your password was right. This account also asks for a second step.'),
+    code.wrapper,
+    h('div', { class: 'actions' }, submit('Verify', 'signin-code-submit')),
+  );
+  onSubmit(f, async () => {
+    try {
+      await finishSignIn(challenge, code.input.value.trim());
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'invalid_mfa_token') {
+        flash('error', 'That sign-in expired or had too many wrong codes: sign in again.');
+        go('#/signin');
+        return;
+      }
+      throw error;
+    }
+    go('#/apps');
+  });
+  return f;
 }
 
 export function signUpPage(): HTMLElement {
@@ -187,7 +251,7 @@ export function changePasswordPage(): HTMLElement {
       new_password: next.input.value,
     });
     // A password change ends every login JWT; sign in again with the new password.
-    if (session) await signIn(session.email, next.input.value);
+    if (session) await signInWithPrompt(session.email, next.input.value);
     f.reset();
     return 'Password changed. Your other sessions were signed out.';
   });

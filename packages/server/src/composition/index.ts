@@ -39,6 +39,8 @@ import {
 } from './content.js';
 import { createCustodyDomain } from './custody.js';
 import { createSessionKeyDomain, createSessionKeyParts } from './sessionKeys.js';
+import { createAccountSessionsDomain } from './accountSessions.js';
+import type { AccountSessionsService } from '../services/accountSessions/accountSessionsService.js';
 import type { MfaService } from '../services/mfa/mfaService.js';
 import type { SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import type { AccountSecurityService } from '../services/security/accountSecurityService.js';
@@ -105,6 +107,8 @@ export interface Services {
   federation: FederationService;
   /** Second factors (docs/mfa.md): TOTP, recovery codes, the sign-in's second step. */
   mfa: MfaService;
+  /** The account's sessions and ways in, as its Security page lists them (docs/account.md). */
+  accountSessions: AccountSessionsService;
   /** Apps (OAuth clients): `findClient`, `verifyClientSecret`, `isRegisteredRedirect`. */
   clients: ClientService;
   /** Codes, token exchange, refresh rotation, revocation and introspection (docs/oauth.md). */
@@ -326,6 +330,8 @@ export async function createServices(
       ...tokenDomain,
       ...oauthDomain,
       ...accountServices,
+      // The account's Security page: its sessions and ways in, over the domains that own them.
+      ...createAccountSessionsDomain({ ...oauthDomain, ...accountServices }),
       oidc,
       ...custodyServices,
       sessionKeys,

@@ -26,6 +26,7 @@ import { devUserLoginRoutes } from './routes/devUser/login.js';
 import { guestRoutes } from './routes/devUser/guest.js';
 import { passkeyRoutes } from './routes/devUser/passkeys.js';
 import { mfaRoutes } from './routes/devUser/mfa.js';
+import { sessionRoutes } from './routes/devUser/sessions.js';
 import { federatedLoginRoutes } from './routes/devUser/federatedLogin.js';
 import { identityRoutes } from './routes/devUser/identities.js';
 import { federationRoutes } from './routes/federation/index.js';
@@ -149,6 +150,7 @@ export async function buildApp(
     guestRoutes,
     passkeyRoutes,
     mfaRoutes,
+    sessionRoutes,
     federatedLoginRoutes,
     identityRoutes,
     federationRoutes,

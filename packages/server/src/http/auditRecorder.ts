@@ -52,6 +52,7 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   'POST /v1/dev-user/mfa/totp': { action: 'mfa.totp_enrol' },
   'POST /v1/dev-user/mfa/totp/confirm': { action: 'mfa.totp_confirm' },
   'DELETE /v1/dev-user/mfa/totp': { action: 'mfa.totp_remove' },
+  'DELETE /v1/dev-user/sessions/:id': { action: 'account.session_end', answer: ['kind'] },
   // Federation (docs/federation.md): never the id_token, the code or a ticket.
   'POST /v1/dev-user/federated-login': {
     action: 'account.federated_login',

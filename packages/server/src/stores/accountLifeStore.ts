@@ -186,6 +186,12 @@ export class AccountLifeStore {
         .where('user_uuid', '=', userUuid)
         .where('revoked_at', 'is', null)
         .execute();
+      // Where each grant was authorized (device, network) is the person's: erased with the rest.
+      await trx
+        .updateTable('oauth_grants')
+        .set({ user_agent: null, network: null })
+        .where('user_uuid', '=', userUuid)
+        .execute();
       if (live.length > 0) {
         await trx
           .updateTable('oauth_grants')

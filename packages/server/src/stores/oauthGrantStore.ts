@@ -16,6 +16,10 @@ export interface OAuthGrantsTable {
   auth_time: number | null;
   /** Migration 0250: the `amr` (RFC 8176, space-separated) of the sign-in that opened the grant. */
   amr: string | null;
+  /** Where it was authorized, and the last rotation of its refresh token (migration 0260). */
+  user_agent: string | null;
+  network: string | null;
+  last_used_at: number | null;
 }
 
 export interface OAuthCodesTable {
@@ -69,6 +73,8 @@ export interface GrantRecord {
   oidc?: OidcGrant | undefined;
   /** How the user signed in for this grant (RFC 8176), when the path that opened it knew (docs/oidc.md). */
   amr?: string[] | undefined;
+  /** The authorizing browser, where known (the code flow, a device approval). */
+  device?: { userAgent?: string | undefined; network?: string | undefined } | undefined;
 }
 
 /**
@@ -110,6 +116,9 @@ export interface RefreshTokenRecord {
   successorHash: string | null;
   successorSealed: string | null;
 }
+
+/** A live grant as the account's Security page lists it. */
+export type LiveGrant = GrantRecord & { lastUsedAt?: number | undefined };
 
 const toGrant = (r: OAuthGrantsTable): GrantRecord => ({
   grantId: r.grant_id,
@@ -207,6 +216,8 @@ export async function insertGrantWithCode(
       scope: grant.oidc?.scope ?? null,
       auth_time: grant.oidc?.authTime ?? null,
       amr: amrColumn(grant.amr),
+      user_agent: grant.device?.userAgent ?? null,
+      network: grant.device?.network ?? null,
     })
     .execute();
   await trx
@@ -576,6 +587,22 @@ export class OAuthGrantStore {
     }));
   }
 
+  /** A user's live grants, newest first, with where each was authorized and its last rotation. */
+  async liveGrantDetailsOf(userUuid: number): Promise<LiveGrant[]> {
+    const rows = await this.db
+      .selectFrom('oauth_grants')
+      .selectAll()
+      .where('user_uuid', '=', userUuid)
+      .where('revoked_at', 'is', null)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      ...toGrant(r),
+      device: { userAgent: r.user_agent ?? undefined, network: r.network ?? undefined },
+      lastUsedAt: r.last_used_at === null ? undefined : Number(r.last_used_at),
+    }));
+  }
+
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | undefined> {
     const row = await this.db
       .selectFrom('oauth_refresh_tokens')
@@ -620,6 +647,12 @@ export class OAuthGrantStore {
           )
           .executeTakeFirst();
         if (affected(used) !== 1) throw new LostRace();
+        // The grant's last use, as the account's Security page shows it.
+        await trx
+          .updateTable('oauth_grants')
+          .set({ last_used_at: input.now })
+          .where('grant_id', '=', input.successor.grantId)
+          .execute();
       });
       return 'rotated';
     } catch (err) {

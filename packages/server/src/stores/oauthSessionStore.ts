@@ -10,6 +10,10 @@ export interface OAuthSessionsTable {
   /** Migration 0250: how the user signed in (RFC 8176, space-separated) and when (ms); null on older rows. */
   amr: string | null;
   auth_time: number | null;
+  /** Where the session was opened and when it last answered an authorization (migration 0260). */
+  user_agent: string | null;
+  network: string | null;
+  last_used_at: number | null;
 }
 
 export interface OAuthConsentsTable {
@@ -36,7 +40,22 @@ export interface SessionRecord {
   authTime: number;
   /** RFC 8176 values; empty for a session from before migration 0250. */
   amr: string[];
+  userAgent?: string | undefined;
+  network?: string | undefined;
+  lastUsedAt?: number | undefined;
 }
+
+const toSession = (row: OAuthSessionsTable): SessionRecord => ({
+  sessionHash: row.session_hash,
+  userUuid: Number(row.user_uuid),
+  createdAt: Number(row.created_at),
+  expiresAt: Number(row.expires_at),
+  authTime: Number(row.auth_time ?? row.created_at),
+  amr: row.amr ? row.amr.split(' ') : [],
+  userAgent: row.user_agent ?? undefined,
+  network: row.network ?? undefined,
+  lastUsedAt: row.last_used_at === null ? undefined : Number(row.last_used_at),
+});
 
 /** Sessions of the service's own login page, and the apps each user has approved there. */
 export class OAuthSessionStore {
@@ -55,6 +74,9 @@ export class OAuthSessionStore {
         expires_at: session.expiresAt,
         amr: session.amr ? session.amr.join(' ') : null,
         auth_time: session.authTime ?? null,
+        user_agent: session.userAgent ?? null,
+        network: session.network ?? null,
+        last_used_at: null,
       })
       .execute();
   }
@@ -66,16 +88,39 @@ export class OAuthSessionStore {
       .where('session_hash', '=', sessionHash)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return row
-      ? {
-          sessionHash: row.session_hash,
-          userUuid: Number(row.user_uuid),
-          createdAt: Number(row.created_at),
-          expiresAt: Number(row.expires_at),
-          authTime: Number(row.auth_time ?? row.created_at),
-          amr: row.amr ? row.amr.split(' ') : [],
-        }
-      : undefined;
+    return row ? toSession(row) : undefined;
+  }
+
+  /** A user's live login-page sessions, newest first (the Security page). */
+  async liveSessionsOf(userUuid: number, now: number): Promise<SessionRecord[]> {
+    const rows = await this.db
+      .selectFrom('oauth_sessions')
+      .selectAll()
+      .where('user_uuid', '=', userUuid)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map(toSession);
+  }
+
+  /** Records a use of the session, at most once per `everyMs` (a read must not write each time). */
+  async touchSession(sessionHash: string, now: number, everyMs: number): Promise<void> {
+    await this.db
+      .updateTable('oauth_sessions')
+      .set({ last_used_at: now })
+      .where('session_hash', '=', sessionHash)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - everyMs)]))
+      .execute();
+  }
+
+  /** Ends one session of `userUuid`; false when it is not theirs or already gone. */
+  async deleteSessionOf(userUuid: number, sessionHash: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('oauth_sessions')
+      .where('session_hash', '=', sessionHash)
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return affected(result) === 1;
   }
 
   async deleteSession(sessionHash: string): Promise<void> {

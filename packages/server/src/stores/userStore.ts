@@ -17,6 +17,8 @@ export interface UsersTable {
   email_verified_at: number | null;
   /** Unix ms the account was deleted: the row is a tombstone without e-mail, nickname or password (migration 0240). */
   deleted_at: number | null;
+  /** Unix ms the password was last proved (migration 0260); null before, or never. */
+  password_used_at: number | null;
 }
 
 declare module '../db/database.js' {
@@ -95,6 +97,28 @@ export class UserStore {
       .where('password_hash', '=', expected)
       .executeTakeFirst();
     return affected(result) === 1;
+  }
+
+  /** Records that the account's password was just proved (the Security page's "last used"). */
+  async notePasswordUse(userUuid: number, now: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ password_used_at: now })
+      .where('user_uuid', '=', userUuid)
+      .execute();
+  }
+
+  /** Whether the account has a password, and when it was last proved (undefined: not since 0260). */
+  async passwordUse(userUuid: number): Promise<{ set: boolean; lastUsedAt: number | undefined }> {
+    const row = await this.db
+      .selectFrom('users')
+      .select(['password_hash', 'password_used_at'])
+      .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return {
+      set: !!row && row.password_hash !== '',
+      lastUsedAt: row?.password_used_at == null ? undefined : Number(row.password_used_at),
+    };
   }
 
   async emailTaken(email: string): Promise<boolean> {

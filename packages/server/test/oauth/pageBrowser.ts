@@ -25,14 +25,22 @@ export function hiddenFields(html: string): Record<string, string> {
 export class PageBrowser {
   readonly #cookies = new Map<string, string>();
 
-  constructor(private readonly baseUrl: string) {}
+  /** `userAgent`: sent with every request (else fetch's own). */
+  constructor(
+    private readonly baseUrl: string,
+    private readonly userAgent?: string,
+  ) {}
 
   async #send(url: string, init: RequestInit = {}): Promise<Response> {
     const cookie = [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(new URL(url, this.baseUrl), {
       ...init,
       redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
+      headers: {
+        ...(init.headers as Record<string, string>),
+        ...(cookie ? { cookie } : {}),
+        ...(this.userAgent ? { 'user-agent': this.userAgent } : {}),
+      },
     });
     for (const set of res.headers.getSetCookie()) {
       const [pair] = set.split(';');

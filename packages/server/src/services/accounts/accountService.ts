@@ -92,6 +92,7 @@ export class AccountService {
       user?.passwordHash ?? (await this.passwords.dummyHash()),
     );
     if (!user || !ok) throw new AppError(401, 'invalid_credentials', 'E-mail or password is wrong');
+    await this.users.notePasswordUse(user.userUuid, Date.now());
     if (this.passwords.needsRehash(user.passwordHash)) {
       // Transparent upgrade to the current scrypt parameters, the only moment the password is known.
       // Conditional on the old hash, so a password changed meanwhile is never overwritten.
@@ -120,6 +121,11 @@ export class AccountService {
       amr: ['pwd'],
       clientId: binding.clientId,
     });
+  }
+
+  /** Whether the account has a password and when it was last proved (the Security page). */
+  passwordUse(userUuid: number): Promise<{ set: boolean; lastUsedAt: number | undefined }> {
+    return this.users.passwordUse(userUuid);
   }
 
   /** The account registered with `email` (compared normalised, as at registration). */

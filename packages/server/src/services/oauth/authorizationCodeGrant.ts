@@ -1,6 +1,8 @@
 import type { CodeRecord, GrantRecord, OidcGrant } from '../../stores/oauthGrantStore.js';
 import { randomUUID } from 'node:crypto';
 import type { OAuthClient } from '../../stores/clientStore.js';
+import { deviceOrigin } from '../accountSessions/device.js';
+import type { RequestContext } from '../security/requestContext.js';
 import { revokeGrant } from './grantRevocation.js';
 import { invalidGrant } from './oauthErrors.js';
 import {
@@ -26,6 +28,8 @@ export interface IssueCodeInput {
   oidc?: OidcGrant | undefined;
   /** How the user signed in (RFC 8176), kept on the grant for its `id_token`s and introspection. */
   amr?: readonly string[] | undefined;
+  /** The authorizing browser's request: its device and network are kept with the grant (Security page). */
+  origin?: RequestContext | undefined;
 }
 
 export interface ExchangeCodeInput {
@@ -61,7 +65,12 @@ export function codeGrantRecords(
   const grantId = randomUUID();
   const amr = input.amr && input.amr.length > 0 ? [...input.amr] : undefined;
   const oidc = input.oidc && amr ? { ...input.oidc, amr } : input.oidc;
-  const grant = { ...newGrant(grantId, input.client.clientId, input.userUuid, now), oidc, amr };
+  const grant: GrantRecord = {
+    ...newGrant(grantId, input.client.clientId, input.userUuid, now),
+    oidc,
+    amr,
+    device: deviceOrigin(input.origin),
+  };
   const record: CodeRecord = {
     codeHash,
     grantId,

@@ -1,5 +1,7 @@
 import { safeEqual } from '../../crypto/constantTime.js';
-import type { OAuthSessionStore } from '../../stores/oauthSessionStore.js';
+import type { OAuthSessionStore, SessionRecord } from '../../stores/oauthSessionStore.js';
+import { type DeviceOrigin, deviceOrigin } from '../accountSessions/device.js';
+import type { RequestContext } from '../security/requestContext.js';
 import { consentCovers, mergedScope } from '../oidc/scopes.js';
 import { deriveKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
@@ -12,6 +14,9 @@ export interface PageSession {
 
 /** Lifetime of a session of the service's own login page. */
 export const SESSION_TTL_MS = 8 * 3600_000;
+
+/** A session's last use is written at most this often (it is read on every authorization). */
+const LAST_USED_EVERY_MS = 60_000;
 
 /**
  * Sessions and CSRF protection of the login-and-consent page.
@@ -44,14 +49,17 @@ export class BrowserSessionService {
   /**
    * A session for a signed-in user. `proof`: when the first credential was proved (ms; a second step
    * ends later but the sign-in is the password's) and how (RFC 8176 `amr`, carried to the grants).
+   * `origin`: the signing-in request (its device and network are kept for the account's Security page).
    */
   async createSession(
     userUuid: number,
     proof: { authTime?: number; amr: readonly string[] },
+    origin?: RequestContext,
   ): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
     await this.#signInGate?.(userUuid);
     const cookieValue = newOpaqueToken();
     const now = this.now();
+    const device: DeviceOrigin = deviceOrigin(origin);
     await this.store.insertSession({
       sessionHash: sha256Hex(cookieValue),
       userUuid,
@@ -59,6 +67,7 @@ export class BrowserSessionService {
       expiresAt: now + SESSION_TTL_MS,
       authTime: proof.authTime ?? now,
       amr: [...proof.amr],
+      ...device,
     });
     return { cookieValue, maxAgeSeconds: SESSION_TTL_MS / 1000 };
   }
@@ -73,8 +82,12 @@ export class BrowserSessionService {
   /** The user of a live session, when (OIDC `auth_time`, ms) and how (`amr`) they signed in, or undefined. */
   async sessionOf(cookieValue: string | undefined): Promise<PageSession | undefined> {
     if (!cookieValue || cookieValue.length > 100) return undefined;
-    const session = await this.store.findLiveSession(sha256Hex(cookieValue), this.now());
-    return session ? { userUuid: session.userUuid, authTime: session.authTime, amr: session.amr } : undefined;
+    const now = this.now();
+    const session = await this.store.findLiveSession(sha256Hex(cookieValue), now);
+    if (!session) return undefined;
+    // Only the authorize and device pages ask: each is a use the account's Security page shows.
+    await this.store.touchSession(session.sessionHash, now, LAST_USED_EVERY_MS);
+    return { userUuid: session.userUuid, authTime: session.authTime, amr: session.amr };
   }
 
   async endSession(cookieValue: string | undefined): Promise<void> {
@@ -84,6 +97,16 @@ export class BrowserSessionService {
   /** Ends every login-page session of the user, on every replica (sessions are looked up in the database). */
   endSessionsOf(userUuid: number): Promise<number> {
     return this.store.deleteSessionsOf(userUuid);
+  }
+
+  /** The user's live login-page sessions, newest first (the account's Security page). */
+  liveSessionsOf(userUuid: number): Promise<SessionRecord[]> {
+    return this.store.liveSessionsOf(userUuid, this.now());
+  }
+
+  /** Ends the user's session whose stored hash is `sessionHash`; false when it is not theirs (or gone). */
+  endSessionOf(userUuid: number, sessionHash: string): Promise<boolean> {
+    return this.store.deleteSessionOf(userUuid, sessionHash);
   }
 
   newCsrfCookie(): string {

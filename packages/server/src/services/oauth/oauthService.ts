@@ -1,4 +1,5 @@
 import type { OAuthClient } from '../../stores/clientStore.js';
+import type { GrantRecord, LiveGrant } from '../../stores/oauthGrantStore.js';
 import type { TokenClaims } from '../tokens/tokenService.js';
 import {
   exchangeCode,
@@ -77,6 +78,15 @@ export class OAuthService {
   /** The apps a user holds live grants for (the console's "apps you approved"). */
   approvedApps(userUuid: number): Promise<{ clientId: string; since: number; scopes: string[] }[]> {
     return this.#context.grants.liveGrantsOfUser(userUuid);
+  }
+
+  /** A user's live grants with their device and last use (the account's Security page). */
+  liveGrantsOf(userUuid: number): Promise<LiveGrant[]> {
+    return this.#context.grants.liveGrantDetailsOf(userUuid);
+  }
+
+  findGrant(grantId: string): Promise<GrantRecord | undefined> {
+    return this.#context.grants.findGrant(grantId);
   }
 
   revokeTokenPair(claims: TokenClaims): Promise<void> {

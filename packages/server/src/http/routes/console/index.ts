@@ -70,8 +70,9 @@ export function loadConsoleAssets(consoleDir = CONSOLE_DIR): { shell?: Asset; as
   const shell = statics.get('index.html');
   statics.delete('index.html');
   for (const [name, asset] of statics) assets.set(name, asset);
-  // main.js imports the charting library `npm run build` copies beside it: without it no page would load.
-  const built = assets.has('main.js') && assets.has('vendor/uplot.js');
+  // main.js imports the libraries `npm run build` copies beside it (charts, QR codes): without them no
+  // page would load.
+  const built = assets.has('main.js') && assets.has('vendor/uplot.js') && assets.has('vendor/uqr.js');
   return { ...(shell && built ? { shell } : {}), assets };
 }
 

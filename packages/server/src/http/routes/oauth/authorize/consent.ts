@@ -7,6 +7,7 @@ import {
 import { disclosedClaims } from '../../../../services/oidc/scopes.js';
 import { consentPage } from '../../../pages/authorizePages.js';
 import { newNonce } from '../../../pages/html.js';
+import { requestContextOf } from '../../../requestContext.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { isMultiFactor } from '../../../../services/oidc/authenticationContext.js';
@@ -73,7 +74,13 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
         return page.finish(reply, authz, { error: 'access_denied', state: authz.state }, 303);
       }
       await browserSessions.recordConsent(session.userUuid, authz.client.clientId, authz.oidc.scope);
-      const code = await page.grantCode(session.userUuid, authz, session.authTime, session.amr);
+      const code = await page.grantCode(
+        session.userUuid,
+        authz,
+        session.authTime,
+        session.amr,
+        requestContextOf(request),
+      );
       return page.finish(reply, authz, code, 303);
     },
   );

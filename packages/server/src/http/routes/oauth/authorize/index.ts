@@ -13,6 +13,7 @@ import { passkeyLoginRoutes } from './passkey.js';
 import { logoutRoutes } from './logout.js';
 import { resetRoutes } from './reset.js';
 import { mfaPageRoutes } from './mfa.js';
+import { requestContextOf } from '../../../requestContext.js';
 import { AuthorizeQuery, authorizePage, needsMfa } from './shared.js';
 import { signupRoutes } from './signup.js';
 
@@ -80,7 +81,13 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         if (needsMfa(authz) && !isMultiFactor(claims.amr)) {
           return finish(reply, authz, { error: 'interaction_required', state: authz.state }, 302);
         }
-        const code = await grantCode(Number(claims.userId), authz, claims.iat * 1000, claims.amr);
+        const code = await grantCode(
+          Number(claims.userId),
+          authz,
+          claims.iat * 1000,
+          claims.amr,
+          requestContextOf(request),
+        );
         return finish(reply, authz, code, 302);
       }
       const session = await browserSessions.sessionOf(request.cookies[cookies.session]);
@@ -103,7 +110,13 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         return page.stepUp(request, reply, authz, session);
       }
       if (step === 'issue') {
-        const code = await grantCode(session.userUuid, authz, session.authTime, session.amr);
+        const code = await grantCode(
+          session.userUuid,
+          authz,
+          session.authTime,
+          session.amr,
+          requestContextOf(request),
+        );
         return finish(reply, authz, code, 302);
       }
       return showConsent(page, request, reply, authz, session.userUuid);

@@ -24,6 +24,8 @@ import {
 } from '../../../pages/authorizePages.js';
 import { newNonce, pageHeaders } from '../../../pages/html.js';
 import { mfaCodePage, mfaEnrolPage } from '../../../pages/mfaPages.js';
+import { requestContextOf } from '../../../requestContext.js';
+import type { RequestContext } from '../../../../services/security/requestContext.js';
 import { optionalString as str } from '../clientEndpoint.js';
 
 export const SESSION_COOKIE = 'dauth_session';
@@ -256,10 +258,11 @@ export function authorizePage(services: Services) {
     proof: { userUuid: number; authTime?: number | undefined; amr: readonly string[] },
   ) {
     reply.request.auditUser = String(proof.userUuid); // the audit entry's actor (auditRecorder.ts)
-    const session = await browserSessions.createSession(proof.userUuid, {
-      ...(proof.authTime !== undefined ? { authTime: proof.authTime } : {}),
-      amr: proof.amr,
-    });
+    const session = await browserSessions.createSession(
+      proof.userUuid,
+      { ...(proof.authTime !== undefined ? { authTime: proof.authTime } : {}), amr: proof.amr },
+      requestContextOf(reply.request),
+    );
     await browserSessions.endSession(reply.request.cookies[cookies.session]);
     void reply.setCookie(cookies.session, session.cookieValue, {
       ...cookieOptions,
@@ -360,16 +363,19 @@ export function authorizePage(services: Services) {
 
   /**
    * `authTime`: when the user signed in (ms), the OIDC `auth_time` of an `openid` request; `amr`: how,
-   * kept on the grant for its `id_token`s and introspection.
+   * kept on the grant for its `id_token`s and introspection; `origin`: the authorizing browser's request
+   * (its device and network are kept with the grant, for the account's Security page).
    */
   async function grantCode(
     userUuid: number,
     request: AuthorizationRequest,
     authTime: number,
-    amr?: readonly string[],
+    amr: readonly string[] | undefined,
+    origin: RequestContext,
   ) {
     const { scope, nonce } = request.oidc;
     const { code } = await oauth.issueCode({
+      origin,
       client: request.client,
       userUuid,
       redirectUri: request.redirectUri,
