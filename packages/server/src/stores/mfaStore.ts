@@ -208,18 +208,14 @@ export class MfaStore {
     maxAttempts: number,
     now: number,
   ): Promise<PendingSignIn | undefined> {
-    const counted = await this.db
+    // One statement counts the attempt and reads the sign-in, so each caller sees its own attempt number.
+    const row = await this.db
       .updateTable('mfa_login_tokens')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('token_hash', '=', tokenHash)
       .where('attempts', '<', maxAttempts)
       .where('expires_at', '>', now)
-      .executeTakeFirst();
-    if (affected(counted) !== 1) return undefined;
-    const row = await this.db
-      .selectFrom('mfa_login_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
+      .returningAll()
       .executeTakeFirst();
     return (
       row && {

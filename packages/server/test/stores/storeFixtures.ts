@@ -54,6 +54,7 @@ export async function seedClient(
     secretHash: 'h',
     createdAt: 1,
     postLogoutRedirectUris: [],
+    requireMfa: false,
     ...extra,
   };
   await new ClientStore(db).insert(client);
