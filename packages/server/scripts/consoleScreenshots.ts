@@ -375,6 +375,12 @@ async function main(): Promise<void> {
     await page.waitForLoadState('networkidle'); // and every other section's data
     await shoot(page, 'account', true);
     if (service.adminKey) await shoot(page, 'account-session-keys', '#session-keys');
+    await open('#/security', '#ways-in-list');
+    await page.waitForLoadState('networkidle'); // its sessions and the authenticator's state too
+    await shoot(page, 'security', true);
+    await page.click('#totp-start');
+    await page.waitForSelector('#totp-qr');
+    await shoot(page, 'security-totp-enrolment', '#totp');
     await open('#/password', '#password-form');
     await shoot(page, 'change-password');
 
