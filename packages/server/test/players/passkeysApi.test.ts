@@ -285,6 +285,40 @@ for (const database of ['sqlite', 'postgres'] as const) {
       expect(again.body).toMatchObject({ error: 'first_party_required' });
     });
 
+    it("a guest's first passkey through POST /passkeys is its upgrade: the game's token then adds nothing more", async () => {
+      const developer = await newUser(server, 'pk-dev-guest2');
+      const clientId = await newClient(server, developer);
+      const guest = await post<{ token: string; uuid: string; guest_secret: string }>(
+        server,
+        '/v1/dev-user/guest',
+        { client_id: clientId },
+      );
+      const first = new SoftAuthenticator(rpId, origin);
+      const options = await post<CreationOptions>(
+        server,
+        '/v1/dev-user/passkeys/registration-options',
+        {},
+        guest.body.token,
+      );
+      expect(options.status).toBe(200);
+      const added = await post(
+        server,
+        '/v1/dev-user/passkeys',
+        first.register(options.body),
+        guest.body.token,
+      );
+      expect(added.status).toBe(201);
+      expect(await server.services.guests.isGuest(Number(guest.body.uuid))).toBe(false);
+      const secret = await post(server, '/v1/dev-user/guest/login', {
+        uuid: guest.body.uuid,
+        guest_secret: guest.body.guest_secret,
+      });
+      expect(secret.status).toBe(401);
+      const again = await post(server, '/v1/dev-user/passkeys/registration-options', {}, guest.body.token);
+      expect(again.status).toBe(403);
+      expect(again.body).toMatchObject({ error: 'first_party_required' });
+    });
+
     it('upgrades a guest by passkey: same uuid, no e-mail, no password; the passkey is the only way in', async () => {
       const developer = await newUser(server, 'pk-dev');
       const clientId = await newClient(server, developer);

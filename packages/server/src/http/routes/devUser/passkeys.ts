@@ -60,13 +60,15 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
       config: perUser(limits, 'passkey_register'),
     },
     async (request, reply) => {
-      const passkey = await passkeys.register(
-        Number(authOf(request).userId),
-        request.body as RegistrationResponseJSON,
-      );
+      const userUuid = Number(authOf(request).userId);
+      // A guest's first passkey is its upgrade (decisions §9): after it, the game's token adds nothing more.
+      const upgradeGuest = await services.guests.isGuest(userUuid);
+      const passkey = await passkeys.register(userUuid, request.body as RegistrationResponseJSON, {
+        upgradeGuest,
+      });
       services.security.notify(
         passkey.userUuid,
-        { kind: 'passkey_added', passkeyId: passkey.id },
+        upgradeGuest ? { kind: 'guest_upgraded' } : { kind: 'passkey_added', passkeyId: passkey.id },
         requestContextOf(request),
       );
       return reply
