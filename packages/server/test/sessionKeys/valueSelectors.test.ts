@@ -24,7 +24,7 @@ import {
   transferData,
 } from './support.js';
 
-/** Every selector of decisions §9 (and DAI's permit), by its signature. */
+/** Every selector of decisions §9 (and DAI's permit, callback transfers, ERC-777 and Permit2), by its signature. */
 const VALUE_MOVING = [
   'approve(address,uint256)',
   'increaseAllowance(address,uint256)',
@@ -36,6 +36,15 @@ const VALUE_MOVING = [
   'safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)',
   'permit(address,address,uint256,uint256,uint8,bytes32,bytes32)',
   'permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)',
+  // Callback transfers and approvals, ERC-777 sends, Permit2.
+  'transferAndCall(address,uint256,bytes)',
+  'approveAndCall(address,uint256,bytes)',
+  'send(address,uint256,bytes)',
+  'operatorSend(address,address,uint256,bytes,bytes)',
+  'permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)',
+  'permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)',
+  'transferFrom(address,address,uint160,address)',
+  'permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)',
 ].map((signature) => ({ signature, selector: toFunctionSelector(signature) }));
 const APPROVE = toFunctionSelector('approve(address,uint256)');
 const SET_APPROVAL_FOR_ALL = toFunctionSelector('setApprovalForAll(address,bool)');
@@ -94,7 +103,10 @@ describe.each([{ postgres: false }, { postgres: true }])(
     beforeAll(async () => {
       const { postgresAvailable } = await import('../helpers/environment.js');
       if (opts.postgres && !postgresAvailable) return;
-      server = await startTestServer({ ...opts, env: { CALLBACK_ALLOW_PRIVATE: 'true' } });
+      server = await startTestServer({
+        ...opts,
+        env: { CALLBACK_ALLOW_PRIVATE: 'true', RATE_LIMITS: 'login_address=1000/1m,wallet_policy=1000/1m' },
+      });
       token = server.services.chainInfo.contracts.token;
       ({ dev, client } = await newApp(server));
       player = await newPlayer(server, client);

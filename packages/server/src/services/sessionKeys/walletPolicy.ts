@@ -27,6 +27,15 @@ export const VALUE_MOVING_SELECTORS: ReadonlyMap<string, string> = new Map([
   ['0x8fcbaf0c', 'permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32)'],
   ['0x959b8c3f', 'authorizeOperator(address)'],
   ['0x87517c45', 'approve(address,address,uint160,uint48)'],
+  // Transfers and approvals with a callback (ERC-677, ERC-1363-style), ERC-777 sends, and Permit2's own.
+  ['0x4000aea0', 'transferAndCall(address,uint256,bytes)'],
+  ['0xcae9ca51', 'approveAndCall(address,uint256,bytes)'],
+  ['0x9bd9bbc6', 'send(address,uint256,bytes)'],
+  ['0x62ad1b83', 'operatorSend(address,address,uint256,bytes,bytes)'],
+  ['0x2b67b570', 'permit(address,((address,uint160,uint48,uint48),address,uint256),bytes)'],
+  ['0x2a2d80d1', 'permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes)'],
+  ['0x36c78516', 'transferFrom(address,address,uint160,address)'],
+  ['0x30f28b7a', 'permitTransferFrom(((address,uint256),uint256,uint256),(address,uint256),address,bytes)'],
 ]);
 /** Selector that allows a plain transfer (call data shorter than 4 bytes), as the contract reads it. */
 export const PLAIN_TRANSFER = '0x00000000';
