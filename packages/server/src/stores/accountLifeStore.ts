@@ -319,34 +319,44 @@ export class AccountLifeStore {
 
   /**
    * The audit log keeps the uuid only: the e-mail leaves every entry that holds it (a sign-in attempt names
-   * the address, not the account), the nickname every entry of the account.
+   * the address, not the account), the nickname every entry of the account or naming its address. A value goes
+   * only when it IS the e-mail (any case) or the nickname, never when it contains it: `x@gmail.com`'s deletion
+   * must not rewrite another person's `max@gmail.com` in an append-only log. The LIKE only narrows the rows.
    */
   async #scrubAudit(trx: Db, userUuid: number, email: string | null, nickname: string): Promise<void> {
     const actor = String(userUuid);
-    let query = trx.selectFrom('audit_log').select(['id', 'details']).where('actor_user', '=', actor);
+    let query = trx
+      .selectFrom('audit_log')
+      .select(['id', 'actor_user', 'details'])
+      .where('actor_user', '=', actor);
     if (email) {
       const pattern = `%${likeLiteral(email.toLowerCase())}%`;
       query = trx
         .selectFrom('audit_log')
-        .select(['id', 'details'])
+        .select(['id', 'actor_user', 'details'])
         .where((eb) =>
           eb.or([eb('actor_user', '=', actor), sql<boolean>`lower(details) like ${pattern} escape '\\'`]),
         );
     }
     const lowerEmail = email?.toLowerCase();
-    const scrub = (value: unknown): unknown => {
-      if (typeof value === 'string') {
-        if (lowerEmail && value.toLowerCase().includes(lowerEmail)) return ERASED;
-        return nickname !== '' && value === nickname ? ERASED : value;
-      }
-      if (Array.isArray(value)) return value.map(scrub);
+    const isEmail = (value: string) => lowerEmail !== undefined && value.toLowerCase() === lowerEmail;
+    const isNickname = (value: string) => nickname !== '' && value === nickname;
+    const scrub = (value: unknown, match: (value: string) => boolean): unknown => {
+      if (typeof value === 'string') return match(value) ? ERASED : value;
+      if (Array.isArray(value)) return value.map((v) => scrub(v, match));
       if (value !== null && typeof value === 'object') {
-        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v)]));
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(v, match)]));
       }
       return value;
     };
     for (const row of await query.execute()) {
-      const details = JSON.stringify(scrub(JSON.parse(row.details)));
+      const parsed = JSON.parse(row.details) as unknown;
+      const withoutEmail = scrub(parsed, isEmail);
+      // The entry is about the account when it is the account's or named its address (exactly).
+      const about = row.actor_user === actor || JSON.stringify(withoutEmail) !== JSON.stringify(parsed);
+      const details = JSON.stringify(
+        about ? scrub(withoutEmail, (v) => isEmail(v) || isNickname(v)) : withoutEmail,
+      );
       if (details !== row.details) {
         await trx.updateTable('audit_log').set({ details }).where('id', '=', row.id).execute();
       }

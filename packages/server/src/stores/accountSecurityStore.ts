@@ -260,9 +260,9 @@ export class AccountSecurityStore {
   }
 
   /**
-   * Every login JWT issued before the cut-off (but `keptJti`) is void, the login page's sessions end, the
-   * session keys are marked for the background revocation (off chain they stop at once), and the app grants'
-   * revocation is recorded as still to do.
+   * Every login JWT issued before the cut-off (but `keptJti`) is void, the login page's sessions end, pending
+   * backend codes, federation tickets and identity links die, the session keys are marked for the background
+   * revocation (off chain they stop at once), and the app grants' revocation is recorded as still to do.
    */
   async #endSessions(trx: Transaction<Database>, userUuid: number, c: Cutoff): Promise<void> {
     await trx
@@ -271,6 +271,16 @@ export class AccountSecurityStore {
       .where('user_uuid', '=', userUuid)
       .execute();
     await trx.deleteFrom('oauth_sessions').where('user_uuid', '=', userUuid).execute();
+    // Whatever was minted before the cut-off and would still open a way after it: a backend code (a relayed JWT
+    // exchanged for a refresh token), a link or console login ticket, an identity link under way. As erase does.
+    await trx
+      .updateTable('backend_codes')
+      .set({ used_at: c.now })
+      .where('user_uuid', '=', userUuid)
+      .where('used_at', 'is', null)
+      .execute();
+    await trx.deleteFrom('federation_tickets').where('user_uuid', '=', userUuid).execute();
+    await trx.deleteFrom('federation_flows').where('link_user_uuid', '=', userUuid).execute();
     await trx
       .updateTable('session_keys')
       .set({ state: 'revoking', revoke_reason: c.reason.slice(0, 40) })

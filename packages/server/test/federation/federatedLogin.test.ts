@@ -10,6 +10,8 @@ import {
   type StaticIssuer,
 } from '../helpers/oidcUpstream.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+import { authorizeUrl, exchange } from '../oauth/support.js';
+import { createOidcClient } from '../oidc/support.js';
 
 /** The JWT's claims, read without verifying (the server verified it). */
 const claimsOf = (token: string) =>
@@ -794,6 +796,146 @@ describe('federated sign-in with an upstream id_token', () => {
         expect(res.status).toBe(400);
         expect(await res.json()).toMatchObject({ error: 'invalid_request' });
       });
+    });
+
+    it("back at an app's authorize request, the page session and the app's id_token keep the upstream's auth_time", async () => {
+      const owner = await createUser(base);
+      const redirectUri = 'http://127.0.0.1:9/callback';
+      const app = await createOidcClient(base, owner, [redirectUri]);
+      const authorize = new URL(
+        authorizeUrl(base, {
+          client_id: app.clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          state: 'st',
+          scope: 'openid',
+        }),
+      );
+      const started = await fetch(
+        `${base}/v1/federation/rotating/start?return_to=${encodeURIComponent(authorize.pathname + authorize.search)}`,
+        { redirect: 'manual' },
+      );
+      expect(started.status).toBe(302);
+      const upstreamUrl = new URL(started.headers.get('location')!);
+      // The provider answers from its own session: the password was typed an hour ago.
+      const authTime = now() - 3_600;
+      const sub = uniqueSub();
+      rotating.tokenResponse = async () => ({
+        token_type: 'Bearer',
+        access_token: 'at',
+        id_token: await signIdToken(rotating.keys[0]!, {
+          iss: rotating.issuer,
+          aud: 'rot-app',
+          sub,
+          exp: now() + 600,
+          nonce: upstreamUrl.searchParams.get('nonce'),
+          auth_time: authTime,
+        }),
+      });
+      const back = await fetch(
+        `${base}/v1/federation/rotating/callback?state=${upstreamUrl.searchParams.get('state')}&code=c`,
+        { redirect: 'manual', headers: { cookie: started.headers.get('set-cookie')!.split(';')[0]! } },
+      );
+      expect(back.status).toBe(303);
+      expect(back.headers.get('location')).toMatch(/^\/oauth\/authorize\?/);
+      const session = back.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('dauth_session='))!
+        .split(';')[0]!;
+      // The consent page is not under test: the new account has consented already.
+      const { user_uuid: userUuid } = await server.services.database.db
+        .selectFrom('federated_identities')
+        .select('user_uuid')
+        .where('provider', '=', 'rotating')
+        .where('subject', '=', sub)
+        .executeTakeFirstOrThrow();
+      await server.services.database.db
+        .insertInto('oauth_consents')
+        .values({ user_uuid: userUuid, client_id: app.clientId, granted_at: Date.now(), scope: 'openid' })
+        .execute();
+
+      const coded = await fetch(new URL(back.headers.get('location')!, base), {
+        redirect: 'manual',
+        headers: { cookie: session },
+      });
+      expect(coded.status).toBe(302);
+      const code = new URL(coded.headers.get('location')!).searchParams.get('code');
+      expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const tokens = (await (await exchange(base, app, code!)).json()) as { id_token: string };
+      expect(claimsOf(tokens.id_token).auth_time).toBe(authTime);
+    });
+
+    it("an app's max_age or prompt=login makes the login page's provider links ask for a new sign-in, which satisfies it", async () => {
+      const owner = await createUser(base);
+      const redirectUri = 'http://127.0.0.1:9/callback';
+      const app = await createOidcClient(base, owner, [redirectUri]);
+      const authorize = (extra: Record<string, string>) =>
+        authorizeUrl(base, {
+          client_id: app.clientId,
+          redirect_uri: redirectUri,
+          response_type: 'code',
+          state: 'st',
+          scope: 'openid',
+          ...extra,
+        });
+      /** The login page's "Continue with" link for the scripted issuer. */
+      const providerLink = async (extra: Record<string, string>) => {
+        const res = await fetch(authorize(extra), { redirect: 'manual' });
+        expect(res.status).toBe(200);
+        const href = /id="federation-rotating"\s+href="([^"]+)"/.exec(await res.text())?.[1];
+        expect(href).toBeDefined();
+        return new URL(href!.replaceAll('&amp;', '&'), base);
+      };
+      expect((await providerLink({})).searchParams.has('reauthenticate')).toBe(false);
+      expect((await providerLink({ prompt: 'login' })).searchParams.get('reauthenticate')).toBe('true');
+      const link = await providerLink({ max_age: '60' });
+      expect(link.searchParams.get('reauthenticate')).toBe('true');
+
+      const started = await fetch(link, { redirect: 'manual' });
+      expect(started.status).toBe(302);
+      const upstreamUrl = new URL(started.headers.get('location')!);
+      expect(upstreamUrl.searchParams.get('prompt')).toBe('login');
+      const authTime = now();
+      const sub = uniqueSub();
+      rotating.tokenResponse = async () => ({
+        token_type: 'Bearer',
+        access_token: 'at',
+        id_token: await signIdToken(rotating.keys[0]!, {
+          iss: rotating.issuer,
+          aud: 'rot-app',
+          sub,
+          exp: now() + 600,
+          nonce: upstreamUrl.searchParams.get('nonce'),
+          auth_time: authTime,
+        }),
+      });
+      const back = await fetch(
+        `${base}/v1/federation/rotating/callback?state=${upstreamUrl.searchParams.get('state')}&code=c`,
+        { redirect: 'manual', headers: { cookie: started.headers.get('set-cookie')!.split(';')[0]! } },
+      );
+      expect(back.status).toBe(303);
+      const session = back.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('dauth_session='))!
+        .split(';')[0]!;
+      const { user_uuid: userUuid } = await server.services.database.db
+        .selectFrom('federated_identities')
+        .select('user_uuid')
+        .where('provider', '=', 'rotating')
+        .where('subject', '=', sub)
+        .executeTakeFirstOrThrow();
+      await server.services.database.db
+        .insertInto('oauth_consents')
+        .values({ user_uuid: userUuid, client_id: app.clientId, granted_at: Date.now(), scope: 'openid' })
+        .execute();
+      const coded = await fetch(new URL(back.headers.get('location')!, base), {
+        redirect: 'manual',
+        headers: { cookie: session },
+      });
+      expect(coded.status).toBe(302);
+      const code = new URL(coded.headers.get('location')!).searchParams.get('code')!;
+      const tokens = (await (await exchange(base, app, code)).json()) as { id_token: string };
+      expect(claimsOf(tokens.id_token).auth_time).toBe(authTime);
     });
 
     it('a link URL works only with the link cookie of the browser that asked for it, and once', async () => {

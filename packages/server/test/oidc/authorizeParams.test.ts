@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeUrl, bearer, createUser, exchange, post, type TestUser } from '../oauth/support.js';
-import { authorizeAsBackend, createOidcClient, type OidcTestClient } from './support.js';
+import { authorizeAsBackend, createOidcClient, jwtPayload, type OidcTestClient } from './support.js';
 
 /**
  * The OAuth 2.0 contract stays as it was, and the OpenID Connect parameters of the authorize
@@ -164,6 +164,31 @@ describe('OpenID Connect parameters and the unchanged OAuth 2.0 answer', () => {
     expect(stale.searchParams.get('error')).toBe('login_required');
     expect(stale.searchParams.get('state')).toBe('st');
     expect(stale.searchParams.has('code')).toBe(false);
+  });
+
+  it("the bearer path checks max_age against the login JWT's auth_time (when a credential was proven), not its iat, and issues that auth_time", async () => {
+    // A fresh JWT carrying an hour-old proof (a federated sign-in the upstream answered silently).
+    const authTime = Math.floor(Date.now() / 1000) - 3600;
+    const { token } = await server.services.tokens.issueLoginToken(user.uuid, {
+      authTime,
+      clientId: app.clientId,
+      amr: ['fed'],
+    });
+    const authorize = async (extra: Record<string, string>) => {
+      const res = await fetch(url(app, { scope: 'openid', ...extra }), {
+        headers: bearer(token),
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(302);
+      return new URL(res.headers.get('location')!);
+    };
+    const stale = await authorize({ max_age: '60' });
+    expect(stale.searchParams.get('error')).toBe('login_required');
+    expect(stale.searchParams.has('code')).toBe(false);
+
+    const code = (await authorize({})).searchParams.get('code')!;
+    const body = (await (await exchange(server.url, app, code)).json()) as { id_token: string };
+    expect(jwtPayload(body.id_token).auth_time).toBe(authTime);
   });
 
   it('refuses malformed OpenID parameters back to the app with invalid_request', async () => {

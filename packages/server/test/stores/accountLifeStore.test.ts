@@ -61,6 +61,29 @@ describe.each(testDatabases)('account life store ($name)', (database) => {
     expect(await erase(7001)).toBeUndefined();
   });
 
+  it("erases only values that equal the deleted e-mail or nickname: another account's entries whose address contains it stay intact", async () => {
+    await seedUser(db(), 7201, 'x@gmail.com');
+    await seedUser(db(), 7202, 'max@gmail.com');
+    await audit('c1', '7202', { email: 'max@gmail.com', target: { email: 'MAX@gmail.com' }, note: 'n7201' });
+    await audit('c2', undefined, { email: 'max@gmail.com', tried: ['x@gmail.com.evil', 'ax@gmail.com'] });
+    await audit('c3', undefined, { email: 'X@Gmail.com', other: 'max@gmail.com' });
+    await audit('c4', '7201', { email: 'x@gmail.com', nested: { who: ['n7201'] }, note: 'kept' });
+
+    expect(await erase(7201)).toBeDefined();
+    const rows = await db()
+      .selectFrom('audit_log')
+      .select(['id', 'details'])
+      .where('id', 'like', 'c%')
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.id, JSON.parse(r.details) as unknown])).toEqual([
+      ['c1', { email: 'max@gmail.com', target: { email: 'MAX@gmail.com' }, note: 'n7201' }],
+      ['c2', { email: 'max@gmail.com', tried: ['x@gmail.com.evil', 'ax@gmail.com'] }],
+      ['c3', { email: ERASED, other: 'max@gmail.com' }],
+      ['c4', { email: ERASED, nested: { who: [ERASED] }, note: 'kept' }],
+    ]);
+  });
+
   it('keeps the audit log append-only but for an erasure of details', async () => {
     await audit('b1', '7100', { email: 'x@example.com' });
     const refused = [

@@ -221,6 +221,99 @@ describe.each(testDatabases)('account security store ($name)', (database) => {
     expect(await stateOf(8021)).toMatchObject({ passwordHash: 'newer-hash', loginsValidAfter: 111 });
   });
 
+  /** A backend code, a link ticket, a console login ticket and an identity link under way, all minted before. */
+  async function pending(userUuid: number) {
+    const d = db();
+    await d
+      .insertInto('backend_codes')
+      .values({
+        code_hash: `bc-${userUuid}`,
+        client_id: 'app',
+        user_uuid: userUuid,
+        slot_id: 'slot',
+        redirect_uri: 'https://app.example/cb',
+        created_at: 1,
+        expires_at: 9e12,
+        used_at: null,
+        grant_id: null,
+      })
+      .execute();
+    for (const purpose of ['link', 'console_login']) {
+      await d
+        .insertInto('federation_tickets')
+        .values({
+          ticket_hash: `ft-${purpose}-${userUuid}`,
+          purpose,
+          user_uuid: userUuid,
+          provider: 'upstream',
+          created: 1,
+          expires_at: 9e12,
+          binder_hash: null,
+          auth_time: null,
+        })
+        .execute();
+    }
+    await d
+      .insertInto('federation_flows')
+      .values({
+        state_hash: `ff-${userUuid}`,
+        provider: 'upstream',
+        purpose: 'link',
+        link_user_uuid: userUuid,
+        return_to: '/',
+        browser_hash: 'b',
+        nonce: 'n',
+        code_verifier_sealed: 'v1.sealed',
+        created_at: 1,
+        expires_at: 9e12,
+      })
+      .execute();
+  }
+  /** What of `pending(userUuid)` can still be used. */
+  async function pendingOf(userUuid: number) {
+    const d = db();
+    return {
+      backendCodes: (
+        await d
+          .selectFrom('backend_codes')
+          .select('code_hash')
+          .where('user_uuid', '=', userUuid)
+          .where('used_at', 'is', null)
+          .execute()
+      ).length,
+      tickets: (
+        await d
+          .selectFrom('federation_tickets')
+          .select('ticket_hash')
+          .where('user_uuid', '=', userUuid)
+          .execute()
+      ).length,
+      linkFlows: (
+        await d
+          .selectFrom('federation_flows')
+          .select('state_hash')
+          .where('link_user_uuid', '=', userUuid)
+          .execute()
+      ).length,
+    };
+  }
+
+  it('a mailbox proof and a "this wasn\'t me" confirmation leave no backend code, federation ticket or identity link of the account usable; another account keeps its own', async () => {
+    await waysIn(8061);
+    await waysIn(8062);
+    await waysIn(8063);
+    for (const u of [8061, 8062, 8063]) await pending(u);
+
+    expect((await store().proveMailbox(8061, proof(500_000))).firstProof).toBe(true);
+    expect(await pendingOf(8061)).toEqual({ backendCodes: 0, tickets: 0, linkFlows: 0 });
+
+    await store().insertLink('h-8062', link(8062, 'password_changed', 500_000));
+    expect(await store().confirmLink('h-8062', cutoff(500_500), () => ({}))).toBeDefined();
+    expect(await pendingOf(8062)).toEqual({ backendCodes: 0, tickets: 0, linkFlows: 0 });
+
+    expect(await pendingOf(8063)).toEqual({ backendCodes: 1, tickets: 2, linkFlows: 1 });
+  });
+
   const link = (
     userUuid: number,
     change: string,

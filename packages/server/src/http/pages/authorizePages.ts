@@ -174,18 +174,22 @@ export function loginPage(input: LoginPageInput): string {
 
 /**
  * "Continue with …": plain links (top-level GET navigations) to the flow's start, which returns to this
- * authorize request (`return_to`) once the provider has answered.
+ * authorize request (`return_to`) once the provider has answered. A request with `max_age` or
+ * `prompt=login` asks the provider to sign the person in again (`reauthenticate`): the session keeps the
+ * upstream's auth_time, so an answer from the provider's own session would bring the page straight back.
  */
 function federationLinks(providers: readonly { id: string; name: string }[], fields: Record<string, string>) {
   if (providers.length === 0) return '';
   const returnTo = `/oauth/authorize?${new URLSearchParams(fields).toString()}`;
+  const fresh = fields.max_age !== undefined || (fields.prompt ?? '').split(' ').includes('login');
+  const query = new URLSearchParams({ return_to: returnTo, ...(fresh ? { reauthenticate: 'true' } : {}) });
   return html`<div class="federation">
     ${providers.map(
       (p) =>
         html`<a
           class="provider"
           id="federation-${p.id}"
-          href="/v1/federation/${encodeURIComponent(p.id)}/start?${new URLSearchParams({ return_to: returnTo }).toString()}"
+          href="/v1/federation/${encodeURIComponent(p.id)}/start?${query.toString()}"
           >Continue with ${p.name}</a
         >`,
     )}

@@ -227,12 +227,13 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
       return reply.redirect(`${CONSOLE_PATH}#login_ticket=${ticket}`, 302);
     }
     // Back into the authorize request the login page showed, signed in like a password sign-in: an
-    // account with TOTP gets the code step first.
+    // account with TOTP gets the code step first. The session's auth_time is the upstream's (seconds; 0 =
+    // never proven), not now: a silent upstream sign-in must not give the app a fresh one (docs/federation.md).
     const authz = await page.check(authorizeParams(outcome.returnTo), reply);
     if (!authz) return reply;
     return page.afterFirstFactor(request, reply, authz, {
       userUuid: outcome.userUuid,
-      authTime: Date.now(),
+      authTime: outcome.authTime * 1000,
       amr: ['fed'],
     });
   }

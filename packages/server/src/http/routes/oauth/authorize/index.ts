@@ -71,10 +71,12 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
           consented: () => browserSessions.hasConsent(Number(claims.userId), clientId, authz.oidc.scope),
         });
         if (!allowed) return finish(reply, authz, { error: 'consent_required', state: authz.state }, 302);
-        // No page on this path, so `prompt` does not apply; `max_age` is checked against the sign-in
-        // that issued the login JWT.
+        // No page on this path, so `prompt` does not apply; `max_age` is checked against when the person
+        // proved a credential (`auth_time`), not when the JWT was issued: a federated JWT carries the
+        // upstream's, possibly 0 (never proven). A password JWT's equals its iat.
         const { maxAge } = authz.oidc;
-        if (maxAge !== undefined && Math.floor(Date.now() / 1000) - claims.iat > maxAge) {
+        const authTime = claims.authTime ?? claims.iat;
+        if (maxAge !== undefined && Math.floor(Date.now() / 1000) - authTime > maxAge) {
           return finish(reply, authz, { error: 'login_required', state: authz.state }, 302);
         }
         // Two factors asked for (require_mfa, acr_values=mfa): the login JWT's own amr must say so.
@@ -84,7 +86,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         const code = await grantCode(
           Number(claims.userId),
           authz,
-          claims.iat * 1000,
+          authTime * 1000,
           claims.amr,
           requestContextOf(request),
         );
