@@ -23,6 +23,7 @@ describe('console file table', () => {
       'dist/pages/apps.js': 'export {}',
       'dist/vendor/uplot.js': 'export default {}',
       'dist/vendor/uplot.css': '.uplot{}',
+      'dist/vendor/uqr.js': 'export {}',
       'dist/.tsbuildinfo': '{}',
       'dist/main.js.map': '{}',
       'src/main.ts': 'export {}',
@@ -35,6 +36,7 @@ describe('console file table', () => {
       'pages/apps.js',
       'vendor/uplot.css',
       'vendor/uplot.js',
+      'vendor/uqr.js',
     ]);
     expect(assets.get('main.js')?.type).toBe('text/javascript; charset=utf-8');
     expect(assets.get('console.css')?.type).toBe('text/css; charset=utf-8');
@@ -47,13 +49,15 @@ describe('console file table', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('has no shell when the charting library was not copied beside the modules (`tsc -b` without `npm run build`)', () => {
+  it('has no shell when the charting or QR library was not copied beside the modules (`tsc -b` without `npm run build`)', () => {
     const dir = consoleDir({ 'static/index.html': '<!doctype html>', 'dist/main.js': 'export {}' });
     expect(loadConsoleAssets(dir).shell).toBeUndefined();
     fs.writeFileSync(path.join(dir, 'dist/uplot.js'), 'export default {}');
     expect(loadConsoleAssets(dir).shell).toBeUndefined();
     fs.mkdirSync(path.join(dir, 'dist/vendor'));
     fs.writeFileSync(path.join(dir, 'dist/vendor/uplot.js'), 'export default {}');
+    expect(loadConsoleAssets(dir).shell).toBeUndefined();
+    fs.writeFileSync(path.join(dir, 'dist/vendor/uqr.js'), 'export {}');
     expect(loadConsoleAssets(dir).shell).toBeDefined();
     fs.rmSync(dir, { recursive: true, force: true });
   });
