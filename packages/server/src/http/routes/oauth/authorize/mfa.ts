@@ -10,6 +10,11 @@ import { requestContextOf } from '../../../requestContext.js';
 import { type AuthorizePage, pageForm } from './shared.js';
 
 const CodeForm = pageForm({ code: Type.String({ maxLength: 40 }) });
+/** The enrolment's form also carries the marker of the secret it showed. */
+const EnrolForm = pageForm({
+  code: Type.String({ maxLength: 40 }),
+  enrolment: Type.Optional(Type.String({ maxLength: 100 })),
+});
 
 export const WRONG_MFA_CODE =
   'That code is wrong or was already used. Enter the current code, or a recovery code.';
@@ -80,7 +85,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
         tags: ['oauth'],
         summary:
           'Enrolment on the login page when two factors are asked for: a code of the new authenticator turns TOTP on; the recovery codes are shown once',
-        body: CodeForm,
+        body: EnrolForm,
         response: errorResponses(400, 401, 403, 404, 409, 429),
       },
       config: { errorStyle: 'oauth', browserPage: true, rateLimit: limit },
@@ -95,14 +100,17 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
         Date.now() - session.authTime <= page.services.config.stepUpMaxAgeSeconds * 1000;
       if (!session || !fresh) return page.backToAuthorize(reply, authz);
       request.auditUser = String(session.userUuid);
+      // Only the secret this form showed confirms (a form without its marker matches none).
+      const marker = request.body.enrolment ?? '';
       let codes: string[];
       try {
-        codes = await mfa.confirm(session.userUuid, request.body.code);
+        codes = await mfa.confirm(session.userUuid, request.body.code, marker);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_mfa_code') {
-          return page.showMfaEnrol(request, reply, authz, session.userUuid, 400, WRONG_MFA_CODE);
+          return page.showMfaEnrol(request, reply, authz, session.userUuid, 400, WRONG_MFA_CODE, marker);
         }
-        // Already on (another tab finished), or replaced meanwhile: the request's page starts over.
+        // Already on (another tab finished), replaced meanwhile or expired: the request's page starts over
+        // (with a new secret).
         if (isAppError(err) && [404, 409].includes(err.status)) return page.backToAuthorize(reply, authz);
         throw err;
       }
