@@ -53,6 +53,13 @@ const enrolmentChanged = () =>
 
 const totpNotEnabled = () => notFound('totp_not_enabled', 'This account has no TOTP second factor');
 
+/** Wrong second-step codes counted per account (`login_mfa_account`, the HTTP layer's rate-limit store). */
+export interface WrongCodeGuard {
+  /** Throws (429) once the account has used up its wrong codes. */
+  check(userUuid: number): Promise<void>;
+  wrong(userUuid: number): Promise<void>;
+}
+
 export interface MfaStatus {
   totp: boolean;
   recoveryCodesLeft: number;
@@ -224,8 +231,12 @@ export class MfaService implements SecondFactorGate {
   async completeSignIn(
     mfaToken: string,
     code: string,
+    guard?: WrongCodeGuard,
   ): Promise<{ token: string; uuid: string; expiresIn: number }> {
-    const signIn = await issueSignIn(this.tokens, await this.verifySecondStep(mfaToken, code));
+    const signIn = await issueSignIn(
+      this.tokens,
+      await this.verifySecondStep(mfaToken, code, undefined, guard),
+    );
     if (signIn.mfaRequired) throw new Error('issueSignIn never asks for a second factor');
     return { token: signIn.token, uuid: signIn.uuid, expiresIn: signIn.expiresIn };
   }
@@ -240,8 +251,9 @@ export class MfaService implements SecondFactorGate {
     mfaToken: string,
     code: string,
     bind?: { clientId: string | undefined },
+    guard?: WrongCodeGuard,
   ): Promise<FirstFactor & { amr: Amr[] }> {
-    const result = await this.trySecondStep(mfaToken, code, bind);
+    const result = await this.trySecondStep(mfaToken, code, bind, guard);
     if ('attemptsLeft' in result) throw invalidMfaCode(401);
     return result;
   }
@@ -254,14 +266,18 @@ export class MfaService implements SecondFactorGate {
     mfaToken: string,
     code: string,
     bind?: { clientId: string | undefined },
+    guard?: WrongCodeGuard,
   ): Promise<(FirstFactor & { amr: Amr[] }) | { attemptsLeft: number }> {
     const tokenHash = this.#tokenHash(mfaToken);
     const pending = await this.store.attemptSignIn(tokenHash, MFA_MAX_ATTEMPTS, this.now());
     if (!pending) throw invalidMfaToken();
     if (bind && bind.clientId !== pending.clientId) throw invalidMfaToken();
+    // The account's wrong codes across all its mfa_tokens: past the limit, no code is checked (429).
+    await guard?.check(pending.userUuid);
     const totp = await this.store.findTotp(pending.userUuid);
     if (!totp?.confirmed) throw invalidMfaToken();
     if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) {
+      await guard?.wrong(pending.userUuid);
       return { attemptsLeft: Math.max(0, MFA_MAX_ATTEMPTS - (pending.attempts ?? MFA_MAX_ATTEMPTS)) };
     }
     if (!(await this.store.finishSignIn(tokenHash))) throw invalidMfaToken();

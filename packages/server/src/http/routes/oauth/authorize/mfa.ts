@@ -3,7 +3,7 @@ import { isAppError } from '../../../../errors.js';
 import { authorizationFields } from '../../../../services/oauth/authorizationRequest.js';
 import { recoveryCodesPage } from '../../../pages/mfaPages.js';
 import { newNonce } from '../../../pages/html.js';
-import { routeLimit } from '../../../rateLimits.js';
+import { mfaAccountGuard, routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { requestContextOf } from '../../../requestContext.js';
@@ -31,11 +31,13 @@ export const MFA_STEP_ENDED = 'Too many wrong codes, or the sign-in took too lon
  * - `POST /oauth/authorize/mfa/enrol`: the first TOTP of an account an app (or `acr_values=mfa`) asks two
  *   factors of, confirmed with a code of it; the recovery codes are shown once, then the request goes on.
  *
- * Both count against `login_mfa` per address (as the JSON second step).
+ * Both count against `login_mfa` per address (as the JSON second step); the code step's wrong codes
+ * count against `login_mfa_account` too (per account, shared with the JSON route and the device page).
  */
 export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void> {
   const { mfa, browserSessions } = page.services;
   const limit = routeLimit(page.services.config.rateLimits, 'login_mfa');
+  const accountGuard = mfaAccountGuard(app, page.services);
 
   app.post(
     '/oauth/authorize/mfa',
@@ -59,7 +61,12 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
       if (!mfaToken || mfaToken.length > 100) return ended();
       let proved;
       try {
-        proved = await mfa.trySecondStep(mfaToken, request.body.code, { clientId: authz.client.clientId });
+        proved = await mfa.trySecondStep(
+          mfaToken,
+          request.body.code,
+          { clientId: authz.client.clientId },
+          accountGuard(request),
+        );
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_mfa_token') return ended();
         throw err;
