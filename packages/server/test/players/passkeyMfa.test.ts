@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { newUser, post, type User } from '../content/contentSupport.js';
+import { newClient, newUser, post, type User } from '../content/contentSupport.js';
 import { stepNow, totpCode, totpSecretOf } from '../helpers/totp.js';
 import { type CreationOptions, SoftAuthenticator } from './softAuthenticator.js';
 
@@ -123,6 +123,34 @@ for (const database of ['sqlite', 'postgres'] as const) {
       );
       expect(res.status).toBe(200);
       expect(claimsOf(res.body.token).amr).toEqual(['hwk', 'user']);
+    });
+
+    it('the login page: a passkey without user verification shows the code form, with no session yet', async (ctx) => {
+      if (!server) return ctx.skip();
+      const { user, authenticator } = await enrolled();
+      const clientId = await newClient(server, user);
+      const redirectUri = 'https://game.example/cb'; // newClient's
+      const fields = { client_id: clientId, redirect_uri: redirectUri, response_type: 'code' };
+      const shown = await fetch(`${server.url}/oauth/authorize?${new URLSearchParams(fields).toString()}`);
+      expect(shown.status).toBe(200);
+      const cookie = shown.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+      const csrf = /name="csrf_token" value="([^"]+)"/.exec(await shown.text())![1]!;
+      const credential = JSON.stringify(authenticator.assert(await challenge(), { userVerified: false }));
+      const res = await fetch(`${server.url}/oauth/authorize/passkey`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams({ ...fields, csrf_token: csrf, credential }).toString(),
+        redirect: 'manual',
+      });
+      const page = await res.text();
+      expect(res.status).toBe(200);
+      expect(page).toContain('Enter your code');
+      const setCookies = res.headers.getSetCookie().join('\n');
+      expect(setCookies).toContain('dauth_mfa=');
+      expect(setCookies).not.toContain('dauth_session=');
     });
   });
 }
