@@ -276,10 +276,14 @@ async function passkeyLogin(): Promise<Session> {
   );
   const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential | null;
   if (!credential) throw new ApiError(400, 'passkey_cancelled', 'No passkey was chosen.');
-  const result = await anonymousPost('/v1/dev-user/passkeys/login', {
+  const result = (await anonymousPost('/v1/dev-user/passkeys/login', {
     ...(credential.toJSON() as unknown as Json),
     client_id: CONSOLE_BINDING,
-  });
+  })) as SignInAnswer;
+  // A passkey without user verification (no PIN) is one factor: an account with TOTP asks for the code.
+  if (result.mfa_required && typeof result.mfa_token === 'string') {
+    throw new SecondFactorRequired(result.mfa_token, result.methods ?? [], '');
+  }
   return { token: String(result.token), uuid: String(result.uuid), email: '' };
 }
 

@@ -18,6 +18,8 @@ export const RATE_LIMIT_DEFAULTS = {
   login_address: perMinute(30),
   /** Second-step codes (`/v1/dev-user/login/mfa`) per address; each mfa_token also ends after 5 codes. */
   login_mfa: perMinute(30),
+  /** Wrong second-step codes per account, across all its mfa_tokens and addresses (the JSON route and the pages). */
+  login_mfa_account: { max: 10, windowMs: 15 * 60_000 },
   /** TOTP enrolments, confirmations and removals per user (each confirmation or removal checks a code). */
   mfa_manage: perMinute(10),
   /** Account sign-ups per address. */

@@ -60,7 +60,15 @@ export async function signInPage(): Promise<HTMLElement> {
     h('div', { class: 'actions' }, submit('Use a passkey', 'signin-passkey')),
   ) as HTMLFormElement;
   onSubmit(withPasskey, async () => {
-    await signInWithPasskey();
+    try {
+      await signInWithPasskey();
+    } catch (error) {
+      if (!(error instanceof SecondFactorRequired)) throw error;
+      // A passkey without user verification, of an account with TOTP: the code, as after a password.
+      step.replaceChildren(secondStepForm(error));
+      step.querySelector('input')?.focus();
+      return;
+    }
     go('#/apps');
   });
   // "Continue with …" for each upstream provider the service is configured with (none: no buttons).

@@ -120,14 +120,15 @@ export function createAccountDomain(deps: {
     deps.secretBox,
     { publicUrl: config.publicUrl, logger: logger.child({ component: 'federation' }) },
   );
-  // Second factors (docs/mfa.md): a password or federated sign-in of an account with TOTP takes a second step.
+  // Second factors (docs/mfa.md): a password, federated or unverified-passkey sign-in of an account with
+  // TOTP takes a second step.
   const { mfa } = createMfaDomain({
     db,
     secretBox: deps.secretBox,
     masterKey: deps.masterKey,
     tokens,
     issuer: new URL(config.publicUrl).hostname,
-    signIns: [accounts, federation],
+    signIns: [accounts, federation, passkeys],
   });
   return { users, verifications, hasher, addressVerification, accounts, guests, passkeys, federation, mfa };
 }

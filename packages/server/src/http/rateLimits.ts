@@ -238,3 +238,50 @@ export function userCodeGuessLimit(app: App, services: Services): UserCodeGuessL
   userCodeLimits.set(services, limit);
   return limit;
 }
+
+/** The guard of every second step (docs/mfa.md): wrong codes per account, whatever the mfa_token or address. */
+export interface MfaAccountGuard {
+  /** Before the code is checked: 429 `rate_limited` once the account has used up its wrong codes. */
+  check(userUuid: number): Promise<void>;
+  /** Counts a wrong code against the account. */
+  wrong(userUuid: number): Promise<void>;
+}
+
+const mfaAccountGuards = new WeakMap<Services, (request: FastifyRequest) => MfaAccountGuard>();
+
+/**
+ * Wrong second-step codes per account (`login_mfa_account`), shared by `POST /v1/dev-user/login/mfa`
+ * and the login and device pages, in the rate limiter's store (Redis when `REDIS_URL` is set, so every
+ * replica counts together): an attacker with the password cannot buy 5 codes per mfa_token over and
+ * over from many addresses. Only wrong codes count, so the owner's right code is never refused before
+ * someone has guessed.
+ */
+export function mfaAccountGuard(app: App, services: Services): (request: FastifyRequest) => MfaAccountGuard {
+  let guard = mfaAccountGuards.get(services);
+  if (guard) return guard;
+  // The limiter's key generator sees only the request: the account is handed over beside it.
+  const accountOf = new WeakMap<FastifyRequest, number>();
+  const perAccount = app.createRateLimit(
+    routeLimit(services.config.rateLimits, 'login_mfa_account', {
+      keyGenerator: (request) => `login_mfa_account:${accountOf.get(request) ?? ''}`,
+    }),
+  );
+  guard = (request) => ({
+    async check(userUuid) {
+      accountOf.set(request, userUuid);
+      const r = await perAccount(request, { increment: false });
+      // `isAllowed` only comes with an allow list, which this limiter has none of.
+      if (!r.isAllowed && r.max - r.remaining >= r.max) {
+        throw new AppError(429, 'rate_limited', 'Too many wrong codes for this account; wait and try again', {
+          retryAfterSeconds: Math.max(1, r.ttlInSeconds),
+        });
+      }
+    },
+    async wrong(userUuid) {
+      accountOf.set(request, userUuid);
+      await perAccount(request);
+    },
+  });
+  mfaAccountGuards.set(services, guard);
+  return guard;
+}

@@ -43,6 +43,8 @@ export interface TotpRecord {
   secretSealed: string;
   confirmed: boolean;
   lastStep: number;
+  /** When the secret was made (ms): a pending one expires (`TOTP_PENDING_TTL_MS`). */
+  createdAt: number;
 }
 
 export interface PendingSignIn {
@@ -73,6 +75,7 @@ export class MfaStore {
         secretSealed: row.secret_sealed,
         confirmed: row.confirmed_at !== null,
         lastStep: Number(row.last_step),
+        createdAt: Number(row.created_at),
       }
     );
   }

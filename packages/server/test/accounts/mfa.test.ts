@@ -282,6 +282,25 @@ for (const database of ['sqlite', 'postgres'] as const) {
       });
     });
 
+    it('a pending secret expires after 10 minutes: its code no longer confirms (404 totp_not_pending)', async (ctx) => {
+      if (!server) return ctx.skip();
+      const user = await createUser(server.url, undefined, CONSOLE);
+      const started = await send(server, 'POST', '/v1/dev-user/mfa/totp', user.loginToken);
+      const secret = totpSecretOf(started.body.otpauth_uri as string);
+      // Made 10 minutes and a second ago.
+      await server.services.database.db
+        .updateTable('mfa_totp')
+        .set({ created_at: Date.now() - 601_000 })
+        .where('user_uuid', '=', Number(user.uuid))
+        .execute();
+      expect(
+        await send(server, 'POST', '/v1/dev-user/mfa/totp/confirm', user.loginToken, {
+          code: totpCode(secret, stepNow()),
+        }),
+      ).toMatchObject({ status: 404, body: { success: false, error: 'totp_not_pending' } });
+      expect((await send(server, 'GET', '/v1/dev-user/mfa', user.loginToken)).body.totp).toBe(false);
+    });
+
     it('remove with a wrong code changes nothing; with a code, login is single-step again', async (ctx) => {
       if (!server) return ctx.skip();
       const { user, secret, recoveryCodes } = await enrolled();

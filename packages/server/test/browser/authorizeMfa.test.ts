@@ -246,12 +246,11 @@ describe.skipIf(!chromiumAvailable)('second factor on the login page in a real C
     expect(await page.locator('.qr svg').count()).toBe(1);
     const uri = (await page.textContent('#otpauth-uri'))!.trim();
     const secret = totpSecretOf(uri);
-    // A reload shows the same secret (a scanned code stays good).
-    await page.reload();
-    expect((await page.textContent('#otpauth-uri'))!.trim()).toBe(uri);
 
+    // A wrong code shows the same secret again (a scanned code stays good), from the form's marker.
     await enterCode(page, wrongCode(secret));
     expect(await page.textContent('#code-error')).toContain('wrong');
+    expect((await page.textContent('#otpauth-uri'))!.trim()).toBe(uri);
     await enterCode(page, totpCode(secret, stepNow()));
     expect(await page.textContent('h1')).toBe('Save your recovery codes');
     expect(await page.locator('#recovery-codes li').count()).toBe(10);
@@ -265,6 +264,50 @@ describe.skipIf(!chromiumAvailable)('second factor on the login page in a real C
     expect(tokens.claims()).toMatchObject({ acr: 'mfa', amr: ['pwd', 'otp', 'mfa'] });
     const status = await api('GET', '/v1/dev-user/mfa', user.loginToken);
     expect(status.body).toMatchObject({ totp: true, recovery_codes_left: 10 });
+    await page.close();
+  });
+
+  it('the page never shows (nor confirms) a pending secret made elsewhere: another browser with the password enrolled first (issue 37)', async () => {
+    const user = await createUser(server.url, undefined, CONSOLE);
+    // "Another browser" (the attacker with the password) leaves a pending secret and does not confirm it.
+    const planted = await api('POST', '/v1/dev-user/mfa/totp', user.loginToken);
+    expect(planted.status).toBe(201);
+    const plantedSecret = totpSecretOf(planted.body.otpauth_uri as string);
+
+    const start = await startAuthorization(config, callback.url(), { acr_values: 'mfa' });
+    const page = await context.newPage();
+    await page.goto(start.url.href);
+    await password(page, user);
+    expect(await page.textContent('h1')).toBe('Add a second factor');
+    const uri = (await page.textContent('#otpauth-uri'))!.trim();
+    expect(uri).not.toContain(planted.body.secret as string);
+    const secret = totpSecretOf(uri);
+    expect(secret.equals(plantedSecret)).toBe(false);
+    // A reload is a new visit: a new secret again (only the form's marker shows one twice).
+    await page.reload();
+    const reloaded = (await page.textContent('#otpauth-uri'))!.trim();
+    expect(reloaded).not.toBe(uri);
+
+    // A code of the planted secret does not confirm on the page.
+    await enterCode(page, totpCode(plantedSecret, stepNow()));
+    expect(await page.textContent('h1')).toBe('Add a second factor');
+    expect(await page.textContent('#code-error')).toContain('wrong');
+    expect((await api('GET', '/v1/dev-user/mfa', user.loginToken)).body).toMatchObject({ totp: false });
+
+    // The attacker replaces the pending secret while the page shows its own: the page's code of its own
+    // secret does not confirm the attacker's either; the page starts over with a new secret.
+    const shown = totpSecretOf(reloaded);
+    const replaced = await api('POST', '/v1/dev-user/mfa/totp', user.loginToken);
+    const replacedSecret = totpSecretOf(replaced.body.otpauth_uri as string);
+    await enterCode(page, totpCode(replacedSecret, stepNow()));
+    expect(await page.textContent('h1')).toBe('Add a second factor');
+    expect((await api('GET', '/v1/dev-user/mfa', user.loginToken)).body).toMatchObject({ totp: false });
+    const fresh = totpSecretOf((await page.textContent('#otpauth-uri'))!.trim());
+    expect(fresh.equals(replacedSecret) || fresh.equals(shown)).toBe(false);
+
+    // The page's own secret confirms.
+    await enterCode(page, totpCode(fresh, stepNow()));
+    expect(await page.textContent('h1')).toBe('Save your recovery codes');
     await page.close();
   });
 

@@ -105,11 +105,15 @@ export class SoftAuthenticator {
     };
   }
 
-  /** An AuthenticationResponseJSON for `navigator.credentials.get` options; the counter grows by one. */
-  assert(challenge: string, override: { origin?: string; counter?: number } = {}) {
+  /**
+   * An AuthenticationResponseJSON for `navigator.credentials.get` options; the counter grows by one.
+   * `userVerified: false` leaves out the UV flag (a security key without a PIN): user presence only.
+   */
+  assert(challenge: string, override: { origin?: string; counter?: number; userVerified?: boolean } = {}) {
     this.counter = override.counter ?? this.counter + 1;
     const clientData = this.#clientData('webauthn.get', challenge, override.origin ?? this.origin);
-    const authData = this.#authData(0x05, this.counter);
+    // Flags: user present (0x01), user verified (0x04).
+    const authData = this.#authData(override.userVerified === false ? 0x01 : 0x05, this.counter);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), this.#privateKey);
     return {
       id: this.id,

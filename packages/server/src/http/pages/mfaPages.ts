@@ -69,7 +69,13 @@ export function mfaCodePage(input: MfaFormInput): string {
  * Enrolment asked for by the app (`require_mfa`) or the request (`acr_values=mfa`): the `otpauth://` URI
  * as a QR code (an SVG made here, no outside request) and as text, then a code of it to confirm.
  */
-export function mfaEnrolPage(input: MfaFormInput & { otpauthUri: string }): string {
+export function mfaEnrolPage(
+  input: MfaFormInput & {
+    otpauthUri: string;
+    /** The marker of the secret shown: the confirmation accepts only this one (docs/mfa.md). */
+    enrolment: string;
+  },
+): string {
   const qr = new SafeHtml(renderSVG(input.otpauthUri, { border: 2 }));
   const body = html`<h1>Add a second factor</h1>
     ${forApp(input.clientName)}
@@ -82,6 +88,7 @@ export function mfaEnrolPage(input: MfaFormInput & { otpauthUri: string }): stri
     <form method="post" action="${input.action}" autocomplete="off">
       ${hiddenFields(input.fields)}
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      <input type="hidden" name="enrolment" value="${input.enrolment}" />
       ${codeField(input, 'Code from the app', 'The 6-digit code your authenticator app shows now.')}
       <div class="actions"><button type="submit" id="confirm-enrolment">Turn on</button></div>
     </form>`;

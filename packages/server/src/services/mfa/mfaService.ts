@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import type { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
 import { AppError, conflict, notFound } from '../../errors.js';
-import type { MfaStore } from '../../stores/mfaStore.js';
+import type { MfaStore, TotpRecord } from '../../stores/mfaStore.js';
 import type { TokenService } from '../tokens/tokenService.js';
 import {
   type Amr,
@@ -25,6 +25,8 @@ export const RECOVERY_CODE_COUNT = 10;
 /** How long a sign-in waits for its second step, and how many codes it may try. */
 export const MFA_TOKEN_TTL_SECONDS = 300;
 export const MFA_MAX_ATTEMPTS = 5;
+/** A pending (unconfirmed) secret is good for this long: after it, confirmation needs a new one. */
+export const TOTP_PENDING_TTL_MS = 10 * 60_000;
 
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const SEAL_AAD = (userUuid: number) => `totp_secret:${userUuid}`;
@@ -46,7 +48,17 @@ const invalidMfaToken = () =>
     `The mfa_token is unknown, expired (${MFA_TOKEN_TTL_SECONDS / 60} minutes), already used, or ended after ${MFA_MAX_ATTEMPTS} codes: sign in again`,
   );
 
+const enrolmentChanged = () =>
+  conflict('totp_enrolment_changed', 'The enrolment changed meanwhile: start it again');
+
 const totpNotEnabled = () => notFound('totp_not_enabled', 'This account has no TOTP second factor');
+
+/** Wrong second-step codes counted per account (`login_mfa_account`, the HTTP layer's rate-limit store). */
+export interface WrongCodeGuard {
+  /** Throws (429) once the account has used up its wrong codes. */
+  check(userUuid: number): Promise<void>;
+  wrong(userUuid: number): Promise<void>;
+}
 
 export interface MfaStatus {
   totp: boolean;
@@ -82,6 +94,11 @@ export class MfaService implements SecondFactorGate {
 
   /** A new pending secret (replacing a pending one): its base32 and `otpauth://` URI. 409 once confirmed. */
   async enrol(userUuid: number, label: string): Promise<{ secret: string; otpauthUri: string }> {
+    const { secret, otpauthUri } = await this.#newPending(userUuid, label);
+    return { secret, otpauthUri };
+  }
+
+  async #newPending(userUuid: number, label: string) {
     const secret = new Secret({ size: TOTP_SECRET_BYTES });
     const sealed = this.secretBox.seal(secret.base32, SEAL_AAD(userUuid));
     if (!(await this.store.savePending(userUuid, sealed, this.now()))) {
@@ -91,21 +108,31 @@ export class MfaService implements SecondFactorGate {
       );
     }
     const totp = this.#totp(secret, label);
-    return { secret: secret.base32, otpauthUri: totp.toString() };
+    return { secret: secret.base32, otpauthUri: totp.toString(), sealed };
   }
 
-  /** Confirms the pending secret with a code of it; the 10 recovery codes, shown once. */
-  async confirm(userUuid: number, code: string): Promise<string[]> {
+  /**
+   * Confirms the pending secret with a code of it; the 10 recovery codes, shown once. `marker`: the login
+   * page's enrolment confirms only the secret it showed (`pendingEnrolment`); another one (made meanwhile
+   * elsewhere) → 409 `totp_enrolment_changed`. A pending secret older than 10 minutes → 404 `totp_not_pending`.
+   */
+  async confirm(userUuid: number, code: string, marker?: string): Promise<string[]> {
     const record = await this.store.findTotp(userUuid);
-    if (!record) throw notFound('totp_not_pending', 'Start the enrolment first (POST /v1/dev-user/mfa/totp)');
-    if (record.confirmed) throw conflict('totp_already_enabled', 'TOTP is already on');
+    if (record?.confirmed) throw conflict('totp_already_enabled', 'TOTP is already on');
+    if (!record || this.#expired(record)) {
+      throw notFound(
+        'totp_not_pending',
+        `Start the enrolment first (POST /v1/dev-user/mfa/totp); a pending secret lasts ${TOTP_PENDING_TTL_MS / 60_000} minutes`,
+      );
+    }
+    if (marker !== undefined && !this.#marks(record, marker)) throw enrolmentChanged();
     const step = this.#matchingStep(record.secretSealed, userUuid, code);
     if (step === undefined) throw invalidMfaCode(400);
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
     const hashes = codes.map((c) => this.#recoveryHash(userUuid, c));
     if (!(await this.store.confirm(userUuid, record.secretSealed, step, hashes, this.now()))) {
       // A concurrent enrolment replaced the secret this code was of (or a concurrent confirm won).
-      throw conflict('totp_enrolment_changed', 'The enrolment changed meanwhile: start it again');
+      throw enrolmentChanged();
     }
     return codes;
   }
@@ -125,20 +152,47 @@ export class MfaService implements SecondFactorGate {
 
   /**
    * The enrolment the login page shows (an app or `acr_values` asks for two factors and the account has
-   * none): the pending secret's `otpauth://` URI, the same one across reloads so a scanned code stays
-   * good, or a new pending secret. 409 `totp_already_enabled` once confirmed.
+   * none): the `otpauth://` URI and the marker the page's form carries back. The pending secret is shown
+   * again only to the form that carries its marker (a wrong code re-renders it, so a scanned code stays
+   * good); any other visit gets a new pending secret, replacing whichever was waiting, so a secret made
+   * elsewhere (another browser with the password) is never shown here. 409 `totp_already_enabled` once
+   * confirmed.
    */
-  async pendingEnrolment(userUuid: number, label: string): Promise<{ otpauthUri: string }> {
+  async pendingEnrolment(
+    userUuid: number,
+    label: string,
+    marker?: string,
+  ): Promise<{ otpauthUri: string; marker: string }> {
     const record = await this.store.findTotp(userUuid);
-    if (!record) return this.enrol(userUuid, label);
-    if (record.confirmed) throw conflict('totp_already_enabled', 'TOTP is already on');
+    if (record?.confirmed) throw conflict('totp_already_enabled', 'TOTP is already on');
+    if (!record || marker === undefined || this.#expired(record) || !this.#marks(record, marker)) {
+      const { otpauthUri, sealed } = await this.#newPending(userUuid, label);
+      return { otpauthUri, marker: this.#markerOf(userUuid, sealed) };
+    }
     const opened = this.secretBox.open(record.secretSealed, SEAL_AAD(userUuid));
     try {
       const totp = this.#totp(Secret.fromBase32(opened.toString('utf8')), label);
-      return { otpauthUri: totp.toString() };
+      return { otpauthUri: totp.toString(), marker };
     } finally {
       opened.fill(0);
     }
+  }
+
+  /** The page's marker of a pending secret: an HMAC of its sealed form (random per secret) under a server key. */
+  #markerOf(userUuid: number, secretSealed: string): string {
+    return this.fingerprint.of(enrolContext(userUuid), Buffer.from(secretSealed, 'utf8'));
+  }
+
+  #marks(record: TotpRecord, marker: string): boolean {
+    return this.fingerprint.matches(
+      marker,
+      enrolContext(record.userUuid),
+      Buffer.from(record.secretSealed, 'utf8'),
+    );
+  }
+
+  #expired(record: TotpRecord): boolean {
+    return !record.confirmed && this.now() - record.createdAt > TOTP_PENDING_TTL_MS;
   }
 
   /** The sign-in gate: the login JWT, or an `mfa_token` when the account has TOTP on. */
@@ -177,8 +231,12 @@ export class MfaService implements SecondFactorGate {
   async completeSignIn(
     mfaToken: string,
     code: string,
+    guard?: WrongCodeGuard,
   ): Promise<{ token: string; uuid: string; expiresIn: number }> {
-    const signIn = await issueSignIn(this.tokens, await this.verifySecondStep(mfaToken, code));
+    const signIn = await issueSignIn(
+      this.tokens,
+      await this.verifySecondStep(mfaToken, code, undefined, guard),
+    );
     if (signIn.mfaRequired) throw new Error('issueSignIn never asks for a second factor');
     return { token: signIn.token, uuid: signIn.uuid, expiresIn: signIn.expiresIn };
   }
@@ -193,8 +251,9 @@ export class MfaService implements SecondFactorGate {
     mfaToken: string,
     code: string,
     bind?: { clientId: string | undefined },
+    guard?: WrongCodeGuard,
   ): Promise<FirstFactor & { amr: Amr[] }> {
-    const result = await this.trySecondStep(mfaToken, code, bind);
+    const result = await this.trySecondStep(mfaToken, code, bind, guard);
     if ('attemptsLeft' in result) throw invalidMfaCode(401);
     return result;
   }
@@ -207,14 +266,18 @@ export class MfaService implements SecondFactorGate {
     mfaToken: string,
     code: string,
     bind?: { clientId: string | undefined },
+    guard?: WrongCodeGuard,
   ): Promise<(FirstFactor & { amr: Amr[] }) | { attemptsLeft: number }> {
     const tokenHash = this.#tokenHash(mfaToken);
     const pending = await this.store.attemptSignIn(tokenHash, MFA_MAX_ATTEMPTS, this.now());
     if (!pending) throw invalidMfaToken();
     if (bind && bind.clientId !== pending.clientId) throw invalidMfaToken();
+    // The account's wrong codes across all its mfa_tokens: past the limit, no code is checked (429).
+    await guard?.check(pending.userUuid);
     const totp = await this.store.findTotp(pending.userUuid);
     if (!totp?.confirmed) throw invalidMfaToken();
     if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) {
+      await guard?.wrong(pending.userUuid);
       return { attemptsLeft: Math.max(0, MFA_MAX_ATTEMPTS - (pending.attempts ?? MFA_MAX_ATTEMPTS)) };
     }
     if (!(await this.store.finishSignIn(tokenHash))) throw invalidMfaToken();
@@ -285,6 +348,7 @@ function newRecoveryCode(): string {
 }
 
 const recoveryContext = (userUuid: number) => `recovery:${userUuid}:`;
+const enrolContext = (userUuid: number) => `totp_enrol:${userUuid}:`;
 
 /** Case, spaces and dashes do not matter when a recovery code is typed back. */
 const normaliseRecoveryCode = (code: string): Buffer =>

@@ -13,6 +13,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { ChallengePurpose, PasskeyRecord, PasskeyStore } from '../../stores/passkeyStore.js';
 import type { User } from '../../stores/userStore.js';
 import type { ClientDirectory, GuestService } from '../accounts/guestService.js';
+import { issueSignIn, type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
 import type { TokenService } from '../tokens/tokenService.js';
 
 /** Each challenge is single-use and lives this long (decisions §8). */
@@ -37,6 +38,8 @@ const refused = (message: string) => new AppError(401, 'passkey_refused', messag
  * user, the authenticator answers with the credential id and the user handle.
  */
 export class PasskeyService {
+  #secondFactor: SecondFactorGate;
+
   constructor(
     private readonly store: PasskeyStore,
     private readonly users: UserDirectory,
@@ -48,7 +51,14 @@ export class PasskeyService {
     private readonly identities: { hasIdentity(userUuid: number): Promise<boolean> } = {
       hasIdentity: async () => false,
     },
-  ) {}
+  ) {
+    this.#secondFactor = singleFactor(tokens);
+  }
+
+  /** Where a passkey sign-in without user verification goes (docs/mfa.md): one factor, like a password. */
+  useSecondFactor(gate: SecondFactorGate): void {
+    this.#secondFactor = gate;
+  }
 
   async registrationOptions(userUuid: number): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const user = await this.users.findUser(userUuid);
@@ -120,22 +130,17 @@ export class PasskeyService {
   /**
    * Signs in with an assertion: the challenge taken once, the signature checked against the stored key,
    * and the signature counter required to grow (a cloned authenticator shows a counter that does not).
+   * An assertion without user verification (a PIN-less security key) is one factor: an account with
+   * TOTP gets an `mfa_token` for its second step, as after a password.
    */
-  async login(
-    response: AuthenticationResponseJSON,
-    clientId: string | undefined,
-  ): Promise<{ token: string; uuid: string; expiresIn: number }> {
+  async login(response: AuthenticationResponseJSON, clientId: string | undefined): Promise<SignIn> {
     // The same binding as a password login: an app's client_id, or the console's first-party one.
     const binding = await loginBindingFor(this.clients, clientId);
     const { userUuid, at, userVerified } = await this.authenticate(response);
-    const uuid = String(userUuid);
+    const first = { userUuid, authTime: Math.floor(at / 1000), clientId: binding.clientId };
     // A passkey is two factors by itself when the authenticator verified the user (PIN or biometric).
-    const { token, expiresIn } = await this.tokens.issueLoginToken(uuid, {
-      authTime: Math.floor(at / 1000),
-      amr: userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'],
-      ...binding,
-    });
-    return { token, uuid, expiresIn };
+    if (userVerified) return issueSignIn(this.tokens, { ...first, amr: ['hwk', 'user', 'mfa'] });
+    return this.#secondFactor.signIn({ ...first, amr: ['hwk', 'user'] });
   }
 
   /** Checks an assertion (see `login`) and records its use: whose passkey it was, and when (ms). */

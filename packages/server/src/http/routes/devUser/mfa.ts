@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../auth.js';
-import { createLimiter } from '../../rateLimits.js';
+import { createLimiter, mfaAccountGuard } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
@@ -32,6 +32,8 @@ export async function mfaRoutes(app: App, services: Services): Promise<void> {
   const manage = [firstParty, perAccount];
   // Codes tried at the second step, per address (each mfa_token also ends after 5).
   const secondStep = createLimiter(app, limits, 'login_mfa');
+  // And wrong codes per account, across its mfa_tokens and addresses (the pages count in the same one).
+  const accountGuard = mfaAccountGuard(app, services);
 
   app.get(
     '/v1/dev-user/mfa',
@@ -155,7 +157,11 @@ export async function mfaRoutes(app: App, services: Services): Promise<void> {
     },
     async (request, reply) => {
       void reply.header('cache-control', 'no-store');
-      const { token, uuid } = await mfa.completeSignIn(request.body.mfa_token, request.body.code);
+      const { token, uuid } = await mfa.completeSignIn(
+        request.body.mfa_token,
+        request.body.code,
+        accountGuard(request),
+      );
       request.auditUser = uuid;
       return { success: true, token, uuid };
     },

@@ -6,6 +6,7 @@ import { perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
+import { SignInAnswer, signInBody } from './accountSchemas.js';
 import { AuthenticationResponse, PublicKeyOptions, RegistrationResponse } from './passkeySchemas.js';
 
 const Passkey = Type.Object({
@@ -162,7 +163,7 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
           Type.Object({ client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }),
         ]),
         response: {
-          200: Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() }),
+          200: SignInAnswer,
           ...errorResponses(400, 401, 429),
         },
       },
@@ -170,8 +171,8 @@ export async function passkeyRoutes(app: App, services: Services): Promise<void>
     },
     async (request) => {
       const { client_id: clientId, ...response } = request.body;
-      const { token, uuid } = await passkeys.login(response as AuthenticationResponseJSON, clientId);
-      return { success: true, token, uuid };
+      // Without user verification the passkey is one factor: an account with TOTP gets its mfa_token.
+      return signInBody(await passkeys.login(response as AuthenticationResponseJSON, clientId));
     },
   );
 }

@@ -3,13 +3,18 @@ import { isAppError } from '../../../../errors.js';
 import { authorizationFields } from '../../../../services/oauth/authorizationRequest.js';
 import { recoveryCodesPage } from '../../../pages/mfaPages.js';
 import { newNonce } from '../../../pages/html.js';
-import { routeLimit } from '../../../rateLimits.js';
+import { mfaAccountGuard, routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { requestContextOf } from '../../../requestContext.js';
 import { type AuthorizePage, pageForm } from './shared.js';
 
 const CodeForm = pageForm({ code: Type.String({ maxLength: 40 }) });
+/** The enrolment's form also carries the marker of the secret it showed. */
+const EnrolForm = pageForm({
+  code: Type.String({ maxLength: 40 }),
+  enrolment: Type.Optional(Type.String({ maxLength: 100 })),
+});
 
 export const WRONG_MFA_CODE =
   'That code is wrong or was already used. Enter the current code, or a recovery code.';
@@ -26,11 +31,13 @@ export const MFA_STEP_ENDED = 'Too many wrong codes, or the sign-in took too lon
  * - `POST /oauth/authorize/mfa/enrol`: the first TOTP of an account an app (or `acr_values=mfa`) asks two
  *   factors of, confirmed with a code of it; the recovery codes are shown once, then the request goes on.
  *
- * Both count against `login_mfa` per address (as the JSON second step).
+ * Both count against `login_mfa` per address (as the JSON second step); the code step's wrong codes
+ * count against `login_mfa_account` too (per account, shared with the JSON route and the device page).
  */
 export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void> {
   const { mfa, browserSessions } = page.services;
   const limit = routeLimit(page.services.config.rateLimits, 'login_mfa');
+  const accountGuard = mfaAccountGuard(app, page.services);
 
   app.post(
     '/oauth/authorize/mfa',
@@ -54,7 +61,12 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
       if (!mfaToken || mfaToken.length > 100) return ended();
       let proved;
       try {
-        proved = await mfa.trySecondStep(mfaToken, request.body.code, { clientId: authz.client.clientId });
+        proved = await mfa.trySecondStep(
+          mfaToken,
+          request.body.code,
+          { clientId: authz.client.clientId },
+          accountGuard(request),
+        );
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_mfa_token') return ended();
         throw err;
@@ -80,7 +92,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
         tags: ['oauth'],
         summary:
           'Enrolment on the login page when two factors are asked for: a code of the new authenticator turns TOTP on; the recovery codes are shown once',
-        body: CodeForm,
+        body: EnrolForm,
         response: errorResponses(400, 401, 403, 404, 409, 429),
       },
       config: { errorStyle: 'oauth', browserPage: true, rateLimit: limit },
@@ -95,14 +107,17 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
         Date.now() - session.authTime <= page.services.config.stepUpMaxAgeSeconds * 1000;
       if (!session || !fresh) return page.backToAuthorize(reply, authz);
       request.auditUser = String(session.userUuid);
+      // Only the secret this form showed confirms (a form without its marker matches none).
+      const marker = request.body.enrolment ?? '';
       let codes: string[];
       try {
-        codes = await mfa.confirm(session.userUuid, request.body.code);
+        codes = await mfa.confirm(session.userUuid, request.body.code, marker);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_mfa_code') {
-          return page.showMfaEnrol(request, reply, authz, session.userUuid, 400, WRONG_MFA_CODE);
+          return page.showMfaEnrol(request, reply, authz, session.userUuid, 400, WRONG_MFA_CODE, marker);
         }
-        // Already on (another tab finished), or replaced meanwhile: the request's page starts over.
+        // Already on (another tab finished), replaced meanwhile or expired: the request's page starts over
+        // (with a new secret).
         if (isAppError(err) && [404, 409].includes(err.status)) return page.backToAuthorize(reply, authz);
         throw err;
       }

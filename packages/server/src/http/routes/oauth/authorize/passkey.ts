@@ -36,13 +36,16 @@ export async function passkeyLoginRoutes(app: App, page: AuthorizePage): Promise
         expected: [400, 401],
         showForm: (authz) =>
           page.showLogin(request, reply, authz, 401, { error: 'That passkey was not accepted. Try again.' }),
-        // Two factors when the authenticator verified the user (PIN, biometric), like the JSON sign-in.
+        // Two factors when the authenticator verified the user (PIN, biometric), like the JSON sign-in;
+        // without, one: an account with TOTP takes the code step, as after a password.
         done: (authz, { userUuid, at, userVerified }) =>
-          page.signedInBackToAuthorize(reply, authz, {
-            userUuid,
-            authTime: at,
-            amr: userVerified ? ['hwk', 'user', 'mfa'] : ['hwk', 'user'],
-          }),
+          userVerified
+            ? page.signedInBackToAuthorize(reply, authz, {
+                userUuid,
+                authTime: at,
+                amr: ['hwk', 'user', 'mfa'],
+              })
+            : page.afterFirstFactor(request, reply, authz, { userUuid, authTime: at, amr: ['hwk', 'user'] }),
       });
     },
   );

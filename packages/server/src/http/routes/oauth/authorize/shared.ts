@@ -321,10 +321,12 @@ export function authorizePage(services: Services) {
     userUuid: number,
     status = 200,
     error?: string,
+    /** The form's marker of the secret it showed (a re-render after a wrong code shows that one again). */
+    marker?: string,
   ) {
     const user = await services.accounts.findUser(userUuid);
     if (!user) return showLogin(request, reply, authz);
-    const { otpauthUri } = await services.mfa.pendingEnrolment(userUuid, user.email ?? user.nickname);
+    const enrolment = await services.mfa.pendingEnrolment(userUuid, user.email ?? user.nickname, marker);
     const nonce = newNonce();
     const body = mfaEnrolPage({
       nonce,
@@ -332,7 +334,8 @@ export function authorizePage(services: Services) {
       action: '/oauth/authorize/mfa/enrol',
       fields: authorizationFields(authz),
       clientName: authz.client.name,
-      otpauthUri,
+      otpauthUri: enrolment.otpauthUri,
+      enrolment: enrolment.marker,
       error,
     });
     return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);

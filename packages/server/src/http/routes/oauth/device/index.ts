@@ -14,7 +14,7 @@ import { newNonce } from '../../../pages/html.js';
 import { mfaCodePage } from '../../../pages/mfaPages.js';
 import { MFA_TOKEN_TTL_SECONDS } from '../../../../services/mfa/mfaService.js';
 import { MFA_STEP_ENDED, WRONG_MFA_CODE } from '../authorize/mfa.js';
-import { routeLimit, userCodeGuessLimit } from '../../../rateLimits.js';
+import { mfaAccountGuard, routeLimit, userCodeGuessLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { authorizePage } from '../authorize/shared.js';
@@ -216,7 +216,12 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       let proved;
       try {
         // The device page's sign-ins are bound to no app (the login page's are bound to theirs).
-        proved = await services.mfa.trySecondStep(mfaToken, request.body.code, { clientId: undefined });
+        proved = await services.mfa.trySecondStep(
+          mfaToken,
+          request.body.code,
+          { clientId: undefined },
+          mfaAccountGuard(app, services)(request),
+        );
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_mfa_token') return ended();
         throw err;
