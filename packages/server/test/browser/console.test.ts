@@ -220,7 +220,8 @@ describe.skipIf(!chromiumAvailable)('web console in a real Chromium', () => {
     await page.click('#sign-out');
     await page.waitForURL(/#\/signin$/);
     expect(await sessionToken(page)).toBeNull();
-    expect(await page.textContent('[role=status]')).toContain('signed out');
+    // The sign-in page renders after the hash changes: wait for its notice, not the sign-up's.
+    await expect.poll(() => page.textContent('[role=status]')).toContain('signed out');
     // Signing out revokes the login JWT on the server too.
     const res = await fetch(`${base()}/v1/dev-user/clients`, { headers: bearer(token) });
     expect(res.status).toBe(401);
