@@ -31,6 +31,7 @@ describe.each(testDatabases)('MFA store ($name)', (database) => {
       secretSealed: 'v1.second',
       confirmed: true,
       lastStep: 10,
+      createdAt: 2,
     });
     expect(await store.unusedRecoveryCodes(userUuid)).toHaveLength(10);
   });
