@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { base32Bytes, totpCode as rfc6238, stepNow } from '../../../server/test/helpers/totp.js';
 
 /**
  * Helpers of the end-to-end suite: the TypeScript app's callback server, a GET-only route, and the
@@ -257,20 +257,9 @@ export function exchangesBeatAuthorize(proxy: DelayingProxy, since: number): boo
   );
 }
 
-/** RFC 6238 (HMAC-SHA1, 6 digits, 30 s) from a base32 secret, written out independently of the service. */
-export function totpCode(base32Secret: string, step = Math.floor(Date.now() / 30_000)): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = '';
-  for (const char of base32Secret.replace(/=+$/, '').toUpperCase()) {
-    bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
-  }
-  const bytes: number[] = [];
-  for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', Buffer.from(bytes)).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+/** RFC 6238 from a base32 secret: the server suites' generator, written out independently of the service. */
+export function totpCode(base32Secret: string, step = stepNow()): string {
+  return rfc6238(base32Bytes(base32Secret), step);
 }
 
 export interface EnrolledTotp {

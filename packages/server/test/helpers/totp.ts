@@ -13,10 +13,16 @@ export function totpSecretOf(uri: string): Buffer {
   expect(url.searchParams.get('algorithm') ?? 'SHA1').toBe('SHA1');
   expect(url.searchParams.get('digits') ?? '6').toBe('6');
   expect(url.searchParams.get('period') ?? '30').toBe('30');
-  const base32 = url.searchParams.get('secret')!.replace(/=+$/, '').toUpperCase();
+  return base32Bytes(url.searchParams.get('secret')!);
+}
+
+/** RFC 4648 base32 (padding and case ignored), as enrolment answers the secret. */
+export function base32Bytes(base32: string): Buffer {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
   let bits = '';
-  for (const char of base32) bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
+  for (const char of base32.replace(/=+$/, '').toUpperCase()) {
+    bits += alphabet.indexOf(char).toString(2).padStart(5, '0');
+  }
   const bytes: number[] = [];
   for (let i = 0; i + 8 <= bits.length; i += 8) bytes.push(parseInt(bits.slice(i, i + 8), 2));
   return Buffer.from(bytes);
