@@ -57,7 +57,20 @@ export function loggerOptions(level: string, pretty = false): LoggerOptions {
         ...secretKeys,
         ...secretKeys.map((k) => `*.${k}`),
       ],
-      censor: '[redacted]',
+      censor: censorSecret,
     },
   };
+}
+
+/** An ERC-20 contract address (`0x` + 40 hex digits) is public: only addresses stay readable. */
+const publicAddress = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * What a redacted path is written as. `token` names both a bearer token and an ERC-20 contract
+ * (`POST /v1/transfer {token, …}`, the chain's transfer logs); an operator chasing a transfer needs the
+ * contract, and an address is never a secret, so a value shaped exactly like one is kept.
+ */
+function censorSecret(value: unknown, path: string[]): unknown {
+  if (path.at(-1) === 'token' && typeof value === 'string' && publicAddress.test(value)) return value;
+  return '[redacted]';
 }

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: stops an unsupported Node before any native addon loads (it would crash without a word).
+import './runtimeGuard.js';
 import { ConfigError, loadConfig } from './config.js';
 import { prettyLogs } from './logger.js';
 import { startServer } from './server.js';
