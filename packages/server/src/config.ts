@@ -484,7 +484,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length > 0) throw new ConfigError(problems);
 
   const port = e.PORT;
-  const publicUrl = (e.PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
+  // `localhost`, not 127.0.0.1: browsers take a host name, never an IP address, as passkeys' relying party.
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     host: e.HOST,
     port,

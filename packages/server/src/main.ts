@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     },
     'dauth is listening',
   );
+  if (locations.passkeys) logger.warn({ publicUrl: config.publicUrl }, locations.passkeys);
   // A person at a terminal gets the locations as plain lines too; a log pipeline has them as fields above.
   if (prettyLogs(config.logFormat, process.stdout.isTTY)) process.stdout.write(startBanner(locations));
 
