@@ -128,6 +128,24 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   'POST /v1/pin/verify': { action: 'pin.verify', request: callsOf, answer: CHAIN_ANSWER },
   'POST /v1/pin/reset': { action: 'pin.reset', answer: ['address'] },
   'POST /v1/pin/recover': { action: 'pin.recover', answer: ['address'] },
+  // Session keys (docs/session-keys.md): what an app may do with the wallet, and what it did. The
+  // player's wallet history shows these beside the PIN operations (issue 41: a session operation
+  // moved tokens with no record).
+  'POST /v1/wallet/session-keys': {
+    action: 'session_key.grant',
+    request: pick('client_id'),
+    answer: ['session_key', 'valid_until', 'user_op_hash', 'tx_hash'],
+  },
+  'DELETE /v1/wallet/session-keys/:client_id': {
+    action: 'session_key.revoke',
+    request: (_b, p) => ({ client_id: p.client_id }),
+    answer: ['tx_hash'],
+  },
+  'POST /v1/wallet/session-operations': {
+    action: 'session_key.operation',
+    request: callsOf,
+    answer: ['user_op_hash', 'tx_hash'],
+  },
   'POST /v1/auth/email/send-code': { action: 'email.send_code', request: pick('purpose') },
   'POST /v1/auth/email/verify': { action: 'email.verify', request: pick('purpose') },
   'POST /v1/token/transfer': {
