@@ -459,7 +459,9 @@ export async function orgRoutes(app: App, services: Services): Promise<void> {
         security: bearerSecurity,
         params: OrgParams,
         querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+          limit: Type.Optional(
+            Type.String({ pattern: '^[1-9][0-9]{0,2}$', description: '1 to 200, default 50' }),
+          ),
           cursor: Type.Optional(
             Type.String({ maxLength: 100, description: 'next_cursor of the previous page' }),
           ),
@@ -485,7 +487,7 @@ export async function orgRoutes(app: App, services: Services): Promise<void> {
       preHandler: login,
     },
     async (request) => {
-      const limit = request.query.limit ?? 50;
+      const limit = Math.min(Number(request.query.limit ?? 50), 200);
       const before = decodeCursor(request.query.cursor);
       const entries = await orgs.audit(actor(request), request.params.id, { limit, before });
       const last = entries.at(-1);
