@@ -48,6 +48,10 @@ export const RATE_LIMIT_DEFAULTS = {
   clients_create: perMinute(30),
   /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */
   webhooks_manage: perMinute(60),
+  /** Organization changes per address: creations, renames, transfers, deletions, member changes, invitation revokes and acceptances. */
+  orgs_manage: perMinute(60),
+  /** Organization invitations sent per address (each one is a mail). */
+  org_invite: perMinute(20),
   /** App activity reports (the console's charts) per address. */
   app_activity: perMinute(60),
   /** Password reset requests and confirmations, and password changes, per address. */

@@ -64,6 +64,9 @@ import type { SponsorshipReport } from '../services/sponsorship/sponsorshipRepor
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
 import type { AppActivityService } from '../services/activity/appActivityService.js';
 import { createWebhookDomain } from './webhooks.js';
+import { createOrgDomain } from './orgs.js';
+import type { OrgService } from '../services/orgs/orgService.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import { createInfrastructure } from './infrastructure.js';
 import { createSponsorshipDomain } from './sponsorship.js';
 import { createTokenDomain } from './tokens.js';
@@ -157,6 +160,10 @@ export interface Services {
   sponsorshipReport: SponsorshipReport;
   /** Database beliefs compared with the chain after start (docs/chain.md, "Durability"). */
   chainConsistency: ChainConsistencyCheck;
+  /** Organizations: members by role, invitations, the org's apps and audit log (docs/orgs.md). */
+  orgs: OrgService;
+  /** Who may manage an app: `require(clientId, actor, action)`, a member of its organization by role. */
+  appAccess: AppAccess;
   /** An app owner's webhook endpoints, deliveries and retries (docs/webhooks.md). */
   webhooks: WebhookEndpointService;
   /** An app owner's activity per day, for the console's charts (docs/console.md). */
@@ -217,7 +224,9 @@ export async function createServices(
     const infrastructure = await createInfrastructure({ config, logger, startup, pgSchema, onClose });
     // What most domains take: the infrastructure's services and what it was given and opened.
     const { services: shared, ...context } = infrastructure;
-    const base = { ...shared, ...context };
+    // Organizations (docs/orgs.md): every domain that manages an app checks the caller's role (`appAccess`).
+    const orgDomain = createOrgDomain({ ...shared, ...context });
+    const base = { ...shared, ...context, appAccess: orgDomain.appAccess };
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
     const chainDomain = await createChainDomain({ ...base, options: options.chain });
@@ -294,13 +303,12 @@ export async function createServices(
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 
     // This replica's webhook delivery worker; it stops before the database closes.
-    const { close: closeWebhooks, endpoints: webhooks } = createWebhookDomain({ ...base, clients });
+    const { close: closeWebhooks, endpoints: webhooks } = createWebhookDomain(base);
     closers.push(closeWebhooks);
     const sponsorshipDomain = createSponsorshipDomain({
       ...base,
       chain,
       users,
-      clients,
       sessionAccounts: sessionParts.store,
       providers: content.directory,
     });
@@ -328,6 +336,7 @@ export async function createServices(
       ...chainServices,
       chainInfo: chain.info,
       ...tokenDomain,
+      ...orgDomain,
       ...oauthDomain,
       ...accountServices,
       // The account's Security page: its sessions and ways in, over the domains that own them.

@@ -8,6 +8,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fast
 import type { Services } from '../composition/index.js';
 import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
+import { installOrgAuditRecorder } from './orgAuditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { requestLoggerFactory } from './requestLogger.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -16,6 +17,7 @@ import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
 import { chainRoutes } from './routes/chain/info.js';
 import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
+import { orgRoutes } from './routes/orgs/index.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
 import { appActivityRoutes } from './routes/devUser/activity.js';
 import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
@@ -97,6 +99,7 @@ export async function buildApp(
   installErrorHandling(app);
   installRequestMetrics(app, services);
   installAuditRecorder(app, services.audit);
+  installOrgAuditRecorder(app, services.orgs, services.logger);
   refuseFormBodiesOutsideOAuth(app);
   await app.register(formBody);
   await app.register(cookie);
@@ -156,6 +159,7 @@ export async function buildApp(
     federationRoutes,
     devUserLogoutRoutes,
     clientRoutes,
+    orgRoutes,
     webhookRoutes,
     appActivityRoutes,
     walletPolicyRoutes,

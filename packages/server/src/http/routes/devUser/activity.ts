@@ -3,6 +3,7 @@ import type { Services } from '../../../composition/index.js';
 import { MAX_ACTIVITY_DAYS } from '../../../services/activity/appActivityService.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
+import { userActor } from '../../../services/orgs/roles.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -65,7 +66,7 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
               { description: 'Every cuid registered to the app, and any other it sold or consumed' },
             ),
           }),
-          ...errorResponses(400, 401, 404, 429),
+          ...errorResponses(400, 401, 403, 404, 429),
         },
       },
       preHandler: requireToken(services.authenticator, 'login'),
@@ -73,7 +74,7 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
     },
     async (request, reply) => {
       const report = await appActivity.report(
-        Number(authOf(request).userId),
+        userActor(authOf(request).userId),
         request.params.id,
         Number(request.query.days ?? MAX_ACTIVITY_DAYS),
       );

@@ -11,6 +11,7 @@ import {
 } from '../../../services/sessionKeys/walletPolicy.js';
 import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
+import { userActor } from '../../../services/orgs/roles.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -65,7 +66,7 @@ const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 export async function walletPolicyRoutes(app: App, services: Services): Promise<void> {
   const { sessionKeys } = services;
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'wallet_policy') };
-  const owner = (request: Parameters<typeof authOf>[0]) => Number(authOf(request).userId);
+  const owner = (request: Parameters<typeof authOf>[0]) => userActor(authOf(request).userId);
   const Stored = Type.Object({
     ...WalletPolicyJson.properties,
     updated_at: Type.String({ description: 'ISO 8601 UTC' }),
@@ -81,7 +82,7 @@ export async function walletPolicyRoutes(app: App, services: Services): Promise<
         security: bearerSecurity,
         params: Params,
         body: WalletPolicyBody,
-        response: { 200: Stored, ...errorResponses(400, 401, 404, 429) },
+        response: { 200: Stored, ...errorResponses(400, 401, 403, 404, 429) },
       },
       preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
       config: limit,
@@ -98,7 +99,7 @@ export async function walletPolicyRoutes(app: App, services: Services): Promise<
         summary: 'Your app’s wallet policy',
         security: bearerSecurity,
         params: Params,
-        response: { 200: Stored, ...errorResponses(401, 404, 429) },
+        response: { 200: Stored, ...errorResponses(401, 403, 404, 429) },
       },
       preHandler: requireToken(services.authenticator, 'login'),
       config: limit,
@@ -115,7 +116,7 @@ export async function walletPolicyRoutes(app: App, services: Services): Promise<
           'Remove your app’s wallet policy (no new grants; existing ones keep their policy until revoked)',
         security: bearerSecurity,
         params: Params,
-        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404, 429) },
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 403, 404, 429) },
       },
       preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
       config: limit,

@@ -4,6 +4,7 @@ import type { DeliveryView, WebhookEndpointView } from '../../../services/webhoo
 import { WEBHOOK_EVENT_TYPES } from '../../../services/webhooks/webhookEvents.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
+import { userActor } from '../../../services/orgs/roles.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -95,13 +96,13 @@ const DeliveryParams = Type.Object({
 
 /**
  * An app's webhook endpoints (decisions §8 "Events", docs/webhooks.md), authenticated like the other
- * `/v1/dev-user/clients/{id}` routes: the owner's login JWT; another developer's app is `client_not_found`.
+ * `/v1/dev-user/clients/{id}` routes: a member's login JWT, by role (docs/orgs.md); another organization's app is `client_not_found`.
  */
 export async function webhookRoutes(app: App, services: Services): Promise<void> {
   const { webhooks } = services;
   const login = requireToken(services.authenticator, 'login');
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'webhooks_manage') };
-  const owner = (request: Parameters<typeof authOf>[0]) => Number(authOf(request).userId);
+  const owner = (request: Parameters<typeof authOf>[0]) => userActor(authOf(request).userId);
 
   app.post(
     '/v1/dev-user/clients/:id/webhooks',
@@ -118,7 +119,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
             ...Endpoint.properties,
             secret: Type.String({ description: 'whsec_…, shown once' }),
           }),
-          ...errorResponses(400, 401, 404, 409, 429),
+          ...errorResponses(400, 401, 403, 404, 409, 429),
         },
       },
       preHandler: login,
@@ -141,7 +142,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: AppParams,
         response: {
           200: Type.Object({ success: Type.Boolean(), webhooks: Type.Array(Endpoint) }),
-          ...errorResponses(401, 404),
+          ...errorResponses(401, 403, 404),
         },
       },
       preHandler: login,
@@ -162,7 +163,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: EndpointParams,
         response: {
           200: Type.Object({ success: Type.Boolean(), webhook: Endpoint }),
-          ...errorResponses(401, 404),
+          ...errorResponses(401, 403, 404),
         },
       },
       preHandler: login,
@@ -187,7 +188,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         ),
         response: {
           200: Type.Object({ success: Type.Boolean(), webhook: Endpoint }),
-          ...errorResponses(400, 401, 404, 429),
+          ...errorResponses(400, 401, 403, 404, 429),
         },
       },
       preHandler: login,
@@ -209,7 +210,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         summary: 'Delete a webhook endpoint; its pending deliveries are dropped',
         security: bearerSecurity,
         params: EndpointParams,
-        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404) },
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 403, 404) },
       },
       preHandler: login,
     },
@@ -234,7 +235,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
             secret: Type.String(),
             previous_secret_valid_until: Type.String({ description: 'ISO 8601 UTC' }),
           }),
-          ...errorResponses(401, 404, 429),
+          ...errorResponses(401, 403, 404, 429),
         },
       },
       preHandler: login,
@@ -274,7 +275,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         }),
         response: {
           200: Type.Object({ success: Type.Boolean(), deliveries: Type.Array(Delivery) }),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
       preHandler: login,
@@ -298,7 +299,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: DeliveryParams,
         response: {
           202: Type.Object({ success: Type.Boolean() }),
-          ...errorResponses(401, 404, 409, 429),
+          ...errorResponses(401, 403, 404, 409, 429),
         },
       },
       preHandler: login,
