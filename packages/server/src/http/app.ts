@@ -10,6 +10,7 @@ import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkErro
 import { installAuditRecorder } from './auditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { requestLoggerFactory } from './requestLogger.js';
+import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
 import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
@@ -94,6 +95,8 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First, so every later hook runs inside the request's span (tracing off: nothing installed).
+  if (services.tracing.enabled) installRequestTracing(app);
   installErrorHandling(app);
   installRequestMetrics(app, services);
   installAuditRecorder(app, services.audit);
