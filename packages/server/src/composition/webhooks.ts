@@ -44,6 +44,7 @@ export function createWebhookDomain(deps: {
         deps.metrics.count('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', {
           outcome,
         }),
+      originOf: (msgId) => deps.outbox.originOf(msgId),
     },
   );
   deps.outbox.onWrite = () => dispatcher.nudge();

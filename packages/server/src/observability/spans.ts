@@ -3,7 +3,9 @@ import {
   context,
   type Link,
   propagation,
+  ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
   type SpanOptions,
   SpanStatusCode,
@@ -17,26 +19,48 @@ import {
  */
 
 export { SpanKind };
-export type { Link, Span };
+export type { Link, Span, SpanContext };
 
 /** The tracer of the service's own spans (looked up each time: tests start and stop providers). */
 export const tracer = () => trace.getTracer('dauth');
+
+/**
+ * Runs `fn` inside a new span of its own trace, or under `parent` (a span context carried with a queued
+ * item, possibly of another process's request): background work is never the child of whatever request
+ * happened to start its loop.
+ */
+export function inSpanUnder<T>(
+  parent: SpanContext | undefined,
+  name: string,
+  options: SpanOptions,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const ctx = parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+  return tracer().startActiveSpan(name, options, ctx, (span) => run(span, fn));
+}
+
+/** `fn` bound to the active context: an event listener (a socket's `close`) then runs inside it. */
+export function bound<F extends (...args: never[]) => unknown>(fn: F): F {
+  return context.bind(context.active(), fn);
+}
+
+async function run<T>(span: Span, fn: (span: Span) => Promise<T>): Promise<T> {
+  try {
+    return await fn(span);
+  } catch (err) {
+    failed(span, err);
+    throw err;
+  } finally {
+    span.end();
+  }
+}
 
 /**
  * Runs `fn` inside a new active span: its children (database statements, RPC calls) nest under it; a throw
  * marks the span as an error (its message, never an argument) and is rethrown; the span ends either way.
  */
 export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, options, async (span) => {
-    try {
-      return await fn(span);
-    } catch (err) {
-      failed(span, err);
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(name, options, (span) => run(span, fn));
 }
 
 /** Marks a span as failed with the error's name and message (never a stack or an argument). */
@@ -112,7 +136,8 @@ export function clientCall<T>(
     { kind: SpanKind.CLIENT, attributes: { 'http.request.method': target.method, ...where, ...attributes } },
     (span) =>
       send(withTraceHeaders({})).then((answer) => {
-        const status = (answer as { status?: unknown } | undefined)?.status;
+        const status =
+          typeof answer === 'number' ? answer : (answer as { status?: unknown } | undefined)?.status;
         if (typeof status === 'number') span.setAttribute('http.response.status_code', status);
         return answer;
       }),

@@ -2,6 +2,7 @@ import { promises as fs } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ChainClient } from '../chainClient.js';
 import type { JournaledSender } from './journaledSender.js';
+import { inSpanUnder, type Span } from '../../observability/spans.js';
 import type { JournalRecovery } from './journalRecovery.js';
 
 export interface JournalMaintenanceOptions {
@@ -84,6 +85,16 @@ export class JournalMaintenance {
   async checkReorg(): Promise<boolean> {
     const recent = [...this.sender.recentInclusions];
     if (recent.length === 0) return false;
+    // A check is a trace of its own (docs/operations.md, "Traces"), its RPC reads under it.
+    return inSpanUnder(
+      undefined,
+      'reorg watch',
+      { attributes: { 'dauth.reorg.blocks': recent.length } },
+      (span) => this.#checkReorg(recent, span),
+    );
+  }
+
+  async #checkReorg(recent: [bigint, string][], span: Span): Promise<boolean> {
     const blocks = await Promise.all(
       recent.map(([blockNumber]) =>
         this.client.getBlock({ blockNumber, includeTransactions: false }).catch((err: unknown) => {
@@ -94,6 +105,7 @@ export class JournalMaintenance {
       ),
     );
     const replaced = recent.filter(([, hash], i) => blocks[i]?.hash !== hash);
+    span.setAttribute('dauth.reorg.replaced', replaced.length);
     if (replaced.length === 0) return false;
     this.reorgsSeen++;
     this.logger.warn(
@@ -109,7 +121,7 @@ export class JournalMaintenance {
 
   /** One round (also called by tests); concurrent calls share it. */
   run(): Promise<void> {
-    this.#running ??= this.#round()
+    this.#running ??= inSpanUnder(undefined, 'chain journal round', {}, () => this.#round())
       .catch((err: unknown) => this.logger.warn({ err }, 'chain journal maintenance failed'))
       .finally(() => (this.#running = undefined));
     return this.#running;
