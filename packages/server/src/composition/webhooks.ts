@@ -47,6 +47,9 @@ export function createWebhookDomain(deps: {
       originOf: (msgId) => deps.outbox.originOf(msgId),
     },
   );
+  deps.metrics.declareCount('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', [
+    'outcome',
+  ]);
   deps.outbox.onWrite = () => dispatcher.nudge();
   let backlog: Promise<{ depth: number; oldestCreatedAt: number | undefined }> | undefined;
   // One read per scrape serves both gauges.

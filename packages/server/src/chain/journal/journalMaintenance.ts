@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ChainClient } from '../chainClient.js';
 import type { JournaledSender } from './journaledSender.js';
 import { inSpanUnder, type Span } from '../../observability/spans.js';
-import type { JournalRecovery } from './journalRecovery.js';
+import type { JournalObserver, JournalRecovery } from './journalRecovery.js';
 
 export interface JournalMaintenanceOptions {
   /** How often the journal is checked against the chain and compacted. */
@@ -42,6 +42,8 @@ export class JournalMaintenance {
   #watching: Promise<void> | undefined;
   /** Reorgs seen (tests and the log). */
   reorgsSeen = 0;
+  /** Told of each reorg seen (metrics). */
+  observer: JournalObserver = {};
   #running: Promise<void> | undefined;
   #stateMtime = 0;
 
@@ -108,6 +110,7 @@ export class JournalMaintenance {
     span.setAttribute('dauth.reorg.replaced', replaced.length);
     if (replaced.length === 0) return false;
     this.reorgsSeen++;
+    this.observer.reorg?.(replaced.length);
     this.logger.warn(
       { blocks: replaced.map(([n]) => String(n)) },
       'a reorg replaced blocks holding journaled transactions; sending what the chain lost again',

@@ -26,6 +26,16 @@ export interface RecoveryReport extends RecoveryProgress {
   compareMs: number;
 }
 
+/** What the journal's recovery and reorg watch report (composition/observability.ts counts them). */
+export interface JournalObserver {
+  /** Transactions the chain had lost (a reorg, a node restarted from older state), found to be given back. */
+  lost?(count: number): void;
+  /** A transaction the chain had confirmed that could not be given back (its nonce was used by another). */
+  unrecoverable?(): void;
+  /** A reorg replaced blocks holding journaled transactions. */
+  reorg?(replacedBlocks: number): void;
+}
+
 /** A block of lost transactions, mined again at its original time (or at the recovery's time when unknown). */
 interface ReplayGroup {
   entries: JournalEntry[];
@@ -59,6 +69,8 @@ export class JournalRecovery {
     finishedAt: undefined,
   };
 
+  /** Told of lost transactions found and of those that could not be given back (metrics). */
+  observer: JournalObserver = {};
   #compareMs = 0;
   /** Set for the length of a run when the node is reached over HTTP(S). */
   #direct: DirectRpc | undefined;
@@ -115,6 +127,8 @@ export class JournalRecovery {
       // under the base fee, the node refuses it) leaves it `lost`, so the next round sends it again.
       await journal.markLost(missing.lost.filter((e) => e.state === 'mined').map((e) => e.hash));
       this.progress.missing = missing.lost.length + missing.relost.length + missing.unknown.length;
+      if (missing.lost.length + missing.relost.length > 0)
+        this.observer.lost?.(missing.lost.length + missing.relost.length);
       if (this.progress.missing === 0) return this.#finish('none');
       const anvil = replay && (await this.#isAnvil());
       this.logger.warn(
@@ -348,6 +362,7 @@ export class JournalRecovery {
 
   async #lose(e: JournalEntry, reason: string): Promise<void> {
     this.progress.failed++;
+    if (e.state === 'mined' || e.state === 'lost') this.observer.unrecoverable?.();
     const log =
       e.state === 'mined' || e.state === 'lost'
         ? this.logger.error.bind(this.logger)
