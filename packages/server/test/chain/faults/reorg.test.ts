@@ -20,12 +20,19 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
   let node: FaultNode;
   let shallow: TestChain;
   let keys: ReturnType<typeof freshKeys>;
+  /** What the journal told its observer (the `dauth_chain_reorgs_total` and `…_journal_lost_total` metrics). */
+  const journal = { reorgs: 0, lost: 0, unrecoverable: 0 };
 
   beforeAll(async () => {
     node = await startFaultNode();
     keys = freshKeys();
     await node.fund(addressOf(keys.DEPLOYER_PRIVATE_KEY), addressOf(keys.RELAYER_PRIVATE_KEY));
     shallow = await startTestChain({ env: { CHAIN_RPC_URL: node.rpcUrl, ...keys } });
+    shallow.chain.telemetry.observeJournal({
+      reorg: () => void journal.reorgs++,
+      lost: (count) => void (journal.lost += count),
+      unrecoverable: () => void journal.unrecoverable++,
+    });
     await node.depositForPaymaster(shallow.chain);
     // The set-up must lie deeper than any reorg below.
     await node.rpc('anvil_mine', [5]);
@@ -77,6 +84,10 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
     expect(await chain.gateway.walletOwner(answered.sender)).toBe(first.owner.address);
     expect(await operationCount(node, entryPoint, secondResult.userOpHash)).toBe(1);
     expect(shallow.chain.journal.maintenance.reorgsSeen).toBeGreaterThanOrEqual(1);
+    // Told to the metrics: a reorg, and the lost transaction found and given back (none unrecoverable).
+    expect(journal.reorgs).toBe(shallow.chain.journal.maintenance.reorgsSeen);
+    expect(journal.lost).toBeGreaterThanOrEqual(1);
+    expect(journal.unrecoverable).toBe(0);
     // The same signed bytes came back (same transaction hash), in a later block of the new chain.
     const again = await node.reader.getTransactionReceipt({ hash: answered.txHash });
     expect(again.status).toBe('success');
