@@ -71,7 +71,9 @@ export async function createInfrastructure(deps: InfrastructureDeps): Promise<In
   onClose(() => tracing.shutdown());
   if (config.tracing) {
     const { url, protocol, sampler } = config.tracing;
-    logger.info({ url, protocol, sampler }, 'exporting OpenTelemetry traces');
+    // The origin and path only: a collector's credentials go in headers, but a URL may carry some too.
+    const target = `${new URL(url).origin}${new URL(url).pathname}`;
+    logger.info({ url: target, protocol, sampler }, 'exporting OpenTelemetry traces');
   }
   const metrics = new ServiceMetrics();
   const secrets = ensureSecrets(config);
