@@ -5,6 +5,7 @@ import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
 import { DirectRpc, type RpcOutcome } from './directRpc.js';
 import type { JournaledSender } from './journaledSender.js';
+import { activeSpan, linksOf } from '../../observability/spans.js';
 import type { JournalEntry } from './transactionJournal.js';
 
 /** What `/readyz` shows while a recovery runs, and after. */
@@ -129,6 +130,9 @@ export class JournalRecovery {
       this.progress.missing = missing.lost.length + missing.relost.length + missing.unknown.length;
       if (missing.lost.length + missing.relost.length > 0)
         this.observer.lost?.(missing.lost.length + missing.relost.length);
+      // The round's trace links to the bundles (and through them the requests) whose transactions it gives back.
+      const all = [...missing.lost, ...missing.relost, ...missing.unknown];
+      activeSpan()?.addLinks(linksOf(all.map((e) => this.sender.originOf(e.hash))));
       if (this.progress.missing === 0) return this.#finish('none');
       const anvil = replay && (await this.#isAnvil());
       this.logger.warn(
