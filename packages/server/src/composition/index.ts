@@ -7,6 +7,7 @@ import type { SecretBox } from '../crypto/secretBox.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { loggerOptions } from '../logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { AuditTrail } from '../services/audit/auditTrail.js';
 import type { PlatformSecrets } from '../secrets.js';
 import type { AccountService } from '../services/accounts/accountService.js';
@@ -96,6 +97,8 @@ export interface Services {
   funds: FundsWatch;
   /** Prometheus metrics: request counts and latencies, queue depths and balances read at scrape time. */
   metrics: ServiceMetrics;
+  /** OpenTelemetry traces (OTEL_*): whether they are on; the HTTP layer traces requests only then. */
+  tracing: Pick<Tracing, 'enabled'>;
   /** The append-only audit trail (docs/operations.md); the HTTP layer records every audited route. */
   audit: AuditTrail;
   tokens: TokenService;

@@ -44,8 +44,12 @@ export function createWebhookDomain(deps: {
         deps.metrics.count('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', {
           outcome,
         }),
+      originOf: (msgId) => deps.outbox.originOf(msgId),
     },
   );
+  deps.metrics.declareCount('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', [
+    'outcome',
+  ]);
   deps.outbox.onWrite = () => dispatcher.nudge();
   let backlog: Promise<{ depth: number; oldestCreatedAt: number | undefined }> | undefined;
   // One read per scrape serves both gauges.

@@ -11,6 +11,7 @@ import { installAuditRecorder } from './auditRecorder.js';
 import { installOrgAuditRecorder } from './orgAuditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { requestLoggerFactory } from './requestLogger.js';
+import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
 import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
@@ -96,6 +97,8 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First, so every later hook runs inside the request's span (tracing off: nothing installed).
+  if (services.tracing.enabled) installRequestTracing(app);
   installErrorHandling(app);
   installRequestMetrics(app, services);
   installAuditRecorder(app, services.audit);
