@@ -18,11 +18,7 @@ import type { ClientDirectory, GuestService } from '../accounts/guestService.js'
 import { type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
 import { FIRST_PARTY_BINDING, loginBindingFor } from '../oauth/loginBinding.js';
 import type { TokenService } from '../tokens/tokenService.js';
-import {
-  type PlatformCredential,
-  PlatformBanned,
-  PlatformRejected,
-} from './platform/platformProvider.js';
+import { type PlatformCredential, PlatformBanned, PlatformRejected } from './platform/platformProvider.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import {
   type BrowserFlow,
@@ -430,7 +426,10 @@ export class FederationService {
       return await platform.verify(credential);
     } catch (err) {
       if (err instanceof PlatformRejected) {
-        this.settings.logger?.warn({ provider: platform.id, reason: err.reason }, 'platform credential refused');
+        this.settings.logger?.warn(
+          { provider: platform.id, reason: err.reason },
+          'platform credential refused',
+        );
         throw new AppError(401, 'platform_rejected', `${platform.name} refused the credential`, {
           provider: platform.id,
         });

@@ -115,7 +115,10 @@ const entrySchema = z
     web_api_url: endpointUrl.optional(),
     // Platform sign-in inside the game (decisions §9, platform/platformProvider.ts).
     app_id: z
-      .union([z.string().regex(/^\d{1,10}$/, 'must be the Steam app id (digits)'), z.number().int().positive()])
+      .union([
+        z.string().regex(/^\d{1,10}$/, 'must be the Steam app id (digits)'),
+        z.number().int().positive(),
+      ])
       .transform((v) => String(v))
       .optional(),
     identity: z
@@ -127,7 +130,7 @@ const entrySchema = z
     jwks_uri: endpointUrl.optional(),
     bundle_id: z
       .string()
-      .regex(/^[A-Za-z0-9.-]{1,255}$/, 'must be the app\'s bundle id')
+      .regex(/^[A-Za-z0-9.-]{1,255}$/, "must be the app's bundle id")
       .optional(),
     bundle_ids: z.array(z.string().regex(/^[A-Za-z0-9.-]{1,255}$/, 'must be a bundle id')).optional(),
     trust_anchor: nonEmpty.optional(),

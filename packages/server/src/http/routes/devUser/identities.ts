@@ -16,7 +16,9 @@ const Identity = Type.Object({
   provider: Type.String({
     description: 'The provider id of IDENTITY_PROVIDERS (`steam` for every Steam identity, web or in-game)',
   }),
-  provider_name: Type.String({ description: 'The platform or provider name (Steam, Epic Games, Game Center, …)' }),
+  provider_name: Type.String({
+    description: 'The platform or provider name (Steam, Epic Games, Game Center, …)',
+  }),
   subject: Type.String({ description: "The upstream account's stable id (OpenID `sub`, Steam's steamid64)" }),
   email: Type.Union([Type.String(), Type.Null()], {
     description: 'As the upstream gave it (never used to link)',
@@ -91,7 +93,10 @@ export async function identityRoutes(app: App, services: Services): Promise<void
     async (request, reply) => {
       const { provider, id_token: idToken, credential } = request.body;
       if ((idToken === undefined) === (credential === undefined))
-        throw invalidField('id_token', 'Send either id_token (an OpenID provider) or credential (a platform kind)');
+        throw invalidField(
+          'id_token',
+          'Send either id_token (an OpenID provider) or credential (a platform kind)',
+        );
       const userUuid = Number(authOf(request).userId);
       const identity =
         credential !== undefined

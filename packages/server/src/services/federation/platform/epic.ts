@@ -101,7 +101,10 @@ export class EpicProvider implements PlatformProvider {
       try {
         return await createLocalJWKSet(cached)(header, token);
       } catch (err) {
-        if (!(err instanceof joseErrors.JWKSNoMatchingKey) || now - this.#refreshedAt < JWKS_REFRESH_COOLDOWN_MS)
+        if (
+          !(err instanceof joseErrors.JWKSNoMatchingKey) ||
+          now - this.#refreshedAt < JWKS_REFRESH_COOLDOWN_MS
+        )
           throw err;
         this.#refreshedAt = now;
         return createLocalJWKSet(await this.#fetchJwks())(header, token);

@@ -58,7 +58,8 @@ export function publicKeyUrlAllowed(value: string, allowedHost: string): boolean
   const url = new URL(value);
   if (url.username !== '' || url.password !== '') return false;
   const host = url.hostname.toLowerCase();
-  if (LOOPBACK.has(allowedHost)) return host === allowedHost && (url.protocol === 'http:' || url.protocol === 'https:');
+  if (LOOPBACK.has(allowedHost))
+    return host === allowedHost && (url.protocol === 'http:' || url.protocol === 'https:');
   return url.protocol === 'https:' && (host === allowedHost || host.endsWith(`.${allowedHost}`));
 }
 
@@ -110,16 +111,27 @@ export class GameCenterProvider implements PlatformProvider {
     if (!this.#bundleIds.includes(bundleId))
       throw new PlatformRejected('wrong_bundle_id', 'The signature was made for another app (bundle_id)');
     if (!publicKeyUrlAllowed(keyUrl, this.#allowedHost))
-      throw new PlatformRejected('public_key_url_not_apple', 'public_key_url must be https on an apple.com host');
+      throw new PlatformRejected(
+        'public_key_url_not_apple',
+        'public_key_url must be https on an apple.com host',
+      );
     const now = this.deps.now();
     if (Math.abs(now - timestamp) > SIGNATURE_MAX_AGE_MS)
-      throw new PlatformRejected('stale_timestamp', 'The signature is older than 5 minutes (or from the future)');
+      throw new PlatformRejected(
+        'stale_timestamp',
+        'The signature is older than 5 minutes (or from the future)',
+      );
 
     const cert = await this.#certificate(keyUrl);
     this.#checkChain(cert, now);
     const stamp = Buffer.alloc(8);
     stamp.writeBigUInt64BE(BigInt(timestamp));
-    const signed = Buffer.concat([Buffer.from(teamPlayerId, 'utf8'), Buffer.from(bundleId, 'utf8'), stamp, salt]);
+    const signed = Buffer.concat([
+      Buffer.from(teamPlayerId, 'utf8'),
+      Buffer.from(bundleId, 'utf8'),
+      stamp,
+      salt,
+    ]);
     let valid = false;
     try {
       valid = verifySignature(
@@ -148,7 +160,8 @@ export class GameCenterProvider implements PlatformProvider {
   #checkChain(leaf: X509Certificate, now: number): void {
     const validAt = (c: X509Certificate) =>
       new Date(c.validFrom).getTime() <= now && now <= new Date(c.validTo).getTime();
-    if (!validAt(leaf)) throw new PlatformRejected('certificate_expired', 'The signing certificate is not valid now');
+    if (!validAt(leaf))
+      throw new PlatformRejected('certificate_expired', 'The signing certificate is not valid now');
     if (leaf.publicKey.asymmetricKeyType !== 'rsa')
       throw new PlatformRejected('certificate_not_rsa', 'The signing certificate does not hold an RSA key');
     // The anchor's certificates (a root, and any intermediate the operator put beside it) are trusted as
@@ -157,7 +170,10 @@ export class GameCenterProvider implements PlatformProvider {
       (a) => a.ca && validAt(a) && leaf.checkIssued(a) && leaf.verify(a.publicKey),
     );
     if (issuer) return;
-    throw new PlatformRejected('untrusted_certificate', 'The signing certificate does not chain to the trust anchor');
+    throw new PlatformRejected(
+      'untrusted_certificate',
+      'The signing certificate does not chain to the trust anchor',
+    );
   }
 
   async #certificate(url: string): Promise<X509Certificate> {
@@ -166,14 +182,19 @@ export class GameCenterProvider implements PlatformProvider {
     if (cached && now - cached.at < CERT_CACHE_MS) return cached.cert;
     let bytes: Uint8Array;
     try {
-      const response = await this.deps.fetch(url, { redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const response = await this.deps.fetch(url, {
+        redirect: 'error',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
       if (response.status === 404 || response.status === 403)
         throw new PlatformRejected('no_certificate', 'No certificate at public_key_url');
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       bytes = await boundedBytes(response, CERT_MAX_BYTES);
     } catch (err) {
       if (err instanceof PlatformRejected) throw err;
-      throw new UpstreamUnavailable(`${this.id}: the Game Center certificate cannot be fetched`, { cause: err });
+      throw new UpstreamUnavailable(`${this.id}: the Game Center certificate cannot be fetched`, {
+        cause: err,
+      });
     }
     let cert: X509Certificate;
     try {
@@ -197,6 +218,9 @@ function base64Of(value: string, field: string): Buffer {
 function timestampOf(value: unknown): number {
   const n = typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
-    throw new PlatformRejected('malformed_credential', 'credential.timestamp must be milliseconds since the epoch');
+    throw new PlatformRejected(
+      'malformed_credential',
+      'credential.timestamp must be milliseconds since the epoch',
+    );
   return n;
 }

@@ -84,8 +84,7 @@ export class GooglePlayGamesProvider implements PlatformProvider {
       throw new UpstreamUnavailable(`${this.id}: Google's token endpoint cannot be reached`, { cause: err });
     }
     const answer = (await platformJson(response).catch(() => undefined)) as
-      | { access_token?: unknown; error?: unknown }
-      | undefined;
+      { access_token?: unknown; error?: unknown } | undefined;
     if (response.status === 400 || response.status === 401) {
       // invalid_grant: an unknown, used or expired code; invalid_client: dauth's own settings.
       if (answer?.error === 'invalid_client' || answer?.error === 'unauthorized_client')
@@ -114,8 +113,7 @@ export class GooglePlayGamesProvider implements PlatformProvider {
     if (response.status === 401 || response.status === 403)
       throw new PlatformRejected('player_refused', 'The Play Games API refused the access');
     const player = (await platformJson(response).catch(() => undefined)) as
-      | { playerId?: unknown; displayName?: unknown }
-      | undefined;
+      { playerId?: unknown; displayName?: unknown } | undefined;
     if (!response.ok || typeof player?.playerId !== 'string' || !PLAYER_ID.test(player.playerId))
       throw new UpstreamUnavailable(`${this.id}: the Play Games API answered no player`);
     return {
