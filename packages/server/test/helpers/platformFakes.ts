@@ -473,3 +473,73 @@ export async function startPlatformFakes(): Promise<PlatformFakes> {
     },
   };
 }
+
+/**
+ * A credential desk over the fakes: `GET {url}/steam_ticket?steamid=…[&vac][&banned]`, `/epic?sub=…`,
+ * `/game_center?team_player_id=…`, `/google_play_games?player_id=…` answer
+ * `{provider, credential}` with a fresh single-use credential, the provider being the entry ids
+ * `entries({steam: 'steam_ticket', epic: 'epic', gameCenter: 'game_center', playGames:
+ * 'google_play_games'})` gives. The local recipe (scripts/platformFakes.ts) and the SDK suites in other
+ * languages (which cannot mint a Game Center signature or a Steam ticket themselves) ask it.
+ */
+export async function startCredentialDesk(
+  fakes: PlatformFakes,
+  port = 0,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const q = (name: string, fallback: string) => url.searchParams.get(name) ?? fallback;
+    const answer = async (): Promise<unknown> => {
+      switch (url.pathname) {
+        case '/steam_ticket':
+          return {
+            provider: 'steam_ticket',
+            credential: {
+              ticket: fakes.steam.issue({
+                steamid: q('steamid', '76561198000000042'),
+                vacbanned: url.searchParams.has('vac'),
+                publisherbanned: url.searchParams.has('banned'),
+              }),
+            },
+          };
+        case '/epic':
+          return { provider: 'epic', credential: { id_token: await fakes.eos.mint(q('sub', '0002aaaa')) } };
+        case '/game_center':
+          return {
+            provider: 'game_center',
+            credential: fakes.gameCenter.sign({
+              teamPlayerId: q('team_player_id', 'T:_local'),
+              bundleId: fakes.bundleId,
+            }),
+          };
+        case '/google_play_games':
+          return {
+            provider: 'google_play_games',
+            credential: { server_auth_code: fakes.playGames.issueCode(q('player_id', 'g-local')) },
+          };
+        default:
+          return undefined;
+      }
+    };
+    answer().then(
+      (body) => {
+        response.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify(body ?? { error: 'steam_ticket, epic, game_center or google_play_games' }),
+        );
+      },
+      (err: unknown) => {
+        response.writeHead(500).end(String(err));
+      },
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
