@@ -52,6 +52,13 @@ describe('platform sign-in inside the game', () => {
             trust_anchor: fakes.gameCenter.anchorPem,
           },
           {
+            id: 'gc-one-root',
+            kind: 'game_center',
+            bundle_id: fakes.bundleId,
+            trust_anchor: fakes.gameCenter.firstRootPem,
+            public_key_host: '127.0.0.1',
+          },
+          {
             id: 'steam-vac-ok',
             kind: 'steam_ticket',
             app_id: fakes.steam.appId,
@@ -282,6 +289,19 @@ describe('platform sign-in inside the game', () => {
         expect(await errorOf(res)).toBe('platform_rejected');
       }
       expect(await userCount()).toBe(before + 1);
+    });
+
+    it("a leaf issued by an intermediate the anchor lacks: fetched through the leaf's AIA, accepted when the anchor issued it", async () => {
+      const before = fakes.gameCenter.fetches.filter((f) => f === '/ca/intermediate.der').length;
+      const res = await platformLogin('game-center', sign({ chained: true }));
+      expect(res.status).toBe(200);
+      expect(fakes.gameCenter.fetches.filter((f) => f === '/ca/intermediate.der').length).toBe(before + 1);
+      // An anchor without that root: the intermediate is fetched, and refused.
+      const refused = await platformLogin('gc-one-root', sign({ chained: true }));
+      expect(refused.status).toBe(401);
+      expect(await errorOf(refused)).toBe('platform_rejected');
+      // The same anchor accepts a leaf its root issued directly.
+      expect((await platformLogin('gc-one-root', sign())).status).toBe(200);
     });
 
     it('the production rule: public_key_url only over https on apple.com (never fetched otherwise)', async () => {

@@ -192,17 +192,22 @@ export async function startEosIssuer(options: { clientId?: string } = {}): Promi
 export interface GameCenterKeys {
   /** `public_key_url` base: `${base}/public-key/gc-test.cer` (trusted) or `gc-foreign.cer`. */
   base: string;
-  /** The trust anchor (`trust_anchor`) the test's leaf chains to. */
+  /** The trust anchor (`trust_anchor`) the test's leaves chain to (two roots). */
   anchorPem: string;
+  /** The first root alone: the chained leaf does not reach it. */
+  firstRootPem: string;
   trustedUrl: string;
   /** A certificate issued by another root: its signatures verify, its chain does not reach the anchor. */
   foreignUrl: string;
+  /** A certificate issued by an intermediate the anchor lacks, named by its AIA (served here). */
+  chainedUrl: string;
   /** The credential a game sends (timestamp now unless given), signed by the trusted (or foreign) key. */
   sign(input: {
     teamPlayerId: string;
     bundleId: string;
     timestamp?: number;
     foreign?: boolean;
+    chained?: boolean;
   }): Record<string, string | number>;
   fetches: string[];
   close(): Promise<void>;
@@ -210,69 +215,45 @@ export interface GameCenterKeys {
 
 const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: 'pipe' });
 
-/** A CA and a leaf it issues (RSA 2048, SHA-256), made by openssl in a temporary directory. */
-function makeChain(name: string): { anchorPem: string; leafDer: Buffer; leafKeyPem: string } {
+/**
+ * A CA and a leaf it issues (RSA 2048, SHA-256), made by openssl in a temporary directory; with
+ * `intermediateAia`, the root issues an intermediate CA that issues the leaf, and the leaf's AIA names
+ * that URL as its issuer (as DigiCert's leaves do), the anchor being the root alone.
+ */
+function makeChain(
+  name: string,
+  intermediateAia?: string,
+): { anchorPem: string; leafDer: Buffer; leafKeyPem: string; intermediateDer?: Buffer } {
   const dir = mkdtempSync(path.join(tmpdir(), `gc-${name}-`));
   try {
-    writeFileSync(
-      path.join(dir, 'ca.ext'),
-      'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n',
-    );
+    const caExt = 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n';
+    writeFileSync(path.join(dir, 'ca.ext'), caExt);
     writeFileSync(
       path.join(dir, 'leaf.ext'),
-      'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=codeSigning\n',
+      'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=codeSigning\n' +
+        (intermediateAia ? `authorityInfoAccess=caIssuers;URI:${intermediateAia}\n` : ''),
     );
-    openssl(['genrsa', '-out', 'ca.key', '2048'], dir);
-    openssl(
-      [
-        'req',
-        '-x509',
-        '-new',
-        '-key',
-        'ca.key',
-        '-sha256',
-        '-days',
-        '30',
-        '-subj',
-        `/CN=Test ${name} Root`,
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-        '-out',
-        'ca.pem',
-      ],
-      dir,
-    );
-    openssl(['genrsa', '-out', 'leaf.key', '2048'], dir);
-    openssl(['req', '-new', '-key', 'leaf.key', '-subj', `/CN=gc-${name}`, '-out', 'leaf.csr'], dir);
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        'leaf.csr',
-        '-CA',
-        'ca.pem',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-sha256',
-        '-days',
-        '10',
-        '-extfile',
-        'leaf.ext',
-        '-outform',
-        'DER',
-        '-out',
-        'leaf.der',
-      ],
-      dir,
-    );
+    // prettier-ignore
+    {
+      openssl(['genrsa', '-out', 'ca.key', '2048'], dir);
+      openssl(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '30', '-subj', `/CN=Test ${name} Root`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.pem'], dir);
+      let issuer = ['-CA', 'ca.pem', '-CAkey', 'ca.key'];
+      if (intermediateAia) {
+        openssl(['genrsa', '-out', 'int.key', '2048'], dir);
+        openssl(['req', '-new', '-key', 'int.key', '-subj', `/CN=Test ${name} Intermediate`, '-out', 'int.csr'], dir);
+        openssl(['x509', '-req', '-in', 'int.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-sha256', '-days', '20', '-extfile', 'ca.ext', '-out', 'int.pem'], dir);
+        openssl(['x509', '-in', 'int.pem', '-outform', 'DER', '-out', 'int.der'], dir);
+        issuer = ['-CA', 'int.pem', '-CAkey', 'int.key'];
+      }
+      openssl(['genrsa', '-out', 'leaf.key', '2048'], dir);
+      openssl(['req', '-new', '-key', 'leaf.key', '-subj', `/CN=gc-${name}`, '-out', 'leaf.csr'], dir);
+      openssl(['x509', '-req', '-in', 'leaf.csr', ...issuer, '-CAcreateserial', '-sha256', '-days', '10', '-extfile', 'leaf.ext', '-outform', 'DER', '-out', 'leaf.der'], dir);
+    }
     return {
       anchorPem: readFileSync(path.join(dir, 'ca.pem'), 'utf8'),
       leafDer: readFileSync(path.join(dir, 'leaf.der')),
       leafKeyPem: readFileSync(path.join(dir, 'leaf.key'), 'utf8'),
+      ...(intermediateAia ? { intermediateDer: readFileSync(path.join(dir, 'int.der')) } : {}),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -292,36 +273,50 @@ export function gameCenterPayload(
 }
 
 export async function startGameCenterKeys(): Promise<GameCenterKeys> {
-  const trusted = makeChain('trusted');
-  const foreign = makeChain('foreign');
-  // Sanity: the trusted leaf is issued by its anchor.
-  if (!new X509Certificate(trusted.leafDer).checkIssued(new X509Certificate(trusted.anchorPem)))
-    throw new Error('the test chain is broken');
   const fetches: string[] = [];
+  const files = new Map<string, Buffer>();
   const server = await serve((_request, _body, url) => {
     fetches.push(url.pathname);
-    if (url.pathname === '/public-key/gc-test.cer')
-      return { status: 200, body: trusted.leafDer, type: 'application/pkix-cert' };
-    if (url.pathname === '/public-key/gc-foreign.cer')
-      return { status: 200, body: foreign.leafDer, type: 'application/pkix-cert' };
-    return { status: 404, body: {} };
+    const file = files.get(url.pathname);
+    return file ? { status: 200, body: file, type: 'application/pkix-cert' } : { status: 404, body: {} };
   });
+  const trusted = makeChain('trusted');
+  const foreign = makeChain('foreign');
+  // A leaf issued by an intermediate the anchor lacks, found through its AIA (as Apple's are).
+  const chained = makeChain('chained', `${server.base}/ca/intermediate.der`);
+  // The trusted anchor is the chained root too: one anchor file holds both roots.
+  const anchorPem = `${trusted.anchorPem}\n${chained.anchorPem}`;
+  if (!new X509Certificate(trusted.leafDer).checkIssued(new X509Certificate(trusted.anchorPem)))
+    throw new Error('the test chain is broken');
+  files.set('/public-key/gc-test.cer', trusted.leafDer);
+  files.set('/public-key/gc-foreign.cer', foreign.leafDer);
+  files.set('/public-key/gc-chained.cer', chained.leafDer);
+  files.set('/ca/intermediate.der', chained.intermediateDer!);
   const trustedUrl = `${server.base}/public-key/gc-test.cer`;
   const foreignUrl = `${server.base}/public-key/gc-foreign.cer`;
+  const chainedUrl = `${server.base}/public-key/gc-chained.cer`;
   return {
     base: server.base,
-    anchorPem: trusted.anchorPem,
+    anchorPem,
+    firstRootPem: trusted.anchorPem,
     trustedUrl,
     foreignUrl,
+    chainedUrl,
     fetches,
-    sign({ teamPlayerId, bundleId, timestamp = Date.now(), foreign: useForeign = false }) {
+    sign({
+      teamPlayerId,
+      bundleId,
+      timestamp = Date.now(),
+      foreign: useForeign = false,
+      chained: useChained = false,
+    }) {
       const salt = randomBytes(4);
       const signer = createSign('sha256');
       signer.update(gameCenterPayload(teamPlayerId, bundleId, timestamp, salt));
-      const key = createPrivateKey((useForeign ? foreign : trusted).leafKeyPem);
+      const chain = useForeign ? foreign : useChained ? chained : trusted;
       return {
-        public_key_url: useForeign ? foreignUrl : trustedUrl,
-        signature: signer.sign(key).toString('base64'),
+        public_key_url: useForeign ? foreignUrl : useChained ? chainedUrl : trustedUrl,
+        signature: signer.sign(createPrivateKey(chain.leafKeyPem)).toString('base64'),
         salt: salt.toString('base64'),
         timestamp,
         team_player_id: teamPlayerId,

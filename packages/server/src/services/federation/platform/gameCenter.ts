@@ -27,6 +27,12 @@ const CERT_CACHE_ENTRIES = 16;
 const CERT_MAX_BYTES = 16 * 1024;
 const TIMEOUT_MS = 10_000;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/**
+ * Where the leaf's issuing certificate may be fetched from (its Authority Information Access "CA Issuers"
+ * URL): DigiCert's repository, over http as AIA URLs are. What comes back is believed only when a
+ * certificate of the trust anchor issued it, so the fetch adds no trust, only the missing link.
+ */
+export const CA_ISSUER_HOSTS: readonly string[] = ['cacerts.digicert.com'];
 
 /** Every certificate of a PEM bundle (the trust anchor and any intermediates beside it). */
 export function parsePemBundle(pem: string): X509Certificate[] {
@@ -122,8 +128,8 @@ export class GameCenterProvider implements PlatformProvider {
         'The signature is older than 5 minutes (or from the future)',
       );
 
-    const cert = await this.#certificate(keyUrl);
-    this.#checkChain(cert, now);
+    const cert = await this.#certificate(keyUrl, 'signing');
+    await this.#checkChain(cert, now);
     const stamp = Buffer.alloc(8);
     stamp.writeBigUInt64BE(BigInt(timestamp));
     const signed = Buffer.concat([
@@ -156,27 +162,44 @@ export class GameCenterProvider implements PlatformProvider {
     };
   }
 
-  /** The leaf must be valid now and chain, signature by signature, to a certificate of the anchor. */
-  #checkChain(leaf: X509Certificate, now: number): void {
+  /**
+   * The leaf must be valid now and be issued by a certificate of the anchor (trusted as given: a root, and
+   * any intermediate the operator put beside it), checked by that certificate's signature; or, when the
+   * anchor lacks its issuer, by the issuer its AIA names (fetched from an allowed host) which an anchor
+   * certificate issued in turn.
+   */
+  async #checkChain(leaf: X509Certificate, now: number): Promise<void> {
     const validAt = (c: X509Certificate) =>
       new Date(c.validFrom).getTime() <= now && now <= new Date(c.validTo).getTime();
+    const issuedBy = (child: X509Certificate, issuer: X509Certificate) =>
+      issuer.ca && validAt(issuer) && child.checkIssued(issuer) && child.verify(issuer.publicKey);
     if (!validAt(leaf))
       throw new PlatformRejected('certificate_expired', 'The signing certificate is not valid now');
     if (leaf.publicKey.asymmetricKeyType !== 'rsa')
       throw new PlatformRejected('certificate_not_rsa', 'The signing certificate does not hold an RSA key');
-    // The anchor's certificates (a root, and any intermediate the operator put beside it) are trusted as
-    // given: the leaf must be issued by one of them, checked by that certificate's signature.
-    const issuer = this.#anchors.find(
-      (a) => a.ca && validAt(a) && leaf.checkIssued(a) && leaf.verify(a.publicKey),
-    );
-    if (issuer) return;
+    if (this.#anchors.some((a) => issuedBy(leaf, a))) return;
+    for (const url of caIssuerUrls(leaf)) {
+      if (!this.#caIssuerAllowed(url)) continue;
+      const intermediate = await this.#certificate(url, 'issuer');
+      if (issuedBy(leaf, intermediate) && this.#anchors.some((a) => issuedBy(intermediate, a))) return;
+    }
     throw new PlatformRejected(
       'untrusted_certificate',
       'The signing certificate does not chain to the trust anchor',
     );
   }
 
-  async #certificate(url: string): Promise<X509Certificate> {
+  #caIssuerAllowed(value: string): boolean {
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    if (url.username !== '' || url.password !== '') return false;
+    if (LOOPBACK.has(this.#allowedHost)) return url.hostname === this.#allowedHost;
+    return CA_ISSUER_HOSTS.includes(url.hostname.toLowerCase());
+  }
+
+  /** A certificate by URL (DER, or PEM as some CA repositories serve), cached an hour. */
+  async #certificate(url: string, what: 'signing' | 'issuer'): Promise<X509Certificate> {
     const now = this.deps.now();
     const cached = this.#certs.get(url);
     if (cached && now - cached.at < CERT_CACHE_MS) return cached.cert;
@@ -187,12 +210,12 @@ export class GameCenterProvider implements PlatformProvider {
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
       if (response.status === 404 || response.status === 403)
-        throw new PlatformRejected('no_certificate', 'No certificate at public_key_url');
+        throw new PlatformRejected(`no_${what}_certificate`, `No ${what} certificate at ${url}`);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       bytes = await boundedBytes(response, CERT_MAX_BYTES);
     } catch (err) {
       if (err instanceof PlatformRejected) throw err;
-      throw new UpstreamUnavailable(`${this.id}: the Game Center certificate cannot be fetched`, {
+      throw new UpstreamUnavailable(`${this.id}: the Game Center ${what} certificate cannot be fetched`, {
         cause: err,
       });
     }
@@ -200,7 +223,7 @@ export class GameCenterProvider implements PlatformProvider {
     try {
       cert = new X509Certificate(Buffer.from(bytes));
     } catch {
-      throw new PlatformRejected('bad_certificate', 'public_key_url does not hold a certificate');
+      throw new PlatformRejected(`bad_${what}_certificate`, `${url} does not hold a certificate`);
     }
     if (this.#certs.size >= CERT_CACHE_ENTRIES) this.#certs.clear();
     this.#certs.set(url, { cert, at: now });
@@ -223,4 +246,13 @@ function timestampOf(value: unknown): number {
       'credential.timestamp must be milliseconds since the epoch',
     );
   return n;
+}
+
+/** The leaf's AIA "CA Issuers" URLs (Node renders them as `CA Issuers - URI:<url>` lines). */
+function caIssuerUrls(cert: X509Certificate): string[] {
+  return (cert.infoAccess ?? '')
+    .split('\n')
+    .map((line) => /^CA Issuers - URI:(\S+)$/.exec(line.trim())?.[1])
+    .filter((url): url is string => url !== undefined)
+    .slice(0, 2);
 }
