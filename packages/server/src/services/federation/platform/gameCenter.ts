@@ -76,7 +76,8 @@ export function publicKeyUrlAllowed(value: string, allowedHost: string): boolean
  *   - `bundle_id` is the entry's;
  *   - `public_key_url` is https on an `apple.com` host (`publicKeyUrlAllowed`), fetched without redirects;
  *   - the certificate there (DER) is valid now and issued by a certificate of the trust anchor (its
- *     signature checked with that certificate's key, which is a CA valid now);
+ *     signature checked with that certificate's key, which is a CA valid now), or by the intermediate
+ *     its AIA names (fetched from DigiCert's repository only) which the anchor issued;
  *   - the RSA-SHA256 signature verifies over team_player_id ‖ bundle_id ‖ timestamp (uint64 big-endian,
  *     milliseconds) ‖ salt (base64-decoded) with the certificate's key;
  *   - the timestamp is within 5 minutes of now;
