@@ -361,6 +361,12 @@ describe('platform sign-in inside the game', () => {
       const browser = await platformLogin('steam', { ticket: 'AB' });
       expect(browser.status).toBe(400);
       expect(await errorOf(browser)).toBe('platform_unsupported');
+      const idToken = await post(`${base}/v1/dev-user/federated-login`, {
+        provider: 'epic',
+        id_token: 'x.y.z',
+      });
+      expect(idToken.status).toBe(400);
+      expect(await errorOf(idToken)).toBe('id_token_unsupported');
       const noApp = await platformLogin(
         'epic',
         { id_token: await fakes.eos.mint(unique('p')) },

@@ -466,6 +466,14 @@ export class FederationService {
   }
 
   async #verifyIdToken(providerId: string, idToken: string): Promise<UpstreamIdentity> {
+    const platform = this.providers.findPlatform(providerId);
+    if (platform) {
+      throw new AppError(
+        400,
+        'id_token_unsupported',
+        `${platform.name} is a platform kind: send its credential to platform-login (or as credential to link)`,
+      );
+    }
     const provider = this.#provider(providerId);
     if (!provider.verifyIdToken) {
       throw new AppError(
