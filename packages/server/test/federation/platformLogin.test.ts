@@ -68,6 +68,14 @@ describe('platform sign-in inside the game', () => {
             allow_vac_banned: true,
           },
           {
+            id: 'steam-bad-key',
+            kind: 'steam_ticket',
+            app_id: fakes.steam.appId,
+            web_api_key: 'NOT-THE-PUBLISHER-KEY',
+            identity: fakes.steam.identity,
+            api_base_url: fakes.steam.base,
+          },
+          {
             id: 'steam-other-app',
             kind: 'steam_ticket',
             app_id: '999999',
@@ -179,6 +187,12 @@ describe('platform sign-in inside the game', () => {
         ticket: fakes.steam.issue({ steamid: steamId(), vacbanned: true }),
       });
       expect(vacAllowed.status).toBe(200);
+    });
+
+    it("a wrong publisher key (Steam's 403) is dauth's problem, not the player's: 503 provider_unavailable", async () => {
+      const res = await platformLogin('steam-bad-key', { ticket: fakes.steam.issue({ steamid: steamId() }) });
+      expect(res.status).toBe(503);
+      expect(await errorOf(res)).toBe('provider_unavailable');
     });
 
     it('family sharing: the borrower signs in as themselves, not as the owner', async () => {
