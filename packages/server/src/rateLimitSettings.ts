@@ -40,6 +40,8 @@ export const RATE_LIMIT_DEFAULTS = {
   federation: perMinute(60),
   /** Native federated sign-ins (`/v1/dev-user/federated-login`) per address: each verifies an id_token. */
   federated_login: perMinute(30),
+  /** Platform sign-ins inside the game (`/v1/dev-user/platform-login`) per address: each asks the platform. */
+  platform_login: perMinute(30),
   /** Identity links (by id_token or redirect) and unlinks per user. */
   identities_manage: perMinute(20),
   /** Account deletions and exports per user (each export reads every table about the person). */

@@ -31,6 +31,7 @@ import { passkeyRoutes } from './routes/devUser/passkeys.js';
 import { mfaRoutes } from './routes/devUser/mfa.js';
 import { sessionRoutes } from './routes/devUser/sessions.js';
 import { federatedLoginRoutes } from './routes/devUser/federatedLogin.js';
+import { platformLoginRoutes } from './routes/devUser/platformLogin.js';
 import { identityRoutes } from './routes/devUser/identities.js';
 import { federationRoutes } from './routes/federation/index.js';
 import { devUserLogoutRoutes } from './routes/devUser/logout.js';
@@ -158,6 +159,7 @@ export async function buildApp(
     mfaRoutes,
     sessionRoutes,
     federatedLoginRoutes,
+    platformLoginRoutes,
     identityRoutes,
     federationRoutes,
     devUserLogoutRoutes,

@@ -60,6 +60,12 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     answer: ['created'],
     actorFromAnswer: true,
   },
+  'POST /v1/dev-user/platform-login': {
+    action: 'account.platform_login',
+    request: pick('provider', 'client_id'),
+    answer: ['created'],
+    actorFromAnswer: true,
+  },
   'GET /v1/federation/:id/callback': {
     action: 'account.federated_callback',
     request: (_b, p) => ({ provider: p.id }),
