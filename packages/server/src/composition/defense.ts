@@ -40,6 +40,7 @@ export function createDefenseDomain(deps: {
     deps.mailer,
     deps.masterKey,
     botChallenge,
+    marks,
     deps.logger.child({ component: 'login-defense' }),
   );
   return { botChallenge, loginDefense };

@@ -8,7 +8,7 @@ import { normaliseEmail } from '../accounts/accountService.js';
 import type { Mailer } from '../mail/mailer.js';
 import { networkOf } from '../network/ipAddresses.js';
 import type { RequestContext } from '../security/requestContext.js';
-import type { BotChallengeService } from './botChallenge.js';
+import type { BotChallengeService, SingleUseMarks } from './botChallenge.js';
 
 /** The e-mail codes' purpose and their one "session" (the code belongs to the account, not to a sign-in). */
 const PURPOSE = 'login_unlock';
@@ -53,6 +53,8 @@ export class LoginDefenseService {
     private readonly mailer: Mailer,
     masterKey: Buffer,
     private readonly challenges: BotChallengeService,
+    /** One mail per account and resend interval, whichever replica refuses first (Redis or the database). */
+    private readonly marks: SingleUseMarks,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
@@ -114,6 +116,8 @@ export class LoginDefenseService {
     const sent = await this.codes.codesSentSince(user.userUuid, PURPOSE, now - 3_600_000, SESSION);
     if (sent[0] !== undefined && now - sent[0] < UNLOCK_RESEND_MS) return;
     if (sent.length >= MAX_UNLOCK_MAILS_PER_HOUR) return;
+    // Refusals race on every replica: one of them mails (a second code would retire the first one's).
+    if (!(await this.marks.claimOnce(`login_unlock:${user.userUuid}`, UNLOCK_RESEND_MS))) return;
     const code = String(randomInt(0, 100_000_000)).padStart(8, '0');
     const id = randomUUID();
     await this.codes.insertCode({
