@@ -182,7 +182,8 @@ export function loginPage(input: LoginPageInput): string {
         >Forgot your password?</a
       >
     </p>`;
-  const script = `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}${input.challenge ? `\n${ALTCHA_SOLVER}` : ''}`;
+  // Each script is an arrow call: the semicolon keeps the next one from calling its result.
+  const script = `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}${input.challenge ? `;\n${ALTCHA_SOLVER}` : ''}`;
   return layout('Sign in · dauth', input.nonce, body, script);
 }
 

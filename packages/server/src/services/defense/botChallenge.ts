@@ -1,5 +1,6 @@
-import { hkdfSync } from 'node:crypto';
-import { createChallenge, verifySolution } from 'altcha-lib/v1';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createChallenge } from 'altcha-lib/v1';
+import { safeEqual } from '../../crypto/constantTime.js';
 import type { BotChallengeKind } from '../../config.js';
 import { AppError } from '../../errors.js';
 
@@ -113,7 +114,14 @@ export class BotChallengeService {
     // Every challenge of ours carries its expiry in the signed salt; one without is not ours to accept.
     const expires = Number(new URLSearchParams(payload.salt.split('?')[1] ?? '').get('expires'));
     if (!Number.isSafeInteger(expires) || expires * 1000 < this.now()) return false;
-    if (!(await verifySolution(payload, this.#hmacKey, false))) return false;
+    // altcha-lib's `verifySolution`, synchronously: its Web Crypto calls (a key import per HMAC) cost
+    // about 300 µs of CPU a verification, node:crypto about 10 µs. The suite checks both agree.
+    const challenge = createHash('sha256').update(`${payload.salt}${payload.number}`, 'utf8').digest('hex');
+    if (!safeEqual(challenge, payload.challenge)) return false;
+    const signature = createHmac('sha256', Buffer.from(this.#hmacKey, 'utf8'))
+      .update(challenge, 'utf8')
+      .digest('hex');
+    if (!safeEqual(signature, payload.signature)) return false;
     return this.marks.claimOnce(`altcha:${payload.signature}`, CHALLENGE_TTL_MS);
   }
 
