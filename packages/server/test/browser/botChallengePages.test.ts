@@ -97,4 +97,24 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
     await page.waitForSelector('#allow', { timeout: 60_000 });
     await page.close();
   });
+
+  it('the console signs up and signs in by solving a challenge when the service asks for one', async () => {
+    await context.clearCookies();
+    const page = await context.newPage();
+    const email = `c${Date.now().toString(36)}@example.com`;
+    await page.goto(`${server.url}/console#/signup`);
+    await page.fill('#signup-email', email);
+    await page.fill('#signup-password', 'juniper satchel meridian');
+    await page.click('#signup-submit');
+    await page.waitForURL(/#\/apps$/, { timeout: 60_000 });
+    await page.close();
+    // A new tab: the console keeps its session in sessionStorage, per tab.
+    const again = await context.newPage();
+    await again.goto(`${server.url}/console#/signin`);
+    await again.fill('#signin-email', email);
+    await again.fill('#signin-password', 'juniper satchel meridian');
+    await again.click('#signin-submit');
+    await again.waitForURL(/#\/apps$/, { timeout: 60_000 });
+    await again.close();
+  });
 });
