@@ -99,6 +99,35 @@ export interface CallOptions {
    */
   keepCookies?: boolean;
   retried?: boolean;
+  /** The body already carries a solved bot challenge (docs/security.md): a second refusal is final. */
+  solved?: boolean;
+}
+
+const hex = (buffer: ArrayBuffer) =>
+  Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * A solved bot challenge (docs/security.md "Bot challenge"): `GET /v1/challenge`, then the number n with
+ * SHA-256(salt + n) = challenge by brute force, as the base64 JSON the covered routes take as `altcha`.
+ */
+export async function solveChallenge(): Promise<string | undefined> {
+  const response = await fetch('/v1/challenge?client_id=dauth%3Aconsole', { cache: 'no-store' });
+  if (!response.ok) return undefined;
+  const c = (await response.json()) as {
+    algorithm: string;
+    challenge: string;
+    salt: string;
+    signature: string;
+    maxnumber: number;
+  };
+  const encoder = new TextEncoder();
+  for (let n = 0; n <= c.maxnumber; n++) {
+    if (hex(await crypto.subtle.digest('SHA-256', encoder.encode(`${c.salt}${n}`))) === c.challenge) {
+      const { algorithm, challenge, salt, signature } = c;
+      return btoa(JSON.stringify({ algorithm, challenge, number: n, salt, signature }));
+    }
+  }
+  return undefined;
 }
 
 export async function call<T = Json>(
@@ -134,6 +163,11 @@ export async function call<T = Json>(
       : typeof parsed.error_description === 'string'
         ? parsed.error_description
         : `The service answered ${response.status}.`;
+  // `BOT_CHALLENGE` covers the request, or the account is under guessing: prove some work and send it again.
+  if (code === 'challenge_required' && body !== undefined && !options.solved) {
+    const altcha = await solveChallenge();
+    if (altcha) return call<T>(method, path, { ...body, altcha }, { ...options, solved: true });
+  }
   if (response.status === 401 && code === 'reauthentication_required' && session && !options.retried) {
     if (await confirmItIsYou(session)) return call<T>(method, path, body, { ...options, retried: true });
   }

@@ -16,6 +16,7 @@ import {
   type NewGuest,
   upgradeGuest,
 } from './api/guests.js';
+import { fetchBotChallenge, solveBotChallenge } from './api/botChallenge.js';
 import {
   federatedLogin,
   platformLogin,
@@ -214,8 +215,16 @@ export class DauthClient {
    * A guest account for a new player of this app (docs/players.md): a login JWT bound to the app and
    * the secret the game keeps on the device (returned this once).
    */
-  createGuest(): Promise<NewGuest> {
-    return createGuest(this.#api, this.clientId);
+  createGuest(options: { altcha?: string } = {}): Promise<NewGuest> {
+    return createGuest(this.#api, this.clientId, options);
+  }
+
+  /**
+   * Fetches a bot challenge for this app and solves it (docs/security.md "Bot challenge"): the `altcha`
+   * value that a request `BOT_CHALLENGE` covers (guest creation, sign-up, sign-in) carries, once.
+   */
+  async solveBotChallenge(): Promise<string> {
+    return solveBotChallenge(await fetchBotChallenge(this.#api, this.clientId));
   }
 
   /** Signs a guest in with the uuid and secret the device kept. */

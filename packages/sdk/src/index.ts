@@ -52,6 +52,7 @@ export {
 } from './errors.js';
 export type { AuthorizeErrorDetails } from './errors.js';
 export type { GuestSession, GuestUpgrade, NewGuest } from './api/guests.js';
+export { solveBotChallenge, type BotChallenge } from './api/botChallenge.js';
 export type { FederatedLogin, LinkedIdentity, PlatformCredential } from './api/federation.js';
 export type { LoginSession } from './api/mfa.js';
 export type { SessionCall, SessionOperationResult } from './api/sessionOperations.js';

@@ -123,6 +123,19 @@ const envSchema = z.object({
   /** Seconds since the password was checked within which a login JWT may make account-critical changes. */
   STEP_UP_MAX_AGE: z.coerce.number().int().min(1).default(300),
   LOGIN_BINDING: z.enum(['spec', 'strict']).default('spec'),
+  /** Requests that need an ALTCHA proof of work (docs/security.md "Bot challenge"): `off`, or a list of `guest`, `signup`, `login`. */
+  BOT_CHALLENGE: z
+    .string()
+    .default('off')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((p) => p.trim().toLowerCase())
+        .filter((p) => p !== '' && p !== 'off'),
+    )
+    .pipe(z.array(z.enum(['guest', 'signup', 'login']))),
+  /** The lowest zxcvbn score (0–4) a new password may have (docs/security.md "Weak passwords"). */
+  PASSWORD_MIN_SCORE: z.coerce.number().int().min(0).max(4).default(2),
   /** Upstream identity providers (docs/federation.md): a JSON array, or `@/path/to/file.json`. */
   IDENTITY_PROVIDERS: z.string().optional(),
   /** Steam Web API key: the profile name of a Steam sign-in (docs/federation.md). */
@@ -280,6 +293,9 @@ export function parseTrustProxy(
 
 export type Env = z.input<typeof envSchema>;
 
+/** What `BOT_CHALLENGE` may cover: guest creation, sign-up, password sign-in. */
+export type BotChallengeKind = 'guest' | 'signup' | 'login';
+
 export interface ChainContracts {
   entryPoint: `0x${string}`;
   accountFactory: `0x${string}`;
@@ -346,6 +362,10 @@ export interface Config {
    * interface's flow); `strict` asks every bearer authorize for `azp` = the app or the user's consent.
    */
   loginBinding: 'spec' | 'strict';
+  /** BOT_CHALLENGE: the requests that carry an ALTCHA solution (empty: none; `GET /v1/challenge` is always served). */
+  botChallenge: BotChallengeKind[];
+  /** PASSWORD_MIN_SCORE: the lowest zxcvbn score (0–4) a new password may have; 0 checks only the common-password list. */
+  passwordMinScore: number;
   /** IDENTITY_PROVIDERS with presets applied (docs/federation.md); empty when unset. */
   identityProviders: ResolvedProviderConfig[];
   /** Gas sponsorship policy: daily budgets, per-operation cap, extra blocked targets. */
@@ -610,6 +630,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     stepUpMaxAgeSeconds: e.STEP_UP_MAX_AGE,
     loginBinding: e.LOGIN_BINDING,
+    botChallenge: [...new Set(e.BOT_CHALLENGE)],
+    passwordMinScore: e.PASSWORD_MIN_SCORE,
     identityProviders,
     sponsorship: {
       userDailyGas: e.SPONSOR_USER_DAILY_GAS,

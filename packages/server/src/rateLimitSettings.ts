@@ -20,6 +20,16 @@ export const RATE_LIMIT_DEFAULTS = {
   login_mfa: perMinute(30),
   /** Wrong second-step codes per account, across all its mfa_tokens and addresses (the JSON route and the pages). */
   login_mfa_account: { max: 10, windowMs: 15 * 60_000 },
+  /**
+   * Failed password sign-ins per account (its e-mail), from every address together: past it every sign-in
+   * of the account needs an ALTCHA solution or the code mailed to its owner (docs/security.md).
+   */
+  login_account: { max: 10, windowMs: 15 * 60_000 },
+  /** `GET /v1/challenge` per address (each one is a hash and an HMAC). */
+  challenge: perMinute(600),
+  /** Challenges per network (IPv4 /24, IPv6 /48) and per app in a minute past which each doubling doubles the work. */
+  challenge_network: perMinute(30),
+  challenge_client: perMinute(600),
   /** TOTP enrolments, confirmations and removals per user (each confirmation or removal checks a code). */
   mfa_manage: perMinute(10),
   /** Account sign-ups per address. */

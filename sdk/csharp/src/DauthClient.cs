@@ -88,11 +88,39 @@ namespace Dauth
         }
 
         /// <summary>POST /v1/dev-user/guest: a guest account bound to this game; keep <see cref="GuestAccount.GuestSecret"/> on the device.</summary>
-        public async Task<GuestAccount> CreateGuestAsync(CancellationToken cancellationToken = default(CancellationToken))
+        public Task<GuestAccount> CreateGuestAsync(CancellationToken cancellationToken = default(CancellationToken))
         {
-            var body = new JsonObjectBuilder().Add("client_id", ClientId);
+            return CreateGuestAsync(null, cancellationToken);
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/guest with a solved bot challenge (<see cref="SolveBotChallengeAsync"/>), as a
+        /// service with <c>BOT_CHALLENGE=guest</c> requires (otherwise 400 <c>challenge_required</c>).
+        /// </summary>
+        public async Task<GuestAccount> CreateGuestAsync(string altcha, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var body = new JsonObjectBuilder().Add("client_id", ClientId).AddOptional("altcha", altcha);
             var answer = await PostJsonAsync("v1/dev-user/guest", body, null, cancellationToken).ConfigureAwait(false);
             return new GuestAccount(Read.Session(answer), Read.String(answer, "guest_secret"));
+        }
+
+        /// <summary>GET /v1/challenge for this game: an ALTCHA proof-of-work challenge (docs/security.md "Bot challenge").</summary>
+        public async Task<BotChallenge> GetBotChallengeAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var path = "v1/challenge?client_id=" + Uri.EscapeDataString(ClientId);
+            var answer = Read.Answer(await SendAsync("GET", path, null, null, null, cancellationToken).ConfigureAwait(false));
+            return new BotChallenge(Read.String(answer, "algorithm"), Read.String(answer, "challenge"), Read.String(answer, "salt"),
+                Read.String(answer, "signature"), Read.Integer(answer, "maxnumber"));
+        }
+
+        /// <summary>
+        /// Fetches a challenge and solves it on a worker thread: the <c>altcha</c> value a request the service's
+        /// <c>BOT_CHALLENGE</c> covers (guest creation, sign-up, sign-in) carries, once.
+        /// </summary>
+        public async Task<string> SolveBotChallengeAsync(CancellationToken cancellationToken = default(CancellationToken))
+        {
+            var challenge = await GetBotChallengeAsync(cancellationToken).ConfigureAwait(false);
+            return await Task.Run(() => challenge.Solve(), cancellationToken).ConfigureAwait(false);
         }
 
         /// <summary>POST /v1/dev-user/guest/login: signs the guest in again with its uuid and secret.</summary>

@@ -30,6 +30,7 @@ namespace Dauth.Tests
             ErrorTests.Register(runner);
             RequestTests.Register(runner);
             MfaTests.Register(runner);
+            BotChallengeTests.Register(runner);
             HttpTransportTests.Register(runner);
             ApiSurfaceTests.Register(runner);
             WebhookTests.Register(runner);

@@ -243,7 +243,7 @@ export function changePasswordPage(): HTMLElement {
     'new-password',
     'New password',
     'new-password',
-    'At least 8 characters. Other sign-ins end.',
+    'At least 8 characters, not easy to guess (the service says why when it refuses one). Other sign-ins end.',
   );
   next.input.minLength = 8;
   const f = form(

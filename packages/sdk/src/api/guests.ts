@@ -21,8 +21,15 @@ export interface GuestUpgrade {
 }
 
 /** `POST /v1/dev-user/guest` (docs/players.md). */
-export async function createGuest(context: ApiContext, clientId: string): Promise<NewGuest> {
-  const object = await call(context, '/v1/dev-user/guest', { client_id: clientId });
+export async function createGuest(
+  context: ApiContext,
+  clientId: string,
+  options: { altcha?: string } = {},
+): Promise<NewGuest> {
+  const body: Record<string, string> = { client_id: clientId };
+  // `BOT_CHALLENGE` with `guest`: a solved challenge (`solveBotChallenge`), used once.
+  if (options.altcha !== undefined) body.altcha = options.altcha;
+  const object = await call(context, '/v1/dev-user/guest', body);
   const { token, uuid, guest_secret } = object;
   if (typeof token !== 'string' || typeof uuid !== 'string' || typeof guest_secret !== 'string') {
     throw new MalformedResponseError('guest creation result has missing or mistyped fields');

@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import { AccountService } from '../services/accounts/accountService.js';
 import { GuestService } from '../services/accounts/guestService.js';
 import { PasswordService } from '../services/accounts/passwordService.js';
+import { PasswordStrength } from '../services/defense/passwordStrength.js';
 import { FederationService } from '../services/federation/federationService.js';
 import { ProviderRegistry } from '../services/federation/providerRegistry.js';
 import type { Mailer } from '../services/mail/mailer.js';
@@ -41,6 +42,8 @@ export interface AccountDomain {
   verifications: VerificationStore;
   /** Sign-in and sign-up hashes: one scrypt per core at most, a bounded queue behind (a metric). */
   hasher: PasswordHasher;
+  /** The weak-password check of sign-up, upgrade, reset and change (PASSWORD_MIN_SCORE). */
+  strength: PasswordStrength;
   addressVerification: AddressVerificationService;
   accounts: AccountService;
   guests: GuestService;
@@ -59,7 +62,13 @@ export interface AccountDomain {
 export function createAccountDomain(deps: {
   config: Pick<
     Config,
-    'publicUrl' | 'threadPoolSize' | 'scryptQueueMax' | 'scryptN' | 'webauthn' | 'identityProviders'
+    | 'publicUrl'
+    | 'threadPoolSize'
+    | 'scryptQueueMax'
+    | 'scryptN'
+    | 'webauthn'
+    | 'identityProviders'
+    | 'passwordMinScore'
   >;
   db: Db;
   logger: Logger;
@@ -90,9 +99,11 @@ export function createAccountDomain(deps: {
     config.publicUrl,
     logger.child({ component: 'address-verification' }),
   );
-  const accounts = new AccountService(users, tokens, hasher, addressVerification);
+  // Weak passwords are refused at sign-up, a guest's upgrade, reset and change (docs/security.md).
+  const strength = new PasswordStrength(config.passwordMinScore);
+  const accounts = new AccountService(users, tokens, hasher, addressVerification, strength);
   // Players (docs/players.md): guest accounts and passkeys, both real accounts of the users table.
-  const guests = new GuestService(new GuestStore(db), tokens, hasher, clients, deps.masterKey);
+  const guests = new GuestService(new GuestStore(db), tokens, hasher, clients, deps.masterKey, strength);
   const federationStore = new FederationStore(db);
   const passkeys = new PasskeyService(
     new PasskeyStore(db),
@@ -130,7 +141,18 @@ export function createAccountDomain(deps: {
     issuer: new URL(config.publicUrl).hostname,
     signIns: [accounts, federation, passkeys],
   });
-  return { users, verifications, hasher, addressVerification, accounts, guests, passkeys, federation, mfa };
+  return {
+    users,
+    verifications,
+    hasher,
+    strength,
+    addressVerification,
+    accounts,
+    guests,
+    passkeys,
+    federation,
+    mfa,
+  };
 }
 
 export interface AccountCare {
@@ -159,6 +181,7 @@ export function createAccountCare(deps: {
   users: UserStore;
   verifications: VerificationStore;
   hasher: PasswordHasher;
+  strength: PasswordStrength;
   addressVerification: AddressVerificationService;
   clients: ClientService;
   oauth: OAuthService;
@@ -196,6 +219,7 @@ export function createAccountCare(deps: {
       revokeAppGrants: (userUuid, reason) => oauth.revokeUserGrants(userUuid, reason),
     },
     security,
+    deps.strength,
   );
   return {
     security,

@@ -74,6 +74,9 @@ import { createTokenDomain } from './tokens.js';
 import { createAccountCare, createAccountDomain } from './accounts.js';
 import { createChainDomain, startChainConsistency } from './chainHealth.js';
 import type { AccountLifeService } from '../services/accountLife/accountLifeService.js';
+import type { BotChallengeService } from '../services/defense/botChallenge.js';
+import type { LoginDefenseService } from '../services/defense/loginDefense.js';
+import { createDefenseDomain } from './defense.js';
 
 /**
  * Everything the HTTP layer and the CLI may use, wired once: services, settings and the process's
@@ -177,6 +180,10 @@ export interface Services {
   security: AccountSecurityService;
   /** The account's own life (docs/account.md): deletion and export. */
   accountLife: AccountLifeService;
+  /** ALTCHA proof of work: `GET /v1/challenge` and the `BOT_CHALLENGE` requests (docs/security.md). */
+  botChallenge: BotChallengeService;
+  /** Sign-ins of an account under guessing need a challenge or a mailed code (docs/security.md). */
+  loginDefense: LoginDefenseService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -242,8 +249,9 @@ export async function createServices(
     const { clients, browserSessions } = oauthDomain;
     // The ways in (decisions §9): accounts, address verification, guests, passkeys, federation, MFA.
     const accountDomain = createAccountDomain({ ...base, ...tokenDomain, clients });
-    const { verifications, hasher, ...accountServices } = accountDomain;
+    const { verifications, hasher, strength: _strength, ...accountServices } = accountDomain;
     const { users, accounts } = accountDomain;
+    const defense = createDefenseDomain({ ...base, users, verifications });
     const oidc = createOidcServices({
       ...shared,
       ...tokenDomain,
@@ -342,6 +350,7 @@ export async function createServices(
       ...orgDomain,
       ...oauthDomain,
       ...accountServices,
+      ...defense,
       // The account's Security page: its sessions and ways in, over the domains that own them.
       ...createAccountSessionsDomain({ ...oauthDomain, ...accountServices }),
       oidc,

@@ -44,6 +44,7 @@ import { devUserSlotsRoutes } from './routes/devUser/slots.js';
 import { devUserWalletRoutes } from './routes/devUser/wallet.js';
 import { uint256Format } from './schemas.js';
 import { healthRoutes } from './routes/health.js';
+import { challengeRoutes } from './routes/challenge.js';
 import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwner.js';
 import { marketRoutes } from './routes/market/listings.js';
 import { installRequestMetrics, metricsRoutes } from './routes/metrics.js';
@@ -150,6 +151,7 @@ export async function buildApp(
   const routeModules = [
     chainRoutes,
     healthRoutes,
+    challengeRoutes,
     devUserRegisterRoutes,
     devUserVerifyEmailRoutes,
     accountSecureRoutes,

@@ -51,11 +51,12 @@ describe.each([{ postgres: false }, { postgres: true }])(
       if (!server) return ctx.skip();
       const email = `taken${Date.now()}@example.com`;
       expect(
-        (await post(`${server.url}/v1/dev-user/register`, { email, password: 'password-1' })).status,
+        (await post(`${server.url}/v1/dev-user/register`, { email, password: 'first sturdy passphrase' }))
+          .status,
       ).toBe(201);
       const again = await post(`${server.url}/v1/dev-user/register`, {
         email: email.toUpperCase(),
-        password: 'password-2',
+        password: 'second sturdy passphrase',
       });
       expect(again.status).toBe(409);
       expect(await again.json()).toMatchObject({ success: false, error: 'email_taken' });
@@ -65,7 +66,10 @@ describe.each([{ postgres: false }, { postgres: true }])(
       });
       expect(short.status).toBe(400);
       expect(await short.json()).toMatchObject({ success: false, error: 'weak_password', field: 'password' });
-      const wrong = await post(`${server.url}/v1/dev-user/login_devuser`, { email, password: 'password-2' });
+      const wrong = await post(`${server.url}/v1/dev-user/login_devuser`, {
+        email,
+        password: 'second sturdy passphrase',
+      });
       expect(wrong.status).toBe(401);
       expect(await wrong.json()).toMatchObject({ success: false, error: 'invalid_credentials' });
       const missing = await post(`${server.url}/v1/dev-user/login_devuser`, { email });

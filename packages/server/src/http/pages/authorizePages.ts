@@ -79,6 +79,10 @@ export interface LoginPageInput {
   notice?: string | undefined;
   /** Upstream identity providers: a "Continue with …" link each (docs/federation.md). */
   providers?: readonly { id: string; name: string }[] | undefined;
+  /** The form carries a proof of work the browser solves on submit (`BOT_CHALLENGE`, or guessing). */
+  challenge?: boolean | undefined;
+  /** The account is under guessing: a field for the code mailed to its owner. */
+  emailCode?: boolean | undefined;
 }
 
 /** One input of an account form (sign-up, password reset) of the login page. */
@@ -104,6 +108,8 @@ export interface AccountFormPageInput {
   submit: { id: string; label: string };
   error?: string | undefined;
   notice?: string | undefined;
+  /** The form carries a proof of work the browser solves on submit (`BOT_CHALLENGE`). */
+  challenge?: boolean | undefined;
 }
 
 /**
@@ -134,10 +140,16 @@ export function accountFormPage(input: AccountFormPageInput): string {
               value="${i.value ?? ''}"
             />`,
       )}
+      ${input.challenge ? challengeField() : ''}
       <div class="actions"><button type="submit" id="${input.submit.id}">${input.submit.label}</button></div>
     </form>
     <p class="links"><a href="${back}" id="back-to-sign-in">Back to sign-in</a></p>`;
-  return layout(`${input.title} · dauth`, input.nonce, body, POPUP_MARKER);
+  return layout(
+    `${input.title} · dauth`,
+    input.nonce,
+    body,
+    input.challenge ? `${POPUP_MARKER}\n${ALTCHA_SOLVER}` : POPUP_MARKER,
+  );
 }
 
 export function loginPage(input: LoginPageInput): string {
@@ -150,6 +162,7 @@ export function loginPage(input: LoginPageInput): string {
     <form method="post" action="/oauth/authorize/login" autocomplete="on">
       ${hiddenFields(input.fields)}
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
+      ${input.emailCode ? emailCodeField() : ''} ${input.challenge ? challengeField() : ''}
       ${credentialFields(input.email)}
     </form>
     <form method="post" action="/oauth/authorize/passkey" id="passkey-form">
@@ -169,8 +182,68 @@ export function loginPage(input: LoginPageInput): string {
         >Forgot your password?</a
       >
     </p>`;
-  return layout('Sign in · dauth', input.nonce, body, `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}`);
+  // Each script is an arrow call: the semicolon keeps the next one from calling its result.
+  const script = `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}${input.challenge ? `;\n${ALTCHA_SOLVER}` : ''}`;
+  return layout('Sign in · dauth', input.nonce, body, script);
 }
+
+/** The code mailed to the owner of an account under guessing (docs/security.md). */
+export function emailCodeField(): SafeHtml {
+  return html`<label for="email_code">Code from the e-mail we sent to the account (if you have it)</label>
+    <input
+      id="email_code"
+      name="email_code"
+      type="text"
+      inputmode="numeric"
+      maxlength="20"
+      autocomplete="one-time-code"
+    />`;
+}
+
+/** The proof of work's hidden field and the note shown while the browser solves it. */
+export function challengeField(): SafeHtml {
+  return html`<input type="hidden" name="altcha" value="" data-altcha="" />
+    <p class="notice" id="altcha-status" role="status" hidden>Checking this browser (a few seconds)…</p>`;
+}
+
+/**
+ * The browser's ALTCHA solver (docs/security.md "Bot challenge"): on submit it fetches a challenge of
+ * `GET /v1/challenge` (for the form's app), finds the number n with SHA-256(salt + n) = challenge by
+ * brute force over 0..maxnumber (Web Crypto), puts the solution in the form's `altcha` field and
+ * submits. No third-party script: the page's CSP allows its own nonce and the service's own API.
+ */
+export const ALTCHA_SOLVER = `(() => {
+  for (const field of document.querySelectorAll('input[data-altcha]')) {
+    const form = field.form;
+    let solving = false;
+    const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
+    form.addEventListener('submit', async (event) => {
+      if (field.value) return;
+      event.preventDefault();
+      if (solving) return;
+      solving = true;
+      const status = form.querySelector('#altcha-status');
+      if (status) status.hidden = false;
+      try {
+        const app = form.elements.namedItem('client_id');
+        const query = app && app.value ? '?client_id=' + encodeURIComponent(app.value) : '';
+        const c = await (await fetch('/v1/challenge' + query)).json();
+        const encoder = new TextEncoder();
+        for (let n = 0; n <= c.maxnumber; n++) {
+          const digest = hex(await crypto.subtle.digest('SHA-256', encoder.encode(c.salt + n)));
+          if (digest === c.challenge) {
+            field.value = btoa(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: n, salt: c.salt, signature: c.signature }));
+            break;
+          }
+        }
+      } catch {
+        /* the server answers challenge_required and the page offers the form again */
+      }
+      solving = false;
+      form.submit();
+    });
+  }
+})()`;
 
 /**
  * "Continue with …": plain links (top-level GET navigations) to the flow's start, which returns to this

@@ -1,6 +1,13 @@
 import { displayAppName } from '../../services/oauth/clientService.js';
 import { html } from './html.js';
-import { credentialFields, layout, walletPolicyBlock } from './authorizePages.js';
+import {
+  credentialFields,
+  emailCodeField,
+  challengeField,
+  ALTCHA_SOLVER,
+  layout,
+  walletPolicyBlock,
+} from './authorizePages.js';
 
 /** Where the verification page's forms post (`routes/oauth/device/index.ts`). */
 export const DEVICE_PAGE_PATH = '/oauth/device';
@@ -14,16 +21,25 @@ interface DevicePageBase {
 }
 
 /** Sign-in before a device is connected: the login page's form, posting to the device page. */
-export function deviceLoginPage(input: DevicePageBase & { email?: string | undefined }): string {
+export function deviceLoginPage(
+  input: DevicePageBase & {
+    email?: string | undefined;
+    /** The form carries a proof of work (`BOT_CHALLENGE` with `login`, or the account is under guessing). */
+    challenge?: boolean | undefined;
+    /** The account is under guessing: a field for the code mailed to its owner. */
+    emailCode?: boolean | undefined;
+  },
+): string {
   const body = html`<h1>Sign in to dauth</h1>
     <p>to connect a device (a console, TV or launcher) to your account</p>
     ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
     <form method="post" action="${DEVICE_PAGE_PATH}/login" autocomplete="on">
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="user_code" value="${input.userCode ?? ''}" />
+      ${input.emailCode ? emailCodeField() : ''} ${input.challenge ? challengeField() : ''}
       ${credentialFields(input.email)}
     </form>`;
-  return layout('Connect a device · dauth', input.nonce, body);
+  return layout('Connect a device · dauth', input.nonce, body, input.challenge ? ALTCHA_SOLVER : undefined);
 }
 
 /** The code the device shows, typed in (any case, with or without the dash). */

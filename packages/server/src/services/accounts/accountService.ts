@@ -3,6 +3,7 @@ import type { PasswordHasher } from '../../crypto/passwordHasher.js';
 import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
 import { type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
+import type { PasswordStrength } from '../defense/passwordStrength.js';
 import type { TokenService } from '../tokens/tokenService.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -54,6 +55,8 @@ export class AccountService {
     private readonly passwords: PasswordHasher,
     /** Mails the new account a code and a link that verify its address (absent offline: the CLI mails nothing). */
     private readonly signupMail?: { sendAfterSignup(user: User): Promise<void> },
+    /** Refuses weak new passwords (absent offline: the operator's CLI sets what it is given). */
+    private readonly strength?: PasswordStrength,
   ) {
     this.#secondFactor = singleFactor(tokens);
   }
@@ -65,6 +68,7 @@ export class AccountService {
 
   async register(input: { email: string; password: string; nickname?: string | undefined }): Promise<User> {
     const email = checkedCredentials(input.email, input.password);
+    this.strength?.check(input.password, [email, input.nickname]);
     if (await this.users.emailTaken(email))
       throw conflict('email_taken', 'An account with this e-mail already exists');
     const passwordHash = await this.passwords.hash(input.password);

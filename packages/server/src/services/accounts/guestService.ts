@@ -4,6 +4,7 @@ import { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
 import { AppError, conflict } from '../../errors.js';
 import type { GuestStore, GuestUpgrade } from '../../stores/guestStore.js';
 import type { TokenService } from '../tokens/tokenService.js';
+import type { PasswordStrength } from '../defense/passwordStrength.js';
 import { checkedCredentials, newUserUuid, nicknameFor } from './accountService.js';
 
 /** The bits of a guest secret: far beyond any online or offline search. */
@@ -44,6 +45,8 @@ export class GuestService {
     private readonly passwords: PasswordHasher,
     private readonly clients: ClientDirectory,
     masterKey: Buffer,
+    /** Refuses weak passwords at a guest's upgrade, as at sign-up. */
+    private readonly strength?: PasswordStrength,
   ) {
     this.#fingerprint = new KeyedFingerprint(masterKey, 'dauth/guest-secret/v1');
     this.#dummyHash = this.#fingerprint.of('0:', randomBytes(SECRET_BYTES));
@@ -95,6 +98,7 @@ export class GuestService {
   ): Promise<void> {
     const email = checkedCredentials(input.email, input.password);
     if (!(await this.isGuest(userUuid))) throw notGuest();
+    this.strength?.check(input.password, [email, input.nickname]);
     const passwordHash = await this.passwords.hash(input.password);
     await this.upgrade(userUuid, {
       kind: 'password',

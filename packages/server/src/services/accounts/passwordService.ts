@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { VerificationStore } from '../../stores/verificationStore.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { PasswordStrength } from '../defense/passwordStrength.js';
 import { MIN_PASSWORD_LENGTH, normaliseEmail } from './accountService.js';
 
 const PURPOSE = 'password_reset';
@@ -83,6 +84,8 @@ export class PasswordService {
     private readonly logger: Logger,
     private readonly sessions: AccountSessions,
     private readonly mailbox?: MailboxProof,
+    /** Refuses weak new passwords (decisions §9). */
+    private readonly strength?: PasswordStrength,
   ) {
     this.#codeKey = Buffer.from(
       hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/password-reset/v1', 32),
@@ -154,6 +157,9 @@ export class PasswordService {
    */
   async reset(emailInput: string, code: string, newPassword: string): Promise<number> {
     checkPassword(newPassword);
+    // Before the account is looked up and the code spent: with the e-mail given as the only user input,
+    // so the answer tells nothing about whether the account exists, and a weak choice costs no guess.
+    this.strength?.check(newPassword, [normaliseEmail(emailInput)], 'new_password');
     const user = await this.users.findByEmail(normaliseEmail(emailInput));
     if (!user) throw invalidResetCode();
     const now = Date.now();
@@ -204,6 +210,7 @@ export class PasswordService {
       user?.passwordHash ?? (await this.passwords.dummyHash()),
     );
     if (!user || !ok) throw new AppError(401, 'invalid_credentials', 'The current password is wrong');
+    this.strength?.check(newPassword, [user.email, user.nickname], 'new_password');
     await this.#setPassword(userUuid, newPassword, currentJti, 'password_changed');
   }
 

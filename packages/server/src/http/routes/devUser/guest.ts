@@ -6,6 +6,7 @@ import { createLimiter, perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
+import { AltchaField } from '../../defense.js';
 import { RegistrationResponse } from './passkeySchemas.js';
 
 const Session = Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() });
@@ -31,7 +32,7 @@ export async function guestRoutes(app: App, services: Services): Promise<void> {
         tags: ['accounts'],
         summary:
           'A guest account for a player of an app: a login JWT bound to it and the secret the game keeps',
-        body: Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        body: Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 200 }), altcha: AltchaField }),
         response: {
           201: Type.Object({
             success: Type.Boolean(),
@@ -45,6 +46,8 @@ export async function guestRoutes(app: App, services: Services): Promise<void> {
       config: { rateLimit: routeLimit(limits, 'guest_create') },
     },
     async (request, reply) => {
+      // `BOT_CHALLENGE` with `guest`: a solved challenge first (docs/security.md "Bot challenge").
+      await services.botChallenge.require('guest', request.body.altcha);
       const guest = await guests.create(request.body.client_id);
       void reply.header('cache-control', 'no-store');
       return reply

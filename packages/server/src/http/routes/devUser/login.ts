@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { loginBindingFor } from '../../../services/oauth/loginBinding.js';
+import { AltchaField, EmailCodeField, passwordSignInGuard } from '../../defense.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { Credentials, SignInAnswer, signInBody } from './accountSchemas.js';
@@ -9,9 +10,12 @@ import { Credentials, SignInAnswer, signInBody } from './accountSchemas.js';
  * `POST /v1/dev-user/login_devuser`: developer login with e-mail and password, for a login JWT. With
  * `client_id` the JWT is bound to that app (`azp`) and opens no other (docs/security.md). An account with
  * TOTP gets `{mfa_required, mfa_token, methods}` instead, for `POST /v1/dev-user/login/mfa` (docs/mfa.md).
+ * `altcha` answers `BOT_CHALLENGE=login`; `altcha` or `email_code` lets an account under guessing in
+ * (401 `challenge_required` `{methods}` otherwise; docs/security.md).
  */
 export async function devUserLoginRoutes(app: App, services: Services): Promise<void> {
   const { accounts } = services;
+  const guard = passwordSignInGuard(app, services);
 
   app.post(
     '/v1/dev-user/login_devuser',
@@ -22,6 +26,8 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
         body: Type.Intersect([
           Credentials,
           Type.Object({
+            altcha: AltchaField,
+            email_code: EmailCodeField,
             client_id: Type.Optional(
               Type.String({
                 minLength: 1,
@@ -40,8 +46,13 @@ export async function devUserLoginRoutes(app: App, services: Services): Promise<
       preHandler: app.loginRateLimit,
     },
     async (request) => {
+      const { email, password } = request.body;
       const binding = await loginBindingFor(services.clients, request.body.client_id);
-      return signInBody(await accounts.login(request.body.email, request.body.password, binding));
+      // The bot challenge and the account's guessing defense (docs/security.md) wrap the password check.
+      const signIn = await guard(request)(email, request.body, () =>
+        accounts.login(email, password, binding),
+      );
+      return signInBody(signIn);
     },
   );
 }

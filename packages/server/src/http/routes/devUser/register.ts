@@ -3,6 +3,7 @@ import type { Services } from '../../../composition/index.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { routeLimit } from '../../rateLimits.js';
+import { AltchaField } from '../../defense.js';
 import { Credentials } from './accountSchemas.js';
 
 /** `POST /v1/dev-user/register`: sign up as a developer with e-mail and password. */
@@ -17,7 +18,7 @@ export async function devUserRegisterRoutes(app: App, services: Services): Promi
         summary: 'Sign up with e-mail and password',
         body: Type.Intersect([
           Credentials,
-          Type.Object({ nickname: Type.Optional(Type.String({ maxLength: 100 })) }),
+          Type.Object({ nickname: Type.Optional(Type.String({ maxLength: 100 })), altcha: AltchaField }),
         ]),
         response: {
           201: Type.Object({ success: Type.Boolean(), uuid: Type.String() }),
@@ -27,7 +28,10 @@ export async function devUserRegisterRoutes(app: App, services: Services): Promi
       config: { rateLimit: routeLimit(services.config.rateLimits, 'register') },
     },
     async (request, reply) => {
-      const user = await accounts.register(request.body);
+      // `BOT_CHALLENGE` with `signup`: a solved challenge first (docs/security.md "Bot challenge").
+      await services.botChallenge.require('signup', request.body.altcha);
+      const { email, password, nickname } = request.body;
+      const user = await accounts.register({ email, password, nickname });
       return reply.status(201).send({ success: true, uuid: String(user.userUuid) });
     },
   );

@@ -1,3 +1,4 @@
+import type { BotChallengeKind } from '../../../../config.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../../composition/index.js';
@@ -89,11 +90,15 @@ export interface FormExtra {
   email?: string;
   error?: string;
   notice?: string;
+  /** The account is under guessing (401 `challenge_required`): the form asks for the mailed code too. */
+  guessing?: boolean;
 }
 
 /** One of the account forms beside the sign-in form (sign-up, reset request, reset code). */
 export interface AccountForm extends Pick<AccountFormPageInput, 'title' | 'action' | 'submit'> {
   inputs: (email: string | undefined) => FormInput[];
+  /** The `BOT_CHALLENGE` kind that covers the form, when one may (the browser then solves a challenge). */
+  challenge?: BotChallengeKind;
 }
 
 export const emailInput = (value?: string): FormInput => ({
@@ -398,13 +403,17 @@ export function authorizePage(services: Services) {
     extra: FormExtra = {},
   ) {
     const nonce = newNonce();
+    const { guessing, ...shown } = extra;
     const page = loginPage({
       nonce,
       clientName: authz.client.name,
       csrfToken: csrfFor(request, reply),
       fields: authorizationFields(authz),
       providers: services.federation.list(),
-      ...extra,
+      // The browser solves a proof of work on submit (docs/security.md "Bot challenge").
+      challenge: guessing === true || services.botChallenge.covers('login'),
+      emailCode: guessing === true,
+      ...shown,
     });
     // The sign-in ends at the app when it is already approved (303 here, then 302 there), and
     // browsers apply form-action to that redirect chain: the app's origin must be allowed too.
@@ -433,8 +442,9 @@ export function authorizePage(services: Services) {
       action: form.action,
       inputs: form.inputs(extra.email),
       submit: form.submit,
+      challenge: form.challenge !== undefined && services.botChallenge.covers(form.challenge),
     });
-    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
+    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin], { connectSelf: true });
   }
 
   return {

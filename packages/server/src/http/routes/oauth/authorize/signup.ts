@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { AltchaField } from '../../../defense.js';
 import { routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
@@ -7,6 +8,7 @@ import { type AccountForm, type AuthorizePage, AuthorizeQuery, emailInput, pageF
 const SignupForm = pageForm({
   email: Type.String({ maxLength: 320 }),
   password: Type.String({ maxLength: 1024 }),
+  altcha: AltchaField,
 });
 
 const signupForm: AccountForm = {
@@ -23,6 +25,7 @@ const signupForm: AccountForm = {
     },
   ],
   submit: { id: 'sign-up', label: 'Create account' },
+  challenge: 'signup',
 };
 
 /** `GET`/`POST /oauth/authorize/signup`: the sign-up form beside the sign-in form (docs/accounts.md). */
@@ -66,7 +69,11 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
     async (request, reply) => {
       const { email, password } = request.body;
       return page.runFormAction(request, reply, request.body, {
-        action: () => services.accounts.register({ email, password }),
+        // `BOT_CHALLENGE` with `signup`: the browser solved a challenge on submit (docs/security.md).
+        action: async () => {
+          await services.botChallenge.require('signup', request.body.altcha);
+          return services.accounts.register({ email, password });
+        },
         expected: [400, 409],
         showForm: (authz, err) =>
           page.showAccountForm(request, reply, authz, signupForm, err.status, { email, error: err.message }),

@@ -15,6 +15,7 @@ import { mfaCodePage } from '../../../pages/mfaPages.js';
 import { MFA_TOKEN_TTL_SECONDS } from '../../../../services/mfa/mfaService.js';
 import { MFA_STEP_ENDED, WRONG_MFA_CODE } from '../authorize/mfa.js';
 import { mfaAccountGuard, routeLimit, userCodeGuessLimit } from '../../../rateLimits.js';
+import { AltchaField, EmailCodeField, passwordSignInGuard } from '../../../defense.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { authorizePage } from '../authorize/shared.js';
@@ -27,6 +28,8 @@ const LoginForm = Type.Object(
     user_code: str(100),
     email: Type.String({ maxLength: 320 }),
     password: Type.String({ maxLength: 1024 }),
+    altcha: AltchaField,
+    email_code: EmailCodeField,
   },
   { additionalProperties: true },
 );
@@ -53,12 +56,14 @@ const WRONG_CODE = 'This code is wrong or has expired. Check the code on your de
  */
 export async function devicePageRoutes(app: App, services: Services): Promise<void> {
   const { accounts, browserSessions, devices } = services;
+  const guard = passwordSignInGuard(app, services);
   const page = authorizePage(services);
   const guesses = userCodeGuessLimit(app, services);
 
   const send = (reply: FastifyReply, status: number, render: (nonce: string) => string) => {
     const nonce = newNonce();
-    return page.sendPage(reply, status, nonce, render(nonce));
+    // The sign-in form may fetch a challenge of the service's own API (docs/security.md "Bot challenge").
+    return page.sendPage(reply, status, nonce, render(nonce), [], { connectSelf: true });
   };
   const backToPage = (reply: FastifyReply, userCode: string | undefined) =>
     reply.redirect(
@@ -115,7 +120,9 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
       const user = session && (await accounts.findUser(session.userUuid));
       if (!session || !user)
-        return send(reply, 200, (nonce) => deviceLoginPage({ nonce, csrfToken, userCode }));
+        return send(reply, 200, (nonce) =>
+          deviceLoginPage({ nonce, csrfToken, userCode, challenge: services.botChallenge.covers('login') }),
+        );
       if (userCode === undefined) return send(reply, 200, (nonce) => deviceCodePage({ nonce, csrfToken }));
       await guesses.check(request, session.userUuid);
       let pending;
@@ -161,12 +168,24 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       requireCsrf(request, request.body.csrf_token);
       let userUuid: number;
       try {
-        ({ userUuid } = await accounts.authenticate(email, password));
+        // The bot challenge and the account's guessing defense (docs/security.md) wrap the password check.
+        ({ userUuid } = await guard(request)(email, request.body, () =>
+          accounts.authenticate(email, password),
+        ));
       } catch (err) {
-        if (!isAppError(err) || err.status !== 401) throw err;
+        if (!isAppError(err) || (err.status !== 401 && err.code !== 'challenge_required')) throw err;
         const csrfToken = page.csrfFor(request, reply);
-        return send(reply, 401, (nonce) =>
-          deviceLoginPage({ nonce, csrfToken, userCode, email, error: 'E-mail or password is wrong.' }),
+        const challenged = err.code === 'challenge_required';
+        return send(reply, err.status, (nonce) =>
+          deviceLoginPage({
+            nonce,
+            csrfToken,
+            userCode,
+            email,
+            error: challenged ? err.message : 'E-mail or password is wrong.',
+            challenge: challenged || services.botChallenge.covers('login'),
+            emailCode: challenged && err.status === 401,
+          }),
         );
       }
       request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)
