@@ -59,7 +59,6 @@ export async function appsPage(query: URLSearchParams = new URLSearchParams()): 
           ),
         )
       : null,
-    orgSwitcher(orgs, selected),
     h(
       'p',
       {},
@@ -73,6 +72,8 @@ export async function appsPage(query: URLSearchParams = new URLSearchParams()): 
         'Register an app',
       ),
     ),
+    // The switcher, once there is more than one organization to switch between.
+    orgs.length > 1 ? orgSwitcher(orgs, selected) : null,
     list,
   );
 }
@@ -89,9 +90,9 @@ export async function newAppPage(query: URLSearchParams = new URLSearchParams())
   const dapp = h('input', { type: 'checkbox', id: 'app-dapp', name: 'dapp' }) as HTMLInputElement;
   const f = form(
     'new-app-form',
-    h('div', { class: 'field' }, h('label', { for: 'app-org' }, 'Organization'), org),
     name.wrapper,
     uris.wrapper,
+    org.wrapper,
     h(
       'div',
       { class: 'field check' },
@@ -106,7 +107,7 @@ export async function newAppPage(query: URLSearchParams = new URLSearchParams())
       name: name.input.value.trim(),
       redirect_uris: lines(uris.input.value),
       dapp: dapp.checked,
-      ...(org.value ? { org_id: org.value } : {}),
+      ...(org.value() ? { org_id: org.value() } : {}),
     });
     // The secret exists only in this page's memory: leaving the page forgets it.
     const shown = h(

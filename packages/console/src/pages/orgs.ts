@@ -51,15 +51,21 @@ export function orgSwitcher(orgs: Org[], selected: string | undefined): HTMLElem
   return h('div', { class: 'field' }, h('label', { for: 'org-switcher' }, 'Organization'), select);
 }
 
-/** A select of the organizations where the account may create apps (developer or higher). */
-export function orgChoice(orgs: Org[], selected: string | undefined): HTMLSelectElement {
+/**
+ * The organization a new app goes into: a select of those where the account may create apps (developer
+ * or higher), shown only when there is a choice; '' stands for the personal organization before it exists.
+ */
+export function orgChoice(
+  orgs: Org[],
+  selected: string | undefined,
+): { wrapper: HTMLElement | null; value(): string } {
   const allowed = orgs.filter((org) => atLeast(org.role, 'developer'));
   const fallback = selected ?? allowed.find((org) => org.personal)?.id ?? '';
   // Without a personal organization yet, '' stands for it: the server creates it with the first app.
   const personal = allowed.some((org) => org.personal)
     ? null
     : h('option', { value: '', selected: fallback === '' ? true : undefined }, 'Personal');
-  return h(
+  const select = h(
     'select',
     { id: 'app-org', name: 'org_id' },
     personal,
@@ -67,6 +73,14 @@ export function orgChoice(orgs: Org[], selected: string | undefined): HTMLSelect
       h('option', { value: org.id, selected: org.id === fallback ? true : undefined }, orgLabel(org)),
     ),
   ) as HTMLSelectElement;
+  const choices = allowed.length + (personal ? 1 : 0);
+  return {
+    wrapper:
+      choices > 1
+        ? h('div', { class: 'field' }, h('label', { for: 'app-org' }, 'Organization'), select)
+        : null,
+    value: () => (choices > 1 ? select.value : fallback),
+  };
 }
 
 export async function orgsPage(): Promise<HTMLElement> {

@@ -135,13 +135,30 @@ export class AccountLifeStore {
     private readonly outbox?: WebhookOutbox,
   ) {}
 
-  /** The account's live apps (an owner deletes them first: they are not the person's to erase with it). */
+  /**
+   * The live apps of the organizations the account owns (docs/orgs.md), and any app no organization holds
+   * that it registered: an owner deletes them (or transfers the organization) first, they are not the
+   * person's to erase with it. Apps of organizations where the account is only a member do not count.
+   */
   async ownedApps(userUuid: number): Promise<string[]> {
     const rows = await this.db
       .selectFrom('oauth_clients')
       .select('client_id')
-      .where('owner_uuid', '=', userUuid)
       .where('deleted_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('org_id', 'is', null), eb('owner_uuid', '=', userUuid)]),
+          eb(
+            'org_id',
+            'in',
+            eb
+              .selectFrom('org_members')
+              .select('org_members.org_id')
+              .where('org_members.user_uuid', '=', userUuid)
+              .where('org_members.role', '=', 'owner'),
+          ),
+        ]),
+      )
       .execute();
     return rows.map((r) => r.client_id);
   }
@@ -270,6 +287,21 @@ export class AccountLifeStore {
         .where('seller_uuid', '=', userUuid)
         .where('status', '=', 'active')
         .execute();
+
+      // Organizations (docs/orgs.md): those it owns hold no app by now and end with it; it leaves the others.
+      await trx
+        .updateTable('organizations')
+        .set({ deleted_at: now })
+        .where('deleted_at', 'is', null)
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('org_members')
+            .select('org_members.org_id')
+            .where('org_members.user_uuid', '=', userUuid)
+            .where('org_members.role', '=', 'owner'),
+        )
+        .execute();
+      await trx.deleteFrom('org_members').where('user_uuid', '=', userUuid).execute();
 
       // Sessions, consents and every way in; the custody material (sealed server share and mnemonic).
       await trx.deleteFrom('oauth_sessions').where('user_uuid', '=', userUuid).execute();

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { AccountLifeStore, ERASED } from '../../src/stores/accountLifeStore.js';
 import { AuditLogStore } from '../../src/stores/auditLogStore.js';
+import { OrgStore } from '../../src/stores/orgStore.js';
 import { UserStore } from '../../src/stores/userStore.js';
 import { testDatabases } from '../helpers/databases.js';
 import { seedClient, seedUser, useTestDatabase } from './storeFixtures.js';
@@ -108,5 +109,43 @@ describe.each(testDatabases)('account life store ($name)', (database) => {
       .where('client_id', '=', 'gone-app')
       .execute();
     expect(await new AccountLifeStore(db()).ownedApps(7200)).toEqual(['owned-app']);
+  });
+
+  it('counts the apps of the orgs it owns, not of those it is a member of; erasure ends its orgs and memberships', async () => {
+    for (const uuid of [7300, 7301]) await seedUser(db(), uuid);
+    const orgs = new OrgStore(db());
+    await orgs.create({ id: 'org_owned', name: 'Owned', personal: false, createdAt: 1 }, 7300);
+    await orgs.create({ id: 'org_theirs', name: 'Theirs', personal: false, createdAt: 1 }, 7301);
+    const invitation = {
+      id: 'inv_7300',
+      orgId: 'org_theirs',
+      email: 'user-7300@example.com',
+      role: 'developer' as const,
+      invitedBy: 7301,
+      createdAt: 1,
+      expiresAt: 10_000,
+      acceptedAt: undefined,
+      acceptedBy: undefined,
+      revokedAt: undefined,
+    };
+    await orgs.insertInvitation(invitation, 'hash-7300');
+    expect(await orgs.acceptInvitation(invitation, 7300, 2)).toBe(true);
+    // 7300 registered an app in the org it only belongs to, and 7301 one in 7300's org.
+    await seedClient(db(), 'member-app', 7300, { orgId: 'org_theirs' });
+    await seedClient(db(), 'owned-org-app', 7301, { orgId: 'org_owned' });
+    const life = new AccountLifeStore(db());
+    expect(await life.ownedApps(7300)).toEqual(['owned-org-app']);
+    expect(await life.ownedApps(7301)).toEqual(['member-app']);
+
+    await db()
+      .updateTable('oauth_clients')
+      .set({ deleted_at: 5 })
+      .where('client_id', '=', 'owned-org-app')
+      .execute();
+    expect(await life.ownedApps(7300)).toEqual([]);
+    await erase(7300);
+    expect(await orgs.find('org_owned')).toBeUndefined();
+    expect(await orgs.roleOf('org_theirs', 7300)).toBeUndefined();
+    expect((await orgs.members('org_theirs')).map((m) => m.userUuid)).toEqual([7301]);
   });
 });
