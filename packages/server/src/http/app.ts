@@ -19,6 +19,7 @@ import { clientRoutes } from './routes/devUser/clients.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
 import { appActivityRoutes } from './routes/devUser/activity.js';
 import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
+import { appSponsorshipRoutes } from './routes/devUser/sponsorship.js';
 import { walletSessionKeyRoutes } from './routes/wallet/sessionKeys.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { accountRoutes } from './routes/devUser/account.js';
@@ -159,6 +160,7 @@ export async function buildApp(
     webhookRoutes,
     appActivityRoutes,
     walletPolicyRoutes,
+    appSponsorshipRoutes,
     walletSessionKeyRoutes,
     consentRoutes,
     accountRoutes,
