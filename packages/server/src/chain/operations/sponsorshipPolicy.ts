@@ -273,12 +273,14 @@ export class SponsorshipPolicy {
     const now = new Date(this.now());
     let playerBudget: AppBudget = 'daily_gas_per_player';
     if (forApp !== undefined && this.apps !== undefined) {
-      if (rules !== undefined && userUuid !== undefined) {
-        const guest = rules.dailyGasPerGuest !== undefined ? await this.apps.isGuest(userUuid) : false;
+      if (userUuid !== undefined) {
+        const guest = rules?.dailyGasPerGuest !== undefined ? await this.apps.isGuest(userUuid) : false;
         if (guest) playerBudget = 'daily_gas_per_guest';
-        const budget = guest ? rules.dailyGasPerGuest : rules.dailyGasPerPlayer;
-        if (budget !== undefined) charges.push({ scope: 'player', subject: `${forApp}:${userUuid}`, budget });
-        if (rules.opsPerPlayerPerMinute !== undefined) {
+        const budget = guest ? rules?.dailyGasPerGuest : rules?.dailyGasPerPlayer;
+        // Counted without a cap too: the app's top spenders of the day (the console's chart).
+        const subject = `${forApp}:${userUuid}`;
+        charges.push({ scope: 'player', subject, budget: budget ?? Number.MAX_SAFE_INTEGER });
+        if (rules?.opsPerPlayerPerMinute !== undefined) {
           const minute = now.toISOString().slice(11, 16);
           charges.push({
             scope: 'rate',
