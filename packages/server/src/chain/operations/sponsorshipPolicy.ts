@@ -1,6 +1,6 @@
 import { dauthAccountAbi, dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
 import { type Abi, decodeFunctionData, type Hex as ViemHex, slice, toFunctionSelector } from 'viem';
-import { AppError } from '../../errors.js';
+import { AppError, appSponsorshipExhausted, sponsorshipNotApproved } from '../../errors.js';
 import type { Address, ContractAddresses, Hex } from '../types.js';
 
 /** The configurable part of the policy (config.ts: SPONSOR_*). */
@@ -117,24 +117,6 @@ interface DecodedCall {
 
 export const sponsorshipQuotaExceeded = (limit: SponsorshipLimit, message: string) =>
   new AppError(429, 'sponsorship_quota_exceeded', message, { limit });
-/** 429 `app_sponsorship_exhausted`: one of the app's own budgets is spent (docs/sponsorship.md). */
-export const appSponsorshipExhausted = (budget: AppBudget, retryAfter: number) =>
-  new AppError(
-    429,
-    'app_sponsorship_exhausted',
-    budget === 'ops_per_player_per_minute'
-      ? `This app sponsors at most so many operations per player and minute; try again in ${retryAfter} s`
-      : `This app's daily gas sponsorship (${budget}) is spent; try again tomorrow (UTC), in ${retryAfter} s`,
-    { budget, retry_after: retryAfter, retryAfterSeconds: retryAfter },
-  );
-/** 403 `sponsorship_not_approved`: the app's approval hook refused (or failed closed). */
-export const sponsorshipNotApproved = () =>
-  new AppError(
-    403,
-    'sponsorship_not_approved',
-    "The app's approval hook did not approve sponsoring this operation",
-  );
-
 export const sponsorshipRefused = (target: Address) =>
   new AppError(403, 'sponsorship_refused', `Calls to ${target} with this function are never sponsored`, {
     target,

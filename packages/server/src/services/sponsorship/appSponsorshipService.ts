@@ -5,7 +5,7 @@ import type {
   ApprovalRequest,
 } from '../../chain/operations/sponsorshipPolicy.js';
 import type { SecretBox } from '../../crypto/secretBox.js';
-import { AppError } from '../../errors.js';
+import { invalidApprovalUrl } from '../../errors.js';
 import type { AppSponsorshipPolicy, AppSponsorshipStore } from '../../stores/appSponsorshipStore.js';
 import type { AppSpendRow, SponsorshipStore } from '../../stores/sponsorshipStore.js';
 import type { CallbackTargetPolicy } from '../oauth/callbackTargetPolicy.js';
@@ -198,6 +198,3 @@ export class AppSponsorshipService implements AppSponsorship {
     return url.href;
   }
 }
-
-const invalidApprovalUrl = (problem: string) =>
-  new AppError(400, 'invalid_approval_url', `approval_url ${problem}`, { field: 'approval_url' });
