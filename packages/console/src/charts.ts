@@ -21,6 +21,26 @@ export interface ChartSeries {
   right?: boolean;
   /** How a value is written in the legend and the table. */
   format?: (value: number) => string;
+  /**
+   * A mark (a budget), not data: the axis follows the data, and takes the mark in only when it is at most
+   * `MARK_REACH` times the data's top. A budget far above what is spent would flatten the bars to nothing.
+   */
+  mark?: boolean;
+}
+
+/** How far above the data's top a mark may be and still stretch the axis to show it. */
+export const MARK_REACH = 2;
+
+/**
+ * The top of an axis: the data's highest value (marks left out), stretched to a mark within reach, plus
+ * a tenth of headroom; 1 when there is nothing to show.
+ */
+export function axisTop(series: Pick<ChartSeries, 'values' | 'mark'>[]): number {
+  const data = Math.max(0, ...series.filter((s) => !s.mark).flatMap((s) => s.values));
+  const marks = series.filter((s) => s.mark).flatMap((s) => s.values.filter((v) => v > 0));
+  const reachable = marks.filter((m) => data > 0 && m <= data * MARK_REACH);
+  const top = Math.max(data, ...reachable);
+  return top > 0 ? top * 1.1 : 1;
 }
 
 export interface ChartInput {
@@ -83,8 +103,9 @@ export function chart(input: ChartInput): HTMLElement {
       x: isTime
         ? { time: true, range: () => [(xs[0] ?? 0) - 43_200, (xs.at(-1) ?? 0) + 43_200] }
         : { time: false, range: () => [-0.6, Math.max(labels.length - 1, 0) + 0.6] },
-      left: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
-      right: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      // The axes follow the data; a mark (a budget) stretches them only when it is within reach.
+      left: { range: () => [0, axisTop(input.series.filter((s) => !s.right))] },
+      right: { range: () => [0, axisTop(input.series.filter((s) => s.right))] },
     },
     axes: [
       {
@@ -177,7 +198,13 @@ export function chart(input: ChartInput): HTMLElement {
   );
   return h(
     'figure',
-    { class: 'chart', id: input.id, 'aria-labelledby': `${input.id}-title` },
+    {
+      class: 'chart',
+      id: input.id,
+      'aria-labelledby': `${input.id}-title`,
+      // The left axis' top, for tests and tools (a canvas cannot be read).
+      'data-axis-top': String(axisTop(input.series.filter((s) => !s.right))),
+    },
     h('figcaption', { id: `${input.id}-title` }, input.title),
     canvas,
     h('p', { class: 'hint' }, input.summary),

@@ -54,6 +54,31 @@ export const forbiddenRole = (needed: string) =>
     required_role: needed,
   });
 
+/** 429 `app_sponsorship_exhausted`: one of the app's own budgets is spent (docs/sponsorship.md). */
+export const appSponsorshipExhausted = (
+  budget: 'daily_gas_per_player' | 'daily_gas_per_guest' | 'daily_gas_app' | 'ops_per_player_per_minute',
+  retryAfter: number,
+) =>
+  new AppError(
+    429,
+    'app_sponsorship_exhausted',
+    budget === 'ops_per_player_per_minute'
+      ? `This app sponsors at most so many operations per player and minute; try again in ${retryAfter} s`
+      : `This app's daily gas sponsorship (${budget}) is spent; try again tomorrow (UTC), in ${retryAfter} s`,
+    { budget, retry_after: retryAfter, retryAfterSeconds: retryAfter },
+  );
+/** 403 `sponsorship_not_approved`: the app's approval hook refused (or failed closed). */
+export const sponsorshipNotApproved = () =>
+  new AppError(
+    403,
+    'sponsorship_not_approved',
+    "The app's approval hook did not approve sponsoring this operation",
+  );
+
+/** 400 `invalid_approval_url`: an app's approval hook URL the callback-target policy refuses. */
+export const invalidApprovalUrl = (problem: string) =>
+  new AppError(400, 'invalid_approval_url', `approval_url ${problem}`, { field: 'approval_url' });
+
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 /** A decoded contract revert, as the chain gateway found it. */

@@ -104,6 +104,8 @@ export const RATE_LIMIT_DEFAULTS = {
   account_secure: perMinute(30),
   /** Session keys (docs/session-keys.md): an app owner's wallet-policy changes; a player's grants and revocations, reads, and an app's session operations, per user. */
   wallet_policy: perMinute(30),
+  /** An app owner's sponsorship policy (docs/sponsorship.md): PUT and GET, per address. */
+  app_sponsorship: perMinute(30),
   session_keys: perMinute(20),
   session_keys_read: perMinute(120),
   session_operations: perMinute(600),

@@ -148,6 +148,8 @@ namespace Dauth
         public const string SessionKeyGranted = "session_key.granted";
         public const string SessionKeyRevoked = "session_key.revoked";
         public const string UserDeleted = "user.deleted";
+        /// <summary>One of the app's own sponsorship budgets refused its first operation of the UTC day (docs/sponsorship.md); data: budget, day.</summary>
+        public const string SponsorshipExhausted = "sponsorship.exhausted";
     }
 
     /// <summary>

@@ -29,6 +29,7 @@ EVENT_TYPES = (
     "session_key.granted",
     "session_key.revoked",
     "user.deleted",
+    "sponsorship.exhausted",
 )
 
 

@@ -1,5 +1,5 @@
 import { ApiError, call } from '../api.js';
-import { chart, COLOURS } from '../charts.js';
+import { chart, COLOURS, MARK_REACH } from '../charts.js';
 import { h } from '../dom.js';
 import { amount, amountText, formatUnits, groupDigits } from '../format.js';
 
@@ -94,6 +94,7 @@ export function activitySection(activity: Activity): HTMLElement {
   const budget = activity.budget.daily_gas;
   const busiest = Math.max(0, ...days.map((d) => d.sponsored_gas));
   const share = budget > 0 ? (busiest / budget) * 100 : 0;
+  const budgetShown = busiest > 0 && budget <= busiest * MARK_REACH;
   const gas = chart({
     id: 'chart-gas',
     title: 'Sponsored gas against the daily budget',
@@ -102,7 +103,7 @@ export function activitySection(activity: Activity): HTMLElement {
     )} gas (${share < 0.01 && busiest > 0 ? 'under 0.01' : share.toFixed(2)} % of it), ${count(
       sum(days.map((d) => d.sponsored_operations)),
       'sponsored operation',
-    )} in all.`,
+    )} in all.${budgetShown ? '' : ' The axis follows what is spent: the budget line is far above it.'}`,
     x: { days: dates },
     units: { left: 'gas' },
     series: [
@@ -117,6 +118,7 @@ export function activitySection(activity: Activity): HTMLElement {
         kind: 'line',
         colour: COLOURS.red,
         dashed: true,
+        mark: true,
         values: days.map(() => budget),
       },
     ],

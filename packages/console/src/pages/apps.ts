@@ -3,6 +3,7 @@ import { button, facts, field, h, notice, secretBox, textarea } from '../dom.js'
 import { confirmInline, flash, form, go, onSubmit, page, submit } from '../view.js';
 import { formatTime } from '../format.js';
 import { activitySection, loadActivity } from './activity.js';
+import { sponsorshipSection } from './sponsorship.js';
 import { walletPolicySection } from './walletPolicy.js';
 import { webhooksSection } from './webhooks.js';
 import { listOrgs, orgChoice, orgSwitcher, pendingInvitation } from './orgs.js';
@@ -156,6 +157,7 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
     await providerSection(app, activity ? activity.content.length > 0 : undefined),
     await webhooksSection(path),
     walletPolicySection(path),
+    await sponsorshipSection(path),
     deleteSection(app, path),
   );
 }

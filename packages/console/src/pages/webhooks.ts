@@ -17,6 +17,7 @@ const EVENT_TYPES = [
   'session_key.granted',
   'session_key.revoked',
   'user.deleted',
+  'sponsorship.exhausted',
 ];
 
 interface Endpoint {

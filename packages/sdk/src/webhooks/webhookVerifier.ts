@@ -88,6 +88,16 @@ export interface WebhookEventData {
   };
   /** The player deleted their account (docs/account.md): forget what the app keeps about `user_id`. */
   'user.deleted': { client_id: string; user_id: string };
+  /**
+   * The first operation of a UTC day one of the app's own sponsorship budgets refused (docs/sponsorship.md):
+   * once per app and day.
+   */
+  'sponsorship.exhausted': {
+    client_id: string;
+    budget: 'daily_gas_per_player' | 'daily_gas_per_guest' | 'daily_gas_app' | 'ops_per_player_per_minute';
+    /** YYYY-MM-DD (UTC). */
+    day: string;
+  };
 }
 
 export type WebhookEventType = keyof WebhookEventData;

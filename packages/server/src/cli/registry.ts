@@ -7,6 +7,7 @@ import { orgAccept, orgCreate, orgInvite, orgList, orgMembers } from './commands
 import { providerCreate } from './commands/providerCreate.js';
 import { providerShow } from './commands/providerShow.js';
 import { slotsImport } from './commands/slotsImport.js';
+import { sponsorshipSet, sponsorshipShow } from './commands/sponsorship.js';
 import { userCreate } from './commands/userCreate.js';
 import { userLogin } from './commands/userLogin.js';
 import { webhookCreate, webhookDelete, webhookList, webhookRotateSecret } from './commands/webhook.js';
@@ -20,6 +21,8 @@ export const commands: CliCommand[] = [
   clientUpdate,
   clientRotateSecret,
   clientDelete,
+  sponsorshipShow,
+  sponsorshipSet,
   webhookCreate,
   webhookList,
   webhookDelete,
@@ -49,5 +52,5 @@ export function findCommand(
 
 export function helpText(registry: CliCommand[] = commands): string {
   const lines = registry.map((c) => `  dauth ${c.path.join(' ')} ${c.usage}\n      ${c.summary}`);
-  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import, provider create and client update|rotate-secret|delete and webhook\ncommands talk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
+  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import, provider create and client update|rotate-secret|delete|sponsorship and webhook\ncommands talk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
 }

@@ -150,8 +150,9 @@ export function walletChainOver(
       return sessions.chain.accountOwner(onChain);
     },
     hasCode: (address) => gateway.isDeployed(address),
-    submit: async (wallet, action, owner) =>
+    submit: async (wallet, action, owner, options) =>
       operations.submitOperation({
+        ...(options?.forApp !== undefined ? { clientId: options.forApp } : {}),
         owner,
         salt: wallet.salt,
         sender: await senderOf(gateway, sessions, wallet.address),

@@ -9,6 +9,7 @@ import { loggerOptions } from '../logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { AuditTrail } from '../services/audit/auditTrail.js';
+import type { AppSponsorshipService } from '../services/sponsorship/appSponsorshipService.js';
 import type { PlatformSecrets } from '../secrets.js';
 import type { AccountService } from '../services/accounts/accountService.js';
 import type { GuestService } from '../services/accounts/guestService.js';
@@ -174,6 +175,8 @@ export interface Services {
   webhooks: WebhookEndpointService;
   /** An app owner's activity per day, for the console's charts (docs/console.md). */
   appActivity: AppActivityService;
+  /** Per-app sponsorship policies and approval hooks (docs/sponsorship.md). */
+  appSponsorship: AppSponsorshipService;
   /** Wallet grants on chain (docs/session-keys.md): wallet policies, grants, session operations, revocation. */
   sessionKeys: SessionKeyService;
   /** Security mail, "this wasn't me" links and the mailbox proof's purge (docs/security.md). */

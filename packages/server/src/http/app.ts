@@ -22,6 +22,7 @@ import { orgRoutes } from './routes/orgs/index.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
 import { appActivityRoutes } from './routes/devUser/activity.js';
 import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
+import { appSponsorshipRoutes } from './routes/devUser/sponsorship.js';
 import { walletSessionKeyRoutes } from './routes/wallet/sessionKeys.js';
 import { consentRoutes } from './routes/devUser/consents.js';
 import { accountRoutes } from './routes/devUser/account.js';
@@ -170,6 +171,7 @@ export async function buildApp(
     webhookRoutes,
     appActivityRoutes,
     walletPolicyRoutes,
+    appSponsorshipRoutes,
     walletSessionKeyRoutes,
     consentRoutes,
     accountRoutes,

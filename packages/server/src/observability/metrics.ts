@@ -21,6 +21,7 @@ export class ServiceMetrics {
   readonly #requests = new RequestSeries();
   readonly #events = new Map<string, Counter<string>>();
   readonly #sizes = new Map<string, Histogram<string>>();
+  readonly #durations = new Map<string, Histogram<string>>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dauth_' });
@@ -107,6 +108,22 @@ export class ServiceMetrics {
       this.#sizes.set(name, histogram);
     }
     histogram.observe(value);
+  }
+
+  /** A distribution of durations in seconds (an outbound call's latency), with labels. */
+  observeSeconds(name: string, help: string, seconds: number, labels: Record<string, string> = {}): void {
+    let histogram = this.#durations.get(name);
+    if (!histogram) {
+      histogram = new Histogram({
+        name,
+        help,
+        labelNames: Object.keys(labels),
+        buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+        registers: [this.registry],
+      });
+      this.#durations.set(name, histogram);
+    }
+    histogram.observe(labels, seconds);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

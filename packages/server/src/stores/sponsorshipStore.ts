@@ -2,8 +2,14 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
-/** `platform` is one row a day (subject `*`): every sponsored operation a user or an app causes. */
-export type SpendScope = 'user' | 'app' | 'platform';
+/**
+ * `platform` is one row a day (subject `*`): every sponsored operation a user or an app causes. The
+ * per-app policies (docs/sponsorship.md) add `player` (subject `<client_id>:<user>`, a player's gas for
+ * one app), `rate` (subject `<client_id>:<user>:<HH:MM>`, a player's operations in one minute), `hour`
+ * (subject `<client_id>:<HH>`, the app's gas per hour, the console's burn chart) and `exhaust` (subject
+ * `<client_id>`: refusals by the app's own budgets, the first of a day sends `sponsorship.exhausted`).
+ */
+export type SpendScope = 'user' | 'app' | 'platform' | 'player' | 'rate' | 'hour' | 'exhaust';
 
 /** The subject of the platform-wide row (the sponsorship policy charges the same one). */
 export const PLATFORM_SUBJECT = '*';
@@ -33,12 +39,22 @@ export interface SpendRow {
   operations: number;
 }
 
+/** One app's rows of a kind on a day (top spenders, hours), most gas first. */
+export interface AppSpendRow {
+  /** The user uuid (`player`) or the hour `HH` (`hour`). */
+  key: string;
+  gas: number;
+  operations: number;
+}
+
 /** One budget an operation is charged against (the policy's `SpendCharge` has the same shape). */
 export interface SpendCharge {
   scope: SpendScope;
   subject: string;
   /** Most gas this subject may be charged on the day. */
   budget: number;
+  /** What this charge adds, when not the operation's gas (1 for an operation count). */
+  amount?: number;
 }
 
 /**
@@ -68,6 +84,7 @@ export class SponsorshipStore {
     try {
       await this.db.transaction().execute(async (trx) => {
         for (const charge of charges) {
+          const n = charge.amount ?? gas;
           await trx
             .insertInto('sponsorship_spend')
             .values({
@@ -84,14 +101,14 @@ export class SponsorshipStore {
           const result = await trx
             .updateTable('sponsorship_spend')
             .set({
-              gas: sql`gas + ${gas}`,
+              gas: sql`gas + ${n}`,
               operations: sql`operations + 1`,
               updated_at: now,
             })
             .where('day', '=', day)
             .where('scope', '=', charge.scope)
             .where('subject', '=', charge.subject)
-            .where(sql<boolean>`gas + ${gas} <= ${charge.budget}`)
+            .where(sql<boolean>`gas + ${n} <= ${charge.budget}`)
             .executeTakeFirst();
           if (affected(result) !== 1) throw new OverBudget(charge);
         }
@@ -101,6 +118,30 @@ export class SponsorshipStore {
       if (err instanceof OverBudget) return err.charge;
       throw err;
     }
+  }
+
+  /**
+   * Gives back what `chargeAll` charged for an operation that was not sent after all (its signature
+   * failed, the approval hook refused it, the bundler refused it): one transaction, never below zero.
+   */
+  async release(day: string, gas: number, charges: SpendCharge[], now = Date.now()): Promise<void> {
+    if (charges.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (const charge of charges) {
+        const n = charge.amount ?? gas;
+        await trx
+          .updateTable('sponsorship_spend')
+          .set({
+            gas: sql`case when gas >= ${n} then gas - ${n} else 0 end`,
+            operations: sql`case when operations > 0 then operations - 1 else 0 end`,
+            updated_at: now,
+          })
+          .where('day', '=', day)
+          .where('scope', '=', charge.scope)
+          .where('subject', '=', charge.subject)
+          .execute();
+      }
+    });
   }
 
   /**
@@ -157,13 +198,41 @@ export class SponsorshipStore {
     };
   }
 
+  /**
+   * One app's `player` or `hour` rows of `day` (subjects `<client_id>:<key>`), most gas first (at most
+   * `limit`), keyed by what follows the client id.
+   */
+  async appRowsOn(
+    day: string,
+    scope: 'player' | 'hour',
+    clientId: string,
+    limit: number,
+  ): Promise<AppSpendRow[]> {
+    const prefix = `${clientId}:`;
+    const rows = await this.db
+      .selectFrom('sponsorship_spend')
+      .select(['subject', 'gas', 'operations'])
+      .where('day', '=', day)
+      .where('scope', '=', scope)
+      .where(sql<string>`substr(subject, 1, ${prefix.length})`, '=', prefix)
+      .orderBy('gas', 'desc')
+      .orderBy('subject')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      key: r.subject.slice(prefix.length),
+      gas: Number(r.gas),
+      operations: Number(r.operations),
+    }));
+  }
+
   /** Every user's and app's spend on `day`, most gas first (the platform row: `subjectOn`). */
   async spendOn(day: string): Promise<SpendRow[]> {
     const rows = await this.db
       .selectFrom('sponsorship_spend')
       .selectAll()
       .where('day', '=', day)
-      .where('scope', '!=', 'platform')
+      .where('scope', 'in', ['user', 'app'])
       .orderBy('gas', 'desc')
       .orderBy('subject')
       .execute();

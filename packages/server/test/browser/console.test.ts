@@ -337,12 +337,13 @@ describe.skipIf(!chromiumAvailable)('web console in a real Chromium', () => {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#delete-app');
     const order: string[] = [];
-    for (let i = 0; i < 30 && order.at(-1) !== 'delete-app'; i++) {
+    for (let i = 0; i < 50 && order.at(-1) !== 'delete-app'; i++) {
       await page.keyboard.press('Tab');
       order.push(await focused());
     }
     const expected = ['edit-name', 'edit-redirect-uris', 'edit-app-submit', 'rotate-secret'];
-    expected.push('provider-cuid', 'provider-release', 'provider-owner', 'provider-submit', 'delete-app');
+    expected.push('provider-cuid', 'provider-release', 'provider-owner', 'provider-submit');
+    expected.push('sp-player', 'sp-approval-url', 'sp-fail-open', 'sp-submit', 'delete-app');
     expect(order.filter((id) => expected.includes(id))).toEqual(expected);
     await page.keyboard.press('Enter');
     expect(await focused()).toBe('delete-confirm');

@@ -13,9 +13,10 @@ const quoted = (text: string) => [
 describe('every list of webhook event types is the server’s (decisions §8 "Events")', () => {
   const types = [...WEBHOOK_EVENT_TYPES];
 
-  it('the eleven types of decisions §8, session_key.granted and session_key.revoked included, and user.deleted (§9)', () => {
-    expect(types).toHaveLength(12);
+  it('the eleven types of decisions §8, session_key.granted and session_key.revoked included, user.deleted and sponsorship.exhausted (§9)', () => {
+    expect(types).toHaveLength(13);
     expect(types).toContain('user.deleted');
+    expect(types).toContain('sponsorship.exhausted');
     expect(types).toContain('session_key.granted');
     expect(types).toContain('session_key.revoked');
   });

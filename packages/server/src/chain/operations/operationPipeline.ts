@@ -1,4 +1,4 @@
-import { AppError } from '../../errors.js';
+import { AppError, OperationOutcomeUnknownError } from '../../errors.js';
 import type { ChainGateway } from '../chainGateway.js';
 import { encodeWalletCalls } from '../contractCalls.js';
 import type { Address, Call, Hex } from '../types.js';
@@ -119,7 +119,7 @@ export class OperationPipeline {
       params.callGasLimit ??
       withMargin(await this.gateway.estimateCallGas(sender, callData, deployed ? undefined : owner.address));
 
-    await this.#policy?.admit({
+    const reservation = await this.#policy?.admit({
       sender,
       callData,
       ...(params.clientId !== undefined ? { clientId: params.clientId } : {}),
@@ -137,12 +137,19 @@ export class OperationPipeline {
       await this.signer.sign(op);
     } catch (err) {
       this.bundler.withdraw(op);
+      await reservation?.release();
       throw err;
     }
     op.origin = currentLink();
     const result = this.bundler.enqueue(op);
     prepared();
-    return result;
+    if (!reservation) return result;
+    // Refused before it was sent (simulation, the EntryPoint, the bundler): its reservation is given back.
+    // An outcome unknown may have been mined: the charge stays.
+    return result.catch(async (err: unknown) => {
+      if (!(err instanceof OperationOutcomeUnknownError)) await reservation.release().catch(() => undefined);
+      throw err;
+    });
   }
 }
 

@@ -1,6 +1,6 @@
 import { dauthAccountAbi, dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
 import { type Abi, decodeFunctionData, type Hex as ViemHex, slice, toFunctionSelector } from 'viem';
-import { AppError } from '../../errors.js';
+import { AppError, appSponsorshipExhausted, sponsorshipNotApproved } from '../../errors.js';
 import type { Address, ContractAddresses, Hex } from '../types.js';
 
 /** The configurable part of the policy (config.ts: SPONSOR_*). */
@@ -30,10 +30,12 @@ export interface SponsorshipDirectory {
 
 /** One daily budget an operation is charged against (the store keeps the same shape). */
 export interface SpendCharge {
-  scope: 'user' | 'app' | 'platform';
+  scope: 'user' | 'app' | 'platform' | 'player' | 'rate' | 'hour' | 'exhaust';
   subject: string;
   /** Most gas this subject may be charged on the day. */
   budget: number;
+  /** What this charge adds when not the operation's gas (1: an operation count). */
+  amount?: number;
 }
 
 /** Where spend is counted (the database, shared by replicas); the composition root passes the store. */
@@ -42,6 +44,48 @@ export interface SponsorshipSpend {
   chargeAll(day: string, gas: number, charges: SpendCharge[]): Promise<SpendCharge | undefined>;
   /** Counts a refusal; true for the subject's first of the day (over every replica). */
   recordRefusal(day: string, scope: SpendCharge['scope'], subject: string): Promise<boolean>;
+  /** Gives back a charge whose operation was not sent after all. */
+  release?(day: string, gas: number, charges: SpendCharge[]): Promise<void>;
+}
+
+/** Which of an app's own budgets refused an operation (the 429's and the webhook's `budget`). */
+export type AppBudget =
+  'daily_gas_per_player' | 'daily_gas_per_guest' | 'daily_gas_app' | 'ops_per_player_per_minute';
+
+/** An app's own sponsorship rules (decisions §9, docs/sponsorship.md); undefined budgets are no app cap. */
+export interface AppSponsorshipRules {
+  dailyGasPerPlayer: number | undefined;
+  dailyGasPerGuest: number | undefined;
+  dailyGasApp: number | undefined;
+  opsPerPlayerPerMinute: number | undefined;
+  /** Whether an approval hook is set: asked after the budgets were reserved, before any signature. */
+  approval: boolean;
+}
+
+/** What the approval hook is told (its POST body, docs/sponsorship.md). */
+export interface ApprovalRequest {
+  userUuid: number;
+  clientId: string;
+  calls: { to: Address; value: string; data: Hex }[];
+  gas: number;
+}
+
+/**
+ * The per-app policies the platform policy applies inside its own caps, for operations made for an app
+ * (`SponsoredOperation.clientId`: session operations, PIN operations under an app-bound login JWT).
+ */
+export interface AppSponsorship {
+  rulesOf(clientId: string): Promise<AppSponsorshipRules | undefined>;
+  isGuest(userUuid: number): Promise<boolean>;
+  /** A refusal by one of the app's budgets; `firstOfDay` over every replica (the webhook's moment). */
+  refused(clientId: string, budget: AppBudget, detail: { day: string; firstOfDay: boolean }): Promise<void>;
+  /** The approval hook's decision (its fail-open setting applied to a timeout or an error). */
+  approve(request: ApprovalRequest): Promise<boolean>;
+}
+
+/** A charge made for an operation: given back when the operation is not sent after all. */
+export interface SponsorshipReservation {
+  release(): Promise<void>;
 }
 
 /** Which limit refused an operation (the 429's `limit`). */
@@ -68,6 +112,7 @@ export interface SponsoredOperation {
 interface DecodedCall {
   to: Address;
   data: Hex;
+  value?: bigint;
 }
 
 export const sponsorshipQuotaExceeded = (limit: SponsorshipLimit, message: string) =>
@@ -149,6 +194,7 @@ export class SponsorshipPolicy {
     private readonly spend: SponsorshipSpend,
     private readonly now: () => number = Date.now,
     private readonly observer?: SponsorshipObserver,
+    private readonly apps?: AppSponsorship,
   ) {
     this.#blocked = new Set(
       [contracts.paymaster, contracts.entry_point, ...limits.blockedTargets].map(lower),
@@ -174,7 +220,7 @@ export class SponsorshipPolicy {
    * Charges the operation's gas to its user's and app's daily budgets, or refuses it (429
    * `sponsorship_quota_exceeded`, nothing charged); runs after the gas estimate, before any signature.
    */
-  async admit(op: SponsoredOperation): Promise<void> {
+  async admit(op: SponsoredOperation): Promise<SponsorshipReservation | undefined> {
     const fromOperator = lower(op.sender) === lower(this.operatorWallet);
     const calls = this.#callsOf(op);
     for (const call of calls) this.#checkTarget(call, fromOperator);
@@ -198,14 +244,82 @@ export class SponsorshipPolicy {
         : Math.min(this.limits.unverifiedUserDailyGas, this.limits.userDailyGas);
       charges.push({ scope: 'user', subject: String(userUuid), budget });
     }
-    if (clientId !== undefined)
-      charges.push({ scope: 'app', subject: clientId, budget: this.limits.appDailyGas });
+    // The app's own policy, for operations made for it (decisions §9), inside the platform's caps.
+    const forApp = op.clientId;
+    const rules = forApp !== undefined ? await this.apps?.rulesOf(forApp) : undefined;
+    const appOwnCap = rules?.dailyGasApp !== undefined && rules.dailyGasApp <= this.limits.appDailyGas;
+    if (clientId !== undefined) {
+      const budget = clientId === forApp && appOwnCap ? rules!.dailyGasApp! : this.limits.appDailyGas;
+      charges.push({ scope: 'app', subject: clientId, budget });
+    }
+    const now = new Date(this.now());
+    let playerBudget: AppBudget = 'daily_gas_per_player';
+    if (forApp !== undefined && this.apps !== undefined) {
+      if (userUuid !== undefined) {
+        const guest = rules?.dailyGasPerGuest !== undefined ? await this.apps.isGuest(userUuid) : false;
+        if (guest) playerBudget = 'daily_gas_per_guest';
+        const budget = guest ? rules?.dailyGasPerGuest : rules?.dailyGasPerPlayer;
+        // Counted without a cap too: the app's top spenders of the day (the console's chart).
+        const subject = `${forApp}:${userUuid}`;
+        charges.push({ scope: 'player', subject, budget: budget ?? Number.MAX_SAFE_INTEGER });
+        if (rules?.opsPerPlayerPerMinute !== undefined) {
+          const minute = now.toISOString().slice(11, 16);
+          charges.push({
+            scope: 'rate',
+            subject: `${forApp}:${userUuid}:${minute}`,
+            budget: rules.opsPerPlayerPerMinute,
+            amount: 1,
+          });
+        }
+      }
+      // The app's burn per hour (the console's chart); never refuses.
+      const hour = now.toISOString().slice(11, 13);
+      charges.push({ scope: 'hour', subject: `${forApp}:${hour}`, budget: Number.MAX_SAFE_INTEGER });
+    }
     // Checked first, so that once the cap is reached every caller hears so (not of their own budget).
     if (charges.length > 0) {
       charges.unshift({ scope: 'platform', subject: PLATFORM_SUBJECT, budget: this.limits.platformDailyGas });
     }
-    const refused = await this.spend.chargeAll(day, Number(op.gas), charges);
-    if (refused === undefined) return;
+    const gas = Number(op.gas);
+    const refused = await this.spend.chargeAll(day, gas, charges);
+    if (refused === undefined) {
+      const reservation: SponsorshipReservation = {
+        release: () => this.spend.release?.(day, gas, charges) ?? Promise.resolve(),
+      };
+      if (rules?.approval && forApp !== undefined && userUuid !== undefined) {
+        let approved = false;
+        try {
+          approved = await this.apps!.approve({
+            userUuid,
+            clientId: forApp,
+            // The wallet's own calls, as the player's game asked for them.
+            calls: decodeWalletCall(op.sender, op.callData).map((c) => ({
+              to: c.to,
+              value: (c.value ?? 0n).toString(),
+              data: c.data,
+            })),
+            gas,
+          });
+        } finally {
+          if (!approved) await reservation.release();
+        }
+        if (!approved) throw sponsorshipNotApproved();
+      }
+      return reservation;
+    }
+    const appBudget: AppBudget | undefined =
+      refused.scope === 'player'
+        ? playerBudget
+        : refused.scope === 'rate'
+          ? 'ops_per_player_per_minute'
+          : refused.scope === 'app' && refused.subject === forApp && appOwnCap
+            ? 'daily_gas_app'
+            : undefined;
+    if (appBudget !== undefined && forApp !== undefined) {
+      const first = await this.spend.recordRefusal(day, 'exhaust', forApp);
+      await this.apps?.refused(forApp, appBudget, { day, firstOfDay: first });
+      throw appSponsorshipExhausted(appBudget, retryAfter(appBudget, now));
+    }
     const firstOfDay = await this.spend.recordRefusal(day, refused.scope, refused.subject);
     const limit: SponsorshipLimit =
       refused.scope === 'platform'
@@ -271,6 +385,14 @@ export class SponsorshipPolicy {
   }
 }
 
+/** Seconds until the budget's window opens again: the next UTC minute, or the next UTC day. */
+function retryAfter(budget: AppBudget, now: Date): number {
+  const ms = now.getTime();
+  if (budget === 'ops_per_player_per_minute') return Math.max(1, Math.ceil((60_000 - (ms % 60_000)) / 1000));
+  const day = 86_400_000;
+  return Math.max(1, Math.ceil((day - (ms % day)) / 1000));
+}
+
 function tryDecode(abi: Abi, data: Hex): { functionName: string; args: readonly unknown[] } | undefined {
   try {
     const decoded = decodeFunctionData({ abi, data: data as ViemHex });
@@ -284,12 +406,12 @@ function tryDecode(abi: Abi, data: Hex): { functionName: string; args: readonly 
 function decodeWalletCall(sender: Address, callData: Hex): DecodedCall[] {
   const decoded = tryDecode(dauthAccountAbi as Abi, callData);
   if (decoded?.functionName === 'execute') {
-    const [to, , data] = decoded.args as [Address, bigint, Hex];
-    return [{ to, data }];
+    const [to, value, data] = decoded.args as [Address, bigint, Hex];
+    return [{ to, data, value }];
   }
   if (decoded?.functionName === 'executeBatch') {
-    const [dest, , func] = decoded.args as [Address[], bigint[], Hex[]];
-    return dest.map((to, i) => ({ to, data: func[i] ?? '0x' }));
+    const [dest, value, func] = decoded.args as [Address[], bigint[], Hex[]];
+    return dest.map((to, i) => ({ to, data: func[i] ?? '0x', value: value[i] ?? 0n }));
   }
   return [{ to: sender, data: callData }];
 }

@@ -47,6 +47,8 @@ export class CustodyService {
     userUuid: number,
     proof: PinProof,
     calls?: Call[],
+    /** The app the operation is made for (the login JWT's binding): its sponsorship policy applies. */
+    forApp?: string,
   ): Promise<{ address: Address } | { address: Address; userOpHash: string; txHash: string }> {
     // The custody row read with the pending-rotation check serves the PIN check too (one statement),
     // and names the main wallet (custody rows belong to it), so a bare PIN proof reads nothing else.
@@ -69,7 +71,7 @@ export class CustodyService {
       throw invalidField(`calls.${selfCall}.to`, 'A wallet cannot call itself through /v1/pin/verify');
     }
     await this.contentWallets.handOverLegacy(userUuid, proof);
-    const result = await operateWallet(this.deps, userUuid, main, proof, calls);
+    const result = await operateWallet(this.deps, userUuid, main, proof, calls, forApp);
     if (!result.success) throw OperationReverted.included(result);
     return { address: main.address, userOpHash: result.userOpHash, txHash: result.txHash };
   }

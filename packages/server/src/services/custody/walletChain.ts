@@ -29,8 +29,16 @@ export interface WalletChain {
   ownerOf(wallet: Address): Promise<Address | undefined>;
   /** True when `address` holds contract code. */
   hasCode(address: Address): Promise<boolean>;
-  /** One sponsored operation from `wallet` (initCode when undeployed) signed by `owner`. */
-  submit(wallet: WalletRef, action: OperationAction, owner: OperationOwner): Promise<OperationResult>;
+  /**
+   * One sponsored operation from `wallet` (initCode when undeployed) signed by `owner`; `forApp`: the app
+   * it is made for (a login JWT bound to it), whose sponsorship policy applies too.
+   */
+  submit(
+    wallet: WalletRef,
+    action: OperationAction,
+    owner: OperationOwner,
+    options?: { forApp?: string | undefined },
+  ): Promise<OperationResult>;
   /** Operation call data `changeOwner(newOwner)`, which the EntryPoint calls on the wallet directly. */
   changeOwnerCallData(newOwner: Address): Hex;
   /** The call `token.transfer(to, amount)`. */

@@ -18,6 +18,7 @@ export async function operateWallet(
   wallet: Wallet,
   proof: PinProof,
   calls: Call[],
+  forApp?: string,
 ): Promise<OperationResult> {
   if (wallet.userUuid !== userUuid) throw notYourWallet();
   const custody = await deps.store.find(userUuid);
@@ -26,7 +27,9 @@ export async function operateWallet(
     throw ownerMismatch();
   }
   return unlockOwnerKeyWithPin(deps, userUuid, proof, async (key) => {
-    const result = await deps.chain.submit(walletRef(wallet), { calls }, ownerFromPrivateKey(key));
+    const result = await deps.chain.submit(walletRef(wallet), { calls }, ownerFromPrivateKey(key), {
+      forApp,
+    });
     if (!wallet.deployed) await deps.wallets.markDeployed(wallet.address);
     return result;
   });

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import type { Call } from '../../../services/custody/walletChain.js';
-import { bearerSecurity, requireToken } from '../../auth.js';
+import { FIRST_PARTY_BINDING } from '../../../services/oauth/loginBinding.js';
+import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { errorResponses } from '../../schemas.js';
 import { perAddressLimiter, perSession } from '../../rateLimits.js';
 import type { App } from '../../types.js';
@@ -51,10 +52,13 @@ export async function pinVerifyRoutes(app: App, services: Services): Promise<voi
         value: BigInt(c.value ?? '0'),
         data: (c.data ?? '0x') as `0x${string}`,
       }));
+      // A login JWT bound to an app (not the console's): the operation is made for that app.
+      const azp = authOf(request).azp;
       const result = await custody.verify(
         userUuid,
         { pinHash: body.pin_hash, keyShareUser: body.key_share_user },
         calls,
+        azp !== undefined && azp !== FIRST_PARTY_BINDING ? azp : undefined,
       );
       if ('userOpHash' in result) {
         return { success: true, user_op_hash: result.userOpHash, tx_hash: result.txHash };
