@@ -272,13 +272,12 @@ export async function createServices(
     const { close: closeCustody, sharePins, ...custodyServices } = custodyDomain;
     closers.push(closeCustody);
     const { custody } = custodyServices;
-    const maxOperationGas = config.sponsorship.maxOperationGas;
     const { close: closeSessionKeys, sessionKeys } = createSessionKeyDomain({
       ...base,
       ...oauthDomain,
       parts: sessionParts,
       custody,
-      maxOperationGas,
+      maxOperationGas: config.sponsorship.maxOperationGas,
     });
     closers.push(closeSessionKeys);
     // Account security, password reset, approved apps, deletion and export.

@@ -12,7 +12,7 @@ import { AppSponsorshipService } from '../services/sponsorship/appSponsorshipSer
 import type { AuditTrail } from '../services/audit/auditTrail.js';
 import type { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
 import type { SecretBox } from '../crypto/secretBox.js';
-import { AppError } from '../errors.js';
+import { userActor } from '../services/orgs/roles.js';
 import { AppSponsorshipStore } from '../stores/appSponsorshipStore.js';
 import { GuestStore } from '../stores/guestStore.js';
 import { derivedMessageId, type WebhookOutbox } from '../stores/webhookStore.js';
@@ -97,8 +97,7 @@ export function createSponsorshipDomain(deps: {
 }
 
 /**
- * The per-app policies (decisions §9): who may set them (today the app's owner, the one check to swap
- * for the org's `developer` role), the approval hook's decisions in metrics and the audit log, and the
+ * The per-app policies (decisions §9): who may set them (the org's `developer` role; viewers read), the approval hook's decisions in metrics and the audit log, and the
  * `sponsorship.exhausted` webhook at the first refusal of a day (its id derived from app and day, so
  * replicas racing on it write one delivery).
  */
@@ -113,11 +112,9 @@ function createAppSponsorship(
     new AppSponsorshipStore(db),
     spend,
     {
-      mayManage: async (userUuid, clientId) => {
-        const client = await deps.clients.findClient(clientId);
-        if (!client || client.ownerUuid !== userUuid) {
-          throw new AppError(404, 'client_not_found', 'You have no app with this client_id');
-        }
+      // The org's roles (docs/orgs.md): viewers read the policy, developers set it.
+      mayManage: async (userUuid, clientId, action) => {
+        await deps.appAccess.require(clientId, userActor(userUuid), action);
       },
     },
     deps.secretBox,

@@ -89,6 +89,16 @@ const MATRIX: Record<string, Row> = {
   'PUT /v1/dev-user/clients/:id/wallet-policy': { min: 'developer', body: () => policy },
   'GET /v1/dev-user/clients/:id/wallet-policy': { min: 'viewer' },
   'DELETE /v1/dev-user/clients/:id/wallet-policy': { min: 'developer' },
+  'PUT /v1/dev-user/clients/:id/sponsorship': {
+    min: 'developer',
+    body: () => ({
+      daily_gas_per_player: 1_000_000,
+      daily_gas_per_guest: null,
+      daily_gas_app: null,
+      ops_per_player_per_minute: null,
+    }),
+  },
+  'GET /v1/dev-user/clients/:id/sponsorship': { min: 'viewer' },
   'GET /v1/orgs/:id/apps': { min: 'viewer', orgLevel: true },
   'GET /v1/orgs/:id/apps/:client_id': { min: 'viewer' },
   'POST /v1/development-api/init_permission_provider': {

@@ -18,7 +18,8 @@ import { type ApprovalDecision, type ApprovalHook, approvalSecretAad } from './a
  * (or none) throws 404 `client_not_found`.
  */
 export interface AppSponsorshipAccess {
-  mayManage(userUuid: number, clientId: string): Promise<void>;
+  /** Throws unless the person may `read` (viewer) or `configure` (developer) the app's policy. */
+  mayManage(userUuid: number, clientId: string, action: 'read' | 'configure'): Promise<void>;
 }
 
 export interface AppSponsorshipInput {
@@ -91,7 +92,7 @@ export class AppSponsorshipService implements AppSponsorship {
     clientId: string,
     input: AppSponsorshipInput,
   ): Promise<{ policy: AppSponsorshipView; approvalSecret: string | undefined }> {
-    await this.access.mayManage(userUuid, clientId);
+    await this.access.mayManage(userUuid, clientId, 'configure');
     const previous = await this.store.find(clientId);
     const url = input.approval_url == null ? undefined : await this.#checkUrl(input.approval_url);
     let approvalSecret: string | undefined;
@@ -120,7 +121,7 @@ export class AppSponsorshipService implements AppSponsorship {
   }
 
   async get(userUuid: number, clientId: string): Promise<AppSponsorshipView> {
-    await this.access.mayManage(userUuid, clientId);
+    await this.access.mayManage(userUuid, clientId, 'read');
     return this.#view(clientId, await this.store.find(clientId));
   }
 
