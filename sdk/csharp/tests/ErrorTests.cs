@@ -83,6 +83,8 @@ namespace Dauth.Tests
                         : status == 404 ? typeof(NotFoundException)
                         : status == 409 ? typeof(ConflictException)
                         : status == 423 ? typeof(PinLockedException)
+                        // 410: an organization invitation revoked or expired (docs/orgs.md), not a game's concern.
+                        : status == 410 ? typeof(DauthException)
                         : typeof(ServiceUnavailableException);
                     Assert.True(family.IsAssignableFrom(error.GetType()), code + " is a " + family.Name + ", got " + error.GetType().Name);
                 }
