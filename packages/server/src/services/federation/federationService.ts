@@ -239,9 +239,23 @@ export class FederationService {
     idToken: string;
     clientId: string | undefined;
   }): Promise<SignIn & { created: boolean }> {
-    const binding = await loginBindingFor(this.clients, input.clientId);
-    const identity = await this.#verifyIdToken(input.providerId, input.idToken);
-    const { userUuid, created } = await this.signInOrCreate(input.providerId, identity);
+    return this.#nativeSignIn(input.providerId, input.clientId, () =>
+      this.#verifyIdToken(input.providerId, input.idToken),
+    );
+  }
+
+  /**
+   * The native sign-ins' common part: the binding checked before the upstream is asked, the identity's
+   * account (found or created), then the second step with the credential's own authentication time.
+   */
+  async #nativeSignIn(
+    providerId: string,
+    clientId: string | undefined,
+    verify: () => Promise<UpstreamIdentity>,
+  ): Promise<SignIn & { created: boolean }> {
+    const binding = await loginBindingFor(this.clients, clientId);
+    const identity = await verify();
+    const { userUuid, created } = await this.signInOrCreate(providerId, identity);
     const signIn = await this.#secondFactor.signIn({
       userUuid,
       authTime: this.#authTime(identity, false),
@@ -390,16 +404,9 @@ export class FederationService {
     credential: PlatformCredential;
     clientId: string | undefined;
   }): Promise<SignIn & { created: boolean }> {
-    const binding = await loginBindingFor(this.clients, input.clientId);
-    const identity = await this.#verifyPlatform(input.providerId, input.credential);
-    const { userUuid, created } = await this.signInOrCreate(input.providerId, identity);
-    const signIn = await this.#secondFactor.signIn({
-      userUuid,
-      authTime: this.#authTime(identity, false),
-      amr: ['fed'],
-      clientId: binding.clientId,
-    });
-    return { ...signIn, created };
+    return this.#nativeSignIn(input.providerId, input.clientId, () =>
+      this.#verifyPlatform(input.providerId, input.credential),
+    );
   }
 
   /** Links a platform identity by its credential (`POST /v1/dev-user/identities` with `credential`). */
