@@ -32,8 +32,15 @@ export function routeAccessOf(handler: unknown): RouteAccess | undefined {
   return (handler as unknown as Record<symbol, RouteAccess | undefined>)[ROUTE_ACCESS];
 }
 
+/**
+ * The token uses a person route may ask for: `any` is a login JWT or an access token. A client_credentials
+ * token (`client`) is refused by all of these (it never stands for a person); only the org management
+ * routes take it.
+ */
+export type PersonTokenUse = Exclude<TokenClaims['use'], 'client'> | 'any';
+
 /** preHandler: a valid bearer token of the accepted use, else 401. */
-export function requireToken(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
+export function requireToken(authenticator: Authenticator, accept: PersonTokenUse = 'any') {
   return withAccess(
     async (request: FastifyRequest): Promise<void> => {
       const token = bearerToken(request);
@@ -48,7 +55,7 @@ export function requireToken(authenticator: Authenticator, accept: TokenClaims['
  * `requireToken` as a callback hook for the hottest routes (token validation): a token already seen
  * is checked without a promise (`Authenticator.authenticateNow`); the checks and errors are the same.
  */
-export function requireTokenNow(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
+export function requireTokenNow(authenticator: Authenticator, accept: PersonTokenUse = 'any') {
   const handler = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const token = bearerToken(request);
     if (!token) return done(unauthorized('missing_token', 'Send Authorization: Bearer <token>'));
