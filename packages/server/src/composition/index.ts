@@ -64,6 +64,10 @@ import type { SponsorshipReport } from '../services/sponsorship/sponsorshipRepor
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
 import type { AppActivityService } from '../services/activity/appActivityService.js';
 import { createWebhookDomain } from './webhooks.js';
+import { createStudioDomain } from './studio.js';
+import type { PlayerDirectoryService } from '../services/players/playerDirectoryService.js';
+import type { PregenerationService } from '../services/players/pregenerationService.js';
+import type { ServiceAccountService } from '../services/serviceAccounts/serviceAccountService.js';
 import { createInfrastructure } from './infrastructure.js';
 import { createSponsorshipDomain } from './sponsorship.js';
 import { createTokenDomain } from './tokens.js';
@@ -167,6 +171,12 @@ export interface Services {
   security: AccountSecurityService;
   /** The account's own life (docs/account.md): deletion and export. */
   accountLife: AccountLifeService;
+  /** An organization's machine clients (docs/machines.md). */
+  serviceAccounts: ServiceAccountService;
+  /** An app's players: list, search, detail, revoke (docs/players.md). */
+  playerDirectory: PlayerDirectoryService;
+  /** Players a studio makes before their first sign-in (docs/players.md). */
+  pregeneration: PregenerationService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -315,6 +325,7 @@ export async function createServices(
       sponsorship: sponsorshipDomain.sponsorshipReport,
     });
 
+    const studio = createStudioDomain({ ...base, ...tokenDomain, ...oauthDomain, ...accountDomain, chain });
     const accountOverview = createAccountOverview({
       ...shared,
       ...slotDomain,
@@ -342,6 +353,7 @@ export async function createServices(
       ...sponsorshipDomain,
       chainConsistency,
       accountOverview,
+      ...studio,
       close,
     };
   } catch (err) {

@@ -136,14 +136,15 @@ export class TokenService {
     return this.#jwks;
   }
 
-  #signInGate: ((userId: string) => Promise<void>) | undefined;
+  #signInGates: ((userId: string) => Promise<void>)[] = [];
 
   /**
    * Asked before every login JWT is issued (every sign-in path comes through here): throws to refuse the
-   * sign-in (an account held for a password reset, docs/security.md).
+   * sign-in (an account held for a password reset, docs/security.md; a pre-generated account before its
+   * e-mail is proved, docs/players.md). Every gate added is asked, in order.
    */
   useSignInGate(gate: (userId: string) => Promise<void>): void {
-    this.#signInGate = gate;
+    this.#signInGates.push(gate);
   }
 
   /**
@@ -160,7 +161,7 @@ export class TokenService {
     // A bare number is the earlier signature's `authTime`.
     const options =
       typeof authTimeOrOptions === 'number' ? { authTime: authTimeOrOptions } : authTimeOrOptions;
-    await this.#signInGate?.(userId);
+    for (const gate of this.#signInGates) await gate(userId);
     const jti = randomUUID();
     const authTime = options.authTime ?? Math.floor(Date.now() / 1000);
     const token = this.#sign(

@@ -7,7 +7,8 @@ import { invalidRequest, unsupportedGrantType } from '../../../services/oauth/oa
 import type { TokensWithIdToken } from '../../../services/oidc/idTokenIssuer.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { authenticateClient } from './clientAuthentication.js';
+import { isServiceAccountId } from '../../../services/serviceAccounts/serviceAccountService.js';
+import { authenticateClient, presentedCredentials } from './clientAuthentication.js';
 import { clientCredentials, clientRateLimit, noStore, optionalString as str } from './clientEndpoint.js';
 
 const TokenBody = Type.Object(
@@ -94,7 +95,14 @@ export async function oauthTokenRoutes(app: App, services: Services): Promise<vo
       const body = request.body;
       if (!grantTypes.has(body.grant_type)) throw unsupportedGrantType();
       if (body.grant_type === 'client_credentials') {
-        const client = await authenticateClient(request, body, clients);
+        const presented = presentedCredentials(request, body);
+        // An organization's service account (docs/machines.md): its own table, its management scopes.
+        if (isServiceAccountId(presented.clientId)) {
+          return clientTokenResult(
+            await services.serviceAccounts.issueToken(presented.clientId, presented.secret, body.scope),
+          );
+        }
+        const client = await clients.authenticateClient(presented.clientId, presented.secret);
         return clientTokenResult(
           grantClientCredentials(services.tokens, {
             clientId: client.clientId,
