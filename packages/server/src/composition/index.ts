@@ -68,6 +68,7 @@ import { createStudioDomain } from './studio.js';
 import type { PlayerDirectoryService } from '../services/players/playerDirectoryService.js';
 import type { PregenerationService } from '../services/players/pregenerationService.js';
 import type { ServiceAccountService } from '../services/serviceAccounts/serviceAccountService.js';
+import type { StudioAccess } from '../services/studio/studioAccess.js';
 import { createInfrastructure } from './infrastructure.js';
 import { createSponsorshipDomain } from './sponsorship.js';
 import { createTokenDomain } from './tokens.js';
@@ -171,6 +172,8 @@ export interface Services {
   security: AccountSecurityService;
   /** The account's own life (docs/account.md): deletion and export. */
   accountLife: AccountLifeService;
+  /** Who may call the studio routes: members by role, the org's service accounts by scope. */
+  studioAccess: StudioAccess;
   /** An organization's machine clients (docs/machines.md). */
   serviceAccounts: ServiceAccountService;
   /** An app's players: list, search, detail, revoke (docs/players.md). */

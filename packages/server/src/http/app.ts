@@ -57,6 +57,8 @@ import { tokenTransferRoutes } from './routes/token/transfer.js';
 import { jwksRoutes } from './routes/wellKnown/jwks.js';
 import { oauthMetadataRoutes } from './routes/wellKnown/oauthAuthorizationServer.js';
 import { oidcRoutes } from './routes/oidc/index.js';
+import { playerRoutes } from './routes/studio/players.js';
+import { serviceAccountRoutes } from './routes/studio/serviceAccounts.js';
 import { CONSOLE_HEADERS, consoleRoutes } from './routes/console/index.js';
 import type { App } from './types.js';
 
@@ -161,6 +163,8 @@ export async function buildApp(
     walletPolicyRoutes,
     walletSessionKeyRoutes,
     consentRoutes,
+    serviceAccountRoutes,
+    playerRoutes,
     accountRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,

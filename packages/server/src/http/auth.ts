@@ -17,7 +17,13 @@ declare module 'fastify' {
  * for every route; test/architecture/routeAccess.test.ts reads it off each registered route.
  */
 export type RouteAccess =
-  'any_token' | 'login' | 'access' | 'fresh_login' | 'first_party' | 'first_party_or_guest';
+  | 'any_token'
+  | 'login'
+  | 'access'
+  | 'fresh_login'
+  | 'first_party'
+  | 'first_party_or_guest'
+  | 'login_or_client';
 
 const ROUTE_ACCESS = Symbol('dauth.routeAccess');
 
@@ -146,6 +152,30 @@ export function requireFirstParty(authenticator: Authenticator, maxAgeSeconds: n
     },
     guests ? 'first_party_or_guest' : 'first_party',
   );
+}
+
+/**
+ * preHandler of the organizations' management routes that machines may call (decisions §9 "Machines"): a
+ * login JWT (a member, judged by role) or a client_credentials token (a service account, judged by scope;
+ * the route resolves which). Any other token → 401 `invalid_token`.
+ */
+export function requireLoginOrClient(authenticator: Authenticator) {
+  return withAccess(async (request: FastifyRequest): Promise<void> => {
+    const token = bearerToken(request);
+    if (!token) throw unauthorized('missing_token', 'Send Authorization: Bearer <token>');
+    try {
+      request.auth = await authenticator.authenticate(token, 'login');
+    } catch (loginError) {
+      try {
+        request.auth = await authenticator.authenticate(token, 'client');
+      } catch (clientError) {
+        // A client token's own failure (expired, revoked) says more than "a login token is required".
+        const wrongUse =
+          clientError instanceof AppError && clientError.message.startsWith('A client_credentials');
+        throw wrongUse ? loginError : clientError;
+      }
+    }
+  }, 'login_or_client');
 }
 
 /** The claims `requireToken` attached; a route without that preHandler is a programming error. */
