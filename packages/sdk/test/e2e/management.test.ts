@@ -1,4 +1,8 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inCi } from '../../../server/test/helpers/environment.js';
+import { commandAvailable, runChild } from './support.js';
 import { DauthManagementClient, ManagementError } from '../../src/index.js';
 import { startTestServer, type TestServer } from '../../../server/test/helpers/server.js';
 import {
@@ -9,6 +13,9 @@ import {
   type TestClient,
   type TestUser,
 } from '../../../server/test/helpers/http.js';
+
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const pythonAvailable = commandAvailable('python3', ['--version']);
 
 /**
  * The management client (docs/machines.md) against a live dauth: a service account's client_credentials
@@ -95,6 +102,25 @@ describe('DauthManagementClient', () => {
       ...first,
       created: false,
     });
+  });
+
+  it.skipIf(!pythonAvailable && !inCi)('Python: tests.test_management_e2e passes', async () => {
+    const result = await runChild('python3', ['-m', 'unittest', '-v', 'tests.test_management_e2e'], {
+      cwd: path.join(repoRoot, 'sdk', 'python'),
+      env: {
+        ...(process.env as Record<string, string>),
+        PYTHONDONTWRITEBYTECODE: '1',
+        DAUTH_E2E_URL: server.url,
+        DAUTH_E2E_ORG: org,
+        DAUTH_E2E_SA_ID: account.client_id,
+        DAUTH_E2E_SA_SECRET: account.client_secret,
+        DAUTH_E2E_CLIENT_ID: app.clientId,
+        DAUTH_E2E_PLAYER: player.uuid,
+      },
+      timeoutMs: 120_000,
+    });
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toMatch(/test_players_and_pregeneration .* ok/);
   });
 
   it('surfaces a missing scope as ManagementError insufficient_scope', async () => {
