@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { signIdToken, startStaticIssuer, type StaticIssuer } from '../helpers/oidcUpstream.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitForMail } from '../helpers/outbox.js';
 import { call, chainClient, registerPin } from '../pin/pinHelpers.js';
@@ -120,5 +122,63 @@ describe('pre-generated players', () => {
     const email = newEmail();
     expect((await call(server, '/v1/dev-user/register', { email, password })).status).toBe(201);
     await expect(pregenerate(email)).rejects.toMatchObject({ code: 'player_exists', status: 409 });
+  });
+});
+
+describe('pre-generated players by platform identity', () => {
+  let server: TestServer;
+  let issuer: StaticIssuer;
+
+  beforeAll(async () => {
+    issuer = await startStaticIssuer();
+    server = await startTestServer({
+      env: {
+        IDENTITY_PROVIDERS: JSON.stringify([
+          { id: 'platform', kind: 'oidc', name: 'Platform', client_id: 'game-app', issuer: issuer.issuer },
+        ]),
+      },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await issuer?.close();
+  });
+
+  it('the first sign-in with the identity is the pre-generated account: same uuid, same wallet', async () => {
+    const subject = `7656119${Date.now()}`;
+    const made = await server.services.pregeneration.pregenerate({
+      orgId: 'org_test',
+      clientId: 'app_test',
+      platform: { provider: 'platform', subject },
+    });
+    expect(made.created).toBe(true);
+    const idToken = await signIdToken(issuer.keys[0]!, {
+      iss: issuer.issuer,
+      aud: 'game-app',
+      sub: subject,
+      exp: Math.floor(Date.now() / 1000) + 600,
+      jti: randomUUID(),
+    });
+    const signedIn = await call<{ token: string; uuid: string; created: boolean }>(
+      server,
+      '/v1/dev-user/federated-login',
+      { provider: 'platform', id_token: idToken },
+    );
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toMatchObject({ uuid: String(made.userUuid), created: false });
+    const wallet = await fetch(`${server.url}/v1/dev-user/wallet`, {
+      headers: { authorization: `Bearer ${signedIn.body.token}` },
+    });
+    expect(await wallet.json()).toMatchObject({ address: made.walletAddress });
+  });
+
+  it('refuses a provider that is not configured', async () => {
+    await expect(
+      server.services.pregeneration.pregenerate({
+        orgId: 'org_test',
+        clientId: 'app_test',
+        platform: { provider: 'nope', subject: '1' },
+      }),
+    ).rejects.toMatchObject({ status: 400, code: 'invalid_request' });
   });
 });
