@@ -23,7 +23,8 @@ export type RouteAccess =
   | 'fresh_login'
   | 'first_party'
   | 'first_party_or_guest'
-  | 'login_or_client';
+  | 'login_or_client'
+  | 'fresh_login_or_client';
 
 const ROUTE_ACCESS = Symbol('dauth.routeAccess');
 
@@ -176,6 +177,20 @@ export function requireLoginOrClient(authenticator: Authenticator) {
       }
     }
   }, 'login_or_client');
+}
+
+/**
+ * `requireLoginOrClient` where a person must also be fresh (`requireFreshLogin`: an app's edit): a login
+ * JWT within `maxAgeSeconds` of its authentication, or a client_credentials token (a service account has no
+ * sign-in to be fresh; its secret is the credential and its scope the limit).
+ */
+export function requireFreshLoginOrClient(authenticator: Authenticator, maxAgeSeconds: number) {
+  const either = requireLoginOrClient(authenticator);
+  return withAccess(async (request: FastifyRequest): Promise<void> => {
+    await either(request);
+    const claims = authOf(request);
+    if (claims.use === 'login') requireFresh(claims, maxAgeSeconds);
+  }, 'fresh_login_or_client');
 }
 
 /** The claims `requireToken` attached; a route without that preHandler is a programming error. */
