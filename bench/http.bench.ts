@@ -141,11 +141,12 @@ async function serveDauth(): Promise<ReadyMessage> {
     ...(schema ? { pgSchema: schema } : {}),
   });
   closeRole = () => server.close();
-  const { accounts, clients, oauth } = server.services;
+  const { accounts, clients, oauth, orgs } = server.services;
   progress('dauth is up; minting the code pool');
   const user = await accounts.register({ email: 'bench@example.com', password: 'bench password 1' });
   const { client, clientSecret } = await clients.create({
     ownerUuid: user.userUuid,
+    orgId: await orgs.orgForNewApp({ kind: 'user', userId: user.userUuid }, undefined),
     name: 'bench',
     redirectUris: [REDIRECT_URI],
   });

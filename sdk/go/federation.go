@@ -31,11 +31,17 @@ var (
 	// ErrIDTokenReplayed: 401 id_token_replayed, the service accepts an upstream id_token once. Get
 	// a new one from the platform's SDK; retrying the same one is refused again.
 	ErrIDTokenReplayed = errors.New("id_token_replayed")
+	// ErrPlatformRejected: 401 platform_rejected, the platform refused the credential of a platform
+	// sign-in (a Steam ticket for another app or identity, an expired EOS token, a stale or replayed
+	// Game Center signature, a used Play Games code). Get a new one; never retry the same one.
+	ErrPlatformRejected = errors.New("platform_rejected")
+	// ErrPlatformBanned: 403 platform_banned, the platform bans this account (Steam publisher or VAC ban).
+	ErrPlatformBanned = errors.New("platform_banned")
 )
 
 // FederationError is a federated sign-in or an identity call answered with a failure. It matches
-// ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod, ErrFirstPartyRequired or
-// ErrIDTokenReplayed by its ErrorCode; other codes are e.g. identity_in_use (409, linked to another
+// ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod, ErrFirstPartyRequired,
+// ErrIDTokenReplayed, ErrPlatformRejected or ErrPlatformBanned by its ErrorCode; other codes are e.g. identity_in_use (409, linked to another
 // account), unknown_provider (404), id_token_unsupported (400: an oauth2 or steam provider),
 // reauthentication_required (401: a console JWT older than the service's STEP_UP_MAX_AGE),
 // provider_unavailable (503), rate_limited.
@@ -52,7 +58,8 @@ func (e *FederationError) Error() string {
 // Is makes errors.Is(err, ErrAccountLinkRequired) and its siblings work.
 func (e *FederationError) Is(target error) bool {
 	switch target {
-	case ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod, ErrFirstPartyRequired, ErrIDTokenReplayed:
+	case ErrInvalidIDToken, ErrAccountLinkRequired, ErrLastSignInMethod, ErrFirstPartyRequired, ErrIDTokenReplayed,
+		ErrPlatformRejected, ErrPlatformBanned:
 		return e.ErrorCode == target.Error()
 	}
 	return false
@@ -113,6 +120,39 @@ func (c *Client) FederatedLogin(ctx context.Context, provider, idToken string) (
 	}
 	if answer.Token == "" || answer.UUID == "" || answer.Created == nil {
 		return nil, &MalformedResponseError{What: "federated login result has missing fields", StatusCode: http.StatusOK}
+	}
+	return &FederatedLogin{Token: answer.Token, UUID: string(answer.UUID), Created: *answer.Created}, nil
+}
+
+// PlatformLogin is POST /v1/dev-user/platform-login {provider, client_id, credential} for this app: a
+// backend relaying its game's platform credential (docs/federation.md, "Platform sign-in inside the
+// game"). credential is what the platform gave the game: {"ticket": hex} for steam_ticket,
+// {"id_token": jwt} for epic, {"public_key_url", "signature", "salt", "timestamp", "team_player_id",
+// "bundle_id"} for game_center, {"server_auth_code": code} for google_play_games. ErrPlatformRejected
+// (get a new credential) and ErrPlatformBanned are its refusals; an account with a second factor
+// returns *MFARequiredError (Created set): then LoginMFA.
+func (c *Client) PlatformLogin(ctx context.Context, provider string, credential map[string]any) (*FederatedLogin, error) {
+	if len(credential) == 0 {
+		return nil, errors.New("dauth: credential is required")
+	}
+	var answer struct {
+		Token   string     `json:"token"`
+		UUID    flexibleID `json:"uuid"`
+		Created *bool      `json:"created"`
+	}
+	var raw json.RawMessage
+	payload := map[string]any{"provider": provider, "client_id": c.clientID, "credential": credential}
+	if err := c.federationCall(ctx, http.MethodPost, "/v1/dev-user/platform-login", "", payload, true, &raw); err != nil {
+		return nil, err
+	}
+	if err := mfaRequired(raw, http.StatusOK); err != nil {
+		return nil, err
+	}
+	if json.Unmarshal(raw, &answer) != nil {
+		return nil, &MalformedResponseError{What: "platform login result is not an object", StatusCode: http.StatusOK}
+	}
+	if answer.Token == "" || answer.UUID == "" || answer.Created == nil {
+		return nil, &MalformedResponseError{What: "platform login result has missing fields", StatusCode: http.StatusOK}
 	}
 	return &FederatedLogin{Token: answer.Token, UUID: string(answer.UUID), Created: *answer.Created}, nil
 }

@@ -13,6 +13,7 @@ import { accountPage } from './pages/account.js';
 import { passkeysPage } from './pages/passkeys.js';
 import { securityPage } from './pages/security.js';
 import { appPage, appsPage, newAppPage } from './pages/apps.js';
+import { invitationPage, orgPage, orgsPage } from './pages/orgs.js';
 import {
   changePasswordPage,
   codeField,
@@ -27,7 +28,7 @@ import { federationReauthentication, linkedProviders } from './pages/identities.
 import { rememberReturnRoute, takeReturnRoute } from './returnRoute.js';
 
 /** Pages anyone may open; every other route needs a signed-in session. */
-const PUBLIC = new Set(['signin', 'signup', 'reset', 'reset/confirm']);
+const PUBLIC = new Set(['signin', 'signup', 'reset', 'reset/confirm', 'invitations']);
 
 type Render = (params: string[], query: URLSearchParams) => HTMLElement | Promise<HTMLElement>;
 const ROUTES: [RegExp, Render][] = [
@@ -36,8 +37,11 @@ const ROUTES: [RegExp, Render][] = [
   [/^reset$/, () => resetRequestPage()],
   [/^reset\/confirm$/, (_p, query) => resetConfirmPage(query)],
   [/^password$/, () => changePasswordPage()],
-  [/^apps$/, () => appsPage()],
-  [/^apps\/new$/, () => newAppPage()],
+  [/^apps$/, (_p, query) => appsPage(query)],
+  [/^apps\/new$/, (_p, query) => newAppPage(query)],
+  [/^orgs$/, () => orgsPage()],
+  [/^orgs\/([^/]+)$/, ([id]) => orgPage(decodeURIComponent(id ?? ''))],
+  [/^invitations$/, (_p, query) => invitationPage(query)],
   [/^apps\/([^/]+)$/, ([id]) => appPage(decodeURIComponent(id ?? ''))],
   [/^account$/, () => accountPage()],
   [/^passkeys$/, () => passkeysPage()],
@@ -74,6 +78,7 @@ function renderNav(route: string): void {
       'ul',
       {},
       link('#/apps', 'Apps', route.startsWith('apps')),
+      link('#/orgs', 'Organizations', route.startsWith('orgs')),
       link('#/account', 'Account', route === 'account'),
       link('#/password', 'Password', route === 'password'),
       link('#/passkeys', 'Passkeys', route === 'passkeys'),
@@ -271,5 +276,12 @@ async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
 onStepUp(stepUpDialog);
 onSecondFactor(secondFactorDialog);
 onStepUpWithoutPassword(stepUpWithoutPasswordDialog);
+// The invitation mail's link, /console/invitations?token=… (docs/orgs.md): the console's own route.
+const invitationLink = /\/console\/invitations\/?$/.test(location.pathname)
+  ? new URLSearchParams(location.search).get('token')
+  : null;
+if (invitationLink !== null) {
+  history.replaceState(null, '', `/console#/invitations?token=${encodeURIComponent(invitationLink)}`);
+}
 window.addEventListener('hashchange', () => void render());
 void render();

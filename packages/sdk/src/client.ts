@@ -18,6 +18,8 @@ import {
 } from './api/guests.js';
 import {
   federatedLogin,
+  platformLogin,
+  type PlatformCredential,
   type FederatedLogin,
   type LinkedIdentity,
   linkIdentity,
@@ -236,6 +238,17 @@ export class DauthClient {
    */
   federatedLogin(provider: string, idToken: string): Promise<FederatedLogin> {
     return federatedLogin(this.#api, this.clientId, provider, idToken);
+  }
+
+  /**
+   * Platform sign-in for a backend relaying its game's credential (docs/federation.md "Platform sign-in
+   * inside the game"): a Steam ticket, an EOS ID token, a Game Center signature or a Play Games server
+   * auth code, for a login JWT bound to this app; the first sign-in creates the account (`created`).
+   * Rejects with `PlatformRejectedError` (401: get a new credential, never retry it),
+   * `PlatformBannedError` (403) or `MfaRequiredError` (then `loginMfa`).
+   */
+  platformLogin(provider: string, credential: PlatformCredential): Promise<FederatedLogin> {
+    return platformLogin(this.#api, this.clientId, provider, credential);
   }
 
   /**

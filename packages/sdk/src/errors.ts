@@ -222,6 +222,16 @@ export class FirstPartyRequiredError extends FederationError {}
  */
 export class IdTokenReplayedError extends FederationError {}
 
+/**
+ * 401 `platform_rejected`: the platform refused the credential of a platform sign-in (a Steam ticket for
+ * another app or identity, an expired EOS token, a stale or replayed Game Center signature, a used Play
+ * Games code). Get a new credential from the platform's SDK; never retry the same one.
+ */
+export class PlatformRejectedError extends FederationError {}
+
+/** 403 `platform_banned`: the platform bans this account (Steam publisher ban, or VAC ban). */
+export class PlatformBannedError extends FederationError {}
+
 /** The typed error of a federation refusal. */
 export function federationError(
   responseStatus: number,
@@ -239,6 +249,10 @@ export function federationError(
       return new FirstPartyRequiredError(responseStatus, errorCode, message);
     case 'id_token_replayed':
       return new IdTokenReplayedError(responseStatus, errorCode, message);
+    case 'platform_rejected':
+      return new PlatformRejectedError(responseStatus, errorCode, message);
+    case 'platform_banned':
+      return new PlatformBannedError(responseStatus, errorCode, message);
     default:
       return new FederationError(responseStatus, errorCode, message);
   }

@@ -38,6 +38,8 @@ export {
   FirstPartyRequiredError,
   GuestRequestError,
   IdTokenReplayedError,
+  PlatformBannedError,
+  PlatformRejectedError,
   InvalidMfaCodeError,
   InvalidMfaTokenError,
   InvalidIdTokenError,
@@ -58,7 +60,7 @@ export {
 } from './errors.js';
 export type { AuthorizeErrorDetails } from './errors.js';
 export type { GuestSession, GuestUpgrade, NewGuest } from './api/guests.js';
-export type { FederatedLogin, LinkedIdentity } from './api/federation.js';
+export type { FederatedLogin, LinkedIdentity, PlatformCredential } from './api/federation.js';
 export type { LoginSession } from './api/mfa.js';
 export type { SessionCall, SessionOperationResult } from './api/sessionOperations.js';
 export { parseJson, stringifyJson } from './losslessJson.js';

@@ -1,4 +1,8 @@
 #!/usr/bin/env node
+// First: stops an unsupported Node before any native addon loads (it would crash without a word).
+import './runtimeGuard.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { type CliCommand, type CliIo, type CliValues, CommandFailure, UsageError } from './cli/command.js';
@@ -35,6 +39,10 @@ export async function runCli(
     return 2;
   }
   const { command, rest } = found;
+  if (asksForHelp(rest)) {
+    process.stdout.write(commandHelp(command));
+    return 0;
+  }
   let close: (() => Promise<void>) | undefined;
   try {
     let values;
@@ -65,6 +73,7 @@ export async function runCli(
       throw new UsageError((err as Error).message);
     }
     const config = loadConfig(env);
+    if (command.needs !== 'server') refuseUnsetDataDir(env, config);
     const level = env.LOG_LEVEL ? config.logLevel : 'warn';
     const logger = pino(loggerOptions(level), pino.destination(2));
     const result = await runCommand(command, values, config, logger, io, (c) => (close = c));
@@ -97,6 +106,31 @@ export async function runCli(
   } finally {
     await close?.();
   }
+}
+
+/** `--help` or `-h` among a command's own arguments (not after `--`, where it would be a value). */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+function commandHelp(command: CliCommand): string {
+  return `dauth ${command.path.join(' ')} ${command.usage}\n\n  ${command.summary}\n`;
+}
+
+/**
+ * A command that opens the database with neither DATA_DIR nor DATABASE_URL set, run where no
+ * `./data/dauth.sqlite` exists, would create an empty platform there (new secrets, no users) and then
+ * answer `invalid_credentials` as if the account were wrong. Nobody means that: say where it looked.
+ * Setting DATA_DIR explicitly (even to an empty folder) still creates one on purpose.
+ */
+function refuseUnsetDataDir(env: Record<string, string | undefined>, config: Config): void {
+  if (env.DATA_DIR || env.DATABASE_URL) return;
+  if (fs.existsSync(path.join(config.dataDir, 'dauth.sqlite'))) return;
+  throw new ConfigError([
+    `no dauth data in ${config.dataDir} (DATA_DIR is not set and defaults to ./data of the current directory): ` +
+      'set DATA_DIR to the directory the server uses (or DATABASE_URL), or run the command where `npm start` ran',
+  ]);
 }
 
 /** Errors, usage mistakes and warnings: one JSON object a line on stderr, like the API's error shape. */

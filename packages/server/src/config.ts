@@ -42,6 +42,28 @@ const weiAmount = z
   .transform((v) => BigInt(v))
   .or(z.bigint().min(0n));
 
+/** OTLP's transport over HTTP: protobuf (the default) or JSON; gRPC is not offered. */
+const otlpProtocol = z.enum(['http/protobuf', 'http/json'], {
+  message: 'must be http/protobuf or http/json (grpc is not supported)',
+});
+
+/** `key=value,key2=value2` with URL-encoded values (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES). */
+const otlpKeyValues = z
+  .string()
+  .refine(
+    (v) => v.split(',').every((pair) => pair.trim() === '' || /^[^=\s]+=.*$/.test(pair.trim())),
+    'must be comma-separated key=value pairs',
+  )
+  .transform((v) => {
+    const entries: Record<string, string> = {};
+    for (const pair of v.split(',')) {
+      if (pair.trim() === '') continue;
+      const at = pair.indexOf('=');
+      entries[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    }
+    return entries;
+  });
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -166,6 +188,38 @@ const envSchema = z.object({
   SPONSOR_PLATFORM_DAILY_GAS: z.coerce.number().int().min(0).default(10_000_000_000),
   SPONSOR_APP_DAILY_GAS: z.coerce.number().int().min(0).default(5_000_000_000),
   SPONSOR_MAX_OPERATION_GAS: z.coerce.number().int().min(100_000).default(1_500_000),
+  /**
+   * OpenTelemetry (docs/operations.md, "Traces"): the standard variables of the OTLP exporter and the SDK.
+   * Tracing is on when an endpoint is set (and OTEL_SDK_DISABLED is not `true`, OTEL_TRACES_EXPORTER not
+   * `none`); without one no exporter module is even loaded.
+   */
+  OTEL_SDK_DISABLED: z.enum(['true', 'false']).default('false'),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url(['http:', 'https:']).optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol.optional(),
+  OTEL_EXPORTER_OTLP_HEADERS: otlpKeyValues.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: otlpKeyValues.optional(),
+  OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(1).max(600_000).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: z.coerce.number().int().min(1).max(600_000).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('dauth'),
+  OTEL_RESOURCE_ATTRIBUTES: otlpKeyValues.optional(),
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
+  /** The batch span processor: delay between exports (ms), queue and batch sizes. */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(600_000).default(5_000),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(2_048),
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(512),
   /** Comma-separated addresses never sponsored as call targets (the paymaster and entry point always are not). */
   SPONSOR_BLOCKED_TARGETS: z
     .string()
@@ -317,6 +371,8 @@ export interface Config {
     intervalMs: number;
     concurrency: number;
   };
+  /** OpenTelemetry traces (OTEL_*, docs/operations.md "Traces"); `undefined`: tracing off, nothing loaded. */
+  tracing: TracingSettings | undefined;
   /**
    * The relayer keys of all replicas and the index of this replica's own (RELAYER_PRIVATE_KEYS and
    * REPLICA_ID, or RELAYER_PRIVATE_KEY as a list of one). Undefined: the embedded chain's development key.
@@ -336,6 +392,27 @@ export interface Config {
         operatorOwnerKey: `0x${string}`;
         contracts: ChainContracts | undefined;
       };
+}
+
+/** Where and how spans are exported (the standard OTEL_* variables, resolved). */
+export interface TracingSettings {
+  /** The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  timeoutMs: number;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  sampler:
+    | 'always_on'
+    | 'always_off'
+    | 'traceidratio'
+    | 'parentbased_always_on'
+    | 'parentbased_always_off'
+    | 'parentbased_traceidratio';
+  /** The ratio of the `traceidratio` samplers (default 1). */
+  samplerRatio: number;
+  batch: { scheduleDelayMs: number; maxQueueSize: number; maxExportBatchSize: number };
 }
 
 export interface RelayerKeys {
@@ -484,7 +561,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (problems.length > 0) throw new ConfigError(problems);
 
   const port = e.PORT;
-  const publicUrl = (e.PUBLIC_URL ?? `http://127.0.0.1:${port}`).replace(/\/+$/, '');
+  // `localhost`, not 127.0.0.1: browsers take a host name, never an IP address, as passkeys' relying party.
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   return {
     host: e.HOST,
     port,
@@ -554,6 +632,31 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     },
     relayers,
     chain,
+    tracing: tracingSettings(e),
+  };
+}
+
+/** The OTEL_* variables resolved as the OTLP exporter specification reads them; undefined when tracing is off. */
+function tracingSettings(e: z.output<typeof envSchema>): TracingSettings | undefined {
+  const base = e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url =
+    e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (url === undefined || e.OTEL_SDK_DISABLED === 'true' || e.OTEL_TRACES_EXPORTER === 'none')
+    return undefined;
+  return {
+    url,
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    headers: { ...e.OTEL_EXPORTER_OTLP_HEADERS, ...e.OTEL_EXPORTER_OTLP_TRACES_HEADERS },
+    timeoutMs: e.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? e.OTEL_EXPORTER_OTLP_TIMEOUT ?? 10_000,
+    serviceName: e.OTEL_SERVICE_NAME,
+    resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES ?? {},
+    sampler: e.OTEL_TRACES_SAMPLER,
+    samplerRatio: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    batch: {
+      scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+      maxQueueSize: e.OTEL_BSP_MAX_QUEUE_SIZE,
+      maxExportBatchSize: Math.min(e.OTEL_BSP_MAX_EXPORT_BATCH_SIZE, e.OTEL_BSP_MAX_QUEUE_SIZE),
+    },
   };
 }
 

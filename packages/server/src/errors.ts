@@ -45,6 +45,15 @@ export const overloaded = (retryAfterSeconds: number) =>
 export const serviceStarting = (retryAfterSeconds: number) =>
   new AppError(503, 'service_starting', 'The service is starting; retry shortly', { retryAfterSeconds });
 
+/**
+ * 403 `forbidden_role` (decisions §9 "Organizations", docs/orgs.md): a member of the app's or the
+ * organization's org whose role is below what the route needs (`required_role` names it).
+ */
+export const forbiddenRole = (needed: string) =>
+  new AppError(403, 'forbidden_role', `This needs the ${needed} role (or higher) in the organization`, {
+    required_role: needed,
+  });
+
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 /** A decoded contract revert, as the chain gateway found it. */

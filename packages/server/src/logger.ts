@@ -1,3 +1,4 @@
+import { context, trace } from '@opentelemetry/api';
 import type { LoggerOptions } from 'pino';
 
 /**
@@ -35,12 +36,25 @@ export function prettyLogs(format: 'auto' | 'json' | 'pretty', stdoutIsTty: bool
 }
 
 /**
+ * The active span's ids on every line written inside it (docs/operations.md, "Traces"), so a log search by
+ * `trace_id` finds a request's lines and a trace view's line finds its logs. With tracing off no span is ever
+ * active and lines stay as they were. A fresh object each time: pino merges the line's fields into it.
+ */
+export function traceIds(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpan(context.active());
+  if (!span) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
+/**
  * pino's options. `pretty` sends the lines through pino's own pretty transport (a worker thread, so
  * formatting stays off the event loop); redaction happens before, in either format.
  */
 export function loggerOptions(level: string, pretty = false): LoggerOptions {
   return {
     level,
+    mixin: traceIds,
     ...(pretty
       ? {
           transport: {
@@ -57,7 +71,20 @@ export function loggerOptions(level: string, pretty = false): LoggerOptions {
         ...secretKeys,
         ...secretKeys.map((k) => `*.${k}`),
       ],
-      censor: '[redacted]',
+      censor: censorSecret,
     },
   };
+}
+
+/** An ERC-20 contract address (`0x` + 40 hex digits) is public: only addresses stay readable. */
+const publicAddress = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * What a redacted path is written as. `token` names both a bearer token and an ERC-20 contract
+ * (`POST /v1/transfer {token, …}`, the chain's transfer logs); an operator chasing a transfer needs the
+ * contract, and an address is never a secret, so a value shaped exactly like one is kept.
+ */
+function censorSecret(value: unknown, path: string[]): unknown {
+  if (path.at(-1) === 'token' && typeof value === 'string' && publicAddress.test(value)) return value;
+  return '[redacted]';
 }

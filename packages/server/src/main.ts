@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: stops an unsupported Node before any native addon loads (it would crash without a word).
+import './runtimeGuard.js';
 import { ConfigError, loadConfig } from './config.js';
 import { prettyLogs } from './logger.js';
 import { startServer } from './server.js';
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
     },
     'dauth is listening',
   );
+  if (locations.passkeys) logger.warn({ publicUrl: config.publicUrl }, locations.passkeys);
   // A person at a terminal gets the locations as plain lines too; a log pipeline has them as fields above.
   if (prettyLogs(config.logFormat, process.stdout.isTTY)) process.stdout.write(startBanner(locations));
 

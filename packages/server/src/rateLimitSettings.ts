@@ -40,6 +40,8 @@ export const RATE_LIMIT_DEFAULTS = {
   federation: perMinute(60),
   /** Native federated sign-ins (`/v1/dev-user/federated-login`) per address: each verifies an id_token. */
   federated_login: perMinute(30),
+  /** Platform sign-ins inside the game (`/v1/dev-user/platform-login`) per address: each asks the platform. */
+  platform_login: perMinute(30),
   /** Identity links (by id_token or redirect) and unlinks per user. */
   identities_manage: perMinute(20),
   /** Account deletions and exports per user (each export reads every table about the person). */
@@ -50,6 +52,10 @@ export const RATE_LIMIT_DEFAULTS = {
   players_pregenerate: perMinute(600),
   /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */
   webhooks_manage: perMinute(60),
+  /** Organization changes per address: creations, renames, transfers, deletions, member changes, invitation revokes and acceptances. */
+  orgs_manage: perMinute(60),
+  /** Organization invitations sent per address (each one is a mail). */
+  org_invite: perMinute(20),
   /** App activity reports (the console's charts) per address. */
   app_activity: perMinute(60),
   /** Password reset requests and confirmations, and password changes, per address. */

@@ -127,6 +127,74 @@ namespace Dauth
             return new FederatedLogin(Read.Session(answer), Read.Bool(answer, "created"));
         }
 
+        // ---- Platform sign-in inside the game (docs/federation.md) -------------------------------
+
+        /// <summary>
+        /// POST /v1/dev-user/platform-login with a Steam session ticket: the bytes of
+        /// <c>SteamUser.GetAuthTicketForWebApi(identity)</c>'s <c>GetTicketForWebApiResponse_t</c>, the
+        /// identity being the provider's (e.g. "dauth"). <paramref name="provider"/> is the steam_ticket entry's id.
+        /// Throws <see cref="PlatformRejectedException"/> (401), <see cref="PlatformBannedException"/> (403: publisher or
+        /// VAC ban) or <see cref="MfaRequiredException"/>.
+        /// </summary>
+        public Task<FederatedLogin> SteamTicketLoginAsync(string provider, byte[] ticket, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (ticket == null || ticket.Length == 0) throw new ArgumentException("ticket is required", "ticket");
+            var hex = new StringBuilder(ticket.Length * 2);
+            foreach (byte b in ticket) hex.Append(b.ToString("x2", CultureInfo.InvariantCulture));
+            return PlatformLoginAsync(provider, new JsonObjectBuilder().Add("ticket", hex.ToString()), cancellationToken);
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/platform-login with an Epic Online Services Connect ID token
+        /// (<c>EOS_Connect_CopyIdToken</c>'s JWT). Throws <see cref="PlatformRejectedException"/> (401: expired,
+        /// another client's, not signed by EOS, used before) or <see cref="MfaRequiredException"/>.
+        /// </summary>
+        public Task<FederatedLogin> EpicLoginAsync(string provider, string idToken, CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (string.IsNullOrEmpty(idToken)) throw new ArgumentException("idToken is required", "idToken");
+            return PlatformLoginAsync(provider, new JsonObjectBuilder().Add("id_token", idToken), cancellationToken);
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/platform-login with Game Center's identity-verification signature. Throws
+        /// <see cref="PlatformRejectedException"/> (401: another bundle id, a key URL not on apple.com, a stale
+        /// (over 5 minutes) or replayed signature) or <see cref="MfaRequiredException"/>.
+        /// </summary>
+        public Task<FederatedLogin> GameCenterLoginAsync(string provider, GameCenterSignature signature,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (signature == null || signature.Signature == null || signature.Salt == null)
+                throw new ArgumentException("signature, with its Signature and Salt, is required", "signature");
+            var credential = new JsonObjectBuilder()
+                .Add("public_key_url", signature.PublicKeyUrl)
+                .Add("signature", Convert.ToBase64String(signature.Signature))
+                .Add("salt", Convert.ToBase64String(signature.Salt))
+                .Add("timestamp", JsonValue.FromNumberText(signature.Timestamp.ToString(CultureInfo.InvariantCulture)))
+                .Add("team_player_id", signature.TeamPlayerId)
+                .Add("bundle_id", signature.BundleId);
+            return PlatformLoginAsync(provider, credential, cancellationToken);
+        }
+
+        /// <summary>
+        /// POST /v1/dev-user/platform-login with a Google Play Games server auth code
+        /// (<c>PlayGamesPlatform.Instance.RequestServerSideAccess</c>). Throws <see cref="PlatformRejectedException"/>
+        /// (401: an invalid or used code) or <see cref="MfaRequiredException"/>.
+        /// </summary>
+        public Task<FederatedLogin> GooglePlayGamesLoginAsync(string provider, string serverAuthCode,
+            CancellationToken cancellationToken = default(CancellationToken))
+        {
+            if (string.IsNullOrEmpty(serverAuthCode)) throw new ArgumentException("serverAuthCode is required", "serverAuthCode");
+            return PlatformLoginAsync(provider, new JsonObjectBuilder().Add("server_auth_code", serverAuthCode), cancellationToken);
+        }
+
+        private async Task<FederatedLogin> PlatformLoginAsync(string provider, JsonObjectBuilder credential, CancellationToken cancellationToken)
+        {
+            var body = new JsonObjectBuilder().Add("provider", provider).Add("client_id", ClientId).Add("credential", credential.Build());
+            var answer = await PostJsonAsync("v1/dev-user/platform-login", body, null, cancellationToken).ConfigureAwait(false);
+            Read.ThrowIfMfaRequired(answer);
+            return new FederatedLogin(Read.Session(answer), Read.Bool(answer, "created"));
+        }
+
         /// <summary>GET /v1/dev-user/identities: the upstream identities linked to the player's account.</summary>
         public async Task<IReadOnlyList<LinkedIdentity>> ListIdentitiesAsync(PlayerSession player, CancellationToken cancellationToken = default(CancellationToken))
         {

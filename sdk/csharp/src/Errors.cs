@@ -37,6 +37,9 @@ namespace Dauth
         public const string LastSignInMethod = "last_sign_in_method";
         public const string FirstPartyRequired = "first_party_required";
         public const string IdTokenReplayed = "id_token_replayed";
+        public const string PlatformRejected = "platform_rejected";
+        public const string PlatformBanned = "platform_banned";
+        public const string PlatformUnsupported = "platform_unsupported";
         public const string UnknownProvider = "unknown_provider";
         public const string IdTokenUnsupported = "id_token_unsupported";
         public const string ProviderUnavailable = "provider_unavailable";
@@ -102,6 +105,8 @@ namespace Dauth
                 case ErrorCodes.LastSignInMethod: return new LastSignInMethodException(code, status, message);
                 case ErrorCodes.FirstPartyRequired: return new FirstPartyRequiredException(code, status, message);
                 case ErrorCodes.IdTokenReplayed: return new IdTokenReplayedException(code, status, message);
+                case ErrorCodes.PlatformRejected: return new PlatformRejectedException(code, status, message);
+                case ErrorCodes.PlatformBanned: return new PlatformBannedException(code, status, message);
                 case ErrorCodes.InvalidMfaCode: return new InvalidMfaCodeException(code, status, message);
                 case ErrorCodes.InvalidMfaToken: return new InvalidMfaTokenException(code, status, message);
             }
@@ -211,6 +216,22 @@ namespace Dauth
     public sealed class IdTokenReplayedException : AuthenticationException
     {
         public IdTokenReplayedException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>
+    /// 401 platform_rejected: the platform refused the credential of a platform sign-in (a Steam ticket for
+    /// another app or identity, an expired EOS token, a stale or replayed Game Center signature, a used Play
+    /// Games code). Get a new credential from the platform's SDK; never retry the same one.
+    /// </summary>
+    public sealed class PlatformRejectedException : AuthenticationException
+    {
+        public PlatformRejectedException(string code, int status, string message) : base(code, status, message) { }
+    }
+
+    /// <summary>403 platform_banned: the platform bans this account (Steam publisher ban, or VAC ban).</summary>
+    public sealed class PlatformBannedException : ForbiddenException
+    {
+        public PlatformBannedException(string code, int status, string message) : base(code, status, message) { }
     }
 
     /// <summary>

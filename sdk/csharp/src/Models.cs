@@ -32,6 +32,22 @@ namespace Dauth
         public bool Created { get; private set; }
     }
 
+    /// <summary>
+    /// Apple Game Center's identity-verification signature, as
+    /// <c>GKLocalPlayer.local.fetchItems(forIdentityVerificationSignature:)</c> gives it to the game.
+    /// </summary>
+    public sealed class GameCenterSignature
+    {
+        /// <summary>The certificate's URL (https on apple.com).</summary>
+        public string PublicKeyUrl { get; set; }
+        public byte[] Signature { get; set; }
+        public byte[] Salt { get; set; }
+        /// <summary>Milliseconds since the Unix epoch, as Game Center gives it.</summary>
+        public ulong Timestamp { get; set; }
+        public string TeamPlayerId { get; set; }
+        public string BundleId { get; set; }
+    }
+
     /// <summary>RFC 8628 device authorization: show <see cref="UserCode"/> and <see cref="VerificationUri"/> to the player.</summary>
     public sealed class DeviceAuthorization
     {

@@ -37,6 +37,8 @@ namespace Dauth.Tests
                     Tuple.Create("last_sign_in_method", 409, typeof(LastSignInMethodException)),
                     Tuple.Create("first_party_required", 403, typeof(FirstPartyRequiredException)),
                     Tuple.Create("id_token_replayed", 401, typeof(IdTokenReplayedException)),
+                    Tuple.Create("platform_rejected", 401, typeof(PlatformRejectedException)),
+                    Tuple.Create("platform_banned", 403, typeof(PlatformBannedException)),
                     Tuple.Create("identity_in_use", 409, typeof(ConflictException)),
                     Tuple.Create("email_taken", 409, typeof(ConflictException)),
                     Tuple.Create("wallet_exists", 409, typeof(ConflictException)),

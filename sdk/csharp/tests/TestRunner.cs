@@ -35,6 +35,7 @@ namespace Dauth.Tests
             WebhookTests.Register(runner);
             LiveTests.Register(runner);
             LivePlayerRoutesTests.Register(runner);
+            LivePlatformTests.Register(runner);
             string filter = args.Length > 0 ? args[0] : null;
             return runner.Run(filter);
         }

@@ -171,6 +171,10 @@ class AsyncDauthClient:
         """Native sign-in with an upstream ``id_token``; see ``DauthClient.federated_login``."""
         return await asyncio.to_thread(self._sync.federated_login, provider, id_token)
 
+    async def platform_login(self, provider: str, credential: Dict[str, Any]) -> FederatedLogin:
+        """Platform sign-in relaying a game's credential; see ``DauthClient.platform_login``."""
+        return await asyncio.to_thread(self._sync.platform_login, provider, credential)
+
     async def login_mfa(self, mfa_token: str, code: str) -> LoginSession:
         """The second step of a sign-in that raised ``MfaRequiredError``; see ``DauthClient.login_mfa``."""
         return await asyncio.to_thread(self._sync.login_mfa, mfa_token, code)

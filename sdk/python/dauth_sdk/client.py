@@ -7,7 +7,7 @@ import math
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from . import api, device, federation, guests, mfa, sessions
@@ -252,6 +252,18 @@ class DauthClient:
         with a second factor raises ``MfaRequiredError`` (``created`` on it): then ``login_mfa``.
         """
         return federation.federated_login(self._api, self.client_id, provider, id_token)
+
+    def platform_login(self, provider: str, credential: Dict[str, Any]) -> federation.FederatedLogin:
+        """Platform sign-in for a backend relaying its game's credential (docs/federation.md).
+
+        ``credential`` is what the platform gave the game: ``{"ticket": hex}`` (``steam_ticket``),
+        ``{"id_token": jwt}`` (``epic``), ``{"public_key_url", "signature", "salt", "timestamp",
+        "team_player_id", "bundle_id"}`` (``game_center``), ``{"server_auth_code": code}``
+        (``google_play_games``). A login JWT bound to this app; the first sign-in creates the account
+        (``created``). Raises ``PlatformRejectedError`` (401: get a new credential, never retry it),
+        ``PlatformBannedError`` (403) or ``MfaRequiredError`` (then ``login_mfa``).
+        """
+        return federation.platform_login(self._api, self.client_id, provider, credential)
 
     def login_mfa(self, mfa_token: str, code: str) -> mfa.LoginSession:
         """The second step of a sign-in that raised ``MfaRequiredError`` (docs/mfa.md).

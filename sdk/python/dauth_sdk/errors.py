@@ -196,6 +196,16 @@ class IdTokenReplayedError(FederationError):
     platform's SDK; retrying the same one is refused again."""
 
 
+class PlatformRejectedError(FederationError):
+    """401 ``platform_rejected``: the platform refused the credential of a platform sign-in (a Steam ticket
+    for another app or identity, an expired EOS token, a stale or replayed Game Center signature, a used
+    Play Games code). Get a new credential from the platform's SDK; never retry the same one."""
+
+
+class PlatformBannedError(FederationError):
+    """403 ``platform_banned``: the platform bans this account (Steam publisher ban, or VAC ban)."""
+
+
 def federation_error(response_status: int, error_code: Optional[str], message: str) -> FederationError:
     """The typed error of a federation refusal."""
     kind = {
@@ -204,6 +214,8 @@ def federation_error(response_status: int, error_code: Optional[str], message: s
         "last_sign_in_method": LastSignInMethodError,
         "first_party_required": FirstPartyRequiredError,
         "id_token_replayed": IdTokenReplayedError,
+        "platform_rejected": PlatformRejectedError,
+        "platform_banned": PlatformBannedError,
     }.get(error_code or "", FederationError)
     return kind(response_status, error_code, message)
 

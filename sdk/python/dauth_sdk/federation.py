@@ -62,6 +62,29 @@ def federated_login(context: ApiContext, client_id: str, provider: str, id_token
     return FederatedLogin(text_member(obj, "token", what), id_member(obj, "uuid", what), created)
 
 
+def platform_login(
+    context: ApiContext, client_id: str, provider: str, credential: Dict[str, Any]
+) -> FederatedLogin:
+    """``POST /v1/dev-user/platform-login {provider, client_id, credential}`` (docs/federation.md, "Platform
+    sign-in inside the game"); ``MfaRequiredError`` for an account with a second factor."""
+    if not isinstance(credential, dict) or not credential:
+        raise TypeError("credential must be the platform credential object")
+    obj = call_service(
+        context,
+        "POST",
+        "/v1/dev-user/platform-login",
+        _refuse,
+        body={"provider": provider, "client_id": client_id, "credential": credential},
+        require_success=True,
+    )
+    raise_if_mfa_required(obj)
+    what = "platform login result"
+    created = obj.get("created")
+    if not isinstance(created, bool):
+        raise MalformedResponseError(what + ": created is not a boolean")
+    return FederatedLogin(text_member(obj, "token", what), id_member(obj, "uuid", what), created)
+
+
 def _identity(obj: Any) -> LinkedIdentity:
     if not isinstance(obj, dict):
         raise MalformedResponseError("an identity is not an object")

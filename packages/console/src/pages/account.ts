@@ -24,6 +24,8 @@ interface Operation {
   action: string;
   outcome: string;
   status: number;
+  /** The app the operation was made for or through (a session operation's app). */
+  client_id: string | null;
   details: Record<string, unknown>;
 }
 
@@ -125,6 +127,9 @@ const ACTIONS: Record<string, string> = {
   'market.purchase': 'Marketplace purchase',
   'content.purchase': 'Content purchase',
   'content.release': 'Content release',
+  'session_key.grant': 'App granted a session key',
+  'session_key.operation': 'Operation by an app’s session key',
+  'session_key.revoke': 'Session key revoked',
 };
 
 const OUTCOMES: Record<string, string> = { success: 'Done', denied: 'Refused', failure: 'Failed' };
@@ -151,6 +156,8 @@ const FIELDS: Record<string, string> = {
   to_uuid: 'To account',
   meta_idx: 'Slot index',
   calls: 'Calls',
+  session_key: 'Session key',
+  valid_until: 'Valid until',
 };
 
 const label = (key: string): string =>
@@ -207,6 +214,9 @@ function operationCard(operation: Operation): HTMLElement {
       `${OUTCOMES[operation.outcome] ?? operation.outcome}${operation.outcome === 'success' ? '' : ` (HTTP ${operation.status})`}`,
     ],
   ];
+  if (operation.client_id && operation.details.client_id === undefined) {
+    rows.push([label('client_id'), operation.client_id]);
+  }
   for (const [key, value] of Object.entries(operation.details)) {
     const shown = fieldValue(operation.action, key, value, operation.details);
     if (shown) rows.push([label(key), shown as string | Node]);

@@ -5,6 +5,7 @@ import { formatTime } from '../format.js';
 import { activitySection, loadActivity } from './activity.js';
 import { walletPolicySection } from './walletPolicy.js';
 import { webhooksSection } from './webhooks.js';
+import { listOrgs, orgChoice, orgSwitcher, pendingInvitation } from './orgs.js';
 
 interface App {
   client_id: string;
@@ -12,6 +13,7 @@ interface App {
   redirect_uris: string[];
   dapp: boolean;
   created_at: string;
+  org_id?: string;
 }
 
 const listApps = async () => (await call<{ clients: App[] }>('GET', '/v1/dev-user/clients')).clients;
@@ -21,8 +23,10 @@ const lines = (text: string) =>
     .map((line) => line.trim())
     .filter(Boolean);
 
-export async function appsPage(): Promise<HTMLElement> {
-  const apps = await listApps();
+export async function appsPage(query: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> {
+  const selected = query.get('org') ?? undefined;
+  const [all, orgs] = await Promise.all([listApps(), listOrgs()]);
+  const apps = selected ? all.filter((app) => app.org_id === selected) : all;
   const list = apps.length
     ? h(
         'ul',
@@ -41,14 +45,40 @@ export async function appsPage(): Promise<HTMLElement> {
         ),
       )
     : h('p', { id: 'app-list' }, 'You have no apps yet.');
+  const invited = pendingInvitation();
   return page(
     'Your apps',
-    h('p', {}, h('a', { href: '#/apps/new', class: 'button', id: 'new-app' }, 'Register an app')),
+    invited
+      ? h(
+          'p',
+          { class: 'notice warning' },
+          h(
+            'a',
+            { href: '#/invitations', id: 'pending-invitation' },
+            'You have an organization invitation to accept.',
+          ),
+        )
+      : null,
+    orgSwitcher(orgs, selected),
+    h(
+      'p',
+      {},
+      h(
+        'a',
+        {
+          href: selected ? `#/apps/new?org=${encode(selected)}` : '#/apps/new',
+          class: 'button',
+          id: 'new-app',
+        },
+        'Register an app',
+      ),
+    ),
     list,
   );
 }
 
-export function newAppPage(): HTMLElement {
+export async function newAppPage(query: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> {
+  const org = orgChoice(await listOrgs(), query.get('org') ?? undefined);
   const name = field('App name', { id: 'app-name', name: 'name', required: true, maxlength: '200' });
   const uris = textarea(
     'Redirect URIs',
@@ -59,6 +89,7 @@ export function newAppPage(): HTMLElement {
   const dapp = h('input', { type: 'checkbox', id: 'app-dapp', name: 'dapp' }) as HTMLInputElement;
   const f = form(
     'new-app-form',
+    h('div', { class: 'field' }, h('label', { for: 'app-org' }, 'Organization'), org),
     name.wrapper,
     uris.wrapper,
     h(
@@ -75,6 +106,7 @@ export function newAppPage(): HTMLElement {
       name: name.input.value.trim(),
       redirect_uris: lines(uris.input.value),
       dapp: dapp.checked,
+      ...(org.value ? { org_id: org.value } : {}),
     });
     // The secret exists only in this page's memory: leaving the page forgets it.
     const shown = h(

@@ -36,11 +36,22 @@ export const federationStart = (provider: FederationProvider): string =>
 export const federationReauthentication = (provider: { id: string }): string =>
   `${federationStart({ id: provider.id, kind: '', name: '' })}&reauthenticate=true`;
 
-/** The providers this account has linked (a step-up can only go through one of them). */
+/**
+ * The providers this account has linked that sign in through the browser (a step-up can only go through
+ * one of them; a platform identity of the game, Epic or Game Center, has no browser sign-in).
+ */
 export async function linkedProviders(): Promise<{ id: string; name: string }[]> {
   try {
-    const { identities } = await call<{ identities: Identity[] }>('GET', '/v1/dev-user/identities');
-    const byId = new Map(identities.map((i) => [i.provider, { id: i.provider, name: i.provider_name }]));
+    const [{ identities }, browser] = await Promise.all([
+      call<{ identities: Identity[] }>('GET', '/v1/dev-user/identities'),
+      federationProviders(),
+    ]);
+    const signsIn = new Set(browser.map((p) => p.id));
+    const byId = new Map(
+      identities
+        .filter((i) => signsIn.has(i.provider))
+        .map((i) => [i.provider, { id: i.provider, name: i.provider_name }]),
+    );
     return [...byId.values()];
   } catch {
     return [];

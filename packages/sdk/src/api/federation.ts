@@ -62,6 +62,49 @@ export async function federatedLogin(
   };
 }
 
+/**
+ * A platform credential, as the game got it from its platform's SDK (decisions §9):
+ * `{ticket}` (hex) for `steam_ticket`, `{id_token}` for `epic`, `{public_key_url, signature, salt,
+ * timestamp, team_player_id, bundle_id}` for `game_center`, `{server_auth_code}` for `google_play_games`.
+ */
+export type PlatformCredential =
+  | { ticket: string }
+  | { id_token: string }
+  | {
+      public_key_url: string;
+      signature: string;
+      salt: string;
+      timestamp: number;
+      team_player_id: string;
+      bundle_id: string;
+    }
+  | { server_auth_code: string };
+
+/**
+ * `POST /v1/dev-user/platform-login {provider, client_id, credential}`; `MfaRequiredError` for an
+ * account with a second factor.
+ */
+export async function platformLogin(
+  context: ApiContext,
+  clientId: string,
+  provider: string,
+  credential: PlatformCredential,
+): Promise<FederatedLogin> {
+  const object = await call(context, 'POST', '/v1/dev-user/platform-login', {
+    body: { provider, client_id: clientId, credential },
+    requireSuccess: true,
+  });
+  throwIfMfaRequired(object);
+  const what = 'platform login result';
+  if (typeof object.created !== 'boolean')
+    throw new MalformedResponseError(`${what}: created is not a boolean`);
+  return {
+    token: textMember(object, 'token', what),
+    uuid: idMember(object, 'uuid', what),
+    created: object.created,
+  };
+}
+
 /** `GET /v1/dev-user/identities` with the account's login JWT. */
 export async function listIdentities(context: ApiContext, loginToken: string): Promise<LinkedIdentity[]> {
   const object = await call(context, 'GET', '/v1/dev-user/identities', { bearer: loginToken });

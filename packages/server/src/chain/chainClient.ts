@@ -7,6 +7,7 @@ import {
   type Transport,
   webSocket,
 } from 'viem';
+import { activeSpan, inSpan, SpanKind } from '../observability/spans.js';
 import type { RpcFailover } from './rpcFailover.js';
 
 export type ChainClient = PublicClient<Transport, Chain>;
@@ -36,11 +37,32 @@ export function createChainClient(
         : http(rpcUrl, { retryCount: 0, timeout, batch: { batchSize: 200, wait: 0 } });
   return createPublicClient({
     chain: chainDefinition(chainId, rpcUrl),
-    transport,
+    transport: tracedTransport(transport),
     // Results of reads must be fresh: nonces and code change with every bundle.
     cacheTime: 0,
     pollingInterval: 250,
   });
+}
+
+/**
+ * Each JSON-RPC call as a CLIENT span (`rpc.method`) under the active span (docs/operations.md, "Traces"):
+ * a request's reads and a bundle's sends. Calls outside any span (the head poll, the journal's loops
+ * between their own spans) are not traced: each would be a trace of one span.
+ */
+function tracedTransport(transport: Transport): Transport {
+  return ((parameters) => {
+    const made = transport(parameters);
+    const request = made.request;
+    const traced = ((args, options) => {
+      if (!activeSpan()) return request(args, options);
+      return inSpan(
+        args.method,
+        { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'jsonrpc', 'rpc.method': args.method } },
+        () => request(args, options),
+      );
+    }) as typeof request;
+    return { ...made, request: traced };
+  }) as Transport;
 }
 
 /** Reads the chain id of the node at `rpcUrl` (a silent node throws a transport error). */

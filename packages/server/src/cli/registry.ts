@@ -3,6 +3,7 @@ import { clientCreate } from './commands/clientCreate.js';
 import { clientList } from './commands/clientList.js';
 import { clientDelete, clientRotateSecret, clientUpdate } from './commands/clientLifecycle.js';
 import { faucet } from './commands/faucet.js';
+import { orgAccept, orgCreate, orgInvite, orgList, orgMembers } from './commands/org.js';
 import { playersList, playersPregenerate, playersRevoke, playersShow } from './commands/players.js';
 import { providerCreate } from './commands/providerCreate.js';
 import { providerShow } from './commands/providerShow.js';
@@ -24,6 +25,11 @@ export const commands: CliCommand[] = [
   webhookList,
   webhookDelete,
   webhookRotateSecret,
+  orgList,
+  orgCreate,
+  orgMembers,
+  orgInvite,
+  orgAccept,
   providerCreate,
   providerShow,
   faucet,

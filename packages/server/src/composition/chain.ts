@@ -51,7 +51,11 @@ import {
   JournalMaintenance,
   type JournalMaintenanceOptions,
 } from '../chain/journal/journalMaintenance.js';
-import { JournalRecovery, type RecoveryReport } from '../chain/journal/journalRecovery.js';
+import {
+  type JournalObserver,
+  JournalRecovery,
+  type RecoveryReport,
+} from '../chain/journal/journalRecovery.js';
 import { NoJournal } from '../chain/journal/transactionJournal.js';
 import { ChainJournalStore } from '../stores/chainJournalStore.js';
 import { UserOperationJournalStore } from '../stores/userOperationJournalStore.js';
@@ -111,6 +115,8 @@ export interface ChainTelemetry {
   observeBundles(observer: BundlerObserver): void;
   /** The relayer's pending nonce minus its mined one: transactions sent and not yet mined. */
   relayerNonceGap(): Promise<number>;
+  /** Receives the chain journal's lost transactions and reorgs (its recovery and its reorg watch). */
+  observeJournal(observer: JournalObserver): void;
 }
 
 export interface ChainServicesOptions {
@@ -417,6 +423,10 @@ export async function createChainServices(
         observeBundles: (observer) => {
           bundler.observer = observer;
           if (external) external.observer = observer;
+        },
+        observeJournal: (observer) => {
+          recovery.observer = observer;
+          maintenance.observer = observer;
         },
         relayerNonceGap: async () => {
           const [pending, latest] = await Promise.all([

@@ -20,6 +20,7 @@ import { SlotBalanceReader } from '../services/content/slotBalanceReader.js';
 import { UsageBatcher, type UsageBatcherOptions } from '../services/content/usageBatcher.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { ClientDirectory } from '../services/oauth/clientDirectory.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import type { SlotService } from '../services/slots/slotService.js';
 import {
   ChainEventIntents,
@@ -71,6 +72,8 @@ export interface ContentDeps {
   secretBox: SecretBox;
   chain: Pick<ChainServices, 'gateway' | 'operator' | 'calls'>;
   clients: ClientDirectory;
+  /** Who manages an app's provider settings: members of its organization by role (docs/orgs.md). */
+  appAccess: AppAccess;
   slots: SlotService;
   custody: CustodyService;
   wallets: WalletStore;
@@ -133,7 +136,15 @@ export function createContentServices(deps: ContentDeps): ContentServices {
   const directory = new ProviderDirectory(providerStore);
   const keyring = new ProviderKeyring(providerStore, deps.secretBox);
   const reader = new SlotBalanceReader(chain, watch);
-  const providers = new ProviderService(providerStore, directory, keyring, deps.clients, chain, logger);
+  const providers = new ProviderService(
+    providerStore,
+    directory,
+    keyring,
+    deps.clients,
+    chain,
+    logger,
+    deps.appAccess,
+  );
   const consumption = new ConsumptionService(
     keyring,
     directory,

@@ -7,6 +7,7 @@ import type { SecretBox } from '../crypto/secretBox.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { loggerOptions } from '../logger.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { AuditTrail } from '../services/audit/auditTrail.js';
 import type { PlatformSecrets } from '../secrets.js';
 import type { AccountService } from '../services/accounts/accountService.js';
@@ -68,7 +69,9 @@ import { createStudioDomain } from './studio.js';
 import type { PlayerDirectoryService } from '../services/players/playerDirectoryService.js';
 import type { PregenerationService } from '../services/players/pregenerationService.js';
 import type { ServiceAccountService } from '../services/serviceAccounts/serviceAccountService.js';
-import type { StudioAccess } from '../services/studio/studioAccess.js';
+import { createOrgDomain } from './orgs.js';
+import type { OrgService } from '../services/orgs/orgService.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import { createInfrastructure } from './infrastructure.js';
 import { createSponsorshipDomain } from './sponsorship.js';
 import { createTokenDomain } from './tokens.js';
@@ -98,6 +101,8 @@ export interface Services {
   funds: FundsWatch;
   /** Prometheus metrics: request counts and latencies, queue depths and balances read at scrape time. */
   metrics: ServiceMetrics;
+  /** OpenTelemetry traces (OTEL_*): whether they are on; the HTTP layer traces requests only then. */
+  tracing: Pick<Tracing, 'enabled'>;
   /** The append-only audit trail (docs/operations.md); the HTTP layer records every audited route. */
   audit: AuditTrail;
   tokens: TokenService;
@@ -162,6 +167,10 @@ export interface Services {
   sponsorshipReport: SponsorshipReport;
   /** Database beliefs compared with the chain after start (docs/chain.md, "Durability"). */
   chainConsistency: ChainConsistencyCheck;
+  /** Organizations: members by role, invitations, the org's apps and audit log (docs/orgs.md). */
+  orgs: OrgService;
+  /** Who may manage an app: `require(clientId, actor, action)`, a member of its organization by role. */
+  appAccess: AppAccess;
   /** An app owner's webhook endpoints, deliveries and retries (docs/webhooks.md). */
   webhooks: WebhookEndpointService;
   /** An app owner's activity per day, for the console's charts (docs/console.md). */
@@ -172,8 +181,6 @@ export interface Services {
   security: AccountSecurityService;
   /** The account's own life (docs/account.md): deletion and export. */
   accountLife: AccountLifeService;
-  /** Who may call the studio routes: members by role, the org's service accounts by scope. */
-  studioAccess: StudioAccess;
   /** An organization's machine clients (docs/machines.md). */
   serviceAccounts: ServiceAccountService;
   /** An app's players: list, search, detail, revoke (docs/players.md). */
@@ -230,7 +237,9 @@ export async function createServices(
     const infrastructure = await createInfrastructure({ config, logger, startup, pgSchema, onClose });
     // What most domains take: the infrastructure's services and what it was given and opened.
     const { services: shared, ...context } = infrastructure;
-    const base = { ...shared, ...context };
+    // Organizations (docs/orgs.md): every domain that manages an app checks the caller's role (`appAccess`).
+    const orgDomain = createOrgDomain({ ...shared, ...context });
+    const base = { ...shared, ...context, appAccess: orgDomain.appAccess };
 
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
     const chainDomain = await createChainDomain({ ...base, options: options.chain });
@@ -307,13 +316,12 @@ export async function createServices(
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 
     // This replica's webhook delivery worker; it stops before the database closes.
-    const { close: closeWebhooks, endpoints: webhooks } = createWebhookDomain({ ...base, clients });
+    const { close: closeWebhooks, endpoints: webhooks } = createWebhookDomain(base);
     closers.push(closeWebhooks);
     const sponsorshipDomain = createSponsorshipDomain({
       ...base,
       chain,
       users,
-      clients,
       sessionAccounts: sessionParts.store,
       providers: content.directory,
     });
@@ -328,7 +336,6 @@ export async function createServices(
       sponsorship: sponsorshipDomain.sponsorshipReport,
     });
 
-    const studio = createStudioDomain({ ...base, ...tokenDomain, ...oauthDomain, ...accountDomain, chain });
     const accountOverview = createAccountOverview({
       ...shared,
       ...slotDomain,
@@ -342,6 +349,7 @@ export async function createServices(
       ...chainServices,
       chainInfo: chain.info,
       ...tokenDomain,
+      ...orgDomain,
       ...oauthDomain,
       ...accountServices,
       // The account's Security page: its sessions and ways in, over the domains that own them.
@@ -356,7 +364,7 @@ export async function createServices(
       ...sponsorshipDomain,
       chainConsistency,
       accountOverview,
-      ...studio,
+      ...createStudioDomain({ ...base, ...tokenDomain, ...oauthDomain, ...accountDomain, chain }),
       close,
     };
   } catch (err) {

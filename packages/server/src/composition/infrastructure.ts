@@ -7,6 +7,7 @@ import { SecretBox } from '../crypto/secretBox.js';
 import { type Db, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ServiceMetrics } from '../observability/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 import { ensureSecrets } from '../secrets.js';
 import { AuditTrail } from '../services/audit/auditTrail.js';
 import type { Mailer } from '../services/mail/mailer.js';
@@ -35,6 +36,7 @@ export interface Infrastructure extends Omit<InfrastructureDeps, 'onClose'> {
     | 'config'
     | 'logger'
     | 'metrics'
+    | 'tracing'
     | 'secrets'
     | 'secretBox'
     | 'database'
@@ -64,6 +66,15 @@ export interface Infrastructure extends Omit<InfrastructureDeps, 'onClose'> {
  */
 export async function createInfrastructure(deps: InfrastructureDeps): Promise<Infrastructure> {
   const { config, logger, startup, onClose } = deps;
+  // Traces first, so the start's own work is traced and the last spans are exported after everything closed.
+  const tracing = await startTracing(config.tracing);
+  onClose(() => tracing.shutdown());
+  if (config.tracing) {
+    const { url, protocol, sampler } = config.tracing;
+    // The origin and path only: a collector's credentials go in headers, but a URL may carry some too.
+    const target = `${new URL(url).origin}${new URL(url).pathname}`;
+    logger.info({ url: target, protocol, sampler }, 'exporting OpenTelemetry traces');
+  }
   const metrics = new ServiceMetrics();
   const secrets = ensureSecrets(config);
   startup.useAdminKey(secrets.adminApiKey);
@@ -86,6 +97,7 @@ export async function createInfrastructure(deps: InfrastructureDeps): Promise<In
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'dauth.sqlite'),
     ...(deps.pgSchema ? { pgSchema: deps.pgSchema } : {}),
+    traced: tracing.enabled,
   });
   onClose(() => database.close());
   await migrateToLatest(database.db);
@@ -119,6 +131,7 @@ export async function createInfrastructure(deps: InfrastructureDeps): Promise<In
       config,
       logger,
       metrics,
+      tracing,
       secrets,
       secretBox,
       database,

@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import type { Authenticator } from '../services/tokens/authenticator.js';
 import type { TokenService } from '../services/tokens/tokenService.js';
 import { BrowserSessionService } from '../services/oauth/browserSessions.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import { ClientService } from '../services/oauth/clientService.js';
 import { DeviceAuthorizationService } from '../services/oauth/deviceAuthorizationGrant.js';
 import { OAuthService } from '../services/oauth/oauthService.js';
@@ -47,6 +48,8 @@ export async function createOAuthDomain(deps: {
   /** Keeps the revocation channel of a test's PostgreSQL schema apart from the others. */
   pgSchema: string | undefined;
   masterKey: Buffer;
+  /** Who may manage an app (docs/orgs.md). */
+  appAccess: AppAccess;
   secretBox: SecretBox;
   tokens: TokenService;
   authenticator: Authenticator;
@@ -57,7 +60,12 @@ export async function createOAuthDomain(deps: {
   outbox?: WebhookOutbox | undefined;
 }): Promise<OAuthDomain> {
   const { config, db, logger, redis } = deps;
-  const clients = new ClientService(new ClientStore(db), deps.masterKey, deps.callbackTargets);
+  const clients = new ClientService(
+    new ClientStore(db),
+    deps.masterKey,
+    deps.appAccess,
+    deps.callbackTargets,
+  );
   const channel = revocationChannel(`${config.publicUrl}|${deps.pgSchema ?? ''}`);
   const revocationBus = redis
     ? new RedisRevocationBus(redis, channel)

@@ -6,6 +6,16 @@ import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js
 import type { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 import type { SponsorshipObserver } from '../chain/operations/sponsorshipPolicy.js';
 import type { Logger } from 'pino';
+import type { Services } from './index.js';
+
+/** `promise`, or a rejection after `ms` (a hanging dependency reads as failing, not as a hung scrape). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 /** Wei as a float of ether: Prometheus samples are doubles, and alert thresholds read better in ether. */
 export function weiToEther(wei: bigint): number {
@@ -25,9 +35,76 @@ export function registerDomainMetrics(
     queues: { scrypt: { queued: number }; pbkdf2: { queued: number } };
     revocations: RevocationRegistry;
     sponsorship: Pick<SponsorshipReport, 'platformOn'>;
+    config: { sponsorship: { platformDailyGas: number } };
+    readinessProbes: Services['readinessProbes'];
   },
 ): void {
   const { chain, content, queues, revocations, database, sponsorship } = parts;
+  // Counters and sizes exist from the start, so alert rules and the dashboard find them on every replica.
+  metrics.declareCount('dauth_operations_total', 'Operations included on chain in a mined bundle');
+  metrics.declareCount('dauth_bundles_failed_total', 'Bundle transactions dropped or reverted as a whole', [
+    'kind',
+  ]);
+  metrics.declareCount(
+    'dauth_operation_reverts_total',
+    'Included operations whose call reverted, by revert name',
+    ['reason'],
+  );
+  metrics.declareCount(
+    'dauth_sponsorship_refused_total',
+    'Operations refused by the gas sponsorship policy (this replica), by limit',
+    ['limit'],
+  );
+  metrics.declareSize('dauth_bundle_operations', 'Operations per mined bundle');
+  metrics.declareSize('dauth_consumption_batch_records', 'Consumption records per batch recorded on chain');
+  const journalLost =
+    'Journaled transactions the chain had lost (a reorg, a node restarted from older state), found to be given back';
+  const journalUnrecoverable = 'Transactions the chain had confirmed, lost, and that could not be given back';
+  const reorgs = 'Reorgs that replaced blocks holding journaled transactions';
+  metrics.declareCount('dauth_chain_journal_lost_total', journalLost);
+  metrics.declareCount('dauth_chain_journal_unrecoverable_total', journalUnrecoverable);
+  metrics.declareCount('dauth_chain_reorgs_total', reorgs);
+  chain.telemetry.observeJournal({
+    lost: (count) => metrics.count('dauth_chain_journal_lost_total', journalLost, {}, count),
+    unrecoverable: () => metrics.count('dauth_chain_journal_unrecoverable_total', journalUnrecoverable),
+    reorg: () => metrics.count('dauth_chain_reorgs_total', reorgs),
+  });
+  // `/readyz`'s checks, run once per scrape for both gauges (docs/operations.md, "Alerts").
+  let checks: Promise<Map<string, 'ok' | 'degraded' | 'failed'>> | undefined;
+  const readChecks = () => {
+    checks ??= (async () => {
+      const probes = Object.entries(parts.readinessProbes);
+      const results = await Promise.allSettled(probes.map(([, probe]) => withTimeout(probe(), 5_000)));
+      return new Map(
+        probes.map(([name], i) => {
+          const r = results[i]!;
+          if (r.status === 'rejected') return [name, 'failed' as const];
+          const degraded = typeof r.value === 'object' && r.value !== null && 'degraded' in r.value;
+          return [name, degraded ? ('degraded' as const) : ('ok' as const)];
+        }),
+      );
+    })().finally(() => setTimeout(() => (checks = undefined), 100).unref());
+    return checks;
+  };
+  metrics.gauge({
+    name: 'dauth_readiness_check',
+    help: 'Each /readyz check: 1 when it answers (or is only degraded), 0 when it fails',
+    label: 'check',
+    read: async () =>
+      new Map([...(await readChecks())].map(([name, state]) => [name, state === 'failed' ? 0 : 1])),
+  });
+  metrics.gauge({
+    name: 'dauth_readiness_degraded',
+    help: 'Each /readyz check: 1 while it answers degraded (low funds, a capped fee, …), else 0',
+    label: 'check',
+    read: async () =>
+      new Map([...(await readChecks())].map(([name, state]) => [name, state === 'degraded' ? 1 : 0])),
+  });
+  metrics.gauge({
+    name: 'dauth_sponsorship_platform_gas_limit',
+    help: 'SPONSOR_PLATFORM_DAILY_GAS: the platform-wide daily sponsorship cap (gas)',
+    read: () => parts.config.sponsorship.platformDailyGas,
+  });
   chain.telemetry.observeBundles({
     bundleMined: (size) => {
       metrics.observeSize('dauth_bundle_operations', 'Operations per mined bundle', size);

@@ -16,7 +16,10 @@ import { ClientStore } from '../stores/clientStore.js';
 import { ContentProviderStore } from '../stores/contentProviderStore.js';
 import { SigningKeyStore } from '../stores/signingKeyStore.js';
 import { UserStore } from '../stores/userStore.js';
+import { createMailer } from './mail.js';
 import { createMfaDomain } from './mfa.js';
+import { createOrgDomain } from './orgs.js';
+import type { OrgService } from '../services/orgs/orgService.js';
 
 /**
  * The database-backed part of the service without the chain: what `dauth` commands that only read or
@@ -30,6 +33,8 @@ export interface OfflineServices {
   tokens: TokenService;
   accounts: AccountService;
   clients: ClientService;
+  /** Organizations: the personal one new apps go into (docs/orgs.md). */
+  orgs: OrgService;
   /** Cuids and their terms, by app. */
   contentProviders: ProviderDirectory;
   /** Payload mode and (on explicit request) the sealed key and IV of an app. */
@@ -68,16 +73,27 @@ export async function createOfflineServices(config: Config, logger: Logger): Pro
       issuer: new URL(config.publicUrl).hostname,
       signIns: [accounts],
     });
+    const mailer = createMailer(config);
+    const { orgs, appAccess } = createOrgDomain({
+      config,
+      db: database.db,
+      mailer,
+      masterKey: secrets.masterKey,
+    });
     return {
       config,
       logger,
       secrets,
       tokens,
       accounts,
-      clients: new ClientService(new ClientStore(database.db), secrets.masterKey, callbackTargets),
+      clients: new ClientService(new ClientStore(database.db), secrets.masterKey, appAccess, callbackTargets),
+      orgs,
       contentProviders: new ProviderDirectory(contentProviders),
       providerKeys: new ProviderKeyring(contentProviders, secretBox),
-      close: () => database.close(),
+      close: async () => {
+        await mailer.close();
+        await database.close();
+      },
     };
   } catch (err) {
     await database.close();

@@ -6,6 +6,7 @@ import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import type { CustodyService } from '../services/custody/custodyService.js';
 import type { OAuthService } from '../services/oauth/oauthService.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import type { ClientService } from '../services/oauth/clientService.js';
 import { type SessionAccountChain, SessionKeyService } from '../services/sessionKeys/sessionKeyService.js';
 import { SessionKeyStore } from '../stores/sessionKeyStore.js';
@@ -31,6 +32,8 @@ export function createSessionKeyDomain(deps: {
   parts: { store: SessionKeyStore; accounts: SessionAccountGateway };
   custody: CustodyService;
   clients: ClientService;
+  /** Who manages an app's wallet policy: members of its organization by role (docs/orgs.md). */
+  appAccess: AppAccess;
   oauth: OAuthService;
   secretBox: SecretBox;
   logger: Logger;
@@ -47,6 +50,7 @@ export function createSessionKeyDomain(deps: {
     {
       findClient: (clientId) => deps.clients.findClient(clientId),
       approvedApps: (userUuid) => deps.oauth.approvedApps(userUuid),
+      require: (clientId, actor, action) => deps.appAccess.require(clientId, actor, action),
     },
     deps.secretBox,
     logger,

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import { AppActivityService } from '../services/activity/appActivityService.js';
 import type { ProviderDirectory } from '../services/content/providerDirectory.js';
-import type { ClientService } from '../services/oauth/clientService.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import { SponsorshipReport } from '../services/sponsorship/sponsorshipReport.js';
 import { AppActivityStore } from '../stores/appActivityStore.js';
 import type { SessionKeyStore } from '../stores/sessionKeyStore.js';
@@ -41,7 +41,7 @@ export function createSponsorshipDomain(deps: {
   sessionAccounts: SessionKeyStore;
   users: UserStore;
   providers: Pick<ProviderDirectory, 'registered'>;
-  clients: ClientService;
+  appAccess: AppAccess;
   /** Where the spend's check is added. */
   readinessProbes: Services['readinessProbes'];
 }): SponsorshipDomain {
@@ -71,7 +71,7 @@ export function createSponsorshipDomain(deps: {
   // The console's charts: read-only over what the domains record.
   const appActivity = new AppActivityService(
     new AppActivityStore(deps.db),
-    deps.clients,
+    deps.appAccess,
     config.sponsorship.appDailyGas,
   );
   // Past the platform-wide cap sponsored writes fail for everyone: degraded, like low funds.

@@ -8,8 +8,6 @@ import type { AccountService } from '../services/accounts/accountService.js';
 import { CustodySeal } from '../services/custody/custodySeal.js';
 import type { FederationService } from '../services/federation/federationService.js';
 import type { BrowserSessionService } from '../services/oauth/browserSessions.js';
-import type { ClientService } from '../services/oauth/clientService.js';
-import { StudioAccess } from '../services/studio/studioAccess.js';
 import type { OAuthService } from '../services/oauth/oauthService.js';
 import type { RevocationRegistry } from '../services/oauth/revocationRegistry.js';
 import { PlayerDirectoryService } from '../services/players/playerDirectoryService.js';
@@ -24,8 +22,6 @@ import { SlotStore } from '../stores/slotStore.js';
 import type { ChainServices } from './chain.js';
 
 export interface StudioDomain {
-  /** Who may call the studio routes: members by role, the org's service accounts by scope. */
-  studioAccess: StudioAccess;
   /** An organization's machine clients (docs/machines.md). */
   serviceAccounts: ServiceAccountService;
   /** An app's players: list, search, detail, revoke (docs/players.md). */
@@ -51,17 +47,7 @@ export function createStudioDomain(deps: {
   accounts: AccountService;
   federation: FederationService;
   chain: Pick<ChainServices, 'gateway'>;
-  clients: Pick<ClientService, 'findClient'>;
 }): StudioDomain {
-  // Until organizations land (docs/orgs.md), an account's personal organization `org_u<uuid>` holds its
-  // apps and it is their owner; the organizations domain replaces this directory.
-  const studioAccess = new StudioAccess({
-    roleOf: async (orgId, userUuid) => (orgId === `org_u${userUuid}` ? 'owner' : undefined),
-    orgOfApp: async (clientId) => {
-      const client = await deps.clients.findClient(clientId);
-      return client && `org_u${client.ownerUuid}`;
-    },
-  });
   const serviceAccounts = new ServiceAccountService(
     new ServiceAccountStore(deps.db),
     deps.tokens,
@@ -105,5 +91,5 @@ export function createStudioDomain(deps: {
   deps.accounts.usePregeneratedPlayers(pregeneration);
   deps.tokens.useSignInGate((userId) => pregeneration.checkSignIn(Number(userId)));
   deps.browserSessions.useSignInGate((userUuid) => pregeneration.checkSignIn(userUuid));
-  return { studioAccess, serviceAccounts, playerDirectory, pregeneration };
+  return { serviceAccounts, playerDirectory, pregeneration };
 }

@@ -4,7 +4,7 @@ import type { SecretBox } from '../crypto/secretBox.js';
 import type { Db } from '../db/database.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { CallbackTargetPolicy } from '../services/oauth/callbackTargetPolicy.js';
-import type { ClientService } from '../services/oauth/clientService.js';
+import type { AppAccess } from '../services/orgs/appAccess.js';
 import { WebhookDispatcher } from '../services/webhooks/webhookDispatcher.js';
 import { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
 import { type WebhookOutbox, WebhookStore } from '../stores/webhookStore.js';
@@ -25,14 +25,14 @@ export function createWebhookDomain(deps: {
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
-  clients: ClientService;
+  appAccess: AppAccess;
   callbackTargets: CallbackTargetPolicy;
   outbox: WebhookOutbox;
   metrics: ServiceMetrics;
 }): WebhookDomain {
   const logger = deps.logger.child({ component: 'webhooks' });
   const store = new WebhookStore(deps.db);
-  const endpoints = new WebhookEndpointService(store, deps.clients, deps.secretBox, deps.callbackTargets);
+  const endpoints = new WebhookEndpointService(store, deps.appAccess, deps.secretBox, deps.callbackTargets);
   const dispatcher = new WebhookDispatcher(
     store,
     deps.secretBox,
@@ -44,8 +44,12 @@ export function createWebhookDomain(deps: {
         deps.metrics.count('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', {
           outcome,
         }),
+      originOf: (msgId) => deps.outbox.originOf(msgId),
     },
   );
+  deps.metrics.declareCount('dauth_webhook_attempts_total', 'Webhook delivery attempts by outcome', [
+    'outcome',
+  ]);
   deps.outbox.onWrite = () => dispatcher.nudge();
   let backlog: Promise<{ depth: number; oldestCreatedAt: number | undefined }> | undefined;
   // One read per scrape serves both gauges.

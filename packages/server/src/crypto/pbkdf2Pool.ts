@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { activeSpan, inSpan } from '../observability/spans.js';
 import { WorkQueue } from './workQueue.js';
 
 /**
@@ -115,7 +116,21 @@ export class Pbkdf2Pool {
     digest: Pbkdf2Digest,
   ): Promise<Buffer> {
     if (this.#closed) return Promise.reject(new Error('the PBKDF2 pool is closed'));
-    return this.#queue.run(() => this.#dispatch(password, salt, iterations, keylen, digest, false));
+    const job = () =>
+      this.#queue.run(() => this.#dispatch(password, salt, iterations, keylen, digest, false));
+    // Traced under a request's span only (docs/operations.md, "Traces"): the wait for a worker included.
+    if (!activeSpan()) return job();
+    return inSpan(
+      'pbkdf2',
+      {
+        attributes: {
+          'dauth.pbkdf2.iterations': iterations,
+          'dauth.pbkdf2.digest': digest,
+          'dauth.pbkdf2.queued': this.queued,
+        },
+      },
+      job,
+    );
   }
 
   /** Test hook: the worker that takes this job exits as if it had crashed. */

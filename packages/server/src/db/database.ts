@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 
 /**
@@ -35,6 +44,11 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests isolate themselves in a fresh schema). */
   pgSchema?: string;
   poolSize?: number;
+  /**
+   * One CLIENT span per statement under the active span (docs/operations.md, "Traces"): set when tracing
+   * is on; off, the driver is not wrapped at all.
+   */
+  traced?: boolean;
 }
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
@@ -46,7 +60,10 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     });
     // An idle client losing its connection must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const dialect = new PostgresDialect({ pool });
+    const db = new Kysely<Database>({
+      dialect: options.traced ? tracedDialect(dialect, 'postgresql') : dialect,
+    });
     return {
       db,
       dialect: 'postgres',
@@ -74,7 +91,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+  const db = new Kysely<Database>({ dialect: options.traced ? tracedDialect(dialect, 'sqlite') : dialect });
   return {
     db,
     dialect: 'sqlite',
@@ -115,4 +133,78 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
       };
     },
   });
+}
+
+/**
+ * The dialect with each statement as a CLIENT span (`db.system.name`, `db.query.text` with its `$1`/`?`
+ * placeholders, never the parameter values), only under an active span: a background poll's statements
+ * outside any trace are not worth a trace each. Wrapped at the driver's connection, so transactions'
+ * `begin`/`commit` count too, on both databases alike.
+ */
+function tracedDialect(dialect: Dialect, system: 'sqlite' | 'postgresql'): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: () => {
+      const driver = dialect.createDriver();
+      return passThrough(driver, {
+        acquireConnection: async () => tracedConnection(await driver.acquireConnection(), system),
+      });
+    },
+  };
+}
+
+function tracedConnection(
+  connection: DatabaseConnection,
+  system: 'sqlite' | 'postgresql',
+): DatabaseConnection {
+  return passThrough(connection, {
+    executeQuery: <R>(query: CompiledQuery) => {
+      const parent = trace.getSpan(context.active());
+      if (!parent?.isRecording()) return connection.executeQuery<R>(query);
+      const { operation, target } = statementOf(query.sql);
+      return trace.getTracer('dauth').startActiveSpan(
+        target ? `${operation} ${target}` : operation,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'db.system.name': system,
+            'db.system': system,
+            'db.operation.name': operation,
+            ...(target ? { 'db.collection.name': target } : {}),
+            'db.query.text': query.sql,
+          },
+        },
+        async (span) => {
+          try {
+            return await connection.executeQuery<R>(query);
+          } catch (err) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+            throw err;
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+  });
+}
+
+/** A proxy that answers `overrides` and passes everything else to the real object, methods bound to it. */
+function passThrough<T extends object>(target: T, overrides: Partial<T>): T {
+  return new Proxy(target, {
+    get(real, property) {
+      if (property in overrides) return overrides[property as keyof T];
+      const value = Reflect.get(real, property) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(real) : value;
+    },
+  }) as T;
+}
+
+/** The statement's verb and first table (`SELECT "users"`), for the span's name. */
+function statementOf(text: string): { operation: string; target: string | undefined } {
+  const operation = (/^\s*(\w+)/.exec(text)?.[1] ?? 'query').toUpperCase();
+  const target = /\b(?:from|into|update|table)\s+"?([\w.]+)"?/i.exec(text)?.[1];
+  return { operation, target };
 }

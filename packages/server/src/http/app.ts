@@ -8,14 +8,17 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fast
 import type { Services } from '../composition/index.js';
 import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
+import { installOrgAuditRecorder } from './orgAuditRecorder.js';
 import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { requestLoggerFactory } from './requestLogger.js';
+import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
 import { backendIntegrationRoutes } from './routes/backendIntegration/index.js';
 import { chainRoutes } from './routes/chain/info.js';
 import { contentTokenRoutes } from './routes/content/index.js';
 import { clientRoutes } from './routes/devUser/clients.js';
+import { orgRoutes } from './routes/orgs/index.js';
 import { webhookRoutes } from './routes/devUser/webhooks.js';
 import { appActivityRoutes } from './routes/devUser/activity.js';
 import { walletPolicyRoutes } from './routes/devUser/walletPolicy.js';
@@ -28,6 +31,7 @@ import { passkeyRoutes } from './routes/devUser/passkeys.js';
 import { mfaRoutes } from './routes/devUser/mfa.js';
 import { sessionRoutes } from './routes/devUser/sessions.js';
 import { federatedLoginRoutes } from './routes/devUser/federatedLogin.js';
+import { platformLoginRoutes } from './routes/devUser/platformLogin.js';
 import { identityRoutes } from './routes/devUser/identities.js';
 import { federationRoutes } from './routes/federation/index.js';
 import { devUserLogoutRoutes } from './routes/devUser/logout.js';
@@ -96,9 +100,12 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First, so every later hook runs inside the request's span (tracing off: nothing installed).
+  if (services.tracing.enabled) installRequestTracing(app);
   installErrorHandling(app);
   installRequestMetrics(app, services);
   installAuditRecorder(app, services.audit);
+  installOrgAuditRecorder(app, services.orgs, services.logger);
   refuseFormBodiesOutsideOAuth(app);
   await app.register(formBody);
   await app.register(cookie);
@@ -154,10 +161,12 @@ export async function buildApp(
     mfaRoutes,
     sessionRoutes,
     federatedLoginRoutes,
+    platformLoginRoutes,
     identityRoutes,
     federationRoutes,
     devUserLogoutRoutes,
     clientRoutes,
+    orgRoutes,
     webhookRoutes,
     appActivityRoutes,
     walletPolicyRoutes,

@@ -60,6 +60,12 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
     answer: ['created'],
     actorFromAnswer: true,
   },
+  'POST /v1/dev-user/platform-login': {
+    action: 'account.platform_login',
+    request: pick('provider', 'client_id'),
+    answer: ['created'],
+    actorFromAnswer: true,
+  },
   'GET /v1/federation/:id/callback': {
     action: 'account.federated_callback',
     request: (_b, p) => ({ provider: p.id }),
@@ -128,6 +134,24 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   'POST /v1/pin/verify': { action: 'pin.verify', request: callsOf, answer: CHAIN_ANSWER },
   'POST /v1/pin/reset': { action: 'pin.reset', answer: ['address'] },
   'POST /v1/pin/recover': { action: 'pin.recover', answer: ['address'] },
+  // Session keys (docs/session-keys.md): what an app may do with the wallet, and what it did. The
+  // player's wallet history shows these beside the PIN operations (issue 41: a session operation
+  // moved tokens with no record).
+  'POST /v1/wallet/session-keys': {
+    action: 'session_key.grant',
+    request: pick('client_id'),
+    answer: ['session_key', 'valid_until', 'user_op_hash', 'tx_hash'],
+  },
+  'DELETE /v1/wallet/session-keys/:client_id': {
+    action: 'session_key.revoke',
+    request: (_b, p) => ({ client_id: p.client_id }),
+    answer: ['tx_hash'],
+  },
+  'POST /v1/wallet/session-operations': {
+    action: 'session_key.operation',
+    request: callsOf,
+    answer: ['user_op_hash', 'tx_hash'],
+  },
   'POST /v1/auth/email/send-code': { action: 'email.send_code', request: pick('purpose') },
   'POST /v1/auth/email/verify': { action: 'email.verify', request: pick('purpose') },
   'POST /v1/token/transfer': {

@@ -71,6 +71,24 @@ export class ServiceMetrics {
     });
   }
 
+  /**
+   * Registers a counter before its first event, so `/metrics` lists it (at 0, or its HELP and TYPE alone when
+   * labelled) from the start: the alert rules and the dashboard read it even on a replica that has not
+   * counted anything yet (docs/operations.md).
+   */
+  declareCount(name: string, help: string, labelNames: string[] = []): void {
+    if (this.#events.has(name)) return;
+    const counter = new Counter({ name, help, labelNames, registers: [this.registry] });
+    if (labelNames.length === 0) counter.inc(0);
+    this.#events.set(name, counter);
+  }
+
+  /** Registers a size distribution before its first observation (see `declareCount`). */
+  declareSize(name: string, help: string): void {
+    if (this.#sizes.has(name)) return;
+    this.#sizes.set(name, sizeHistogram(name, help, this.registry));
+  }
+
   /** A monotonically increasing count of domain events (bundles sent, reverts by reason, …). */
   count(name: string, help: string, labels: Record<string, string> = {}, by = 1): void {
     let counter = this.#events.get(name);
@@ -85,12 +103,7 @@ export class ServiceMetrics {
   observeSize(name: string, help: string, value: number): void {
     let histogram = this.#sizes.get(name);
     if (!histogram) {
-      histogram = new Histogram({
-        name,
-        help,
-        buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
-        registers: [this.registry],
-      });
+      histogram = sizeHistogram(name, help, this.registry);
       this.#sizes.set(name, histogram);
     }
     histogram.observe(value);
@@ -99,6 +112,10 @@ export class ServiceMetrics {
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+}
+
+function sizeHistogram(name: string, help: string, registry: Registry): Histogram<string> {
+  return new Histogram({ name, help, buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500], registers: [registry] });
 }
 
 /** The latency buckets of `dauth_http_request_duration_seconds` (upper bounds, seconds). */

@@ -19,6 +19,8 @@ export interface OAuthClientsTable {
   deleted_at: number | null;
   /** 1: every sign-in to the app on the login page needs two factors (migration 0250). */
   require_mfa: Generated<number>;
+  /** The organization the app belongs to (migration 0270); null only for rows the migration has not seen. */
+  org_id: string | null;
 }
 
 declare module '../db/database.js' {
@@ -43,6 +45,8 @@ export interface OAuthClient {
   previousSecret?: { hash: string; expiresAt: number } | undefined;
   /** The owner requires two factors on every sign-in to the app through the login page (docs/oidc.md). */
   requireMfa?: boolean | undefined;
+  /** The organization the app belongs to (docs/orgs.md); its members manage the app by role. */
+  orgId?: string | undefined;
 }
 
 const toClient = (r: Omit<OAuthClientsTable, 'require_mfa'> & { require_mfa: number }): OAuthClient => ({
@@ -59,6 +63,7 @@ const toClient = (r: Omit<OAuthClientsTable, 'require_mfa'> & { require_mfa: num
       ? { hash: r.previous_secret_hash, expiresAt: Number(r.previous_secret_expires_at) }
       : undefined,
   requireMfa: Number(r.require_mfa) === 1,
+  orgId: r.org_id ?? undefined,
 });
 
 export class ClientStore {
@@ -76,6 +81,7 @@ export class ClientStore {
         secret_hash: client.secretHash,
         created_at: client.createdAt,
         post_logout_redirect_uris: JSON.stringify(client.postLogoutRedirectUris),
+        org_id: client.orgId ?? null,
       })
       .execute();
   }
@@ -101,10 +107,26 @@ export class ClientStore {
     return rows.map(toClient);
   }
 
-  /** Changes name, redirect URIs and the MFA requirement of a live app of this owner; false when there is none. */
+  /** The live apps of these organizations, oldest first. */
+  async listByOrgs(orgIds: readonly string[]): Promise<OAuthClient[]> {
+    if (orgIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('oauth_clients')
+      .selectAll()
+      .where('org_id', 'in', orgIds)
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('client_id')
+      .execute();
+    return rows.map(toClient);
+  }
+
+  /**
+   * Changes name, redirect URIs and the MFA requirement of a live app; false when there is none. Who may
+   * is the caller's check (`AppAccess`, docs/orgs.md).
+   */
   async update(
     clientId: string,
-    ownerUuid: number,
     changes: {
       name?: string | undefined;
       redirectUris?: string[] | undefined;
@@ -121,22 +143,16 @@ export class ClientStore {
         ...(changes.requireMfa !== undefined ? { require_mfa: changes.requireMfa ? 1 : 0 } : {}),
       })
       .where('client_id', '=', clientId)
-      .where('owner_uuid', '=', ownerUuid)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return affected(result) === 1;
   }
 
   /**
-   * Replaces the secret of a live app of this owner, keeping the current one as the previous secret
+   * Replaces the secret of a live app, keeping the current one as the previous secret
    * until `previousExpiresAt`; false when there is no such app.
    */
-  async rotateSecret(
-    clientId: string,
-    ownerUuid: number,
-    secretHash: string,
-    previousExpiresAt: number,
-  ): Promise<boolean> {
+  async rotateSecret(clientId: string, secretHash: string, previousExpiresAt: number): Promise<boolean> {
     const result = await this.db
       .updateTable('oauth_clients')
       .set((eb) => ({
@@ -145,19 +161,17 @@ export class ClientStore {
         secret_hash: secretHash,
       }))
       .where('client_id', '=', clientId)
-      .where('owner_uuid', '=', ownerUuid)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return affected(result) === 1;
   }
 
-  /** Marks a live app of this owner deleted; false when there is none. */
-  async markDeleted(clientId: string, ownerUuid: number, now: number): Promise<boolean> {
+  /** Marks a live app deleted; false when there is none. */
+  async markDeleted(clientId: string, now: number): Promise<boolean> {
     const result = await this.db
       .updateTable('oauth_clients')
       .set({ deleted_at: now })
       .where('client_id', '=', clientId)
-      .where('owner_uuid', '=', ownerUuid)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return affected(result) === 1;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { currentLink, type SpanContext } from '../observability/spans.js';
 import { affected } from './kyselyResults.js';
 
 export interface WebhookEndpointsTable {
@@ -188,10 +189,27 @@ export class WebhookOutbox {
   /** Told after each write (the local delivery worker looks at once instead of at its next poll). */
   onWrite: (() => void) | undefined;
 
+  /**
+   * The span that wrote each recent event (by message id), kept in this process only: the delivery of an
+   * event continues its request's trace (docs/operations.md, "Traces"). Bounded; a delivery made by another
+   * replica, or after a restart, starts a trace of its own.
+   */
+  readonly #origins = new Map<string, SpanContext>();
+
+  /** The span context of the request that wrote `msgId`'s event, if this process saw it recently. */
+  originOf(msgId: string): SpanContext | undefined {
+    return this.#origins.get(msgId);
+  }
+
   statement(event: OutboxEvent) {
     this.onWrite?.();
     const at = event.at ?? Date.now();
     const msgId = event.msgId ?? newMessageId(at);
+    const origin = currentLink();
+    if (origin) {
+      if (this.#origins.size >= 10_000) this.#origins.delete(this.#origins.keys().next().value!);
+      this.#origins.set(msgId, origin.context);
+    }
     // An id given by the caller may have been written before: that delivery stays the one delivery of the
     // event. Its body is brought up to date only while no attempt has been made (a receiver dedups by id,
     // so a changed body sent under an id it has seen would be dropped anyway). The SELECT's WHERE is what

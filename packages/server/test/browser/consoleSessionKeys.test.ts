@@ -227,6 +227,14 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     expect(await policy.locator('.amount').last().getAttribute('title')).toBe(
       `${USED} base units (18 decimals)`,
     );
+    // The wallet history records the grant and the app's operation (issue 41: 1000 → 880 DAUTH, no record).
+    const appOperation = page.locator('#operations [data-action="session_key.operation"]');
+    await appOperation.waitFor();
+    expect(await appOperation.locator('h3').textContent()).toBe('Operation by an app’s session key');
+    const operationFacts = await appOperation.locator('dd').allTextContents();
+    expect(operationFacts).toContain(client.clientId);
+    expect(operationFacts).toContain(op.body.tx_hash as string);
+    expect(await page.locator('#operations [data-action="session_key.grant"]').count()).toBe(1);
     expect(failures).toEqual([]);
     expect(errors).toEqual([]);
 

@@ -65,9 +65,13 @@ describe.skipIf(!chromiumAvailable)('console: webhooks of an app', () => {
     await server.services.loginStatus.setStatus(owner, clientId, 'logged_out');
     await receiver.waitFor((all) => all.some((r) => r.path === '/console' && r.verified));
     await expect
-      .poll(async () => (await server.services.webhooks.list(owner, clientId))[0]?.failingSince, {
-        timeout: 15_000,
-      })
+      .poll(
+        async () =>
+          (await server.services.webhooks.list({ kind: 'user', userId: owner }, clientId))[0]?.failingSince,
+        {
+          timeout: 15_000,
+        },
+      )
       .toBeGreaterThan(0);
 
     await page.reload();
@@ -85,7 +89,7 @@ describe.skipIf(!chromiumAvailable)('console: webhooks of an app', () => {
     await page.click('[data-webhook-delete]');
     await page.click('[data-webhook] [data-confirm=yes]');
     await page.waitForSelector('[data-webhook]', { state: 'detached' });
-    expect(await server.services.webhooks.list(owner, clientId)).toEqual([]);
+    expect(await server.services.webhooks.list({ kind: 'user', userId: owner }, clientId)).toEqual([]);
     expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -183,6 +183,45 @@ describe('dauth CLI', () => {
   }, 120_000);
 });
 
+describe('dauth CLI for a newcomer (issue 41: the first hour)', () => {
+  it('answers `dauth <command> --help` with that command’s usage on stdout, exit 0', async () => {
+    const help = await dauth(['user', 'login', '--help'], {});
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toMatch(/^dauth user login --email <e-mail>/);
+    const short = await dauth(['client', 'create', '-h'], {});
+    expect(short.code).toBe(0);
+    expect(short.stdout).toContain('dauth client create --owner-email <e-mail>');
+  });
+
+  it('refuses to invent an empty ./data when DATA_DIR is unset and none exists here, naming where it looked', async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-cli-cwd-'));
+    try {
+      const login = await dauth(
+        ['user', 'login', '--email', 'dev@example.com', '--password-stdin'],
+        {},
+        'a password\n',
+        cwd,
+      );
+      expect(login.code).toBe(2);
+      expect(errorOf(login.stderr)).toMatchObject({
+        success: false,
+        error: 'invalid_configuration',
+        message: expect.stringContaining(`no dauth data in ${fs.realpathSync(cwd)}/data`),
+      });
+      expect(fs.existsSync(path.join(cwd, 'data'))).toBe(false);
+      // An explicit DATA_DIR is a choice: it still opens (and creates) that directory.
+      const explicit = await dauth(['client', 'list', '--owner-email', 'dev@example.com'], {
+        DATA_DIR: path.join(cwd, 'chosen'),
+      });
+      expect(errorOf(explicit.stderr)).toMatchObject({ error: 'user_not_found' });
+      expect(fs.existsSync(path.join(cwd, 'chosen', 'dauth.sqlite'))).toBe(true);
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('dauth CLI beside a running server on the same DATA_DIR (issue 15)', () => {
   let server: TestServer;
   let env: Record<string, string>;

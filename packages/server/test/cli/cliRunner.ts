@@ -17,10 +17,15 @@ export interface CliResult {
  * Runs the built `dauth` entry point (`npm run build` first) as its own process, with only the given
  * environment besides PATH and HOME, and `stdin` written to it (a password for `--password-stdin`).
  */
-export function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  stdin = '',
+  cwd = serverDir,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
-      cwd: serverDir,
+    const child = spawn(process.execPath, [path.join(serverDir, 'dist/cli.js'), ...args], {
+      cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -82,6 +82,8 @@ describe('dauth webhook create | list | rotate-secret | delete through the runni
       `${owner.password}\n`,
     );
     expect(deleted.code).toBe(0);
-    expect(await server.services.webhooks.list(Number(owner.uuid), clientId)).toEqual([]);
+    expect(
+      await server.services.webhooks.list({ kind: 'user', userId: Number(owner.uuid) }, clientId),
+    ).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ describe.skipIf(missingTools.length > 0)('docs/quickstart.md, run as written', (
     const documented = exportedVariables(envBlocks[0]!.code);
     expect([...documented.keys()].sort()).toEqual(['APP', 'DAUTH', 'GAME']);
     // The page's DAUTH is where `npm start` listens by default.
-    expect(documented.get('DAUTH')).toBe('http://127.0.0.1:8080');
+    expect(documented.get('DAUTH')).toBe('http://localhost:8080');
     expect(steps.filter((s) => s.kind === 'run').length).toBeGreaterThanOrEqual(10);
     expect(steps.filter((s) => s.kind === 'run' || s.kind === 'server').every((s) => s.expect)).toBe(true);
 
@@ -97,7 +97,7 @@ describe.skipIf(missingTools.length > 0)('docs/quickstart.md, run as written', (
       ...baseEnv(),
       PORT: String(port),
       DATA_DIR: dataDir,
-      DAUTH: `http://127.0.0.1:${port}`,
+      DAUTH: `http://localhost:${port}`,
       APP: `http://127.0.0.1:${appPort}`,
       GAME: `http://127.0.0.1:${gamePort}`,
     };

@@ -190,7 +190,7 @@ describe('identity provider presets', () => {
       /^identity provider "Bad\/Id": id: /,
     );
     expect(problemsOf(() => applyPreset({ id: 'mystery', client_id: 'c' }))).toEqual([
-      'identity provider "mystery": kind is required (oidc, oauth2 or steam), or a preset (google, apple, discord, steam)',
+      'identity provider "mystery": kind is required (oidc, oauth2, steam, steam_ticket, epic, game_center or google_play_games), or a preset (google, apple, discord, steam)',
     ]);
     expect(
       problemsOf(() => applyPreset({ id: 'gh', kind: 'oauth2', client_id: 'c', client_secret: 's' })),

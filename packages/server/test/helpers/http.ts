@@ -82,6 +82,8 @@ export interface CallbackRequest {
   url: URL;
   body: string;
   at: number;
+  /** The W3C `traceparent` the request carried (tracing on: the callback's span). */
+  traceparent: string | undefined;
 }
 
 /** The JSON body dauth POSTs to an app backend's callback. */
@@ -143,7 +145,8 @@ export async function startCallbackServer(options: CallbackServerOptions = {}): 
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
         return;
       }
-      requests.push({ method, path, url, body, at: Date.now() });
+      const traceparent = typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined;
+      requests.push({ method, path, url, body, at: Date.now(), traceparent });
       if (path === options.getOnlyPath && method !== 'GET') {
         res.writeHead(405, { allow: 'GET', 'content-type': 'text/plain' }).end('Method Not Allowed');
         return;

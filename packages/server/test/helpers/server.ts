@@ -19,6 +19,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Run against PostgreSQL (a fresh schema) instead of SQLite. */
   postgres?: boolean;
+  /** With `postgres`: this existing schema instead of a fresh one, left in place on close (restart tests). */
+  pgSchemaName?: string;
   /** Reuse a data directory (restart tests). */
   dataDir?: string;
   /** Chain layer tuning (bundling, embedded chain state interval). */
@@ -35,7 +37,11 @@ export interface TestServerOptions {
  */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-test-'));
-  const pgSchema = options.postgres ? await createPgSchema() : undefined;
+  const pgSchema = !options.postgres
+    ? undefined
+    : options.pgSchemaName !== undefined
+      ? { schema: options.pgSchemaName, drop: async () => undefined }
+      : await createPgSchema();
   const port = await freePort();
   const env: Record<string, string> = {
     HOST: '127.0.0.1',

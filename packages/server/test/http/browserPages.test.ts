@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prettyLogs } from '../../src/logger.js';
 import { prefersHtml } from '../../src/http/pages/html.js';
-import { startBanner, startLocations } from '../../src/startBanner.js';
+import { passkeyObstacle, startBanner, startLocations } from '../../src/startBanner.js';
+import { loadConfig } from '../../src/config.js';
 import { chromiumAvailable, launchTestBrowser } from '../helpers/browser.js';
 import { createClient, createUser, type TestClient } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -139,9 +140,30 @@ describe('negotiation, log format and start banner', () => {
     expect(prettyLogs('pretty', false)).toBe(true);
   });
 
+  it('the start says when passkeys cannot work at PUBLIC_URL (an IP address), and what to set (issue 41)', () => {
+    const atIp = startLocations({
+      publicUrl: 'http://127.0.0.1:8080',
+      listeningUrl: 'http://127.0.0.1:8080',
+      dataDir: '/d',
+      adminKeyFromEnvironment: true,
+    });
+    expect(startBanner(atIp)).toContain(
+      '  passkeys   passkeys unavailable: browsers refuse an IP address (127.0.0.1) as relying party; ' +
+        'set PUBLIC_URL to a host name (http://localhost:8080 on this machine)',
+    );
+    expect(passkeyObstacle('https://[::1]:8443')).toContain('(::1)');
+    expect(passkeyObstacle('http://localhost:8080')).toBeUndefined();
+    expect(passkeyObstacle('https://auth.example.com')).toBeUndefined();
+    // The default PUBLIC_URL is one passkeys work at: localhost, its relying party id.
+    const defaults = loadConfig({ PORT: '8080' });
+    expect(defaults.publicUrl).toBe('http://localhost:8080');
+    expect(defaults.webauthn.rpId).toBe('localhost');
+    expect(passkeyObstacle(defaults.publicUrl)).toBeUndefined();
+  });
+
   it('the start names the console, the API docs and the admin key file', () => {
     const locations = startLocations({
-      publicUrl: 'http://127.0.0.1:8080',
+      publicUrl: 'http://localhost:8080',
       listeningUrl: 'http://127.0.0.1:8080',
       dataDir: '/srv/dauth/data',
       adminKeyFromEnvironment: false,
@@ -149,9 +171,9 @@ describe('negotiation, log format and start banner', () => {
     expect(startBanner(locations)).toBe(
       [
         '',
-        'dauth is ready at http://127.0.0.1:8080',
-        '  console    http://127.0.0.1:8080/console',
-        '  API docs   http://127.0.0.1:8080/docs',
+        'dauth is ready at http://localhost:8080',
+        '  console    http://localhost:8080/console',
+        '  API docs   http://localhost:8080/docs',
         '  admin key  /srv/dauth/data/admin-api-key',
         '',
         '',
@@ -169,6 +191,7 @@ describe('negotiation, log format and start banner', () => {
       console: 'http://127.0.0.1:43123/console',
       docs: 'http://127.0.0.1:43123/docs',
       adminKey: 'the ADMIN_API_KEY environment variable',
+      passkeys: expect.stringContaining('passkeys unavailable') as string,
     });
   });
 

@@ -40,4 +40,14 @@ describe('the logger never writes a secret', () => {
       req: { headers: { authorization: '[redacted]', cookie: '[redacted]' } },
     });
   });
+
+  it('keeps an ERC-20 contract address under `token` readable, and still hides a bearer token there', () => {
+    const { logger, lines } = capture();
+    const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    logger.info({ token: contract, body: { token: contract, to: '0x' + '1'.repeat(40) } }, 'transfer');
+    logger.info({ token: '0x' + 'ab'.repeat(32), body: { token: 'eyJhbGciOi.nested' } }, 'not an address');
+    expect(lines[0]).toMatchObject({ token: contract, body: { token: contract } });
+    // a 32-byte hex value (a hash, a key) is not an address: redacted like any other `token`
+    expect(lines[1]).toMatchObject({ token: '[redacted]', body: { token: '[redacted]' } });
+  });
 });

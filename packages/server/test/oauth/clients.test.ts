@@ -52,6 +52,8 @@ describe.each([{ postgres: false }, { postgres: true }])(
           created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
           post_logout_redirect_uris: [],
           require_mfa: false,
+          // The developer's personal organization (docs/orgs.md).
+          org_id: `org_u${dev.uuid}`,
         },
       ]);
       expect(text).not.toContain(app.clientSecret);

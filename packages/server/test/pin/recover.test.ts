@@ -74,6 +74,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
       for (const name of ['game-a', 'game-b']) {
         const { client } = await server.services.clients.create({
           ownerUuid: user.uuid,
+          orgId: await server.services.orgs.orgForNewApp({ kind: 'user', userId: user.uuid }, undefined),
           name,
           redirectUris: ['http://127.0.0.1:9/callback'],
         });

@@ -152,11 +152,11 @@ describe.skipIf(!postgresAvailable)('players directory and service accounts acro
     });
   });
 
-  it('refuses non-members (404) and another org’s app (404)', async () => {
+  it('refuses non-members and another org’s app alike (404 client_not_found)', async () => {
     const stranger = await createUser(a);
     const res = await get(b, playersPath(), stranger.loginToken);
     expect(res.status).toBe(404);
-    expect(res.body.error).toBe('org_not_found');
+    expect(res.body.error).toBe('client_not_found');
     const theirApp = await createClient(a, stranger, ['https://other.example/cb']);
     const crossed = await get(a, `/v1/orgs/${org}/apps/${theirApp.clientId}/players`, owner.loginToken);
     expect(crossed.status).toBe(404);

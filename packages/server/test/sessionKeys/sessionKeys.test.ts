@@ -414,6 +414,51 @@ describe.each([{ postgres: false }, { postgres: true }])(
       expect(
         (await request(server, 'GET', '/v1/wallet/session-keys', player.user.loginToken)).body.session_keys,
       ).toEqual([]);
+
+      // The player's wallet history shows the grant, every session operation and the revocation
+      // (issue 41: tokens left the wallet with no record), the answered ones with their hashes.
+      type Operation = {
+        action: string;
+        outcome: string;
+        status: number;
+        client_id: string | null;
+        details: Record<string, unknown>;
+      };
+      const readHistory = async () =>
+        (await request(server, 'GET', '/v1/dev-user/operations', player.user.loginToken)).body
+          .operations as Operation[];
+      // The trail is written once the answer has gone (the route's onResponse): wait for the revocation.
+      let history = await readHistory();
+      for (let tries = 0; !history.some((o) => o.action === 'session_key.revoke') && tries < 40; tries++) {
+        await new Promise((r) => setTimeout(r, 100));
+        history = await readHistory();
+      }
+      const revoked = history.find((o) => o.action === 'session_key.revoke');
+      expect(revoked).toMatchObject({
+        outcome: 'success',
+        status: 200,
+        details: { client_id: client.clientId, tx_hash: res.body.tx_hash },
+      });
+      // (a refused second grant is there too: `denied`, newer than the one that took)
+      expect(history.find((o) => o.action === 'session_key.grant' && o.outcome === 'success')).toMatchObject({
+        outcome: 'success',
+        details: {
+          client_id: client.clientId,
+          session_key: sessionKey,
+          tx_hash: expect.stringMatching(/^0x/),
+        },
+      });
+      const operations = history.filter((o) => o.action === 'session_key.operation');
+      const done = operations.filter((o) => o.outcome === 'success');
+      expect(done.length).toBeGreaterThanOrEqual(3);
+      expect(done[0]!.client_id).toBe(client.clientId);
+      expect(done[0]!.details).toMatchObject({
+        calls: [{ to: token, value: '0', selector: TRANSFER }],
+        user_op_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
+      // The refused ones (the daily cap, the attacks) are there too, with their status.
+      expect(operations.some((o) => o.outcome !== 'success' && o.status === 403)).toBe(true);
     });
 
     it('revoking the app grant revokes its session key on chain in the background; events are in the outbox', async () => {
@@ -439,16 +484,23 @@ describe.each([{ postgres: false }, { postgres: true }])(
         player.user.loginToken,
       );
       expect(revoked.status).toBe(200);
+      const keyRow = () =>
+        server.services.database.db
+          .selectFrom('session_keys')
+          .select(['state', 'revoke_tx_hash'])
+          .where('key_address', '=', key.toLowerCase())
+          .executeTakeFirstOrThrow();
+      // The chain says revoked as soon as the transaction is mined; the row follows when the worker
+      // has read the receipt, a moment later: wait for both.
       const deadline = Date.now() + 30_000;
-      while ((await sessionState(server, account, key)).active && Date.now() < deadline) {
+      while (
+        ((await sessionState(server, account, key)).active || (await keyRow()).state !== 'revoked') &&
+        Date.now() < deadline
+      ) {
         await new Promise((r) => setTimeout(r, 250));
       }
       expect((await sessionState(server, account, key)).active).toBe(false);
-      const row = await server.services.database.db
-        .selectFrom('session_keys')
-        .select(['state', 'revoke_tx_hash'])
-        .where('key_address', '=', key.toLowerCase())
-        .executeTakeFirstOrThrow();
+      const row = await keyRow();
       expect(row.state).toBe('revoked');
       expect(row.revoke_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
       const events = await server.services.database.db

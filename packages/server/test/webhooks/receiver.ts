@@ -12,6 +12,8 @@ export interface Received {
   event: { type: string; timestamp: string; data: Record<string, unknown> };
   verified: boolean;
   at: number;
+  /** The W3C `traceparent` the delivery carried (tracing on: the delivery's span). */
+  traceparent: string | undefined;
 }
 
 /** How a path answers: a status per call (the last repeats), or `hang` to never answer. */
@@ -68,6 +70,7 @@ export class WebhookReceiver {
       event: JSON.parse(body) as Received['event'],
       verified,
       at: Date.now(),
+      traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
     });
     for (const wake of this.#waiters) wake();
     const behaviour = this.behaviours.get(path) ?? {};

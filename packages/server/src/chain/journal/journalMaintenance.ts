@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ChainClient } from '../chainClient.js';
 import type { JournaledSender } from './journaledSender.js';
-import type { JournalRecovery } from './journalRecovery.js';
+import { activeSpan, inSpanUnder } from '../../observability/spans.js';
+import type { JournalObserver, JournalRecovery } from './journalRecovery.js';
 
 export interface JournalMaintenanceOptions {
   /** How often the journal is checked against the chain and compacted. */
@@ -41,6 +42,8 @@ export class JournalMaintenance {
   #watching: Promise<void> | undefined;
   /** Reorgs seen (tests and the log). */
   reorgsSeen = 0;
+  /** Told of each reorg seen (metrics). */
+  observer: JournalObserver = {};
   #running: Promise<void> | undefined;
   #stateMtime = 0;
 
@@ -84,6 +87,8 @@ export class JournalMaintenance {
   async checkReorg(): Promise<boolean> {
     const recent = [...this.sender.recentInclusions];
     if (recent.length === 0) return false;
+    // The check itself (every 2 s) is not traced; a reorg it finds is a trace of its own, the round that
+    // gives back what the chain lost under it (docs/operations.md, "Traces").
     const blocks = await Promise.all(
       recent.map(([blockNumber]) =>
         this.client.getBlock({ blockNumber, includeTransactions: false }).catch((err: unknown) => {
@@ -95,21 +100,29 @@ export class JournalMaintenance {
     );
     const replaced = recent.filter(([, hash], i) => blocks[i]?.hash !== hash);
     if (replaced.length === 0) return false;
-    this.reorgsSeen++;
-    this.logger.warn(
-      { blocks: replaced.map(([n]) => String(n)) },
-      'a reorg replaced blocks holding journaled transactions; sending what the chain lost again',
-    );
-    for (const [n, hash] of replaced) {
-      if (this.sender.recentInclusions.get(n) === hash) this.sender.recentInclusions.delete(n);
-    }
-    await this.run();
-    return true;
+    const attributes = {
+      'dauth.reorg.replaced_blocks': replaced.map(([n]) => Number(n)),
+      'dauth.reorg.checked_blocks': recent.length,
+    };
+    return inSpanUnder(undefined, 'reorg', { attributes }, async () => {
+      this.reorgsSeen++;
+      this.observer.reorg?.(replaced.length);
+      this.logger.warn(
+        { blocks: replaced.map(([n]) => String(n)) },
+        'a reorg replaced blocks holding journaled transactions; sending what the chain lost again',
+      );
+      for (const [n, hash] of replaced) {
+        if (this.sender.recentInclusions.get(n) === hash) this.sender.recentInclusions.delete(n);
+      }
+      await this.run();
+      return true;
+    });
   }
 
   /** One round (also called by tests); concurrent calls share it. */
   run(): Promise<void> {
-    this.#running ??= this.#round()
+    // Its own trace, or under the reorg that asked for it.
+    this.#running ??= inSpanUnder(activeSpan()?.spanContext(), 'chain journal round', {}, () => this.#round())
       .catch((err: unknown) => this.logger.warn({ err }, 'chain journal maintenance failed'))
       .finally(() => (this.#running = undefined));
     return this.#running;

@@ -5,6 +5,7 @@ import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
 import { DirectRpc, type RpcOutcome } from './directRpc.js';
 import type { JournaledSender } from './journaledSender.js';
+import { activeSpan, linksOf } from '../../observability/spans.js';
 import type { JournalEntry } from './transactionJournal.js';
 
 /** What `/readyz` shows while a recovery runs, and after. */
@@ -24,6 +25,16 @@ export interface RecoveryReport extends RecoveryProgress {
   mode: 'replay' | 'resend' | 'none';
   /** Milliseconds spent comparing the journal with the chain, and giving it back. */
   compareMs: number;
+}
+
+/** What the journal's recovery and reorg watch report (composition/observability.ts counts them). */
+export interface JournalObserver {
+  /** Transactions the chain had lost (a reorg, a node restarted from older state), found to be given back. */
+  lost?(count: number): void;
+  /** A transaction the chain had confirmed that could not be given back (its nonce was used by another). */
+  unrecoverable?(): void;
+  /** A reorg replaced blocks holding journaled transactions. */
+  reorg?(replacedBlocks: number): void;
 }
 
 /** A block of lost transactions, mined again at its original time (or at the recovery's time when unknown). */
@@ -59,6 +70,8 @@ export class JournalRecovery {
     finishedAt: undefined,
   };
 
+  /** Told of lost transactions found and of those that could not be given back (metrics). */
+  observer: JournalObserver = {};
   #compareMs = 0;
   /** Set for the length of a run when the node is reached over HTTP(S). */
   #direct: DirectRpc | undefined;
@@ -115,6 +128,11 @@ export class JournalRecovery {
       // under the base fee, the node refuses it) leaves it `lost`, so the next round sends it again.
       await journal.markLost(missing.lost.filter((e) => e.state === 'mined').map((e) => e.hash));
       this.progress.missing = missing.lost.length + missing.relost.length + missing.unknown.length;
+      if (missing.lost.length + missing.relost.length > 0)
+        this.observer.lost?.(missing.lost.length + missing.relost.length);
+      // The round's trace links to the bundles (and through them the requests) whose transactions it gives back.
+      const all = [...missing.lost, ...missing.relost, ...missing.unknown];
+      activeSpan()?.addLinks(linksOf(all.map((e) => this.sender.originOf(e.hash))));
       if (this.progress.missing === 0) return this.#finish('none');
       const anvil = replay && (await this.#isAnvil());
       this.logger.warn(
@@ -348,6 +366,7 @@ export class JournalRecovery {
 
   async #lose(e: JournalEntry, reason: string): Promise<void> {
     this.progress.failed++;
+    if (e.state === 'mined' || e.state === 'lost') this.observer.unrecoverable?.();
     const log =
       e.state === 'mined' || e.state === 'lost'
         ? this.logger.error.bind(this.logger)

@@ -5,6 +5,7 @@ import { classifySendError, errorText } from '../chainErrors.js';
 import type { ChainClient } from '../chainClient.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
+import { currentLink, type Link } from '../../observability/spans.js';
 import { NoJournal, type TransactionJournal } from './transactionJournal.js';
 
 /** The part of a receipt the journal needs. */
@@ -27,8 +28,11 @@ export class JournaledSender {
   #lastSeq = 0;
   #gate: Promise<void> | undefined;
   #openGate: (() => void) | undefined;
-  /** Hashes already journaled by this process (a resend of the same bytes is not written again). */
-  readonly #recorded = new Set<Hash>();
+  /**
+   * Hashes already journaled by this process (a resend of the same bytes is not written again), each with
+   * the span that sent it (a bundle's): a round that gives it back links to it (docs/operations.md, "Traces").
+   */
+  readonly #recorded = new Map<Hash, Link | undefined>();
   #lastBlock: { hash: Hash; timestamp: bigint } | undefined;
   /**
    * The blocks (number → hash) this process recorded transactions in lately, for the reorg watch: when the
@@ -76,7 +80,7 @@ export class JournaledSender {
         this.logger.error({ err, hash }, 'could not journal a transaction; not sending it');
         throw chainUnavailable('The chain journal cannot be written');
       }
-      this.#remember(hash);
+      this.#remember(hash, currentLink());
     }
     return this.client.sendRawTransaction({ serializedTransaction: raw });
   }
@@ -204,10 +208,15 @@ export class JournaledSender {
     return this.#lastSeq;
   }
 
-  #remember(hash: Hash): void {
-    this.#recorded.add(hash);
+  /** The span that sent `hash` from this process, if it still remembers it. */
+  originOf(hash: Hash): Link | undefined {
+    return this.#recorded.get(hash);
+  }
+
+  #remember(hash: Hash, origin: Link | undefined): void {
+    this.#recorded.set(hash, origin);
     if (this.#recorded.size > 10_000) {
-      const oldest = this.#recorded.values().next().value;
+      const oldest = this.#recorded.keys().next().value;
       if (oldest !== undefined) this.#recorded.delete(oldest);
     }
   }

@@ -7,6 +7,7 @@ import type { Hex } from '../types.js';
 import { decodeOperationResults, type OperationOutcome } from './decodeOperationResults.js';
 import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
 import type { OperationResult, PendingOperation } from './pendingOperation.js';
+import { inSpanUnder, linksOf, type Span } from '../../observability/spans.js';
 import { type RelayerSubmitter, SubmissionOutcomeUnknown } from './relayerSubmitter.js';
 
 export interface BundlerOptions {
@@ -294,7 +295,20 @@ export class Bundler implements OperationSubmitter {
     await this.#resyncStaleLanes();
     const bundle = this.#form();
     if (bundle.length === 0) return this.#ready.size === 0;
+    // A bundle is a trace of its own, linked to the requests whose operations it carries.
+    return inSpanUnder(
+      undefined,
+      'bundle',
+      {
+        links: linksOf(bundle.map((op) => op.origin)),
+        attributes: { 'dauth.bundle.operations': bundle.length },
+      },
+      (span) => this.#sendBundle(bundle, span),
+    );
+  }
 
+  /** Signs, simulates and sends `bundle`, and settles its operations from the receipt. */
+  async #sendBundle(bundle: PendingOperation[], span: Span): Promise<boolean> {
     // Sign what is unsigned, signed for another nonce, or close to the end of its sponsorship.
     const toSign = bundle.filter((op) => this.signer.needsSigning(op));
     if (toSign.length > 0) {
@@ -377,6 +391,11 @@ export class Bundler implements OperationSubmitter {
     }
 
     const receipt = outcome.receipt;
+    span.setAttributes({
+      tx_hash: receipt.transactionHash,
+      block_number: Number(receipt.blockNumber),
+      user_op_hashes: bundle.map((op) => op.signed!.userOpHash),
+    });
     const results = decodeOperationResults(receipt, this.gateway.contracts.entry_point);
     this.observer.bundleMined(bundle.length);
     for (const op of bundle) {

@@ -7,6 +7,7 @@ import type { OperationOwner } from './operationOwner.js';
 import { OPERATION_GAS, type OperationSigner } from './operationSigner.js';
 import { type OperationResult, PendingOperation } from './pendingOperation.js';
 import type { SponsorshipPolicy } from './sponsorshipPolicy.js';
+import { currentLink, inSpan } from '../../observability/spans.js';
 
 export interface SubmitOperationParameters {
   /** The wallet's current owner: its address, and a callback that signs the EntryPoint's operation hash. */
@@ -72,12 +73,28 @@ export class OperationPipeline {
     if ((params.calls === undefined) === (params.callData === undefined)) {
       throw new Error('submitOperation takes either calls or callData');
     }
-    const prepared = this.bundler.expect();
-    try {
-      return await this.#submit(params, prepared);
-    } finally {
-      prepared();
-    }
+    // The user operation's life as one span (docs/operations.md, "Traces"): its estimate and sponsorship
+    // under it, then the wait for the bundle (a trace of its own, linked to this span) until it is mined.
+    return inSpan(
+      'user_operation',
+      { attributes: params.clientId ? { 'dauth.client_id': params.clientId } : {} },
+      async (span) => {
+        const prepared = this.bundler.expect();
+        try {
+          const result = await this.#submit(params, prepared);
+          span.setAttributes({
+            sender: result.sender,
+            user_op_hash: result.userOpHash,
+            tx_hash: result.txHash,
+            block_number: Number(result.blockNumber),
+            'dauth.operation.success': result.success,
+          });
+          return result;
+        } finally {
+          prepared();
+        }
+      },
+    );
   }
 
   async #submit(params: SubmitOperationParameters, prepared: () => void): Promise<OperationResult> {
@@ -122,6 +139,7 @@ export class OperationPipeline {
       this.bundler.withdraw(op);
       throw err;
     }
+    op.origin = currentLink();
     const result = this.bundler.enqueue(op);
     prepared();
     return result;

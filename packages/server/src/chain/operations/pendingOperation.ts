@@ -1,6 +1,7 @@
 import type { UserOperation } from '@dauth/contracts';
 import type { Revert } from '../../errors.js';
 import type { Address, Hash, Hex } from '../types.js';
+import type { Link } from '../../observability/spans.js';
 import type { OperationOwner } from './operationOwner.js';
 
 /** What a caller of `submitOperation` gets back once the operation's bundle is mined. */
@@ -42,6 +43,8 @@ export class PendingOperation {
   attempts = 0;
   settled = false;
   enqueuedAt = 0;
+  /** The span that submitted it (its request's trace): the bundle's trace links back to it. */
+  origin: Link | undefined;
   /**
    * Hashes this operation had in bundles that were sent, and the block before the first send. If a
    * bundle's fate is unclear (dropped, reverted, replaced), these are looked up on chain before the

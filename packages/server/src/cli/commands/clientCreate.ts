@@ -1,4 +1,5 @@
 import { notFound } from '../../errors.js';
+import { userActor } from '../../services/orgs/roles.js';
 import { type CliCommand, requiredString, stringList, UsageError } from '../command.js';
 
 /**
@@ -25,8 +26,11 @@ export const clientCreate: CliCommand = {
     if (redirectUris.length === 0) throw new UsageError('--redirect-uri is required');
     const owner = await services.accounts.findUserByEmail(ownerEmail);
     if (!owner) throw notFound('user_not_found', `No user with the e-mail ${ownerEmail}`);
+    // The owner's personal organization (docs/orgs.md), created on first use.
+    const orgId = await services.orgs.orgForNewApp(userActor(owner.userUuid), undefined);
     const { client, clientSecret } = await services.clients.create({
       ownerUuid: owner.userUuid,
+      orgId,
       name,
       redirectUris,
       dapp: values.dapp === true,
@@ -41,6 +45,7 @@ export const clientCreate: CliCommand = {
       dapp: client.dapp,
       post_logout_redirect_uris: client.postLogoutRedirectUris,
       owner_uuid: String(client.ownerUuid),
+      org_id: orgId,
     };
   },
 };

@@ -1,7 +1,8 @@
 import { notFound } from '../../errors.js';
+import { userActor } from '../../services/orgs/roles.js';
 import { type CliCommand, requiredString } from '../command.js';
 
-/** `dauth client list --owner <e-mail>`: a developer's apps (never their secrets, which are not stored). */
+/** `dauth client list --owner <e-mail>`: the apps of every organization a developer belongs to (never their secrets, which are not stored). */
 export const clientList: CliCommand = {
   path: ['client', 'list'],
   summary: "List a developer's apps (database only)",
@@ -13,7 +14,7 @@ export const clientList: CliCommand = {
     const email = requiredString(values, 'owner-email');
     const owner = await services.accounts.findUserByEmail(email);
     if (!owner) throw notFound('user_not_found', `No user with the e-mail ${email}`);
-    const clients = await services.clients.listOwn(owner.userUuid);
+    const clients = await services.orgs.appsOf(userActor(owner.userUuid));
     return {
       success: true,
       owner_uuid: String(owner.userUuid),
@@ -24,6 +25,7 @@ export const clientList: CliCommand = {
         dapp: c.dapp,
         post_logout_redirect_uris: c.postLogoutRedirectUris,
         created_at: new Date(c.createdAt).toISOString(),
+        ...(c.orgId !== undefined ? { org_id: c.orgId } : {}),
       })),
     };
   },

@@ -36,6 +36,8 @@ export interface OperationOverview {
   action: string;
   outcome: string;
   status: number;
+  /** The app it was made for or through (a session operation's app), when there was one. */
+  clientId: string | null;
   details: Record<string, unknown>;
 }
 
@@ -45,6 +47,9 @@ const WALLET_ACTIONS = new Set([
   'pin.verify',
   'pin.reset',
   'pin.recover',
+  'session_key.grant',
+  'session_key.revoke',
+  'session_key.operation',
   'token.transfer',
   'slot.transfer',
   'market.purchase',
@@ -95,6 +100,13 @@ export class AccountOverviewService {
     return entries
       .filter((e) => WALLET_ACTIONS.has(e.action))
       .slice(0, MAX_OPERATIONS)
-      .map((e) => ({ at: e.at, action: e.action, outcome: e.outcome, status: e.status, details: e.details }));
+      .map((e) => ({
+        at: e.at,
+        action: e.action,
+        outcome: e.outcome,
+        status: e.status,
+        clientId: e.clientId ?? null,
+        details: e.details,
+      }));
   }
 }

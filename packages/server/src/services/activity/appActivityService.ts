@@ -1,6 +1,6 @@
-import { AppError } from '../../errors.js';
 import type { AppActivityStore } from '../../stores/appActivityStore.js';
-import type { ClientService } from '../oauth/clientService.js';
+import type { AppAccess } from '../orgs/appAccess.js';
+import type { Actor } from '../orgs/roles.js';
 
 /** A UTC day in ms; the store's day numbers are `at / DAY_MS`. */
 const DAY_MS = 86_400_000;
@@ -63,22 +63,20 @@ const add = (a: string, b: string) => (BigInt(a) + BigInt(b)).toString();
 /**
  * What an app owner's console charts (`GET /v1/dev-user/clients/{id}/activity`): per UTC day, sign-ins
  * and active players, sponsored gas against the app's daily budget, content bought and consumed, and
- * marketplace sales; and per cuid, the units bought and consumed over the window. Another developer's
- * app answers `client_not_found`, like a missing one.
+ * marketplace sales; and per cuid, the units bought and consumed over the window. Any member of the app's
+ * organization reads it; another organization's app answers `client_not_found`, like a missing one.
  */
 export class AppActivityService {
   constructor(
     private readonly store: ActivityReads,
-    private readonly clients: Pick<ClientService, 'findClient'>,
+    /** Members of the app's organization read it (docs/orgs.md). */
+    private readonly access: Pick<AppAccess, 'require'>,
     private readonly dailyGasBudget: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  async report(ownerUuid: number, clientId: string, dayCount: number): Promise<AppActivity> {
-    const client = await this.clients.findClient(clientId);
-    if (!client || client.ownerUuid !== ownerUuid) {
-      throw new AppError(404, 'client_not_found', 'You have no app with this client_id');
-    }
+  async report(actor: Actor, clientId: string, dayCount: number): Promise<AppActivity> {
+    await this.access.require(clientId, actor, 'read');
     const span = Math.min(Math.max(Math.trunc(dayCount), 1), MAX_ACTIVITY_DAYS);
     const today = Math.floor(this.now() / DAY_MS);
     const first = today - span + 1;

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import type { BackendCodeStore } from '../../stores/backendCodeStore.js';
+import { clientCall } from '../../observability/spans.js';
 import {
   type CallbackTargetPolicy,
   pinnedLookup,
@@ -135,7 +136,13 @@ export class CallbackSender {
           if (!verdict.ok) throw new Error(verdict.reason);
           addresses = verdict.addresses;
         }
-        status = await this.#post(url, body, addresses);
+        // A CLIENT span per attempt, in the trace of the authorize request, sending its `traceparent`.
+        status = await clientCall(
+          'backend callback',
+          { method: 'POST', url: delivery.redirectUri },
+          { 'dauth.callback.attempt': attempt },
+          (traceHeaders) => this.#post(url, body, addresses, traceHeaders),
+        );
       } catch (err) {
         if (this.#closing.signal.aborted) return this.#fail(delivery, 'aborted');
         this.#logger.warn(
@@ -161,7 +168,12 @@ export class CallbackSender {
   }
 
   /** One POST; resolves with the answer's status (its body is discarded). Redirects are not followed. */
-  #post(url: URL, body: string, addresses: ResolvedAddress[] | undefined): Promise<number> {
+  #post(
+    url: URL,
+    body: string,
+    addresses: ResolvedAddress[] | undefined,
+    traceHeaders: Record<string, string>,
+  ): Promise<number> {
     return new Promise((resolve, reject) => {
       const secure = url.protocol === 'https:';
       if (!secure && url.protocol !== 'http:') return reject(new Error(`unsupported scheme ${url.protocol}`));
@@ -174,6 +186,7 @@ export class CallbackSender {
           agent: this.#agents[secure ? 'https:' : 'http:'],
           ...(addresses ? { lookup: pinnedLookup(addresses) } : {}),
           headers: {
+            ...traceHeaders,
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
             accept: 'application/json',

@@ -1,9 +1,19 @@
 import type { Logger } from 'pino';
 import { parseAddress, sameAddress } from '../../chain/address.js';
 import type { Address } from '../../chain/types.js';
-import { AppError, conflict, forbidden, isOutcomeUnknown, isRevertNamed, notFound } from '../../errors.js';
+import {
+  AppError,
+  conflict,
+  forbidden,
+  isAppError,
+  isOutcomeUnknown,
+  isRevertNamed,
+  notFound,
+} from '../../errors.js';
 import type { ConsumeAuth, ContentProviderStore, PayloadMode } from '../../stores/contentProviderStore.js';
 import type { ClientDirectory } from '../oauth/clientDirectory.js';
+import type { AppAccess } from '../orgs/appAccess.js';
+import { type AppAction, userActor } from '../orgs/roles.js';
 import type { ContentTokenChain } from './ports.js';
 import type { ProviderDirectory } from './providerDirectory.js';
 import { type ConsumptionSettings, type ProviderKeyring, SPEC_CONSUMPTION } from './providerKeyring.js';
@@ -35,13 +45,30 @@ export class ProviderService {
     private readonly clients: ClientDirectory,
     private readonly chain: ContentTokenChain,
     private readonly logger: Logger,
+    /** Members of the app's organization by role (docs/orgs.md). */
+    private readonly access: Pick<AppAccess, 'require'>,
   ) {}
 
-  /** 404 when the client does not exist, 403 when the caller does not own it. */
-  async requireClientOwner(clientId: string, userUuid: number): Promise<void> {
-    const owner = (await this.clients.findClient(clientId))?.ownerUuid;
-    if (owner === undefined) throw notFound('unknown_client', 'No OAuth client with this client_id');
-    if (owner !== userUuid) throw forbidden('not_client_owner', 'Only the owner of this client may do this');
+  /**
+   * 404 `unknown_client` when the client does not exist, 403 `not_client_owner` when the caller is not a
+   * member of its organization (these routes' codes before organizations), 403 `forbidden_role` when the
+   * caller's role is below the action's (`developer` changes, `viewer` reads).
+   */
+  async requireClientOwner(
+    clientId: string,
+    userUuid: number,
+    action: AppAction = 'configure',
+  ): Promise<void> {
+    const client = await this.clients.findClient(clientId);
+    if (client === undefined) throw notFound('unknown_client', 'No OAuth client with this client_id');
+    try {
+      await this.access.require(clientId, userActor(userUuid), action);
+    } catch (err) {
+      if (isAppError(err) && err.code === 'client_not_found') {
+        throw forbidden('not_client_owner', 'Only a member of this client’s organization may do this');
+      }
+      throw err;
+    }
   }
 
   /**
@@ -205,7 +232,7 @@ export class ProviderService {
     userUuid: number,
     clientId: string,
   ): Promise<{ mode: PayloadMode; consumeAuth: ConsumeAuth; hasGcmKey: boolean }> {
-    await this.requireClientOwner(clientId, userUuid);
+    await this.requireClientOwner(clientId, userUuid, 'read');
     const mode = await this.keyring.modeOf(clientId);
     if (!mode) throw notRegistered();
     return mode;

@@ -6,6 +6,7 @@ import { isAppError, isRevertNamed } from '../../errors.js';
 import type { BatchRecord, ContentLedgerStore, UsageRecord } from '../../stores/contentLedgerStore.js';
 import type { LeaseStore } from '../../stores/leaseStore.js';
 import type { ChainWatch } from './chainWatch.js';
+import { currentLink, inSpanUnder, type Link, linksOf } from '../../observability/spans.js';
 import type { ContentTokenChain, RecordedBatch, UsageBatch, UsageGroup } from './ports.js';
 
 export interface UsageBatcherOptions {
@@ -52,6 +53,8 @@ export class UsageBatcher {
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #arrivals = 0;
+  /** Spans of the requests whose records wait for the next batch (docs/operations.md, "Traces"). */
+  #origins: Link[] = [];
   #needsRecovery = true;
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
   #rewoundTo: bigint | undefined;
@@ -115,6 +118,9 @@ export class UsageBatcher {
   /** A record was accepted: wake the loop. */
   notify(): void {
     this.#arrivals++;
+    // The request that queued records: the batch that carries them links back to it.
+    const origin = currentLink();
+    if (origin && this.#origins.length < 128) this.#origins.push(origin);
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
@@ -219,6 +225,17 @@ export class UsageBatcher {
 
   /** Opens a batch for `queued` and sends it. */
   async #send(queued: UsageRecord[]): Promise<void> {
+    // A batch is a trace of its own, linked to the consumption requests that fed it.
+    const links = linksOf(this.#origins.splice(0));
+    return inSpanUnder(
+      undefined,
+      'consumption batch',
+      { links, attributes: { 'dauth.batch.records': queued.length } },
+      () => this.#sendBatch(queued),
+    );
+  }
+
+  async #sendBatch(queued: UsageRecord[]): Promise<void> {
     const fromBlock = await this.watch.head();
     const { batch, records } = await this.ledger.openBatch(
       queued.map((r) => r.id),

@@ -18,6 +18,7 @@ import type { ClientDirectory, GuestService } from '../accounts/guestService.js'
 import { type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
 import { FIRST_PARTY_BINDING, loginBindingFor } from '../oauth/loginBinding.js';
 import type { TokenService } from '../tokens/tokenService.js';
+import { type PlatformCredential, PlatformBanned, PlatformRejected } from './platform/platformProvider.js';
 import type { ProviderRegistry } from './providerRegistry.js';
 import {
   type BrowserFlow,
@@ -255,6 +256,7 @@ export class FederationService {
     providerId: string,
     upstream: UpstreamIdentity,
   ): Promise<{ userUuid: number; created: boolean }> {
+    providerId = this.providers.identityKey(providerId);
     const existing = await this.store.findIdentity(providerId, upstream.subject);
     if (existing) {
       await this.store.touchIdentity(existing.id, this.now());
@@ -292,6 +294,7 @@ export class FederationService {
    * upstream e-mail is set only when verified and free). An existing account's e-mail never changes.
    */
   async link(userUuid: number, providerId: string, upstream: UpstreamIdentity): Promise<IdentityRecord> {
+    providerId = this.providers.identityKey(providerId);
     const existing = await this.store.findIdentity(providerId, upstream.subject);
     if (existing) {
       if (existing.userUuid === userUuid) return existing;
@@ -367,7 +370,80 @@ export class FederationService {
 
   /** The provider's display name for an identity (the provider may have left the configuration). */
   providerName(providerId: string): string {
-    return this.providers.find(providerId)?.name ?? providerId;
+    return this.providers.nameOfIdentityKey(providerId);
+  }
+
+  /** The platform kinds configured for sign-in inside the game (docs/federation.md "Platform sign-in"). */
+  listPlatforms(): { id: string; kind: string; name: string }[] {
+    return this.providers.listPlatforms().map((p) => ({ id: p.id, kind: p.kind, name: p.name }));
+  }
+
+  /**
+   * Platform sign-in inside the game (`POST /v1/dev-user/platform-login`, decisions §9): the platform
+   * kind checks the credential with its platform (401 `platform_rejected`, 403 `platform_banned`), then
+   * the same sign-in or creation as `federated-login` (§8: never linked automatically), bound like a
+   * password login, with the second step for an account with TOTP and the credential's own
+   * authentication time (unproven when the platform says none).
+   */
+  async platformLogin(input: {
+    providerId: string;
+    credential: PlatformCredential;
+    clientId: string | undefined;
+  }): Promise<SignIn & { created: boolean }> {
+    const binding = await loginBindingFor(this.clients, input.clientId);
+    const identity = await this.#verifyPlatform(input.providerId, input.credential);
+    const { userUuid, created } = await this.signInOrCreate(input.providerId, identity);
+    const signIn = await this.#secondFactor.signIn({
+      userUuid,
+      authTime: this.#authTime(identity, false),
+      amr: ['fed'],
+      clientId: binding.clientId,
+    });
+    return { ...signIn, created };
+  }
+
+  /** Links a platform identity by its credential (`POST /v1/dev-user/identities` with `credential`). */
+  async linkPlatform(
+    userUuid: number,
+    providerId: string,
+    credential: PlatformCredential,
+  ): Promise<IdentityRecord> {
+    return this.link(userUuid, providerId, await this.#verifyPlatform(providerId, credential));
+  }
+
+  async #verifyPlatform(providerId: string, credential: PlatformCredential): Promise<UpstreamIdentity> {
+    const platform = this.providers.findPlatform(providerId);
+    if (!platform) {
+      if (this.providers.find(providerId))
+        throw new AppError(
+          400,
+          'platform_unsupported',
+          'This provider is not a platform kind: use federated-login or the browser flow',
+        );
+      throw unknownProvider();
+    }
+    try {
+      return await platform.verify(credential);
+    } catch (err) {
+      if (err instanceof PlatformRejected) {
+        this.settings.logger?.warn(
+          { provider: platform.id, reason: err.reason },
+          'platform credential refused',
+        );
+        throw new AppError(401, 'platform_rejected', `${platform.name} refused the credential`, {
+          provider: platform.id,
+        });
+      }
+      if (err instanceof PlatformBanned) {
+        this.settings.logger?.warn({ provider: platform.id, reason: err.reason }, 'platform account banned');
+        throw new AppError(403, 'platform_banned', `This ${platform.name} account is banned`, {
+          provider: platform.id,
+          reason: err.reason,
+        });
+      }
+      this.#report(platform.id, err);
+      throw upstreamError(err);
+    }
   }
 
   /** Unlinks one of the user's identities, never the last way into the account. */
@@ -390,6 +466,14 @@ export class FederationService {
   }
 
   async #verifyIdToken(providerId: string, idToken: string): Promise<UpstreamIdentity> {
+    const platform = this.providers.findPlatform(providerId);
+    if (platform) {
+      throw new AppError(
+        400,
+        'id_token_unsupported',
+        `${platform.name} is a platform kind: send its credential to platform-login (or as credential to link)`,
+      );
+    }
     const provider = this.#provider(providerId);
     if (!provider.verifyIdToken) {
       throw new AppError(

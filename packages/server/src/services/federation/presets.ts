@@ -2,6 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
 import { z } from 'zod';
 import type { OAuth2Settings } from './oauth2Provider.js';
+import { loadTrustAnchor } from './platform/gameCenter.js';
 import { STEAM_OP_ENDPOINT, STEAM_WEB_API_URL } from './steam/steamProvider.js';
 import type { ProviderConfig } from './upstreamProvider.js';
 
@@ -86,7 +87,9 @@ const entrySchema = z
     // It is a path segment of the callback URL (`/v1/federation/{id}/callback`).
     id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1–64 of a-z, 0-9, "-", "_"'),
     preset: z.enum(['google', 'apple', 'discord', 'steam']).optional(),
-    kind: z.enum(['oidc', 'oauth2', 'steam']).optional(),
+    kind: z
+      .enum(['oidc', 'oauth2', 'steam', 'steam_ticket', 'epic', 'game_center', 'google_play_games'])
+      .optional(),
     name: nonEmpty.max(64).optional(),
     client_id: nonEmpty.optional(),
     client_ids: z.array(nonEmpty).optional(),
@@ -110,8 +113,43 @@ const entrySchema = z
     op_endpoint: endpointUrl.optional(),
     web_api_key: nonEmpty.optional(),
     web_api_url: endpointUrl.optional(),
+    // Platform sign-in inside the game (decisions §9, platform/platformProvider.ts).
+    app_id: z
+      .union([
+        z.string().regex(/^\d{1,10}$/, 'must be the Steam app id (digits)'),
+        z.number().int().positive(),
+      ])
+      .transform((v) => String(v))
+      .optional(),
+    identity: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,64}$/, 'must be 1–64 printable characters without spaces')
+      .optional(),
+    api_base_url: endpointUrl.optional(),
+    allow_vac_banned: z.boolean().optional(),
+    jwks_uri: endpointUrl.optional(),
+    bundle_id: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{1,255}$/, "must be the app's bundle id")
+      .optional(),
+    bundle_ids: z.array(z.string().regex(/^[A-Za-z0-9.-]{1,255}$/, 'must be a bundle id')).optional(),
+    trust_anchor: nonEmpty.optional(),
+    public_key_host: z
+      .string()
+      .refine(
+        (v) => v === 'apple.com' || v.endsWith('.apple.com') || LOOPBACK.has(v),
+        'must be apple.com or one of its subdomains (a loopback host only for local tries)',
+      )
+      .optional(),
   })
   .strict();
+
+const PLATFORM_DEFAULT_NAMES: Record<string, string> = {
+  steam_ticket: 'Steam',
+  epic: 'Epic Games',
+  game_center: 'Game Center',
+  google_play_games: 'Google Play Games',
+};
 
 /** A .p8 key pasted into JSON often arrives with literal `\n`; PEM needs real line breaks. */
 const pem = (key: string): string => (key.includes('\\n') ? key.replace(/\\n/g, '\n') : key).trim();
@@ -155,7 +193,7 @@ export function applyPreset(raw: unknown, env: PresetEnvironment = {}): Resolved
   switch (merged.kind) {
     case undefined:
       problems.push(
-        `${label}: kind is required (oidc, oauth2 or steam), or a preset (google, apple, discord, steam)`,
+        `${label}: kind is required (oidc, oauth2, steam, steam_ticket, epic, game_center or google_play_games), or a preset (google, apple, discord, steam)`,
       );
       break;
     case 'oidc':
@@ -175,12 +213,28 @@ export function applyPreset(raw: unknown, env: PresetEnvironment = {}): Resolved
       break;
     case 'steam':
       break;
+    case 'steam_ticket':
+      need('app_id', 'web_api_key', 'identity');
+      break;
+    case 'epic':
+      need('client_id');
+      break;
+    case 'game_center':
+      need('bundle_id');
+      if (merged.trust_anchor !== undefined) {
+        const anchorProblem = trustAnchorProblem(merged.trust_anchor);
+        if (anchorProblem) problems.push(`${label}: trust_anchor ${anchorProblem}`);
+      }
+      break;
+    case 'google_play_games':
+      need('client_id', 'client_secret');
+      break;
   }
   if (problems.length > 0) throw new ProviderConfigError(problems);
 
   const config = {
     ...merged,
-    name: merged.name ?? entry.id,
+    name: merged.name ?? PLATFORM_DEFAULT_NAMES[merged.kind ?? ''] ?? entry.id,
     client_id: merged.client_id ?? '',
   } as ResolvedProviderConfig;
   if (config.kind === 'oidc') {
@@ -209,6 +263,15 @@ export function applyPresets(raw: unknown, env: PresetEnvironment = {}): Resolve
   });
   if (problems.length > 0) throw new ProviderConfigError(problems);
   return configs;
+}
+
+function trustAnchorProblem(value: string): string | undefined {
+  try {
+    loadTrustAnchor(value);
+    return undefined;
+  } catch (err) {
+    return `must be PEM certificates or @file naming them (${(err as Error).message})`;
+  }
 }
 
 function appleKeyProblem(privateKey: string): string | undefined {

@@ -1,3 +1,5 @@
+import type { PlatformKind } from './platform/platformProvider.js';
+
 /**
  * The contract every upstream identity provider kind implements (decisions §8, "Sign in with Google,
  * Apple, Discord, Steam"). The federation service owns the flow (state, the browser-bound flow cookie,
@@ -92,7 +94,8 @@ export class UpstreamUnavailable extends Error {
  */
 export interface ProviderConfig {
   id: string;
-  kind: ProviderKind;
+  /** A browser kind (`UpstreamProvider`) or a platform kind (`platform/platformProvider.ts`). */
+  kind: ProviderKind | PlatformKind;
   name: string;
   client_id: string;
   /** Audiences accepted on a native id_token (the web client id plus the iOS/Android ones); default [client_id]. */
@@ -116,6 +119,22 @@ export interface ProviderConfig {
   /** `steam`: Web API key (STEAM_WEB_API_KEY) for the profile name, and its base URL (tests). */
   web_api_key?: string;
   web_api_url?: string;
+  /** `steam_ticket`: the Steam app id, the `identity` string the game passes to GetAuthTicketForWebApi. */
+  app_id?: string;
+  identity?: string;
+  /** `steam_ticket` (partner Web API) and `google_play_games` (Play Games API): the API's base URL. */
+  api_base_url?: string;
+  /** `steam_ticket`: accept VAC-banned accounts (publisher bans are always refused). */
+  allow_vac_banned?: boolean;
+  /** `epic`: the EOS JWKS (default EOS's own). */
+  jwks_uri?: string;
+  /** `game_center`: the app's bundle id (and more, for several apps of the team). */
+  bundle_id?: string;
+  bundle_ids?: string[];
+  /** `game_center`: the trust anchor (PEM, or `@file`); default the PEM shipped in `packages/server/trust`. */
+  trust_anchor?: string;
+  /** `game_center`: the host public_key_url must be on (default `apple.com`; loopback only for local tries). */
+  public_key_host?: string;
 }
 
 /** What a provider may use; injected so tests can run every kind against real local servers. */

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
+import type { AppAccess } from '../orgs/appAccess.js';
+import type { Actor } from '../orgs/roles.js';
 import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
 import { invalidClient } from './oauthErrors.js';
 import { deriveKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
@@ -20,6 +22,8 @@ export interface ClientView {
   createdAt: number;
   postLogoutRedirectUris: string[];
   requireMfa: boolean;
+  /** The organization the app belongs to (docs/orgs.md). */
+  orgId: string | undefined;
 }
 
 export const viewOf = (c: OAuthClient): ClientView => ({
@@ -31,6 +35,7 @@ export const viewOf = (c: OAuthClient): ClientView => ({
   createdAt: c.createdAt,
   postLogoutRedirectUris: [...c.postLogoutRedirectUris],
   requireMfa: c.requireMfa === true,
+  orgId: c.orgId,
 });
 
 const clientNotFound = () => new AppError(404, 'client_not_found', 'You have no app with this client_id');
@@ -137,6 +142,8 @@ export class ClientService {
   constructor(
     private readonly store: ClientStore,
     masterKey: Buffer,
+    /** Who may manage an app: members of its organization by role (docs/orgs.md). */
+    private readonly access: Pick<AppAccess, 'require'>,
     /** The SSRF policy for redirect URIs (decisions §7); absent in unit tests of other parts. */
     private readonly targets?: CallbackTargetPolicy,
     private readonly now: () => number = Date.now,
@@ -145,9 +152,13 @@ export class ClientService {
     this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
 
-  /** Registers an app; the returned secret is shown once and never stored. */
+  /**
+   * Registers an app in an organization (the caller checked the creator may: `OrgService.orgForNewApp`);
+   * the returned secret is shown once and never stored.
+   */
   async create(input: {
     ownerUuid: number;
+    orgId: string;
     name: string;
     redirectUris: string[];
     dapp?: boolean | undefined;
@@ -180,22 +191,19 @@ export class ClientService {
       secretHash: hmacHex(this.#secretKey, clientSecret),
       createdAt: this.now(),
       postLogoutRedirectUris: [...new Set(postLogoutRedirectUris)],
+      orgId: input.orgId,
     };
     await this.store.insert(client);
     return { client: viewOf(client), clientSecret };
   }
 
-  async listOwn(ownerUuid: number): Promise<ClientView[]> {
-    return (await this.store.listByOwner(ownerUuid)).map(viewOf);
-  }
-
   /**
-   * Edits a live app of this owner: its name and/or redirect URIs, under the same rules as
-   * registration (including the SSRF policy). Another developer's app is `client_not_found` (404),
-   * like a missing one, so app ids cannot be probed.
+   * Edits a live app (the caller `developer` or higher in its organization): its name and/or redirect
+   * URIs, under the same rules as registration (including the SSRF policy). Another organization's app is
+   * `client_not_found` (404), like a missing one, so app ids cannot be probed.
    */
   async update(
-    ownerUuid: number,
+    actor: Actor,
     clientId: string,
     changes: {
       name?: string | undefined;
@@ -203,6 +211,7 @@ export class ClientService {
       requireMfa?: boolean | undefined;
     },
   ): Promise<ClientView> {
+    await this.access.require(clientId, actor, 'configure');
     // A body of unknown fields only reaches here with nothing to change; say so rather than write nothing.
     if (
       changes.name === undefined &&
@@ -221,27 +230,27 @@ export class ClientService {
       redirectUris = [...new Set(changes.redirectUris)];
     }
     const stored = { name, redirectUris, requireMfa: changes.requireMfa };
-    if (!(await this.store.update(clientId, ownerUuid, stored))) throw clientNotFound();
+    if (!(await this.store.update(clientId, stored))) throw clientNotFound();
     const client = await this.store.findById(clientId);
     if (!client) throw clientNotFound();
     return viewOf(client);
   }
 
   /**
-   * A new secret for a live app of this owner, shown once. The old one keeps working for
+   * A new secret for a live app (the caller `admin` or higher in its organization), shown once. The old one keeps working for
    * `graceSeconds` (CLIENT_SECRET_GRACE_SECONDS) so the app's servers can be redeployed; a second
    * rotation within the grace ends the first old secret at once.
    */
   async rotateSecret(
-    ownerUuid: number,
+    actor: Actor,
     clientId: string,
     graceSeconds: number,
   ): Promise<{ clientSecret: string; oldSecretValidUntil: number }> {
+    await this.access.require(clientId, actor, 'secrets');
     const clientSecret = newOpaqueToken();
     const oldSecretValidUntil = this.now() + graceSeconds * 1000;
     const rotated = await this.store.rotateSecret(
       clientId,
-      ownerUuid,
       hmacHex(this.#secretKey, clientSecret),
       oldSecretValidUntil,
     );
@@ -249,9 +258,13 @@ export class ClientService {
     return { clientSecret, oldSecretValidUntil };
   }
 
-  /** Deletes a live app of this owner; the caller then revokes its grants (`OAuthService.revokeClientGrants`). */
-  async remove(ownerUuid: number, clientId: string): Promise<void> {
-    if (!(await this.store.markDeleted(clientId, ownerUuid, this.now()))) throw clientNotFound();
+  /**
+   * Deletes a live app (the caller `admin` or higher in its organization); the caller then revokes its
+   * grants (`OAuthService.revokeClientGrants`).
+   */
+  async remove(actor: Actor, clientId: string): Promise<void> {
+    await this.access.require(clientId, actor, 'delete');
+    if (!(await this.store.markDeleted(clientId, this.now()))) throw clientNotFound();
   }
 
   async findClient(clientId: string): Promise<OAuthClient | undefined> {

@@ -6,9 +6,6 @@ export const invalidWalletPolicy = (field: string, message: string) =>
 export const walletPolicyNotFound = () =>
   new AppError(404, 'wallet_policy_not_found', 'This app has no wallet policy');
 
-export const clientNotFound = () =>
-  new AppError(404, 'client_not_found', 'You have no app with this client_id');
-
 export const appNotApproved = () =>
   new AppError(
     409,

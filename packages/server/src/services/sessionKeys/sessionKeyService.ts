@@ -1,3 +1,4 @@
+import type { Actor, AppAction } from '../orgs/roles.js';
 import { randomBytes } from 'node:crypto';
 import { checksumAddress, sameAddress } from '../../chain/address.js';
 import type { OperationOwner } from '../../chain/operations/operationOwner.js';
@@ -16,7 +17,6 @@ import { checkSessionCalls } from './policyCheck.js';
 import { describeWalletPolicy, type TokenInfo } from './policyWording.js';
 import {
   appNotApproved,
-  clientNotFound,
   outsideSessionPolicy,
   sessionKeyNotFound,
   sessionKeysUnavailable,
@@ -67,6 +67,8 @@ export interface SessionKeyApps {
   findClient(clientId: string): Promise<{ clientId: string; ownerUuid: number; name: string } | undefined>;
   /** The apps the user approved and still holds a live grant for. */
   approvedApps(userUuid: number): Promise<{ clientId: string }[]>;
+  /** The management check (`AppAccess.require`, docs/orgs.md): a member of the app's org with the role. */
+  require(clientId: string, actor: Actor, action: AppAction): Promise<unknown>;
 }
 
 export interface SessionKeyLogger {
@@ -130,31 +132,21 @@ export class SessionKeyService {
 
   // ---- wallet policy (the app owner) ----
 
-  async #ownApp(ownerUuid: number, clientId: string) {
-    const client = await this.apps.findClient(clientId);
-    if (!client || client.ownerUuid !== ownerUuid) throw clientNotFound();
-    return client;
-  }
-
-  async putPolicy(
-    ownerUuid: number,
-    clientId: string,
-    input: WalletPolicyInput,
-  ): Promise<StoredWalletPolicy> {
-    await this.#ownApp(ownerUuid, clientId);
+  async putPolicy(actor: Actor, clientId: string, input: WalletPolicyInput): Promise<StoredWalletPolicy> {
+    await this.apps.require(clientId, actor, 'configure');
     const policy = checkWalletPolicy(input, this.chain.platformContracts, this.limits);
     return this.store.putPolicy(clientId, policy, this.now());
   }
 
-  async getPolicy(ownerUuid: number, clientId: string): Promise<StoredWalletPolicy> {
-    await this.#ownApp(ownerUuid, clientId);
+  async getPolicy(actor: Actor, clientId: string): Promise<StoredWalletPolicy> {
+    await this.apps.require(clientId, actor, 'read');
     const stored = await this.store.findPolicy(clientId);
     if (!stored) throw walletPolicyNotFound();
     return stored;
   }
 
-  async deletePolicy(ownerUuid: number, clientId: string): Promise<void> {
-    await this.#ownApp(ownerUuid, clientId);
+  async deletePolicy(actor: Actor, clientId: string): Promise<void> {
+    await this.apps.require(clientId, actor, 'configure');
     if (!(await this.store.deletePolicy(clientId))) throw walletPolicyNotFound();
   }
 

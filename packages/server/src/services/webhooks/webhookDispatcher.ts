@@ -4,6 +4,13 @@ import type { SecretBox } from '../../crypto/secretBox.js';
 import type { AttemptOutcome, LeasedDelivery, WebhookStore } from '../../stores/webhookStore.js';
 import type { CallbackTargetPolicy } from '../oauth/callbackTargetPolicy.js';
 import { signDelivery } from './webhookSigner.js';
+import {
+  inSpanUnder,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  withTraceHeaders,
+} from '../../observability/spans.js';
 import { WebhookPoster } from './webhookPost.js';
 
 export interface WebhookDeliveryOptions {
@@ -23,6 +30,8 @@ export interface WebhookDeliveryOptions {
 export interface DispatcherObserver {
   /** Each finished attempt (metrics: attempts by outcome). */
   attempt?(outcome: AttemptOutcome, delivery: LeasedDelivery, durationMs: number): void;
+  /** The span context of the request that wrote the delivery's event, when this process knows it. */
+  originOf?(msgId: string): SpanContext | undefined;
 }
 
 /** The sealed secrets' associated data: a sealed secret cannot be moved to another endpoint. */
@@ -112,7 +121,25 @@ export class WebhookDispatcher {
       return;
     }
     for (const delivery of leased) {
-      const run = this.#attempt(delivery).catch((err: unknown) =>
+      // Each attempt is a CLIENT span sending `traceparent`: in the trace of the request that wrote the
+      // event when this process knows it, else a trace of its own (docs/operations.md, "Traces").
+      const traced = () =>
+        inSpanUnder(
+          this.observer.originOf?.(delivery.msgId),
+          'webhook delivery',
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              'http.request.method': 'POST',
+              'dauth.client_id': delivery.clientId,
+              'dauth.webhook.type': delivery.type,
+              'dauth.webhook.msg_id': delivery.msgId,
+              'dauth.webhook.attempt': delivery.attempts + 1,
+            },
+          },
+          (span) => this.#attempt(delivery, span),
+        );
+      const run = traced().catch((err: unknown) =>
         this.logger.warn(
           { err: err instanceof Error ? err.message : String(err), msg_id: delivery.msgId },
           'webhook attempt failed',
@@ -129,7 +156,7 @@ export class WebhookDispatcher {
     if (leased.length === room) this.#again = true;
   }
 
-  async #attempt(delivery: LeasedDelivery): Promise<void> {
+  async #attempt(delivery: LeasedDelivery, span: Span): Promise<void> {
     const started = Date.now();
     const attempt = delivery.attempts + 1;
     let outcome: AttemptOutcome;
@@ -150,7 +177,7 @@ export class WebhookDispatcher {
       const result = await this.#poster.post(
         url,
         delivery.payload,
-        headers,
+        withTraceHeaders(headers),
         verdict.addresses,
         this.options.timeoutMs,
       );
@@ -162,6 +189,11 @@ export class WebhookDispatcher {
         error = result.error;
       }
     }
+    span.setAttributes({
+      'server.address': url.hostname,
+      'dauth.webhook.outcome': outcome,
+      ...(status !== undefined ? { 'http.response.status_code': status } : {}),
+    });
     const now = Date.now();
     const durationMs = now - started;
     if (this.#closed && outcome !== 'delivered') return; // stopped mid-attempt: the lease expires, no attempt is counted

@@ -9,7 +9,8 @@ import type {
   WebhookStore,
 } from '../../stores/webhookStore.js';
 import type { CallbackTargetPolicy } from '../oauth/callbackTargetPolicy.js';
-import type { ClientService } from '../oauth/clientService.js';
+import type { AppAccess } from '../orgs/appAccess.js';
+import type { Actor, AppAction } from '../orgs/roles.js';
 import { webhookSecretAad } from './webhookDispatcher.js';
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES } from './webhookEvents.js';
 import { newWebhookSecret } from './webhookSigner.js';
@@ -33,7 +34,6 @@ export interface DeliveryView extends WebhookDelivery {
 
 const webhookNotFound = () =>
   new AppError(404, 'webhook_not_found', 'This app has no webhook endpoint with this id');
-const clientNotFound = () => new AppError(404, 'client_not_found', 'You have no app with this client_id');
 
 const viewOf = (e: WebhookEndpoint, now: number): WebhookEndpointView => ({
   id: e.id,
@@ -51,23 +51,24 @@ const viewOf = (e: WebhookEndpoint, now: number): WebhookEndpointView => ({
  * An app owner's webhook endpoints (decisions §8 "Events"): create (the `whsec_` secret is shown
  * once; it is kept sealed under MASTER_KEY because every delivery is signed with it), list, change,
  * delete, rotate the secret with a grace period, and the deliveries with their attempts and a manual
- * retry. Another developer's app answers `client_not_found`, like a missing one.
+ * retry. Members of the app's organization by role (docs/orgs.md): `viewer` reads, `developer` changes;
+ * another organization's app answers `client_not_found`, like a missing one.
  */
 export class WebhookEndpointService {
   constructor(
     private readonly store: WebhookStore,
-    private readonly clients: ClientService,
+    private readonly access: Pick<AppAccess, 'require'>,
     private readonly secretBox: SecretBox,
     private readonly targets: CallbackTargetPolicy,
     private readonly now: () => number = Date.now,
   ) {}
 
   async create(
-    ownerUuid: number,
+    actor: Actor,
     clientId: string,
     input: { url: string; events: string[] },
   ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
-    await this.#ownApp(ownerUuid, clientId);
+    await this.access.require(clientId, actor, 'configure', 'webhooks:write');
     const url = await this.#checkUrl(input.url);
     const events = checkEvents(input.events);
     if ((await this.store.countEndpoints(clientId)) >= MAX_WEBHOOKS_PER_APP) {
@@ -94,45 +95,45 @@ export class WebhookEndpointService {
     return { endpoint: viewOf(endpoint, this.now()), secret };
   }
 
-  async list(ownerUuid: number, clientId: string): Promise<WebhookEndpointView[]> {
-    await this.#ownApp(ownerUuid, clientId);
+  async list(actor: Actor, clientId: string): Promise<WebhookEndpointView[]> {
+    await this.access.require(clientId, actor, 'read');
     const now = this.now();
     return (await this.store.listEndpoints(clientId)).map((e) => viewOf(e, now));
   }
 
-  async get(ownerUuid: number, clientId: string, id: string): Promise<WebhookEndpointView> {
-    return viewOf(await this.#endpoint(ownerUuid, clientId, id), this.now());
+  async get(actor: Actor, clientId: string, id: string): Promise<WebhookEndpointView> {
+    return viewOf(await this.#endpoint(actor, clientId, id, 'read'), this.now());
   }
 
   async update(
-    ownerUuid: number,
+    actor: Actor,
     clientId: string,
     id: string,
     changes: { url?: string | undefined; events?: string[] | undefined },
   ): Promise<WebhookEndpointView> {
-    await this.#endpoint(ownerUuid, clientId, id);
+    await this.#endpoint(actor, clientId, id, 'configure');
     if (changes.url === undefined && changes.events === undefined) {
       throw new AppError(400, 'invalid_request', 'Give url and/or events to change', { field: 'url' });
     }
     const url = changes.url === undefined ? undefined : await this.#checkUrl(changes.url);
     const events = changes.events === undefined ? undefined : checkEvents(changes.events);
     if (!(await this.store.updateEndpoint(clientId, id, { url, events }))) throw webhookNotFound();
-    return this.get(ownerUuid, clientId, id);
+    return this.get(actor, clientId, id);
   }
 
-  async remove(ownerUuid: number, clientId: string, id: string): Promise<void> {
-    await this.#ownApp(ownerUuid, clientId);
+  async remove(actor: Actor, clientId: string, id: string): Promise<void> {
+    await this.access.require(clientId, actor, 'configure', 'webhooks:write');
     if (!(await this.store.deleteEndpoint(clientId, id, this.now()))) throw webhookNotFound();
   }
 
   /** A new secret, shown once; deliveries carry signatures by both until `previousValidUntil`. */
   async rotateSecret(
-    ownerUuid: number,
+    actor: Actor,
     clientId: string,
     id: string,
     graceSeconds: number,
   ): Promise<{ secret: string; previousValidUntil: number }> {
-    const endpoint = await this.#endpoint(ownerUuid, clientId, id);
+    const endpoint = await this.#endpoint(actor, clientId, id, 'configure');
     const secret = newWebhookSecret();
     const previousValidUntil = this.now() + graceSeconds * 1000;
     const rotated = await this.store.rotateSecret(
@@ -147,12 +148,12 @@ export class WebhookEndpointService {
   }
 
   async deliveries(
-    ownerUuid: number,
+    actor: Actor,
     clientId: string,
     id: string,
     query: { limit: number; state?: DeliveryState | undefined },
   ): Promise<DeliveryView[]> {
-    await this.#endpoint(ownerUuid, clientId, id);
+    await this.#endpoint(actor, clientId, id, 'read');
     const deliveries = await this.store.listDeliveries(id, query.limit, query.state);
     const attempts = await this.store.listAttempts(
       id,
@@ -162,8 +163,8 @@ export class WebhookEndpointService {
   }
 
   /** Sends a delivery again now (same `webhook-id`), whatever its state. */
-  async retry(ownerUuid: number, clientId: string, id: string, msgId: string): Promise<void> {
-    await this.#endpoint(ownerUuid, clientId, id);
+  async retry(actor: Actor, clientId: string, id: string, msgId: string): Promise<void> {
+    await this.#endpoint(actor, clientId, id, 'configure');
     const delivery = await this.store.findDelivery(id, msgId);
     if (!delivery)
       throw new AppError(404, 'delivery_not_found', 'This endpoint has no delivery with this id');
@@ -176,13 +177,8 @@ export class WebhookEndpointService {
     }
   }
 
-  async #ownApp(ownerUuid: number, clientId: string): Promise<void> {
-    const client = await this.clients.findClient(clientId);
-    if (!client || client.ownerUuid !== ownerUuid) throw clientNotFound();
-  }
-
-  async #endpoint(ownerUuid: number, clientId: string, id: string): Promise<WebhookEndpoint> {
-    await this.#ownApp(ownerUuid, clientId);
+  async #endpoint(actor: Actor, clientId: string, id: string, action: AppAction): Promise<WebhookEndpoint> {
+    await this.access.require(clientId, actor, action, action === 'read' ? undefined : 'webhooks:write');
     const endpoint = await this.store.findEndpoint(clientId, id);
     if (!endpoint) throw webhookNotFound();
     return endpoint;

@@ -8,6 +8,9 @@ import {
 } from '../chainTestHelpers.js';
 import { addressOf, eventually, type FaultNode, operationCount, startFaultNode } from './faultNode.js';
 import { generatePrivateKey } from 'viem/accounts';
+import { loadConfig } from '../../../src/config.js';
+import { startTracing, type Tracing } from '../../../src/observability/tracing.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../../helpers/otlp.js';
 
 /**
  * Issue 29, fault 3: a reorg of the last 3 blocks (`anvil_reorg`; anvil, like a real node, does not put the
@@ -20,12 +23,26 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
   let node: FaultNode;
   let shallow: TestChain;
   let keys: ReturnType<typeof freshKeys>;
+  /** What the journal told its observer (the `dauth_chain_reorgs_total` and `…_journal_lost_total` metrics). */
+  const journal = { reorgs: 0, lost: 0, unrecoverable: 0 };
+  /** Traces on (issue 42): the reorg and the round that gives back what it took are traced, linked to the bundle. */
+  let otlp: OtlpReceiver;
+  let tracing: Tracing;
 
   beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    tracing = await startTracing(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '50' }).tracing,
+    );
     node = await startFaultNode();
     keys = freshKeys();
     await node.fund(addressOf(keys.DEPLOYER_PRIVATE_KEY), addressOf(keys.RELAYER_PRIVATE_KEY));
     shallow = await startTestChain({ env: { CHAIN_RPC_URL: node.rpcUrl, ...keys } });
+    shallow.chain.telemetry.observeJournal({
+      reorg: () => void journal.reorgs++,
+      lost: (count) => void (journal.lost += count),
+      unrecoverable: () => void journal.unrecoverable++,
+    });
     await node.depositForPaymaster(shallow.chain);
     // The set-up must lie deeper than any reorg below.
     await node.rpc('anvil_mine', [5]);
@@ -35,6 +52,8 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
   afterAll(async () => {
     await shallow?.close();
     await node?.stop();
+    await tracing?.shutdown();
+    await otlp?.close();
   });
 
   function submit(chain: TestChain['chain']) {
@@ -77,6 +96,23 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
     expect(await chain.gateway.walletOwner(answered.sender)).toBe(first.owner.address);
     expect(await operationCount(node, entryPoint, secondResult.userOpHash)).toBe(1);
     expect(shallow.chain.journal.maintenance.reorgsSeen).toBeGreaterThanOrEqual(1);
+    // Told to the metrics: a reorg, and the lost transaction found and given back (none unrecoverable).
+    expect(journal.reorgs).toBe(shallow.chain.journal.maintenance.reorgsSeen);
+    expect(journal.lost).toBeGreaterThanOrEqual(1);
+    expect(journal.unrecoverable).toBe(0);
+    // Traced: the bundle that carried the operation, then a `reorg` trace whose journal round links to it.
+    const spans = await otlp.waitFor((all) =>
+      all.some((x) => x.name === 'chain journal round' && x.links.length > 0),
+    );
+    const bundle = spans.find((x) => x.name === 'bundle' && x.attributes.tx_hash === answered.txHash)!;
+    expect(bundle.attributes.user_op_hashes).toContain(answered.userOpHash);
+    const reorg = spans.find((x) => x.name === 'reorg')!;
+    expect(reorg.parentSpanId).toBeUndefined();
+    const round = spans.find(
+      (x) => x.name === 'chain journal round' && x.links.some((l) => l.spanId === bundle.spanId),
+    )!;
+    expect(round, spans.map((x) => `${x.name} ${JSON.stringify(x.links)}`).join('\n')).toBeDefined();
+    expect(round.traceId).toBe(reorg.traceId);
     // The same signed bytes came back (same transaction hash), in a later block of the new chain.
     const again = await node.reader.getTransactionReceipt({ hash: answered.txHash });
     expect(again.status).toBe('success');

@@ -8,6 +8,7 @@ import { authOf, bearerSecurity, requireToken } from '../../auth.js';
 import { sendLosslessJson } from '../../json/sendJson.js';
 import { slotInfoJson, slotSummaryJson } from '../../json/slotJson.js';
 import type { App } from '../../types.js';
+import { bound } from '../../../observability/spans.js';
 import { clientAddress, routeLimit } from '../../rateLimits.js';
 
 /** The backend-integration envelope; `message` is an object on the authorize success path. */
@@ -142,16 +143,20 @@ export async function backendIntegrationRoutes(app: App, services: Services): Pr
         });
       // The callback goes out once the answer has been written; a caller gone before that gets no
       // callback and its code is dropped.
-      reply.raw.once('close', () => {
-        const delivery = {
-          redirectUri: outcome.redirectUri,
-          code: outcome.code,
-          codeHash: outcome.codeHash,
-          state: outcome.state,
-        };
-        if (reply.raw.writableFinished) void backend.callbacks.deliver(delivery);
-        else void backend.callbacks.discard(delivery);
-      });
+      // Bound to the request's context: the callback's span belongs to this request's trace.
+      reply.raw.once(
+        'close',
+        bound(() => {
+          const delivery = {
+            redirectUri: outcome.redirectUri,
+            code: outcome.code,
+            codeHash: outcome.codeHash,
+            state: outcome.state,
+          };
+          if (reply.raw.writableFinished) void backend.callbacks.deliver(delivery);
+          else void backend.callbacks.discard(delivery);
+        }),
+      );
       const slot = slotSummaryJson(outcome.slot);
       return sendEnvelope(reply, 200, {
         code: EnvelopeCode.success,

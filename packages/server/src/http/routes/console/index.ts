@@ -110,6 +110,8 @@ export async function consoleRoutes(app: App, services: Services): Promise<void>
   });
   app.get('/console', { schema: { hide: true } }, page);
   app.get('/console/', { schema: { hide: true } }, page);
+  // The organization invitation mail's link (docs/orgs.md): the console takes the token from the query.
+  app.get('/console/invitations', { schema: { hide: true } }, page);
 
   app.get<{ Params: { '*': string } }>(
     '/console/assets/*',

@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { MAX_ACTIVITY_DAYS } from '../../../services/activity/appActivityService.js';
-import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { authOf, bearerSecurity, requireLoginOrClient, requireToken } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
+import { userActor } from '../../../services/orgs/roles.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -65,15 +67,15 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
               { description: 'Every cuid registered to the app, and any other it sold or consumed' },
             ),
           }),
-          ...errorResponses(400, 401, 404, 429),
+          ...errorResponses(400, 401, 403, 404, 429),
         },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      preHandler: requireLoginOrClient(services.authenticator),
       config: { rateLimit: routeLimit(services.config.rateLimits, 'app_activity') },
     },
     async (request, reply) => {
       const report = await appActivity.report(
-        Number(authOf(request).userId),
+        await managementActor(request, services),
         request.params.id,
         Number(request.query.days ?? MAX_ACTIVITY_DAYS),
       );

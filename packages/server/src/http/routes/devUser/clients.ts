@@ -1,12 +1,20 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
-import { MAX_REDIRECT_URIS } from '../../../services/oauth/clientService.js';
-import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { type ClientView, MAX_REDIRECT_URIS } from '../../../services/oauth/clientService.js';
+import { userActor } from '../../../services/orgs/roles.js';
+import {
+  authOf,
+  bearerSecurity,
+  requireFreshLogin,
+  requireFreshLoginOrClient,
+  requireToken,
+} from '../../auth.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { routeLimit } from '../../rateLimits.js';
 
-const ClientSummary = Type.Object({
+export const ClientSummary = Type.Object({
   client_id: Type.String(),
   name: Type.String(),
   redirect_uris: Type.Array(Type.String()),
@@ -16,11 +24,25 @@ const ClientSummary = Type.Object({
   require_mfa: Type.Boolean({
     description: 'Every sign-in to the app on the login page needs two factors (docs/oidc.md)',
   }),
+  org_id: Type.Optional(Type.String({ description: 'The organization the app belongs to (docs/orgs.md)' })),
+});
+
+/** An app as the management routes show it (never its secret). */
+export const clientSummary = (c: ClientView) => ({
+  client_id: c.clientId,
+  name: c.name,
+  redirect_uris: c.redirectUris,
+  dapp: c.dapp,
+  created_at: new Date(c.createdAt).toISOString(),
+  post_logout_redirect_uris: c.postLogoutRedirectUris,
+  require_mfa: c.requireMfa,
+  ...(c.orgId !== undefined ? { org_id: c.orgId } : {}),
 });
 
 /** Apps (OAuth clients) of a developer (decisions §3), authenticated by the developer's login JWT. */
 export async function clientRoutes(app: App, services: Services): Promise<void> {
-  const { clients } = services;
+  const { clients, orgs } = services;
+  const actor = (request: Parameters<typeof authOf>[0]) => userActor(authOf(request).userId);
 
   app.post(
     '/v1/dev-user/clients',
@@ -42,14 +64,23 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
               description: 'OpenID Connect RP-initiated logout targets (exact match), docs/oidc.md',
             }),
           ),
+          org_id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 40,
+              description:
+                'The organization to create the app in (your role there developer or higher); default: your personal organization (docs/orgs.md)',
+            }),
+          ),
         }),
         response: {
           201: Type.Object({
             success: Type.Boolean(),
             client_id: Type.String(),
             client_secret: Type.String(),
+            org_id: Type.String(),
           }),
-          ...errorResponses(400, 401, 429),
+          ...errorResponses(400, 401, 403, 404, 429),
         },
       },
       preHandler: requireToken(services.authenticator, 'login'),
@@ -58,17 +89,20 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
       },
     },
     async (request, reply) => {
+      const orgId = await orgs.orgForNewApp(actor(request), request.body.org_id);
       const { client, clientSecret } = await clients.create({
         ownerUuid: Number(authOf(request).userId),
+        orgId,
         name: request.body.name,
         redirectUris: request.body.redirect_uris,
         dapp: request.body.dapp,
         postLogoutRedirectUris: request.body.post_logout_redirect_uris,
       });
+      await orgs.record(orgId, actor(request), 'app.create', { name: client.name }, client.clientId);
       void reply.header('cache-control', 'no-store');
       return reply
         .status(201)
-        .send({ success: true, client_id: client.clientId, client_secret: clientSecret });
+        .send({ success: true, client_id: client.clientId, client_secret: clientSecret, org_id: orgId });
     },
   );
 
@@ -77,7 +111,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
     {
       schema: {
         tags: ['accounts'],
-        summary: 'Your own apps (never their secrets)',
+        summary: 'The apps of every organization you belong to (never their secrets)',
         security: bearerSecurity,
         response: {
           200: Type.Object({ success: Type.Boolean(), clients: Type.Array(ClientSummary) }),
@@ -87,19 +121,8 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
       preHandler: requireToken(services.authenticator, 'login'),
     },
     async (request) => {
-      const own = await clients.listOwn(Number(authOf(request).userId));
-      return {
-        success: true,
-        clients: own.map((c) => ({
-          client_id: c.clientId,
-          name: c.name,
-          redirect_uris: c.redirectUris,
-          dapp: c.dapp,
-          created_at: new Date(c.createdAt).toISOString(),
-          post_logout_redirect_uris: c.postLogoutRedirectUris,
-          require_mfa: c.requireMfa,
-        })),
-      };
+      const visible = await orgs.appsOf(actor(request));
+      return { success: true, clients: visible.map(clientSummary) };
     },
   );
 
@@ -128,30 +151,20 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
         ),
         response: {
           200: Type.Object({ success: Type.Boolean(), client: ClientSummary }),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
-      // Repointing an app's redirect URIs is account-critical (decisions §7 step-up, security issue 18).
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      // Repointing an app's redirect URIs is account-critical (decisions §7 step-up, security issue 18); the
+      // org's service account with `apps:write` may too (docs/machines.md: its secret is its credential).
+      preHandler: requireFreshLoginOrClient(services.authenticator, services.config.stepUpMaxAgeSeconds),
     },
     async (request) => {
-      const c = await clients.update(Number(authOf(request).userId), request.params.id, {
+      const c = await clients.update(await managementActor(request, services), request.params.id, {
         name: request.body.name,
         redirectUris: request.body.redirect_uris,
         requireMfa: request.body.require_mfa,
       });
-      return {
-        success: true,
-        client: {
-          client_id: c.clientId,
-          name: c.name,
-          redirect_uris: c.redirectUris,
-          dapp: c.dapp,
-          created_at: new Date(c.createdAt).toISOString(),
-          post_logout_redirect_uris: c.postLogoutRedirectUris,
-          require_mfa: c.requireMfa,
-        },
-      };
+      return { success: true, client: clientSummary(c) };
     },
   );
 
@@ -166,7 +179,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
         params: ClientIdParams,
         response: {
           200: Type.Object({ success: Type.Boolean(), revoked_grants: Type.Integer() }),
-          ...errorResponses(401, 404, 503),
+          ...errorResponses(401, 403, 404, 503),
         },
       },
       // Deleting an app is account-critical (decisions §7 step-up, security issue 18).
@@ -175,7 +188,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
     async (request) => {
       const clientId = request.params.id;
       // Deleted first: from then on the app cannot authenticate, so it cannot open a grant the sweep misses.
-      await clients.remove(Number(authOf(request).userId), clientId);
+      await clients.remove(actor(request), clientId);
       const revoked = await services.oauth.revokeClientGrants(clientId, 'client_deleted');
       return { success: true, revoked_grants: revoked };
     },
@@ -196,7 +209,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
             client_secret: Type.String(),
             old_secret_valid_until: Type.String({ description: 'ISO 8601 UTC' }),
           }),
-          ...errorResponses(401, 404, 429),
+          ...errorResponses(401, 403, 404, 429),
         },
       },
       preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
@@ -204,7 +217,7 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
     },
     async (request, reply) => {
       const { clientSecret, oldSecretValidUntil } = await clients.rotateSecret(
-        Number(authOf(request).userId),
+        actor(request),
         request.params.id,
         services.config.clientSecretGraceSeconds,
       );

@@ -4,6 +4,8 @@ import type { IdentityRecord } from '../../../services/federation/federationServ
 import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
 import { ErrorBody, errorResponses } from '../../schemas.js';
+import { invalidField } from '../../../errors.js';
+import { PlatformCredentialSchema } from './platformLogin.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
 import { FEDERATION_COOKIE_PATH, LINK_COOKIE } from '../federation/index.js';
@@ -11,8 +13,12 @@ import { LINK_TICKET_TTL_MS } from '../../../services/federation/federationServi
 
 const Identity = Type.Object({
   id: Type.String(),
-  provider: Type.String({ description: 'The provider id of IDENTITY_PROVIDERS' }),
-  provider_name: Type.String(),
+  provider: Type.String({
+    description: 'The provider id of IDENTITY_PROVIDERS (`steam` for every Steam identity, web or in-game)',
+  }),
+  provider_name: Type.String({
+    description: 'The platform or provider name (Steam, Epic Games, Game Center, …)',
+  }),
   subject: Type.String({ description: "The upstream account's stable id (OpenID `sub`, Steam's steamid64)" }),
   email: Type.Union([Type.String(), Type.Null()], {
     description: 'As the upstream gave it (never used to link)',
@@ -64,11 +70,12 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       schema: {
         tags: ['accounts'],
         summary:
-          "Links the upstream identity of an id_token to the signed-in user (a guest upgrades); 409 identity_in_use when another account has it; each id_token is accepted once (401 id_token_replayed, shared with federated-login). First-party only: a fresh console login (STEP_UP_MAX_AGE), or a guest's own token for its upgrade",
+          "Links the upstream identity of an id_token, or of a platform credential (a platform kind: the credential of platform-login), to the signed-in user (a guest upgrades: same uuid and wallet); 409 identity_in_use when another account has it; each id_token is accepted once (401 id_token_replayed, shared with federated-login); a refused credential is 401 platform_rejected. First-party only: a fresh console login (STEP_UP_MAX_AGE), or a guest's own token for its upgrade",
         security: bearerSecurity,
         body: Type.Object({
           provider: Type.String({ minLength: 1, maxLength: 64 }),
-          id_token: Type.String({ minLength: 1, maxLength: 16_000 }),
+          id_token: Type.Optional(Type.String({ minLength: 1, maxLength: 16_000 })),
+          credential: Type.Optional(PlatformCredentialSchema),
         }),
         response: {
           201: Identity,
@@ -76,7 +83,7 @@ export async function identityRoutes(app: App, services: Services): Promise<void
           401: Type.Object(ErrorBody.properties, {
             additionalProperties: true,
             description:
-              'reauthentication_required, invalid_id_token, or id_token_replayed (this id_token was used before, here or at federated-login)',
+              'reauthentication_required, invalid_id_token, id_token_replayed (this id_token was used before, here or at federated-login), or platform_rejected',
           }),
         },
       },
@@ -84,11 +91,17 @@ export async function identityRoutes(app: App, services: Services): Promise<void
       config: perUser(limits, 'identities_manage'),
     },
     async (request, reply) => {
-      const identity = await federation.linkIdToken(
-        Number(authOf(request).userId),
-        request.body.provider,
-        request.body.id_token,
-      );
+      const { provider, id_token: idToken, credential } = request.body;
+      if ((idToken === undefined) === (credential === undefined))
+        throw invalidField(
+          'id_token',
+          'Send either id_token (an OpenID provider) or credential (a platform kind)',
+        );
+      const userUuid = Number(authOf(request).userId);
+      const identity =
+        credential !== undefined
+          ? await federation.linkPlatform(userUuid, provider, credential)
+          : await federation.linkIdToken(userUuid, provider, idToken!);
       services.security.notify(
         identity.userUuid,
         { kind: 'identity_linked', provider: identity.provider, identityId: identity.id },

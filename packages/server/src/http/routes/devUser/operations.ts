@@ -24,6 +24,9 @@ export async function devUserOperationsRoutes(app: App, services: Services): Pro
                 action: Type.String(),
                 outcome: Type.String(),
                 status: Type.Integer(),
+                client_id: Type.Union([Type.String(), Type.Null()], {
+                  description: 'The app the operation was made for or through (session operations), if any',
+                }),
                 details: Type.Record(Type.String(), Type.Unknown()),
               }),
             ),
@@ -37,7 +40,11 @@ export async function devUserOperationsRoutes(app: App, services: Services): Pro
       const operations = await overview.operations(Number(authOf(request).userId));
       return {
         success: true,
-        operations: operations.map((o) => ({ ...o, at: new Date(o.at).toISOString() })),
+        operations: operations.map(({ clientId, ...o }) => ({
+          ...o,
+          client_id: clientId,
+          at: new Date(o.at).toISOString(),
+        })),
       };
     },
   );

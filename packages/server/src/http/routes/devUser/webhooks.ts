@@ -2,8 +2,10 @@ import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import type { DeliveryView, WebhookEndpointView } from '../../../services/webhooks/webhookEndpointService.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../services/webhooks/webhookEvents.js';
-import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { bearerSecurity, requireLoginOrClient } from '../../auth.js';
+import type { authOf } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -95,13 +97,14 @@ const DeliveryParams = Type.Object({
 
 /**
  * An app's webhook endpoints (decisions §8 "Events", docs/webhooks.md), authenticated like the other
- * `/v1/dev-user/clients/{id}` routes: the owner's login JWT; another developer's app is `client_not_found`.
+ * `/v1/dev-user/clients/{id}` routes: a member's login JWT, by role (docs/orgs.md); another organization's app is `client_not_found`.
  */
 export async function webhookRoutes(app: App, services: Services): Promise<void> {
   const { webhooks } = services;
-  const login = requireToken(services.authenticator, 'login');
+  // A member's login JWT by role, or the org's service account (`apps:read` to read, `webhooks:write` to change).
+  const login = requireLoginOrClient(services.authenticator);
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'webhooks_manage') };
-  const owner = (request: Parameters<typeof authOf>[0]) => Number(authOf(request).userId);
+  const owner = (request: Parameters<typeof authOf>[0]) => managementActor(request, services);
 
   app.post(
     '/v1/dev-user/clients/:id/webhooks',
@@ -118,14 +121,18 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
             ...Endpoint.properties,
             secret: Type.String({ description: 'whsec_…, shown once' }),
           }),
-          ...errorResponses(400, 401, 404, 409, 429),
+          ...errorResponses(400, 401, 403, 404, 409, 429),
         },
       },
       preHandler: login,
       config: limit,
     },
     async (request, reply) => {
-      const { endpoint, secret } = await webhooks.create(owner(request), request.params.id, request.body);
+      const { endpoint, secret } = await webhooks.create(
+        await owner(request),
+        request.params.id,
+        request.body,
+      );
       void reply.header('cache-control', 'no-store');
       return reply.status(201).send({ success: true, ...endpointJson(endpoint), secret });
     },
@@ -141,14 +148,14 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: AppParams,
         response: {
           200: Type.Object({ success: Type.Boolean(), webhooks: Type.Array(Endpoint) }),
-          ...errorResponses(401, 404),
+          ...errorResponses(401, 403, 404),
         },
       },
       preHandler: login,
     },
     async (request) => ({
       success: true,
-      webhooks: (await webhooks.list(owner(request), request.params.id)).map(endpointJson),
+      webhooks: (await webhooks.list(await owner(request), request.params.id)).map(endpointJson),
     }),
   );
 
@@ -162,14 +169,14 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: EndpointParams,
         response: {
           200: Type.Object({ success: Type.Boolean(), webhook: Endpoint }),
-          ...errorResponses(401, 404),
+          ...errorResponses(401, 403, 404),
         },
       },
       preHandler: login,
     },
     async (request) => ({
       success: true,
-      webhook: endpointJson(await webhooks.get(owner(request), request.params.id, request.params.wid)),
+      webhook: endpointJson(await webhooks.get(await owner(request), request.params.id, request.params.wid)),
     }),
   );
 
@@ -187,7 +194,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         ),
         response: {
           200: Type.Object({ success: Type.Boolean(), webhook: Endpoint }),
-          ...errorResponses(400, 401, 404, 429),
+          ...errorResponses(400, 401, 403, 404, 429),
         },
       },
       preHandler: login,
@@ -196,7 +203,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     async (request) => ({
       success: true,
       webhook: endpointJson(
-        await webhooks.update(owner(request), request.params.id, request.params.wid, request.body),
+        await webhooks.update(await owner(request), request.params.id, request.params.wid, request.body),
       ),
     }),
   );
@@ -209,12 +216,12 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         summary: 'Delete a webhook endpoint; its pending deliveries are dropped',
         security: bearerSecurity,
         params: EndpointParams,
-        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 404) },
+        response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 403, 404) },
       },
       preHandler: login,
     },
     async (request) => {
-      await webhooks.remove(owner(request), request.params.id, request.params.wid);
+      await webhooks.remove(await owner(request), request.params.id, request.params.wid);
       return { success: true };
     },
   );
@@ -234,7 +241,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
             secret: Type.String(),
             previous_secret_valid_until: Type.String({ description: 'ISO 8601 UTC' }),
           }),
-          ...errorResponses(401, 404, 429),
+          ...errorResponses(401, 403, 404, 429),
         },
       },
       preHandler: login,
@@ -242,7 +249,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     },
     async (request, reply) => {
       const { secret, previousValidUntil } = await webhooks.rotateSecret(
-        owner(request),
+        await owner(request),
         request.params.id,
         request.params.wid,
         services.config.webhooks.secretGraceSeconds,
@@ -274,16 +281,21 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         }),
         response: {
           200: Type.Object({ success: Type.Boolean(), deliveries: Type.Array(Delivery) }),
-          ...errorResponses(400, 401, 404),
+          ...errorResponses(400, 401, 403, 404),
         },
       },
       preHandler: login,
     },
     async (request) => {
-      const deliveries = await webhooks.deliveries(owner(request), request.params.id, request.params.wid, {
-        limit: Math.min(200, Number(request.query.limit ?? 50)),
-        state: request.query.state,
-      });
+      const deliveries = await webhooks.deliveries(
+        await owner(request),
+        request.params.id,
+        request.params.wid,
+        {
+          limit: Math.min(200, Number(request.query.limit ?? 50)),
+          state: request.query.state,
+        },
+      );
       return { success: true, deliveries: deliveries.map(deliveryJson) };
     },
   );
@@ -298,14 +310,14 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
         params: DeliveryParams,
         response: {
           202: Type.Object({ success: Type.Boolean() }),
-          ...errorResponses(401, 404, 409, 429),
+          ...errorResponses(401, 403, 404, 409, 429),
         },
       },
       preHandler: login,
       config: limit,
     },
     async (request, reply) => {
-      await webhooks.retry(owner(request), request.params.id, request.params.wid, request.params.did);
+      await webhooks.retry(await owner(request), request.params.id, request.params.wid, request.params.did);
       return reply.status(202).send({ success: true });
     },
   );

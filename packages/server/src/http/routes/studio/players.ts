@@ -2,12 +2,14 @@ import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { invalidField } from '../../../errors.js';
 import type { DirectoryPlayer } from '../../../services/players/playerDirectoryService.js';
-import type { StudioNeed } from '../../../services/studio/studioAccess.js';
+import type { AppAction } from '../../../services/orgs/roles.js';
+import type { ManagementScope } from '../../../services/serviceAccounts/scopes.js';
+import { clientNotFound } from '../../../services/orgs/appAccess.js';
 import { bearerSecurity, requireLoginOrClient } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { studioCaller } from './studioCaller.js';
+import { managementActor } from '../../managementActor.js';
 
 const AppParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 40 }),
@@ -38,8 +40,8 @@ const playerView = (p: DirectoryPlayer) => ({
   ...(p.email !== undefined ? { email: p.email } : {}),
 });
 
-const READ: StudioNeed = { role: 'viewer', scope: 'players:read' };
-const WRITE: StudioNeed = { role: 'developer', scope: 'players:write' };
+const READ: [AppAction, ManagementScope] = ['read', 'players:read'];
+const WRITE: [AppAction, ManagementScope] = ['configure', 'players:write'];
 
 /**
  * The players directory and pre-generated players of an org's app (decisions §9, docs/players.md). A
@@ -47,8 +49,18 @@ const WRITE: StudioNeed = { role: 'developer', scope: 'players:write' };
  * scope (`players:read`, `players:write`).
  */
 export async function playerRoutes(app: App, services: Services): Promise<void> {
-  const { playerDirectory, pregeneration, studioAccess } = services;
+  const { playerDirectory, pregeneration, appAccess } = services;
   const guard = requireLoginOrClient(services.authenticator);
+  /** The org's app, for a member by role or the org's service account by scope (AppAccess); another org's → 404. */
+  const requireApp = async (
+    request: Parameters<typeof managementActor>[0],
+    orgId: string,
+    clientId: string,
+    [action, scope]: [AppAction, ManagementScope],
+  ) => {
+    const app = await appAccess.require(clientId, await managementActor(request, services), action, scope);
+    if (app.orgId !== orgId) throw clientNotFound();
+  };
 
   app.get(
     '/v1/orgs/:id/apps/:client_id/players',
@@ -79,7 +91,7 @@ export async function playerRoutes(app: App, services: Services): Promise<void> 
     },
     async (request) => {
       const { id, client_id: clientId } = request.params;
-      await studioAccess.requireApp(id, clientId, await studioCaller(request, services), READ);
+      await requireApp(request, id, clientId, READ);
       const { limit, cursor, q } = request.query;
       const { players, nextCursor } = await playerDirectory.list(clientId, {
         limit: limit === undefined ? undefined : Number(limit),
@@ -136,7 +148,7 @@ export async function playerRoutes(app: App, services: Services): Promise<void> 
     },
     async (request) => {
       const { id, client_id: clientId, user_id: userId } = request.params;
-      await studioAccess.requireApp(id, clientId, await studioCaller(request, services), READ);
+      await requireApp(request, id, clientId, READ);
       const p = await playerDirectory.detail(clientId, Number(userId));
       return {
         success: true,
@@ -184,7 +196,7 @@ export async function playerRoutes(app: App, services: Services): Promise<void> 
     },
     async (request) => {
       const { id, client_id: clientId, user_id: userId } = request.params;
-      await studioAccess.requireApp(id, clientId, await studioCaller(request, services), WRITE);
+      await requireApp(request, id, clientId, WRITE);
       const { revokedGrants } = await playerDirectory.revoke(clientId, Number(userId));
       return { success: true, revoked_grants: revokedGrants };
     },
@@ -227,7 +239,7 @@ export async function playerRoutes(app: App, services: Services): Promise<void> 
     },
     async (request, reply) => {
       const { id, client_id: clientId } = request.params;
-      await studioAccess.requireApp(id, clientId, await studioCaller(request, services), WRITE);
+      await requireApp(request, id, clientId, WRITE);
       const { email, platform } = request.body;
       if ((email === undefined) === (platform === undefined)) {
         throw invalidField('email', 'Give either email or platform {provider, subject}');

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
+import { userActor } from '../../../services/orgs/roles.js';
 import { MANAGEMENT_SCOPES } from '../../../services/serviceAccounts/scopes.js';
 import type { ServiceAccountView } from '../../../services/serviceAccounts/serviceAccountService.js';
 import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
@@ -38,10 +39,9 @@ const viewOf = (a: ServiceAccountView) => ({
  * login (STEP_UP_MAX_AGE), as an app's secret rotation does.
  */
 export async function serviceAccountRoutes(app: App, services: Services): Promise<void> {
-  const { serviceAccounts, studioAccess, config } = services;
+  const { serviceAccounts, orgs, config } = services;
   const fresh = requireFreshLogin(services.authenticator, config.stepUpMaxAgeSeconds);
-  const admin = async (orgId: string, userId: string) =>
-    studioAccess.requireOrg(orgId, { kind: 'user', userId: Number(userId) }, { role: 'admin' });
+  const admin = async (orgId: string, userId: string) => orgs.require(orgId, userActor(userId), 'admin');
 
   app.post(
     '/v1/orgs/:id/service-accounts',
