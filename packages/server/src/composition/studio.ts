@@ -86,7 +86,7 @@ export function createStudioDomain(deps: {
     new PregeneratedPlayerStore(deps.db),
     owners,
     { walletAddress: async (owner, salt) => deps.chain.gateway.walletAddress(owner, salt) },
-    { has: (name) => deps.federation.list().some((p) => p.id === name) },
+    { identityKeyOf: (name) => deps.federation.identityKeyOf(name) },
   );
   deps.accounts.usePregeneratedPlayers(pregeneration);
   deps.tokens.useSignInGate((userId) => pregeneration.checkSignIn(Number(userId)));

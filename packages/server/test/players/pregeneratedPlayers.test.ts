@@ -6,13 +6,6 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { waitForMail } from '../helpers/outbox.js';
 import { call, chainClient, registerPin } from '../pin/pinHelpers.js';
 
-/** The body of an outbox .eml, quoted-printable decoded. */
-const mailBody = (eml: string) =>
-  eml
-    .slice(eml.search(/\r?\n\r?\n/))
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-
 /**
  * Pre-generated players (decisions §9, docs/players.md): a studio's account made by e-mail before the first
  * sign-in is the account of the person who later PROVES that e-mail — same uuid, same wallet address — and
@@ -63,7 +56,7 @@ describe('pre-generated players', () => {
     expect(early.body.token).toBeUndefined();
 
     const mail = await waitForMail(server.dataDir, email, { since, includes: 'verify-email?token=' });
-    const token = /verify-email\?token=([A-Za-z0-9_-]{43})/.exec(mailBody(mail.text))![1]!;
+    const token = /verify-email\?token=([A-Za-z0-9_-]{43})/.exec(mail.text)![1]!;
     const confirmed = await fetch(`${server.url}/v1/dev-user/verify-email/confirm`, {
       method: 'POST',
       headers: {
@@ -135,6 +128,13 @@ describe('pre-generated players by platform identity', () => {
       env: {
         IDENTITY_PROVIDERS: JSON.stringify([
           { id: 'platform', kind: 'oidc', name: 'Platform', client_id: 'game-app', issuer: issuer.issuer },
+          {
+            id: 'steam-game',
+            kind: 'steam_ticket',
+            app_id: '480',
+            web_api_key: 'k'.repeat(32),
+            identity: 'dauth',
+          },
         ]),
       },
     });
@@ -170,6 +170,27 @@ describe('pre-generated players by platform identity', () => {
       headers: { authorization: `Bearer ${signedIn.body.token}` },
     });
     expect(await wallet.json()).toMatchObject({ address: made.walletAddress });
+  });
+
+  it('stores a Steam identity under the key every Steam way in shares (steam), by entry id or by that key', async () => {
+    const subject = `7656119${Date.now() + 1}`;
+    const byEntry = await server.services.pregeneration.pregenerate({
+      orgId: 'org_test',
+      clientId: 'app_test',
+      platform: { provider: 'steam-game', subject },
+    });
+    const row = await server.services.database.db
+      .selectFrom('federated_identities')
+      .select(['provider', 'subject'])
+      .where('user_uuid', '=', byEntry.userUuid)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ provider: 'steam', subject });
+    const byKey = await server.services.pregeneration.pregenerate({
+      orgId: 'org_test',
+      clientId: 'app_test',
+      platform: { provider: 'steam', subject },
+    });
+    expect(byKey).toEqual({ ...byEntry, created: false });
   });
 
   it('refuses a provider that is not configured', async () => {

@@ -39,8 +39,8 @@ export class PregenerationService {
     private readonly store: PregeneratedPlayerStore,
     private readonly owners: OwnerKeyMaker,
     private readonly chain: Pick<WalletChain, 'walletAddress'>,
-    /** Whether a configured identity provider has this name. */
-    private readonly providers: { has(name: string): boolean },
+    /** The identities' provider column of a configured provider (web or platform), undefined when none. */
+    private readonly providers: { identityKeyOf(name: string): string | undefined },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -60,17 +60,20 @@ export class PregenerationService {
         throw invalidField('email', 'email is not a valid e-mail address');
       }
     }
-    const platform = input.platform;
-    if (platform !== undefined) {
-      if (!this.providers.has(platform.provider)) {
+    let platform: { provider: string; subject: string } | undefined;
+    if (input.platform !== undefined) {
+      // Stored under the provider column its sign-ins use (`steam` for every Steam entry).
+      const provider = this.providers.identityKeyOf(input.platform.provider);
+      if (provider === undefined) {
         throw invalidField(
           'platform.provider',
-          `No identity provider is configured as ${JSON.stringify(platform.provider)}`,
+          `No identity provider is configured as ${JSON.stringify(input.platform.provider)}`,
         );
       }
-      if (platform.subject.length === 0 || platform.subject.length > 255) {
+      if (input.platform.subject.length === 0 || input.platform.subject.length > 255) {
         throw invalidField('platform.subject', 'platform.subject must be 1 to 255 characters');
       }
+      platform = { provider, subject: input.platform.subject };
     }
     const existing = await this.#existing(email, platform);
     if (existing) return { ...existing, created: false };
