@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { MAX_ACTIVITY_DAYS } from '../../../services/activity/appActivityService.js';
-import { authOf, bearerSecurity, requireLoginOrClient, requireToken } from '../../auth.js';
+import { bearerSecurity, requireLoginOrClient } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
-import { userActor } from '../../../services/orgs/roles.js';
 import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
