@@ -1,4 +1,12 @@
 export { DauthClient } from './client.js';
+export { DauthManagementClient, ManagementError } from './management.js';
+export type {
+  DirectoryPlayer,
+  ManagementClientOptions,
+  PlayerDetail,
+  PlayerPage,
+  PregeneratedPlayer,
+} from './management.js';
 export type { GetSlotInfoParameters, StatusReport } from './client.js';
 export {
   DEFAULT_AUTH_SERVER_URL,

@@ -58,6 +58,8 @@ export const RATE_LIMIT_DEFAULTS = {
   account_life: perMinute(10),
   /** App registrations, edits' secret rotations per address. */
   clients_create: perMinute(30),
+  /** Pre-generated players (`POST /v1/orgs/{id}/apps/{client_id}/players/pregenerate`) per address. */
+  players_pregenerate: perMinute(600),
   /** Webhook endpoint creations, changes, secret rotations and manual retries per address. */
   webhooks_manage: perMinute(60),
   /** Organization changes per address: creations, renames, transfers, deletions, member changes, invitation revokes and acceptances. */

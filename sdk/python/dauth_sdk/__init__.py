@@ -52,6 +52,7 @@ from .errors import (
     to_http_status,
 )
 from .federation import FederatedLogin, LinkedIdentity
+from .management import ManagementClient, ManagementError
 from .mfa import LoginSession
 from .handlers import callback_handler_class, respond_to_callback, wsgi_callback_app
 from .provider import ProviderRegistration, register_content_provider
@@ -62,6 +63,8 @@ from .transport import HttpResponse, Transport, urllib_transport
 from .webhooks import WebhookEvent, WebhookVerificationError, verify_webhook
 
 __all__ = [
+    "ManagementClient",
+    "ManagementError",
     "InvalidMfaCodeError",
     "InvalidMfaTokenError",
     "LoginMfaError",

@@ -4,6 +4,7 @@ import { clientList } from './commands/clientList.js';
 import { clientDelete, clientRotateSecret, clientUpdate } from './commands/clientLifecycle.js';
 import { faucet } from './commands/faucet.js';
 import { orgAccept, orgCreate, orgInvite, orgList, orgMembers } from './commands/org.js';
+import { playersList, playersPregenerate, playersRevoke, playersShow } from './commands/players.js';
 import { providerCreate } from './commands/providerCreate.js';
 import { providerShow } from './commands/providerShow.js';
 import { slotsImport } from './commands/slotsImport.js';
@@ -36,6 +37,10 @@ export const commands: CliCommand[] = [
   providerShow,
   faucet,
   slotsImport,
+  playersList,
+  playersShow,
+  playersRevoke,
+  playersPregenerate,
 ];
 
 /** The command whose path starts `argv`, and the arguments after its path. */
@@ -52,5 +57,5 @@ export function findCommand(
 
 export function helpText(registry: CliCommand[] = commands): string {
   const lines = registry.map((c) => `  dauth ${c.path.join(' ')} ${c.usage}\n      ${c.summary}`);
-  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import, provider create and client update|rotate-secret|delete|sponsorship and webhook\ncommands talk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
+  return `Usage:\n${lines.join('\n')}\n\nConfiguration comes from the same environment as the server (DATA_DIR, DATABASE_URL, …).\nCommands marked database only run beside a running server; faucet, slots import, provider create and client update|rotate-secret|delete|sponsorship, webhook\nand players commands talk to it (--server, else PUBLIC_URL; the admin key from ADMIN_API_KEY or DATA_DIR/admin-api-key).\nOutput is JSON on stdout; errors are JSON on stderr.\n`;
 }

@@ -14,6 +14,7 @@ import { PinLockout } from '../services/custody/pinLockout.js';
 import { ShareCheck } from '../services/custody/shareCheck.js';
 import { SharePinDeriver } from '../services/custody/sharePinDeriver.js';
 import type { WalletChain } from '../services/custody/walletChain.js';
+import { PregeneratedPlayerStore } from '../stores/pregeneratedPlayerStore.js';
 import type { Mailer } from '../services/mail/mailer.js';
 import { TokenTransferService } from '../services/transfers/tokenTransferService.js';
 import { EmailVerificationService } from '../services/verification/emailVerificationService.js';
@@ -87,6 +88,8 @@ export function createCustodyDomain(deps: {
     ownerKeyCheck: new OwnerKeyCheck(deps.masterKey),
     chain,
     logger: deps.logger.child({ component: 'custody' }),
+    // A pre-generated player's first PIN adopts the wallet a studio made for them (docs/players.md).
+    pregenerated: new PregeneratedPlayerStore(deps.db),
   };
   const custody = new CustodyService(
     custodyDeps,

@@ -66,6 +66,10 @@ import type { SponsorshipReport } from '../services/sponsorship/sponsorshipRepor
 import type { WebhookEndpointService } from '../services/webhooks/webhookEndpointService.js';
 import type { AppActivityService } from '../services/activity/appActivityService.js';
 import { createWebhookDomain } from './webhooks.js';
+import { createStudioDomain } from './studio.js';
+import type { PlayerDirectoryService } from '../services/players/playerDirectoryService.js';
+import type { PregenerationService } from '../services/players/pregenerationService.js';
+import type { ServiceAccountService } from '../services/serviceAccounts/serviceAccountService.js';
 import { createOrgDomain } from './orgs.js';
 import type { OrgService } from '../services/orgs/orgService.js';
 import type { AppAccess } from '../services/orgs/appAccess.js';
@@ -187,6 +191,12 @@ export interface Services {
   botChallenge: BotChallengeService;
   /** Sign-ins of an account under guessing need a challenge or a mailed code (docs/security.md). */
   loginDefense: LoginDefenseService;
+  /** An organization's machine clients (docs/machines.md). */
+  serviceAccounts: ServiceAccountService;
+  /** An app's players: list, search, detail, revoke (docs/players.md). */
+  playerDirectory: PlayerDirectoryService;
+  /** Players a studio makes before their first sign-in (docs/players.md). */
+  pregeneration: PregenerationService;
   /** Releases every resource in reverse order of creation. */
   close(): Promise<void>;
 }
@@ -218,22 +228,28 @@ export interface CreateServicesOptions {
   startup?: StartupProgress;
 }
 
+/** What was opened, closed in reverse order of opening (also when a start fails part-way); errors are logged. */
+function closingOrder(logger: Logger) {
+  const closers: (() => Promise<void>)[] = [];
+  const onClose = (closer: () => Promise<void>) => void closers.push(closer);
+  const close = async () => {
+    for (const closer of closers.reverse()) {
+      await closer().catch((err: unknown) => logger.warn({ err }, 'error while closing'));
+    }
+  };
+  return { onClose, close };
+}
+
 export async function createServices(
   config: Config,
   options: CreateServicesOptions = {},
 ): Promise<Composition> {
   const logger = options.logger ?? pino(loggerOptions(config.logLevel));
   const startup = options.startup ?? new StartupProgress();
-  const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const closer of closers.reverse()) {
-      await closer().catch((err: unknown) => logger.warn({ err }, 'error while closing'));
-    }
-  };
+  const { onClose, close } = closingOrder(logger);
   try {
     // One domain per file, in dependency order; each declares the deps it takes, most of them from `base`.
     const { pgSchema } = options;
-    const onClose = (closer: () => Promise<void>) => void closers.push(closer);
     const infrastructure = await createInfrastructure({ config, logger, startup, pgSchema, onClose });
     // What most domains take: the infrastructure's services and what it was given and opened.
     const { services: shared, ...context } = infrastructure;
@@ -244,11 +260,11 @@ export async function createServices(
     // The embedded chain starts (and deploys on first start) here; it stops before the database closes.
     const chainDomain = await createChainDomain({ ...base, options: options.chain });
     const { close: closeChain, ...chainServices } = chainDomain;
-    closers.push(closeChain);
+    onClose(closeChain);
     const { chain } = chainDomain;
     const tokenDomain = await createTokenDomain(base);
     const { close: closeOAuth, ...oauthDomain } = await createOAuthDomain({ ...base, ...tokenDomain });
-    closers.push(closeOAuth);
+    onClose(closeOAuth);
     const { clients, browserSessions } = oauthDomain;
     // The ways in (decisions §9): accounts, address verification, guests, passkeys, federation, MFA.
     const accountDomain = createAccountDomain({ ...base, ...tokenDomain, clients });
@@ -270,7 +286,7 @@ export async function createServices(
     const sessionAccounts = { store: sessionParts.store, chain: sessionParts.accounts };
     const custodyDomain = createCustodyDomain({ ...base, sessionAccounts, users, verifications, chain });
     const { close: closeCustody, sharePins, ...custodyServices } = custodyDomain;
-    closers.push(closeCustody);
+    onClose(closeCustody);
     const { custody } = custodyServices;
     const { close: closeSessionKeys, sessionKeys } = createSessionKeyDomain({
       ...base,
@@ -279,7 +295,7 @@ export async function createServices(
       custody,
       maxOperationGas: config.sponsorship.maxOperationGas,
     });
-    closers.push(closeSessionKeys);
+    onClose(closeSessionKeys);
     // Account security, password reset, approved apps, deletion and export.
     const accountCare = createAccountCare({
       ...base,
@@ -296,7 +312,7 @@ export async function createServices(
       chain,
       custody,
     });
-    closers.push(closeSlots);
+    onClose(closeSlots);
     // Content tokens (docs/content-tokens.md): the batcher starts here and first settles what a crash left.
     const content = createContentServices({
       ...base,
@@ -310,14 +326,14 @@ export async function createServices(
     });
     startup.begin('content');
     await content.start();
-    closers.push(() => content.close());
+    onClose(() => content.close());
     startup.done('content');
     // A slot transfer's `cu_id` may name the app by a cuid registered to it (decisions §5).
     slotDomain.slotTransfers.apps.add(content.directory.findProviderByCuid);
 
     // This replica's webhook delivery worker; it stops before the database closes.
     const { close: closeWebhooks, endpoints: webhooks } = createWebhookDomain(base);
-    closers.push(closeWebhooks);
+    onClose(closeWebhooks);
     const sponsorshipDomain = createSponsorshipDomain({
       ...base,
       chain,
@@ -365,6 +381,7 @@ export async function createServices(
       ...sponsorshipDomain,
       chainConsistency,
       accountOverview,
+      ...createStudioDomain({ ...base, ...tokenDomain, ...oauthDomain, ...accountDomain, chain }),
       close,
     };
   } catch (err) {

@@ -63,6 +63,8 @@ import { tokenTransferRoutes } from './routes/token/transfer.js';
 import { jwksRoutes } from './routes/wellKnown/jwks.js';
 import { oauthMetadataRoutes } from './routes/wellKnown/oauthAuthorizationServer.js';
 import { oidcRoutes } from './routes/oidc/index.js';
+import { playerRoutes } from './routes/studio/players.js';
+import { serviceAccountRoutes } from './routes/studio/serviceAccounts.js';
 import { CONSOLE_HEADERS, consoleRoutes } from './routes/console/index.js';
 import type { App } from './types.js';
 
@@ -174,6 +176,8 @@ export async function buildApp(
     appSponsorshipRoutes,
     walletSessionKeyRoutes,
     consentRoutes,
+    serviceAccountRoutes,
+    playerRoutes,
     accountRoutes,
     devUserWalletRoutes,
     devUserSlotsRoutes,

@@ -17,7 +17,14 @@ declare module 'fastify' {
  * for every route; test/architecture/routeAccess.test.ts reads it off each registered route.
  */
 export type RouteAccess =
-  'any_token' | 'login' | 'access' | 'fresh_login' | 'first_party' | 'first_party_or_guest';
+  | 'any_token'
+  | 'login'
+  | 'access'
+  | 'fresh_login'
+  | 'first_party'
+  | 'first_party_or_guest'
+  | 'login_or_client'
+  | 'fresh_login_or_client';
 
 const ROUTE_ACCESS = Symbol('dauth.routeAccess');
 
@@ -32,8 +39,15 @@ export function routeAccessOf(handler: unknown): RouteAccess | undefined {
   return (handler as unknown as Record<symbol, RouteAccess | undefined>)[ROUTE_ACCESS];
 }
 
+/**
+ * The token uses a person route may ask for: `any` is a login JWT or an access token. A client_credentials
+ * token (`client`) is refused by all of these (it never stands for a person); only the org management
+ * routes take it.
+ */
+export type PersonTokenUse = Exclude<TokenClaims['use'], 'client'> | 'any';
+
 /** preHandler: a valid bearer token of the accepted use, else 401. */
-export function requireToken(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
+export function requireToken(authenticator: Authenticator, accept: PersonTokenUse = 'any') {
   return withAccess(
     async (request: FastifyRequest): Promise<void> => {
       const token = bearerToken(request);
@@ -48,7 +62,7 @@ export function requireToken(authenticator: Authenticator, accept: TokenClaims['
  * `requireToken` as a callback hook for the hottest routes (token validation): a token already seen
  * is checked without a promise (`Authenticator.authenticateNow`); the checks and errors are the same.
  */
-export function requireTokenNow(authenticator: Authenticator, accept: TokenClaims['use'] | 'any' = 'any') {
+export function requireTokenNow(authenticator: Authenticator, accept: PersonTokenUse = 'any') {
   const handler = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const token = bearerToken(request);
     if (!token) return done(unauthorized('missing_token', 'Send Authorization: Bearer <token>'));
@@ -139,6 +153,44 @@ export function requireFirstParty(authenticator: Authenticator, maxAgeSeconds: n
     },
     guests ? 'first_party_or_guest' : 'first_party',
   );
+}
+
+/**
+ * preHandler of the organizations' management routes that machines may call (decisions §9 "Machines"): a
+ * login JWT (a member, judged by role) or a client_credentials token (a service account, judged by scope;
+ * the route resolves which). Any other token → 401 `invalid_token`.
+ */
+export function requireLoginOrClient(authenticator: Authenticator) {
+  return withAccess(async (request: FastifyRequest): Promise<void> => {
+    const token = bearerToken(request);
+    if (!token) throw unauthorized('missing_token', 'Send Authorization: Bearer <token>');
+    try {
+      request.auth = await authenticator.authenticate(token, 'login');
+    } catch (loginError) {
+      try {
+        request.auth = await authenticator.authenticate(token, 'client');
+      } catch (clientError) {
+        // A client token's own failure (expired, revoked) says more than "a login token is required".
+        const wrongUse =
+          clientError instanceof AppError && clientError.message.startsWith('A client_credentials');
+        throw wrongUse ? loginError : clientError;
+      }
+    }
+  }, 'login_or_client');
+}
+
+/**
+ * `requireLoginOrClient` where a person must also be fresh (`requireFreshLogin`: an app's edit): a login
+ * JWT within `maxAgeSeconds` of its authentication, or a client_credentials token (a service account has no
+ * sign-in to be fresh; its secret is the credential and its scope the limit).
+ */
+export function requireFreshLoginOrClient(authenticator: Authenticator, maxAgeSeconds: number) {
+  const either = requireLoginOrClient(authenticator);
+  return withAccess(async (request: FastifyRequest): Promise<void> => {
+    await either(request);
+    const claims = authOf(request);
+    if (claims.use === 'login') requireFresh(claims, maxAgeSeconds);
+  }, 'fresh_login_or_client');
 }
 
 /** The claims `requireToken` attached; a route without that preHandler is a programming error. */

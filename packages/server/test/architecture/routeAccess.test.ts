@@ -49,6 +49,8 @@ const GUARDS = new Set([
   'fresh_login',
   'first_party',
   'first_party_or_guest',
+  'login_or_client',
+  'fresh_login_or_client',
 ]);
 /** Routes that authenticate otherwise (docs/security.md says how). */
 const OTHER = new Set(['none', 'page_session', 'client', 'admin_key', 'ticket', 'provider', 'access_token']);

@@ -109,6 +109,8 @@ describe('the API as documented', () => {
     const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((op) => op.summary));
     expect(summaries.length).toBeGreaterThan(50);
     expect(summaries.filter((s) => /spec endpoint/i.test(s ?? ''))).toEqual([]);
-    expect(summaries).toContain('Token exchange: authorization_code, refresh_token or device_code');
+    expect(summaries).toContain(
+      'Token exchange: authorization_code, refresh_token, device_code or client_credentials',
+    );
   });
 });

@@ -59,6 +59,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
           'authorization_code',
           'refresh_token',
           'urn:ietf:params:oauth:grant-type:device_code',
+          'client_credentials',
         ],
         response_types_supported: ['code'],
       });

@@ -92,6 +92,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
           'authorization_code',
           'refresh_token',
           'urn:ietf:params:oauth:grant-type:device_code',
+          'client_credentials',
         ],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       });

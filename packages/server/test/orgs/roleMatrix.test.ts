@@ -101,6 +101,14 @@ const MATRIX: Record<string, Row> = {
   'GET /v1/dev-user/clients/:id/sponsorship': { min: 'viewer' },
   'GET /v1/orgs/:id/apps': { min: 'viewer', orgLevel: true },
   'GET /v1/orgs/:id/apps/:client_id': { min: 'viewer' },
+  // The players directory and pre-generation (docs/players.md).
+  'GET /v1/orgs/:id/apps/:client_id/players': { min: 'viewer' },
+  'GET /v1/orgs/:id/apps/:client_id/players/:user_id': { min: 'viewer' },
+  'POST /v1/orgs/:id/apps/:client_id/players/:user_id/revoke': { min: 'developer' },
+  'POST /v1/orgs/:id/apps/:client_id/players/pregenerate': {
+    min: 'developer',
+    body: () => ({ email: `pre-${Math.random().toString(36).slice(2)}@example.com` }),
+  },
   'POST /v1/development-api/init_permission_provider': {
     min: 'developer',
     bodyKeyed: true,
@@ -216,7 +224,8 @@ describe('roles on every management route of an app (decisions §9, docs/orgs.md
       .replace(':id', template.startsWith('/v1/orgs/') ? ctx.orgId : ctx.clientId)
       .replace(':client_id', ctx.clientId)
       .replace(':wid', ctx.webhookId)
-      .replace(':did', 'msg_missing');
+      .replace(':did', 'msg_missing')
+      .replace(':user_id', '1000000001');
     const query = row.query ? `?${row.query(ctx)}` : '';
     const body = row.body?.(ctx) ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
     return api(server, method, `${path}${query}`, user.loginToken, body);

@@ -46,6 +46,14 @@ export function checkedCredentials(emailInput: string, password: string): string
 export const nicknameFor = (email: string, nickname: string | undefined): string =>
   (nickname ?? email.split('@')[0] ?? 'user').trim().slice(0, 100) || 'user';
 
+/** Pre-generated players' side of a sign-up (`PregenerationService`). */
+export interface PregeneratedSignups {
+  claimForSignup(
+    email: string,
+    account: { passwordHash: string; nickname: string },
+  ): Promise<number | undefined>;
+}
+
 export class AccountService {
   #secondFactor: SecondFactorGate;
 
@@ -61,6 +69,13 @@ export class AccountService {
     this.#secondFactor = singleFactor(tokens);
   }
 
+  #pregenerated: PregeneratedSignups | undefined;
+
+  /** Sign-ups with an e-mail a studio pre-generated an account for go to that account (docs/players.md). */
+  usePregeneratedPlayers(pregenerated: PregeneratedSignups): void {
+    this.#pregenerated = pregenerated;
+  }
+
   /** Where a password sign-in goes after the password (docs/mfa.md): an account with TOTP gets an `mfa_token`. */
   useSecondFactor(gate: SecondFactorGate): void {
     this.#secondFactor = gate;
@@ -73,6 +88,14 @@ export class AccountService {
       throw conflict('email_taken', 'An account with this e-mail already exists');
     const passwordHash = await this.passwords.hash(input.password);
     const nickname = nicknameFor(email, input.nickname);
+    // A studio pre-generated an account for this address: it takes the e-mail and password, but opens to
+    // no sign-in until the mailbox is proved (the sign-up mail's link, or a password reset).
+    const waiting = await this.#pregenerated?.claimForSignup(email, { passwordHash, nickname });
+    if (waiting !== undefined) {
+      const claimed = { userUuid: waiting, email, nickname, createdAt: Date.now() };
+      await this.signupMail?.sendAfterSignup(claimed);
+      return claimed;
+    }
     for (let attempt = 0; attempt < 5; attempt++) {
       const user = { userUuid: newUserUuid(), email, nickname, createdAt: Date.now(), passwordHash };
       if (await this.users.insert(user)) {

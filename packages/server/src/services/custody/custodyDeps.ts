@@ -33,6 +33,16 @@ export interface CustodyDeps {
   ownerKeyCheck: OwnerKeyCheck;
   chain: WalletChain;
   logger: CustodyLogger;
+  /**
+   * Pre-generated players' wallets (docs/players.md): the sealed mnemonic (`CustodySeal.sealMnemonic`) of
+   * a main wallet a studio made before the player's first sign-in, which the PIN registration adopts.
+   */
+  pregenerated?: PregeneratedWallets | undefined;
+}
+
+export interface PregeneratedWallets {
+  sealedMnemonic(userUuid: number): Promise<string | undefined>;
+  dropMnemonic(userUuid: number): Promise<void>;
 }
 
 export const walletRef = (w: Wallet): WalletRef => ({

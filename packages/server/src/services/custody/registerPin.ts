@@ -27,8 +27,24 @@ export async function registerPin(
   userUuid: number,
   pinHash: string,
 ): Promise<RegisteredWallet> {
-  if (await deps.wallets.mainWallet(userUuid)) throw walletExists();
-  const mnemonic = newOwnerMnemonic();
+  const existing = await deps.wallets.mainWallet(userUuid);
+  let mnemonic: string;
+  let adopted: Address | undefined;
+  if (existing) {
+    // A pre-generated player (docs/players.md): the wallet a studio made before the first sign-in, its
+    // mnemonic sealed until now, becomes the PIN's wallet: the same address, nothing on chain.
+    const sealed = await deps.pregenerated?.sealedMnemonic(userUuid);
+    if (sealed === undefined || (await deps.store.find(userUuid))) throw walletExists();
+    const opened = deps.seal.openMnemonic(sealed, userUuid, existing.initialOwner);
+    try {
+      mnemonic = opened.toString('utf8');
+    } finally {
+      opened.fill(0);
+    }
+    adopted = existing.address;
+  } else {
+    mnemonic = newOwnerMnemonic();
+  }
   let key: Buffer | undefined;
   let sharePin: Buffer | undefined;
   let shareServer: Buffer | undefined;
@@ -37,6 +53,7 @@ export async function registerPin(
     key = await mnemonicToOwnerKey(mnemonic, deps.sharePins.pool);
     const owner = addressOfPrivateKey(key);
     const address = await deps.chain.walletAddress(owner, MAIN_WALLET_SALT);
+    if (adopted !== undefined && address !== adopted) throw walletExists();
     shareServer = newServerShare();
     sharePin = await deps.sharePins.derive(pinHash);
     shareUser = splitKey(key, sharePin, shareServer);
@@ -46,7 +63,26 @@ export async function registerPin(
     const mnemonicSealed = deps.seal.sealMnemonic(mnemonic, userUuid, owner);
     const userShareCheck = deps.shareCheck.of(shareUser, userUuid, keyVersion);
     const ownerKeyCheck = deps.ownerKeyCheck.of(key, userUuid, owner);
+    const custodyRow = () => ({
+      userUuid,
+      walletAddress: address,
+      owner,
+      serverShareSealed,
+      mnemonicSealed,
+      keyVersion,
+      failedAttempts: 0,
+      lockCount: 0,
+      lockedUntil: 0,
+      userShareCheck,
+      ownerKeyCheck,
+      createdAt: now,
+      updatedAt: now,
+    });
     await deps.store.transaction(async (trx) => {
+      if (adopted !== undefined) {
+        if (!(await deps.store.insert(custodyRow(), trx))) throw walletExists();
+        return;
+      }
       if (await deps.wallets.mainWallet(userUuid, trx)) throw walletExists();
       await deps.wallets.insert(
         {
@@ -61,27 +97,11 @@ export async function registerPin(
         },
         trx,
       );
-      const inserted = await deps.store.insert(
-        {
-          userUuid,
-          walletAddress: address,
-          owner,
-          serverShareSealed,
-          mnemonicSealed,
-          keyVersion,
-          failedAttempts: 0,
-          lockCount: 0,
-          lockedUntil: 0,
-          userShareCheck,
-          ownerKeyCheck,
-          createdAt: now,
-          updatedAt: now,
-        },
-        trx,
-      );
+      const inserted = await deps.store.insert(custodyRow(), trx);
       // A concurrent registration won: roll back our wallet row too.
       if (!inserted) throw walletExists();
     });
+    if (adopted !== undefined) await deps.pregenerated?.dropMnemonic(userUuid);
     deps.logger.info({ userUuid, wallet: address }, 'PIN registered and main wallet created');
     return {
       address,

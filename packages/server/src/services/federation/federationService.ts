@@ -117,6 +117,18 @@ export class FederationService {
     this.#secondFactor = gate;
   }
 
+  /**
+   * The identities' provider column for a configured entry, web or platform (`steam` for every Steam
+   * entry, whose identities are one SteamID64 whatever the way in), or for that column itself when an
+   * entry uses it; undefined when nothing configured proves such identities. Pre-generation by platform
+   * identity stores this, so the later sign-in finds it (docs/players.md).
+   */
+  identityKeyOf(id: string): string | undefined {
+    if (this.providers.find(id) || this.providers.findPlatform(id)) return this.providers.identityKey(id);
+    const entries = [...this.providers.list(), ...this.providers.listPlatforms()];
+    return entries.some((p) => this.providers.identityKey(p.id) === id) ? id : undefined;
+  }
+
   /** The configured providers, for the login page and the console. */
   list(): { id: string; kind: string; name: string }[] {
     return this.providers.list().map((p) => ({ id: p.id, kind: p.kind, name: p.name }));

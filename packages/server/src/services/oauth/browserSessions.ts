@@ -39,11 +39,11 @@ export class BrowserSessionService {
     this.#csrfKey = deriveKey(masterKey, 'csrf/v1');
   }
 
-  #signInGate: ((userUuid: number) => Promise<void>) | undefined;
+  #signInGates: ((userUuid: number) => Promise<void>)[] = [];
 
   /** Asked before a login-page session opens: throws to refuse the sign-in (docs/security.md). */
   useSignInGate(gate: (userUuid: number) => Promise<void>): void {
-    this.#signInGate = gate;
+    this.#signInGates.push(gate);
   }
 
   /**
@@ -56,7 +56,7 @@ export class BrowserSessionService {
     proof: { authTime?: number; amr: readonly string[] },
     origin?: RequestContext,
   ): Promise<{ cookieValue: string; maxAgeSeconds: number }> {
-    await this.#signInGate?.(userUuid);
+    for (const gate of this.#signInGates) await gate(userUuid);
     const cookieValue = newOpaqueToken();
     const now = this.now();
     const device: DeviceOrigin = deviceOrigin(origin);

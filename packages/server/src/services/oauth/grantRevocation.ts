@@ -1,5 +1,5 @@
 import type { TokenClaims } from '../tokens/tokenService.js';
-import { ACCESS_TOKEN_TTL_SECONDS } from '../tokens/tokenService.js';
+import { ACCESS_TOKEN_TTL_SECONDS, clientGrantId } from '../tokens/tokenService.js';
 import type { OAuthGrantContext } from './oauthGrantContext.js';
 
 /** Revocation entries outlive the newest token they can match by this margin (clock skew between replicas). */
@@ -51,13 +51,21 @@ export async function revokeUserGrants(
   return ids.length;
 }
 
-/** Revokes every grant of an app (deleted by its owner), on every replica. Returns how many. */
+/**
+ * Revokes every grant of an app (deleted by its owner), and its client_credentials tokens, on every
+ * replica. Returns how many grants.
+ */
 export async function revokeClientGrants(
   context: OAuthGrantContext,
   clientId: string,
   reason: string,
 ): Promise<number> {
   const now = context.now();
+  await context.revocations.revoke({
+    kind: 'grant',
+    value: clientGrantId(clientId),
+    expiresAt: grantEntryExpiry(now),
+  });
   const ids = await context.grants.revokeGrantsOfClient(clientId, reason, now);
   for (const id of ids) {
     await context.revocations.revoke({ kind: 'grant', value: id, expiresAt: grantEntryExpiry(now) });

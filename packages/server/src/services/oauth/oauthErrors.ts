@@ -31,7 +31,7 @@ export const unsupportedGrantType = () =>
   new AppError(
     400,
     'unsupported_grant_type',
-    'grant_type must be authorization_code, refresh_token or urn:ietf:params:oauth:grant-type:device_code',
+    'grant_type must be authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code or client_credentials',
     { field: 'grant_type' },
   );
 

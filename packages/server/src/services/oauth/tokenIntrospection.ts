@@ -14,6 +14,10 @@ export interface IntrospectionResult {
   iat?: number;
   iss?: string;
   jti?: string;
+  /** client_credentials tokens: the granted scope. */
+  scope?: string;
+  /** client_credentials tokens: `"client"` — the token stands for the client itself, never a person. */
+  token_use?: 'client';
   /** How the user signed in for the token's grant (RFC 8176), and `acr: "mfa"` when two factors. */
   amr?: string[];
   acr?: string;
@@ -25,9 +29,26 @@ export async function introspect(
   input: { client: OAuthClient; token: string },
 ): Promise<IntrospectionResult> {
   if (isJwt(input.token)) {
-    const claims = await context.tokens.verify(input.token, 'access').catch(() => undefined);
+    const claims =
+      (await context.tokens.verify(input.token, 'access').catch(() => undefined)) ??
+      (await context.tokens.verify(input.token, 'client').catch(() => undefined));
     if (!claims || claims.clientId !== input.client.clientId) return { active: false };
     if (await context.revocations.isRevoked(claims)) return { active: false };
+    if (claims.use === 'client') {
+      // A client_credentials token: its subject is the client, no user and no authentication of one.
+      return {
+        active: true,
+        client_id: input.client.clientId,
+        sub: claims.userId,
+        token_type: 'Bearer',
+        token_use: 'client',
+        exp: claims.exp,
+        iat: claims.iat,
+        iss: context.issuer,
+        jti: claims.jti,
+        ...(claims.scope !== undefined ? { scope: claims.scope } : {}),
+      };
+    }
     const grant = claims.grantId === undefined ? undefined : await context.grants.findGrant(claims.grantId);
     return {
       active: true,

@@ -32,6 +32,7 @@ export function openidConfiguration(issuer: string): Record<string, unknown> {
       'authorization_code',
       'refresh_token',
       'urn:ietf:params:oauth:grant-type:device_code',
+      'client_credentials',
     ],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],

@@ -1,8 +1,10 @@
-import { AppError } from '../../errors.js';
+import { AppError, insufficientScope } from '../../errors.js';
+import type { ManagementScope } from '../serviceAccounts/scopes.js';
 import type { OrgStore } from '../../stores/orgStore.js';
 import {
   type Actor,
   APP_ACTION_ROLE,
+  APP_ACTION_SCOPE,
   type AppAction,
   atLeast,
   forbiddenRole,
@@ -30,8 +32,34 @@ export const clientNotFound = () =>
 export class AppAccess {
   constructor(private readonly store: Pick<OrgStore, 'appRole'>) {}
 
-  async require(clientId: string, actor: Actor, action: AppAction): Promise<ManagedApp> {
+  /**
+   * `scope`: what a service account needs here when it is not the action's default (`APP_ACTION_SCOPE`):
+   * the webhook routes ask `webhooks:write`, the players directory `players:read` / `players:write`. A service account of another organization → 404 as for a
+   * non-member; a scope it lacks (or an action for people only) → 403 `insufficient_scope`.
+   */
+  async require(
+    clientId: string,
+    actor: Actor,
+    action: AppAction,
+    scope?: ManagementScope,
+  ): Promise<ManagedApp> {
     if (clientId.length === 0 || clientId.length > 64) throw clientNotFound();
+    if (actor.kind === 'service') {
+      // The live app and its organization (uuid 0 is nobody's: no member role comes with it).
+      const app = await this.store.appRole(clientId, 0);
+      const orgId = app?.orgId;
+      if (orgId === undefined || orgId !== actor.orgId) throw clientNotFound();
+      const needed = scope ?? APP_ACTION_SCOPE[action];
+      if (needed === undefined) {
+        throw insufficientScope(
+          `A service account cannot do this (it needs the ${APP_ACTION_ROLE[action]} role)`,
+        );
+      }
+      if (!actor.scopes.includes(needed)) {
+        throw insufficientScope(`This service account's token lacks the ${needed} scope`);
+      }
+      return { clientId, orgId, role: action === 'read' ? 'viewer' : 'developer' };
+    }
     const found = await this.store.appRole(clientId, actor.userId);
     if (!found || found.role === undefined) throw clientNotFound();
     const needed = APP_ACTION_ROLE[action];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, conflict, invalidField } from '../../errors.js';
+import { AppError, conflict, insufficientScope, invalidField } from '../../errors.js';
+import type { ManagementScope } from '../serviceAccounts/scopes.js';
 import type { OAuthClient } from '../../stores/clientStore.js';
 import type {
   Organization,
@@ -13,7 +14,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { type ClientView, viewOf } from '../oauth/clientService.js';
 import { deriveKey, hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
 import { clientNotFound } from './appAccess.js';
-import { type Actor, actorLabel, atLeast, forbiddenRole, type OrgRole } from './roles.js';
+import { type Actor, actorLabel, atLeast, forbiddenRole, type OrgRole, type UserActor } from './roles.js';
 
 /** Invitations expire after 7 days (decisions §9). */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -73,16 +74,31 @@ export class OrgService {
     return this.stores.orgs;
   }
 
-  /** The caller's role in a live organization, at least `minimum`; else 404 / 403. */
-  async require(orgId: string, actor: Actor, minimum: OrgRole): Promise<OrgRole> {
+  /**
+   * The caller's role in a live organization, at least `minimum`; else 404 / 403. A service account
+   * (docs/machines.md) passes only in its own organization (else 404) and only where the route names the
+   * `scope` it accepts and the token holds it (else 403 `insufficient_scope`); it then counts as a
+   * `viewer` (a read) or a `developer`.
+   */
+  async require(orgId: string, actor: Actor, minimum: OrgRole, scope?: ManagementScope): Promise<OrgRole> {
     if (orgId.length === 0 || orgId.length > 40) throw orgNotFound();
+    if (actor.kind === 'service') {
+      if (actor.orgId !== orgId || (await this.#orgs.find(orgId)) === undefined) throw orgNotFound();
+      if (scope === undefined || !atLeast('developer', minimum)) {
+        throw insufficientScope(`A service account cannot do this (it needs the ${minimum} role)`);
+      }
+      if (!actor.scopes.includes(scope)) {
+        throw insufficientScope(`This service account's token lacks the ${scope} scope`);
+      }
+      return minimum === 'viewer' ? 'viewer' : 'developer';
+    }
     const role = await this.#orgs.roleOf(orgId, actor.userId);
     if (role === undefined) throw orgNotFound();
     if (!atLeast(role, minimum)) throw forbiddenRole(minimum);
     return role;
   }
 
-  async create(actor: Actor, name: string): Promise<Organization> {
+  async create(actor: UserActor, name: string): Promise<Organization> {
     const org: Organization = {
       id: `org_${randomBytes(12).toString('hex')}`,
       name: normaliseName(name),
@@ -94,18 +110,18 @@ export class OrgService {
     return org;
   }
 
-  async list(actor: Actor): Promise<(Organization & { role: OrgRole })[]> {
+  async list(actor: UserActor): Promise<(Organization & { role: OrgRole })[]> {
     return this.#orgs.listForUser(actor.userId);
   }
 
-  async get(actor: Actor, orgId: string): Promise<Organization & { role: OrgRole }> {
+  async get(actor: UserActor, orgId: string): Promise<Organization & { role: OrgRole }> {
     const role = await this.require(orgId, actor, 'viewer');
     const org = await this.#orgs.find(orgId);
     if (!org) throw orgNotFound();
     return { ...org, role };
   }
 
-  async rename(actor: Actor, orgId: string, name: string): Promise<Organization> {
+  async rename(actor: UserActor, orgId: string, name: string): Promise<Organization> {
     await this.require(orgId, actor, 'admin');
     const trimmed = normaliseName(name);
     if (!(await this.#orgs.rename(orgId, trimmed))) throw orgNotFound();
@@ -116,7 +132,7 @@ export class OrgService {
   }
 
   /** The owner hands the organization to another member (who becomes `owner`; the old owner `admin`). */
-  async transfer(actor: Actor, orgId: string, toUserId: number): Promise<void> {
+  async transfer(actor: UserActor, orgId: string, toUserId: number): Promise<void> {
     await this.require(orgId, actor, 'owner');
     const org = await this.#orgs.find(orgId);
     if (!org) throw orgNotFound();
@@ -127,7 +143,7 @@ export class OrgService {
   }
 
   /** Deletes an organization that holds no app (409 `org_has_apps` otherwise); its pending invitations end. */
-  async delete(actor: Actor, orgId: string): Promise<void> {
+  async delete(actor: UserActor, orgId: string): Promise<void> {
     await this.require(orgId, actor, 'owner');
     const org = await this.#orgs.find(orgId);
     if (!org) throw orgNotFound();
@@ -144,7 +160,7 @@ export class OrgService {
    * The organization a new app goes into: the named one (the caller `developer` or higher there), else
    * the caller's personal organization, created on demand.
    */
-  async orgForNewApp(actor: Actor, orgId: string | undefined): Promise<string> {
+  async orgForNewApp(actor: UserActor, orgId: string | undefined): Promise<string> {
     if (orgId !== undefined) {
       await this.require(orgId, actor, 'developer');
       return orgId;
@@ -153,31 +169,31 @@ export class OrgService {
   }
 
   async apps(actor: Actor, orgId: string): Promise<ClientView[]> {
-    await this.require(orgId, actor, 'viewer');
+    await this.require(orgId, actor, 'viewer', 'apps:read');
     return (await this.stores.apps.listByOrgs([orgId])).map(viewOf);
   }
 
   async app(actor: Actor, orgId: string, clientId: string): Promise<ClientView> {
-    await this.require(orgId, actor, 'viewer');
+    await this.require(orgId, actor, 'viewer', 'apps:read');
     const client = clientId.length > 64 ? undefined : await this.stores.apps.findById(clientId);
     if (!client || client.orgId !== orgId) throw clientNotFound();
     return viewOf(client);
   }
 
   /** Every app of every organization the caller belongs to (`GET /v1/dev-user/clients`). */
-  async appsOf(actor: Actor): Promise<ClientView[]> {
+  async appsOf(actor: UserActor): Promise<ClientView[]> {
     const orgs = await this.#orgs.listForUser(actor.userId);
     return (await this.stores.apps.listByOrgs(orgs.map((o) => o.id))).map(viewOf);
   }
 
   // ---- members ----
 
-  async members(actor: Actor, orgId: string): Promise<OrgMember[]> {
+  async members(actor: UserActor, orgId: string): Promise<OrgMember[]> {
     await this.require(orgId, actor, 'viewer');
     return this.#orgs.members(orgId);
   }
 
-  async setRole(actor: Actor, orgId: string, userId: number, role: OrgRole): Promise<void> {
+  async setRole(actor: UserActor, orgId: string, userId: number, role: OrgRole): Promise<void> {
     await this.require(orgId, actor, 'admin');
     if (role === 'owner') {
       throw invalidField('role', 'role owner is given by transferring the ownership (docs/orgs.md)');
@@ -189,7 +205,7 @@ export class OrgService {
   }
 
   /** Removes a member (admin or higher), or the caller leaves (any role but owner). */
-  async removeMember(actor: Actor, orgId: string, userId: number): Promise<void> {
+  async removeMember(actor: UserActor, orgId: string, userId: number): Promise<void> {
     await this.require(orgId, actor, userId === actor.userId ? 'viewer' : 'admin');
     const current = (await this.#orgs.roleOf(orgId, userId)) ?? memberNotFoundThrow();
     if (current === 'owner') throw ownerMustTransfer();
@@ -207,7 +223,7 @@ export class OrgService {
    * `{PUBLIC_URL}/console/invitations?token=…` and the token alone on its own line. Only the token's keyed
    * HMAC is stored; it expires in 7 days, is single use and revocable.
    */
-  async invite(actor: Actor, orgId: string, emailInput: string, role: OrgRole): Promise<OrgInvitation> {
+  async invite(actor: UserActor, orgId: string, emailInput: string, role: OrgRole): Promise<OrgInvitation> {
     await this.require(orgId, actor, 'admin');
     if (role === 'owner') {
       throw invalidField('role', 'role owner is given by transferring the ownership (docs/orgs.md)');
@@ -252,12 +268,12 @@ export class OrgService {
     return invitation;
   }
 
-  async invitations(actor: Actor, orgId: string): Promise<OrgInvitation[]> {
+  async invitations(actor: UserActor, orgId: string): Promise<OrgInvitation[]> {
     await this.require(orgId, actor, 'admin');
     return this.#orgs.invitations(orgId);
   }
 
-  async revokeInvitation(actor: Actor, orgId: string, invitationId: string): Promise<void> {
+  async revokeInvitation(actor: UserActor, orgId: string, invitationId: string): Promise<void> {
     await this.require(orgId, actor, 'admin');
     if (!(await this.#orgs.revokeInvitation(orgId, invitationId, this.now()))) {
       throw new AppError(
@@ -274,7 +290,7 @@ export class OrgService {
    * 409 `invitation_used`; 410 `invitation_expired` / `invitation_revoked`; 404 `invitation_not_found`
    * for an unknown token; 403 `invitation_email_mismatch` for another account; 409 `already_member`.
    */
-  async accept(actor: Actor, token: string): Promise<{ org: Organization; role: OrgRole }> {
+  async accept(actor: UserActor, token: string): Promise<{ org: Organization; role: OrgRole }> {
     const invitation = await this.#orgs.findInvitationByHash(hmacHex(this.#tokenKey, token));
     const org = invitation ? await this.#orgs.find(invitation.orgId) : undefined;
     if (!invitation || !org) {
@@ -320,7 +336,7 @@ export class OrgService {
   // ---- audit ----
 
   async audit(
-    actor: Actor,
+    actor: UserActor,
     orgId: string,
     options: { limit: number; before?: { at: number; id: string } | undefined },
   ): Promise<OrgAuditEntry[]> {

@@ -1,4 +1,6 @@
 import type { OrgRole } from '../../stores/orgStore.js';
+import type { ManagementScope } from '../serviceAccounts/scopes.js';
+import type { ServiceActor } from '../serviceAccounts/serviceAccountService.js';
 
 export type { OrgRole } from '../../stores/orgStore.js';
 
@@ -13,15 +15,17 @@ export const isOrgRole = (value: unknown): value is OrgRole =>
 export const atLeast = (role: OrgRole, minimum: OrgRole): boolean => RANK[role] >= RANK[minimum];
 
 /**
- * Who is calling a management route. Today a person (a login JWT); the machines work adds service
- * accounts as another kind (decisions §9 "Machines"), resolved to a role in `AppAccess`/`OrgService`.
+ * Who is calling a management route: a person (a login JWT), judged by their role, or one of the
+ * organization's service accounts (its client_credentials token, docs/machines.md), judged by its scopes.
  */
-export type Actor = { kind: 'user'; userId: number };
+export type UserActor = { kind: 'user'; userId: number };
+export type Actor = UserActor | ServiceActor;
 
-export const userActor = (userId: number | string): Actor => ({ kind: 'user', userId: Number(userId) });
+export const userActor = (userId: number | string): UserActor => ({ kind: 'user', userId: Number(userId) });
 
-/** What the audit log records as the actor. */
-export const actorLabel = (actor: Actor): string => String(actor.userId);
+/** What the audit log records as the actor: a user id, or `service:<client_id>`. */
+export const actorLabel = (actor: Actor): string =>
+  actor.kind === 'user' ? String(actor.userId) : `service:${actor.clientId}`;
 
 /**
  * What a management route does to an app (decisions §9 roles): `read` anything (viewer), `configure`
@@ -35,6 +39,18 @@ export const APP_ACTION_ROLE: Record<AppAction, OrgRole> = {
   configure: 'developer',
   secrets: 'admin',
   delete: 'admin',
+};
+
+/**
+ * The scope a service account needs for each action, as a member needs `APP_ACTION_ROLE`: reads take
+ * `apps:read`, configuration `apps:write` (webhook routes ask `webhooks:write` instead); secrets and
+ * deletion are for people only.
+ */
+export const APP_ACTION_SCOPE: Record<AppAction, ManagementScope | undefined> = {
+  read: 'apps:read',
+  configure: 'apps:write',
+  secrets: undefined,
+  delete: undefined,
 };
 
 /** 403 `forbidden_role`: a member whose role is below what the route needs. */

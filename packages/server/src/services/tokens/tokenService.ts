@@ -24,9 +24,14 @@ export const SIGNING_ALG = 'ES256';
 export const LOGIN_TOKEN_TTL_SECONDS = 3600;
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 
-/** What a verified token says. `use` separates login JWTs from OAuth access tokens. */
+/**
+ * What a verified token says. `use` separates login JWTs from OAuth access tokens, and both from
+ * `client` tokens: client_credentials access tokens (RFC 6749 §4.4) whose subject is the client itself,
+ * never a person, so no route that acts for a person accepts them (`accept = 'any'` refuses them too;
+ * only a caller asking for `'client'` gets them, docs/machines.md).
+ */
 export interface TokenClaims {
-  use: 'login' | 'access';
+  use: 'login' | 'access' | 'client';
   userId: string;
   jti: string;
   exp: number;
@@ -40,7 +45,7 @@ export interface TokenClaims {
   azp?: string;
   /** Login tokens only: how the user signed in (RFC 8176 `amr` values, docs/mfa.md). */
   amr?: string[];
-  /** Access tokens only. */
+  /** Access and client tokens. */
   clientId?: string;
   /** Access tokens only: the grant (authorization code family) the token came from. */
   grantId?: string;
@@ -131,14 +136,15 @@ export class TokenService {
     return this.#jwks;
   }
 
-  #signInGate: ((userId: string) => Promise<void>) | undefined;
+  #signInGates: ((userId: string) => Promise<void>)[] = [];
 
   /**
    * Asked before every login JWT is issued (every sign-in path comes through here): throws to refuse the
-   * sign-in (an account held for a password reset, docs/security.md).
+   * sign-in (an account held for a password reset, docs/security.md; a pre-generated account before its
+   * e-mail is proved, docs/players.md). Every gate added is asked, in order.
    */
   useSignInGate(gate: (userId: string) => Promise<void>): void {
-    this.#signInGate = gate;
+    this.#signInGates.push(gate);
   }
 
   /**
@@ -155,7 +161,7 @@ export class TokenService {
     // A bare number is the earlier signature's `authTime`.
     const options =
       typeof authTimeOrOptions === 'number' ? { authTime: authTimeOrOptions } : authTimeOrOptions;
-    await this.#signInGate?.(userId);
+    for (const gate of this.#signInGates) await gate(userId);
     const jti = randomUUID();
     const authTime = options.authTime ?? Math.floor(Date.now() / 1000);
     const token = this.#sign(
@@ -190,6 +196,33 @@ export class TokenService {
         ...(input.scope ? { scope: input.scope } : {}),
       },
       input.userId,
+      ttl,
+      jti,
+    );
+    return { token, jti, expiresIn: ttl, exp: Math.floor(Date.now() / 1000) + ttl };
+  }
+
+  /**
+   * A client_credentials access token: `sub` = `client_id` = the client, the granted `scope`, and
+   * `token_use: "client"`, so it is never taken for a person's token. Its `gid` is `client:<client_id>`,
+   * one revocation entry of which ends every such token of the client (its deletion).
+   */
+  issueClientToken(input: { clientId: string; scope?: string; ttlSeconds?: number }): {
+    token: string;
+    jti: string;
+    expiresIn: number;
+    exp: number;
+  } {
+    const ttl = input.ttlSeconds ?? ACCESS_TOKEN_TTL_SECONDS;
+    const jti = randomUUID();
+    const token = this.#sign(
+      {
+        token_use: 'client',
+        client_id: input.clientId,
+        gid: clientGrantId(input.clientId),
+        ...(input.scope ? { scope: input.scope } : {}),
+      },
+      input.clientId,
       ttl,
       jti,
     );
@@ -258,11 +291,19 @@ export class TokenService {
       this.#verified.delete(token);
       throw new AppError(401, 'expired_token', 'The token has expired');
     }
+    if (claims.use === 'client' && accept !== 'client') {
+      // A machine's token never stands for a person: refused wherever a person's token is asked for.
+      throw new AppError(
+        401,
+        'invalid_token',
+        "A client_credentials token does not act for a person: this route needs a user's token",
+      );
+    }
     if (accept !== 'any' && claims.use !== accept) {
       throw new AppError(
         401,
         'invalid_token',
-        `A ${accept === 'login' ? 'login' : 'access'} token is required`,
+        `A ${accept === 'login' ? 'login' : accept === 'client' ? 'client_credentials' : 'access'} token is required`,
       );
     }
     return claims;
@@ -280,7 +321,7 @@ export class TokenService {
         { issuer: this.issuer, algorithms: [SIGNING_ALG], requiredClaims: ['sub', 'exp', 'iat', 'jti'] },
       );
       const use = payload.token_use;
-      if (use !== 'login' && use !== 'access')
+      if (use !== 'login' && use !== 'access' && use !== 'client')
         throw new joseErrors.JWTClaimValidationFailed('token_use', payload);
       // A login JWT must name this service as its audience and say when the password was checked.
       // Login JWTs issued before these claims existed (no `aud`) are refused: they lived one hour.
@@ -317,6 +358,9 @@ export class TokenService {
     }
   }
 }
+
+/** The revocation key (`gid`) every client_credentials token of a client carries. */
+export const clientGrantId = (clientId: string) => `client:${clientId}`;
 
 const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((v) => typeof v === 'string');

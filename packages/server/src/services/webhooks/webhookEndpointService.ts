@@ -68,7 +68,7 @@ export class WebhookEndpointService {
     clientId: string,
     input: { url: string; events: string[] },
   ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
-    await this.access.require(clientId, actor, 'configure');
+    await this.access.require(clientId, actor, 'configure', 'webhooks:write');
     const url = await this.#checkUrl(input.url);
     const events = checkEvents(input.events);
     if ((await this.store.countEndpoints(clientId)) >= MAX_WEBHOOKS_PER_APP) {
@@ -122,7 +122,7 @@ export class WebhookEndpointService {
   }
 
   async remove(actor: Actor, clientId: string, id: string): Promise<void> {
-    await this.access.require(clientId, actor, 'configure');
+    await this.access.require(clientId, actor, 'configure', 'webhooks:write');
     if (!(await this.store.deleteEndpoint(clientId, id, this.now()))) throw webhookNotFound();
   }
 
@@ -178,7 +178,7 @@ export class WebhookEndpointService {
   }
 
   async #endpoint(actor: Actor, clientId: string, id: string, action: AppAction): Promise<WebhookEndpoint> {
-    await this.access.require(clientId, actor, action);
+    await this.access.require(clientId, actor, action, action === 'read' ? undefined : 'webhooks:write');
     const endpoint = await this.store.findEndpoint(clientId, id);
     if (!endpoint) throw webhookNotFound();
     return endpoint;

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { MAX_ACTIVITY_DAYS } from '../../../services/activity/appActivityService.js';
-import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { bearerSecurity, requireLoginOrClient } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
-import { userActor } from '../../../services/orgs/roles.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -69,12 +69,12 @@ export async function appActivityRoutes(app: App, services: Services): Promise<v
           ...errorResponses(400, 401, 403, 404, 429),
         },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      preHandler: requireLoginOrClient(services.authenticator),
       config: { rateLimit: routeLimit(services.config.rateLimits, 'app_activity') },
     },
     async (request, reply) => {
       const report = await appActivity.report(
-        userActor(authOf(request).userId),
+        await managementActor(request, services),
         request.params.id,
         Number(request.query.days ?? MAX_ACTIVITY_DAYS),
       );

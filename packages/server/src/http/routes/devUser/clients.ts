@@ -2,7 +2,14 @@ import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { type ClientView, MAX_REDIRECT_URIS } from '../../../services/oauth/clientService.js';
 import { userActor } from '../../../services/orgs/roles.js';
-import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import {
+  authOf,
+  bearerSecurity,
+  requireFreshLogin,
+  requireFreshLoginOrClient,
+  requireToken,
+} from '../../auth.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { routeLimit } from '../../rateLimits.js';
@@ -147,11 +154,12 @@ export async function clientRoutes(app: App, services: Services): Promise<void> 
           ...errorResponses(400, 401, 403, 404),
         },
       },
-      // Repointing an app's redirect URIs is account-critical (decisions §7 step-up, security issue 18).
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      // Repointing an app's redirect URIs is account-critical (decisions §7 step-up, security issue 18); the
+      // org's service account with `apps:write` may too (docs/machines.md: its secret is its credential).
+      preHandler: requireFreshLoginOrClient(services.authenticator, services.config.stepUpMaxAgeSeconds),
     },
     async (request) => {
-      const c = await clients.update(actor(request), request.params.id, {
+      const c = await clients.update(await managementActor(request, services), request.params.id, {
         name: request.body.name,
         redirectUris: request.body.redirect_uris,
         requireMfa: request.body.require_mfa,

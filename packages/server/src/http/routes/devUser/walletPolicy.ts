@@ -9,9 +9,10 @@ import {
   MAX_VALID_FOR_SECONDS,
   MIN_VALID_FOR_SECONDS,
 } from '../../../services/sessionKeys/walletPolicy.js';
-import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { bearerSecurity, requireFreshLoginOrClient, requireLoginOrClient } from '../../auth.js';
+import type { authOf } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
-import { userActor } from '../../../services/orgs/roles.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -66,7 +67,8 @@ const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 export async function walletPolicyRoutes(app: App, services: Services): Promise<void> {
   const { sessionKeys } = services;
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'wallet_policy') };
-  const owner = (request: Parameters<typeof authOf>[0]) => userActor(authOf(request).userId);
+  // A member's login JWT by role, or the org's service account (`apps:read`, `apps:write`).
+  const owner = (request: Parameters<typeof authOf>[0]) => managementActor(request, services);
   const Stored = Type.Object({
     ...WalletPolicyJson.properties,
     updated_at: Type.String({ description: 'ISO 8601 UTC' }),
@@ -84,11 +86,11 @@ export async function walletPolicyRoutes(app: App, services: Services): Promise<
         body: WalletPolicyBody,
         response: { 200: Stored, ...errorResponses(400, 401, 403, 404, 429) },
       },
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      preHandler: requireFreshLoginOrClient(services.authenticator, services.config.stepUpMaxAgeSeconds),
       config: limit,
     },
     async (request) =>
-      policyJson(await sessionKeys.putPolicy(owner(request), request.params.id, request.body)),
+      policyJson(await sessionKeys.putPolicy(await owner(request), request.params.id, request.body)),
   );
 
   app.get(
@@ -101,10 +103,10 @@ export async function walletPolicyRoutes(app: App, services: Services): Promise<
         params: Params,
         response: { 200: Stored, ...errorResponses(401, 403, 404, 429) },
       },
-      preHandler: requireToken(services.authenticator, 'login'),
+      preHandler: requireLoginOrClient(services.authenticator),
       config: limit,
     },
-    async (request) => policyJson(await sessionKeys.getPolicy(owner(request), request.params.id)),
+    async (request) => policyJson(await sessionKeys.getPolicy(await owner(request), request.params.id)),
   );
 
   app.delete(
@@ -118,11 +120,11 @@ export async function walletPolicyRoutes(app: App, services: Services): Promise<
         params: Params,
         response: { 200: Type.Object({ success: Type.Boolean() }), ...errorResponses(401, 403, 404, 429) },
       },
-      preHandler: requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds),
+      preHandler: requireFreshLoginOrClient(services.authenticator, services.config.stepUpMaxAgeSeconds),
       config: limit,
     },
     async (request) => {
-      await sessionKeys.deletePolicy(owner(request), request.params.id);
+      await sessionKeys.deletePolicy(await owner(request), request.params.id);
       return { success: true };
     },
   );

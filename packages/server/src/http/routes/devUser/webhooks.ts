@@ -2,9 +2,10 @@ import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import type { DeliveryView, WebhookEndpointView } from '../../../services/webhooks/webhookEndpointService.js';
 import { WEBHOOK_EVENT_TYPES } from '../../../services/webhooks/webhookEvents.js';
-import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import { bearerSecurity, requireLoginOrClient } from '../../auth.js';
+import type { authOf } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
-import { userActor } from '../../../services/orgs/roles.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 
@@ -100,9 +101,10 @@ const DeliveryParams = Type.Object({
  */
 export async function webhookRoutes(app: App, services: Services): Promise<void> {
   const { webhooks } = services;
-  const login = requireToken(services.authenticator, 'login');
+  // A member's login JWT by role, or the org's service account (`apps:read` to read, `webhooks:write` to change).
+  const login = requireLoginOrClient(services.authenticator);
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'webhooks_manage') };
-  const owner = (request: Parameters<typeof authOf>[0]) => userActor(authOf(request).userId);
+  const owner = (request: Parameters<typeof authOf>[0]) => managementActor(request, services);
 
   app.post(
     '/v1/dev-user/clients/:id/webhooks',
@@ -126,7 +128,11 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
       config: limit,
     },
     async (request, reply) => {
-      const { endpoint, secret } = await webhooks.create(owner(request), request.params.id, request.body);
+      const { endpoint, secret } = await webhooks.create(
+        await owner(request),
+        request.params.id,
+        request.body,
+      );
       void reply.header('cache-control', 'no-store');
       return reply.status(201).send({ success: true, ...endpointJson(endpoint), secret });
     },
@@ -149,7 +155,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     },
     async (request) => ({
       success: true,
-      webhooks: (await webhooks.list(owner(request), request.params.id)).map(endpointJson),
+      webhooks: (await webhooks.list(await owner(request), request.params.id)).map(endpointJson),
     }),
   );
 
@@ -170,7 +176,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     },
     async (request) => ({
       success: true,
-      webhook: endpointJson(await webhooks.get(owner(request), request.params.id, request.params.wid)),
+      webhook: endpointJson(await webhooks.get(await owner(request), request.params.id, request.params.wid)),
     }),
   );
 
@@ -197,7 +203,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     async (request) => ({
       success: true,
       webhook: endpointJson(
-        await webhooks.update(owner(request), request.params.id, request.params.wid, request.body),
+        await webhooks.update(await owner(request), request.params.id, request.params.wid, request.body),
       ),
     }),
   );
@@ -215,7 +221,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
       preHandler: login,
     },
     async (request) => {
-      await webhooks.remove(owner(request), request.params.id, request.params.wid);
+      await webhooks.remove(await owner(request), request.params.id, request.params.wid);
       return { success: true };
     },
   );
@@ -243,7 +249,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
     },
     async (request, reply) => {
       const { secret, previousValidUntil } = await webhooks.rotateSecret(
-        owner(request),
+        await owner(request),
         request.params.id,
         request.params.wid,
         services.config.webhooks.secretGraceSeconds,
@@ -281,10 +287,15 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
       preHandler: login,
     },
     async (request) => {
-      const deliveries = await webhooks.deliveries(owner(request), request.params.id, request.params.wid, {
-        limit: Math.min(200, Number(request.query.limit ?? 50)),
-        state: request.query.state,
-      });
+      const deliveries = await webhooks.deliveries(
+        await owner(request),
+        request.params.id,
+        request.params.wid,
+        {
+          limit: Math.min(200, Number(request.query.limit ?? 50)),
+          state: request.query.state,
+        },
+      );
       return { success: true, deliveries: deliveries.map(deliveryJson) };
     },
   );
@@ -306,7 +317,7 @@ export async function webhookRoutes(app: App, services: Services): Promise<void>
       config: limit,
     },
     async (request, reply) => {
-      await webhooks.retry(owner(request), request.params.id, request.params.wid, request.params.did);
+      await webhooks.retry(await owner(request), request.params.id, request.params.wid, request.params.did);
       return reply.status(202).send({ success: true });
     },
   );

@@ -49,6 +49,15 @@ export async function authenticateClient(
   body: ClientCredentialFields,
   clients: ClientService,
 ): Promise<OAuthClient> {
+  const { clientId, secret } = presentedCredentials(request, body);
+  return clients.authenticateClient(clientId, secret);
+}
+
+/** The client id and secret the request presents (HTTP Basic or the body), not yet checked. */
+export function presentedCredentials(
+  request: FastifyRequest,
+  body: ClientCredentialFields,
+): { clientId: string; secret: string } {
   const basic = basicCredentials(request);
   if (basic) {
     if (body.client_secret !== undefined) {
@@ -60,11 +69,11 @@ export async function authenticateClient(
     if (body.client_id !== undefined && body.client_id !== basic.clientId) {
       throw invalidClient('client_id differs from the HTTP Basic credentials');
     }
-    return clients.authenticateClient(basic.clientId, basic.secret);
+    return basic;
   }
   if (body.client_id === undefined) throw invalidRequest('client_id', 'client_id is required');
   if (body.client_secret === undefined) {
     throw invalidRequest('client_secret', 'client_secret is required (or HTTP Basic credentials)');
   }
-  return clients.authenticateClient(body.client_id, body.client_secret);
+  return { clientId: body.client_id, secret: body.client_secret };
 }

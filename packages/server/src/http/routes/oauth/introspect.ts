@@ -16,6 +16,12 @@ const IntrospectionResult = Type.Object({
   iat: Type.Optional(Type.Integer()),
   iss: Type.Optional(Type.String()),
   jti: Type.Optional(Type.String()),
+  scope: Type.Optional(Type.String({ description: 'client_credentials tokens: the granted scope' })),
+  token_use: Type.Optional(
+    Type.Literal('client', {
+      description: 'client_credentials tokens: the token stands for the client itself, never a person',
+    }),
+  ),
   amr: Type.Optional(
     Type.Array(Type.String(), { description: 'How the user signed in for this grant (RFC 8176)' }),
   ),

@@ -1,11 +1,14 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
+import { type ClientTokens, grantClientCredentials } from '../../../services/oauth/clientCredentialsGrant.js';
+import { MANAGEMENT_SCOPES } from '../../../services/serviceAccounts/scopes.js';
 import { DEVICE_CODE_GRANT_TYPE } from '../../../services/oauth/deviceAuthorizationGrant.js';
 import { invalidRequest, unsupportedGrantType } from '../../../services/oauth/oauthErrors.js';
 import type { TokensWithIdToken } from '../../../services/oidc/idTokenIssuer.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
-import { authenticateClient } from './clientAuthentication.js';
+import { isServiceAccountId } from '../../../services/serviceAccounts/serviceAccountService.js';
+import { authenticateClient, presentedCredentials } from './clientAuthentication.js';
 import { clientCredentials, clientRateLimit, noStore, optionalString as str } from './clientEndpoint.js';
 
 const TokenBody = Type.Object(
@@ -27,8 +30,11 @@ const TokenResult = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
   expires_in: Type.Integer({ description: 'Seconds' }),
-  user_id: Type.String(),
-  refresh_token: Type.String(),
+  user_id: Type.Optional(Type.String({ description: 'Every grant but client_credentials (no user there)' })),
+  refresh_token: Type.Optional(
+    Type.String({ description: 'Every grant but client_credentials (RFC 6749 §4.4.3: none is issued)' }),
+  ),
+  scope: Type.Optional(Type.String({ description: 'client_credentials: the granted scope' })),
   content_address: Type.Optional(
     Type.String({ description: 'dapp apps only: the main wallet address of the user, when they have one' }),
   ),
@@ -49,20 +55,34 @@ const tokenResult = (t: TokensWithIdToken) => ({
   ...(t.idToken !== undefined ? { id_token: t.idToken } : {}),
 });
 
+const clientTokenResult = (t: ClientTokens) => ({
+  success: true,
+  access_token: t.accessToken,
+  token_type: 'Bearer' as const,
+  expires_in: t.expiresIn,
+  ...(t.scope !== undefined ? { scope: t.scope } : {}),
+});
+
 /**
  * `POST /oauth/token` (spec endpoint 3) with JSON or form bodies and client authentication in the
- * body or by HTTP Basic: the authorization_code, refresh_token and device_code (RFC 8628) grants.
+ * body or by HTTP Basic: the authorization_code, refresh_token, device_code (RFC 8628) and
+ * client_credentials (RFC 6749 §4.4, docs/machines.md) grants.
  */
 export async function oauthTokenRoutes(app: App, services: Services): Promise<void> {
   const { clients, oauth, devices, config, oidc } = services;
-  const grantTypes = new Set(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE]);
+  const grantTypes = new Set([
+    'authorization_code',
+    'refresh_token',
+    DEVICE_CODE_GRANT_TYPE,
+    'client_credentials',
+  ]);
 
   app.post(
     '/oauth/token',
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Token exchange: authorization_code, refresh_token or device_code',
+        summary: 'Token exchange: authorization_code, refresh_token, device_code or client_credentials',
         description:
           'JSON or application/x-www-form-urlencoded. Client authentication: `client_id` + `client_secret` in the body, or HTTP Basic. Errors follow RFC 6749 §5.2 (`error`, `error_description`). The device-code grant (RFC 8628 §3.4, `device_code`) answers `authorization_pending`, `slow_down`, `access_denied` or `expired_token` until the user approved.',
         body: TokenBody,
@@ -74,6 +94,23 @@ export async function oauthTokenRoutes(app: App, services: Services): Promise<vo
     async (request) => {
       const body = request.body;
       if (!grantTypes.has(body.grant_type)) throw unsupportedGrantType();
+      if (body.grant_type === 'client_credentials') {
+        const presented = presentedCredentials(request, body);
+        // An organization's service account (docs/machines.md): its own table, its management scopes.
+        if (isServiceAccountId(presented.clientId)) {
+          return clientTokenResult(
+            await services.serviceAccounts.issueToken(presented.clientId, presented.secret, body.scope),
+          );
+        }
+        const client = await clients.authenticateClient(presented.clientId, presented.secret);
+        return clientTokenResult(
+          grantClientCredentials(services.tokens, {
+            clientId: client.clientId,
+            scope: body.scope,
+            reserved: MANAGEMENT_SCOPES,
+          }),
+        );
+      }
       const client = await authenticateClient(request, body, clients);
       if (body.grant_type === DEVICE_CODE_GRANT_TYPE) {
         if (body.device_code === undefined) throw invalidRequest('device_code', 'device_code is required');

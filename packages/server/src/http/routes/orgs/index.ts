@@ -3,8 +3,9 @@ import type { Services } from '../../../composition/index.js';
 import { invalidField } from '../../../errors.js';
 import type { OrgInvitation } from '../../../services/orgs/orgService.js';
 import { userActor } from '../../../services/orgs/roles.js';
-import { authOf, bearerSecurity, requireFreshLogin, requireToken } from '../../auth.js';
+import { authOf, bearerSecurity, requireFreshLogin, requireLoginOrClient, requireToken } from '../../auth.js';
 import { routeLimit } from '../../rateLimits.js';
+import { managementActor } from '../../managementActor.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { clientSummary, ClientSummary } from '../devUser/clients.js';
@@ -74,6 +75,8 @@ export async function orgRoutes(app: App, services: Services): Promise<void> {
   const fresh = requireFreshLogin(services.authenticator, services.config.stepUpMaxAgeSeconds);
   const manage = { rateLimit: routeLimit(services.config.rateLimits, 'orgs_manage') };
   const actor = (request: Parameters<typeof authOf>[0]) => userActor(authOf(request).userId);
+  // The org's apps may also be read by its service accounts (`apps:read`, docs/machines.md).
+  const memberOrMachine = requireLoginOrClient(services.authenticator);
   const tags = ['organizations'];
 
   app.post(
@@ -227,11 +230,11 @@ export async function orgRoutes(app: App, services: Services): Promise<void> {
           ...errorResponses(401, 403, 404),
         },
       },
-      preHandler: login,
+      preHandler: memberOrMachine,
     },
     async (request) => ({
       success: true,
-      apps: (await orgs.apps(actor(request), request.params.id)).map(clientSummary),
+      apps: (await orgs.apps(await managementActor(request, services), request.params.id)).map(clientSummary),
     }),
   );
 
@@ -248,11 +251,13 @@ export async function orgRoutes(app: App, services: Services): Promise<void> {
           ...errorResponses(401, 403, 404),
         },
       },
-      preHandler: login,
+      preHandler: memberOrMachine,
     },
     async (request) => ({
       success: true,
-      app: clientSummary(await orgs.app(actor(request), request.params.id, request.params.client_id)),
+      app: clientSummary(
+        await orgs.app(await managementActor(request, services), request.params.id, request.params.client_id),
+      ),
     }),
   );
 

@@ -19,6 +19,7 @@ export async function oauthMetadataRoutes(app: App, services: Services): Promise
       'authorization_code',
       'refresh_token',
       'urn:ietf:params:oauth:grant-type:device_code',
+      'client_credentials',
     ],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
