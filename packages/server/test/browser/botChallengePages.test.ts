@@ -19,8 +19,8 @@ async function altcha(server: TestServer): Promise<string> {
 
 /**
  * The login page's sign-up and sign-in forms with `BOT_CHALLENGE=signup,login` (docs/security.md "Bot
- * challenge"), in a real Chromium: the page's own solver fetches and solves a challenge on submit under
- * the page's CSP, and the sign-up form shows the weak-password hint.
+ * challenge"), in a real Chromium: the ALTCHA widget (served by the service itself) fetches and solves a
+ * challenge on submit under the page's CSP, and the sign-up form shows the weak-password hint.
  */
 describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real Chromium', () => {
   let server: TestServer;
@@ -64,20 +64,51 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
       state,
     });
 
-  it('signs in: the form solves a challenge before it posts, and reaches the consent page', async () => {
+  it('signs in: the ALTCHA widget solves a challenge before the form posts, and reaches the consent page', async () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
+    const fetched: string[] = [];
+    page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+    const posted = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.url().endsWith('/oauth/authorize/login'),
+    );
     await page.goto(url('pow-1'));
+    // The widget (the module this service serves from node_modules) is defined and owns the `altcha` field.
+    await page.waitForFunction(() => customElements.get('altcha-widget') !== undefined);
+    expect(await page.locator('altcha-widget input[name="altcha"]').count()).toBe(1);
     expect(await page.locator('input[name="altcha"]').count()).toBe(1);
     await page.fill('#email', owner.email);
     await page.fill('#password', owner.password);
     await page.click('#sign-in');
+    // The form carries the widget's v1 solution: a number found for the challenge of this app.
+    const body = new URLSearchParams((await posted).postData() ?? '');
+    const solution = JSON.parse(Buffer.from(body.get('altcha') ?? '', 'base64').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(solution).toMatchObject({ algorithm: 'SHA-256', number: expect.any(Number) });
+    expect(solution.challenge).toMatch(/^[0-9a-f]{64}$/);
+    expect(solution.salt).toMatch(/\?expires=\d+/);
     await page.waitForSelector('#allow', { timeout: 60_000 });
-    // No CSP refusal of the challenge fetch or the solver.
+    // It fetched the challenge for the app and solved it in the worker this service serves.
+    expect(fetched).toContain('/v1/challenge');
+    expect(fetched.some((p) => /^\/assets\/altcha\/[\d.]+\/sha\.js$/.test(p))).toBe(true);
+    // No CSP refusal of the widget's module, stylesheet, worker or challenge fetch.
     expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a status instead of failing silently when the widget cannot load', async () => {
+    await context.clearCookies();
+    const page = await context.newPage();
+    await page.route(/\/assets\/altcha\/.*\/altcha\.js$/, (route) => route.abort());
+    await page.goto(url('pow-0'));
+    await page.waitForSelector('#altcha-status:not([hidden])');
+    expect(await page.getAttribute('#altcha-status', 'role')).toBe('alert');
+    expect(await page.textContent('#altcha-status')).toMatch(/could not load/);
     await page.close();
   });
 
