@@ -112,6 +112,27 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
     await page.close();
   });
 
+  it('the device page signs in through the widget too', async () => {
+    await context.clearCookies();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(`${server.url}/oauth/device`);
+    await page.waitForFunction(() => customElements.get('altcha-widget') !== undefined);
+    await page.fill('#email', owner.email);
+    await page.fill('#password', owner.password);
+    const posted = page.waitForRequest((request) => request.url().endsWith('/oauth/device/login'));
+    await page.click('#sign-in');
+    const body = new URLSearchParams((await posted).postData() ?? '');
+    expect(body.get('altcha')).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
+    // Signed in: the page now asks for the device's code.
+    await page.waitForSelector('h1:has-text("Connect a device")', { timeout: 60_000 });
+    expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    await page.close();
+  });
+
   it('signs up: a weak password shows the hint, a strong one gets in after the challenge', async () => {
     await context.clearCookies();
     const page = await context.newPage();
