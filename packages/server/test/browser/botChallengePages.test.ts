@@ -1,6 +1,7 @@
 import { solveChallenge } from 'altcha-lib/v1';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALTCHA_ASSETS_PATH } from '../../src/http/pages/altchaWidget.js';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeUrl, bearer, type CallbackServer, post, startCallbackServer } from '../oauth/support.js';
@@ -110,6 +111,20 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
     expect(await page.getAttribute('#altcha-status', 'role')).toBe('alert');
     expect(await page.textContent('#altcha-status')).toMatch(/could not load/);
     await page.close();
+  });
+
+  it('serves the widget files from node_modules: typed, cached for good, nothing else under the path', async () => {
+    const module = await fetch(`${server.url}${ALTCHA_ASSETS_PATH}/altcha.js`);
+    expect(module.status).toBe(200);
+    expect(module.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(module.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(module.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await module.text()).toContain('customElements.define("altcha-widget"');
+    const style = await fetch(`${server.url}${ALTCHA_ASSETS_PATH}/altcha.css`);
+    expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    for (const other of [`${ALTCHA_ASSETS_PATH}/package.json`, '/assets/altcha/0.0.1/altcha.js']) {
+      expect((await fetch(`${server.url}${other}`)).status).toBe(404);
+    }
   });
 
   it('the device page signs in through the widget too', async () => {
