@@ -45,6 +45,7 @@ import { devUserSlotsRoutes } from './routes/devUser/slots.js';
 import { devUserWalletRoutes } from './routes/devUser/wallet.js';
 import { uint256Format } from './schemas.js';
 import { healthRoutes } from './routes/health.js';
+import { altchaAssetRoutes } from './routes/assets/altcha.js';
 import { challengeRoutes } from './routes/challenge.js';
 import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwner.js';
 import { marketRoutes } from './routes/market/listings.js';
@@ -155,6 +156,7 @@ export async function buildApp(
     chainRoutes,
     healthRoutes,
     challengeRoutes,
+    altchaAssetRoutes,
     devUserRegisterRoutes,
     devUserVerifyEmailRoutes,
     accountSecureRoutes,

@@ -211,7 +211,9 @@ describe('account-level guessing defense (one server, in-process counters)', () 
     const text = await page.text();
     expect(text).toContain('Too many failed sign-ins for this account');
     expect(text).toContain('name="email_code"');
-    expect(text).toContain('data-altcha');
+    // The ALTCHA widget, with its worker allowed by the page's CSP (docs/security.md "Bot challenge").
+    expect(text).toMatch(/<altcha-widget\s+name="altcha"/);
+    expect(page.headers.get('content-security-policy')).toContain("worker-src 'self'");
     const code = await mailedCode([server], owner.email);
     const signedIn = await submit({ email_code: code });
     expect(signedIn.status).toBe(303);

@@ -1,6 +1,7 @@
 import { solveChallenge } from 'altcha-lib/v1';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALTCHA_ASSETS_PATH } from '../../src/http/pages/altchaWidget.js';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeUrl, bearer, type CallbackServer, post, startCallbackServer } from '../oauth/support.js';
@@ -19,8 +20,8 @@ async function altcha(server: TestServer): Promise<string> {
 
 /**
  * The login page's sign-up and sign-in forms with `BOT_CHALLENGE=signup,login` (docs/security.md "Bot
- * challenge"), in a real Chromium: the page's own solver fetches and solves a challenge on submit under
- * the page's CSP, and the sign-up form shows the weak-password hint.
+ * challenge"), in a real Chromium: the ALTCHA widget (served by the service itself) fetches and solves a
+ * challenge on submit under the page's CSP, and the sign-up form shows the weak-password hint.
  */
 describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real Chromium', () => {
   let server: TestServer;
@@ -64,19 +65,85 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
       state,
     });
 
-  it('signs in: the form solves a challenge before it posts, and reaches the consent page', async () => {
+  it('signs in: the ALTCHA widget solves a challenge before the form posts, and reaches the consent page', async () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
+    const fetched: string[] = [];
+    page.on('request', (request) => fetched.push(new URL(request.url()).pathname));
+    const posted = page.waitForRequest(
+      (request) => request.method() === 'POST' && request.url().endsWith('/oauth/authorize/login'),
+    );
     await page.goto(url('pow-1'));
+    // The widget (the module this service serves from node_modules) is defined and owns the `altcha` field.
+    await page.waitForFunction("customElements.get('altcha-widget') !== undefined");
+    expect(await page.locator('altcha-widget input[name="altcha"]').count()).toBe(1);
     expect(await page.locator('input[name="altcha"]').count()).toBe(1);
     await page.fill('#email', owner.email);
     await page.fill('#password', owner.password);
     await page.click('#sign-in');
+    // The form carries the widget's v1 solution: a number found for the challenge of this app.
+    const body = new URLSearchParams((await posted).postData() ?? '');
+    const solution = JSON.parse(Buffer.from(body.get('altcha') ?? '', 'base64').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(solution).toMatchObject({ algorithm: 'SHA-256', number: expect.any(Number) });
+    expect(solution.challenge).toMatch(/^[0-9a-f]{64}$/);
+    expect(solution.salt).toMatch(/\?expires=\d+/);
     await page.waitForSelector('#allow', { timeout: 60_000 });
-    // No CSP refusal of the challenge fetch or the solver.
+    // It fetched the challenge for the app and solved it in the worker this service serves.
+    expect(fetched).toContain('/v1/challenge');
+    expect(fetched.some((p) => /^\/assets\/altcha\/[\d.]+\/sha\.js$/.test(p))).toBe(true);
+    // No CSP refusal of the widget's module, stylesheet, worker or challenge fetch.
+    expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a status instead of failing silently when the widget cannot load', async () => {
+    await context.clearCookies();
+    const page = await context.newPage();
+    await page.route(/\/assets\/altcha\/.*\/altcha\.js$/, (route) => route.abort());
+    await page.goto(url('pow-0'));
+    await page.waitForSelector('#altcha-status:not([hidden])');
+    expect(await page.getAttribute('#altcha-status', 'role')).toBe('alert');
+    expect(await page.textContent('#altcha-status')).toMatch(/could not load/);
+    await page.close();
+  });
+
+  it('serves the widget files from node_modules: typed, cached for good, nothing else under the path', async () => {
+    const module = await fetch(`${server.url}${ALTCHA_ASSETS_PATH}/altcha.js`);
+    expect(module.status).toBe(200);
+    expect(module.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(module.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(module.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await module.text()).toContain('customElements.define("altcha-widget"');
+    const style = await fetch(`${server.url}${ALTCHA_ASSETS_PATH}/altcha.css`);
+    expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    for (const other of [`${ALTCHA_ASSETS_PATH}/package.json`, '/assets/altcha/0.0.1/altcha.js']) {
+      expect((await fetch(`${server.url}${other}`)).status).toBe(404);
+    }
+  });
+
+  it('the device page signs in through the widget too', async () => {
+    await context.clearCookies();
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(`${server.url}/oauth/device`);
+    await page.waitForFunction("customElements.get('altcha-widget') !== undefined");
+    await page.fill('#email', owner.email);
+    await page.fill('#password', owner.password);
+    const posted = page.waitForRequest((request) => request.url().endsWith('/oauth/device/login'));
+    await page.click('#sign-in');
+    const body = new URLSearchParams((await posted).postData() ?? '');
+    expect(body.get('altcha')).toMatch(/^[A-Za-z0-9+/=]{40,}$/);
+    // Signed in: the page now asks for the device's code.
+    await page.waitForSelector('h1:has-text("Connect a device")', { timeout: 60_000 });
     expect(errors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
     await page.close();
   });

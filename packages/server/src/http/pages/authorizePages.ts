@@ -1,4 +1,5 @@
 import { displayAppName } from '../../services/oauth/clientService.js';
+import { ALTCHA_WIDGET, challengeField } from './altchaWidget.js';
 import { html, SafeHtml, scriptJson } from './html.js';
 
 /** The two values of `from` in the browser messages: one per client generation (spec, Events 2). */
@@ -140,7 +141,7 @@ export function accountFormPage(input: AccountFormPageInput): string {
               value="${i.value ?? ''}"
             />`,
       )}
-      ${input.challenge ? challengeField() : ''}
+      ${input.challenge ? challengeField(input.nonce, input.fields.client_id) : ''}
       <div class="actions"><button type="submit" id="${input.submit.id}">${input.submit.label}</button></div>
     </form>
     <p class="links"><a href="${back}" id="back-to-sign-in">Back to sign-in</a></p>`;
@@ -148,7 +149,7 @@ export function accountFormPage(input: AccountFormPageInput): string {
     `${input.title} · dauth`,
     input.nonce,
     body,
-    input.challenge ? `${POPUP_MARKER}\n${ALTCHA_SOLVER}` : POPUP_MARKER,
+    input.challenge ? `${POPUP_MARKER}\n${ALTCHA_WIDGET}` : POPUP_MARKER,
   );
 }
 
@@ -162,8 +163,8 @@ export function loginPage(input: LoginPageInput): string {
     <form method="post" action="/oauth/authorize/login" autocomplete="on">
       ${hiddenFields(input.fields)}
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
-      ${input.emailCode ? emailCodeField() : ''} ${input.challenge ? challengeField() : ''}
-      ${credentialFields(input.email)}
+      ${input.emailCode ? emailCodeField() : ''}
+      ${credentialFields(input.email, input.challenge ? challengeField(input.nonce, input.fields.client_id) : '')}
     </form>
     <form method="post" action="/oauth/authorize/passkey" id="passkey-form">
       ${hiddenFields(input.fields)}
@@ -183,7 +184,7 @@ export function loginPage(input: LoginPageInput): string {
       >
     </p>`;
   // Each script is an arrow call: the semicolon keeps the next one from calling its result.
-  const script = `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}${input.challenge ? `;\n${ALTCHA_SOLVER}` : ''}`;
+  const script = `${POPUP_MARKER}\n${PASSKEY_SIGN_IN}${input.challenge ? `;\n${ALTCHA_WIDGET}` : ''}`;
   return layout('Sign in · dauth', input.nonce, body, script);
 }
 
@@ -199,51 +200,6 @@ export function emailCodeField(): SafeHtml {
       autocomplete="one-time-code"
     />`;
 }
-
-/** The proof of work's hidden field and the note shown while the browser solves it. */
-export function challengeField(): SafeHtml {
-  return html`<input type="hidden" name="altcha" value="" data-altcha="" />
-    <p class="notice" id="altcha-status" role="status" hidden>Checking this browser (a few seconds)…</p>`;
-}
-
-/**
- * The browser's ALTCHA solver (docs/security.md "Bot challenge"): on submit it fetches a challenge of
- * `GET /v1/challenge` (for the form's app), finds the number n with SHA-256(salt + n) = challenge by
- * brute force over 0..maxnumber (Web Crypto), puts the solution in the form's `altcha` field and
- * submits. No third-party script: the page's CSP allows its own nonce and the service's own API.
- */
-export const ALTCHA_SOLVER = `(() => {
-  for (const field of document.querySelectorAll('input[data-altcha]')) {
-    const form = field.form;
-    let solving = false;
-    const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
-    form.addEventListener('submit', async (event) => {
-      if (field.value) return;
-      event.preventDefault();
-      if (solving) return;
-      solving = true;
-      const status = form.querySelector('#altcha-status');
-      if (status) status.hidden = false;
-      try {
-        const app = form.elements.namedItem('client_id');
-        const query = app && app.value ? '?client_id=' + encodeURIComponent(app.value) : '';
-        const c = await (await fetch('/v1/challenge' + query)).json();
-        const encoder = new TextEncoder();
-        for (let n = 0; n <= c.maxnumber; n++) {
-          const digest = hex(await crypto.subtle.digest('SHA-256', encoder.encode(c.salt + n)));
-          if (digest === c.challenge) {
-            field.value = btoa(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: n, salt: c.salt, signature: c.signature }));
-            break;
-          }
-        }
-      } catch {
-        /* the server answers challenge_required and the page offers the form again */
-      }
-      solving = false;
-      form.submit();
-    });
-  }
-})()`;
 
 /**
  * "Continue with …": plain links (top-level GET navigations) to the flow's start, which returns to this
@@ -410,7 +366,7 @@ if (window.opener && !window.opener.closed) {
 }
 
 /** The e-mail and password fields and the sign-in button, shared by every sign-in form. */
-export function credentialFields(email: string | undefined): SafeHtml {
+export function credentialFields(email: string | undefined, beforeSubmit: SafeHtml | '' = ''): SafeHtml {
   return html`<label for="email">E-mail</label>
     <input
       id="email"
@@ -430,5 +386,6 @@ export function credentialFields(email: string | undefined): SafeHtml {
       maxlength="1024"
       autocomplete="current-password"
     />
+    ${beforeSubmit}
     <div class="actions"><button type="submit" id="sign-in">Sign in</button></div>`;
 }

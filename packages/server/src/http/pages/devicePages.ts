@@ -1,13 +1,7 @@
 import { displayAppName } from '../../services/oauth/clientService.js';
+import { ALTCHA_WIDGET, challengeField } from './altchaWidget.js';
 import { html } from './html.js';
-import {
-  credentialFields,
-  emailCodeField,
-  challengeField,
-  ALTCHA_SOLVER,
-  layout,
-  walletPolicyBlock,
-} from './authorizePages.js';
+import { credentialFields, emailCodeField, layout, walletPolicyBlock } from './authorizePages.js';
 
 /** Where the verification page's forms post (`routes/oauth/device/index.ts`). */
 export const DEVICE_PAGE_PATH = '/oauth/device';
@@ -36,10 +30,10 @@ export function deviceLoginPage(
     <form method="post" action="${DEVICE_PAGE_PATH}/login" autocomplete="on">
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="user_code" value="${input.userCode ?? ''}" />
-      ${input.emailCode ? emailCodeField() : ''} ${input.challenge ? challengeField() : ''}
-      ${credentialFields(input.email)}
+      ${input.emailCode ? emailCodeField() : ''}
+      ${credentialFields(input.email, input.challenge ? challengeField(input.nonce) : '')}
     </form>`;
-  return layout('Connect a device · dauth', input.nonce, body, input.challenge ? ALTCHA_SOLVER : undefined);
+  return layout('Connect a device · dauth', input.nonce, body, input.challenge ? ALTCHA_WIDGET : undefined);
 }
 
 /** The code the device shows, typed in (any case, with or without the dash). */

@@ -56,7 +56,7 @@ export function newNonce(): string {
 export function pageHeaders(
   nonce: string,
   formTargets: string[] = [],
-  options: { connectSelf?: boolean } = {},
+  options: { connectSelf?: boolean; altcha?: boolean } = {},
 ): Record<string, string> {
   const formAction = ["'self'", ...formTargets].join(' ');
   return {
@@ -67,7 +67,10 @@ export function pageHeaders(
       `style-src 'nonce-${nonce}'`,
       "img-src 'self' data:",
       // The sign-in page asks the service's own API for a passkey challenge.
-      ...(options.connectSelf ? ["connect-src 'self'"] : []),
+      ...(options.connectSelf || options.altcha ? ["connect-src 'self'"] : []),
+      // The ALTCHA widget (docs/security.md "Bot challenge") solves in a worker, a file of this service;
+      // its module and stylesheet carry the page's nonce.
+      ...(options.altcha ? ["worker-src 'self'"] : []),
       `form-action ${formAction}`,
       "frame-ancestors 'none'",
       "base-uri 'none'",

@@ -211,7 +211,7 @@ export function authorizePage(services: Services) {
     nonce: string,
     body: string,
     formTargets: string[] = [],
-    options: { connectSelf?: boolean } = {},
+    options: { connectSelf?: boolean; altcha?: boolean } = {},
   ) {
     return reply
       .status(status)
@@ -404,20 +404,24 @@ export function authorizePage(services: Services) {
   ) {
     const nonce = newNonce();
     const { guessing, ...shown } = extra;
+    // The browser solves a proof of work on submit (docs/security.md "Bot challenge").
+    const challenge = guessing === true || services.botChallenge.covers('login');
     const page = loginPage({
       nonce,
       clientName: authz.client.name,
       csrfToken: csrfFor(request, reply),
       fields: authorizationFields(authz),
       providers: services.federation.list(),
-      // The browser solves a proof of work on submit (docs/security.md "Bot challenge").
-      challenge: guessing === true || services.botChallenge.covers('login'),
+      challenge,
       emailCode: guessing === true,
       ...shown,
     });
     // The sign-in ends at the app when it is already approved (303 here, then 302 there), and
     // browsers apply form-action to that redirect chain: the app's origin must be allowed too.
-    return sendPage(reply, status, nonce, page, [new URL(authz.redirectUri).origin], { connectSelf: true });
+    return sendPage(reply, status, nonce, page, [new URL(authz.redirectUri).origin], {
+      connectSelf: true,
+      altcha: challenge,
+    });
   }
 
   // Sign-up and password reset beside the sign-in form (docs/accounts.md): same CSP and CSRF rules,
@@ -431,6 +435,7 @@ export function authorizePage(services: Services) {
     extra: FormExtra = {},
   ) {
     const nonce = newNonce();
+    const challenge = form.challenge !== undefined && services.botChallenge.covers(form.challenge);
     const body = accountFormPage({
       nonce,
       clientName: authz.client.name,
@@ -442,9 +447,12 @@ export function authorizePage(services: Services) {
       action: form.action,
       inputs: form.inputs(extra.email),
       submit: form.submit,
-      challenge: form.challenge !== undefined && services.botChallenge.covers(form.challenge),
+      challenge,
     });
-    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin], { connectSelf: true });
+    return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin], {
+      connectSelf: true,
+      altcha: challenge,
+    });
   }
 
   return {

@@ -60,10 +60,11 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
   const page = authorizePage(services);
   const guesses = userCodeGuessLimit(app, services);
 
-  const send = (reply: FastifyReply, status: number, render: (nonce: string) => string) => {
+  const send = (reply: FastifyReply, status: number, render: (nonce: string) => string, altcha = false) => {
     const nonce = newNonce();
-    // The sign-in form may fetch a challenge of the service's own API (docs/security.md "Bot challenge").
-    return page.sendPage(reply, status, nonce, render(nonce), [], { connectSelf: true });
+    // The sign-in form may fetch a challenge of the service's own API and solve it in the ALTCHA
+    // widget's worker (docs/security.md "Bot challenge").
+    return page.sendPage(reply, status, nonce, render(nonce), [], { connectSelf: true, altcha });
   };
   const backToPage = (reply: FastifyReply, userCode: string | undefined) =>
     reply.redirect(
@@ -119,10 +120,15 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       const csrfToken = page.csrfFor(request, reply);
       const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
       const user = session && (await accounts.findUser(session.userUuid));
-      if (!session || !user)
-        return send(reply, 200, (nonce) =>
-          deviceLoginPage({ nonce, csrfToken, userCode, challenge: services.botChallenge.covers('login') }),
+      if (!session || !user) {
+        const challenge = services.botChallenge.covers('login');
+        return send(
+          reply,
+          200,
+          (nonce) => deviceLoginPage({ nonce, csrfToken, userCode, challenge }),
+          challenge,
         );
+      }
       if (userCode === undefined) return send(reply, 200, (nonce) => deviceCodePage({ nonce, csrfToken }));
       await guesses.check(request, session.userUuid);
       let pending;
@@ -176,16 +182,21 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         if (!isAppError(err) || (err.status !== 401 && err.code !== 'challenge_required')) throw err;
         const csrfToken = page.csrfFor(request, reply);
         const challenged = err.code === 'challenge_required';
-        return send(reply, err.status, (nonce) =>
-          deviceLoginPage({
-            nonce,
-            csrfToken,
-            userCode,
-            email,
-            error: challenged ? err.message : 'E-mail or password is wrong.',
-            challenge: challenged || services.botChallenge.covers('login'),
-            emailCode: challenged && err.status === 401,
-          }),
+        const challenge = challenged || services.botChallenge.covers('login');
+        return send(
+          reply,
+          err.status,
+          (nonce) =>
+            deviceLoginPage({
+              nonce,
+              csrfToken,
+              userCode,
+              email,
+              error: challenged ? err.message : 'E-mail or password is wrong.',
+              challenge,
+              emailCode: challenged && err.status === 401,
+            }),
+          challenge,
         );
       }
       request.auditUser = String(userUuid); // the audit entry's actor (auditRecorder.ts)

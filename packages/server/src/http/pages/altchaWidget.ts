@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { html, type SafeHtml } from './html.js';
+
+/**
+ * The ALTCHA widget (`altcha` on npm, docs/security.md "Bot challenge") on the login, sign-up and device
+ * pages: its CSP-friendly "external" build (no inline styles, no blob workers), its stylesheet and its
+ * SHA worker, served by this service from node_modules (`routes/assets/altcha.ts`), never from a CDN.
+ */
+const PACKAGE_DIR = path.resolve(path.dirname(createRequire(import.meta.url).resolve('altcha')), '../..');
+
+const VERSION = (
+  JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+/** Where the files are served: the version is in the path, so a browser may keep them for good. */
+export const ALTCHA_ASSETS_PATH = `/assets/altcha/${VERSION}`;
+
+const FILES: Record<string, { file: string; type: string }> = {
+  'altcha.js': { file: 'dist/external/altcha.js', type: 'text/javascript; charset=utf-8' },
+  'altcha.css': { file: 'dist/external/altcha.css', type: 'text/css; charset=utf-8' },
+  // The worker for `SHA-256` challenges (Web Crypto; the WASM workers, Argon2 and scrypt, are not used).
+  'sha.js': { file: 'dist/workers/sha.js', type: 'text/javascript; charset=utf-8' },
+};
+
+export interface AltchaAsset {
+  body: Buffer;
+  type: string;
+}
+
+/** The three files, read once (a request can name nothing else). */
+export function loadAltchaAssets(): Map<string, AltchaAsset> {
+  return new Map(
+    Object.entries(FILES).map(([name, { file, type }]) => [
+      name,
+      { body: fs.readFileSync(path.join(PACKAGE_DIR, file)), type },
+    ]),
+  );
+}
+
+/**
+ * The widget in a form: it fetches `GET /v1/challenge` (for the form's app, whose rate sets the
+ * difficulty) when the form is submitted, solves it in a worker and puts the base64 v1 solution
+ * `{algorithm, challenge, number, salt, signature, took}` in the form field `altcha`, then submits. The
+ * status line says what happens, and says so when the widget cannot load.
+ */
+export function challengeField(nonce: string, clientId?: string): SafeHtml {
+  const challenge = `/v1/challenge${clientId ? `?${new URLSearchParams({ client_id: clientId }).toString()}` : ''}`;
+  return html`<link rel="stylesheet" nonce="${nonce}" href="${ALTCHA_ASSETS_PATH}/altcha.css" />
+    <script type="module" nonce="${nonce}" id="altcha-script" src="${ALTCHA_ASSETS_PATH}/altcha.js"></script>
+    <altcha-widget
+      name="altcha"
+      challenge="${challenge}"
+      auto="onsubmit"
+      display="standard"
+      configuration="${JSON.stringify({ hideFooter: true })}"
+    ></altcha-widget>
+    <p class="notice" id="altcha-status" role="status" hidden></p>`;
+}
+
+/**
+ * The page's own part (an arrow call, nonce-only like the page's other scripts): the SHA worker is
+ * registered once the widget is defined, and the status line follows the widget's state. If the widget
+ * never loads (a blocked or missing file) the status says so instead of the form failing silently.
+ */
+export const ALTCHA_WIDGET = `(() => {
+  const status = document.getElementById('altcha-status');
+  if (!status) return;
+  const show = (text, failed) => {
+    status.textContent = text;
+    status.className = failed ? 'error' : 'notice';
+    status.setAttribute('role', failed ? 'alert' : 'status');
+    status.hidden = !text;
+  };
+  const unavailable = () =>
+    show('The check that this is a real browser could not load: reload the page, or try another browser.', true);
+  const timer = setTimeout(unavailable, 15000);
+  const script = document.getElementById('altcha-script');
+  if (script) script.addEventListener('error', () => { clearTimeout(timer); unavailable(); });
+  customElements.whenDefined('altcha-widget').then(() => {
+    clearTimeout(timer);
+    globalThis.$altcha.algorithms.set('SHA-256', () => new Worker(${JSON.stringify(`${ALTCHA_ASSETS_PATH}/sha.js`)}));
+    for (const widget of document.querySelectorAll('altcha-widget')) {
+      widget.addEventListener('statechange', (event) => {
+        const state = event.detail && event.detail.state;
+        if (state === 'verifying') show('Checking this browser (a few seconds)…');
+        else if (state === 'verified') show('Checked: sending the form…');
+        else if (state === 'error') show('The browser check failed: tick the box to try again.', true);
+        else if (state === 'expired') show('The browser check expired: tick the box to try again.', true);
+        else show('');
+      });
+    }
+  });
+})()`;
