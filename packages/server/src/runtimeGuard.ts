@@ -1,9 +1,9 @@
 /**
- * The oldest Node.js dauth runs on (`engines` in package.json: `>=22.14`, docs/runtime.md). Older ones
+ * The oldest Node.js dauth runs on (`engines` in package.json: `>=22.15`, docs/runtime.md). Older ones
  * get as far as loading better-sqlite3, whose Node-API 10 build then crashes the process with a bare
  * "Segmentation fault" — so the entry points import this module first and stop with a sentence instead.
  */
-export const minimumNode = { major: 22, minor: 14 } as const;
+export const minimumNode = { major: 22, minor: 15 } as const;
 
 /** Why `version` (`process.versions.node`, e.g. `20.20.2`) cannot run dauth, or undefined when it can. */
 export function unsupportedNodeReason(version: string): string | undefined {

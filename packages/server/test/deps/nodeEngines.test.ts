@@ -11,7 +11,7 @@ import {
 } from './nodeEngines.js';
 
 /**
- * The project runs on Node 24 LTS (reference) and every Node from 22.14 (decisions §8 "Runtime", with the
+ * The project runs on Node 24 LTS (reference) and every Node from 22.15 (decisions §8 "Runtime", with the
  * floor raised from 22.12 for better-sqlite3 13's Node-API 10: docs/runtime.md): root and workspace
  * `engines.node`, `.nvmrc`, README and the Node versions CI installs (`.ci/node-versions`) agree. A dependency
  * whose own `engines.node` leaves out part of that range may break there, so every package the lockfile
@@ -29,11 +29,11 @@ const lockfile = readJson('package-lock.json') as {
 const ciVersions = ciNodeVersions(readText('.ci/node-versions'));
 
 describe('Node engines guard: every installed package admits the project’s Node range', () => {
-  it('the project claims >=22.14 everywhere, with Node 24 as the reference that .nvmrc and CI use first', () => {
-    expect(project.engines.node).toBe('>=22.14');
+  it('the project claims >=22.15 everywhere, with Node 24 as the reference that .nvmrc and CI use first', () => {
+    expect(project.engines.node).toBe('>=22.15');
     for (const workspace of project.workspaces) {
       const manifest = readJson(`${workspace}/package.json`) as { engines?: { node?: string } };
-      expect(manifest.engines?.node, workspace).toBe('>=22.14');
+      expect(manifest.engines?.node, workspace).toBe('>=22.15');
     }
     expect(readText('.nvmrc').trim()).toBe('24');
     expect(ciVersions.map((v) => semver.major(v))).toEqual([24, 22, 26]);
@@ -50,29 +50,29 @@ describe('Node engines guard: every installed package admits the project’s Nod
     expect(lockfile.lockfileVersion).toBeGreaterThanOrEqual(2);
     expect(Object.keys(lockfile.packages).length).toBeGreaterThan(100);
     const range = testedRange(project.engines.node, ciVersions);
-    expect(range).toEqual([22, 23, 24, 25, 26].map((m) => `>=22.14 >=${m}.0.0 <${m + 1}.0.0-0`));
+    expect(range).toEqual([22, 23, 24, 25, 26].map((m) => `>=22.15 >=${m}.0.0 <${m + 1}.0.0-0`));
     const product = Object.fromEntries(Object.entries(lockfile.packages).filter(([, e]) => !isDevOnly(e)));
     const tooling = Object.fromEntries(Object.entries(lockfile.packages).filter(([, e]) => isDevOnly(e)));
     expect(Object.keys(product)).toContain('node_modules/better-sqlite3');
     expect(Object.keys(tooling)).toContain('node_modules/vitest');
     expect(enginesViolations(product, range)).toEqual([]);
-    expect(toolingRange(range)).toEqual([22, 24, 26].map((m) => `>=22.14 >=${m}.0.0 <${m + 1}.0.0-0`));
+    expect(toolingRange(range)).toEqual([22, 24, 26].map((m) => `>=22.15 >=${m}.0.0 <${m + 1}.0.0-0`));
     expect(enginesViolations(tooling, toolingRange(range))).toEqual([]);
   });
 
-  it('the floor has the Node-API version better-sqlite3 is built for (10: Node 22.14), which 22.12 lacks', () => {
+  it('the floor has the Node-API version better-sqlite3 is built for (10: Node 22.14) and OpenTelemetry’s SDK 3 needs (22.15)', () => {
     const gyp = fs.readFileSync(new URL('node_modules/better-sqlite3/binding.gyp', root), 'utf8');
     expect(gyp).toContain("'NAPI_VERSION=10'");
     // Node-API 10 arrived in 22.14.0 (nodejs/node#55676); 13.x's prebuild segfaults on 22.12.0 (Node-API 9).
-    expect(semver.minVersion(project.engines.node)?.version).toBe('22.14.0');
+    expect(semver.minVersion(project.engines.node)?.version).toBe('22.15.0');
     expect(semver.satisfies('22.12.0', project.engines.node)).toBe(false);
   });
 
-  it('the checker refuses packages that leave out 22.14–22.x, 23, 25 or 26, and accepts the rest', () => {
+  it('the checker refuses packages that leave out 22.15–22.x, 23, 25 or 26, and accepts the rest', () => {
     const synthetic: Record<string, LockfileEntry> = {
-      '': { version: '0.0.0', engines: { node: '>=22.14' } },
+      '': { version: '0.0.0', engines: { node: '>=22.15' } },
       'node_modules/node20-only': { version: '1.0.0', engines: { node: '>=20.19 <21' } },
-      'node_modules/too-new-22': { version: '1.0.0', engines: { node: '>=22.15' } },
+      'node_modules/too-new-22': { version: '1.0.0', engines: { node: '>=22.16' } },
       'node_modules/even-only': { version: '1.0.0', engines: { node: '^22.12 || ^24 || ^26' } },
       'node_modules/capped-24': { version: '1.0.0', engines: { node: '20.x || 22.x || 23.x || 24.x' } },
       'node_modules/garbage': { version: '1.0.0', engines: { node: 'latest please' } },
@@ -87,17 +87,17 @@ describe('Node engines guard: every installed package admits the project’s Nod
       'node_modules/array-form': { version: '1.0.0', engines: ['node >= 0.4'] },
       'node_modules/@dauth/sdk': { link: true },
     };
-    const range = testedRange('>=22.14', ['24.21.0', '22.23.3', '26.12.1']);
+    const range = testedRange('>=22.15', ['24.21.0', '22.23.3', '26.12.1']);
     expect(enginesViolations(synthetic, range)).toEqual([
       { path: 'node_modules/node20-only', version: '1.0.0', node: '>=20.19 <21' },
-      { path: 'node_modules/too-new-22', version: '1.0.0', node: '>=22.15' },
+      { path: 'node_modules/too-new-22', version: '1.0.0', node: '>=22.16' },
       { path: 'node_modules/even-only', version: '1.0.0', node: '^22.12 || ^24 || ^26' },
       { path: 'node_modules/capped-24', version: '1.0.0', node: '20.x || 22.x || 23.x || 24.x' },
       { path: 'node_modules/garbage', version: '1.0.0', node: 'latest please' },
     ]);
     // Once CI runs Node 28, a package capped at 26.x is refused.
     expect(
-      enginesViolations(synthetic, testedRange('>=22.14', ['24.21.0', '28.0.0'])).map((v) => v.path),
+      enginesViolations(synthetic, testedRange('>=22.15', ['24.21.0', '28.0.0'])).map((v) => v.path),
     ).toContain('node_modules/capped-26');
     // The real lockfile with the Node 20-only better-sqlite3 of an earlier line slipped in fails the guard.
     const product = Object.fromEntries(Object.entries(lockfile.packages).filter(([, e]) => !isDevOnly(e)));

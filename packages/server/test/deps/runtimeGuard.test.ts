@@ -25,11 +25,11 @@ function oldNode(): string | undefined {
 describe('the runtime guard (issue 41: `npm start` on Node 20 ended in a bare segmentation fault)', () => {
   it('draws the line where `engines` does', () => {
     expect(engines).toBe(`>=${minimumNode.major}.${minimumNode.minor}`);
-    expect(unsupportedNodeReason('22.14.0')).toBeUndefined();
+    expect(unsupportedNodeReason('22.15.0')).toBeUndefined();
     expect(unsupportedNodeReason('24.21.0')).toBeUndefined();
     expect(unsupportedNodeReason('26.1.0')).toBeUndefined();
-    expect(unsupportedNodeReason('22.13.1')).toMatch(
-      /needs Node\.js 22\.14 or newer .* this is Node\.js 22\.13\.1/,
+    expect(unsupportedNodeReason('22.14.0')).toMatch(
+      /needs Node\.js 22\.15 or newer .* this is Node\.js 22\.14\.0/,
     );
     expect(unsupportedNodeReason('20.20.2')).toContain('Install Node 24');
   });
@@ -45,7 +45,7 @@ describe('the runtime guard (issue 41: `npm start` on Node 20 ended in a bare se
         });
         expect(run.signal, entry).toBeNull(); // not SIGSEGV
         expect(run.status, entry).toBe(1);
-        expect(run.stderr, entry).toContain('dauth needs Node.js 22.14 or newer');
+        expect(run.stderr, entry).toContain('dauth needs Node.js 22.15 or newer');
       }
     },
   );
