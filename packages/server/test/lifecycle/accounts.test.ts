@@ -100,7 +100,7 @@ describe.each(backends)('account lifecycle on %s', (backend) => {
       await post(`${server.url}/v1/dev-user/password/reset`, {
         email: user.email,
         code: '00000000',
-        new_password: 'x'.repeat(12),
+        new_password: 'a perfectly strong passphrase 42',
       }),
       400,
       'invalid_reset_code',
