@@ -3,7 +3,8 @@
  * A and B together — one PostgreSQL schema, one Redis, one external anvil. One player fires sponsored session
  * operations at both replicas at once: exactly the budget's worth is sponsored over both, every other one is
  * refused 429 `app_sponsorship_exhausted` by whichever replica it reached, nothing more moves on chain, B
- * reports what A and B charged, and the day's `sponsorship.exhausted` webhook is written once.
+ * reports what A and B charged, and the day's `sponsorship.exhausted` webhook is written once. The same for
+ * `ops_per_player_per_minute`, counted over both replicas.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -191,6 +192,61 @@ describe.skipIf(!postgresAvailable || !redisAvailable)(
         client_id: client.clientId,
         budget: 'daily_gas_per_player',
       });
+    }, 120_000);
+
+    it('a per-minute rate set on A: a burst at A and B inside one UTC minute sponsors exactly the rate', async () => {
+      const { dev, client } = await newApp(a);
+      expect(
+        (
+          await request(
+            a,
+            'PUT',
+            `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
+            dev.loginToken,
+            tokenTransferPolicy(token, '1000000'),
+          )
+        ).status,
+      ).toBe(200);
+      const player = await newPlayer(b, client);
+      expect((await grant(b, player, client.clientId)).status).toBe(201);
+      const put = await request(
+        a,
+        'PUT',
+        `/v1/dev-user/clients/${client.clientId}/sponsorship`,
+        dev.loginToken,
+        {
+          ops_per_player_per_minute: 2,
+        },
+      );
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      const balance = await tokenBalanceOf(player.wallet.address);
+      // The whole burst inside one UTC minute.
+      if (new Date().getUTCSeconds() > 45)
+        await new Promise((resolve) => setTimeout(resolve, (61 - new Date().getUTCSeconds()) * 1000));
+
+      const burst = await Promise.all([b, a, b, a, b, a].map((server) => sessionOp(server, player)));
+      const summary = JSON.stringify(burst.map((x) => [x.via, x.status, x.body.error]));
+      const refused = burst.filter((x) => x.status !== 200);
+      expect(
+        burst.filter((x) => x.status === 200),
+        summary,
+      ).toHaveLength(2);
+      expect(refused, summary).toHaveLength(4);
+      expect(new Set(refused.map((x) => x.via)), summary).toEqual(new Set(['A', 'B']));
+      for (const x of refused) {
+        expect(x.status, summary).toBe(429);
+        expect(x.body).toMatchObject({
+          error: 'app_sponsorship_exhausted',
+          budget: 'ops_per_player_per_minute',
+        });
+        expect(x.body.retry_after).toBeGreaterThan(0);
+        expect(x.body.retry_after).toBeLessThanOrEqual(60);
+        expect(x.retryAfter).toBe(String(x.body.retry_after));
+      }
+      expect(await tokenBalanceOf(player.wallet.address)).toBe(balance - 2n);
+      const today = (await getPolicy(a, dev.loginToken, client.clientId)).body.today;
+      expect(today.operations).toBe(2);
+      expect(today.refused).toBe(4);
     }, 120_000);
   },
 );
