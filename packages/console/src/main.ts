@@ -44,7 +44,8 @@ const ROUTES: [RegExp, Render][] = [
   [/^orgs\/([^/]+)$/, ([id]) => orgPage(decodeURIComponent(id ?? ''))],
   [
     /^orgs\/([^/]+)\/apps\/([^/]+)\/players$/,
-    ([id, clientId]) => playersPage(decodeURIComponent(id ?? ''), decodeURIComponent(clientId ?? '')),
+    ([id, clientId], query) =>
+      playersPage(decodeURIComponent(id ?? ''), decodeURIComponent(clientId ?? ''), query),
   ],
   [/^invitations$/, (_p, query) => invitationPage(query)],
   [/^apps\/([^/]+)$/, ([id]) => appPage(decodeURIComponent(id ?? ''))],

@@ -32,7 +32,14 @@ const PAGE_SIZE = 50;
  * `#/orgs/{id}/apps/{client_id}/players`: the players who granted the app, a search (user id, wallet
  * address or e-mail), "More" over the cursor, a player's detail on click, and Revoke for developers.
  */
-export async function playersPage(orgId: string, clientId: string): Promise<HTMLElement> {
+export async function playersPage(
+  orgId: string,
+  clientId: string,
+  query: URLSearchParams = new URLSearchParams(),
+): Promise<HTMLElement> {
+  // `?limit=` (1–200) sets the page size; the default is 50.
+  const asked = Number(query.get('limit'));
+  const pageSize = Number.isInteger(asked) && asked >= 1 && asked <= 200 ? asked : PAGE_SIZE;
   const org = (await listOrgs()).find((o) => o.id === orgId);
   if (!org)
     return page('Organization not found', h('p', {}, h('a', { href: '#/orgs' }, 'Your organizations')));
@@ -40,20 +47,22 @@ export async function playersPage(orgId: string, clientId: string): Promise<HTML
   const mayRevoke = atLeast(org.role, 'developer');
   const list = h('ul', { class: 'cards', id: 'player-list' });
   const empty = h('p', { id: 'player-empty', hidden: true }, 'No players found.');
-  const more = button('More', { id: 'players-more', class: 'secondary', hidden: true });
+  const more = button('More', { id: 'players-more', class: 'secondary' });
+  // The stylesheet shows every button (display: inline-block): hide its wrapper instead.
+  const moreBox = h('p', { id: 'players-more-box', hidden: true }, more);
   const messages = h('div', { class: 'messages' });
   let cursor: string | null = null;
-  let query = '';
+  let search = '';
 
   const load = async (reset: boolean) => {
-    const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
-    if (query) params.set('q', query);
+    const params = new URLSearchParams({ limit: String(pageSize) });
+    if (search) params.set('q', search);
     if (!reset && cursor) params.set('cursor', cursor);
     const answer = await call<{ players: Player[]; next_cursor: string | null }>('GET', `${path}?${params}`);
     if (reset) list.replaceChildren();
     list.append(...answer.players.map((player) => playerCard(path, player, mayRevoke)));
     cursor = answer.next_cursor;
-    more.hidden = cursor === null;
+    moreBox.hidden = cursor === null;
     empty.hidden = list.childElementCount > 0;
   };
   more.addEventListener('click', () => {
@@ -73,7 +82,7 @@ export async function playersPage(orgId: string, clientId: string): Promise<HTML
     h('div', { class: 'actions' }, submit('Search', 'players-search-submit')),
   );
   onSubmit(f, async () => {
-    query = q.input.value.trim();
+    search = q.input.value.trim();
     cursor = null;
     await load(true);
   });
@@ -89,7 +98,7 @@ export async function playersPage(orgId: string, clientId: string): Promise<HTML
     messages,
     list,
     empty,
-    more,
+    moreBox,
   );
 }
 

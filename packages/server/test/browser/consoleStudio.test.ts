@@ -25,35 +25,38 @@ describe.skipIf(!chromiumAvailable)('console: service accounts and the players d
     app = await createClient(server.url, owner, ['https://game.example/cb'], { name: 'Studio game' });
     org = `org_u${owner.uuid}`;
     // Two players grant the app: one lets it see the e-mail, the other does not.
-    for (const email of [true, false]) {
-      const user = await createUser(server.url, undefined, { clientId: app.clientId });
-      const query = new URLSearchParams({
-        client_id: app.clientId,
-        redirect_uri: app.redirectUri,
-        response_type: 'code',
-        ...(email ? { scope: 'openid email', nonce: 'n' } : {}),
-      });
-      const redirect = await fetch(`${server.url}/oauth/authorize?${query}`, {
-        headers: bearer(user.loginToken),
-        redirect: 'manual',
-      });
-      expect(redirect.status).toBe(302);
-      const code = new URL(redirect.headers.get('location')!).searchParams.get('code')!;
-      const tokens = await post(`${server.url}/oauth/token`, {
-        grant_type: 'authorization_code',
-        client_id: app.clientId,
-        client_secret: app.clientSecret,
-        code,
-        redirect_uri: app.redirectUri,
-      });
-      expect(tokens.status).toBe(200);
-      players.push({ user, email });
-    }
+    for (const email of [true, false]) players.push({ user: await grant(email), email });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();
   });
+
+  /** A new player who signs in to the app (a code flow), with the `email` scope or without. */
+  async function grant(email: boolean): Promise<TestUser> {
+    const user = await createUser(server.url, undefined, { clientId: app.clientId });
+    const query = new URLSearchParams({
+      client_id: app.clientId,
+      redirect_uri: app.redirectUri,
+      response_type: 'code',
+      ...(email ? { scope: 'openid email', nonce: 'n' } : {}),
+    });
+    const redirect = await fetch(`${server.url}/oauth/authorize?${query}`, {
+      headers: bearer(user.loginToken),
+      redirect: 'manual',
+    });
+    expect(redirect.status).toBe(302);
+    const code = new URL(redirect.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await post(`${server.url}/oauth/token`, {
+      grant_type: 'authorization_code',
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      code,
+      redirect_uri: app.redirectUri,
+    });
+    expect(tokens.status).toBe(200);
+    return user;
+  }
 
   const clientToken = async (id: string, secret: string) => {
     const res = await fetch(`${server.url}/oauth/token`, {
@@ -185,6 +188,20 @@ describe.skipIf(!chromiumAvailable)('console: service accounts and the players d
     await search('');
     await expect.poll(() => page.locator('#player-list li').count()).toBe(1);
     expect(await page.getAttribute('#player-list li', 'data-player-id')).toBe(hidden.uuid);
+
+    // Page by page ("More" over the cursor): a third player, one a page.
+    const third = await grant(true);
+    await page.goto(`${server.url}/console#/orgs/${org}/apps/${app.clientId}/players?limit=1`);
+    await page.waitForSelector('#player-list li');
+    const seen = [await page.getAttribute('#player-list li', 'data-player-id')];
+    await page.click('#players-more');
+    await expect.poll(() => page.locator('#player-list li').count()).toBe(2);
+    seen.push(await page.getAttribute('#player-list li:nth-child(2)', 'data-player-id'));
+    expect(seen).toEqual([hidden.uuid, third.uuid].sort((x, y) => Number(x) - Number(y)));
+    // A full last page may still carry a cursor: "More" then finds nothing else and goes away.
+    if (await page.isVisible('#players-more')) await page.click('#players-more');
+    await page.waitForSelector('#players-more-box[hidden]', { state: 'attached' });
+    expect(await page.locator('#player-list li').count()).toBe(2);
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
