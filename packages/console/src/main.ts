@@ -14,6 +14,7 @@ import { passkeysPage } from './pages/passkeys.js';
 import { securityPage } from './pages/security.js';
 import { appPage, appsPage, newAppPage } from './pages/apps.js';
 import { invitationPage, orgPage, orgsPage } from './pages/orgs.js';
+import { playersPage } from './pages/players.js';
 import {
   changePasswordPage,
   codeField,
@@ -41,6 +42,11 @@ const ROUTES: [RegExp, Render][] = [
   [/^apps\/new$/, (_p, query) => newAppPage(query)],
   [/^orgs$/, () => orgsPage()],
   [/^orgs\/([^/]+)$/, ([id]) => orgPage(decodeURIComponent(id ?? ''))],
+  [
+    /^orgs\/([^/]+)\/apps\/([^/]+)\/players$/,
+    ([id, clientId], query) =>
+      playersPage(decodeURIComponent(id ?? ''), decodeURIComponent(clientId ?? ''), query),
+  ],
   [/^invitations$/, (_p, query) => invitationPage(query)],
   [/^apps\/([^/]+)$/, ([id]) => appPage(decodeURIComponent(id ?? ''))],
   [/^account$/, () => accountPage()],

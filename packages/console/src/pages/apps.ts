@@ -150,6 +150,17 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
       ['Kind', app.dapp ? 'Decentralised app' : 'App'],
       ['Created', formatTime(app.created_at)],
     ]),
+    app.org_id
+      ? h(
+          'p',
+          {},
+          h(
+            'a',
+            { href: `#/orgs/${encode(app.org_id)}/apps/${encode(app.client_id)}/players`, id: 'app-players' },
+            'Players: search, details, revoke',
+          ),
+        )
+      : null,
     activity ? activitySection(activity) : null,
     editSection(app, path),
     rotateSection(path),

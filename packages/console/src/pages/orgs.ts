@@ -1,6 +1,7 @@
 import { call, currentSession, encode } from '../api.js';
 import { button, facts, field, h, notice } from '../dom.js';
 import { formatTime } from '../format.js';
+import { serviceAccountsSection } from './serviceAccounts.js';
 import { confirmInline, flash, form, go, onSubmit, page, submit } from '../view.js';
 
 /** An organization the signed-in account belongs to (docs/orgs.md). */
@@ -151,7 +152,15 @@ export async function orgPage(orgId: string): Promise<HTMLElement> {
         ? h(
             'ul',
             { id: 'org-apps' },
-            apps.map((app) => h('li', {}, h('a', { href: `#/apps/${encode(app.client_id)}` }, app.name))),
+            apps.map((app) =>
+              h(
+                'li',
+                {},
+                h('a', { href: `#/apps/${encode(app.client_id)}` }, app.name),
+                ' · ',
+                h('a', { href: `#/orgs/${encode(org.id)}/apps/${encode(app.client_id)}/players` }, 'Players'),
+              ),
+            ),
           )
         : h('p', { id: 'org-apps' }, 'No apps yet.'),
       atLeast(org.role, 'developer')
@@ -164,6 +173,7 @@ export async function orgPage(orgId: string): Promise<HTMLElement> {
     ),
     membersSection(path, members, manager),
     manager ? invitationsSection(path, invitations) : null,
+    manager ? await serviceAccountsSection(path) : null,
   );
 }
 
