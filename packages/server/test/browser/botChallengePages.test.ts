@@ -78,7 +78,7 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
     );
     await page.goto(url('pow-1'));
     // The widget (the module this service serves from node_modules) is defined and owns the `altcha` field.
-    await page.waitForFunction("customElements.get('altcha-widget') !== undefined");
+    await page.evaluate("customElements.whenDefined('altcha-widget').then(() => true)");
     expect(await page.locator('altcha-widget input[name="altcha"]').count()).toBe(1);
     expect(await page.locator('input[name="altcha"]').count()).toBe(1);
     await page.fill('#email', owner.email);
@@ -135,7 +135,7 @@ describe.skipIf(!chromiumAvailable)('bot challenge on the login page in a real C
       if (message.type() === 'error') errors.push(message.text());
     });
     await page.goto(`${server.url}/oauth/device`);
-    await page.waitForFunction("customElements.get('altcha-widget') !== undefined");
+    await page.evaluate("customElements.whenDefined('altcha-widget').then(() => true)");
     await page.fill('#email', owner.email);
     await page.fill('#password', owner.password);
     const posted = page.waitForRequest((request) => request.url().endsWith('/oauth/device/login'));

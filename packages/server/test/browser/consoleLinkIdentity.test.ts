@@ -117,7 +117,7 @@ describe.skipIf(!chromiumAvailable)('a console link URL works only in the browse
     // A opens it: the provider's sign-in, back to the console, linked.
     await page.goto(linkUrl!);
     await throughUpstream(page, 'ann');
-    await page.waitForFunction(`location.hash === '#/account'`);
+    await page.waitForURL((url) => url.hash === '#/account');
     await page.locator('#identity-list', { hasText: 'Upstream ID' }).waitFor();
     expect(await identitiesOfOwner()).toMatchObject([{ provider: 'upstream', subject: 'ann' }]);
     await page.close();

@@ -75,7 +75,7 @@ describe.skipIf(!chromiumAvailable)('console Security page', () => {
     expect(codes).toHaveLength(10);
     for (const c of codes) expect(c).toMatch(/^[a-z0-9]{5}-[a-z0-9]{5}$/);
     await page.click('#recovery-done');
-    await page.waitForFunction("document.querySelector('#totp-status')?.textContent?.startsWith('On')");
+    await page.locator('#totp-status', { hasText: /^\s*On/ }).waitFor();
     expect(await page.textContent('#totp-status')).toContain('10 recovery codes left');
 
     await page.click('#sign-out');

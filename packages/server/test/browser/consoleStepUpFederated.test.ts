@@ -83,7 +83,7 @@ describe.skipIf(!chromiumAvailable)('console step-up of a provider-only account,
   it('comes back from the provider to the page it left, as the same account, and the save goes through', async () => {
     await page.goto(`${base}/console#/signin`);
     await throughUpstream(() => page.click('#signin-federation a[data-provider="upstream"]'), 'dana');
-    await page.waitForFunction(`location.hash === '#/apps'`);
+    await page.waitForURL((url) => url.hash === '#/apps');
     const first = await consoleSession();
     expect(first.email).toBe('');
 
@@ -112,7 +112,7 @@ describe.skipIf(!chromiumAvailable)('console step-up of a provider-only account,
     // The provider still has Dana's session; a step-up makes it ask for the sign-in again all the same.
     expect(await throughUpstream(() => again.click(), 'dana')).toBe(true);
     // Back on the app's page it left, not the app list, with a fresh login of the same account.
-    await page.waitForFunction(`location.hash === '#/apps/${clientId}'`);
+    await page.waitForURL((url) => url.hash === `#/apps/${clientId}`);
     await page.locator('[role=status], .notice', { hasText: 'signed in again' }).first().waitFor();
     const second = await consoleSession();
     expect(second.uuid).toBe(first.uuid);

@@ -78,7 +78,7 @@ describe.skipIf(!chromiumAvailable)('console step-up without a password, in Chro
     const token = server.services.chainInfo.contracts.token;
     await page.goto(`${base}/console#/signin`);
     await page.click('#signin-passkey');
-    await page.waitForFunction(`location.hash !== '#/signin'`);
+    await page.waitForURL((url) => url.hash !== '#/signin');
     const session = JSON.parse(
       (await page.evaluate(`sessionStorage.getItem('dauth.console.session')`)) as string,
     ) as {
