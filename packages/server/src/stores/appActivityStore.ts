@@ -1,5 +1,6 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { type ContentPurchase, contentPurchasesOf, exactAmountSum } from './contentPurchases.js';
 
 /** Milliseconds in a UTC day: `at / DAY_MS` (integer division on both databases) is the day's number. */
 export const DAY_MS = 86_400_000;
@@ -13,12 +14,7 @@ export interface DayCount {
 }
 
 /** One purchase of content tokens, as the audit trail recorded it. */
-export interface PurchaseRecord {
-  at: number;
-  cuid: string;
-  /** Content-token units, a decimal string. */
-  amount: string;
-}
+export type PurchaseRecord = ContentPurchase;
 
 /** The consumptions of one cuid on one day. */
 export interface ConsumptionDay {
@@ -110,29 +106,12 @@ export class AppActivityStore {
       .where('at', '>=', since)
       .orderBy('at')
       .execute();
-    const purchases: PurchaseRecord[] = [];
-    for (const row of rows) {
-      let details: Record<string, unknown>;
-      try {
-        details = JSON.parse(row.details) as Record<string, unknown>;
-      } catch {
-        continue;
-      }
-      const { cuid, amount } = details;
-      if (typeof cuid !== 'string' || !/^\d+$/.test(String(amount))) continue;
-      purchases.push({ at: Number(row.at), cuid, amount: String(amount) });
-    }
-    return purchases;
+    return contentPurchasesOf(rows);
   }
 
   /** Accepted consumption records per day and cuid since `since` (ms), with their summed amounts. */
   async consumptionsByDay(clientId: string, since: number): Promise<ConsumptionDay[]> {
-    // The amounts are decimal text (uint128): PostgreSQL sums them exactly as numeric; SQLite as 64-bit
-    // integers, exact up to 9.2e18 units a day and cuid.
-    const total =
-      this.db.getExecutor().adapter instanceof PostgresAdapter
-        ? sql<string>`cast(sum(cast(amount as numeric)) as text)`
-        : sql<string>`cast(sum(cast(amount as integer)) as text)`;
+    const total = exactAmountSum(this.db, 'amount');
     const { rows } = await sql<{ day: number | string; cuid: string; n: number | string; total: string }>`
       select accepted_at / ${DAY} as day, cuid, count(*) as n, ${total} as total
       from content_usage

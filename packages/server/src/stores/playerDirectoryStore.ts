@@ -1,5 +1,6 @@
-import { PostgresAdapter, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { type ContentPurchase, contentPurchasesOf, exactAmountSum } from './contentPurchases.js';
 
 /** One player of an app, as the directory lists them: from the app's live grants. */
 export interface PlayerRow {
@@ -20,12 +21,7 @@ export interface PlayerProfile {
   walletAddress: string | null;
 }
 
-export interface PlayerPurchase {
-  at: number;
-  cuid: string;
-  /** Content-token units, a decimal string. */
-  amount: string;
-}
+export type PlayerPurchase = ContentPurchase;
 
 export interface PlayerConsumption {
   cuid: string;
@@ -137,27 +133,12 @@ export class PlayerDirectoryStore {
       .orderBy('at', 'desc')
       .limit(limit)
       .execute();
-    const purchases: PlayerPurchase[] = [];
-    for (const row of rows) {
-      let details: Record<string, unknown>;
-      try {
-        details = JSON.parse(row.details) as Record<string, unknown>;
-      } catch {
-        continue;
-      }
-      const { cuid, amount } = details;
-      if (typeof cuid !== 'string' || !/^\d+$/.test(String(amount))) continue;
-      purchases.push({ at: Number(row.at), cuid, amount: String(amount) });
-    }
-    return purchases;
+    return contentPurchasesOf(rows);
   }
 
   /** The player's accepted consumptions in the app per cuid (over the slots they own), summed exactly. */
   async consumption(clientId: string, userUuid: number): Promise<PlayerConsumption[]> {
-    const total =
-      this.db.getExecutor().adapter instanceof PostgresAdapter
-        ? sql<string>`cast(sum(cast(u.amount as numeric)) as text)`
-        : sql<string>`cast(sum(cast(u.amount as integer)) as text)`;
+    const total = exactAmountSum(this.db, 'u.amount');
     const { rows } = await sql<{ cuid: string; n: number | string; total: string | null }>`
       select u.cuid as cuid, count(*) as n, ${total} as total
       from content_usage u join slots s on s.id = u.slot_id
