@@ -31,15 +31,10 @@
  *   npm run bench:flood -- --seconds 600 --concurrency 32 --app-ops 1000
  *   npm run bench:flood -- --no-operations       # the guest sign-ups alone, as before the policy
  */
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BotChallengeService } from '../packages/server/src/services/defense/botChallenge.js';
+import { processCpuSeconds, startDauthProcess } from './dauthProcess.js';
 import { machineInfo, writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
@@ -62,70 +57,14 @@ const seconds = quick ? 40 : Number(values.seconds);
 const honestEvery = Number(values['honest-every']);
 const appOps = quick ? 30 : Number(values['app-ops']);
 const operations = !values['no-operations'];
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
+function startDauth() {
+  return startDauthProcess('flood', {
+    TRUST_PROXY: 'true',
+    BOT_CHALLENGE: 'guest',
+    SCRYPT_LOG_N: '14',
   });
-}
-
-function processCpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function startDauth(): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-flood-'));
-  const child = spawn(
-    process.execPath,
-    ['--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        TRUST_PROXY: 'true',
-        BOT_CHALLENGE: 'guest',
-        SCRYPT_LOG_N: '14',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('dauth did not become ready');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => {
-          fs.rmSync(dataDir, { recursive: true, force: true });
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
 }
 
 async function send(
