@@ -47,6 +47,7 @@ import { uint256Format } from './schemas.js';
 import { healthRoutes } from './routes/health.js';
 import { altchaAssetRoutes } from './routes/assets/altcha.js';
 import { challengeRoutes } from './routes/challenge.js';
+import { localeRoutes } from './routes/locale.js';
 import { exchangeTokenOwnerRoutes } from './routes/idexPlatform/exchangeTokenOwner.js';
 import { marketRoutes } from './routes/market/listings.js';
 import { installRequestMetrics, metricsRoutes } from './routes/metrics.js';
@@ -157,6 +158,7 @@ export async function buildApp(
     healthRoutes,
     challengeRoutes,
     altchaAssetRoutes,
+    localeRoutes,
     devUserRegisterRoutes,
     devUserVerifyEmailRoutes,
     accountSecureRoutes,

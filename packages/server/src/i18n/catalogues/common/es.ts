@@ -1,0 +1,7 @@
+import type { Translation } from '../types.js';
+import type en from './en.js';
+
+export default {
+  'common.language': 'Idioma',
+  'common.changeLanguage': 'Cambiar',
+} satisfies Translation<typeof en>;
