@@ -8,6 +8,9 @@ const DELETED_LOGINS_VALID_AFTER = 253_402_300_799;
 /** What an erased string in the audit log reads. */
 export const ERASED = '[erased]';
 
+/** The append-only logs that may name a person: the account's own and the organizations'. */
+const AUDIT_LOGS = ['audit_log', 'org_audit'] as const;
+
 /** What `erase` ended and whom it told; `undefined` from `erase` when the account was already gone. */
 export interface Erasure {
   deletedAt: number;
@@ -106,6 +109,8 @@ export interface AccountRecords {
     revokedAt: number | null;
     revokeReason: string | null;
   }[];
+  /** The organizations it is a member of (docs/orgs.md), with its role. */
+  organizations: { orgId: string; name: string; personal: boolean; role: string; joinedAt: number }[];
   audit: {
     id: string;
     at: number;
@@ -302,6 +307,13 @@ export class AccountLifeStore {
         )
         .execute();
       await trx.deleteFrom('org_members').where('user_uuid', '=', userUuid).execute();
+      // The invitations it accepted name its address; pending ones to the address are the inviting org's
+      // (the person may still accept with a new account) and stay until they expire (docs/account.md).
+      await trx
+        .updateTable('org_invitations')
+        .set({ email: ERASED })
+        .where('accepted_by', '=', userUuid)
+        .execute();
 
       // Sessions, consents and every way in; the custody material (sealed server share and mnemonic).
       await trx.deleteFrom('oauth_sessions').where('user_uuid', '=', userUuid).execute();
@@ -356,20 +368,28 @@ export class AccountLifeStore {
    * must not rewrite another person's `max@gmail.com` in an append-only log. The LIKE only narrows the rows.
    */
   async #scrubAudit(trx: Db, userUuid: number, email: string | null, nickname: string): Promise<void> {
+    // The account's own log and every organization's (an invitation names the invited address).
+    for (const log of AUDIT_LOGS) await this.#scrubLog(trx, log, userUuid, email, nickname);
+  }
+
+  async #scrubLog(
+    trx: Db,
+    log: (typeof AUDIT_LOGS)[number],
+    userUuid: number,
+    email: string | null,
+    nickname: string,
+  ): Promise<void> {
     const actor = String(userUuid);
-    let query = trx
-      .selectFrom('audit_log')
+    const pattern = email ? `%${likeLiteral(email.toLowerCase())}%` : undefined;
+    const rows = await trx
+      .selectFrom(log)
       .select(['id', 'actor_user', 'details'])
-      .where('actor_user', '=', actor);
-    if (email) {
-      const pattern = `%${likeLiteral(email.toLowerCase())}%`;
-      query = trx
-        .selectFrom('audit_log')
-        .select(['id', 'actor_user', 'details'])
-        .where((eb) =>
-          eb.or([eb('actor_user', '=', actor), sql<boolean>`lower(details) like ${pattern} escape '\\'`]),
-        );
-    }
+      .where((eb) =>
+        pattern === undefined
+          ? eb('actor_user', '=', actor)
+          : eb.or([eb('actor_user', '=', actor), sql<boolean>`lower(details) like ${pattern} escape '\\'`]),
+      )
+      .execute();
     const lowerEmail = email?.toLowerCase();
     const isEmail = (value: string) => lowerEmail !== undefined && value.toLowerCase() === lowerEmail;
     const isNickname = (value: string) => nickname !== '' && value === nickname;
@@ -381,7 +401,7 @@ export class AccountLifeStore {
       }
       return value;
     };
-    for (const row of await query.execute()) {
+    for (const row of rows) {
       const parsed = JSON.parse(row.details) as unknown;
       const withoutEmail = scrub(parsed, isEmail);
       // The entry is about the account when it is the account's or named its address (exactly).
@@ -390,7 +410,7 @@ export class AccountLifeStore {
         about ? scrub(withoutEmail, (v) => isEmail(v) || isNickname(v)) : withoutEmail,
       );
       if (details !== row.details) {
-        await trx.updateTable('audit_log').set({ details }).where('id', '=', row.id).execute();
+        await sql`update ${sql.table(log)} set details = ${details} where id = ${row.id}`.execute(trx);
       }
     }
   }
@@ -454,7 +474,7 @@ export class AccountLifeStore {
           .orderBy('created_at')
           .execute(),
       ]);
-    const [wallets, pin, slots, listings, sessionKeys, audit] = await Promise.all([
+    const [wallets, pin, slots, listings, sessionKeys, audit, memberships] = await Promise.all([
       db
         .selectFrom('wallets')
         .select(['address', 'kind', 'owner', 'deployed', 'created_at'])
@@ -502,6 +522,20 @@ export class AccountLifeStore {
         .orderBy('at', 'desc')
         .orderBy('seq', 'desc')
         .limit(auditLimit)
+        .execute(),
+      db
+        .selectFrom('org_members')
+        .innerJoin('organizations', 'organizations.id', 'org_members.org_id')
+        .select([
+          'org_members.org_id',
+          'organizations.name',
+          'organizations.personal',
+          'org_members.role',
+          'org_members.created_at',
+        ])
+        .where('org_members.user_uuid', '=', userUuid)
+        .where('organizations.deleted_at', 'is', null)
+        .orderBy('org_members.created_at')
         .execute(),
     ]);
     const slotAddresses = slots.map((s) => s.content_address.toLowerCase());
@@ -616,6 +650,13 @@ export class AccountLifeStore {
         createdAt: Number(k.created_at),
         revokedAt: k.revoked_at == null ? null : Number(k.revoked_at),
         revokeReason: k.revoke_reason,
+      })),
+      organizations: memberships.map((m) => ({
+        orgId: m.org_id,
+        name: m.name,
+        personal: Number(m.personal) === 1,
+        role: m.role,
+        joinedAt: Number(m.created_at),
       })),
       audit: audit.map((a) => ({
         id: a.id,

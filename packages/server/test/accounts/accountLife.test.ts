@@ -11,6 +11,7 @@ import { chainClient, type RegisteredPin, registerPin } from '../pin/pinHelpers.
 import { type CreationOptions, SoftAuthenticator } from '../players/softAuthenticator.js';
 import { grant, request, tokenTransferPolicy } from '../sessionKeys/support.js';
 import { WebhookReceiver } from '../webhooks/receiver.js';
+import { addMember, createOrg } from '../orgs/support.js';
 
 /**
  * Decisions §9 "the account's own life": `DELETE /v1/dev-user/account` ends everything at once and erases the
@@ -38,6 +39,8 @@ describe.each(backends)('account deletion and export on %s', (backend) => {
   const sub = `sub-${randomBytes(6).toString('hex')}`;
   const cuid = `game-${randomBytes(5).toString('hex')}`;
   let webhookSecret: string;
+  /** The studio's organization, the player a member by invitation (its audit log and invitation name the player). */
+  let orgId: string;
 
   const del = (token: string, body: unknown) =>
     request(server, 'DELETE', '/v1/dev-user/account', token, body);
@@ -186,6 +189,9 @@ describe.each(backends)('account deletion and export on %s', (backend) => {
     );
     expect(bought.status, JSON.stringify(bought.body)).toBe(200);
 
+    orgId = await createOrg(server, dev, 'Life Studio');
+    await addMember(server, dev, orgId, player, 'viewer');
+
     const fresh = await consoleLogin(player);
     expect(fresh.status).toBe(200);
     consoleToken = fresh.body.token;
@@ -275,6 +281,9 @@ describe.each(backends)('account deletion and export on %s', (backend) => {
         state: 'active',
         session_key: sessionKey.toLowerCase(),
       }),
+    ]);
+    expect(doc.organizations).toEqual([
+      { org_id: orgId, name: 'Life Studio', personal: false, role: 'viewer', joined_at: expect.any(String) },
     ]);
     expect(doc.audit.map((a: { action: string }) => a.action)).toEqual(
       expect.arrayContaining(['pin.register', 'content.purchase', 'identity.link']),
@@ -459,6 +468,21 @@ describe.each(backends)('account deletion and export on %s', (backend) => {
       .where('actor_user', '=', player.uuid)
       .execute();
     expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['account.delete', 'pin.register']));
+    // The organization keeps its log and the accepted invitation, each naming nobody.
+    const orgAudit = await db
+      .selectFrom('org_audit')
+      .select(['action', 'details'])
+      .where('org_id', '=', orgId)
+      .execute();
+    const invited = orgAudit.find((entry) => entry.action === 'invitation.create');
+    expect(JSON.parse(invited!.details)).toMatchObject({ email: '[erased]', role: 'viewer' });
+    expect(
+      await db
+        .selectFrom('org_invitations')
+        .select(['email', 'accepted_by'])
+        .where('org_id', '=', orgId)
+        .execute(),
+    ).toEqual([{ email: '[erased]', accepted_by: expect.anything() }]);
 
     // The e-mail signs up again, as a new account; the old uuid stays a tombstone.
     const again = await post(`${server.url}/v1/dev-user/register`, {

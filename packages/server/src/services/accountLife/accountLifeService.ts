@@ -205,6 +205,13 @@ export class AccountLifeService {
         revoked_at: iso(k.revokedAt),
         revoke_reason: k.revokeReason,
       })),
+      organizations: r.organizations.map((o) => ({
+        org_id: o.orgId,
+        name: o.name,
+        personal: o.personal,
+        role: o.role,
+        joined_at: iso(o.joinedAt),
+      })),
       audit: r.audit.map((a) => ({
         id: a.id,
         at: iso(a.at),

@@ -68,6 +68,9 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
             slots: part('slot_id, client_id, app_name, content_address, meta_idx, state'),
             purchases: part('content purchases, content balances, marketplace listings'),
             session_keys: part('session_key, client_id, policy, valid_until, state'),
+            organizations: part(
+              'the organizations it is a member of: org_id, name, personal, role, joined_at',
+            ),
             audit: part('the newest 1000 audit entries of the account'),
           }),
           ...errorResponses(401, 403, 404, 429),
