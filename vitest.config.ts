@@ -16,6 +16,10 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts'],
     // Chain and browser tests start real processes; keep parallelism modest on small machines.
     pool: 'forks',
+    // VITEST_TIMINGS=<file>: each file's duration as JSON too (.ci/run lists the slowest, docs/testing.md).
+    reporters: process.env.VITEST_TIMINGS
+      ? ['default', ['json', { outputFile: process.env.VITEST_TIMINGS }]]
+      : ['default'],
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
