@@ -64,7 +64,7 @@ describe('the language switcher (GET /locale)', () => {
       });
       expect(res.status).toBe(400);
       expect(res.headers.get('set-cookie')).toBeNull();
-      expect((await res.json()).error).toBe('invalid_request');
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
     },
   );
 
