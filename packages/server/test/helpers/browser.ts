@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { inCi } from './environment.js';
 
 /** Debian's Chromium; `.ci/run` installs it. A plain `npm test` without it skips the browser suites. */
@@ -48,4 +48,12 @@ export async function launchTestBrowser(): Promise<TestBrowser> {
       fs.rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A headless Chromium without a profile of its own, for a suite that needs several contexts (one per
+ * `locale`, which sets the contexts' `Accept-Language`). Close it with `browser.close()`.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }

@@ -27,6 +27,9 @@ const STYLE = `
   .error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:8px 12px;margin-bottom:12px}
   .app{font-weight:700}
   .origin{font-family:ui-monospace,monospace;font-size:.9em;direction:ltr;unicode-bidi:isolate}
+  .email,#shown-code{direction:ltr;unicode-bidi:isolate}
+  input[type=email]{direction:ltr}
+  [dir=rtl] input[type=email]{text-align:right}
   .qr svg{display:block;width:200px;height:200px;margin:0 auto 12px}
   .uri,.codes{font-family:ui-monospace,monospace;font-size:.85em;word-break:break-all;direction:ltr;unicode-bidi:isolate}
   .links{margin-top:16px;font-size:.9em;display:flex;justify-content:space-between;gap:12px;flex-wrap:wrap}
