@@ -77,7 +77,7 @@ export function renderPage(frame: PageFrame, body: SafeHtml): string {
       </head>
       <body>
         <main>${body}</main>
-        ${frame.returnTo ? languageSwitcher(tr, frame.returnTo) : ''}
+        ${frame.returnTo ? html`<footer>${languageSwitcher(tr, frame.returnTo)}</footer>` : ''}
         ${
           frame.script
             ? html`<script nonce="${nonce}">
