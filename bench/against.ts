@@ -134,7 +134,7 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
 
   try {
     try {
-      must('git', ['worktree', 'add', '--detach', scratch, refCommit], root);
+      must('git', ['worktree', 'add', '--quiet', '--detach', scratch, refCommit], root);
       added = true;
       installDependencies(root, scratch);
       must('npm', ['run', 'build'], scratch);

@@ -111,7 +111,7 @@ export interface Comparison {
 /**
  * One figure of both trees: medians over the rounds, the working tree ÷ the ref, and a verdict. A
  * side without a figure (an older tree's benchmark lacking the field, or a failed run) gives "no
- * figure", never a regression; so does a ref median of 0 (no ratio).
+ * figure", never a regression; so does a median that cannot make a ratio (see below).
  */
 export function compareFigure(
   metric: RegressionMetric,
@@ -122,9 +122,15 @@ export function compareFigure(
   const refMedian = medianOf(refRounds);
   const treeMedian = medianOf(treeRounds);
   const base = { metric, refRounds, treeRounds, refMedian, treeMedian };
-  if (refMedian === undefined || treeMedian === undefined || refMedian === 0) {
-    return { ...base, verdict: 'no figure' };
-  }
+  // A ratio needs a positive ref, and a cost above zero on both sides: a net figure (the PIN's CPU
+  // besides PBKDF2 subtracts two measurements) can reach zero or below on a busy machine. A throughput
+  // of 0 (a run with errors) is a figure, the worst one.
+  const usable =
+    refMedian !== undefined &&
+    treeMedian !== undefined &&
+    refMedian > 0 &&
+    (metric.better === 'higher' ? treeMedian >= 0 : treeMedian > 0);
+  if (!usable) return { ...base, verdict: 'no figure' };
   const ratio = treeMedian / refMedian;
   const worseBy = metric.better === 'higher' ? 1 - ratio : ratio - 1;
   // A ratio exactly at the tolerance (44 ÷ 40 against 10 %) is within it, whatever the float rounding.
@@ -183,7 +189,8 @@ const formatted = (value: number, digits: number) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 function figureText(value: number | undefined, metric: RegressionMetric): string {
-  return value === undefined ? '—' : `${formatted(value, metric.digits)} ${metric.unit}`;
+  if (value === undefined) return '—';
+  return `${formatted(value, metric.digits)}${metric.unit.startsWith('/') ? '' : ' '}${metric.unit}`;
 }
 
 function roundsText(values: (number | undefined)[], metric: RegressionMetric): string {

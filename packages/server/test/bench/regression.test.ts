@@ -126,6 +126,12 @@ describe('comparing two trees', () => {
     const cpu = metric('pin-loop-cpu');
     expect(compareFigure(cpu, [undefined, undefined], [1, 1], 0.1).verdict).toBe('no figure');
     expect(compareFigure(cpu, [0], [1], 0.1).verdict).toBe('no figure');
+    // A net cost at or below zero on either side (a busy machine) makes no ratio.
+    expect(compareFigure(cpu, [-0.95, 1.17, -1], [3.64, 0.54, 1], 0.1).verdict).toBe('no figure');
+    expect(compareFigure(cpu, [1], [-0.2], 0.1).verdict).toBe('no figure');
+    // A throughput of 0 on the working tree's side (errors) is the worst figure, not a missing one.
+    expect(compareFigure(metric('pin-rate'), [5], [0], 0.1).verdict).toBe('worse');
+    expect(compareFigure(metric('pin-rate'), [0], [5], 0.1).verdict).toBe('no figure');
     const partial = compareFigure(cpu, [1, undefined, 3, 2], [2, 4], 0.1);
     expect(partial.refMedian).toBe(2);
     expect(partial.treeMedian).toBe(3);
@@ -223,6 +229,7 @@ describe('the report', () => {
       compareFigure(metric('validate-rps'), [20_000, 21_000, 19_000], [17_000, 17_500, 16_000], 0.1),
       compareFigure(metric('validate-cpu'), [40, 40.5, 39.5], [40.4, 40, 41], 0.1),
       compareFigure(metric('pin-loop-cpu'), [undefined, undefined, undefined], [0.9, 1, 0.95], 0.1),
+      compareFigure(metric('backend-rate'), [900], [880], 0.1),
     ];
     const markdown = renderRegressionTable(comparisons, { ...context, loadAverage: [0.5, 0.4, 0.3] });
     const lines = markdown.split('\n');
@@ -232,7 +239,11 @@ describe('the report', () => {
     expect(markdown).toContain(
       'Ref `62769b0` (62769b0) against the working tree (5f463a9): 3 rounds each, alternating, medians; tolerance 10 %.',
     );
-    expect(markdown).toContain('1 of 3 figures worse beyond the tolerance, 1 without a figure on one side.');
+    expect(markdown).toContain('1 of 4 figures worse beyond the tolerance, 1 without a figure on one side.');
+    // A rate's unit follows the number ("900/s"), other units after a space.
+    expect(markdown).toContain(
+      '| backend | Backend round trips (higher is better) | 900/s | 880/s | 0.978× | within tolerance | 900 | 880 |',
+    );
     expect(markdown).toContain(
       '| validate | Token validation (higher is better) | 20,000 req/s | 17,000 req/s | 0.850× | **worse by 15 %** | 20,000 / 21,000 / 19,000 | 17,000 / 17,500 / 16,000 |',
     );
