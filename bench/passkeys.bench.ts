@@ -59,7 +59,11 @@ interface Account {
 }
 
 async function setUp(base: string): Promise<Account[]> {
-  const origin = new URL(base).origin;
+  // The relying party is PUBLIC_URL's, by default http://localhost:$PORT (docs/players.md): the page a
+  // player's browser signs for is on localhost, whatever address this client reaches the server at.
+  const site = new URL(base);
+  site.hostname = 'localhost';
+  const origin = site.origin;
   const accounts: Account[] = [];
   for (let i = 0; i < userCount; i++) {
     const email = `bench-${i}-${Date.now()}@example.com`;
@@ -78,7 +82,7 @@ async function setUp(base: string): Promise<Account[]> {
       {},
       auth,
     );
-    const authenticator = new SoftAuthenticator(new URL(base).hostname, origin);
+    const authenticator = new SoftAuthenticator(site.hostname, origin);
     const registered = await post(`${base}/v1/dev-user/passkeys`, authenticator.register(options.body), auth);
     if (registered.status !== 201)
       throw new Error(`passkey registration failed: ${JSON.stringify(registered.body)}`);
