@@ -80,9 +80,17 @@ function installDependencies(root: string, scratch: string): void {
     return;
   }
   log('== dependencies: package-lock.json differs (or another file system); npm ci there');
-  must('npm', ['ci', '--no-audit', '--no-fund'], scratch);
-  // As .ci/run: better-sqlite3 compiled against this Node's headers (npm_config_nodedir), not prebuilt.
-  must('npm', ['run', 'build-release'], path.join(scratch, 'node_modules', 'better-sqlite3'));
+  // As .ci/run: native addons compiled against this Node's headers (npm_config_nodedir), never
+  // downloaded prebuilt. An older better-sqlite3 (12.x) compiles in its install script when told to
+  // build from source; 13.x has none and ships prebuilds, so it is compiled explicitly afterwards.
+  must('npm', ['ci', '--no-audit', '--no-fund'], scratch, {
+    ...process.env,
+    npm_config_build_from_source: 'true',
+  });
+  const betterSqlite = path.join(scratch, 'node_modules', 'better-sqlite3');
+  if (!fs.existsSync(path.join(betterSqlite, 'build', 'Release', 'better_sqlite3.node'))) {
+    must('npm', ['run', 'build-release'], betterSqlite);
+  }
 }
 
 function readSummary(file: string): unknown {
