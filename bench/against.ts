@@ -107,8 +107,6 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
   const refName = options.against!;
   const selected = (options.only as HotPathId[] | undefined) ?? HOT_PATH_IDS;
   const paths = hotPaths(options.quick).filter((p) => selected.includes(p.id));
-  const resultsDir = options.results ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-against-'));
-  fs.mkdirSync(resultsDir, { recursive: true });
   const loadAverage = os.loadavg();
   const startedAt = new Date();
 
@@ -119,6 +117,8 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
     log(`--against: ${(err as Error).message}`);
     return 2;
   }
+  const resultsDir = options.results ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-against-'));
+  fs.mkdirSync(resultsDir, { recursive: true });
   const treeCommit = git(root, ['rev-parse', 'HEAD']);
   const dirty = git(root, ['status', '--porcelain']) !== '';
 
