@@ -1,11 +1,27 @@
 /**
  * The figures table of docs/performance.md: which benchmark run yields which figure, its target
- * (issue 14), and the markdown `npm run bench:all` writes. Pure functions only (summaries in,
- * rows and markdown out), so the table generator is unit-tested without running a benchmark.
+ * (issues 14 and 43), and the markdown `npm run bench:all` writes; and the figures the regression guard
+ * (`bench:all -- --against <ref>`) compares on each hot path. Pure functions only (summaries in, rows
+ * and markdown out), so the table generator is unit-tested without running a benchmark.
  */
 
-/** One benchmark run of `bench:all` (a command plus its environment). */
-export type RunId = 'http' | 'http-pg' | 'ops' | 'content' | 'backend' | 'backend-pg' | 'pin' | 'gas';
+/** One benchmark run of `bench:all` (a command plus its environment, bench/runs.ts). */
+export type RunId =
+  | 'http'
+  | 'http-pg'
+  | 'ops'
+  | 'content'
+  | 'backend'
+  | 'backend-pg'
+  | 'pin'
+  | 'passkeys'
+  | 'mfa'
+  | 'webhooks-pg'
+  | 'players'
+  | 'gas';
+
+/** A hot path of the regression guard (bench/runs.ts says which benchmark measures it). */
+export type HotPathId = 'validate' | 'exchange' | 'backend' | 'consumption' | 'pin';
 
 /** The JSON a benchmark wrote through `BENCH_JSON` (see bench/summary.ts), by run. */
 export type Summaries = Partial<Record<RunId, unknown>>;
@@ -70,6 +86,12 @@ function num(value: unknown, ...keys: (string | number)[]): number | undefined {
 function nums(value: unknown, ...keys: (string | number)[]): number[] | undefined {
   const found = at(value, ...keys);
   return Array.isArray(found) && found.every((n) => typeof n === 'number') ? (found as number[]) : undefined;
+}
+
+/** The entry named `name` (its `name` field) of the array at `keys`. */
+function named(value: unknown, name: string, ...keys: (string | number)[]): unknown {
+  const list = at(value, ...keys);
+  return Array.isArray(list) ? (list as unknown[]).find((entry) => at(entry, 'name') === name) : undefined;
 }
 
 const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -143,7 +165,9 @@ function backendRate(summary: unknown): Figure | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The rows: issue 14's targets, plus the first round's targets it did not replace.
+// The rows: issue 14's targets, the first round's targets it did not replace, and issue 43's
+// targets for the paths added since (passkeys, the MFA second step, webhooks, session keys, the
+// players directory).
 // ---------------------------------------------------------------------------------------------
 
 const PG = 'DATABASE_URL=… ';
@@ -388,6 +412,246 @@ export const ROWS: RowDefinition[] = [
     target: { comparison: '≥', value: 600, unit: '/s' },
     detail: 'performance-backend.md',
     figure: backendRate,
+  },
+  {
+    id: 'passkeys-vs-password',
+    area: 'Passkey sign-ins ÷ password sign-ins (per second)',
+    run: 'passkeys',
+    command: 'npm run bench:passkeys',
+    target: { comparison: '≥', value: 10, unit: '×' },
+    detail: 'players.md',
+    figure: (summary) => {
+      const passkey = named(summary, 'passkey', 'results');
+      const password = named(summary, 'password', 'results');
+      const a = num(passkey, 'sign_ins_per_second');
+      const b = num(password, 'sign_ins_per_second');
+      if (a === undefined || b === undefined || b === 0) return undefined;
+      const cpuA = num(passkey, 'server_cpu_ms_per_sign_in');
+      const cpuB = num(password, 'server_cpu_ms_per_sign_in');
+      const failed = (num(passkey, 'failed') ?? 0) + (num(password, 'failed') ?? 0);
+      const cpu =
+        cpuA === undefined || cpuB === undefined
+          ? ''
+          : `; server CPU ${fixed(cpuA, 1)} vs ${fixed(cpuB, 1)} ms each`;
+      return {
+        value: failed > 0 ? 0 : a / b,
+        text: `${fixed(a / b, 1)}× (passkey ${fixed(a, 1)} vs password ${fixed(b, 1)} sign-ins/s${cpu})${failed > 0 ? `, ${failed} failed` : ''}`,
+      };
+    },
+  },
+  {
+    id: 'mfa-second-step-cpu',
+    area: 'MFA second step: server CPU per call (the costlier of TOTP and recovery code)',
+    run: 'mfa',
+    command: 'npm run bench:mfa',
+    target: { comparison: '≤', value: 1, unit: ' ms' },
+    detail: 'mfa.md',
+    figure: (summary) => {
+      const phases = ['login/mfa, TOTP code', 'login/mfa, recovery code'].map((name) =>
+        named(summary, name, 'results'),
+      );
+      const [totp, recovery] = phases.map((phase) => num(phase, 'server_cpu_ms_per_call'));
+      if (totp === undefined || recovery === undefined) return undefined;
+      const failed = phases.reduce<number>((sum, phase) => sum + (num(phase, 'failed') ?? 0), 0);
+      const password = num(named(summary, 'password (no TOTP)', 'results'), 'server_cpu_ms_per_call');
+      const worst = Math.max(totp, recovery);
+      return {
+        value: failed > 0 ? Number.POSITIVE_INFINITY : worst,
+        text: `${fixed(worst, 2)} ms (TOTP ${fixed(totp, 2)}, recovery code ${fixed(recovery, 2)}${password === undefined ? '' : `; a password sign-in ${fixed(password, 1)}`})${failed > 0 ? `, ${failed} failed` : ''}`,
+      };
+    },
+  },
+  {
+    id: 'webhooks-burst-pg',
+    area: 'Webhook deliveries/s from a burst (PostgreSQL)',
+    run: 'webhooks-pg',
+    command: `${PG}npm run bench:webhooks`,
+    target: { comparison: '≥', value: 1000, unit: '/s' },
+    detail: 'webhooks.md',
+    figure: (summary) => {
+      const rate = num(summary, 'burst_delivered_per_second');
+      if (rate === undefined) return undefined;
+      const events = num(summary, 'burst_events');
+      const rejected = num(summary, 'rejected_by_receiver') ?? 0;
+      return {
+        value: rejected > 0 ? 0 : rate,
+        text: `${thousands(rate)}/s${events === undefined ? '' : ` (${thousands(events)} events)`}${rejected > 0 ? `, ${rejected} rejected by the receiver` : ''}`,
+      };
+    },
+  },
+  {
+    id: 'webhooks-p99-pg',
+    area: 'Webhook p99 from the change to its delivery, steady 100/s (PostgreSQL)',
+    run: 'webhooks-pg',
+    command: `${PG}npm run bench:webhooks`,
+    target: { comparison: '≤', value: 500, unit: ' ms' },
+    detail: 'webhooks.md',
+    figure: (summary) => {
+      const p99 = num(summary, 'steady_p99_ms');
+      const sent = num(summary, 'steady_events');
+      const delivered = num(summary, 'steady_delivered');
+      if (p99 === undefined || sent === undefined || delivered === undefined) return undefined;
+      const p50 = num(summary, 'steady_p50_ms');
+      const rate = num(summary, 'steady_rate_per_second');
+      const rejected = num(summary, 'rejected_by_receiver') ?? 0;
+      return {
+        // A change never delivered has no latency to count: the row is missed, whatever the p99.
+        value: delivered < sent || rejected > 0 ? Number.POSITIVE_INFINITY : p99,
+        text: `${fixed(p99, 1)} ms (${p50 === undefined ? '' : `p50 ${fixed(p50, 1)} ms; `}${thousands(delivered)} of ${thousands(sent)} delivered${rate === undefined ? '' : ` at ${rate}/s`})${rejected > 0 ? `, ${rejected} rejected by the receiver` : ''}`,
+      };
+    },
+  },
+  {
+    id: 'gas-session',
+    area: 'Gas: session-key operation ÷ owner operation (later, same account)',
+    run: 'gas',
+    command: 'npm run bench:gas',
+    target: { comparison: '≤', value: 1.15, unit: '×' },
+    detail: 'contracts.md',
+    figure: (summary) => {
+      const session = num(summary, 'sessions', 'session_later');
+      const owner = num(summary, 'sessions', 'owner_later');
+      if (session === undefined || owner === undefined || owner === 0) return undefined;
+      return {
+        value: session / owner,
+        text: `${fixed(session / owner, 3)}× (${thousands(session)} vs owner ${thousands(owner)} gas)`,
+      };
+    },
+  },
+  {
+    id: 'players-p99-pg',
+    area: 'Players directory: lookup p99, slowest kind (PostgreSQL)',
+    run: 'players',
+    command: `${PG}npm run bench:players`,
+    target: { comparison: '≤', value: 50, unit: ' ms' },
+    detail: 'players.md',
+    figure: (summary) => {
+      const kinds = { uuid: 'user_id', address: 'address', email: 'e-mail' };
+      const p99s = Object.keys(kinds).map((kind) => num(summary, 'results', kind, 'p99_ms'));
+      const players = num(summary, 'players');
+      if (p99s.some((p) => p === undefined) || players === undefined) return undefined;
+      const each = Object.values(kinds).map((label, i) => `${label} ${fixed(p99s[i]!, 2)}`);
+      const worst = Math.max(...(p99s as number[]));
+      return {
+        value: worst,
+        text: `${fixed(worst, 2)} ms over ${thousands(players)} players (${each.join(', ')} ms, end to end)`,
+      };
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// The regression guard's figures: what `--against <ref>` compares on each hot path, read from the
+// same summaries (a field an older tree's benchmark lacks reads as undefined, shown as "—").
+// ---------------------------------------------------------------------------------------------
+
+export interface RegressionMetric {
+  id: string;
+  hotPath: HotPathId;
+  label: string;
+  unit: string;
+  /** Which way is better: a throughput higher, a cost lower. */
+  better: 'higher' | 'lower';
+  digits: number;
+  read: (summary: unknown) => number | undefined;
+}
+
+/** A throughput that counts as 0 when the run had errors (a faster failure is no improvement). */
+function rateWithoutErrors(rate: number | undefined, errors: number | undefined): number | undefined {
+  return rate === undefined ? undefined : (errors ?? 0) > 0 ? 0 : rate;
+}
+
+export const REGRESSION_METRICS: RegressionMetric[] = [
+  {
+    id: 'validate-rps',
+    hotPath: 'validate',
+    label: 'Token validation',
+    unit: 'req/s',
+    better: 'higher',
+    digits: 0,
+    read: (s) => num(s, 'runs', 'b', 'rps'),
+  },
+  {
+    id: 'validate-cpu',
+    hotPath: 'validate',
+    label: 'Token validation: server CPU',
+    unit: 'µs/request',
+    better: 'lower',
+    digits: 1,
+    read: (s) => medianOf(at(s, 'runs', 'b', 'cpu_us_per_request')),
+  },
+  {
+    id: 'exchange-rps',
+    hotPath: 'exchange',
+    label: 'Code exchange',
+    unit: 'req/s',
+    better: 'higher',
+    digits: 0,
+    read: (s) => num(s, 'runs', 'c', 'rps'),
+  },
+  {
+    id: 'exchange-cpu',
+    hotPath: 'exchange',
+    label: 'Code exchange: server CPU',
+    unit: 'µs/request',
+    better: 'lower',
+    digits: 1,
+    read: (s) => medianOf(at(s, 'runs', 'c', 'cpu_us_per_request')),
+  },
+  {
+    id: 'backend-rate',
+    hotPath: 'backend',
+    label: 'Backend round trips',
+    unit: '/s',
+    better: 'higher',
+    digits: 0,
+    read: (s) => rateWithoutErrors(num(s, 'round_trips_per_second'), num(s, 'errors')),
+  },
+  {
+    id: 'backend-cpu',
+    hotPath: 'backend',
+    label: 'Backend round trip: server CPU',
+    unit: 'ms',
+    better: 'lower',
+    digits: 2,
+    read: (s) => num(s, 'server_cpu_ms_per_round_trip'),
+  },
+  {
+    id: 'consumption-rate',
+    hotPath: 'consumption',
+    label: 'Content consumptions',
+    unit: '/s',
+    better: 'higher',
+    digits: 0,
+    read: (s) =>
+      rateWithoutErrors(num(s, 'consumption', 'consumptions_per_second'), num(s, 'consumption', 'errors')),
+  },
+  {
+    id: 'consumption-cpu',
+    hotPath: 'consumption',
+    label: 'Content consumption: server CPU',
+    unit: 'ms',
+    better: 'lower',
+    digits: 2,
+    read: (s) => num(s, 'consumption', 'server_cpu_ms_per_op'),
+  },
+  {
+    id: 'pin-rate',
+    hotPath: 'pin',
+    label: 'PIN verifications',
+    unit: '/s',
+    better: 'higher',
+    digits: 1,
+    read: (s) => rateWithoutErrors(num(s, 'verifications_per_s'), num(s, 'verify_failures')),
+  },
+  {
+    id: 'pin-loop-cpu',
+    hotPath: 'pin',
+    label: 'PIN verification: event-loop CPU besides PBKDF2',
+    unit: 'ms',
+    better: 'lower',
+    digits: 2,
+    read: (s) => num(s, 'event_loop_cpu_ms_per_verification'),
   },
 ];
 

@@ -14,14 +14,10 @@
  *
  * TRUST_PROXY=true and an X-Forwarded-For per simulated client keep per-address limits per client.
  */
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SoftAuthenticator } from '../packages/server/test/players/softAuthenticator.js';
+import { processCpuSeconds, startDauthProcess } from './dauthProcess.js';
+import { machineInfo, writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,72 +29,15 @@ const { values } = parseArgs({
 const concurrency = Number(values.concurrency);
 const seconds = Number(values.seconds);
 const userCount = Number(values.users);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const PASSWORD = 'correct horse battery staple';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
+const startDauth = () =>
+  startDauthProcess('passkeys', {
+    TRUST_PROXY: 'true',
+    RATE_LIMITS:
+      'login=100000/1m,login_address=100000/1m,register=100000/1m,passkey_options=100000/1m,passkey_login=100000/1m,passkey_register=100000/1m',
   });
-}
-
-function processCpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function startDauth() {
-  const port = await freePort();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-passkeys-'));
-  const child = spawn(
-    process.execPath,
-    ['--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        TRUST_PROXY: 'true',
-        RATE_LIMITS:
-          'login=100000/1m,login_address=100000/1m,register=100000/1m,passkey_options=100000/1m,passkey_login=100000/1m,passkey_register=100000/1m',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('dauth did not become ready');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => {
-          fs.rmSync(dataDir, { recursive: true, force: true });
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function post<T>(
   url: string,
@@ -120,7 +59,11 @@ interface Account {
 }
 
 async function setUp(base: string): Promise<Account[]> {
-  const origin = new URL(base).origin;
+  // The relying party is PUBLIC_URL's, by default http://localhost:$PORT (docs/players.md): the page a
+  // player's browser signs for is on localhost, whatever address this client reaches the server at.
+  const site = new URL(base);
+  site.hostname = 'localhost';
+  const origin = site.origin;
   const accounts: Account[] = [];
   for (let i = 0; i < userCount; i++) {
     const email = `bench-${i}-${Date.now()}@example.com`;
@@ -139,7 +82,7 @@ async function setUp(base: string): Promise<Account[]> {
       {},
       auth,
     );
-    const authenticator = new SoftAuthenticator(new URL(base).hostname, origin);
+    const authenticator = new SoftAuthenticator(site.hostname, origin);
     const registered = await post(`${base}/v1/dev-user/passkeys`, authenticator.register(options.body), auth);
     if (registered.status !== 201)
       throw new Error(`passkey registration failed: ${JSON.stringify(registered.body)}`);
@@ -204,26 +147,17 @@ try {
     );
     return res.status === 200;
   });
-  console.log(
-    JSON.stringify(
-      {
-        machine: {
-          cores: os.availableParallelism(),
-          cpu: os.cpus()[0]?.model ?? 'unknown',
-          node: process.version,
-        },
-        settings: {
-          concurrency,
-          seconds,
-          users: userCount,
-          scrypt_log_n: process.env.SCRYPT_LOG_N ?? 'default (17)',
-        },
-        results: [passkey, password],
-      },
-      null,
-      2,
-    ),
-  );
+  const summary = {
+    settings: {
+      concurrency,
+      seconds,
+      users: userCount,
+      scrypt_log_n: process.env.SCRYPT_LOG_N ?? 'default (17)',
+    },
+    results: [passkey, password],
+  };
+  console.log(JSON.stringify({ machine: machineInfo(), ...summary }, null, 2));
+  writeBenchSummary(summary);
 } finally {
   await dauth.stop();
 }

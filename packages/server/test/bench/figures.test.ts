@@ -128,6 +128,116 @@ describe('bench:all figures', () => {
     expect(balance.status).toBe('missed');
   });
 
+  it('checks issue 43 targets: passkeys, the MFA second step, webhooks, session gas, the players directory', () => {
+    const results = evaluateRows({
+      passkeys: {
+        results: [
+          { name: 'passkey', sign_ins_per_second: 18.9, server_cpu_ms_per_sign_in: 7.5, failed: 0 },
+          { name: 'password', sign_ins_per_second: 0.3, server_cpu_ms_per_sign_in: 619, failed: 0 },
+        ],
+      },
+      mfa: {
+        results: [
+          { name: 'password (no TOTP)', server_cpu_ms_per_call: 348.5, failed: 0 },
+          { name: 'password, mfa_required', server_cpu_ms_per_call: 345, failed: 0 },
+          { name: 'login/mfa, TOTP code', server_cpu_ms_per_call: 2.5, failed: 0 },
+          { name: 'login/mfa, recovery code', server_cpu_ms_per_call: 1.8, failed: 0 },
+        ],
+      },
+      'webhooks-pg': {
+        burst_events: 1000,
+        burst_delivered_per_second: 1250.5,
+        steady_rate_per_second: 100,
+        steady_events: 1000,
+        steady_delivered: 1000,
+        steady_p50_ms: 5.8,
+        steady_p99_ms: 612.4,
+        rejected_by_receiver: 0,
+      },
+      gas: { rows: {}, sessions: { owner_later: 102_501, session_first: 112_075, session_later: 112_087 } },
+      players: {
+        players: 1_000_000,
+        results: {
+          uuid: { p50_ms: 0.99, p99_ms: 3.84 },
+          address: { p50_ms: 1.18, p99_ms: 5.61 },
+          email: { p50_ms: 1.18, p99_ms: 4.49 },
+          page_of_50: { p50_ms: 1.75, p99_ms: 93.92 }, // not a lookup: not in the figure
+        },
+      },
+    });
+    const passkeys = row(results, 'passkeys-vs-password');
+    expect(passkeys.figure?.value).toBeCloseTo(63, 6);
+    expect(passkeys.figure?.text).toBe(
+      '63.0× (passkey 18.9 vs password 0.3 sign-ins/s; server CPU 7.5 vs 619.0 ms each)',
+    );
+    expect(passkeys.status).toBe('met');
+
+    const mfa = row(results, 'mfa-second-step-cpu');
+    expect(mfa.figure?.value).toBe(2.5); // the costlier second step
+    expect(mfa.figure?.text).toBe('2.50 ms (TOTP 2.50, recovery code 1.80; a password sign-in 348.5)');
+    expect(mfa.status).toBe('missed');
+
+    expect(row(results, 'webhooks-burst-pg').figure?.text).toBe('1,251/s (1,000 events)');
+    expect(row(results, 'webhooks-burst-pg').status).toBe('met');
+    const p99 = row(results, 'webhooks-p99-pg');
+    expect(p99.figure?.text).toBe('612.4 ms (p50 5.8 ms; 1,000 of 1,000 delivered at 100/s)');
+    expect(p99.status).toBe('missed');
+
+    const session = row(results, 'gas-session');
+    expect(session.figure?.value).toBeCloseTo(112_087 / 102_501, 10);
+    expect(session.figure?.text).toBe('1.094× (112,087 vs owner 102,501 gas)');
+    expect(session.status).toBe('met');
+
+    const players = row(results, 'players-p99-pg');
+    expect(players.figure?.value).toBe(5.61);
+    expect(players.figure?.text).toBe(
+      '5.61 ms over 1,000,000 players (user_id 3.84, address 5.61, e-mail 4.49 ms, end to end)',
+    );
+    expect(players.status).toBe('met');
+  });
+
+  it('misses an issue 43 row whose run failed calls or lost deliveries, whatever its figure', () => {
+    const results = evaluateRows({
+      passkeys: {
+        results: [
+          { name: 'passkey', sign_ins_per_second: 50, failed: 2 },
+          { name: 'password', sign_ins_per_second: 1, failed: 0 },
+        ],
+      },
+      mfa: {
+        results: [
+          { name: 'login/mfa, TOTP code', server_cpu_ms_per_call: 0.5, failed: 1 },
+          { name: 'login/mfa, recovery code', server_cpu_ms_per_call: 0.4, failed: 0 },
+        ],
+      },
+      'webhooks-pg': {
+        burst_delivered_per_second: 5000,
+        rejected_by_receiver: 0,
+        steady_rate_per_second: 100,
+        steady_events: 1000,
+        steady_delivered: 990,
+        steady_p99_ms: 8,
+      },
+    });
+    expect(row(results, 'passkeys-vs-password').status).toBe('missed');
+    expect(row(results, 'passkeys-vs-password').figure?.text).toContain('2 failed');
+    expect(row(results, 'mfa-second-step-cpu').status).toBe('missed');
+    expect(row(results, 'mfa-second-step-cpu').figure?.text).toContain('1 failed');
+    expect(row(results, 'webhooks-burst-pg').status).toBe('met');
+    expect(row(results, 'webhooks-p99-pg').status).toBe('missed');
+    expect(row(results, 'webhooks-p99-pg').figure?.text).toContain('990 of 1,000 delivered');
+    // No password sign-in in the run: no ratio, so not run rather than infinitely met.
+    const noPassword = evaluateRows({
+      passkeys: {
+        results: [
+          { name: 'passkey', sign_ins_per_second: 50 },
+          { name: 'password', sign_ins_per_second: 0 },
+        ],
+      },
+    });
+    expect(row(noPassword, 'passkeys-vs-password').status).toBe('not run');
+  });
+
   it('counts a run with errors or failed verifications as missed, whatever its rate', () => {
     const results = evaluateRows({
       backend: { round_trips_per_second: 5_000, errors: 3 },
