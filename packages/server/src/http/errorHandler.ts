@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, isAppError } from '../errors.js';
 import { errorPage } from './pages/errorPage.js';
 import { newNonce, pageHeaders, prefersHtml } from './pages/html.js';
-import { pageTranslator, safeReturnPath } from './pages/pageLocale.js';
+import { pageTranslator } from './pages/pageLocale.js';
 
 /**
  * How a route family renders errors. `default`: decisions §2. `oauth`: the same plus RFC 6749
@@ -134,7 +134,6 @@ export function installErrorHandling(app: FastifyInstance): void {
       const nonce = newNonce();
       const page = errorPage({
         translator: pageTranslator(request, flowUiLocales(request)),
-        returnTo: errorPageReturnTo(request),
         nonce,
         status: appError.status,
         code: appError.code,
@@ -158,26 +157,6 @@ function flowUiLocales(request: FastifyRequest): string | undefined {
     if (typeof value === 'string' && value.length <= 200) return value;
   }
   return undefined;
-}
-
-/** The sign-in flow's pages a GET shows: an error page of theirs may offer the language switcher. */
-const SWITCHABLE_PAGES: ReadonlySet<string> = new Set([
-  '/oauth/authorize',
-  '/oauth/authorize/signup',
-  '/oauth/authorize/reset',
-  '/oauth/device',
-]);
-
-/**
- * Where the error page's language switcher returns: the failed GET of a sign-in flow page (it fails again,
- * explained in the chosen language). Nowhere else: a mailed link's address carries its token and a provider's
- * callback its code, capabilities that must not travel in the switcher's `return_to`, and a POST has no
- * address to go back to.
- */
-function errorPageReturnTo(request: FastifyRequest): string | undefined {
-  if (request.method !== 'GET') return undefined;
-  const path = request.url.split('?')[0] ?? '';
-  return SWITCHABLE_PAGES.has(path) ? safeReturnPath(request.url) : undefined;
 }
 
 /** Fallback when a request never reached a route (404, body parse errors before routing). */

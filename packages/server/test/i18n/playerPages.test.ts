@@ -346,8 +346,9 @@ describe('consent, device, account-link and error pages in ten languages', () =>
             message: 'redirect_uri mismatch',
           })}</p>`,
         );
-        // The switcher comes back to the same request (it fails again, in the chosen language).
-        expect(page).toContain('name="return_to" value="/oauth/authorize?');
+        // No switcher: it would reflect the failed request (its unregistered redirect_uri) in its return_to.
+        expect(page).not.toContain('id="language-switcher"');
+        expect(page).not.toContain('evil.example');
       },
     );
 
@@ -376,7 +377,6 @@ describe('consent, device, account-link and error pages in ten languages', () =>
       expect(unescapeHtml(forgedPage)).toContain(
         translatorFor('pt-BR').t('errors.explanation.invalidOrigin'),
       );
-      // A POST has no address to go back to: no switcher.
       expect(forgedPage).not.toContain('id="language-switcher"');
     });
   });

@@ -11,8 +11,6 @@ export interface ErrorPageInput {
   code: string;
   /** The API's message (English, for developers): shown only on the technical line. */
   message: string;
-  /** The failed request's GET address when the language switcher may return there (errorHandler.ts). */
-  returnTo?: string | undefined;
 }
 
 /**
@@ -64,8 +62,8 @@ export function errorPage(input: ErrorPageInput): string {
     <div class="error" id="error-message" role="alert">${tr.t(explanationOf(input.code))}</div>
     <p>${tr.t('errors.advice')}</p>
     <p class="origin" id="error-code">${technical}</p>`;
-  return renderPage(
-    { translator: tr, nonce: input.nonce, title: tr.t('errors.title'), returnTo: input.returnTo },
-    body,
-  );
+  // No language switcher: its return address would be the failed request's, whose parameters (an
+  // unregistered redirect_uri, a provider's callback code, a mailed link's token) the page must not reflect.
+  // The language comes from the flow's ui_locales, the dauth_locale cookie or Accept-Language instead.
+  return renderPage({ translator: tr, nonce: input.nonce, title: tr.t('errors.title') }, body);
 }
