@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, isAppError } from '../errors.js';
 import { errorPage } from './pages/errorPage.js';
 import { newNonce, pageHeaders, prefersHtml } from './pages/html.js';
+import { pageTranslator } from './pages/pageLocale.js';
 
 /**
  * How a route family renders errors. `default`: decisions §2. `oauth`: the same plus RFC 6749
@@ -132,6 +133,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (request.routeOptions.config?.browserPage === true && prefersHtml(request.headers.accept)) {
       const nonce = newNonce();
       const page = errorPage({
+        translator: pageTranslator(request, flowUiLocales(request)),
         nonce,
         status: appError.status,
         code: appError.code,
@@ -145,6 +147,16 @@ export function installErrorHandling(app: FastifyInstance): void {
     const err = new AppError(404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`);
     void reply.status(404).send(renderError(styleFor(request.url), err));
   });
+}
+
+/** The flow's `ui_locales` when the failed request carried one: a GET's query, or a form's hidden field. */
+function flowUiLocales(request: FastifyRequest): string | undefined {
+  for (const source of [request.query, request.body]) {
+    if (source === null || typeof source !== 'object') continue;
+    const value = (source as Record<string, unknown>).ui_locales;
+    if (typeof value === 'string' && value.length <= 200) return value;
+  }
+  return undefined;
 }
 
 /** Fallback when a request never reached a route (404, body parse errors before routing). */

@@ -10,7 +10,6 @@ import { dauthAccountAbi } from '@dauth/contracts';
 import type { ConsoleMessage, Page } from 'playwright-core';
 import { type Address, getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDay } from '../../src/services/sessionKeys/policyWording.js';
 import { chromiumAvailable, launchTestBrowser, type TestBrowser } from '../helpers/browser.js';
 import { createUser, type TestClient, type TestUser } from '../helpers/http.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -28,6 +27,10 @@ import {
   transferData,
 } from '../sessionKeys/support.js';
 import { fillWalletPolicy } from './walletPolicyForm.js';
+
+/** The consent page's date in English (`{until, date, medium}`): "Dec 24, 2026". */
+const englishDay = (ms: number) =>
+  new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric' }).format(ms);
 
 // A login older than a second needs the password again for the policy (the step-up rule, STEP_UP_MAX_AGE).
 const server: TestServer | undefined = chromiumAvailable
@@ -180,7 +183,7 @@ describe.skipIf(!chromiumAvailable)('console session keys and wallet policy in a
     expect(words).toContain('If you later grant it wallet access with your PIN, Gem game:');
     expect(words).toMatch(
       new RegExp(
-        `may spend up to 300 \\S+ a day from your wallet until ${formatDay(Date.now() + 3 * DAY * 1000)}`,
+        `may spend up to 300 \\S+ a day from your wallet until ${englishDay(Date.now() + 3 * DAY * 1000)}`,
       ),
     );
     expect(await page.isVisible('#wallet-policy')).toBe(true);

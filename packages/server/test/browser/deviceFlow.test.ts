@@ -54,7 +54,7 @@ describe.skipIf(!chromiumAvailable)(
       expect(await text('h1', page)).toContain('Connect Space Console?');
       expect(await text('#shown-code', page)).toBe(started.user_code);
       const main = await text('main', page);
-      expect(main).toContain('your user id, your e-mail address, your name and tokens');
+      expect(main).toContain('your user id, your e-mail address, your name, and tokens');
       expect(main).toContain(`Signed in as ${user.email}`);
       await Promise.all([page.waitForURL(`${server.url}/oauth/device/decision`), page.click('#allow')]);
       expect(await text('#done', page)).toBe('Device connected');

@@ -67,7 +67,7 @@ describe.skipIf(!chromiumAvailable)('OpenID Connect sign-in in a real Chromium',
     expect(await page.textContent('h1')).toContain('Space Game');
     // The consent page says what the scope shares.
     expect((await page.textContent('main'))!.replace(/\s+/g, ' ')).toContain(
-      'your user id, your e-mail address, your name and tokens',
+      'your user id, your e-mail address, your name, and tokens',
     );
     await Promise.all([page.waitForURL(`${callback.url()}?**`), page.click('#allow')]);
 

@@ -13,7 +13,6 @@ import { chainClient } from '../pin/pinHelpers.js';
 import { authorizeUrl } from '../oauth/support.js';
 import { PageBrowser } from '../oauth/pageBrowser.js';
 import { createUser } from '../helpers/http.js';
-import { formatDay } from '../../src/services/sessionKeys/policyWording.js';
 import {
   advanceTime,
   DAY,
@@ -31,6 +30,10 @@ import {
   TRANSFER,
   unsealedKey,
 } from './support.js';
+
+/** The consent page's date in English (`{until, date, medium}`): "Dec 24, 2026". */
+const englishDay = (ms: number) =>
+  new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric' }).format(ms);
 
 const recipient = getAddress(`0x${'cd'.repeat(20)}`);
 
@@ -169,7 +172,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
       const text = await page.text();
       expect(text).toContain('id="wallet-policy"');
       expect(text).toContain(
-        `may spend up to 0.0000000000000003 ${symbol} a day from your wallet until ${formatDay(Date.now() + 3 * DAY * 1000)}`,
+        `may spend up to 0.0000000000000003 ${symbol} a day from your wallet until ${englishDay(Date.now() + 3 * DAY * 1000)}`,
       );
     });
 

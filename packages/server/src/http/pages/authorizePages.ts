@@ -34,7 +34,7 @@ const STYLE = `
 `;
 
 /** Marks forms as popup flows when the page has an opener, so the service answers with messages. */
-const POPUP_MARKER = `if (window.opener) {
+export const POPUP_MARKER = `if (window.opener) {
   for (const input of document.querySelectorAll('input[name="display"]')) input.value = 'popup';
 }`;
 
@@ -250,77 +250,6 @@ const PASSKEY_SIGN_IN = `(() => {
     }
   });
 })()`;
-
-export interface ConsentPageInput {
-  nonce: string;
-  clientName: string;
-  /** The signed-in account, so a shared browser shows whose account would be used. */
-  accountEmail: string;
-  redirectOrigin: string;
-  dapp: boolean;
-  /** What else the app will receive (OpenID Connect scopes), e.g. "your e-mail address". */
-  sharedClaims?: string[] | undefined;
-  /**
-   * The app's wallet policy in words (docs/session-keys.md), when it has one: what it may do from the wallet
-   * without the PIN once the player grants it (the grant itself asks for the PIN, later).
-   */
-  walletPolicy?: string[] | undefined;
-  csrfToken: string;
-  fields: Record<string, string>;
-}
-
-/**
- * The app's wallet policy in words (docs/session-keys.md) on a consent page; nothing when it has none. The grant
- * itself asks for the PIN later, in the app.
- */
-export function walletPolicyBlock(clientName: string, sentences: string[] | undefined) {
-  if (!sentences || sentences.length === 0) return html``;
-  return html`<div class="wallet-policy" id="wallet-policy">
-    <p>
-      If you later grant it wallet access with your PIN,
-      <span class="app"><bdi>${displayAppName(clientName)}</bdi></span
-      >:
-    </p>
-    <ul>
-      ${sentences.map((sentence) => html`<li>${sentence}</li>`)}
-    </ul>
-  </div>`;
-}
-
-export function consentPage(input: ConsentPageInput): string {
-  const body = html`<h1>
-      Allow <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span
-      >?
-    </h1>
-    <p>
-      <span class="app"><bdi>${displayAppName(input.clientName)}</bdi></span> asks to use your dauth account:
-      it will receive your user
-      id${input.dapp ? ' and your wallet address' : ''}${(input.sharedClaims ?? [])
-        .filter((c) => !(input.dapp && c === 'your wallet address'))
-        .map((c) => `, ${c}`)
-        .join('')}
-      and tokens to act for you with this app.
-    </p>
-    ${walletPolicyBlock(input.clientName, input.walletPolicy)}
-    <p>You will be sent back to <span class="origin">${input.redirectOrigin}</span>.</p>
-    <form method="post" action="/oauth/authorize/consent">
-      ${hiddenFields(input.fields)}
-      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
-      <div class="actions">
-        <button type="submit" name="decision" value="deny" class="secondary" id="deny">Deny</button>
-        <button type="submit" name="decision" value="allow" id="allow">Allow</button>
-      </div>
-    </form>
-    <form method="post" action="/oauth/authorize/logout" class="account">
-      ${hiddenFields(input.fields)}
-      <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
-      <p>
-        Signed in as <span class="email">${input.accountEmail}</span>.
-        <button type="submit" class="link" id="sign-out">Use another account</button>
-      </p>
-    </form>`;
-  return layout('Allow access · dauth', input.nonce, body, POPUP_MARKER);
-}
 
 export interface CompletionPageInput {
   nonce: string;

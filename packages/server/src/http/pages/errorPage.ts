@@ -1,43 +1,69 @@
-import { layout } from './authorizePages.js';
+import type { MessageKey } from '../../i18n/catalogues/index.js';
+import type { Translator } from '../../i18n/translator.js';
 import { html } from './html.js';
+import { renderPage } from './layout.js';
 
 export interface ErrorPageInput {
+  translator: Translator;
   nonce: string;
   status: number;
   /** The machine-readable code an API client would get (`redirect_uri_mismatch`, …). */
   code: string;
+  /** The API's message (English, for developers): shown only on the technical line. */
   message: string;
 }
 
-/** Plain words for the codes a person meets on these pages; the others show the API's own message. */
-const EXPLANATIONS: Record<string, string> = {
-  redirect_uri_mismatch:
-    'dauth does not know this app (client_id), or the app did not register the address it asked to return to (redirect_uri).',
-  invalid_request: 'The sign-in link is incomplete or malformed.',
-  rate_limited: 'Too many attempts from this network. Wait a minute, then try again.',
-  invalid_csrf_token: 'The form expired or was not sent from the dauth page. Reload the page and try again.',
-  account_exists_link_required:
-    'An account with this e-mail address already exists. Sign in to it with your password or passkey, then link this sign-in method from your account.',
-  flow_browser_mismatch:
-    'This sign-in was started in another browser or window. Go back to the app and choose the sign-in method again here.',
-  invalid_state: 'This sign-in has expired or was already used. Go back to the app and start again.',
-  provider_unavailable:
-    'The sign-in provider cannot be reached right now. Try again later, or use another way to sign in.',
-  upstream_rejected: 'The sign-in provider’s answer could not be accepted. Go back to the app and try again.',
-};
+/**
+ * Plain words for the codes a person meets on the pages, in the page's language; any other code gets the
+ * general one. The API's own message stays on the technical line for the app's developer.
+ */
+const EXPLANATIONS = {
+  redirect_uri_mismatch: 'errors.explanation.redirectUriMismatch',
+  invalid_request: 'errors.explanation.invalidRequest',
+  rate_limited: 'errors.explanation.rateLimited',
+  invalid_csrf_token: 'errors.explanation.invalidCsrfToken',
+  invalid_origin: 'errors.explanation.invalidOrigin',
+  account_exists_link_required: 'errors.explanation.accountExistsLinkRequired',
+  identity_in_use: 'errors.explanation.identityInUse',
+  flow_browser_mismatch: 'errors.explanation.flowBrowserMismatch',
+  link_browser_mismatch: 'errors.explanation.linkBrowserMismatch',
+  invalid_state: 'errors.explanation.invalidState',
+  invalid_link_ticket: 'errors.explanation.invalidLinkTicket',
+  provider_unavailable: 'errors.explanation.providerUnavailable',
+  upstream_rejected: 'errors.explanation.upstreamRejected',
+  unknown_provider: 'errors.explanation.unknownProvider',
+  overloaded: 'errors.explanation.unavailable',
+  service_starting: 'errors.explanation.unavailable',
+  database_unavailable: 'errors.explanation.unavailable',
+  chain_unavailable: 'errors.explanation.unavailable',
+} as const satisfies Readonly<Record<string, MessageKey>>;
+
+export type ExplainedErrorCode = keyof typeof EXPLANATIONS;
+
+function explanationOf(code: string): MessageKey {
+  return Object.hasOwn(EXPLANATIONS, code)
+    ? EXPLANATIONS[code as ExplainedErrorCode]
+    : 'errors.explanation.other';
+}
 
 /**
  * A browser-facing error of the sign-in pages that cannot be sent back to the app (unknown `client_id`,
  * unregistered `redirect_uri`): sending the user on to an unverified address would make dauth an open
- * redirector, so the page explains instead, in the login page's style, and offers no link.
+ * redirector, so the page explains instead, in the login page's style and language, and offers no link.
  */
 export function errorPage(input: ErrorPageInput): string {
-  const body = html`<h1>This sign-in link does not work</h1>
-    <div class="error" id="error-message" role="alert">${EXPLANATIONS[input.code] ?? input.message}</div>
-    <p>
-      The app that sent you here asked for something dauth cannot do, so you were not sent back to it. Go back
-      to the app and try again; if it keeps happening, tell the app's developer.
-    </p>
-    <p class="origin" id="error-code">Error ${input.status} ${input.code}: ${input.message}</p>`;
-  return layout('Sign-in error · dauth', input.nonce, body);
+  const tr = input.translator;
+  const technical = tr.t('errors.technical', {
+    status: String(input.status),
+    code: input.code,
+    message: input.message,
+  });
+  const body = html`<h1>${tr.t('errors.heading')}</h1>
+    <div class="error" id="error-message" role="alert">${tr.t(explanationOf(input.code))}</div>
+    <p>${tr.t('errors.advice')}</p>
+    <p class="origin" id="error-code">${technical}</p>`;
+  // No language switcher: its return address would be the failed request's, whose parameters (an
+  // unregistered redirect_uri, a provider's callback code, a mailed link's token) the page must not reflect.
+  // The language comes from the flow's ui_locales, the dauth_locale cookie or Accept-Language instead.
+  return renderPage({ translator: tr, nonce: input.nonce, title: tr.t('errors.title') }, body);
 }

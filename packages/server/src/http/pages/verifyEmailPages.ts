@@ -1,33 +1,33 @@
-import { layout } from './authorizePages.js';
+import type { Translator } from '../../i18n/translator.js';
 import { html } from './html.js';
+import { linkPage } from './securePages.js';
 
 /**
  * Where the sign-up mail's link lands: a form that confirms. The GET changes nothing (mail scanners and link
  * previews open links, and a verification is a mailbox proof that purges earlier ways in, docs/accounts.md);
- * the button's POST carries the token, which is the whole capability.
+ * the button's POST carries the token, which is the whole capability (so no language switcher: `linkPage`).
  */
-export function confirmEmailPage(nonce: string, token: string, path: string): string {
-  const body = html`<h1>Confirm your e-mail address?</h1>
-    <p>
-      Confirm that this address belongs to your dauth account. If you did not create a dauth account, close
-      this window: nothing happens.
-    </p>
+export function confirmEmailPage(tr: Translator, nonce: string, token: string, path: string): string {
+  const body = html`<h1>${tr.t('account.verify.heading')}</h1>
+    <p>${tr.t('account.verify.text')}</p>
     <form method="post" action="${path}">
       <input type="hidden" name="token" value="${token}" />
-      <div class="actions"><button type="submit" id="confirm">Yes, this is my address</button></div>
+      <div class="actions"><button type="submit" id="confirm">${tr.t('account.verify.confirm')}</button></div>
     </form>`;
-  return layout('Confirm your e-mail · dauth', nonce, body);
+  return linkPage(tr, nonce, tr.t('account.verify.title'), body);
 }
 
 /** After the confirm page's button: the address is verified, or the link is no good. */
-export function emailVerifiedPage(nonce: string, verified: boolean): string {
+export function emailVerifiedPage(tr: Translator, nonce: string, verified: boolean): string {
   const body = verified
-    ? html`<h1>E-mail address verified</h1>
-        <p id="status">Thank you: your dauth e-mail address is verified. You can close this window.</p>`
-    : html`<h1>This link does not work</h1>
-        <p id="status">
-          The link is unknown, expired or already used. Sign in and ask for a new verification mail, or enter
-          the code from the newest one.
-        </p>`;
-  return layout(verified ? 'E-mail verified · dauth' : 'Verification failed · dauth', nonce, body);
+    ? html`<h1>${tr.t('account.verified.heading')}</h1>
+        <p id="status">${tr.t('account.verified.text')}</p>`
+    : html`<h1>${tr.t('account.linkFailed.heading')}</h1>
+        <p id="status">${tr.t('account.verifyLinkFailed.text')}</p>`;
+  return linkPage(
+    tr,
+    nonce,
+    verified ? tr.t('account.verified.title') : tr.t('account.verifyFailed.title'),
+    body,
+  );
 }

@@ -39,12 +39,15 @@ export function scopeIncludes(scope: string | undefined, value: SupportedScope):
   return scope !== undefined && scope.split(' ').includes(value);
 }
 
-/** What an OpenID scope lets the app read, in words for the consent page. */
-export function disclosedClaims(scope: string | undefined): string[] {
-  const shared: string[] = [];
-  if (scopeIncludes(scope, 'email')) shared.push('your e-mail address');
-  if (scopeIncludes(scope, 'profile')) shared.push('your name');
-  if (scopeIncludes(scope, 'wallet')) shared.push('your wallet address');
+/** A claim the consent page names when a scope releases it (the page words it in the player's language). */
+export type DisclosedClaim = 'email' | 'name' | 'wallet_address';
+
+/** What an OpenID scope lets the app read: the claims the consent page names, in a fixed order. */
+export function disclosedClaims(scope: string | undefined): DisclosedClaim[] {
+  const shared: DisclosedClaim[] = [];
+  if (scopeIncludes(scope, 'email')) shared.push('email');
+  if (scopeIncludes(scope, 'profile')) shared.push('name');
+  if (scopeIncludes(scope, 'wallet')) shared.push('wallet_address');
   return shared;
 }
 

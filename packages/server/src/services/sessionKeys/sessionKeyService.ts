@@ -14,7 +14,7 @@ import type {
 } from '../../stores/sessionKeyStore.js';
 import type { PinProof } from '../custody/custodyDeps.js';
 import { checkSessionCalls } from './policyCheck.js';
-import { describeWalletPolicy, type TokenInfo } from './policyWording.js';
+import { describeWalletPolicy, type TokenInfo, type WalletPolicyWording } from './policyWording.js';
 import {
   appNotApproved,
   outsideSessionPolicy,
@@ -150,8 +150,8 @@ export class SessionKeyService {
     if (!(await this.store.deletePolicy(clientId))) throw walletPolicyNotFound();
   }
 
-  /** The app's policy in words for the consent page; undefined when the app has none. */
-  async describePolicy(clientId: string): Promise<string[] | undefined> {
+  /** The app's policy in terms for the consent pages to word; undefined when the app has none. */
+  async describePolicy(clientId: string): Promise<WalletPolicyWording | undefined> {
     const stored = await this.store.findPolicy(clientId);
     if (!stored) return undefined;
     return describeWalletPolicy(stored.policy, await this.#tokenInfo(stored.policy), this.now());

@@ -1,9 +1,11 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { AppError, isAppError } from '../../../errors.js';
 import { SECURE_PATH } from '../../../services/security/accountSecurityService.js';
+import type { Translator } from '../../../i18n/translator.js';
 import { newNonce, pageHeaders } from '../../pages/html.js';
+import { pageTranslator } from '../../pages/pageLocale.js';
 import { secureConfirmPage, securedPage, secureLinkFailedPage } from '../../pages/securePages.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
@@ -21,10 +23,19 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'account_secure') };
   const ownOrigin = new URL(services.config.publicUrl).origin;
 
-  const page = (reply: unknown, status: number, render: (nonce: string) => string) => {
+  /** The page in the language of the cookie or `Accept-Language` (a mailed link carries no `ui_locales`). */
+  const page = (
+    request: FastifyRequest,
+    reply: unknown,
+    status: number,
+    render: (translator: Translator, nonce: string) => string,
+  ) => {
     const nonce = newNonce();
     // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
-    return (reply as FastifyReply).status(status).headers(pageHeaders(nonce)).send(render(nonce));
+    return (reply as FastifyReply)
+      .status(status)
+      .headers(pageHeaders(nonce))
+      .send(render(pageTranslator(request), nonce));
   };
 
   app.get(
@@ -40,8 +51,8 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
     },
     async (request, reply) => {
       const { token } = request.query;
-      if (!(await security.linkWorks(token))) return page(reply, 400, secureLinkFailedPage);
-      return page(reply, 200, (nonce) => secureConfirmPage(nonce, token, SECURE_PATH));
+      if (!(await security.linkWorks(token))) return page(request, reply, 400, secureLinkFailedPage);
+      return page(request, reply, 200, (tr, nonce) => secureConfirmPage(tr, nonce, token, SECURE_PATH));
     },
   );
 
@@ -67,11 +78,11 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
         await security.confirm(request.body.token);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_security_link') {
-          return page(reply, 400, secureLinkFailedPage);
+          return page(request, reply, 400, secureLinkFailedPage);
         }
         throw err;
       }
-      return page(reply, 200, securedPage);
+      return page(request, reply, 200, securedPage);
     },
   );
 }

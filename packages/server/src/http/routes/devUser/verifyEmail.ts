@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { AppError, isAppError } from '../../../errors.js';
@@ -7,7 +7,9 @@ import {
   VERIFY_LINK_PATH,
 } from '../../../services/verification/addressVerificationService.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
+import type { Translator } from '../../../i18n/translator.js';
 import { newNonce, pageHeaders } from '../../pages/html.js';
+import { pageTranslator } from '../../pages/pageLocale.js';
 import { confirmEmailPage, emailVerifiedPage } from '../../pages/verifyEmailPages.js';
 import { perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
@@ -51,10 +53,19 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
   const linkLimit = { rateLimit: routeLimit(limits, 'verify_email_link') };
   const ownOrigin = new URL(services.config.publicUrl).origin;
   const Token = Type.String({ maxLength: 100 });
-  const page = (reply: unknown, status: number, render: (nonce: string) => string) => {
+  /** The page in the language of the cookie or `Accept-Language` (a mailed link carries no `ui_locales`). */
+  const page = (
+    request: FastifyRequest,
+    reply: unknown,
+    status: number,
+    render: (translator: Translator, nonce: string) => string,
+  ) => {
     const nonce = newNonce();
     // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
-    return (reply as FastifyReply).status(status).headers(pageHeaders(nonce)).send(render(nonce));
+    return (reply as FastifyReply)
+      .status(status)
+      .headers(pageHeaders(nonce))
+      .send(render(pageTranslator(request), nonce));
   };
 
   app.get(
@@ -73,9 +84,11 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
     async (request, reply) => {
       const { token } = request.query;
       if (!(await addressVerification.linkWorks(token))) {
-        return page(reply, 400, (nonce) => emailVerifiedPage(nonce, false));
+        return page(request, reply, 400, (tr, nonce) => emailVerifiedPage(tr, nonce, false));
       }
-      return page(reply, 200, (nonce) => confirmEmailPage(nonce, token, VERIFY_LINK_CONFIRM_PATH));
+      return page(request, reply, 200, (tr, nonce) =>
+        confirmEmailPage(tr, nonce, token, VERIFY_LINK_CONFIRM_PATH),
+      );
     },
   );
 
@@ -105,7 +118,9 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
         if (!isAppError(err) || err.code !== 'invalid_verification_token') throw err;
         verified = false;
       }
-      return page(reply, verified ? 200 : 400, (nonce) => emailVerifiedPage(nonce, verified));
+      return page(request, reply, verified ? 200 : 400, (tr, nonce) =>
+        emailVerifiedPage(tr, nonce, verified),
+      );
     },
   );
 

@@ -4,7 +4,7 @@ import type { Services } from '../../../composition/index.js';
 import { isAppError } from '../../../errors.js';
 import type { PendingDeviceAuthorization } from '../../../services/oauth/deviceAuthorizationGrant.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
-import { DEVICE_PAGE_PATH } from '../../pages/devicePages.js';
+import { devicePageAddress } from '../../pages/devicePages.js';
 import { userCodeGuessLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
@@ -33,14 +33,22 @@ export async function deviceRoutes(app: App, services: Services): Promise<void> 
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Device verification URI (RFC 8628): redirects to the verification page, keeping user_code',
-        querystring: Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 100 })) }),
+        summary:
+          'Device verification URI (RFC 8628): redirects to the verification page, keeping user_code and ui_locales (its language)',
+        querystring: Type.Object({
+          user_code: Type.Optional(Type.String({ maxLength: 100 })),
+          ui_locales: Type.Optional(
+            Type.String({
+              maxLength: 200,
+              description: 'The page’s language: BCP 47 tags by preference, space-separated (decisions §9)',
+            }),
+          ),
+        }),
       },
     },
     async (request, reply) => {
-      const { user_code: userCode } = request.query;
-      const query = userCode ? `?${new URLSearchParams({ user_code: userCode }).toString()}` : '';
-      return reply.redirect(`${DEVICE_PAGE_PATH}${query}`, 302);
+      const { user_code: userCode, ui_locales: uiLocales } = request.query;
+      return reply.redirect(devicePageAddress(userCode, uiLocales), 302);
     },
   );
 

@@ -5,8 +5,9 @@ import {
   authorizationFields,
 } from '../../../../services/oauth/authorizationRequest.js';
 import { disclosedClaims } from '../../../../services/oidc/scopes.js';
-import { consentPage } from '../../../pages/authorizePages.js';
+import { consentPage } from '../../../pages/consentPage.js';
 import { newNonce } from '../../../pages/html.js';
+import { pageTranslator } from '../../../pages/pageLocale.js';
 import { requestContextOf } from '../../../requestContext.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
@@ -29,7 +30,10 @@ export async function showConsent(
   if (!user) return page.showLogin(request, reply, authz);
   const nonce = newNonce();
   const redirectOrigin = new URL(authz.redirectUri).origin;
+  const fields = authorizationFields(authz);
   const body = consentPage({
+    // The flow's `ui_locales` rides in the authorization request's fields (decisions §9).
+    translator: pageTranslator(request, fields.ui_locales),
     nonce,
     clientName: authz.client.name,
     accountEmail: user.email ?? user.nickname,
@@ -40,7 +44,7 @@ export async function showConsent(
       .describePolicy(authz.client.clientId)
       .catch(() => undefined),
     csrfToken: page.csrfFor(request, reply),
-    fields: authorizationFields(authz),
+    fields,
   });
   return page.sendPage(reply, 200, nonce, body, [redirectOrigin]);
 }

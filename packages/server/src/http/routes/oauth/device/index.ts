@@ -3,17 +3,20 @@ import { Type } from 'typebox';
 import type { Services } from '../../../../composition/index.js';
 import { AppError, isAppError } from '../../../../errors.js';
 import { disclosedClaims, grantedOidcScope } from '../../../../services/oidc/scopes.js';
+import type { MessageKey } from '../../../../i18n/catalogues/index.js';
 import {
   DEVICE_PAGE_PATH,
   deviceCodePage,
   deviceConfirmPage,
   deviceDonePage,
   deviceLoginPage,
+  devicePageAddress,
 } from '../../../pages/devicePages.js';
 import { newNonce } from '../../../pages/html.js';
 import { mfaCodePage } from '../../../pages/mfaPages.js';
+import { pageTranslator } from '../../../pages/pageLocale.js';
 import { MFA_TOKEN_TTL_SECONDS } from '../../../../services/mfa/mfaService.js';
-import { MFA_STEP_ENDED, WRONG_MFA_CODE } from '../authorize/mfa.js';
+import { WRONG_MFA_CODE } from '../authorize/mfa.js';
 import { mfaAccountGuard, routeLimit, userCodeGuessLimit } from '../../../rateLimits.js';
 import { AltchaField, EmailCodeField, passwordSignInGuard } from '../../../defense.js';
 import { errorResponses } from '../../../schemas.js';
@@ -21,11 +24,14 @@ import type { App } from '../../../types.js';
 import { authorizePage } from '../authorize/shared.js';
 import { optionalString as str } from '../clientEndpoint.js';
 
-const PageQuery = Type.Object({ user_code: str(100) }, { additionalProperties: true });
+/** The flow's language (OpenID Connect `ui_locales`: BCP 47 tags by preference), kept in the page's forms. */
+const UiLocales = str(200);
+const PageQuery = Type.Object({ user_code: str(100), ui_locales: UiLocales }, { additionalProperties: true });
 const LoginForm = Type.Object(
   {
     csrf_token: str(200),
     user_code: str(100),
+    ui_locales: UiLocales,
     email: Type.String({ maxLength: 320 }),
     password: Type.String({ maxLength: 1024 }),
     altcha: AltchaField,
@@ -34,19 +40,20 @@ const LoginForm = Type.Object(
   { additionalProperties: true },
 );
 const CodeForm = Type.Object(
-  { csrf_token: str(200), user_code: str(100), code: Type.String({ maxLength: 40 }) },
+  { csrf_token: str(200), user_code: str(100), ui_locales: UiLocales, code: Type.String({ maxLength: 40 }) },
   { additionalProperties: true },
 );
 const DecisionForm = Type.Object(
   {
     csrf_token: str(200),
     user_code: Type.String({ maxLength: 100 }),
+    ui_locales: UiLocales,
     decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
   },
   { additionalProperties: true },
 );
 
-const WRONG_CODE = 'This code is wrong or has expired. Check the code on your device.';
+const WRONG_CODE: MessageKey = 'device.code.wrong';
 
 /**
  * The verification page of the device authorization grant (RFC 8628 §3.3, docs/players.md), under
@@ -66,13 +73,8 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
     // widget's worker (docs/security.md "Bot challenge").
     return page.sendPage(reply, status, nonce, render(nonce), [], { connectSelf: true, altcha });
   };
-  const backToPage = (reply: FastifyReply, userCode: string | undefined) =>
-    reply.redirect(
-      userCode
-        ? `${DEVICE_PAGE_PATH}?${new URLSearchParams({ user_code: userCode }).toString()}`
-        : DEVICE_PAGE_PATH,
-      303,
-    );
+  const backToPage = (reply: FastifyReply, userCode: string | undefined, uiLocales: string | undefined) =>
+    reply.redirect(devicePageAddress(userCode, uiLocales), 303);
   const requireCsrf = (request: FastifyRequest, token: string | undefined) => {
     if (!browserSessions.verifyCsrf(request.cookies[page.cookies.csrf], token)) {
       throw new AppError(
@@ -83,40 +85,65 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
     }
   };
 
-  /** The second step of the page's sign-in (an account with TOTP). */
-  function codeStep(request: FastifyRequest, reply: FastifyReply, userCode?: string, error?: string) {
+  /** The second step of the page's sign-in (an account with TOTP); the flow's language rides in its fields. */
+  function codeStep(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    flow: { userCode?: string | undefined; uiLocales?: string | undefined },
+    error?: string,
+  ) {
     const csrfToken = page.csrfFor(request, reply);
     return send(reply, error ? 401 : 200, (nonce) =>
       mfaCodePage({
         nonce,
         csrfToken,
         action: `${DEVICE_PAGE_PATH}/mfa`,
-        fields: { user_code: userCode ?? '' },
+        fields: { user_code: flow.userCode ?? '', ...(flow.uiLocales ? { ui_locales: flow.uiLocales } : {}) },
         error,
       }),
     );
   }
 
   /** The code form again with the error; a wrong code is counted (the next one over the limit: 429). */
-  async function wrongCode(request: FastifyRequest, reply: FastifyReply, userUuid: number, userCode: string) {
+  async function wrongCode(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    userUuid: number,
+    userCode: string,
+    uiLocales: string | undefined,
+  ) {
     await guesses.wrong(request, userUuid);
     const csrfToken = page.csrfFor(request, reply);
-    return send(reply, 400, (nonce) => deviceCodePage({ nonce, csrfToken, userCode, error: WRONG_CODE }));
+    const translator = pageTranslator(request, uiLocales);
+    return send(reply, 400, (nonce) =>
+      deviceCodePage({ translator, nonce, csrfToken, userCode, uiLocales, error: WRONG_CODE }),
+    );
   }
+
+  /** Why a sign-in on the page was refused, in the page's words (the API's messages are for developers). */
+  const signInRefusal = (err: AppError, emailCode: string | undefined): MessageKey => {
+    if (err.code !== 'challenge_required') return 'device.login.wrongPassword';
+    // 400: the bot challenge (`BOT_CHALLENGE`) was missing or wrong; 401: the account is under guessing.
+    if (err.status !== 401) return 'device.login.challengeFailed';
+    return emailCode ? 'device.login.emailCodeWrong' : 'device.login.accountGuarded';
+  };
 
   app.get(
     DEVICE_PAGE_PATH,
     {
       schema: {
         tags: ['oauth'],
-        summary: 'Device verification page (RFC 8628): sign in, enter the code, allow or deny',
+        summary:
+          'Device verification page (RFC 8628): sign in, enter the code, allow or deny; `ui_locales` picks its language',
         querystring: PageQuery,
         response: errorResponses(400, 429),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
       const userCode = request.query.user_code?.trim() || undefined;
+      const uiLocales = request.query.ui_locales;
+      const translator = pageTranslator(request, uiLocales);
       const csrfToken = page.csrfFor(request, reply);
       const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
       const user = session && (await accounts.findUser(session.userUuid));
@@ -125,18 +152,20 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         return send(
           reply,
           200,
-          (nonce) => deviceLoginPage({ nonce, csrfToken, userCode, challenge }),
+          (nonce) => deviceLoginPage({ translator, nonce, csrfToken, userCode, uiLocales, challenge }),
           challenge,
         );
       }
-      if (userCode === undefined) return send(reply, 200, (nonce) => deviceCodePage({ nonce, csrfToken }));
+      if (userCode === undefined) {
+        return send(reply, 200, (nonce) => deviceCodePage({ translator, nonce, csrfToken, uiLocales }));
+      }
       await guesses.check(request, session.userUuid);
       let pending;
       try {
         pending = await devices.pending(userCode);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_user_code')
-          return wrongCode(request, reply, session.userUuid, userCode);
+          return wrongCode(request, reply, session.userUuid, userCode, uiLocales);
         throw err;
       }
       const walletPolicy = await services.sessionKeys
@@ -144,9 +173,11 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         .catch(() => undefined);
       return send(reply, 200, (nonce) =>
         deviceConfirmPage({
+          translator,
           nonce,
           csrfToken,
           userCode: pending.userCode,
+          uiLocales,
           clientName: pending.client.name,
           accountEmail: user.email ?? user.nickname,
           dapp: pending.client.dapp,
@@ -167,10 +198,10 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         response: errorResponses(400, 401, 403, 429),
       },
       preHandler: app.loginRateLimit,
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
-      const { email, password, user_code: userCode } = request.body;
+      const { email, password, user_code: userCode, ui_locales: uiLocales } = request.body;
       requireCsrf(request, request.body.csrf_token);
       let userUuid: number;
       try {
@@ -181,6 +212,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       } catch (err) {
         if (!isAppError(err) || (err.status !== 401 && err.code !== 'challenge_required')) throw err;
         const csrfToken = page.csrfFor(request, reply);
+        const translator = pageTranslator(request, uiLocales);
         const challenged = err.code === 'challenge_required';
         const challenge = challenged || services.botChallenge.covers('login');
         return send(
@@ -188,11 +220,13 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
           err.status,
           (nonce) =>
             deviceLoginPage({
+              translator,
               nonce,
               csrfToken,
               userCode,
+              uiLocales,
               email,
-              error: challenged ? err.message : 'E-mail or password is wrong.',
+              error: signInRefusal(err, request.body.email_code),
               challenge,
               emailCode: challenged && err.status === 401,
             }),
@@ -212,10 +246,10 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
           ...page.cookies.options,
           maxAge: MFA_TOKEN_TTL_SECONDS,
         });
-        return codeStep(request, reply, userCode);
+        return codeStep(request, reply, { userCode, uiLocales });
       }
       await page.openSession(reply, { userUuid, authTime, amr: ['pwd'] });
-      return backToPage(reply, userCode);
+      return backToPage(reply, userCode, uiLocales);
     },
   );
 
@@ -229,16 +263,28 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         body: CodeForm,
         response: errorResponses(400, 401, 403, 429),
       },
-      config: { errorStyle: 'oauth', rateLimit: routeLimit(services.config.rateLimits, 'login_mfa') },
+      config: {
+        errorStyle: 'oauth',
+        browserPage: true,
+        rateLimit: routeLimit(services.config.rateLimits, 'login_mfa'),
+      },
     },
     async (request, reply) => {
-      const { user_code: userCode } = request.body;
+      const { user_code: userCode, ui_locales: uiLocales } = request.body;
       requireCsrf(request, request.body.csrf_token);
       const ended = () => {
         void reply.clearCookie(page.cookies.mfa, page.cookies.options);
         const csrfToken = page.csrfFor(request, reply);
+        const translator = pageTranslator(request, uiLocales);
         return send(reply, 401, (nonce) =>
-          deviceLoginPage({ nonce, csrfToken, userCode, error: MFA_STEP_ENDED }),
+          deviceLoginPage({
+            translator,
+            nonce,
+            csrfToken,
+            userCode,
+            uiLocales,
+            error: 'device.login.stepEnded',
+          }),
         );
       };
       const mfaToken = request.cookies[page.cookies.mfa];
@@ -259,7 +305,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       // A wrong code: the step again, or (the fifth) back to the password form.
       if ('attemptsLeft' in proved) {
         if (proved.attemptsLeft === 0) return ended();
-        return codeStep(request, reply, userCode, WRONG_MFA_CODE);
+        return codeStep(request, reply, { userCode, uiLocales }, WRONG_MFA_CODE);
       }
       void reply.clearCookie(page.cookies.mfa, page.cookies.options);
       await page.openSession(reply, {
@@ -267,7 +313,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         authTime: proved.authTime * 1000,
         amr: proved.amr,
       });
-      return backToPage(reply, userCode);
+      return backToPage(reply, userCode, uiLocales);
     },
   );
 
@@ -280,14 +326,14 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         body: DecisionForm,
         response: errorResponses(400, 403, 429),
       },
-      config: { errorStyle: 'oauth' },
+      config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
-      const { user_code: userCode, decision } = request.body;
+      const { user_code: userCode, ui_locales: uiLocales, decision } = request.body;
       requireCsrf(request, request.body.csrf_token);
       const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
       // The session expired between the two pages: back to sign-in, nothing decided.
-      if (!session) return backToPage(reply, userCode);
+      if (!session) return backToPage(reply, userCode, uiLocales);
       await guesses.check(request, session.userUuid);
       request.auditUser = String(session.userUuid);
       let decided;
@@ -304,7 +350,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
             : await devices.deny(userCode, session.userUuid);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_user_code')
-          return wrongCode(request, reply, session.userUuid, userCode);
+          return wrongCode(request, reply, session.userUuid, userCode, uiLocales);
         throw err;
       }
       // Allow on the confirmation (the app and what it receives, shown) is the player's consent, for
@@ -313,8 +359,14 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
         const scope = grantedOidcScope(decided.record.scope);
         await browserSessions.recordConsent(session.userUuid, decided.client.clientId, scope);
       }
+      const translator = pageTranslator(request, uiLocales);
       return send(reply, 200, (nonce) =>
-        deviceDonePage({ nonce, clientName: decided.client.name, approved: decision === 'allow' }),
+        deviceDonePage({
+          translator,
+          nonce,
+          clientName: decided.client.name,
+          approved: decision === 'allow',
+        }),
       );
     },
   );
