@@ -56,7 +56,16 @@ export function newNonce(): string {
 export function pageHeaders(
   nonce: string,
   formTargets: string[] = [],
-  options: { connectSelf?: boolean; altcha?: boolean } = {},
+  options: {
+    connectSelf?: boolean;
+    altcha?: boolean;
+    /**
+     * `same-origin` for a page whose form posts to a route that checks `Origin` (the mailed links' confirm
+     * pages): under `no-referrer` a browser sends `Origin: null` with the form, even to its own origin.
+     * Other origins still get no referrer, so the link's token never leaves the service.
+     */
+    referrerPolicy?: 'no-referrer' | 'same-origin';
+  } = {},
 ): Record<string, string> {
   const formAction = ["'self'", ...formTargets].join(' ');
   return {
@@ -77,7 +86,7 @@ export function pageHeaders(
     ].join('; '),
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    'referrer-policy': options.referrerPolicy ?? 'no-referrer',
     'cache-control': 'no-store',
     pragma: 'no-cache',
   };

@@ -32,10 +32,13 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
   ) => {
     const nonce = newNonce();
     // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
-    return (reply as FastifyReply)
-      .status(status)
-      .headers(pageHeaders(nonce))
-      .send(render(pageTranslator(request), nonce));
+    return (
+      (reply as FastifyReply)
+        .status(status)
+        // same-origin: the confirm form's POST then carries our Origin, which the POST checks (html.ts).
+        .headers(pageHeaders(nonce, [], { referrerPolicy: 'same-origin' }))
+        .send(render(pageTranslator(request), nonce))
+    );
   };
 
   app.get(
