@@ -1,5 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { closestLocale, DEFAULT_LOCALE, type Locale, LOCALE_COOKIE, negotiateLocale } from '../i18n/locales.js';
+import {
+  closestLocale,
+  DEFAULT_LOCALE,
+  type Locale,
+  LOCALE_COOKIE,
+  negotiateLocale,
+} from '../i18n/locales.js';
 
 /**
  * The language a sign-up request speaks (decisions §9), for the account it creates: the `dauth_locale` cookie,

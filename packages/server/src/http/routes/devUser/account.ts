@@ -81,7 +81,9 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
             success: Type.Boolean(),
             format: Type.String({ description: 'dauth.account-export/1' }),
             exported_at: Type.String({ description: 'ISO 8601 UTC' }),
-            profile: part('user_id, email, email_verified, email_verified_at, nickname, created_at, guest, locale'),
+            profile: part(
+              'user_id, email, email_verified, email_verified_at, nickname, created_at, guest, locale',
+            ),
             ways_in: part('password (bool), guest, passkeys, identities: metadata only'),
             consents: part('the apps approved: client_id, app_name, scope, granted_at'),
             grants: part('every grant: grant_id, client_id, app_name, scope, created_at, revoked_at'),
