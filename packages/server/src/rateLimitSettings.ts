@@ -56,6 +56,8 @@ export const RATE_LIMIT_DEFAULTS = {
   identities_manage: perMinute(20),
   /** Account deletions and exports per user (each export reads every table about the person). */
   account_life: perMinute(10),
+  /** Changes of the account's language per user (`PUT /v1/dev-user/account/locale`). */
+  account_locale: perMinute(30),
   /** App registrations, edits' secret rotations per address. */
   clients_create: perMinute(30),
   /** Pre-generated players (`POST /v1/orgs/{id}/apps/{client_id}/players/pregenerate`) per address. */

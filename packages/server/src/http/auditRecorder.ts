@@ -91,6 +91,7 @@ const AUDITED_ROUTES: Record<string, AuditedRoute> = {
   // Never `confirm` (the e-mail): the trail keeps the deleted account's uuid only.
   'DELETE /v1/dev-user/account': { action: 'account.delete' },
   'GET /v1/dev-user/account/export': { action: 'account.export' },
+  'PUT /v1/dev-user/account/locale': { action: 'account.locale', request: pick('locale') },
   'DELETE /v1/dev-user/consents/:client_id': {
     action: 'consent.revoke',
     request: (_b, p) => ({ client_id: p.client_id }),

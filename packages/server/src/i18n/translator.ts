@@ -26,6 +26,14 @@ export interface Translator {
   ): SafeHtml;
 }
 
+/**
+ * Named formats besides ICU's `short`, `medium`, `long` and `full`: `{at, date, utc}` is a moment as date and
+ * time in UTC, zone named (a mail's reader is anywhere; the server's own zone would mean nothing to them).
+ */
+const FORMATS = {
+  date: { utc: { dateStyle: 'medium', timeStyle: 'long', timeZone: 'UTC' } },
+} as const;
+
 /** Compiled messages, per locale and key: parsing ICU is the costly part, done once per message. */
 const compiled = new Map<string, IntlMessageFormat>();
 
@@ -33,7 +41,7 @@ function messageFormat(locale: Locale, key: MessageKey): IntlMessageFormat {
   const cacheKey = `${locale}\u0000${key}`;
   let format = compiled.get(cacheKey);
   if (!format) {
-    format = new IntlMessageFormat(CATALOGUES[locale][key], locale, undefined, { ignoreTag: false });
+    format = new IntlMessageFormat(CATALOGUES[locale][key], locale, FORMATS, { ignoreTag: false });
     compiled.set(cacheKey, format);
   }
   return format;

@@ -39,6 +39,8 @@ export interface AccountRecords {
     createdAt: number;
     emailVerifiedAt: number | null;
     hasPassword: boolean;
+    /** The language of its mails as saved (migration 0300); null when unknown. */
+    locale: string | null;
   };
   guest: { clientId: string; createdAt: number } | undefined;
   passkeys: {
@@ -347,6 +349,7 @@ export class AccountLifeStore {
           nickname: '',
           password_hash: '',
           email_verified_at: null,
+          locale: null,
           logins_valid_after: DELETED_LOGINS_VALID_AFTER,
           logins_kept_jti: null,
         })
@@ -555,6 +558,7 @@ export class AccountLifeStore {
         createdAt: Number(user.created_at),
         emailVerifiedAt: user.email_verified_at == null ? null : Number(user.email_verified_at),
         hasPassword: user.password_hash !== '',
+        locale: user.locale,
       },
       guest: guest ? { clientId: guest.client_id, createdAt: Number(guest.created_at) } : undefined,
       passkeys: passkeys.map((p) => ({

@@ -102,6 +102,8 @@ export interface FederatedAccount {
   email: string | null;
   nickname: string;
   createdAt: number;
+  /** The language it signed up in (a tag of SUPPORTED_LOCALES); unknown when absent. */
+  locale?: string | undefined;
 }
 
 export const identityRow = (i: IdentityRecord): FederatedIdentitiesTable => ({
@@ -199,6 +201,7 @@ export class FederationStore {
             created_at: user.createdAt,
             // The upstream verified it: the address needs no sign-up mail (docs/federation.md).
             email_verified_at: user.email === null ? null : user.createdAt,
+            locale: user.locale ?? null,
           })
           .execute();
         await trx.insertInto('federated_identities').values(identityRow(identity)).execute();

@@ -41,8 +41,11 @@ export type GuestUpgrade =
 export class GuestStore {
   constructor(private readonly db: Db) {}
 
-  /** Creates the user and its guest row together; false when the random id is already taken. */
-  async create(guest: GuestRecord, nickname: string): Promise<boolean> {
+  /**
+   * Creates the user and its guest row together; false when the random id is already taken. `locale` is the
+   * account's language (a tag of SUPPORTED_LOCALES), null when unknown.
+   */
+  async create(guest: GuestRecord, nickname: string, locale: string | null = null): Promise<boolean> {
     try {
       await this.db.transaction().execute(async (trx) => {
         await trx
@@ -53,6 +56,7 @@ export class GuestStore {
             password_hash: '',
             nickname,
             created_at: guest.createdAt,
+            locale,
           })
           .execute();
         await trx

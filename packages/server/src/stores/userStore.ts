@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { isSupportedLocale, type Locale } from '../i18n/locales.js';
 import { affected } from './kyselyResults.js';
 
 export interface UsersTable {
@@ -19,6 +20,8 @@ export interface UsersTable {
   deleted_at: number | null;
   /** Unix ms the password was last proved (migration 0260); null before, or never. */
   password_used_at: number | null;
+  /** The account's language, a tag of SUPPORTED_LOCALES; null when unknown: English (migration 0300). */
+  locale: string | null;
 }
 
 declare module '../db/database.js' {
@@ -33,6 +36,8 @@ export interface User {
   email: string | null;
   nickname: string;
   createdAt: number;
+  /** The language of its mails (docs/account.md "Language"); undefined when unknown: English. */
+  locale?: Locale | undefined;
 }
 
 export interface UserWithPassword extends User {
@@ -45,6 +50,8 @@ const toUser = (row: UsersTable): UserWithPassword => ({
   nickname: row.nickname,
   createdAt: Number(row.created_at),
   passwordHash: row.password_hash,
+  // A tag no longer supported (or written by hand) reads as unknown rather than failing a mail.
+  locale: isSupportedLocale(row.locale) ? row.locale : undefined,
 });
 
 /** Login JWTs issued before `validAfter` (Unix seconds) are void, except the one with id `keptJti`. */
@@ -68,6 +75,7 @@ export class UserStore {
         password_hash: user.passwordHash,
         nickname: user.nickname,
         created_at: user.createdAt,
+        locale: user.locale ?? null,
       })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
@@ -144,6 +152,17 @@ export class UserStore {
       .updateTable('users')
       .set({ password_hash: passwordHash, logins_valid_after: loginsValidAfter, logins_kept_jti: keptJti })
       .where('user_uuid', '=', userUuid)
+      .executeTakeFirst();
+    return affected(result) === 1;
+  }
+
+  /** Saves the account's language; false when the account is gone (or deleted). */
+  async setLocale(userUuid: number, locale: Locale): Promise<boolean> {
+    const result = await this.db
+      .updateTable('users')
+      .set({ locale })
+      .where('user_uuid', '=', userUuid)
+      .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return affected(result) === 1;
   }

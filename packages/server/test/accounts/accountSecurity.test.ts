@@ -297,7 +297,8 @@ describe.each(postgresAvailable ? [{ postgres: false }, { postgres: true }] : [{
       let mail = await waitForMail(server.dataDir, account.email, { since, includes: 'A passkey was added' });
       expect(mail.text).toContain('Network: 127.0.0.0/24');
       expect(mail.text).toContain(`Device: ${AGENT}`);
-      expect(mail.text).toMatch(/When: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+      // The account's language's date and time, in UTC (English: "Jan 5, 2026, 3:04:05 PM UTC").
+      expect(mail.text).toMatch(/When: [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d:\d\d\s[AP]M UTC/);
       expect(secureLinkOf(mail.text)).not.toBeNull();
 
       since = Date.now();

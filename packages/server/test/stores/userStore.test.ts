@@ -32,6 +32,20 @@ describe.each(testDatabases)('user store ($name)', (database) => {
     expect(await store.findByEmail('other@example.com')).toBeUndefined();
   });
 
+  it('keeps the language an account signed up in, and a changed one; none is unknown', async () => {
+    const store = new UserStore(db());
+    expect(await store.insert({ ...user(1004, 'yuki@example.com'), locale: 'ja' })).toBe(true);
+    expect(await store.findByEmail('yuki@example.com')).toEqual({
+      ...user(1004, 'yuki@example.com'),
+      locale: 'ja',
+    });
+    expect(await store.setLocale(1004, 'pt-BR')).toBe(true);
+    expect((await store.findById(1004))?.locale).toBe('pt-BR');
+    expect(await store.insert(user(1005, 'nolang@example.com'))).toBe(true);
+    expect((await store.findById(1005))?.locale).toBeUndefined();
+    expect(await store.setLocale(9999, 'ar')).toBe(false);
+  });
+
   it('lets exactly one of many concurrent sign-ups with one e-mail through', async () => {
     const store = new UserStore(db());
     const results = await Promise.all(

@@ -122,6 +122,7 @@ export class AccountLifeService {
         nickname: r.user.nickname,
         created_at: iso(r.user.createdAt),
         guest: r.guest !== undefined,
+        locale: r.user.locale,
       },
       ways_in: waysIn(r),
       consents: r.consents.map((c) => ({ ...app(c.clientId), scope: c.scope, granted_at: iso(c.grantedAt) })),

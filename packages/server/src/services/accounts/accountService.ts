@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { PasswordHasher } from '../../crypto/passwordHasher.js';
-import { AppError, conflict } from '../../errors.js';
+import { AppError, conflict, invalidField } from '../../errors.js';
+import { isSupportedLocale, type Locale, SUPPORTED_LOCALES } from '../../i18n/locales.js';
 import type { User, UserStore } from '../../stores/userStore.js';
 import { type SecondFactorGate, type SignIn, singleFactor } from '../mfa/signIn.js';
 import type { PasswordStrength } from '../defense/passwordStrength.js';
@@ -23,7 +24,19 @@ const withoutPassword = (user: User): User => ({
   email: user.email,
   nickname: user.nickname,
   createdAt: user.createdAt,
+  locale: user.locale,
 });
+
+/**
+ * A language a client names (`locale` of the sign-up API and of `PUT /v1/dev-user/account/locale`): one of
+ * SUPPORTED_LOCALES exactly, else 400 `invalid_request` with `field: locale`.
+ */
+export function checkedLocale(value: unknown): Locale {
+  if (!isSupportedLocale(value)) {
+    throw invalidField('locale', `locale must be one of ${SUPPORTED_LOCALES.join(', ')}`);
+  }
+  return value;
+}
 
 /** The normalised e-mail, after checking it and the password's length (400 otherwise). */
 export function checkedCredentials(emailInput: string, password: string): string {
@@ -81,7 +94,16 @@ export class AccountService {
     this.#secondFactor = gate;
   }
 
-  async register(input: { email: string; password: string; nickname?: string | undefined }): Promise<User> {
+  /**
+   * A new account with e-mail and password; `locale` is the language it signed up in (the page's, the API's
+   * `locale` or `Accept-Language`), the language of its mails (docs/account.md "Language").
+   */
+  async register(input: {
+    email: string;
+    password: string;
+    nickname?: string | undefined;
+    locale?: Locale | undefined;
+  }): Promise<User> {
     const email = checkedCredentials(input.email, input.password);
     this.strength?.check(input.password, [email, input.nickname]);
     if (await this.users.emailTaken(email))
@@ -90,16 +112,18 @@ export class AccountService {
     const nickname = nicknameFor(email, input.nickname);
     // A studio pre-generated an account for this address: it takes the e-mail and password, but opens to
     // no sign-in until the mailbox is proved (the sign-up mail's link, or a password reset).
+    const { locale } = input;
     const waiting = await this.#pregenerated?.claimForSignup(email, { passwordHash, nickname });
     if (waiting !== undefined) {
-      const claimed = { userUuid: waiting, email, nickname, createdAt: Date.now() };
+      if (locale !== undefined) await this.users.setLocale(waiting, locale);
+      const claimed = { userUuid: waiting, email, nickname, createdAt: Date.now(), locale };
       await this.signupMail?.sendAfterSignup(claimed);
       return claimed;
     }
     for (let attempt = 0; attempt < 5; attempt++) {
-      const user = { userUuid: newUserUuid(), email, nickname, createdAt: Date.now(), passwordHash };
+      const user = { userUuid: newUserUuid(), email, nickname, createdAt: Date.now(), passwordHash, locale };
       if (await this.users.insert(user)) {
-        const created = { userUuid: user.userUuid, email, nickname, createdAt: user.createdAt };
+        const created = { userUuid: user.userUuid, email, nickname, createdAt: user.createdAt, locale };
         await this.signupMail?.sendAfterSignup(created);
         return created;
       }
@@ -164,5 +188,17 @@ export class AccountService {
   async findUser(userUuid: number): Promise<User | undefined> {
     const user = await this.users.findById(userUuid);
     return user && withoutPassword(user);
+  }
+
+  /**
+   * Changes the language of the account's mails (`PUT /v1/dev-user/account/locale`): one of
+   * SUPPORTED_LOCALES, else 400 with nothing changed; 401 when the account is gone.
+   */
+  async setLocale(userUuid: number, value: unknown): Promise<Locale> {
+    const locale = checkedLocale(value);
+    if (!(await this.users.setLocale(userUuid, locale))) {
+      throw new AppError(401, 'invalid_token', 'The token names no user');
+    }
+    return locale;
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PasswordHasher } from '../../crypto/passwordHasher.js';
 import { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
 import { AppError, conflict } from '../../errors.js';
+import type { Locale } from '../../i18n/locales.js';
 import type { GuestStore, GuestUpgrade } from '../../stores/guestStore.js';
 import type { TokenService } from '../tokens/tokenService.js';
 import type { PasswordStrength } from '../defense/passwordStrength.js';
@@ -52,8 +53,11 @@ export class GuestService {
     this.#dummyHash = this.#fingerprint.of('0:', randomBytes(SECRET_BYTES));
   }
 
-  /** A new guest of `clientId`: its uuid, the secret (shown this once) and a login JWT bound to the app. */
-  async create(clientId: string): Promise<GuestSession & { guestSecret: string }> {
+  /**
+   * A new guest of `clientId`: its uuid, the secret (shown this once) and a login JWT bound to the app.
+   * `locale`: the language of the request (`Accept-Language`), the account's once it has an address.
+   */
+  async create(clientId: string, locale?: Locale): Promise<GuestSession & { guestSecret: string }> {
     if (!(await this.clients.findClient(clientId))) {
       throw new AppError(400, 'invalid_request', 'client_id names no app', { field: 'client_id' });
     }
@@ -68,6 +72,7 @@ export class GuestService {
           createdAt: Date.now(),
         },
         GUEST_NICKNAME,
+        locale ?? null,
       );
       if (created) return { ...(await this.#session(userUuid, clientId)), guestSecret: secret };
     }

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { VerificationStore } from '../../stores/verificationStore.js';
 import type { Mailer } from '../mail/mailer.js';
+import { mailBody, mailTranslator } from '../mail/mailText.js';
 import type { PasswordStrength } from '../defense/passwordStrength.js';
 import { MIN_PASSWORD_LENGTH, normaliseEmail } from './accountService.js';
 
@@ -131,18 +132,20 @@ export class PasswordService {
       sessionId: SESSION,
     });
     const link = `${this.publicUrl}/console#/reset/confirm?email=${encodeURIComponent(address)}&code=${linkToken}`;
+    const tr = mailTranslator(user.locale);
     try {
       await this.mailer.send({
         to: address,
-        subject: 'Reset your dauth password',
-        text: [
-          `Your dauth password reset code is ${code}.`,
+        language: tr.locale,
+        subject: tr.t('mail.reset.subject'),
+        text: mailBody([
+          tr.t('mail.reset.code', { code }),
           '',
-          `Enter it within ${RESET_CODE_TTL_MS / 60_000} minutes on the reset form, or open:`,
+          tr.t('mail.reset.enter', { minutes: RESET_CODE_TTL_MS / 60_000 }),
           link,
           '',
-          'If you did not ask for it, ignore this e-mail: your password stays as it is.',
-        ].join('\n'),
+          tr.t('mail.reset.notYou'),
+        ]),
       });
     } catch (err) {
       await this.codes.consumeCode(id, Date.now());

@@ -6,6 +6,7 @@ import type { UserStore } from '../../stores/userStore.js';
 import type { VerificationStore } from '../../stores/verificationStore.js';
 import { normaliseEmail } from '../accounts/accountService.js';
 import type { Mailer } from '../mail/mailer.js';
+import { mailBody, mailTranslator, originLines } from '../mail/mailText.js';
 import { networkOf } from '../network/ipAddresses.js';
 import type { RequestContext } from '../security/requestContext.js';
 import type { BotChallengeService, SingleUseMarks } from './botChallenge.js';
@@ -131,24 +132,23 @@ export class LoginDefenseService {
     });
     const network = context.ip === undefined ? undefined : networkOf(context.ip);
     const agent = context.userAgent?.replace(/[\p{Cc}\p{Cf}]/gu, ' ').slice(0, 200);
+    const tr = mailTranslator(user.locale);
     await this.mailer.send({
       to: user.email,
-      subject: 'Someone is guessing the password of your dauth account',
-      text: [
-        'Your dauth account had many failed sign-ins in the last minutes, possibly from many places.',
-        'Until they stop, a sign-in needs this code as well as the password:',
+      language: tr.locale,
+      subject: tr.t('mail.guessing.subject'),
+      text: mailBody([
+        tr.t('mail.guessing.intro'),
         '',
-        `Your sign-in code is ${code}.`,
+        tr.t('mail.guessing.code', { code }),
         '',
-        `It works for ${UNLOCK_CODE_TTL_MS / 60_000} minutes. Enter it on the sign-in page with your password.`,
+        tr.t('mail.guessing.validity', { minutes: UNLOCK_CODE_TTL_MS / 60_000 }),
         '',
-        `When: ${new Date(now).toISOString().replace('T', ' ').slice(0, 19)} UTC`,
-        `Network of the last attempt: ${network ?? 'unknown'}`,
-        `Device: ${agent || 'unknown'}`,
+        ...originLines(tr, { at: now, network, device: agent }, 'mail.lastNetwork'),
         '',
-        'If it was not you, nothing is lost: the password alone no longer opens the account.',
-        'If your password is weak or used elsewhere, change it after signing in.',
-      ].join('\n'),
+        tr.t('mail.guessing.notYou'),
+        tr.t('mail.guessing.weak'),
+      ]),
     });
   }
 

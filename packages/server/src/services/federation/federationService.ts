@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import { AppError, conflict, notFound } from '../../errors.js';
+import type { Locale } from '../../i18n/locales.js';
 import type {
   FederationStore,
   FlowPurpose,
@@ -201,6 +202,8 @@ export class FederationService {
     providerId: string;
     params: URLSearchParams;
     cookie: string | undefined;
+    /** The browser's language: an account this creates keeps it for its mails. */
+    locale?: Locale | undefined;
   }): Promise<FlowOutcome> {
     const provider = this.#provider(input.providerId);
     const state = input.params.get('state');
@@ -230,7 +233,7 @@ export class FederationService {
           returnTo: flow.returnTo,
         };
       }
-      const { userUuid, created } = await this.signInOrCreate(provider.id, identity);
+      const { userUuid, created } = await this.signInOrCreate(provider.id, identity, input.locale);
       const authTime = this.#authTime(identity, flow.purpose === 'reauthenticate');
       return { kind: 'signed_in', userUuid, created, returnTo: flow.returnTo, authTime };
     } catch (err) {
@@ -250,9 +253,14 @@ export class FederationService {
     providerId: string;
     idToken: string;
     clientId: string | undefined;
+    /** The request's language (`Accept-Language`): an account this creates keeps it for its mails. */
+    locale?: Locale | undefined;
   }): Promise<SignIn & { created: boolean }> {
-    return this.#nativeSignIn(input.providerId, input.clientId, () =>
-      this.#verifyIdToken(input.providerId, input.idToken),
+    return this.#nativeSignIn(
+      input.providerId,
+      input.clientId,
+      () => this.#verifyIdToken(input.providerId, input.idToken),
+      input.locale,
     );
   }
 
@@ -264,10 +272,11 @@ export class FederationService {
     providerId: string,
     clientId: string | undefined,
     verify: () => Promise<UpstreamIdentity>,
+    locale: Locale | undefined,
   ): Promise<SignIn & { created: boolean }> {
     const binding = await loginBindingFor(this.clients, clientId);
     const identity = await verify();
-    const { userUuid, created } = await this.signInOrCreate(providerId, identity);
+    const { userUuid, created } = await this.signInOrCreate(providerId, identity, locale);
     const signIn = await this.#secondFactor.signIn({
       userUuid,
       authTime: this.#authTime(identity, false),
@@ -277,10 +286,14 @@ export class FederationService {
     return { ...signIn, created };
   }
 
-  /** The account of an identity; a first sign-in creates it (see the class comment). */
+  /**
+   * The account of an identity; a first sign-in creates it (see the class comment), in `locale` (the
+   * language of its mails) when known.
+   */
   async signInOrCreate(
     providerId: string,
     upstream: UpstreamIdentity,
+    locale?: Locale | undefined,
   ): Promise<{ userUuid: number; created: boolean }> {
     providerId = this.providers.identityKey(providerId);
     const existing = await this.store.findIdentity(providerId, upstream.subject);
@@ -300,6 +313,7 @@ export class FederationService {
           email: upstream.emailVerified ? email : null,
           nickname: nicknameOf(upstream),
           createdAt: now,
+          locale,
         },
         this.#identity(providerId, upstream, userUuid, now),
       );
@@ -415,9 +429,14 @@ export class FederationService {
     providerId: string;
     credential: PlatformCredential;
     clientId: string | undefined;
+    /** The request's language (`Accept-Language`): an account this creates keeps it for its mails. */
+    locale?: Locale | undefined;
   }): Promise<SignIn & { created: boolean }> {
-    return this.#nativeSignIn(input.providerId, input.clientId, () =>
-      this.#verifyPlatform(input.providerId, input.credential),
+    return this.#nativeSignIn(
+      input.providerId,
+      input.clientId,
+      () => this.#verifyPlatform(input.providerId, input.credential),
+      input.locale,
     );
   }
 

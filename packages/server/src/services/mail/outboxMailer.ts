@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { MailMessage, Mailer } from './mailer.js';
+import { mailContent, type MailMessage, type Mailer } from './mailer.js';
 
 /**
  * Writes each message as an `.eml` file (mode 0600, the directory 0700: a message may carry a
@@ -21,8 +21,7 @@ export class OutboxMailer implements Mailer {
     const info = await this.#transport.sendMail({
       from: this.from,
       to: message.to,
-      subject: message.subject,
-      text: message.text,
+      ...mailContent(message),
     });
     await fs.mkdir(this.directory, { recursive: true, mode: 0o700 });
     const name = `${Date.now()}-${randomUUID()}.eml`;

@@ -1,5 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { MailMessage, Mailer } from './mailer.js';
+import { mailContent, type MailMessage, type Mailer } from './mailer.js';
 
 /**
  * `smtp://` upgrades with STARTTLS, and by default refuses to go on without it (`requireTLS`): a
@@ -29,8 +29,7 @@ export class SmtpMailer implements Mailer {
     await this.#transport.sendMail({
       from: this.from,
       to: message.to,
-      subject: message.subject,
-      text: message.text,
+      ...mailContent(message),
     });
   }
 

@@ -1,3 +1,4 @@
+import { SUPPORTED_LOCALES } from '../../i18n/locales.js';
 import { ACR_VALUES_SUPPORTED } from './authenticationContext.js';
 import { PROMPT_VALUES } from './authorizationPrompt.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from './scopes.js';
@@ -47,6 +48,8 @@ export function openidConfiguration(issuer: string): Record<string, unknown> {
     request_uri_parameter_supported: false,
     prompt_values_supported: [...PROMPT_VALUES],
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
+    // The languages of the login, consent and device pages and of the mails (decisions §9), for `ui_locales`.
+    ui_locales_supported: [...SUPPORTED_LOCALES],
     service_documentation: `${issuer}/docs`,
   };
 }

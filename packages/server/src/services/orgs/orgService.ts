@@ -10,7 +10,9 @@ import type {
   OrgStore,
 } from '../../stores/orgStore.js';
 import { normaliseEmail } from '../accounts/accountService.js';
+import type { Locale } from '../../i18n/locales.js';
 import type { Mailer } from '../mail/mailer.js';
+import { mailBody, mailTranslator } from '../mail/mailText.js';
 import { type ClientView, viewOf } from '../oauth/clientService.js';
 import { deriveKey, hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
 import { clientNotFound } from './appAccess.js';
@@ -36,7 +38,10 @@ export interface OrgStores {
     listByOrgs(orgIds: readonly string[]): Promise<OAuthClient[]>;
     findById(id: string): Promise<OAuthClient | undefined>;
   };
-  users: { findById(userUuid: number): Promise<{ email: string | null } | undefined> };
+  users: {
+    findById(userUuid: number): Promise<{ email: string | null; locale?: Locale | undefined } | undefined>;
+    findByEmail(email: string): Promise<{ locale?: Locale | undefined } | undefined>;
+  };
 }
 
 export interface OrgSettings {
@@ -248,21 +253,25 @@ export class OrgService {
     };
     await this.#orgs.insertInvitation(invitation, hmacHex(this.#tokenKey, token));
     const link = `${this.settings.publicUrl}/console/invitations?token=${encodeURIComponent(token)}`;
+    // In the invitee's language when the address has an account that has one, else in the inviter's.
+    const invitee = await this.stores.users.findByEmail(email);
+    const tr = mailTranslator(invitee?.locale ?? (await this.stores.users.findById(actor.userId))?.locale);
     await this.mailer.send({
       to: email,
-      subject: `You are invited to ${org.name} on dauth`,
-      text: [
-        `You are invited to join the organization "${org.name}" on dauth as ${role}.`,
+      language: tr.locale,
+      subject: tr.t('mail.invite.subject', { org: org.name }),
+      text: mailBody([
+        tr.t('mail.invite.body', { org: org.name, role }),
         '',
-        'Accept the invitation (signed in with this e-mail address):',
+        tr.t('mail.invite.accept'),
         link,
         '',
-        'Or paste this invitation token into the console or `dauth org accept`:',
+        tr.t('mail.invite.token'),
         token,
         '',
-        `The invitation expires on ${new Date(invitation.expiresAt).toISOString()} and works once.`,
-        'If you did not expect it, ignore this mail.',
-      ].join('\n'),
+        tr.t('mail.invite.expires', { expires: new Date(invitation.expiresAt) }),
+        tr.t('mail.invite.notYou'),
+      ]),
     });
     await this.record(orgId, actor, 'invitation.create', { invitation_id: invitation.id, email, role });
     return invitation;

@@ -6,7 +6,10 @@ import type {
   RemovedWaysIn,
   SecurityLinkRecord,
 } from '../../stores/accountSecurityStore.js';
+import type { Locale } from '../../i18n/locales.js';
+import type { Translator } from '../../i18n/translator.js';
 import type { Mailer } from '../mail/mailer.js';
+import { mailBody, mailTranslator, originLines } from '../mail/mailText.js';
 import { networkOf } from '../network/ipAddresses.js';
 import type { RequestContext } from './requestContext.js';
 
@@ -33,7 +36,8 @@ export type SecurityChange =
   | { kind: 'ways_in_removed'; removed: RemovedWaysIn };
 
 export interface SecurityAccounts {
-  findUser(userUuid: number): Promise<{ email: string | null } | undefined>;
+  /** The account's address and the language of its mails (unknown: English). */
+  findUser(userUuid: number): Promise<{ email: string | null; locale?: Locale | undefined } | undefined>;
   emailVerified(userUuid: number): Promise<boolean>;
 }
 
@@ -200,25 +204,24 @@ export class AccountSecurityService {
     });
     const network = context.ip === undefined ? undefined : networkOf(context.ip);
     const agent = context.userAgent?.replace(/[\p{Cc}\p{Cf}]/gu, ' ').slice(0, MAX_USER_AGENT);
-    const { subject, lines } = wordingOf(change);
+    const tr = mailTranslator(user.locale);
+    const { subject, lines } = wordingOf(change, tr);
     await this.mailer.send({
       to: user.email,
+      language: tr.locale,
       subject,
-      text: [
+      text: mailBody([
         ...lines,
         '',
-        `When: ${new Date(now).toISOString().replace('T', ' ').slice(0, 19)} UTC`,
-        `Network: ${network ?? 'unknown'}`,
-        `Device: ${agent || 'unknown'}`,
+        ...originLines(tr, { at: now, network, device: agent }),
         '',
-        'If this was you, there is nothing to do.',
-        'If it was not you, open this link and confirm: it signs you out everywhere, ends every session key,',
-        'undoes an added passkey or identity, and asks you to set a new password by e-mail.',
+        tr.t('mail.security.wasYou'),
+        tr.t('mail.security.notYou'),
         '',
         `${this.publicUrl}${SECURE_PATH}?token=${token}`,
         '',
-        `The link works once, for ${SECURE_LINK_TTL_MS / (24 * 3_600_000)} days.`,
-      ].join('\n'),
+        tr.t('mail.security.linkValidity', { days: SECURE_LINK_TTL_MS / (24 * 3_600_000) }),
+      ]),
     });
   }
 
@@ -262,87 +265,91 @@ function undoOf(link: SecurityLinkRecord): {
   return {};
 }
 
-function wordingOf(change: SecurityChange): { subject: string; lines: string[] } {
+/** The first 16 characters of a credential id, as the mails show it. */
+const credentialOf = (id: string): string => id.slice(0, 16);
+
+/** Each change's subject and opening, in the translator's language. */
+function wordingOf(change: SecurityChange, tr: Translator): { subject: string; lines: string[] } {
   switch (change.kind) {
     case 'passkey_added':
       return {
-        subject: 'A passkey was added to your dauth account',
-        lines: [`A passkey was added to your dauth account (credential ${change.passkeyId.slice(0, 16)}…).`],
+        subject: tr.t('mail.security.passkeyAdded.subject'),
+        lines: [tr.t('mail.security.passkeyAdded.body', { credential: credentialOf(change.passkeyId) })],
       };
     case 'passkey_removed':
       return {
-        subject: 'A passkey was removed from your dauth account',
-        lines: [
-          `A passkey was removed from your dauth account (credential ${change.passkeyId.slice(0, 16)}…).`,
-        ],
+        subject: tr.t('mail.security.passkeyRemoved.subject'),
+        lines: [tr.t('mail.security.passkeyRemoved.body', { credential: credentialOf(change.passkeyId) })],
       };
     case 'identity_linked':
       return {
-        subject: 'A sign-in identity was linked to your dauth account',
-        lines: [
-          `Your ${change.provider} account was linked to your dauth account: it can now sign in to it.`,
-        ],
+        subject: tr.t('mail.security.identityLinked.subject'),
+        lines: [tr.t('mail.security.identityLinked.body', { provider: change.provider })],
       };
     case 'identity_unlinked':
       return {
-        subject: 'A sign-in identity was unlinked from your dauth account',
-        lines: ['A linked identity was removed from your dauth account.'],
+        subject: tr.t('mail.security.identityUnlinked.subject'),
+        lines: [tr.t('mail.security.identityUnlinked.body')],
       };
     case 'guest_upgraded':
       return {
-        subject: 'Your dauth guest account was upgraded',
-        lines: ['Your guest account was upgraded: its device secret no longer signs in.'],
+        subject: tr.t('mail.security.guestUpgraded.subject'),
+        lines: [tr.t('mail.security.guestUpgraded.body')],
       };
     case 'password_changed':
       return {
-        subject: 'Your dauth password was changed',
-        lines: ['The password of your dauth account was changed. Every other session was signed out.'],
+        subject: tr.t('mail.security.passwordChanged.subject'),
+        lines: [tr.t('mail.security.passwordChanged.body')],
       };
     case 'password_reset':
       return {
-        subject: 'Your dauth password was reset',
-        lines: ['The password of your dauth account was reset by e-mail. Every session was signed out.'],
+        subject: tr.t('mail.security.passwordReset.subject'),
+        lines: [tr.t('mail.security.passwordReset.body')],
       };
     case 'totp_enabled':
       return {
-        subject: 'An authenticator app was added to your dauth account',
-        lines: ['Two-step sign-in with an authenticator app (TOTP) was turned on for your dauth account.'],
+        subject: tr.t('mail.security.totpEnabled.subject'),
+        lines: [tr.t('mail.security.totpEnabled.body')],
       };
     case 'totp_removed':
       return {
-        subject: 'The authenticator app was removed from your dauth account',
-        lines: ['Two-step sign-in with an authenticator app (TOTP) was turned off for your dauth account.'],
+        subject: tr.t('mail.security.totpRemoved.subject'),
+        lines: [tr.t('mail.security.totpRemoved.body')],
       };
     case 'session_key_granted':
       return {
-        subject: 'An app was given a session key to your dauth wallet',
-        lines: [
-          `The app ${change.clientId} was granted a session key: it may now act on your wallet within its policy.`,
-        ],
+        subject: tr.t('mail.security.sessionKeyGranted.subject'),
+        lines: [tr.t('mail.security.sessionKeyGranted.body', { app: change.clientId })],
       };
     case 'ways_in_removed': {
       const { passkeys, identities, guestSecret, totp } = change.removed;
       const items = [
-        ...passkeys.map(
-          (p) =>
-            `- a passkey (credential ${p.id.slice(0, 16)}…, added ${new Date(p.createdAt).toISOString()})`,
+        ...passkeys.map((p) =>
+          tr.t('mail.security.removed.passkey', {
+            credential: credentialOf(p.id),
+            added: new Date(p.createdAt),
+          }),
         ),
-        ...identities.map(
-          (i) =>
-            `- the linked ${i.provider} identity${i.displayName ? ` "${i.displayName}"` : ''} (added ${new Date(i.createdAt).toISOString()})`,
+        ...identities.map((i) =>
+          i.displayName
+            ? tr.t('mail.security.removed.namedIdentity', {
+                provider: i.provider,
+                name: i.displayName,
+                added: new Date(i.createdAt),
+              })
+            : tr.t('mail.security.removed.identity', { provider: i.provider, added: new Date(i.createdAt) }),
         ),
-        ...(guestSecret ? ['- the guest device secret'] : []),
-        ...(totp ? ['- the authenticator app (TOTP) and its recovery codes'] : []),
+        ...(guestSecret ? [tr.t('mail.security.removed.guestSecret')] : []),
+        ...(totp ? [tr.t('mail.security.removed.totp')] : []),
       ];
       return {
-        subject: 'Your dauth e-mail address is confirmed: earlier sign-in methods were removed',
+        subject: tr.t('mail.security.waysInRemoved.subject'),
         lines: [
-          'This e-mail address was confirmed for your dauth account for the first time. Every way to sign in',
-          'that was added before this confirmation was removed, and every session, app token and session key',
-          'of the account was ended, so that nobody who used the address before you can keep access.',
+          tr.t('mail.security.waysInRemoved.body'),
           '',
-          items.length > 0 ? 'Removed:' : 'Nothing besides the sessions had to be removed.',
-          ...items,
+          tr.t(items.length > 0 ? 'mail.security.waysInRemoved.list' : 'mail.security.waysInRemoved.nothing'),
+          // A list: one item a line, each after a dash, whatever the language.
+          ...items.map((item) => `- ${item}`),
         ],
       };
     }

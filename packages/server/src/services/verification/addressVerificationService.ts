@@ -4,6 +4,7 @@ import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
 import type { VerificationStore } from '../../stores/verificationStore.js';
 import type { Mailer } from '../mail/mailer.js';
+import { mailBody, mailTranslator } from '../mail/mailText.js';
 import { invalidVerificationToken, spendCode } from './emailVerificationService.js';
 
 /** The verification store's purpose for codes and links that verify the account's own address. */
@@ -67,9 +68,9 @@ export class AddressVerificationService {
    * The sign-up mail. Best effort: the account exists whatever happens to the mail, and the user can ask
    * for another (`resend`); a failure is logged, never answered.
    */
-  async sendAfterSignup(user: Pick<User, 'userUuid' | 'email'>): Promise<void> {
+  async sendAfterSignup(user: Pick<User, 'userUuid' | 'email' | 'locale'>): Promise<void> {
     try {
-      await this.#mail(user, 'Confirm your dauth e-mail address');
+      await this.#mail(user, 'signup');
     } catch (err) {
       this.logger.warn(
         { err: err instanceof Error ? err.message : String(err), userUuid: user.userUuid },
@@ -102,7 +103,7 @@ export class AddressVerificationService {
       );
     }
     try {
-      await this.#mail(user, 'Your dauth e-mail verification code');
+      await this.#mail(user, 'resend');
     } catch {
       throw new AppError(
         503,
@@ -174,8 +175,11 @@ export class AddressVerificationService {
     await this.store.retireAll(userUuid, [ADDRESS_PURPOSE], [ADDRESS_PURPOSE], now);
   }
 
-  /** Stores a new code (retiring the earlier one) and a new link token, then mails both. */
-  async #mail(user: Pick<User, 'userUuid' | 'email'>, subject: string): Promise<void> {
+  /**
+   * Stores a new code (retiring the earlier one) and a new link token, then mails both, in the account's
+   * language; the sign-up mail and a resend differ by their subject only.
+   */
+  async #mail(user: Pick<User, 'userUuid' | 'email' | 'locale'>, kind: 'signup' | 'resend'): Promise<void> {
     // A guest or passkey-only account has no address to verify (docs/players.md).
     if (user.email === null) return;
     const to = user.email;
@@ -201,20 +205,22 @@ export class AddressVerificationService {
       createdAt: now,
     });
     const link = `${this.publicUrl}${VERIFY_LINK_PATH}?token=${token}`;
+    const tr = mailTranslator(user.locale);
     try {
       await this.mailer.send({
         to,
-        subject,
-        text: [
-          'Confirm that this is your e-mail address for dauth: open this link and press its button',
+        language: tr.locale,
+        subject: tr.t(kind === 'signup' ? 'mail.address.subjectSignup' : 'mail.address.subjectResend'),
+        text: mailBody([
+          tr.t('mail.address.intro'),
           '',
           link,
           '',
-          `or enter the code ${code} where you signed up.`,
+          tr.t('mail.address.code', { code }),
           '',
-          `Both work once, for ${ADDRESS_CODE_TTL_MS / 3_600_000} hours.`,
-          'If you did not create a dauth account, ignore this e-mail.',
-        ].join('\n'),
+          tr.t('mail.address.validity', { hours: ADDRESS_CODE_TTL_MS / 3_600_000 }),
+          tr.t('mail.address.notYou'),
+        ]),
       });
     } catch (err) {
       // An unsent code or link must not stay usable.

@@ -3,7 +3,9 @@ import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
 import type { UserStore } from '../../stores/userStore.js';
 import type { VerificationStore } from '../../stores/verificationStore.js';
+import type { MessageKey } from '../../i18n/catalogues/index.js';
 import type { Mailer } from '../mail/mailer.js';
+import { mailBody, mailTranslator } from '../mail/mailText.js';
 
 /** What a verification can be for; each token is bound to one purpose and one user. */
 export const VERIFICATION_PURPOSES = ['pin_recover'] as const;
@@ -19,8 +21,9 @@ export const MAX_CODES_PER_HOUR = 5;
 /** … and twenty per hour per user and purpose over all sessions (bounds mail sent to one mailbox). */
 export const MAX_CODES_PER_USER_PER_HOUR = 20;
 
-const PURPOSE_TEXT: Record<VerificationPurpose, string> = {
-  pin_recover: 'recover your wallet PIN (this gives your wallet a new owner key)',
+/** What the mail says the code is for, and within how long (`{minutes}`). */
+const PURPOSE_TEXT: Record<VerificationPurpose, MessageKey> = {
+  pin_recover: 'mail.code.pinRecover',
 };
 
 export const invalidVerificationToken = () =>
@@ -70,6 +73,7 @@ export class EmailVerificationService {
       );
     }
     const to = user.email;
+    const tr = mailTranslator(user.locale);
     const now = Date.now();
     const recent = await this.store.codesSentSince(userUuid, purpose, now - 3_600_000, sessionId);
     const last = recent[0];
@@ -110,13 +114,14 @@ export class EmailVerificationService {
     try {
       await this.mailer.send({
         to,
-        subject: 'Your dauth verification code',
-        text: [
-          `Your dauth verification code is ${code}.`,
+        language: tr.locale,
+        subject: tr.t('mail.code.subject'),
+        text: mailBody([
+          tr.t('mail.code.code', { code }),
           '',
-          `Use it within ${CODE_TTL_MS / 60_000} minutes to ${PURPOSE_TEXT[purpose]}.`,
-          'If you did not ask for it, ignore this e-mail and change your password.',
-        ].join('\n'),
+          tr.t(PURPOSE_TEXT[purpose], { minutes: CODE_TTL_MS / 60_000 }),
+          tr.t('mail.code.notYou'),
+        ]),
       });
     } catch {
       // An unsent code must not stay usable (nor keep the user waiting for the resend interval in vain).

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
-import { authOf, bearerSecurity, requireFirstParty } from '../../auth.js';
+import { SUPPORTED_LOCALES } from '../../../i18n/locales.js';
+import { authOf, bearerSecurity, requireFirstParty, requireToken } from '../../auth.js';
 import { perUser } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
@@ -10,10 +11,11 @@ const part = (description: string) => Type.Unknown({ description });
 
 /**
  * The account's own life (decisions §9, docs/account.md): deletion and export, both first-party and fresh (a
- * console login JWT within STEP_UP_MAX_AGE), as every change to the account's ways in.
+ * console login JWT within STEP_UP_MAX_AGE), as every change to the account's ways in; and its language, which
+ * any login JWT of the account may change (it opens nothing).
  */
 export async function accountRoutes(app: App, services: Services): Promise<void> {
-  const { accountLife } = services;
+  const { accountLife, accounts } = services;
   const firstParty = requireFirstParty(services.authenticator, services.config.stepUpMaxAgeSeconds);
   const limits = services.config.rateLimits;
 
@@ -44,6 +46,28 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
     },
   );
 
+  app.put(
+    '/v1/dev-user/account/locale',
+    {
+      onRequest: [requireToken(services.authenticator, 'login')],
+      schema: {
+        tags: ['accounts'],
+        summary: `The language of your mails (docs/account.md "Language"): one of ${SUPPORTED_LOCALES.join(', ')}. Any login JWT of the account`,
+        security: bearerSecurity,
+        body: Type.Object({ locale: Type.String({ maxLength: 35 }) }),
+        response: {
+          200: Type.Object({ success: Type.Boolean(), locale: Type.String() }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+      config: perUser(limits, 'account_locale'),
+    },
+    async (request) => {
+      const locale = await accounts.setLocale(Number(authOf(request).userId), request.body.locale);
+      return { success: true, locale };
+    },
+  );
+
   app.get(
     '/v1/dev-user/account/export',
     {
@@ -57,7 +81,9 @@ export async function accountRoutes(app: App, services: Services): Promise<void>
             success: Type.Boolean(),
             format: Type.String({ description: 'dauth.account-export/1' }),
             exported_at: Type.String({ description: 'ISO 8601 UTC' }),
-            profile: part('user_id, email, email_verified, email_verified_at, nickname, created_at, guest'),
+            profile: part(
+              'user_id, email, email_verified, email_verified_at, nickname, created_at, guest, locale',
+            ),
             ways_in: part('password (bool), guest, passkeys, identities: metadata only'),
             consents: part('the apps approved: client_id, app_name, scope, granted_at'),
             grants: part('every grant: grant_id, client_id, app_name, scope, created_at, revoked_at'),

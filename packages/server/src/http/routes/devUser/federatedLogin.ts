@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { routeLimit } from '../../rateLimits.js';
+import { requestLocale } from '../../requestLocale.js';
 import { ErrorBody, errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { FederatedSignIn, signInBody } from './accountSchemas.js';
@@ -46,6 +47,7 @@ export async function federatedLoginRoutes(app: App, services: Services): Promis
         providerId: request.body.provider,
         idToken: request.body.id_token,
         clientId: request.body.client_id,
+        locale: requestLocale(request),
       });
       if (!signIn.mfaRequired) request.auditUser = signIn.uuid;
       return signInBody(signIn, { created: signIn.created });

@@ -7,6 +7,7 @@ import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
 import { AltchaField } from '../../defense.js';
+import { requestLocale } from '../../requestLocale.js';
 import { RegistrationResponse } from './passkeySchemas.js';
 
 const Session = Type.Object({ success: Type.Boolean(), token: Type.String(), uuid: Type.String() });
@@ -48,7 +49,7 @@ export async function guestRoutes(app: App, services: Services): Promise<void> {
     async (request, reply) => {
       // `BOT_CHALLENGE` with `guest`: a solved challenge first (docs/security.md "Bot challenge").
       await services.botChallenge.require('guest', request.body.altcha);
-      const guest = await guests.create(request.body.client_id);
+      const guest = await guests.create(request.body.client_id, requestLocale(request));
       void reply.header('cache-control', 'no-store');
       return reply
         .status(201)

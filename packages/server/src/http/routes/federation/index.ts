@@ -10,6 +10,7 @@ import {
   type FlowOutcome,
 } from '../../../services/federation/federationService.js';
 import { routeLimit } from '../../rateLimits.js';
+import { requestLocale } from '../../requestLocale.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
@@ -137,6 +138,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
           providerId: request.params.id,
           params: new URL(request.url, 'http://callback.invalid').searchParams,
           cookie: request.cookies[FLOW_COOKIE],
+          locale: requestLocale(request),
         });
       } catch (err) {
         return failed(reply, err);

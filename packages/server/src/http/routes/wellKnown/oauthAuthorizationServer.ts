@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
+import { SUPPORTED_LOCALES } from '../../../i18n/locales.js';
 import type { App } from '../../types.js';
 
 /** `GET /.well-known/oauth-authorization-server`: the authorization server metadata (RFC 8414). */
@@ -25,6 +26,8 @@ export async function oauthMetadataRoutes(app: App, services: Services): Promise
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
+    // RFC 8414 §2: the languages of the user interface (decisions §9), for `ui_locales`.
+    ui_locales_supported: [...SUPPORTED_LOCALES],
     service_documentation: `${issuer}/docs`,
   };
 

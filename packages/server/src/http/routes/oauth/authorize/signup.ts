@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { AltchaField } from '../../../defense.js';
+import { pageTranslator } from '../../../pages/pageLocale.js';
 import { routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
@@ -72,7 +73,10 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
         // `BOT_CHALLENGE` with `signup`: the browser solved a challenge on submit (docs/security.md).
         action: async () => {
           await services.botChallenge.require('signup', request.body.altcha);
-          return services.accounts.register({ email, password });
+          // The page's language (the flow's `ui_locales`, the cookie, Accept-Language) becomes the account's.
+          const { ui_locales: ui } = request.body as { ui_locales?: unknown };
+          const { locale } = pageTranslator(request, typeof ui === 'string' ? ui : undefined);
+          return services.accounts.register({ email, password, locale });
         },
         expected: [400, 409],
         showForm: (authz, err) =>
