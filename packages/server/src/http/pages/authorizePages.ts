@@ -94,7 +94,7 @@ export function toContinueTo(tr: Translator, clientName: string): SafeHtml {
   return html`<p>
     ${tr.rich(
       'signin.toContinueTo',
-      { app: shownAppName(tr, clientName) },
+      { name: shownAppName(tr, clientName) },
       { app: (inner) => html`<span class="app"><bdi>${inner}</bdi></span>` },
     )}
   </p>`;

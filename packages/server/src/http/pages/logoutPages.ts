@@ -24,7 +24,7 @@ export function logoutConfirmPage(input: LogoutConfirmPageInput): string {
         ? html`<p>
             ${tr.rich(
               'signin.logout.appAsks',
-              { app: shownAppName(tr, input.clientName) },
+              { name: shownAppName(tr, input.clientName) },
               { app: (inner) => html`<span class="app"><bdi>${inner}</bdi></span>` },
             )}
           </p>`

@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'تسجيل الدخول',
   'signin.heading': 'تسجيل الدخول إلى dauth',
-  'signin.toContinueTo': 'للمتابعة إلى <app>{app}</app>',
+  'signin.toContinueTo': 'للمتابعة إلى <app>{name}</app>',
   'signin.unnamedApp': '(تطبيق بلا اسم)',
   'signin.email': 'البريد الإلكتروني',
   'signin.password': 'كلمة المرور',
@@ -89,7 +89,7 @@ export default {
   'signin.completion.continue': 'متابعة',
   'signin.logout.title': 'تسجيل الخروج',
   'signin.logout.heading': 'هل تريد تسجيل الخروج من dauth؟',
-  'signin.logout.appAsks': 'يطلب <app>{app}</app> تسجيل خروجك.',
+  'signin.logout.appAsks': 'يطلب <app>{name}</app> تسجيل خروجك.',
   'signin.logout.explain':
     'سيلزمك تسجيل الدخول مرة أخرى في المرة القادمة التي يطلب فيها تطبيق حسابك في dauth.',
   'signin.logout.submit': 'خروج',

@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'Anmelden',
   'signin.heading': 'Bei dauth anmelden',
-  'signin.toContinueTo': 'um zu <app>{app}</app> zu gelangen',
+  'signin.toContinueTo': 'um zu <app>{name}</app> zu gelangen',
   'signin.unnamedApp': '(App ohne Namen)',
   'signin.email': 'E-Mail',
   'signin.password': 'Passwort',
@@ -91,7 +91,7 @@ export default {
   'signin.completion.continue': 'Weiter',
   'signin.logout.title': 'Abmelden',
   'signin.logout.heading': 'Von dauth abmelden?',
-  'signin.logout.appAsks': '<app>{app}</app> möchte Sie abmelden.',
+  'signin.logout.appAsks': '<app>{name}</app> möchte Sie abmelden.',
   'signin.logout.explain':
     'Sie müssen sich erneut anmelden, wenn eine App das nächste Mal nach Ihrem dauth-Konto fragt.',
   'signin.logout.submit': 'Abmelden',

@@ -3,7 +3,7 @@ export default {
   // The sign-in page (GET /oauth/authorize).
   'signin.title': 'Sign in',
   'signin.heading': 'Sign in to dauth',
-  'signin.toContinueTo': 'to continue to <app>{app}</app>',
+  'signin.toContinueTo': 'to continue to <app>{name}</app>',
   'signin.unnamedApp': '(unnamed app)',
   'signin.email': 'E-mail',
   'signin.password': 'Password',
@@ -99,7 +99,7 @@ export default {
   // RP-initiated logout (OpenID Connect).
   'signin.logout.title': 'Sign out',
   'signin.logout.heading': 'Sign out of dauth?',
-  'signin.logout.appAsks': '<app>{app}</app> asks to sign you out.',
+  'signin.logout.appAsks': '<app>{name}</app> asks to sign you out.',
   'signin.logout.explain': 'You will have to sign in again the next time an app asks for your dauth account.',
   'signin.logout.submit': 'Sign out',
   'signin.loggedOut.title': 'Signed out',

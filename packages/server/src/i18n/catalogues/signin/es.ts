@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'Iniciar sesión',
   'signin.heading': 'Inicia sesión en dauth',
-  'signin.toContinueTo': 'para continuar en <app>{app}</app>',
+  'signin.toContinueTo': 'para continuar en <app>{name}</app>',
   'signin.unnamedApp': '(aplicación sin nombre)',
   'signin.email': 'Correo electrónico',
   'signin.password': 'Contraseña',
@@ -90,7 +90,7 @@ export default {
   'signin.completion.continue': 'Continuar',
   'signin.logout.title': 'Cerrar sesión',
   'signin.logout.heading': '¿Cerrar sesión en dauth?',
-  'signin.logout.appAsks': '<app>{app}</app> solicita cerrar tu sesión.',
+  'signin.logout.appAsks': '<app>{name}</app> solicita cerrar tu sesión.',
   'signin.logout.explain':
     'Tendrás que volver a iniciar sesión la próxima vez que una aplicación pida tu cuenta de dauth.',
   'signin.logout.submit': 'Cerrar sesión',

@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'Connexion',
   'signin.heading': 'Se connecter à dauth',
-  'signin.toContinueTo': 'pour continuer vers <app>{app}</app>',
+  'signin.toContinueTo': 'pour continuer vers <app>{name}</app>',
   'signin.unnamedApp': '(application sans nom)',
   'signin.email': 'Adresse e-mail',
   'signin.password': 'Mot de passe',
@@ -90,7 +90,7 @@ export default {
   'signin.completion.continue': 'Continuer',
   'signin.logout.title': 'Déconnexion',
   'signin.logout.heading': 'Se déconnecter de dauth ?',
-  'signin.logout.appAsks': '<app>{app}</app> demande à vous déconnecter.',
+  'signin.logout.appAsks': '<app>{name}</app> demande à vous déconnecter.',
   'signin.logout.explain':
     'Vous devrez vous reconnecter la prochaine fois qu’une application demandera votre compte dauth.',
   'signin.logout.submit': 'Se déconnecter',

@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'サインイン',
   'signin.heading': 'dauth にサインイン',
-  'signin.toContinueTo': '<app>{app}</app> に進みます',
+  'signin.toContinueTo': '<app>{name}</app> に進みます',
   'signin.unnamedApp': '（名前のないアプリ）',
   'signin.email': 'メールアドレス',
   'signin.password': 'パスワード',
@@ -89,7 +89,7 @@ export default {
   'signin.completion.continue': '続ける',
   'signin.logout.title': 'サインアウト',
   'signin.logout.heading': 'dauth からサインアウトしますか？',
-  'signin.logout.appAsks': '<app>{app}</app> がサインアウトを求めています。',
+  'signin.logout.appAsks': '<app>{name}</app> がサインアウトを求めています。',
   'signin.logout.explain':
     '次にアプリが dauth アカウントを求めたときに、もう一度サインインする必要があります。',
   'signin.logout.submit': 'サインアウトする',

@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': '로그인',
   'signin.heading': 'dauth에 로그인',
-  'signin.toContinueTo': '<app>{app}</app>(으)로 계속',
+  'signin.toContinueTo': '<app>{name}</app>(으)로 계속',
   'signin.unnamedApp': '(이름 없는 앱)',
   'signin.email': '이메일',
   'signin.password': '비밀번호',
@@ -86,7 +86,7 @@ export default {
   'signin.completion.continue': '계속',
   'signin.logout.title': '로그아웃',
   'signin.logout.heading': 'dauth에서 로그아웃할까요?',
-  'signin.logout.appAsks': '<app>{app}</app>에서 로그아웃을 요청합니다.',
+  'signin.logout.appAsks': '<app>{name}</app>에서 로그아웃을 요청합니다.',
   'signin.logout.explain': '다음에 앱이 dauth 계정을 요청하면 다시 로그인해야 합니다.',
   'signin.logout.submit': '로그아웃',
   'signin.loggedOut.title': '로그아웃됨',

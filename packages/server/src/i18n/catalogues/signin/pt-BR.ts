@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'Entrar',
   'signin.heading': 'Entrar no dauth',
-  'signin.toContinueTo': 'para continuar em <app>{app}</app>',
+  'signin.toContinueTo': 'para continuar em <app>{name}</app>',
   'signin.unnamedApp': '(app sem nome)',
   'signin.email': 'E-mail',
   'signin.password': 'Senha',
@@ -87,7 +87,7 @@ export default {
   'signin.completion.continue': 'Continuar',
   'signin.logout.title': 'Sair',
   'signin.logout.heading': 'Sair do dauth?',
-  'signin.logout.appAsks': '<app>{app}</app> está pedindo para encerrar sua sessão.',
+  'signin.logout.appAsks': '<app>{name}</app> está pedindo para encerrar sua sessão.',
   'signin.logout.explain': 'Você precisará entrar novamente na próxima vez que um app pedir sua conta dauth.',
   'signin.logout.submit': 'Sair',
   'signin.loggedOut.title': 'Sessão encerrada',

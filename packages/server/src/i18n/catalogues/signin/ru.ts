@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': 'Вход',
   'signin.heading': 'Вход в dauth',
-  'signin.toContinueTo': 'чтобы перейти в <app>{app}</app>',
+  'signin.toContinueTo': 'чтобы перейти в <app>{name}</app>',
   'signin.unnamedApp': '(приложение без названия)',
   'signin.email': 'Электронная почта',
   'signin.password': 'Пароль',
@@ -87,7 +87,7 @@ export default {
   'signin.completion.continue': 'Продолжить',
   'signin.logout.title': 'Выход',
   'signin.logout.heading': 'Выйти из dauth?',
-  'signin.logout.appAsks': '<app>{app}</app> просит вас выйти из аккаунта.',
+  'signin.logout.appAsks': '<app>{name}</app> просит вас выйти из аккаунта.',
   'signin.logout.explain':
     'Когда приложение в следующий раз запросит ваш аккаунт dauth, нужно будет войти снова.',
   'signin.logout.submit': 'Выйти',

@@ -4,7 +4,7 @@ import type en from './en.js';
 export default {
   'signin.title': '登录',
   'signin.heading': '登录 dauth',
-  'signin.toContinueTo': '以继续使用 <app>{app}</app>',
+  'signin.toContinueTo': '以继续使用 <app>{name}</app>',
   'signin.unnamedApp': '（未命名应用）',
   'signin.email': '电子邮箱',
   'signin.password': '密码',
@@ -77,7 +77,7 @@ export default {
   'signin.completion.continue': '继续',
   'signin.logout.title': '退出登录',
   'signin.logout.heading': '要退出 dauth 吗？',
-  'signin.logout.appAsks': '<app>{app}</app> 请求将你退出登录。',
+  'signin.logout.appAsks': '<app>{name}</app> 请求将你退出登录。',
   'signin.logout.explain': '下次有应用请求你的 dauth 账号时，你需要重新登录。',
   'signin.logout.submit': '退出',
   'signin.loggedOut.title': '已退出登录',
