@@ -324,6 +324,35 @@ describe('the sign-in pages in the player’s language', () => {
     expect(short.page).toMatch(/id="password"[^>]*aria-invalid="true" aria-describedby="form-error"/);
   });
 
+  it('a step-up’s code step, shown by the request’s own GET, offers the switcher back to it', async () => {
+    const user = await createUser(server.url, undefined, CONSOLE);
+    const browser = new Browser(server.url);
+    const login = await browser.request(`/oauth/authorize?${authorizeQuery({ ui_locales: 'ko' })}`);
+    const signedIn = await browser.request('/oauth/authorize/login', {
+      ...formOf(login.page, '/oauth/authorize/login'),
+      email: user.email,
+      password: user.password,
+    });
+    expect(signedIn.status).toBe(303); // a one-factor session: the account has no TOTP yet
+    const started = await post(`${server.url}/v1/dev-user/mfa/totp`, {}, bearer(user.loginToken));
+    const { otpauth_uri: uri } = (await started.json()) as { otpauth_uri: string };
+    const confirmed = await post(
+      `${server.url}/v1/dev-user/mfa/totp/confirm`,
+      { code: totpCode(totpSecretOf(uri), stepNow()) },
+      bearer(user.loginToken),
+    );
+    expect(confirmed.status).toBe(200);
+    const query = authorizeQuery({ ui_locales: 'ko', acr_values: 'mfa' });
+    const stepUp = await browser.request(`/oauth/authorize?${query}`);
+    expect(stepUp.status).toBe(200);
+    expectInLocale(stepUp.page, 'ko', 'signin.mfa.title');
+    // The switcher goes back to the same request (the flow's own order of its parameters).
+    const back = decode(/name="return_to" value="([^"]+)"/.exec(stepUp.page)![1]!);
+    expect(back.startsWith('/oauth/authorize?')).toBe(true);
+    const params = (text: string) => Object.fromEntries([...new URLSearchParams(text)].sort());
+    expect(params(back.slice('/oauth/authorize?'.length))).toEqual(params(query));
+  });
+
   it('enrolment, recovery codes and the popup’s ending in the language (acr_values=mfa, display=popup)', async () => {
     const user = await createUser(server.url);
     const browser = new Browser(server.url);

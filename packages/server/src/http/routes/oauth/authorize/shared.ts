@@ -318,8 +318,9 @@ export function authorizePage(services: Services) {
   }
 
   /**
-   * The code step's form (`POST /oauth/authorize/mfa`). The language switcher only where a GET showed it
-   * (a step-up): after a password the GET address is the sign-in form, so switching would lose the step.
+   * The code step's form (`POST /oauth/authorize/mfa`). The language switcher only where the request's own
+   * GET showed it (a step-up): after a password or a provider's callback that address is the sign-in
+   * form, so switching would lose the step.
    */
   function showMfaCode(
     request: FastifyRequest,
@@ -339,7 +340,10 @@ export function authorizePage(services: Services) {
       fields,
       clientName: authz.client.name,
       error: error && tr.t(error.key, error.values),
-      returnTo: request.method === 'GET' ? authorizeAddress(fields) : undefined,
+      returnTo:
+        request.method === 'GET' && request.routeOptions.url === '/oauth/authorize'
+          ? authorizeAddress(fields)
+          : undefined,
     });
     return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
   }
