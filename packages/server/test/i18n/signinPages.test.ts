@@ -308,7 +308,7 @@ describe('the sign-in pages in the player’s language', () => {
     expect(wrong.page).toMatch(/id="code"[^>]*aria-invalid="true" aria-describedby="form-error"/);
   });
 
-  it('sign-up: a short password is told in the language, with the number in its digits', async () => {
+  it('sign-up: a short or a common password is told in the language, the number in its digits', async () => {
     const browser = new Browser(server.url);
     const signup = await browser.request(`/oauth/authorize/signup?${authorizeQuery({ ui_locales: 'ar' })}`);
     const short = await browser.request('/oauth/authorize/signup', {
@@ -322,6 +322,13 @@ describe('the sign-in pages in the player’s language', () => {
     expect(message).toContain(new Intl.NumberFormat('ar').format(8));
     expect(short.page).toContain(message);
     expect(short.page).toMatch(/id="password"[^>]*aria-invalid="true" aria-describedby="form-error"/);
+    const common = await browser.request('/oauth/authorize/signup', {
+      ...formOf(short.page, '/oauth/authorize/signup'),
+      email: `new-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'password123',
+    });
+    expect(common.status).toBe(400);
+    expect(common.page).toContain(shown('ar', 'signin.error.commonPassword'));
   });
 
   it('a step-up’s code step, shown by the request’s own GET, offers the switcher back to it', async () => {

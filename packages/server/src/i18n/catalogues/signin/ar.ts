@@ -43,6 +43,7 @@ export default {
     'يجب أن تتكون كلمة المرور من {min, plural, zero {# حرف} one {حرف واحد} two {حرفين} few {# أحرف} many {# حرفًا} other {# حرف}} على الأقل.',
   'signin.error.weakPassword':
     'من السهل جدًا تخمين كلمة المرور هذه. اختر كلمة أطول، مثل بضع كلمات لا علاقة بينها.',
+  'signin.error.commonPassword': 'كلمة المرور هذه من أكثر كلمات المرور شيوعًا؛ اختر كلمة أخرى.',
   'signin.error.resetCodeWrong':
     'البريد الإلكتروني أو الرمز غير صحيح أو منتهي الصلاحية أو مستخدم من قبل. اطلب رمزًا جديدًا.',
   'signin.error.resetTooManyAttempts':

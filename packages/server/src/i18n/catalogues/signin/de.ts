@@ -43,6 +43,8 @@ export default {
     'Das Passwort braucht mindestens {min, plural, one {# Zeichen} other {# Zeichen}}.',
   'signin.error.weakPassword':
     'Dieses Passwort ist zu leicht zu erraten. Wählen Sie ein längeres, zum Beispiel ein paar Wörter, die nichts miteinander zu tun haben.',
+  'signin.error.commonPassword':
+    'Dieses Passwort gehört zu den häufigsten Passwörtern; wählen Sie ein anderes.',
   'signin.error.resetCodeWrong':
     'E-Mail-Adresse oder Code ist falsch, abgelaufen oder schon verwendet. Fordern Sie einen neuen Code an.',
   'signin.error.resetTooManyAttempts':

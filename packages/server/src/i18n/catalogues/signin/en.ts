@@ -47,6 +47,7 @@ export default {
     'The password needs at least {min, plural, one {# character} other {# characters}}.',
   'signin.error.weakPassword':
     'This password is too easy to guess. Choose a longer one, for example a few unrelated words.',
+  'signin.error.commonPassword': 'This password is one of the most common passwords; choose another.',
   'signin.error.resetCodeWrong': 'The e-mail or code is wrong, expired or already used. Request a new code.',
   'signin.error.resetTooManyAttempts':
     'Too many wrong codes. Open the link in the e-mail, or request a new code.',

@@ -43,6 +43,7 @@ export default {
     'La contraseña necesita al menos {min, plural, one {# carácter} other {# caracteres}}.',
   'signin.error.weakPassword':
     'Esta contraseña es demasiado fácil de adivinar. Elige una más larga, por ejemplo varias palabras sin relación entre sí.',
+  'signin.error.commonPassword': 'Esta contraseña es una de las más comunes; elige otra.',
   'signin.error.resetCodeWrong':
     'El correo o el código no son correctos, caducaron o ya se usaron. Pide un código nuevo.',
   'signin.error.resetTooManyAttempts':

@@ -43,6 +43,7 @@ export default {
     'Le mot de passe doit contenir au moins {min, plural, one {# caractère} other {# caractères}}.',
   'signin.error.weakPassword':
     'Ce mot de passe est trop facile à deviner. Choisissez-en un plus long, par exemple quelques mots sans rapport entre eux.',
+  'signin.error.commonPassword': 'Ce mot de passe fait partie des plus courants ; choisissez-en un autre.',
   'signin.error.resetCodeWrong':
     'L’adresse e-mail ou le code est incorrect, expiré ou déjà utilisé. Demandez un nouveau code.',
   'signin.error.resetTooManyAttempts':

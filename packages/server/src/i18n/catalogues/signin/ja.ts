@@ -42,6 +42,8 @@ export default {
   'signin.error.passwordTooShort': 'パスワードは{min, plural, other {#文字}}以上にしてください。',
   'signin.error.weakPassword':
     'このパスワードは推測されやすすぎます。関係のない単語をいくつか並べるなど、もっと長いものにしてください。',
+  'signin.error.commonPassword':
+    'このパスワードは最もよく使われているパスワードの 1 つです。別のパスワードを選んでください。',
   'signin.error.resetCodeWrong':
     'メールアドレスまたはコードが正しくないか、期限切れか、使用済みです。新しいコードをリクエストしてください。',
   'signin.error.resetTooManyAttempts':

@@ -41,6 +41,8 @@ export default {
   'signin.error.passwordTooShort': '비밀번호는 {min, plural, other {#자}} 이상이어야 합니다.',
   'signin.error.weakPassword':
     '이 비밀번호는 너무 쉽게 추측됩니다. 서로 관계없는 단어 몇 개를 이어 붙이는 등 더 긴 비밀번호를 고르세요.',
+  'signin.error.commonPassword':
+    '이 비밀번호는 가장 흔히 쓰이는 비밀번호 중 하나입니다. 다른 비밀번호를 고르세요.',
   'signin.error.resetCodeWrong':
     '이메일 또는 코드가 올바르지 않거나, 만료되었거나, 이미 사용되었습니다. 새 코드를 요청하세요.',
   'signin.error.resetTooManyAttempts':

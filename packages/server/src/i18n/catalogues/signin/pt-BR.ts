@@ -42,6 +42,7 @@ export default {
     'A senha precisa ter pelo menos {min, plural, one {# caractere} other {# caracteres}}.',
   'signin.error.weakPassword':
     'Esta senha é fácil demais de adivinhar. Escolha uma mais longa, por exemplo algumas palavras sem relação entre si.',
+  'signin.error.commonPassword': 'Esta senha é uma das mais comuns; escolha outra.',
   'signin.error.resetCodeWrong':
     'O e-mail ou o código está incorreto, expirou ou já foi usado. Peça um novo código.',
   'signin.error.resetTooManyAttempts':

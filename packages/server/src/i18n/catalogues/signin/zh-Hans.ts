@@ -38,6 +38,7 @@ export default {
   'signin.error.invalidEmail': '请输入有效的电子邮箱地址。',
   'signin.error.passwordTooShort': '密码至少需要 {min, plural, other {# 个字符}}。',
   'signin.error.weakPassword': '此密码太容易被猜到。请选择更长的密码，例如几个互不相关的词。',
+  'signin.error.commonPassword': '此密码是最常用的密码之一，请另选一个。',
   'signin.error.resetCodeWrong': '电子邮箱或验证码不正确、已过期或已被使用。请重新获取验证码。',
   'signin.error.resetTooManyAttempts': '错误的验证码太多。请打开邮件中的链接，或重新获取验证码。',
   'signin.error.mfaWrongCode': '该验证码不正确或已被使用。请输入当前验证码或恢复码。',

@@ -2,6 +2,7 @@ import type { AppError } from '../../../../errors.js';
 import type { MessageKey } from '../../../../i18n/catalogues/index.js';
 import type { MessageValue } from '../../../../i18n/translator.js';
 import { MIN_PASSWORD_LENGTH } from '../../../../services/accounts/accountService.js';
+import { COMMON_PASSWORD_HINT } from '../../../../services/defense/passwordStrength.js';
 
 /**
  * A note of the sign-in pages (an error or a notice), named by its catalogue key: the page translates it
@@ -48,9 +49,13 @@ export function formError(
         ? { key: 'signin.error.emailCodeWrong', field: 'email_code' }
         : { key: 'signin.error.accountUnderGuessing', field: 'email_code' };
     case 'weak_password':
-      return sent.password !== undefined && sent.password.length < MIN_PASSWORD_LENGTH
-        ? { key: 'signin.error.passwordTooShort', values: { min: MIN_PASSWORD_LENGTH }, field }
-        : { key: 'signin.error.weakPassword', field };
+      // Too short, one of the most common passwords, or else too easy to guess (zxcvbn's English advice
+      // is not repeated: the page says what to do in its own language).
+      if (sent.password !== undefined && sent.password.length < MIN_PASSWORD_LENGTH) {
+        return { key: 'signin.error.passwordTooShort', values: { min: MIN_PASSWORD_LENGTH }, field };
+      }
+      if (err.message === COMMON_PASSWORD_HINT) return { key: 'signin.error.commonPassword', field };
+      return { key: 'signin.error.weakPassword', field };
     case 'invalid_request':
       if (field === 'email') return { key: 'signin.error.invalidEmail', field };
       return { key: 'signin.error.other', field };
