@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { type Translator, translatorFor } from '../../i18n/translator.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
@@ -43,10 +44,34 @@ export function loadAltchaAssets(): Map<string, AltchaAsset> {
  * The widget in a form: it fetches `GET /v1/challenge` (for the form's app, whose rate sets the
  * difficulty) when the form is submitted, solves it in a worker and puts the base64 v1 solution
  * `{algorithm, challenge, number, salt, signature, took}` in the form field `altcha`, then submits. The
- * status line says what happens, and says so when the widget cannot load.
+ * status line says what happens, and says so when the widget cannot load. Its texts and the widget's own
+ * are in the page's language (`translator`, English when none is given): the status line carries them in
+ * `data-messages` for the script (`ALTCHA_WIDGET`), which hands the widget its share.
  */
-export function challengeField(nonce: string, clientId?: string): SafeHtml {
+export function challengeField(nonce: string, clientId?: string, translator?: Translator): SafeHtml {
+  const tr = translator ?? translatorFor('en');
   const challenge = `/v1/challenge${clientId ? `?${new URLSearchParams({ client_id: clientId }).toString()}` : ''}`;
+  const texts = {
+    status: {
+      unavailable: tr.t('signin.check.unavailable'),
+      verifying: tr.t('signin.check.verifying'),
+      verified: tr.t('signin.check.verified'),
+      failed: tr.t('signin.check.failed'),
+      expired: tr.t('signin.check.expired'),
+    },
+    // The widget's own strings (altcha's i18n keys) for the texts this configuration can show.
+    widget: {
+      label: tr.t('signin.check.label'),
+      loading: tr.t('signin.check.loading'),
+      verifying: tr.t('signin.check.verifying'),
+      verified: tr.t('signin.check.done'),
+      verificationRequired: tr.t('signin.check.required'),
+      waitAlert: tr.t('signin.check.wait'),
+      error: tr.t('signin.check.failed'),
+      expired: tr.t('signin.check.expired'),
+      ariaLinkLabel: tr.t('signin.check.logo'),
+    },
+  };
   return html`<link rel="stylesheet" nonce="${nonce}" href="${ALTCHA_ASSETS_PATH}/altcha.css" />
     <script type="module" nonce="${nonce}" id="altcha-script" src="${ALTCHA_ASSETS_PATH}/altcha.js"></script>
     <altcha-widget
@@ -54,9 +79,17 @@ export function challengeField(nonce: string, clientId?: string): SafeHtml {
       challenge="${challenge}"
       auto="onsubmit"
       display="standard"
+      language="${tr.locale.toLowerCase()}"
       configuration="${JSON.stringify({ hideFooter: true })}"
     ></altcha-widget>
-    <p class="notice" id="altcha-status" role="status" hidden></p>`;
+    <p
+      class="notice"
+      id="altcha-status"
+      role="status"
+      data-language="${tr.locale.toLowerCase()}"
+      data-messages="${JSON.stringify(texts)}"
+      hidden
+    ></p>`;
 }
 
 /**
@@ -67,27 +100,33 @@ export function challengeField(nonce: string, clientId?: string): SafeHtml {
 export const ALTCHA_WIDGET = `(() => {
   const status = document.getElementById('altcha-status');
   if (!status) return;
+  const texts = JSON.parse(status.dataset.messages || '{}');
+  const said = texts.status || {};
   const show = (text, failed) => {
     status.textContent = text;
     status.className = failed ? 'error' : 'notice';
     status.setAttribute('role', failed ? 'alert' : 'status');
     status.hidden = !text;
   };
-  const unavailable = () =>
-    show('The check that this is a real browser could not load: reload the page, or try another browser.', true);
+  const unavailable = () => show(said.unavailable, true);
   const timer = setTimeout(unavailable, 15000);
   const script = document.getElementById('altcha-script');
   if (script) script.addEventListener('error', () => { clearTimeout(timer); unavailable(); });
   customElements.whenDefined('altcha-widget').then(() => {
     clearTimeout(timer);
     globalThis.$altcha.algorithms.set('SHA-256', () => new Worker(${JSON.stringify(`${ALTCHA_ASSETS_PATH}/sha.js`)}));
+    // The widget's texts in the page's language, over its English ones (it shows the language it is given).
+    const language = status.dataset.language;
+    if (language && language !== 'en' && texts.widget) {
+      globalThis.$altcha.i18n.set(language, { ...globalThis.$altcha.i18n.get('en'), ...texts.widget });
+    }
     for (const widget of document.querySelectorAll('altcha-widget')) {
       widget.addEventListener('statechange', (event) => {
         const state = event.detail && event.detail.state;
-        if (state === 'verifying') show('Checking this browser (a few seconds)…');
-        else if (state === 'verified') show('Checked: sending the form…');
-        else if (state === 'error') show('The browser check failed: tick the box to try again.', true);
-        else if (state === 'expired') show('The browser check expired: tick the box to try again.', true);
+        if (state === 'verifying') show(said.verifying);
+        else if (state === 'verified') show(said.verified);
+        else if (state === 'error') show(said.failed, true);
+        else if (state === 'expired') show(said.expired, true);
         else show('');
       });
     }

@@ -1,10 +1,16 @@
 import { renderSVG } from 'uqr';
-import { displayAppName } from '../../services/oauth/clientService.js';
-import { hiddenFields, layout } from './authorizePages.js';
+import { type Translator, translatorFor } from '../../i18n/translator.js';
+import { hiddenFields, toContinueTo } from './authorizePages.js';
 import { html, SafeHtml } from './html.js';
+import { renderPage } from './layout.js';
+
+/** How many digits an authenticator's code has (RFC 6238 as dauth uses it, docs/mfa.md). */
+const CODE_DIGITS = 6;
 
 /** What every second-factor form of the pages carries: where it posts and the flow in hidden fields. */
 export interface MfaFormInput {
+  /** The page's language (English when not given: the device page's code step, not yet translated). */
+  translator?: Translator | undefined;
   nonce: string;
   csrfToken: string;
   /** Where the form posts (`/oauth/authorize/mfa`, `/oauth/device/mfa`, …). */
@@ -14,7 +20,12 @@ export interface MfaFormInput {
   /** The app signed in to, when there is one. */
   clientName?: string | undefined;
   error?: string | undefined;
+  /** This page's GET address, for the language switcher (only where a GET shows this step again). */
+  returnTo?: string | undefined;
 }
+
+const translatorOf = (input: { translator?: Translator | undefined }) =>
+  input.translator ?? translatorFor('en');
 
 /**
  * The code field: a label tied to it, one-time-code autofill, a numeric keyboard, and the error (if
@@ -41,28 +52,24 @@ function codeField(input: MfaFormInput, label: string, help: string): SafeHtml {
     />`;
 }
 
-const forApp = (clientName: string | undefined) =>
-  clientName === undefined
-    ? ''
-    : html`<p>
-        to continue to <span class="app"><bdi>${displayAppName(clientName)}</bdi></span>
-      </p>`;
+const forApp = (tr: Translator, clientName: string | undefined) =>
+  clientName === undefined ? '' : toContinueTo(tr, clientName);
 
 /** The second step of a sign-in: the authenticator's code or a recovery code (docs/mfa.md). */
 export function mfaCodePage(input: MfaFormInput): string {
-  const body = html`<h1>Enter your code</h1>
-    ${forApp(input.clientName)}
+  const tr = translatorOf(input);
+  const body = html`<h1>${tr.t('signin.mfa.heading')}</h1>
+    ${forApp(tr, input.clientName)}
     <form method="post" action="${input.action}" autocomplete="off">
       ${hiddenFields(input.fields)}
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
-      ${codeField(
-        input,
-        'Authentication code',
-        'The 6-digit code of your authenticator app, or one of your recovery codes.',
-      )}
-      <div class="actions"><button type="submit" id="verify-code">Verify</button></div>
+      ${codeField(input, tr.t('signin.mfa.codeLabel'), tr.t('signin.mfa.codeHelp', { digits: CODE_DIGITS }))}
+      <div class="actions"><button type="submit" id="verify-code">${tr.t('signin.mfa.submit')}</button></div>
     </form>`;
-  return layout('Two-step sign-in · dauth', input.nonce, body);
+  return renderPage(
+    { translator: tr, nonce: input.nonce, title: tr.t('signin.mfa.title'), returnTo: input.returnTo },
+    body,
+  );
 }
 
 /**
@@ -76,40 +83,47 @@ export function mfaEnrolPage(
     enrolment: string;
   },
 ): string {
+  const tr = translatorOf(input);
   const qr = new SafeHtml(renderSVG(input.otpauthUri, { border: 2 }));
-  const body = html`<h1>Add a second factor</h1>
-    ${forApp(input.clientName)}
-    <p>
-      This sign-in needs two factors. Scan the code with an authenticator app, then enter the code it shows.
-    </p>
-    <div class="qr" role="img" aria-label="QR code of the authenticator setup link">${qr}</div>
-    <p>Or add this setup link by hand:</p>
+  const body = html`<h1>${tr.t('signin.enrol.heading')}</h1>
+    ${forApp(tr, input.clientName)}
+    <p>${tr.t('signin.enrol.intro')}</p>
+    <div class="qr" role="img" aria-label="${tr.t('signin.enrol.qr')}">${qr}</div>
+    <p>${tr.t('signin.enrol.byHand')}</p>
     <p class="uri" id="otpauth-uri">${input.otpauthUri}</p>
     <form method="post" action="${input.action}" autocomplete="off">
       ${hiddenFields(input.fields)}
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="enrolment" value="${input.enrolment}" />
-      ${codeField(input, 'Code from the app', 'The 6-digit code your authenticator app shows now.')}
-      <div class="actions"><button type="submit" id="confirm-enrolment">Turn on</button></div>
+      ${codeField(
+        input,
+        tr.t('signin.enrol.codeLabel'),
+        tr.t('signin.enrol.codeHelp', { digits: CODE_DIGITS }),
+      )}
+      <div class="actions">
+        <button type="submit" id="confirm-enrolment">${tr.t('signin.enrol.submit')}</button>
+      </div>
     </form>`;
-  return layout('Add a second factor · dauth', input.nonce, body);
+  return renderPage(
+    { translator: tr, nonce: input.nonce, title: tr.t('signin.enrol.heading'), returnTo: input.returnTo },
+    body,
+  );
 }
 
-/** The recovery codes, shown once right after the enrolment, then on to the app. */
+/** The recovery codes, shown once right after the enrolment, then on to the app (no switcher: shown once). */
 export function recoveryCodesPage(input: {
+  translator: Translator;
   nonce: string;
   codes: string[];
   /** Where Continue goes: the authorization request again. */
   next: string;
 }): string {
-  const body = html`<h1>Save your recovery codes</h1>
-    <p>
-      Each one signs you in once if you lose your authenticator. They are shown only now: write them down or
-      store them in a password manager.
-    </p>
+  const tr = input.translator;
+  const body = html`<h1>${tr.t('signin.recovery.heading')}</h1>
+    <p>${tr.t('signin.recovery.intro')}</p>
     <ul class="codes" id="recovery-codes">
       ${input.codes.map((code) => html`<li>${code}</li>`)}
     </ul>
-    <p class="links"><a href="${input.next}" id="continue">I saved them, continue</a></p>`;
-  return layout('Recovery codes · dauth', input.nonce, body);
+    <p class="links"><a href="${input.next}" id="continue">${tr.t('signin.recovery.continue')}</a></p>`;
+  return renderPage({ translator: tr, nonce: input.nonce, title: tr.t('signin.recovery.title') }, body);
 }

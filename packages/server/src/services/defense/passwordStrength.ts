@@ -13,6 +13,9 @@ export const STRENGTH_CHECKED_LENGTH = 32;
 /** How many l33t substitutions zxcvbn tries (its default, 100, makes symbol-heavy passwords cost hundreds of ms). */
 export const L33T_MAX_SUBSTITUTIONS = 4;
 
+/** The hint for a password of the common-password list (the sign-in pages tell it apart, in their language). */
+export const COMMON_PASSWORD_HINT = 'This password is one of the most common passwords; choose another.';
+
 /** Where the refused password is named in the error's details, by route. */
 type PasswordField = 'password' | 'new_password';
 
@@ -51,9 +54,7 @@ export class PasswordStrength {
       // The e-mail's local part and domain words too: "alice2024" is weak for alice@example.com.
       return [text, ...text.split(/[@.+_-]+/).filter((part) => part.length >= 3)];
     });
-    if (loaded.common.has(password.toLowerCase())) {
-      return 'This password is one of the most common passwords; choose another.';
-    }
+    if (loaded.common.has(password.toLowerCase())) return COMMON_PASSWORD_HINT;
     if (this.minScore === 0) return undefined;
     const result = loaded.zxcvbn.check(checked, inputs);
     if (result.score >= this.minScore) return undefined;

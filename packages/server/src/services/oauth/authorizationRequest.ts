@@ -18,6 +18,8 @@ export interface AuthorizationParams extends OidcAuthorizationParams {
   code_challenge_method?: string | undefined;
   /** OpenID-style `display=popup`: answer with the page that posts the browser messages. */
   display?: string | undefined;
+  /** OpenID Connect `ui_locales`: the pages' language, space-separated BCP 47 tags by preference. */
+  ui_locales?: string | undefined;
 }
 
 export interface AuthorizationRequest {
@@ -29,6 +31,31 @@ export interface AuthorizationRequest {
   popup: boolean;
   /** OpenID Connect: granted scope, nonce, prompt, max_age (docs/oidc.md). */
   oidc: OidcAuthorization;
+  /**
+   * OpenID Connect `ui_locales`, tidied (`uiLocalesOf`): the language of every page of the flow (decisions
+   * §9), kept in the forms' hidden fields. Undefined when the request named none.
+   */
+  uiLocales?: string | undefined;
+}
+
+/** The longest `ui_locales` the pages keep: ten tags of a usual length (the rest are ignored). */
+export const MAX_UI_LOCALES_LENGTH = 200;
+const MAX_UI_LOCALES_TAGS = 10;
+
+/**
+ * `ui_locales` as the flow keeps it: at most ten tags, each of BCP 47's characters (letters, digits, `-`)
+ * and at most 35 long, in the request's order. Tags this service has no catalogue for stay (the pages
+ * fall back to the next tag, then the cookie, `Accept-Language`, English); nothing is refused, it is
+ * only a hint (OpenID Connect Core §3.1.2.1). Undefined when nothing is left.
+ */
+export function uiLocalesOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const tags = value
+    .slice(0, MAX_UI_LOCALES_LENGTH)
+    .split(/\s+/)
+    .filter((tag) => tag.length > 0 && tag.length <= 35 && /^[A-Za-z0-9-]+$/.test(tag))
+    .slice(0, MAX_UI_LOCALES_TAGS);
+  return tags.length > 0 ? tags.join(' ') : undefined;
 }
 
 export const MAX_STATE_LENGTH = 2048;
@@ -94,6 +121,7 @@ export async function checkAuthorizationRequest(
       codeChallengeMethod,
       popup: params.display === 'popup',
       oidc: oidc.ok,
+      uiLocales: uiLocalesOf(params.ui_locales),
     },
   };
 }
@@ -124,5 +152,6 @@ export function authorizationFields(request: AuthorizationRequest): Record<strin
   }
   Object.assign(fields, oidcFields(request.oidc));
   if (request.popup) fields.display = 'popup';
+  if (request.uiLocales !== undefined) fields.ui_locales = request.uiLocales;
   return fields;
 }

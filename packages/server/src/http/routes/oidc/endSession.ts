@@ -6,21 +6,31 @@ import { END_SESSION_PATH } from '../../../services/oidc/discovery.js';
 import type { EndSessionParams, EndSessionRequest } from '../../../services/oidc/endSessionService.js';
 import { newNonce, pageHeaders } from '../../pages/html.js';
 import { loggedOutPage, logoutConfirmPage } from '../../pages/logoutPages.js';
+import { pageTranslator } from '../../pages/pageLocale.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { browserCookies } from '../oauth/authorize/shared.js';
 import { optionalString as str } from '../oauth/clientEndpoint.js';
+import { uiLocalesOf } from '../../../services/oauth/authorizationRequest.js';
 
 const endSessionParams = {
   id_token_hint: str(8192),
   client_id: str(200),
   post_logout_redirect_uri: str(2000),
   state: str(2048),
+  // RP-Initiated Logout 1.0 §2: the pages' language, as on the authorize request (decisions §9).
+  ui_locales: str(1000),
 };
 const EndSessionQuery = Type.Object(endSessionParams, { additionalProperties: true });
 const ConfirmForm = Type.Object(
-  { client_id: str(200), post_logout_redirect_uri: str(2000), state: str(2048), csrf_token: str(200) },
+  {
+    client_id: str(200),
+    post_logout_redirect_uri: str(2000),
+    state: str(2048),
+    ui_locales: str(1000),
+    csrf_token: str(200),
+  },
   { additionalProperties: true },
 );
 
@@ -52,6 +62,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     reply: FastifyReply,
     checked: EndSessionRequest,
     status: 302 | 303,
+    uiLocales: string | undefined,
   ) {
     const { sessionEnded } = await oidc.endSession.signOut({
       request: checked,
@@ -60,12 +71,18 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     if (sessionEnded) void reply.clearCookie(cookies.session, cookieOptions);
     if (checked.redirectTo) return reply.redirect(checked.redirectTo, status);
     const nonce = newNonce();
-    return reply.status(200).headers(pageHeaders(nonce)).send(loggedOutPage(nonce));
+    const page = loggedOutPage(pageTranslator(request, uiLocales), nonce);
+    return reply.status(200).headers(pageHeaders(nonce)).send(page);
   }
 
-  async function endSession(params: EndSessionParams, request: FastifyRequest, reply: FastifyReply) {
+  async function endSession(
+    params: EndSessionParams & { ui_locales?: string | undefined },
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
     const checked = await oidc.endSession.check(params);
-    if (checked.hintUserId !== undefined) return signOut(request, reply, checked, 302);
+    const uiLocales = uiLocalesOf(params.ui_locales);
+    if (checked.hintUserId !== undefined) return signOut(request, reply, checked, 302, uiLocales);
     const fields: Record<string, string> = {};
     for (const name of ['client_id', 'post_logout_redirect_uri', 'state'] as const) {
       const value = params[name];
@@ -73,8 +90,12 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
     }
     // A hint too old to act on still named the app: the confirmation form carries it on.
     if (fields.client_id === undefined && checked.client) fields.client_id = checked.client.clientId;
+    if (uiLocales !== undefined) fields.ui_locales = uiLocales;
     const nonce = newNonce();
     const page = logoutConfirmPage({
+      translator: pageTranslator(request, uiLocales),
+      // The same request without the hint (too old to act on anyway): it shows this confirmation again.
+      returnTo: `${END_SESSION_PATH}?${new URLSearchParams(fields).toString()}`,
       nonce,
       csrfToken: csrfFor(request, reply),
       clientName: checked.client?.name,
@@ -129,9 +150,9 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
           'The form was not sent from the dauth page or has expired; reload it',
         );
       }
-      const { client_id, post_logout_redirect_uri, state } = request.body;
+      const { client_id, post_logout_redirect_uri, state, ui_locales } = request.body;
       const checked = await oidc.endSession.check({ client_id, post_logout_redirect_uri, state });
-      return signOut(request, reply, checked, 303);
+      return signOut(request, reply, checked, 303, uiLocalesOf(ui_locales));
     },
   );
 }

@@ -1,4 +1,96 @@
 import type { Translation } from '../types.js';
 import type en from './en.js';
 
-export default {} satisfies Translation<typeof en>;
+export default {
+  'signin.title': '로그인',
+  'signin.heading': 'dauth에 로그인',
+  'signin.toContinueTo': '<app>{name}</app>(으)로 계속',
+  'signin.unnamedApp': '(이름 없는 앱)',
+  'signin.email': '이메일',
+  'signin.password': '비밀번호',
+  'signin.submit': '로그인',
+  'signin.usePasskey': '패스키 사용',
+  'signin.continueWith': '{provider}(으)로 계속',
+  'signin.createAccount': '계정 만들기',
+  'signin.forgotPassword': '비밀번호를 잊으셨나요?',
+  'signin.emailCode': '계정으로 보낸 이메일의 코드(받으셨다면)',
+  'signin.backToSignIn': '로그인으로 돌아가기',
+  'signin.signup.title': 'dauth 계정 만들기',
+  'signin.signup.password': '비밀번호({min, plural, other {#자}} 이상)',
+  'signin.signup.submit': '계정 만들기',
+  'signin.reset.title': '비밀번호 재설정',
+  'signin.reset.submit': '재설정 코드 보내기',
+  'signin.resetConfirm.title': '새 비밀번호 설정',
+  'signin.resetConfirm.code': '이메일로 받은 코드',
+  'signin.resetConfirm.newPassword': '새 비밀번호',
+  'signin.resetConfirm.submit': '새 비밀번호 저장',
+  'signin.notice.resetCodeSent': '이 주소를 쓰는 계정이 있다면 코드를 보냈습니다. 아래에 입력하세요.',
+  'signin.notice.passwordChanged': '비밀번호가 변경되었습니다. 새 비밀번호로 로그인하세요.',
+  'signin.notice.stepUp': '계정에 두 번째 인증 수단을 추가하려면 다시 로그인하세요.',
+  'signin.error.wrongPassword': '이메일 또는 비밀번호가 올바르지 않습니다.',
+  'signin.error.passkeyRefused': '이 패스키는 받아들여지지 않았습니다. 다시 시도하세요.',
+  'signin.error.accountUnderGuessing':
+    '이 계정의 로그인 실패가 너무 많습니다. 계정 소유자에게 이메일로 보낸 코드를 입력하거나, 다시 로그인하여 이 브라우저의 확인이 끝나도록 하세요.',
+  'signin.error.emailCodeWrong':
+    '이메일의 코드가 올바르지 않거나, 만료되었거나, 사용 횟수를 넘었습니다. 가장 최근에 보낸 코드를 입력하거나, 칸을 비워 두고 이 브라우저의 확인이 끝나도록 하세요.',
+  'signin.error.browserCheck':
+    '실제 브라우저인지 확인하는 과정이 끝나지 않았습니다. 다시 시도하세요. 계속 실패하면 페이지를 새로 고치세요.',
+  'signin.error.emailTaken':
+    '이 이메일을 쓰는 계정이 이미 있습니다. 그 계정으로 로그인하거나 비밀번호를 재설정하세요.',
+  'signin.error.invalidEmail': '올바른 이메일 주소를 입력하세요.',
+  'signin.error.passwordTooShort': '비밀번호는 {min, plural, other {#자}} 이상이어야 합니다.',
+  'signin.error.weakPassword':
+    '이 비밀번호는 너무 쉽게 추측됩니다. 서로 관계없는 단어 몇 개를 이어 붙이는 등 더 긴 비밀번호를 고르세요.',
+  'signin.error.commonPassword':
+    '이 비밀번호는 가장 흔히 쓰이는 비밀번호 중 하나입니다. 다른 비밀번호를 고르세요.',
+  'signin.error.resetCodeWrong':
+    '이메일 또는 코드가 올바르지 않거나, 만료되었거나, 이미 사용되었습니다. 새 코드를 요청하세요.',
+  'signin.error.resetTooManyAttempts':
+    '잘못된 코드를 너무 많이 입력했습니다. 이메일의 링크를 열거나 새 코드를 요청하세요.',
+  'signin.error.mfaWrongCode':
+    '코드가 올바르지 않거나 이미 사용되었습니다. 현재 코드나 복구 코드를 입력하세요.',
+  'signin.error.mfaStepEnded':
+    '잘못된 코드를 너무 많이 입력했거나 로그인 시간이 너무 오래 걸렸습니다. 다시 로그인하세요.',
+  'signin.error.other': '처리하지 못했습니다. 입력한 내용을 확인하고 다시 시도하세요.',
+  'signin.check.unavailable':
+    '실제 브라우저인지 확인하는 기능을 불러오지 못했습니다. 페이지를 새로 고치거나 다른 브라우저를 사용해 보세요.',
+  'signin.check.verifying': '이 브라우저를 확인하는 중(몇 초 걸립니다)…',
+  'signin.check.verified': '확인됨: 양식을 보내는 중…',
+  'signin.check.failed': '브라우저 확인에 실패했습니다. 상자를 선택해 다시 시도하세요.',
+  'signin.check.expired': '브라우저 확인이 만료되었습니다. 상자를 선택해 다시 시도하세요.',
+  'signin.check.label': '로봇이 아닙니다',
+  'signin.check.loading': '불러오는 중…',
+  'signin.check.required': '먼저 상자를 선택하세요.',
+  'signin.check.done': '확인 완료',
+  'signin.check.wait': '이 브라우저를 확인하는 중… 잠시 기다려 주세요.',
+  'signin.check.logo': 'ALTCHA(공식 웹사이트)',
+  'signin.mfa.title': '2단계 로그인',
+  'signin.mfa.heading': '코드 입력',
+  'signin.mfa.codeLabel': '인증 코드',
+  'signin.mfa.codeHelp': '인증 앱의 {digits, number}자리 코드 또는 복구 코드 중 하나.',
+  'signin.mfa.submit': '확인',
+  'signin.enrol.heading': '두 번째 인증 수단 추가',
+  'signin.enrol.intro':
+    '이 로그인에는 두 가지 인증 수단이 필요합니다. 인증 앱으로 코드를 스캔한 뒤 앱에 표시되는 코드를 입력하세요.',
+  'signin.enrol.qr': '인증 앱 설정 링크의 QR 코드',
+  'signin.enrol.byHand': '또는 이 설정 링크를 직접 추가하세요:',
+  'signin.enrol.codeLabel': '앱의 코드',
+  'signin.enrol.codeHelp': '인증 앱에 지금 표시되는 {digits, number}자리 코드.',
+  'signin.enrol.submit': '사용 설정',
+  'signin.recovery.title': '복구 코드',
+  'signin.recovery.heading': '복구 코드를 저장하세요',
+  'signin.recovery.intro':
+    '인증 앱을 잃어버렸을 때 각 코드로 한 번씩 로그인할 수 있습니다. 지금만 표시되니 적어 두거나 비밀번호 관리자에 저장하세요.',
+  'signin.recovery.continue': '저장했습니다, 계속',
+  'signin.completion.title': '앱으로 돌아가기',
+  'signin.completion.returning': '앱으로 돌아가는 중…',
+  'signin.completion.done': '완료되었습니다. 이 창을 닫아도 됩니다.',
+  'signin.completion.continue': '계속',
+  'signin.logout.title': '로그아웃',
+  'signin.logout.heading': 'dauth에서 로그아웃할까요?',
+  'signin.logout.appAsks': '<app>{name}</app>에서 로그아웃을 요청합니다.',
+  'signin.logout.explain': '다음에 앱이 dauth 계정을 요청하면 다시 로그인해야 합니다.',
+  'signin.logout.submit': '로그아웃',
+  'signin.loggedOut.title': '로그아웃됨',
+  'signin.loggedOut.body': 'dauth에서 로그아웃했습니다. 이 창을 닫아도 됩니다.',
+} satisfies Translation<typeof en>;

@@ -1,4 +1,96 @@
 import type { Translation } from '../types.js';
 import type en from './en.js';
 
-export default {} satisfies Translation<typeof en>;
+export default {
+  'signin.title': 'Entrar',
+  'signin.heading': 'Entrar no dauth',
+  'signin.toContinueTo': 'para continuar em <app>{name}</app>',
+  'signin.unnamedApp': '(app sem nome)',
+  'signin.email': 'E-mail',
+  'signin.password': 'Senha',
+  'signin.submit': 'Entrar',
+  'signin.usePasskey': 'Usar uma chave de acesso',
+  'signin.continueWith': 'Continuar com {provider}',
+  'signin.createAccount': 'Criar uma conta',
+  'signin.forgotPassword': 'Esqueceu sua senha?',
+  'signin.emailCode': 'Código do e-mail que enviamos para a conta (se você tiver)',
+  'signin.backToSignIn': 'Voltar para o login',
+  'signin.signup.title': 'Criar uma conta dauth',
+  'signin.signup.password': 'Senha (pelo menos {min, plural, one {# caractere} other {# caracteres}})',
+  'signin.signup.submit': 'Criar conta',
+  'signin.reset.title': 'Redefinir sua senha',
+  'signin.reset.submit': 'Enviar código',
+  'signin.resetConfirm.title': 'Definir uma nova senha',
+  'signin.resetConfirm.code': 'Código do e-mail',
+  'signin.resetConfirm.newPassword': 'Nova senha',
+  'signin.resetConfirm.submit': 'Salvar nova senha',
+  'signin.notice.resetCodeSent':
+    'Se alguma conta usa este endereço, um código está a caminho. Digite-o abaixo.',
+  'signin.notice.passwordChanged': 'Sua senha foi alterada. Entre com a nova.',
+  'signin.notice.stepUp': 'Entre novamente para adicionar um segundo fator à sua conta.',
+  'signin.error.wrongPassword': 'E-mail ou senha incorretos.',
+  'signin.error.passkeyRefused': 'Essa chave de acesso não foi aceita. Tente novamente.',
+  'signin.error.accountUnderGuessing':
+    'Muitas tentativas de login sem sucesso nesta conta. Digite o código que enviamos por e-mail ao titular, ou entre novamente e deixe este navegador concluir a verificação.',
+  'signin.error.emailCodeWrong':
+    'O código do e-mail está incorreto, expirou ou já se esgotou. Digite o código mais recente que enviamos, ou deixe o campo vazio e deixe este navegador concluir a verificação.',
+  'signin.error.browserCheck':
+    'A verificação de que este é um navegador real não foi concluída. Tente novamente; se continuar falhando, recarregue a página.',
+  'signin.error.emailTaken': 'Já existe uma conta com este e-mail. Entre nela ou redefina a senha dela.',
+  'signin.error.invalidEmail': 'Digite um endereço de e-mail válido.',
+  'signin.error.passwordTooShort':
+    'A senha precisa ter pelo menos {min, plural, one {# caractere} other {# caracteres}}.',
+  'signin.error.weakPassword':
+    'Esta senha é fácil demais de adivinhar. Escolha uma mais longa, por exemplo algumas palavras sem relação entre si.',
+  'signin.error.commonPassword': 'Esta senha é uma das mais comuns; escolha outra.',
+  'signin.error.resetCodeWrong':
+    'O e-mail ou o código está incorreto, expirou ou já foi usado. Peça um novo código.',
+  'signin.error.resetTooManyAttempts':
+    'Códigos incorretos demais. Abra o link do e-mail ou peça um novo código.',
+  'signin.error.mfaWrongCode':
+    'Esse código está incorreto ou já foi usado. Digite o código atual ou um código de recuperação.',
+  'signin.error.mfaStepEnded': 'Códigos incorretos demais, ou o login demorou demais. Entre novamente.',
+  'signin.error.other': 'Não deu certo. Confira o que você digitou e tente novamente.',
+  'signin.check.unavailable':
+    'Não foi possível carregar a verificação de que este é um navegador real: recarregue a página ou tente outro navegador.',
+  'signin.check.verifying': 'Verificando este navegador (alguns segundos)…',
+  'signin.check.verified': 'Verificado: enviando o formulário…',
+  'signin.check.failed': 'A verificação do navegador falhou: marque a caixa para tentar novamente.',
+  'signin.check.expired': 'A verificação do navegador expirou: marque a caixa para tentar novamente.',
+  'signin.check.label': 'Não sou um robô',
+  'signin.check.loading': 'Carregando…',
+  'signin.check.required': 'Marque a caixa primeiro.',
+  'signin.check.done': 'Verificado',
+  'signin.check.wait': 'Verificando este navegador… aguarde.',
+  'signin.check.logo': 'ALTCHA (site oficial)',
+  'signin.mfa.title': 'Login em duas etapas',
+  'signin.mfa.heading': 'Digite seu código',
+  'signin.mfa.codeLabel': 'Código de autenticação',
+  'signin.mfa.codeHelp':
+    'O código de {digits, number} dígitos do seu app autenticador, ou um dos seus códigos de recuperação.',
+  'signin.mfa.submit': 'Verificar',
+  'signin.enrol.heading': 'Adicionar um segundo fator',
+  'signin.enrol.intro':
+    'Este login precisa de dois fatores. Escaneie o código com um app autenticador e digite o código que ele mostrar.',
+  'signin.enrol.qr': 'Código QR do link de configuração do autenticador',
+  'signin.enrol.byHand': 'Ou adicione este link de configuração manualmente:',
+  'signin.enrol.codeLabel': 'Código do app',
+  'signin.enrol.codeHelp': 'O código de {digits, number} dígitos que seu app autenticador mostra agora.',
+  'signin.enrol.submit': 'Ativar',
+  'signin.recovery.title': 'Códigos de recuperação',
+  'signin.recovery.heading': 'Guarde seus códigos de recuperação',
+  'signin.recovery.intro':
+    'Cada um permite entrar uma vez se você perder seu autenticador. Eles aparecem só agora: anote-os ou guarde-os em um gerenciador de senhas.',
+  'signin.recovery.continue': 'Já guardei, continuar',
+  'signin.completion.title': 'De volta ao app',
+  'signin.completion.returning': 'Voltando ao app…',
+  'signin.completion.done': 'Pronto. Você pode fechar esta janela.',
+  'signin.completion.continue': 'Continuar',
+  'signin.logout.title': 'Sair',
+  'signin.logout.heading': 'Sair do dauth?',
+  'signin.logout.appAsks': '<app>{name}</app> está pedindo para encerrar sua sessão.',
+  'signin.logout.explain': 'Você precisará entrar novamente na próxima vez que um app pedir sua conta dauth.',
+  'signin.logout.submit': 'Sair',
+  'signin.loggedOut.title': 'Sessão encerrada',
+  'signin.loggedOut.body': 'Você saiu do dauth. Pode fechar esta janela.',
+} satisfies Translation<typeof en>;

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { AltchaField, EmailCodeField, passwordSignInGuard } from '../../../defense.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
+import { formError } from './pageMessages.js';
 import { type AuthorizePage, pageForm } from './shared.js';
 
 const LoginForm = pageForm({
@@ -29,7 +30,7 @@ export async function loginRoutes(app: App, page: AuthorizePage): Promise<void> 
       config: { errorStyle: 'oauth', browserPage: true },
     },
     async (request, reply) => {
-      const { email, password } = request.body;
+      const { email, password, email_code: emailCode } = request.body;
       return page.runFormAction(request, reply, request.body, {
         // The bot challenge and the account's guessing defense (docs/security.md) wrap the password check.
         action: () => guard(request)(email, request.body, () => accounts.authenticate(email, password)),
@@ -41,8 +42,8 @@ export async function loginRoutes(app: App, page: AuthorizePage): Promise<void> 
             authz,
             err.status,
             err.code === 'challenge_required'
-              ? { email, error: err.message, guessing: err.status === 401 }
-              : { email, error: 'E-mail or password is wrong.' },
+              ? { email, error: formError(err, { emailCode }), guessing: err.status === 401 }
+              : { email, error: { key: 'signin.error.wrongPassword', field: 'password' } },
           ),
         // An account with TOTP gets the code step first (docs/mfa.md "The pages").
         done: (authz, { userUuid }) =>

@@ -7,7 +7,8 @@ import { mfaAccountGuard, routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { requestContextOf } from '../../../requestContext.js';
-import { type AuthorizePage, pageForm } from './shared.js';
+import type { PageMessage } from './pageMessages.js';
+import { type AuthorizePage, flowTranslator, pageForm } from './shared.js';
 
 const CodeForm = pageForm({ code: Type.String({ maxLength: 40 }) });
 /** The enrolment's form also carries the marker of the secret it showed. */
@@ -16,9 +17,13 @@ const EnrolForm = pageForm({
   enrolment: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
+/** The device page's texts of the code step (English until that page is translated; keys below). */
 export const WRONG_MFA_CODE =
   'That code is wrong or was already used. Enter the current code, or a recovery code.';
 export const MFA_STEP_ENDED = 'Too many wrong codes, or the sign-in took too long. Sign in again.';
+
+const wrongCode: PageMessage = { key: 'signin.error.mfaWrongCode', field: 'code' };
+const stepEnded: PageMessage = { key: 'signin.error.mfaStepEnded' };
 
 /**
  * The second factor on the login page (docs/mfa.md "The pages"):
@@ -55,7 +60,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
       if (!authz) return reply;
       const ended = () => {
         void reply.clearCookie(page.cookies.mfa, page.cookies.options);
-        return page.showLogin(request, reply, authz, 401, { error: MFA_STEP_ENDED });
+        return page.showLogin(request, reply, authz, 401, { error: stepEnded });
       };
       const mfaToken = request.cookies[page.cookies.mfa];
       if (!mfaToken || mfaToken.length > 100) return ended();
@@ -74,7 +79,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
       // A wrong code: the step again, or (the fifth) back to the password form.
       if ('attemptsLeft' in proved) {
         if (proved.attemptsLeft === 0) return ended();
-        return page.showMfaCode(request, reply, authz, 401, WRONG_MFA_CODE);
+        return page.showMfaCode(request, reply, authz, 401, wrongCode);
       }
       void reply.clearCookie(page.cookies.mfa, page.cookies.options);
       return page.signedInBackToAuthorize(reply, authz, {
@@ -114,7 +119,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
         codes = await mfa.confirm(session.userUuid, request.body.code, marker);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_mfa_code') {
-          return page.showMfaEnrol(request, reply, authz, session.userUuid, 400, WRONG_MFA_CODE, marker);
+          return page.showMfaEnrol(request, reply, authz, session.userUuid, 400, wrongCode, marker);
         }
         // Already on (another tab finished), replaced meanwhile or expired: the request's page starts over
         // (with a new secret).
@@ -130,7 +135,8 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
       });
       const nonce = newNonce();
       const next = `/oauth/authorize?${new URLSearchParams(authorizationFields(authz)).toString()}`;
-      return page.sendPage(reply, 200, nonce, recoveryCodesPage({ nonce, codes, next }));
+      const translator = flowTranslator(request, authz);
+      return page.sendPage(reply, 200, nonce, recoveryCodesPage({ translator, nonce, codes, next }));
     },
   );
 }

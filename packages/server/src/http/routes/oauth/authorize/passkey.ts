@@ -35,7 +35,7 @@ export async function passkeyLoginRoutes(app: App, page: AuthorizePage): Promise
         action: () => passkeys.authenticate(parseCredential(request.body.credential)),
         expected: [400, 401],
         showForm: (authz) =>
-          page.showLogin(request, reply, authz, 401, { error: 'That passkey was not accepted. Try again.' }),
+          page.showLogin(request, reply, authz, 401, { error: { key: 'signin.error.passkeyRefused' } }),
         // Two factors when the authenticator verified the user (PIN, biometric), like the JSON sign-in;
         // without, one: an account with TOTP takes the code step, as after a password.
         done: (authz, { userUuid, at, userVerified }) =>

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
+import { formError } from './pageMessages.js';
 import { type AccountForm, type AuthorizePage, AuthorizeQuery, emailInput, pageForm } from './shared.js';
 import { requestContextOf } from '../../../requestContext.js';
 
@@ -12,34 +13,38 @@ const ResetConfirmForm = pageForm({
   new_password: Type.String({ maxLength: 1024 }),
 });
 
+const RESET_PATH = '/oauth/authorize/reset';
+
 const resetForm: AccountForm = {
-  title: 'Reset your password',
-  action: '/oauth/authorize/reset',
-  inputs: (email) => [emailInput(email)],
-  submit: { id: 'send-code', label: 'Send reset code' },
+  title: 'signin.reset.title',
+  action: RESET_PATH,
+  path: RESET_PATH,
+  inputs: (tr, email) => [emailInput(tr, email)],
+  submit: { id: 'send-code', label: 'signin.reset.submit' },
 };
 
+/** Shown only by the request form's POST: no GET address, so no language switcher (it would lose the step). */
 const resetConfirmForm: AccountForm = {
-  title: 'Set a new password',
-  action: '/oauth/authorize/reset/confirm',
-  inputs: (email) => [
-    emailInput(email),
+  title: 'signin.resetConfirm.title',
+  action: `${RESET_PATH}/confirm`,
+  inputs: (tr, email) => [
+    emailInput(tr, email),
     {
       id: 'code',
-      label: 'Code from the e-mail',
+      label: tr.t('signin.resetConfirm.code'),
       type: 'text',
       autocomplete: 'one-time-code',
       maxlength: 32,
     },
     {
       id: 'new_password',
-      label: 'New password',
+      label: tr.t('signin.resetConfirm.newPassword'),
       type: 'password',
       autocomplete: 'new-password',
       maxlength: 1024,
     },
   ],
-  submit: { id: 'set-password', label: 'Set new password' },
+  submit: { id: 'set-password', label: 'signin.resetConfirm.submit' },
 };
 
 /**
@@ -89,7 +94,7 @@ export async function resetRoutes(app: App, page: AuthorizePage): Promise<void> 
       services.passwords.requestReset(request.body.email);
       return page.showAccountForm(request, reply, authz, resetConfirmForm, 200, {
         email: request.body.email,
-        notice: 'If an account uses this address, a code is on its way. Enter it below.',
+        notice: { key: 'signin.notice.resetCodeSent' },
       });
     },
   );
@@ -121,12 +126,12 @@ export async function resetRoutes(app: App, page: AuthorizePage): Promise<void> 
         showForm: (authz, err) =>
           page.showAccountForm(request, reply, authz, resetConfirmForm, err.status, {
             email,
-            error: err.message,
+            error: formError(err, { password: newPassword }),
           }),
         done: (authz) =>
           page.showLogin(request, reply, authz, 200, {
             email,
-            notice: 'Your password was changed. Sign in with the new one.',
+            notice: { key: 'signin.notice.passwordChanged' },
           }),
       });
     },

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../../composition/index.js';
 import { AppError, isAppError } from '../../../../errors.js';
+import type { MessageKey } from '../../../../i18n/catalogues/index.js';
+import type { Translator } from '../../../../i18n/translator.js';
 import {
   type AuthorizationParams,
   type AuthorizationRequest,
@@ -18,16 +20,18 @@ import { isMultiFactor } from '../../../../services/oidc/authenticationContext.j
 import { afterSignIn } from '../../../../services/oidc/authorizationPrompt.js';
 import {
   accountFormPage,
-  type AccountFormPageInput,
+  authorizeAddress,
   completionPage,
   type FormInput,
   loginPage,
 } from '../../../pages/authorizePages.js';
 import { newNonce, pageHeaders } from '../../../pages/html.js';
 import { mfaCodePage, mfaEnrolPage } from '../../../pages/mfaPages.js';
+import { pageTranslator } from '../../../pages/pageLocale.js';
 import { requestContextOf } from '../../../requestContext.js';
 import type { RequestContext } from '../../../../services/security/requestContext.js';
 import { optionalString as str } from '../clientEndpoint.js';
+import type { PageMessage } from './pageMessages.js';
 
 export const SESSION_COOKIE = 'dauth_session';
 export const CSRF_COOKIE = 'dauth_csrf';
@@ -66,6 +70,8 @@ export const authorizationParamSchema = {
   prompt: str(100),
   max_age: str(20),
   acr_values: str(200),
+  // The pages' language (decisions §9): any tags, kept tidied (`uiLocalesOf`), never refused under this bound.
+  ui_locales: str(1000),
 };
 
 /** The query of the page's GETs: the authorization request itself. */
@@ -85,30 +91,42 @@ export type Outcome =
 /** What a form of the page posts besides its own fields. */
 export type PageFormBody = AuthorizationParams & { csrf_token?: string | undefined };
 
-/** Notes shown on the sign-in and account forms, and the e-mail to fill in again. */
+/** Notes shown on the sign-in and account forms (translated by the page), and the e-mail to fill in again. */
 export interface FormExtra {
   email?: string;
-  error?: string;
-  notice?: string;
+  error?: PageMessage;
+  notice?: PageMessage;
   /** The account is under guessing (401 `challenge_required`): the form asks for the mailed code too. */
   guessing?: boolean;
 }
 
 /** One of the account forms beside the sign-in form (sign-up, reset request, reset code). */
-export interface AccountForm extends Pick<AccountFormPageInput, 'title' | 'action' | 'submit'> {
-  inputs: (email: string | undefined) => FormInput[];
+export interface AccountForm {
+  /** The page's title and heading. */
+  title: MessageKey;
+  /** Where the form posts: a path under `/oauth/authorize/`. */
+  action: string;
+  submit: { id: string; label: MessageKey };
+  /** The form's inputs, their labels in the page's language. */
+  inputs: (tr: Translator, email: string | undefined) => FormInput[];
+  /** The path whose GET shows this form (the language switcher goes back there); none when only a POST does. */
+  path?: string;
   /** The `BOT_CHALLENGE` kind that covers the form, when one may (the browser then solves a challenge). */
   challenge?: BotChallengeKind;
 }
 
-export const emailInput = (value?: string): FormInput => ({
+export const emailInput = (tr: Translator, value?: string): FormInput => ({
   id: 'email',
-  label: 'E-mail',
+  label: tr.t('signin.email'),
   type: 'email',
   autocomplete: 'username',
   maxlength: 320,
   value,
 });
+
+/** The language of a page of the flow (decisions §9): the request's `ui_locales`, the cookie, the browser's. */
+export const flowTranslator = (request: FastifyRequest, authz: AuthorizationRequest): Translator =>
+  pageTranslator(request, authz.uiLocales);
 
 /** The steps of a form post that runs an account action (see `runFormAction`). */
 export interface FormAction<T> {
@@ -229,6 +247,7 @@ export function authorizePage(services: Services) {
     if (!request.popup) return reply.redirect(redirectUrl, status);
     const nonce = newNonce();
     const page = completionPage({
+      translator: flowTranslator(reply.request, request),
       nonce,
       redirectUrl,
       targetOrigin: new URL(request.redirectUri).origin,
@@ -298,22 +317,33 @@ export function authorizePage(services: Services) {
     return showMfaCode(request, reply, authz);
   }
 
-  /** The code step's form (`POST /oauth/authorize/mfa`). */
+  /**
+   * The code step's form (`POST /oauth/authorize/mfa`). The language switcher only where the request's own
+   * GET showed it (a step-up): after a password or a provider's callback that address is the sign-in
+   * form, so switching would lose the step.
+   */
   function showMfaCode(
     request: FastifyRequest,
     reply: FastifyReply,
     authz: AuthorizationRequest,
     status = 200,
-    error?: string,
+    error?: PageMessage,
   ) {
     const nonce = newNonce();
+    const tr = flowTranslator(request, authz);
+    const fields = authorizationFields(authz);
     const body = mfaCodePage({
+      translator: tr,
       nonce,
       csrfToken: csrfFor(request, reply),
       action: '/oauth/authorize/mfa',
-      fields: authorizationFields(authz),
+      fields,
       clientName: authz.client.name,
-      error,
+      error: error && tr.t(error.key, error.values),
+      returnTo:
+        request.method === 'GET' && request.routeOptions.url === '/oauth/authorize'
+          ? authorizeAddress(fields)
+          : undefined,
     });
     return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
   }
@@ -325,7 +355,7 @@ export function authorizePage(services: Services) {
     authz: AuthorizationRequest,
     userUuid: number,
     status = 200,
-    error?: string,
+    error?: PageMessage,
     /** The form's marker of the secret it showed (a re-render after a wrong code shows that one again). */
     marker?: string,
   ) {
@@ -333,15 +363,20 @@ export function authorizePage(services: Services) {
     if (!user) return showLogin(request, reply, authz);
     const enrolment = await services.mfa.pendingEnrolment(userUuid, user.email ?? user.nickname, marker);
     const nonce = newNonce();
+    const tr = flowTranslator(request, authz);
+    const fields = authorizationFields(authz);
     const body = mfaEnrolPage({
+      translator: tr,
       nonce,
       csrfToken: csrfFor(request, reply),
       action: '/oauth/authorize/mfa/enrol',
-      fields: authorizationFields(authz),
+      fields,
       clientName: authz.client.name,
       otpauthUri: enrolment.otpauthUri,
       enrolment: enrolment.marker,
-      error,
+      error: error && tr.t(error.key, error.values),
+      // Only a GET of the request shows the enrolment (a step-up), so that address shows it again.
+      returnTo: authorizeAddress(fields),
     });
     return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin]);
   }
@@ -362,9 +397,7 @@ export function authorizePage(services: Services) {
     }
     const ageMs = Date.now() - session.authTime;
     if (ageMs > services.config.stepUpMaxAgeSeconds * 1000) {
-      return showLogin(request, reply, authz, 200, {
-        notice: 'Sign in again to add a second factor to your account.',
-      });
+      return showLogin(request, reply, authz, 200, { notice: { key: 'signin.notice.stepUp' } });
     }
     return showMfaEnrol(request, reply, authz, session.userUuid);
   }
@@ -403,18 +436,25 @@ export function authorizePage(services: Services) {
     extra: FormExtra = {},
   ) {
     const nonce = newNonce();
-    const { guessing, ...shown } = extra;
+    const { guessing, error, notice, email } = extra;
+    const tr = flowTranslator(request, authz);
+    const fields = authorizationFields(authz);
     // The browser solves a proof of work on submit (docs/security.md "Bot challenge").
     const challenge = guessing === true || services.botChallenge.covers('login');
     const page = loginPage({
+      translator: tr,
       nonce,
       clientName: authz.client.name,
       csrfToken: csrfFor(request, reply),
-      fields: authorizationFields(authz),
+      fields,
+      returnTo: authorizeAddress(fields),
       providers: services.federation.list(),
       challenge,
       emailCode: guessing === true,
-      ...shown,
+      email,
+      error: error && tr.t(error.key, error.values),
+      errorField: error?.field,
+      notice: notice && tr.t(notice.key, notice.values),
     });
     // The sign-in ends at the app when it is already approved (303 here, then 302 there), and
     // browsers apply form-action to that redirect chain: the app's origin must be allowed too.
@@ -436,17 +476,23 @@ export function authorizePage(services: Services) {
   ) {
     const nonce = newNonce();
     const challenge = form.challenge !== undefined && services.botChallenge.covers(form.challenge);
+    const tr = flowTranslator(request, authz);
+    const fields = authorizationFields(authz);
+    const { error, notice } = extra;
     const body = accountFormPage({
+      translator: tr,
       nonce,
       clientName: authz.client.name,
       csrfToken: csrfFor(request, reply),
-      fields: authorizationFields(authz),
-      error: extra.error,
-      notice: extra.notice,
-      title: form.title,
+      fields,
+      returnTo: form.path && `${form.path}?${new URLSearchParams(fields).toString()}`,
+      error: error && tr.t(error.key, error.values),
+      errorField: error?.field,
+      notice: notice && tr.t(notice.key, notice.values),
+      title: tr.t(form.title),
       action: form.action,
-      inputs: form.inputs(extra.email),
-      submit: form.submit,
+      inputs: form.inputs(tr, extra.email),
+      submit: { id: form.submit.id, label: tr.t(form.submit.label) },
       challenge,
     });
     return sendPage(reply, status, nonce, body, [new URL(authz.redirectUri).origin], {

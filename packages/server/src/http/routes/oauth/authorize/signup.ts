@@ -4,6 +4,8 @@ import { pageTranslator } from '../../../pages/pageLocale.js';
 import { routeLimit } from '../../../rateLimits.js';
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
+import { MIN_PASSWORD_LENGTH } from '../../../../services/accounts/accountService.js';
+import { formError } from './pageMessages.js';
 import { type AccountForm, type AuthorizePage, AuthorizeQuery, emailInput, pageForm } from './shared.js';
 
 const SignupForm = pageForm({
@@ -12,20 +14,23 @@ const SignupForm = pageForm({
   altcha: AltchaField,
 });
 
+const SIGNUP_PATH = '/oauth/authorize/signup';
+
 const signupForm: AccountForm = {
-  title: 'Create a dauth account',
-  action: '/oauth/authorize/signup',
-  inputs: (email) => [
-    emailInput(email),
+  title: 'signin.signup.title',
+  action: SIGNUP_PATH,
+  path: SIGNUP_PATH,
+  inputs: (tr, email) => [
+    emailInput(tr, email),
     {
       id: 'password',
-      label: 'Password (at least 8 characters)',
+      label: tr.t('signin.signup.password', { min: MIN_PASSWORD_LENGTH }),
       type: 'password',
       autocomplete: 'new-password',
       maxlength: 1024,
     },
   ],
-  submit: { id: 'sign-up', label: 'Create account' },
+  submit: { id: 'sign-up', label: 'signin.signup.submit' },
   challenge: 'signup',
 };
 
@@ -80,7 +85,10 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
         },
         expected: [400, 409],
         showForm: (authz, err) =>
-          page.showAccountForm(request, reply, authz, signupForm, err.status, { email, error: err.message }),
+          page.showAccountForm(request, reply, authz, signupForm, err.status, {
+            email,
+            error: formError(err, { password }),
+          }),
         done: (authz, { userUuid }) => page.signedInBackToAuthorize(reply, authz, { userUuid, amr: ['pwd'] }),
       });
     },
