@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { type Translator, translatorFor } from '../../i18n/translator.js';
+import type { Translator } from '../../i18n/translator.js';
 import { html, type SafeHtml } from './html.js';
 
 /**
@@ -48,8 +48,7 @@ export function loadAltchaAssets(): Map<string, AltchaAsset> {
  * are in the page's language (`translator`, English when none is given): the status line carries them in
  * `data-messages` for the script (`ALTCHA_WIDGET`), which hands the widget its share.
  */
-export function challengeField(nonce: string, clientId?: string, translator?: Translator): SafeHtml {
-  const tr = translator ?? translatorFor('en');
+export function challengeField(nonce: string, clientId: string | undefined, tr: Translator): SafeHtml {
   const challenge = `/v1/challenge${clientId ? `?${new URLSearchParams({ client_id: clientId }).toString()}` : ''}`;
   const texts = {
     status: {

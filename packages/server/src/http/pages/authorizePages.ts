@@ -1,4 +1,4 @@
-import { type Translator, translatorFor } from '../../i18n/translator.js';
+import type { Translator } from '../../i18n/translator.js';
 import { displayAppName } from '../../services/oauth/clientService.js';
 import { ALTCHA_WIDGET, challengeField } from './altchaWidget.js';
 import { html, SafeHtml, scriptJson } from './html.js';
@@ -7,68 +7,10 @@ import { renderPage } from './layout.js';
 /** The two values of `from` in the browser messages: one per client generation (spec, Events 2). */
 export const POPUP_MESSAGE_SOURCES = ['dauth', 'dauth-v2'] as const;
 
-const STYLE = `
-  *{box-sizing:border-box}
-  body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;background:#f4f5f7;color:#1d2330;margin:0;
-    display:flex;min-height:100vh;align-items:center;justify-content:center}
-  main{background:#fff;border-radius:12px;box-shadow:0 2px 16px rgba(0,0,0,.08);padding:32px;width:100%;max-width:400px}
-  h1{font-size:1.25rem;margin:0 0 8px}
-  p{margin:0 0 16px;color:#4a5263}
-  label{display:block;font-weight:600;margin:12px 0 4px}
-  input[type=email],input[type=password]{width:100%;padding:10px;border:1px solid #c7ccd6;border-radius:8px;font:inherit}
-  .actions{display:flex;gap:12px;margin-top:20px}
-  button{flex:1;padding:10px;border-radius:8px;border:1px solid #2d5bd3;background:#2d5bd3;color:#fff;font:inherit;cursor:pointer}
-  button.secondary{background:#fff;color:#2d5bd3}
-  .account{margin-top:20px;font-size:.9em}
-  .account p{margin:0}
-  button.link{flex:none;padding:0;border:0;background:none;color:#2d5bd3;text-decoration:underline}
-  .error{background:#fdecec;color:#8a1c1c;border-radius:8px;padding:8px 12px;margin-bottom:12px}
-  .app{font-weight:700}
-  .origin{font-family:ui-monospace,monospace;font-size:.9em}
-  input[type=text]{width:100%;padding:10px;border:1px solid #c7ccd6;border-radius:8px;font:inherit}
-  .qr svg{display:block;width:200px;height:200px;margin:0 auto 12px}
-  .uri,.codes{font-family:ui-monospace,monospace;font-size:.85em;word-break:break-all}
-  .links{margin-top:16px;font-size:.9em;display:flex;justify-content:space-between;gap:12px}
-  a{color:#2d5bd3}
-  .notice{background:#eaf6ee;color:#1c5a2e;border-radius:8px;padding:8px 12px;margin-bottom:12px}
-  .federation{display:flex;flex-direction:column;gap:8px;margin-top:16px}
-  a.provider{display:block;text-align:center;padding:10px;border-radius:8px;border:1px solid #c7ccd6;color:#1d2330;text-decoration:none}
-`;
-
 /** Marks forms as popup flows when the page has an opener, so the service answers with messages. */
 export const POPUP_MARKER = `if (window.opener) {
   for (const input of document.querySelectorAll('input[name="display"]')) input.value = 'popup';
 }`;
-
-/**
- * The frame of the pages not yet on `renderPage` (layout.ts): English only, no language switcher. Kept for
- * the consent, device, error, account-secure and e-mail verification pages until they move to the frame
- * in the player's language (decisions §9); the sign-in pages of this file no longer use it.
- */
-export function layout(title: string, nonce: string, body: SafeHtml, script?: string): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title}</title>
-        <style nonce="${nonce}">
-          ${new SafeHtml(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>${body}</main>
-        ${
-          script
-            ? html`<script nonce="${nonce}">
-                ${new SafeHtml(script)};
-              </script>`
-            : ''
-        }
-      </body>
-    </html> `.html;
-}
 
 export function hiddenFields(fields: Record<string, string>): SafeHtml {
   const display = fields.display ?? '';
@@ -76,9 +18,6 @@ export function hiddenFields(fields: Record<string, string>): SafeHtml {
   return html`${rest.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
     <input type="hidden" name="display" value="${display}" />`;
 }
-
-/** The translator of callers that do not pass one yet (the device page): English, as before. */
-const ENGLISH = translatorFor('en');
 
 /** The id of a page's error box: the field it concerns names it in `aria-describedby`. */
 export const FORM_ERROR_ID = 'form-error';
@@ -255,8 +194,8 @@ export function loginPage(input: LoginPageInput): string {
 }
 
 /** The code mailed to the owner of an account under guessing (docs/security.md). */
-export function emailCodeField(options: { translator?: Translator; invalid?: boolean } = {}): SafeHtml {
-  const tr = options.translator ?? ENGLISH;
+export function emailCodeField(options: { translator: Translator; invalid?: boolean }): SafeHtml {
+  const tr = options.translator;
   return html`<label for="email_code">${tr.t('signin.emailCode')}</label>
     <input
       id="email_code"
@@ -379,9 +318,9 @@ if (window.opener && !window.opener.closed) {
 export function credentialFields(
   email: string | undefined,
   beforeSubmit: SafeHtml | '' = '',
-  options: { translator?: Translator; invalid?: 'email' | 'password' | undefined } = {},
+  options: { translator: Translator; invalid?: 'email' | 'password' | undefined },
 ): SafeHtml {
-  const tr = options.translator ?? ENGLISH;
+  const tr = options.translator;
   return html`<label for="email">${tr.t('signin.email')}</label>
     <input
       id="email"

@@ -78,8 +78,10 @@ export function deviceLoginPage(
     >
       <input type="hidden" name="csrf_token" value="${input.csrfToken}" />
       <input type="hidden" name="user_code" value="${input.userCode ?? ''}" />
-      ${localeField(input.uiLocales)} ${input.emailCode ? emailCodeField() : ''}
-      ${credentialFields(input.email, input.challenge ? challengeField(input.nonce) : '')}
+      ${localeField(input.uiLocales)} ${input.emailCode ? emailCodeField({ translator: tr }) : ''}
+      ${credentialFields(input.email, input.challenge ? challengeField(input.nonce, undefined, tr) : '', {
+        translator: tr,
+      })}
     </form>`;
   return renderPage(
     frame(

@@ -69,7 +69,6 @@ export function renderPage(frame: PageFrame, body: SafeHtml): string {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
         <title>${frame.title} · dauth</title>
         <style nonce="${nonce}">
           ${new SafeHtml(STYLE)}

@@ -1,5 +1,5 @@
 import { renderSVG } from 'uqr';
-import { type Translator, translatorFor } from '../../i18n/translator.js';
+import type { Translator } from '../../i18n/translator.js';
 import { hiddenFields, toContinueTo } from './authorizePages.js';
 import { html, SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
@@ -9,8 +9,8 @@ const CODE_DIGITS = 6;
 
 /** What every second-factor form of the pages carries: where it posts and the flow in hidden fields. */
 export interface MfaFormInput {
-  /** The page's language (English when not given: the device page's code step, not yet translated). */
-  translator?: Translator | undefined;
+  /** The page's language. */
+  translator: Translator;
   nonce: string;
   csrfToken: string;
   /** Where the form posts (`/oauth/authorize/mfa`, `/oauth/device/mfa`, …). */
@@ -24,8 +24,7 @@ export interface MfaFormInput {
   returnTo?: string | undefined;
 }
 
-const translatorOf = (input: { translator?: Translator | undefined }) =>
-  input.translator ?? translatorFor('en');
+const translatorOf = (input: { translator: Translator }) => input.translator;
 
 /**
  * The code field: a label tied to it, one-time-code autofill, a numeric keyboard, and the error (if

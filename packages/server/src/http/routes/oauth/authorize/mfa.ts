@@ -17,11 +17,6 @@ const EnrolForm = pageForm({
   enrolment: Type.Optional(Type.String({ maxLength: 100 })),
 });
 
-/** The device page's texts of the code step (English until that page is translated; keys below). */
-export const WRONG_MFA_CODE =
-  'That code is wrong or was already used. Enter the current code, or a recovery code.';
-export const MFA_STEP_ENDED = 'Too many wrong codes, or the sign-in took too long. Sign in again.';
-
 const wrongCode: PageMessage = { key: 'signin.error.mfaWrongCode', field: 'code' };
 const stepEnded: PageMessage = { key: 'signin.error.mfaStepEnded' };
 

@@ -79,8 +79,7 @@ export async function signupRoutes(app: App, page: AuthorizePage): Promise<void>
         action: async () => {
           await services.botChallenge.require('signup', request.body.altcha);
           // The page's language (the flow's `ui_locales`, the cookie, Accept-Language) becomes the account's.
-          const { ui_locales: ui } = request.body as { ui_locales?: unknown };
-          const { locale } = pageTranslator(request, typeof ui === 'string' ? ui : undefined);
+          const { locale } = pageTranslator(request, request.body.ui_locales);
           return services.accounts.register({ email, password, locale });
         },
         expected: [400, 409],

@@ -16,7 +16,6 @@ import { newNonce } from '../../../pages/html.js';
 import { mfaCodePage } from '../../../pages/mfaPages.js';
 import { pageTranslator } from '../../../pages/pageLocale.js';
 import { MFA_TOKEN_TTL_SECONDS } from '../../../../services/mfa/mfaService.js';
-import { WRONG_MFA_CODE } from '../authorize/mfa.js';
 import { mfaAccountGuard, routeLimit, userCodeGuessLimit } from '../../../rateLimits.js';
 import { AltchaField, EmailCodeField, passwordSignInGuard } from '../../../defense.js';
 import { errorResponses } from '../../../schemas.js';
@@ -90,16 +89,18 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
     request: FastifyRequest,
     reply: FastifyReply,
     flow: { userCode?: string | undefined; uiLocales?: string | undefined },
-    error?: string,
+    error?: 'signin.error.mfaWrongCode',
   ) {
     const csrfToken = page.csrfFor(request, reply);
+    const translator = pageTranslator(request, flow.uiLocales);
     return send(reply, error ? 401 : 200, (nonce) =>
       mfaCodePage({
+        translator,
         nonce,
         csrfToken,
         action: `${DEVICE_PAGE_PATH}/mfa`,
         fields: { user_code: flow.userCode ?? '', ...(flow.uiLocales ? { ui_locales: flow.uiLocales } : {}) },
-        error,
+        error: error ? translator.t(error) : undefined,
       }),
     );
   }
@@ -305,7 +306,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       // A wrong code: the step again, or (the fifth) back to the password form.
       if ('attemptsLeft' in proved) {
         if (proved.attemptsLeft === 0) return ended();
-        return codeStep(request, reply, { userCode, uiLocales }, WRONG_MFA_CODE);
+        return codeStep(request, reply, { userCode, uiLocales }, 'signin.error.mfaWrongCode');
       }
       void reply.clearCookie(page.cookies.mfa, page.cookies.options);
       await page.openSession(reply, {
