@@ -299,7 +299,7 @@ async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
 // The shell's own words (static/index.html holds the English ones, for the moment before this runs).
 applyLocale();
 const brand = document.querySelector('header .brand');
-if (brand) brand.textContent = t('console.brand');
+if (brand) brand.textContent = t('console.frame.brand');
 nav.setAttribute('aria-label', t('console.nav.label'));
 onStepUp(stepUpDialog);
 onSecondFactor(secondFactorDialog);

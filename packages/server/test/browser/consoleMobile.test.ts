@@ -81,7 +81,9 @@ describe.skipIf(!chromiumAvailable)('console on a 390 px phone, in its catalogue
     browser = await launchTestBrowser();
     owner = await createUser(base, 'mobile', { clientId: 'dauth:console' });
     // Long names and addresses without a space: they must wrap, not widen the page.
-    app = await createClient(base, owner, [`https://game.example/${LONG}/callback`], { name: `Game ${LONG}` });
+    app = await createClient(base, owner, [`https://game.example/${LONG}/callback`], {
+      name: `Game ${LONG}`,
+    });
     quietApp = await createClient(base, owner, ['https://quiet.example/cb'], { name: 'Quiet game' });
     org = `org_u${owner.uuid}`;
     for (let i = 0; i < 2; i++) players.push(await signInTo(app));
@@ -213,8 +215,14 @@ describe.skipIf(!chromiumAvailable)('console on a 390 px phone, in its catalogue
     await page.waitForSelector('#chart-players canvas');
     // Two players signed in today: their chart is drawn, with today's figures.
     const today = new Date().toISOString().slice(0, 10);
-    expect(await textsOf(page, '#chart-players table.figures tbody tr:last-child > *')).toEqual([today, '2', '2']);
-    expect(await page.textContent('#chart-players .hint')).toContain('2 sign-ins over the last 30 days (UTC)');
+    expect(await textsOf(page, '#chart-players table.figures tbody tr:last-child > *')).toEqual([
+      today,
+      '2',
+      '2',
+    ]);
+    expect(await page.textContent('#chart-players .hint')).toContain(
+      '2 sign-ins over the last 30 days (UTC)',
+    );
     // Nothing sponsored, bought or sold: each of those is its title and a sentence, no axes.
     for (const [id, sentence] of [
       ['chart-gas', 'No gas sponsored over the last 30 days (UTC), against a budget of'],

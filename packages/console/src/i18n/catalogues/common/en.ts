@@ -1,6 +1,6 @@
 /** The console's frame, navigation, dialogs, errors, amounts and charts: words every page shares. */
 export default {
-  'console.brand': 'dauth console',
+  'console.frame.brand': 'dauth console',
   'console.page.title': '{title} · dauth console',
   'console.nav.label': 'Console',
   'console.nav.signin': 'Sign in',
