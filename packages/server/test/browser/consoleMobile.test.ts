@@ -295,6 +295,8 @@ describe.skipIf(!chromiumAvailable)('console on a 390 px phone, in its catalogue
     )) as [number, number, string] | null;
     expect(box).not.toBeNull();
     expect(box![2]).toBe('auto');
+    // Wider than the phone: it scrolls in its box (and the page stays put).
+    expect(box![0]).toBeGreaterThan(box![1]);
     expect((await overflowOf(page)).over).toBeLessThanOrEqual(0);
     expect(errors).toEqual([]);
     await page.close();
