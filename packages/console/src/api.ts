@@ -3,6 +3,8 @@
  * Bearer header. The JWT lives in sessionStorage (it ends with the tab, and expires within the hour
  * anyway); no cookie is involved, so a cross-site form cannot act with it (no CSRF surface).
  */
+import { t } from './i18n/translator.js';
+
 const SESSION_KEY = 'dauth.console.session';
 
 export interface Session {
@@ -86,8 +88,8 @@ export function onSecondFactor(ask: (reason: string) => Promise<string | null>):
 
 /** A fresh login of the signed-in account; false when the user cancels the prompt. */
 async function confirmItIsYou(session: Session): Promise<boolean> {
-  if (!session.email) return confirmWithoutPassword('This action needs you to confirm it is you.');
-  const password = await askPassword('This action needs you to confirm your password.');
+  if (!session.email) return confirmWithoutPassword(t('console.stepup.reason_other'));
+  const password = await askPassword(t('console.stepup.reason_password'));
   if (password === null) return false;
   return (await signInWithPrompt(session.email, password)) !== null;
 }
@@ -162,7 +164,7 @@ export async function call<T = Json>(
       ? parsed.message
       : typeof parsed.error_description === 'string'
         ? parsed.error_description
-        : `The service answered ${response.status}.`;
+        : t('console.error.status', { status: String(response.status) });
   // `BOT_CHALLENGE` covers the request, or the account is under guessing: prove some work and send it again.
   if (code === 'challenge_required' && body !== undefined && !options.solved) {
     const altcha = await solveChallenge();
@@ -194,7 +196,7 @@ export class SecondFactorRequired extends Error {
     /** The e-mail the session will show ('' for a federated sign-in). */
     readonly email: string,
   ) {
-    super('Enter the code of your authenticator app, or a recovery code.');
+    super(t('console.mfa.reason'));
   }
 }
 
@@ -292,11 +294,7 @@ export async function reconfirmWithPasskey(): Promise<void> {
   const current = currentSession();
   const fresh = await passkeyLogin();
   if (!current || fresh.uuid !== current.uuid) {
-    throw new ApiError(
-      403,
-      'other_account',
-      'That passkey signs in another account; choose one of this account.',
-    );
+    throw new ApiError(403, 'other_account', t('console.stepup.other_account'));
   }
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(fresh));
 }
@@ -309,7 +307,7 @@ async function passkeyLogin(): Promise<Session> {
     options as unknown as PublicKeyCredentialRequestOptionsJSON,
   );
   const credential = (await navigator.credentials.get({ publicKey })) as PublicKeyCredential | null;
-  if (!credential) throw new ApiError(400, 'passkey_cancelled', 'No passkey was chosen.');
+  if (!credential) throw new ApiError(400, 'passkey_cancelled', t('console.passkey.not_chosen'));
   const result = (await anonymousPost('/v1/dev-user/passkeys/login', {
     ...(credential.toJSON() as unknown as Json),
     client_id: CONSOLE_BINDING,
@@ -333,7 +331,9 @@ async function anonymousPost(path: string, body: Json): Promise<Json> {
   if (response.ok) return parsed;
   const code = typeof parsed.error === 'string' ? parsed.error : `http_${response.status}`;
   const message =
-    typeof parsed.message === 'string' ? parsed.message : `The service answered ${response.status}.`;
+    typeof parsed.message === 'string'
+      ? parsed.message
+      : t('console.error.status', { status: String(response.status) });
   throw new ApiError(response.status, code, message);
 }
 
@@ -345,8 +345,7 @@ export async function redeemLoginTicket(ticket: string): Promise<Session> {
   const session = await withSecondFactor(async () =>
     sessionFrom(await call<SignInAnswer>('POST', '/v1/federation/login-ticket', { ticket }), ''),
   );
-  if (!session)
-    throw new ApiError(400, 'mfa_cancelled', 'The sign-in was not finished: no code was entered.');
+  if (!session) throw new ApiError(400, 'mfa_cancelled', t('console.mfa.cancelled'));
   return session;
 }
 
@@ -357,7 +356,7 @@ export async function createPasskey(): Promise<Json> {
     options as unknown as PublicKeyCredentialCreationOptionsJSON,
   );
   const credential = (await navigator.credentials.create({ publicKey })) as PublicKeyCredential | null;
-  if (!credential) throw new ApiError(400, 'passkey_cancelled', 'No passkey was created.');
+  if (!credential) throw new ApiError(400, 'passkey_cancelled', t('console.passkey.not_created'));
   return credential.toJSON() as unknown as Json;
 }
 

@@ -1,11 +1,14 @@
 import uPlot from './vendor/uplot.js';
 import { type Child, h } from './dom.js';
-import { formatDay, groupDigits } from './format.js';
+import { formatDay } from './format.js';
+import { formatCompact, formatInteger, t } from './i18n/translator.js';
 
 /**
  * Charts drawn by uPlot (a small canvas charting library, served from the console's own assets:
  * `scripts/vendor.mjs`). Each chart is a `<figure>` with its caption, the canvas, and the exact figures
  * as a table under "Figures" — for screen readers, for copying, and because a canvas cannot be read.
+ * A chart with nothing to draw (every value of its data 0, or no point at all) is the same `<figure>`
+ * with its caption and one sentence instead: empty axes say less than "No sale yet".
  */
 
 export interface ChartSeries {
@@ -48,8 +51,12 @@ export interface ChartInput {
   title: string;
   /** What the chart shows, for screen readers and under the chart. */
   summary: string;
+  /** The sentence shown instead of the chart when its data (marks left out) is all zero. */
+  empty: string;
   /** Days (`YYYY-MM-DD`, a time axis) or categories (cuids). */
   x: { days: string[] } | { categories: string[] };
+  /** What the categories are, for the table's first column and the legend ("cuid", "Player"). */
+  xLabel?: string;
   series: ChartSeries[];
   /** The unit of the left axis and of the right one, if any; `counts`: the left axis counts (whole ticks). */
   units: { left: string; right?: string; counts?: boolean };
@@ -62,20 +69,12 @@ export const COLOURS = { blue: '#2449b3', orange: '#b35c00', green: '#1b7f3a', r
 /** Tick steps of an axis that counts things: never 0.5 of a player. */
 const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 100_000, 1_000_000];
 
-const plain = (value: number) => groupDigits(String(Math.round(value)));
+const plain = (value: number) => formatInteger(Math.round(value));
+const compact = formatCompact;
 
-/** Shortens big axis numbers: 1,500,000 → 1.5M. */
-function compact(value: number): string {
-  const abs = Math.abs(value);
-  for (const [size, suffix] of [
-    [1e12, 'T'],
-    [1e9, 'G'],
-    [1e6, 'M'],
-    [1e3, 'k'],
-  ] as const) {
-    if (abs >= size) return `${Number((value / size).toFixed(2))}${suffix}`;
-  }
-  return Number(value.toFixed(6)).toString();
+/** True when the chart has nothing to draw: no point, or every value of its data (marks left out) 0. */
+export function chartIsEmpty(series: Pick<ChartSeries, 'values' | 'mark'>[]): boolean {
+  return series.filter((s) => !s.mark).every((s) => s.values.every((v) => v === 0));
 }
 
 const barsPath = (align: -1 | 0 | 1) => uPlot.paths.bars!({ size: [align === 0 ? 0.6 : 0.35, 48], align });
@@ -86,11 +85,20 @@ function width(): number {
 }
 
 export function chart(input: ChartInput): HTMLElement {
+  if (chartIsEmpty(input.series)) {
+    return h(
+      'figure',
+      { class: 'chart empty', id: input.id, 'aria-labelledby': `${input.id}-title` },
+      h('figcaption', { id: `${input.id}-title` }, input.title),
+      h('p', { class: 'chart-empty' }, input.empty),
+    );
+  }
   const isTime = 'days' in input.x;
   const labels = 'days' in input.x ? input.x.days : input.x.categories;
   const xs = isTime
     ? labels.map((day) => Date.parse(`${day}T00:00:00Z`) / 1000)
     : labels.map((_label, i) => i);
+  const categoryName = input.xLabel ?? t('console.chart.cuid');
   const xLabel = (value: number) => (isTime ? formatDay(value * 1000) : (labels[Math.round(value)] ?? ''));
 
   const options: uPlot.Options = {
@@ -137,7 +145,10 @@ export function chart(input: ChartInput): HTMLElement {
         : []),
     ],
     series: [
-      { label: isTime ? 'Day' : 'cuid', value: (_u, v) => (v === null ? '' : xLabel(v)) },
+      {
+        label: isTime ? t('console.chart.day') : categoryName,
+        value: (_u, v) => (v === null ? '' : xLabel(v)),
+      },
       ...input.series.map((s): uPlot.Series => ({
         label: s.label,
         scale: s.right ? 'right' : 'left',
@@ -177,7 +188,7 @@ export function chart(input: ChartInput): HTMLElement {
       h(
         'tr',
         {},
-        h('th', { scope: 'col' }, isTime ? 'Day' : 'cuid'),
+        h('th', { scope: 'col' }, isTime ? t('console.chart.day') : categoryName),
         input.series.map((s) => h('th', { scope: 'col' }, s.label)),
       ),
     ),
@@ -208,6 +219,7 @@ export function chart(input: ChartInput): HTMLElement {
     h('figcaption', { id: `${input.id}-title` }, input.title),
     canvas,
     h('p', { class: 'hint' }, input.summary),
-    h('details', {}, h('summary', {}, 'Figures'), table),
+    // The table scrolls inside its own box on a narrow screen, never the page.
+    h('details', {}, h('summary', {}, t('console.chart.figures')), h('div', { class: 'scroll' }, table)),
   );
 }

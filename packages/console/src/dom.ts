@@ -2,6 +2,8 @@
  * A tiny element builder. Every piece of text goes through `textContent` and every attribute through
  * `setAttribute`, never `innerHTML`, so an app name or an error message can never become markup.
  */
+import { t } from './i18n/translator.js';
+
 export type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | boolean | undefined>;
 
@@ -70,17 +72,15 @@ export function notice(kind: 'error' | 'ok' | 'warning', text: string): HTMLElem
   return h('div', { class: `notice ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
 }
 
-/** A value shown once (a secret, a key) with a copy button. */
-export function secretBox(label: string, value: string, id: string): HTMLElement {
+/** A value shown once (a secret, a key) with a copy button: `copyLabel` names what it copies ("Copy client secret"). */
+export function secretBox(label: string, copyLabel: string, value: string, id: string): HTMLElement {
   const code = h('code', { id, class: 'secret' }, value);
-  // "Copy encryption IV", "Copy AES-256-GCM key": capitalised words go lower case, acronyms stay.
-  const words = label.split(' ').map((w) => (/^[A-Z][a-z]/.test(w) ? w.toLowerCase() : w));
-  const copy = button(`Copy ${words.join(' ')}`, { class: 'secondary', 'data-copy': id });
+  const copy = button(copyLabel, { class: 'secondary', 'data-copy': id });
   const status = h('span', { class: 'hint', role: 'status' });
   copy.addEventListener('click', () => {
     void navigator.clipboard.writeText(value).then(
-      () => (status.textContent = 'Copied.'),
-      () => (status.textContent = 'Copy failed: select the text and copy it by hand.'),
+      () => (status.textContent = t('console.common.copied')),
+      () => (status.textContent = t('console.common.copy_failed')),
     );
   });
   return h(

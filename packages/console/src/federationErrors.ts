@@ -1,15 +1,17 @@
+import type { MessageKey } from './i18n/catalogues/index.js';
+import { t } from './i18n/translator.js';
+
 /** What a `#federation_error=<code>` (decisions §8) means for the person who just tried to sign in. */
-const MESSAGES: Record<string, string> = {
-  account_exists_link_required:
-    'An account with this e-mail already exists. Sign in with it, then link this provider on your account page.',
-  access_denied: 'The sign-in was cancelled at the provider.',
-  identity_in_use: 'This identity is already linked to another account.',
-  invalid_link_ticket:
-    'The link request expired or was already used: link the provider again from your account page.',
-  flow_browser_mismatch:
-    'The sign-in was finished in another browser than the one that started it: start again here.',
+const MESSAGES: Record<string, MessageKey> = {
+  account_exists_link_required: 'console.federation.error.account_exists_link_required',
+  access_denied: 'console.federation.error.access_denied',
+  identity_in_use: 'console.federation.error.identity_in_use',
+  invalid_link_ticket: 'console.federation.error.invalid_link_ticket',
+  flow_browser_mismatch: 'console.federation.error.flow_browser_mismatch',
 };
 
 export function formatError(code: string): string {
-  return MESSAGES[code] ?? `The sign-in with the provider did not complete (${code || 'unknown error'}).`;
+  const known = Object.hasOwn(MESSAGES, code) ? MESSAGES[code] : undefined;
+  if (known) return t(known);
+  return code ? t('console.federation.error.other', { code }) : t('console.federation.error.unknown');
 }

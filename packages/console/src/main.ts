@@ -27,6 +27,7 @@ import { describeError, flash, go, page } from './view.js';
 import { formatError } from './federationErrors.js';
 import { federationReauthentication, linkedProviders } from './pages/identities.js';
 import { rememberReturnRoute, takeReturnRoute } from './returnRoute.js';
+import { applyLocale, t } from './i18n/translator.js';
 
 /** Pages anyone may open; every other route needs a signed-in session. */
 const PUBLIC = new Set(['signin', 'signup', 'reset', 'reset/confirm', 'invitations']);
@@ -66,16 +67,16 @@ function renderNav(route: string): void {
       h(
         'ul',
         {},
-        link('#/signin', 'Sign in', route === 'signin'),
-        link('#/signup', 'Sign up', route === 'signup'),
+        link('#/signin', t('console.nav.signin'), route === 'signin'),
+        link('#/signup', t('console.nav.signup'), route === 'signup'),
       ),
     );
     return;
   }
-  const out = button('Sign out', { id: 'sign-out', class: 'link' });
+  const out = button(t('console.nav.signout'), { id: 'sign-out', class: 'link' });
   out.addEventListener('click', () => {
     void signOut().then(() => {
-      flash('ok', 'You are signed out.');
+      flash('ok', t('console.nav.signed_out'));
       go('#/signin');
     });
   });
@@ -83,15 +84,21 @@ function renderNav(route: string): void {
     h(
       'ul',
       {},
-      link('#/apps', 'Apps', route.startsWith('apps')),
-      link('#/orgs', 'Organizations', route.startsWith('orgs')),
-      link('#/account', 'Account', route === 'account'),
-      link('#/password', 'Password', route === 'password'),
-      link('#/passkeys', 'Passkeys', route === 'passkeys'),
-      link('#/security', 'Security', route === 'security'),
+      link('#/apps', t('console.nav.apps'), route.startsWith('apps')),
+      link('#/orgs', t('console.nav.orgs'), route.startsWith('orgs')),
+      link('#/account', t('console.nav.account'), route === 'account'),
+      link('#/password', t('console.nav.password'), route === 'password'),
+      link('#/passkeys', t('console.nav.passkeys'), route === 'passkeys'),
+      link('#/security', t('console.nav.security'), route === 'security'),
       h('li', {}, out),
     ),
-    h('p', { class: 'who' }, `Signed in as ${session.email || `account ${session.uuid}`}`),
+    h(
+      'p',
+      { class: 'who' },
+      session.email
+        ? t('console.nav.who_email', { email: session.email })
+        : t('console.nav.who_account', { uuid: session.uuid }),
+    ),
   );
 }
 
@@ -111,14 +118,14 @@ async function federationReturn(raw: string): Promise<boolean> {
     try {
       const session = await redeemLoginTicket(ticket);
       const back = takeReturnRoute(session.uuid);
-      flash('ok', back ? 'You are signed in again: make the change once more.' : 'You are signed in.');
+      flash('ok', back ? t('console.federation.signed_in_again') : t('console.federation.signed_in'));
       go(back ?? '#/apps');
     } catch (error) {
-      flash('error', `The sign-in could not be completed: ${describeError(error)}`);
+      flash('error', t('console.federation.failed', { reason: describeError(error) }));
       go('#/signin');
     }
   } else if (linked !== null) {
-    flash('ok', `${linked} is linked: you can sign in with it from now on.`);
+    flash('ok', t('console.federation.linked', { provider: linked }));
     go('#/account');
   } else {
     flash('error', formatError(failed ?? ''));
@@ -145,11 +152,11 @@ async function render(): Promise<void> {
   try {
     content = matched
       ? await matched[1](matched[0].exec(route)!.slice(1), new URLSearchParams(queryString))
-      : page('Page not found', h('p', {}, h('a', { href: '#/' }, 'Start page')));
+      : page(t('console.notfound.title'), h('p', {}, h('a', { href: '#/' }, t('console.notfound.start'))));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401 && !currentSession()) return go('#/signin');
     content = page(
-      'Something went wrong',
+      t('console.failed.title'),
       h('div', { class: 'notice error', role: 'alert' }, describeError(error)),
     );
   }
@@ -161,21 +168,26 @@ async function render(): Promise<void> {
 
 /** The step-up prompt: a modal dialog (focus stays inside it, Escape cancels). */
 function stepUpDialog(reason: string): Promise<string | null> {
-  const password = field('Password', {
+  const password = field(t('console.stepup.password'), {
     id: 'stepup-password',
     name: 'password',
     type: 'password',
     required: true,
     autocomplete: 'current-password',
   });
-  const cancel = button('Cancel', { class: 'secondary' });
+  const cancel = button(t('console.common.cancel'), { class: 'secondary' });
   const formEl = h(
     'form',
     { method: 'dialog' },
-    h('h2', { id: 'stepup-h' }, 'Confirm it is you'),
+    h('h2', { id: 'stepup-h' }, t('console.stepup.title')),
     h('p', {}, reason),
     password.wrapper,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'stepup-submit' }, 'Confirm'), cancel),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', id: 'stepup-submit' }, t('console.stepup.confirm')),
+      cancel,
+    ),
   );
   const dialog = h('dialog', { 'aria-labelledby': 'stepup-h' }, formEl) as HTMLDialogElement;
   document.body.append(dialog);
@@ -194,14 +206,19 @@ function stepUpDialog(reason: string): Promise<string | null> {
 /** The second step of a sign-in made from a prompt (step-up, federated ticket): a modal asking for the code. */
 function secondFactorDialog(reason: string): Promise<string | null> {
   const code = codeField('mfa-code');
-  const cancel = button('Cancel', { class: 'secondary' });
+  const cancel = button(t('console.common.cancel'), { class: 'secondary' });
   const formEl = h(
     'form',
     { method: 'dialog' },
-    h('h2', { id: 'mfa-h' }, 'Second step'),
+    h('h2', { id: 'mfa-h' }, t('console.mfa.title')),
     h('p', {}, reason),
     code.wrapper,
-    h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'mfa-submit' }, 'Verify'), cancel),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit', id: 'mfa-submit' }, t('console.mfa.verify')),
+      cancel,
+    ),
   );
   const dialog = h('dialog', { 'aria-labelledby': 'mfa-h' }, formEl) as HTMLDialogElement;
   document.body.append(dialog);
@@ -225,12 +242,12 @@ function secondFactorDialog(reason: string): Promise<string | null> {
 async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
   const providers = await linkedProviders();
   const message = h('div', { role: 'alert' });
-  const usePasskey = button('Use a passkey', { id: 'stepup-passkey' });
-  const cancel = button('Cancel', { class: 'secondary' });
+  const usePasskey = button(t('console.stepup.passkey'), { id: 'stepup-passkey' });
+  const cancel = button(t('console.common.cancel'), { class: 'secondary' });
   const dialog = h(
     'dialog',
     { 'aria-labelledby': 'stepup-h' },
-    h('h2', { id: 'stepup-h' }, 'Confirm it is you'),
+    h('h2', { id: 'stepup-h' }, t('console.stepup.title')),
     h('p', {}, reason),
     message,
     h(
@@ -244,7 +261,7 @@ async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
             class: 'button secondary',
             href: federationReauthentication(provider),
           },
-          `Continue with ${provider.name}`,
+          t('console.federation.continue', { provider: provider.name }),
         );
         link.addEventListener('click', () => {
           const session = currentSession();
@@ -279,6 +296,11 @@ async function stepUpWithoutPasswordDialog(reason: string): Promise<boolean> {
   });
 }
 
+// The shell's own words (static/index.html holds the English ones, for the moment before this runs).
+applyLocale();
+const brand = document.querySelector('header .brand');
+if (brand) brand.textContent = t('console.frame.brand');
+nav.setAttribute('aria-label', t('console.nav.label'));
 onStepUp(stepUpDialog);
 onSecondFactor(secondFactorDialog);
 onStepUpWithoutPassword(stepUpWithoutPasswordDialog);

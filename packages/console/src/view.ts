@@ -1,5 +1,6 @@
 import { ApiError } from './api.js';
 import { button, type Child, h, notice } from './dom.js';
+import { t } from './i18n/translator.js';
 
 /** A message carried to the next page (e.g. "App deleted." after leaving the deleted app's page). */
 let pending: { kind: 'ok' | 'error'; text: string } | null = null;
@@ -19,7 +20,7 @@ export function go(hash: string): void {
 
 /** A page: its heading takes the focus after navigation so screen readers announce it. */
 export function page(title: string, ...content: (Child | Child[])[]): HTMLElement {
-  document.title = `${title} · dauth console`;
+  document.title = t('console.page.title', { title });
   return h('section', { class: 'page' }, h('h1', { tabindex: '-1' }, title), takeFlash(), ...content);
 }
 
@@ -34,10 +35,10 @@ export function routeMissing(error: unknown): boolean {
 
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
-    if (routeMissing(error)) return 'This service does not offer this yet (it needs a newer dauth).';
-    return `${error.message} (${error.code})`;
+    if (routeMissing(error)) return t('console.error.route_missing');
+    return t('console.error.api', { message: error.message, code: error.code });
   }
-  if (error instanceof TypeError) return 'The service could not be reached. Check your connection.';
+  if (error instanceof TypeError) return t('console.error.unreachable');
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -90,7 +91,7 @@ export function confirmInline(
 ): HTMLElement {
   const box = h('div', { class: 'confirm', hidden: true, role: 'group', 'aria-label': question });
   const yes = button(confirmLabel, { class: 'danger', 'data-confirm': 'yes', id: confirmId });
-  const no = button('Cancel', { class: 'secondary' });
+  const no = button(t('console.common.cancel'), { class: 'secondary' });
   const messages = h('div', { class: 'messages' });
   box.append(h('p', {}, question), h('div', { class: 'actions' }, yes, no), messages);
   trigger.addEventListener('click', () => {

@@ -1,7 +1,8 @@
 import { ApiError, call } from '../api.js';
 import { chart, COLOURS, MARK_REACH } from '../charts.js';
 import { h } from '../dom.js';
-import { amount, amountText, formatUnits, groupDigits } from '../format.js';
+import { amount, amountText, formatUnits } from '../format.js';
+import { t } from '../i18n/translator.js';
 
 export interface ActivityDay {
   date: string;
@@ -37,14 +38,16 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const bigSum = (values: string[]) => values.reduce((a, b) => a + BigInt(b), 0n).toString();
 /** Wei as a float, for drawing only: every figure that is read is the exact decimal string. */
 const etherOf = (wei: string) => Number(BigInt(wei) / 10n ** 12n) / 1e6;
-const count = (n: number, one: string, many = `${one}s`) =>
-  `${groupDigits(String(n))} ${n === 1 ? one : many}`;
 
-/** The app page's charts (docs/console.md): players, sponsored gas against the budget, content, sales. */
+/**
+ * The app page's charts (docs/console.md): players, sponsored gas against the budget, content, sales. A
+ * chart with nothing to draw says so in a sentence under its title; an app with no activity at all gets
+ * one sentence for the four.
+ */
 export function activitySection(activity: Activity): HTMLElement {
   const { days } = activity;
   const dates = days.map((d) => d.date);
-  const span = `the last ${days.length} days (UTC)`;
+  const span = days.length;
   const quiet = days.every(
     (d) =>
       d.sign_ins +
@@ -60,30 +63,35 @@ export function activitySection(activity: Activity): HTMLElement {
     return h(
       'section',
       { id: 'activity', 'aria-labelledby': 'activity-h' },
-      h('h2', { id: 'activity-h' }, 'Activity'),
+      h('h2', { id: 'activity-h' }, t('console.activity.title')),
       h(
         'p',
         { id: 'activity-none' },
-        `Nothing yet over ${span}. Sign-ins and active players, sponsored gas against the app’s budget of ${groupDigits(
-          String(activity.budget.daily_gas),
-        )} gas a day, content bought and consumed per cuid, and marketplace sales appear here as charts.`,
+        t('console.activity.none', { days: span, budget: activity.budget.daily_gas }),
       ),
     );
   }
 
   const players = chart({
     id: 'chart-players',
-    title: 'Sign-ins and active players a day',
-    summary: `${count(sum(days.map((d) => d.sign_ins)), 'sign-in')} over ${span}; at most ${count(
-      Math.max(0, ...days.map((d) => d.active_players)),
-      'active player',
-    )} on one day.`,
+    title: t('console.activity.players.title'),
+    summary: t('console.activity.players.summary', {
+      signIns: sum(days.map((d) => d.sign_ins)),
+      peak: Math.max(0, ...days.map((d) => d.active_players)),
+      days: span,
+    }),
+    empty: t('console.activity.players.empty', { days: span }),
     x: { days: dates },
-    units: { left: 'players', counts: true },
+    units: { left: t('console.activity.players.unit'), counts: true },
     series: [
-      { label: 'Sign-ins', kind: 'bars', colour: COLOURS.blue, values: days.map((d) => d.sign_ins) },
       {
-        label: 'Active players',
+        label: t('console.activity.players.sign_ins'),
+        kind: 'bars',
+        colour: COLOURS.blue,
+        values: days.map((d) => d.sign_ins),
+      },
+      {
+        label: t('console.activity.players.active'),
         kind: 'line',
         colour: COLOURS.orange,
         values: days.map((d) => d.active_players),
@@ -97,24 +105,27 @@ export function activitySection(activity: Activity): HTMLElement {
   const budgetShown = busiest > 0 && budget <= busiest * MARK_REACH;
   const gas = chart({
     id: 'chart-gas',
-    title: 'Sponsored gas against the daily budget',
-    summary: `Budget ${groupDigits(String(budget))} gas a day; the busiest day used ${groupDigits(
-      String(busiest),
-    )} gas (${share < 0.01 && busiest > 0 ? 'under 0.01' : share.toFixed(2)} % of it), ${count(
-      sum(days.map((d) => d.sponsored_operations)),
-      'sponsored operation',
-    )} in all.${budgetShown ? '' : ' The axis follows what is spent: the budget line is far above it.'}`,
+    title: t('console.activity.gas.title'),
+    summary: t('console.activity.gas.summary', {
+      budget,
+      busiest,
+      tiny: share < 0.01 && busiest > 0 ? 'yes' : 'no',
+      share,
+      operations: sum(days.map((d) => d.sponsored_operations)),
+      far: budgetShown ? 'no' : 'yes',
+    }),
+    empty: t('console.activity.gas.empty', { days: span, budget }),
     x: { days: dates },
-    units: { left: 'gas' },
+    units: { left: t('console.activity.gas.unit') },
     series: [
       {
-        label: 'Sponsored gas',
+        label: t('console.activity.gas.spent'),
         kind: 'bars',
         colour: COLOURS.green,
         values: days.map((d) => d.sponsored_gas),
       },
       {
-        label: 'Daily budget',
+        label: t('console.activity.gas.budget'),
         kind: 'line',
         colour: COLOURS.red,
         dashed: true,
@@ -125,64 +136,74 @@ export function activitySection(activity: Activity): HTMLElement {
   });
 
   const cuids = activity.content;
-  const content = cuids.length
-    ? chart({
-        id: 'chart-content',
-        title: 'Content bought and consumed per cuid',
-        summary: `${count(sum(days.map((d) => d.purchases)), 'purchase')} and ${count(
-          sum(days.map((d) => d.consumptions)),
-          'consumption record',
-        )} over ${span}.`,
-        x: { categories: cuids.map((c) => c.cuid) },
-        units: { left: 'units' },
-        series: [
-          {
-            label: 'Bought',
-            kind: 'bars',
-            colour: COLOURS.blue,
-            align: -1,
-            values: cuids.map((c) => Number(c.bought)),
-            format: (v) => amountText(String(Math.round(v)), 'units'),
-          },
-          {
-            label: 'Consumed',
-            kind: 'bars',
-            colour: COLOURS.orange,
-            align: 1,
-            values: cuids.map((c) => Number(c.consumed)),
-            format: (v) => amountText(String(Math.round(v)), 'units'),
-          },
-        ],
-        cells: (series, i) => {
-          const entry = cuids[i]!;
-          return amount(series === 0 ? entry.bought : entry.consumed, 'units');
-        },
-      })
-    : h(
-        'p',
-        { id: 'chart-content', class: 'hint' },
-        'No content yet: register a cuid under “Content providers” below.',
-      );
+  const unitsOf = (v: number) => amountText(String(Math.round(v)), 'units');
+  const content = chart({
+    id: 'chart-content',
+    title: t('console.activity.content.title'),
+    summary: t('console.activity.content.summary', {
+      purchases: sum(days.map((d) => d.purchases)),
+      consumptions: sum(days.map((d) => d.consumptions)),
+      days: span,
+    }),
+    empty: cuids.length
+      ? t('console.activity.content.empty', { cuids: cuids.length })
+      : t('console.activity.content.no_provider'),
+    x: { categories: cuids.map((c) => c.cuid) },
+    xLabel: t('console.chart.cuid'),
+    units: { left: t('console.activity.content.unit') },
+    series: [
+      {
+        label: t('console.activity.content.bought'),
+        kind: 'bars',
+        colour: COLOURS.blue,
+        align: -1,
+        values: cuids.map((c) => Number(c.bought)),
+        format: unitsOf,
+      },
+      {
+        label: t('console.activity.content.consumed'),
+        kind: 'bars',
+        colour: COLOURS.orange,
+        align: 1,
+        values: cuids.map((c) => Number(c.consumed)),
+        format: unitsOf,
+      },
+    ],
+    cells: (series, i) => {
+      const entry = cuids[i]!;
+      return amount(series === 0 ? entry.bought : entry.consumed, 'units');
+    },
+  });
 
   const volume = bigSum(days.map((d) => d.market_volume_wei));
   const sales = chart({
     id: 'chart-market',
-    title: 'Marketplace sales',
-    summary: `${count(sum(days.map((d) => d.market_sales)), 'sale')} over ${span}, for ${amountText(
-      volume,
-      'ether',
-    )} in all.`,
+    title: t('console.activity.market.title'),
+    summary: t('console.activity.market.summary', {
+      sales: sum(days.map((d) => d.market_sales)),
+      days: span,
+      volume: amountText(volume, 'ether'),
+    }),
+    empty: t('console.activity.market.empty', { days: span }),
     x: { days: dates },
-    units: { left: 'sales', right: 'ETH', counts: true },
+    units: { left: t('console.activity.market.unit'), right: 'ETH', counts: true },
     series: [
-      { label: 'Sales', kind: 'bars', colour: COLOURS.blue, values: days.map((d) => d.market_sales) },
       {
-        label: 'Paid',
+        label: t('console.activity.market.sales'),
+        kind: 'bars',
+        colour: COLOURS.blue,
+        values: days.map((d) => d.market_sales),
+      },
+      {
+        label: t('console.activity.market.paid'),
         kind: 'line',
         colour: COLOURS.green,
         right: true,
         values: days.map((d) => etherOf(d.market_volume_wei)),
-        format: (v) => `${formatUnits(String(BigInt(Math.round(v * 1e6)) * 10n ** 12n), 18)} ETH`,
+        format: (v) =>
+          t('console.amount.ether', {
+            amount: formatUnits(String(BigInt(Math.round(v * 1e6)) * 10n ** 12n), 18),
+          }),
       },
     ],
     cells: (series, i) => (series === 1 ? amount(days[i]!.market_volume_wei, 'ether') : undefined),
@@ -191,8 +212,8 @@ export function activitySection(activity: Activity): HTMLElement {
   return h(
     'section',
     { id: 'activity', 'aria-labelledby': 'activity-h' },
-    h('h2', { id: 'activity-h' }, 'Activity'),
-    h('p', { class: 'hint' }, `Over ${span}. Hover a chart for a day’s figures; “Figures” lists them all.`),
+    h('h2', { id: 'activity-h' }, t('console.activity.title')),
+    h('p', { class: 'hint' }, t('console.activity.hint', { days: span })),
     h('div', { class: 'charts' }, players, gas, content, sales),
   );
 }

@@ -2,6 +2,7 @@ import { ApiError, call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox, textarea } from '../dom.js';
 import { confirmInline, flash, form, go, onSubmit, page, submit } from '../view.js';
 import { formatTime } from '../format.js';
+import { t } from '../i18n/translator.js';
 import { activitySection, loadActivity } from './activity.js';
 import { sponsorshipSection } from './sponsorship.js';
 import { walletPolicySection } from './walletPolicy.js';
@@ -38,26 +39,22 @@ export async function appsPage(query: URLSearchParams = new URLSearchParams()): 
             { class: 'card' },
             h('h2', {}, h('a', { href: `#/apps/${encode(app.client_id)}` }, app.name)),
             facts([
-              ['Client id', h('code', {}, app.client_id)],
-              ['Redirect URIs', app.redirect_uris.join(', ')],
-              ['Created', formatTime(app.created_at)],
+              [t('console.apps.client_id'), h('code', {}, app.client_id)],
+              [t('console.apps.redirect_uris'), app.redirect_uris.join(', ')],
+              [t('console.apps.created'), formatTime(app.created_at)],
             ]),
           ),
         ),
       )
-    : h('p', { id: 'app-list' }, 'You have no apps yet.');
+    : h('p', { id: 'app-list' }, t('console.apps.none'));
   const invited = pendingInvitation();
   return page(
-    'Your apps',
+    t('console.apps.title'),
     invited
       ? h(
           'p',
           { class: 'notice warning' },
-          h(
-            'a',
-            { href: '#/invitations', id: 'pending-invitation' },
-            'You have an organization invitation to accept.',
-          ),
+          h('a', { href: '#/invitations', id: 'pending-invitation' }, t('console.apps.pending_invitation')),
         )
       : null,
     h(
@@ -70,7 +67,7 @@ export async function appsPage(query: URLSearchParams = new URLSearchParams()): 
           class: 'button',
           id: 'new-app',
         },
-        'Register an app',
+        t('console.apps.register'),
       ),
     ),
     // The switcher, once there is more than one organization to switch between.
@@ -81,12 +78,17 @@ export async function appsPage(query: URLSearchParams = new URLSearchParams()): 
 
 export async function newAppPage(query: URLSearchParams = new URLSearchParams()): Promise<HTMLElement> {
   const org = orgChoice(await listOrgs(), query.get('org') ?? undefined);
-  const name = field('App name', { id: 'app-name', name: 'name', required: true, maxlength: '200' });
+  const name = field(t('console.apps.name'), {
+    id: 'app-name',
+    name: 'name',
+    required: true,
+    maxlength: '200',
+  });
   const uris = textarea(
-    'Redirect URIs',
+    t('console.apps.redirect_uris'),
     { id: 'app-redirect-uris', name: 'redirect_uris', required: true },
     '',
-    'One per line, exactly as your app sends them (https, or http on localhost).',
+    t('console.apps.redirect_uris_hint'),
   );
   const dapp = h('input', { type: 'checkbox', id: 'app-dapp', name: 'dapp' }) as HTMLInputElement;
   const f = form(
@@ -94,15 +96,10 @@ export async function newAppPage(query: URLSearchParams = new URLSearchParams())
     name.wrapper,
     uris.wrapper,
     org.wrapper,
-    h(
-      'div',
-      { class: 'field check' },
-      dapp,
-      h('label', { for: 'app-dapp' }, 'Decentralised app (gets the user’s wallet address)'),
-    ),
-    h('div', { class: 'actions' }, submit('Register app', 'new-app-submit')),
+    h('div', { class: 'field check' }, dapp, h('label', { for: 'app-dapp' }, t('console.apps.dapp'))),
+    h('div', { class: 'actions' }, submit(t('console.apps.register_submit'), 'new-app-submit')),
   );
-  const container = page('Register an app', f);
+  const container = page(t('console.apps.register'), f);
   onSubmit(f, async () => {
     const created = await call<{ client_id: string; client_secret: string }>('POST', '/v1/dev-user/clients', {
       name: name.input.value.trim(),
@@ -114,19 +111,21 @@ export async function newAppPage(query: URLSearchParams = new URLSearchParams())
     const shown = h(
       'div',
       { id: 'created-app' },
-      notice(
-        'warning',
-        'Copy the client secret now: it is shown only once and cannot be recovered. Rotate it if it is lost.',
+      notice('warning', t('console.apps.secret_once')),
+      facts([[t('console.apps.client_id'), h('code', { id: 'created-client-id' }, created.client_id)]]),
+      secretBox(
+        t('console.apps.secret'),
+        t('console.apps.secret_copy'),
+        created.client_secret,
+        'created-client-secret',
       ),
-      facts([['Client id', h('code', { id: 'created-client-id' }, created.client_id)]]),
-      secretBox('Client secret', created.client_secret, 'created-client-secret'),
       h(
         'p',
         {},
         h(
           'a',
           { href: `#/apps/${encode(created.client_id)}`, id: 'created-continue' },
-          'I saved it: open the app',
+          t('console.apps.saved_open'),
         ),
       ),
     );
@@ -139,16 +138,21 @@ export async function newAppPage(query: URLSearchParams = new URLSearchParams())
 
 export async function appPage(clientId: string): Promise<HTMLElement> {
   const app = (await listApps()).find((a) => a.client_id === clientId);
-  if (!app) return page('App not found', h('p', {}, h('a', { href: '#/apps' }, 'Back to your apps')));
+  if (!app) {
+    return page(
+      t('console.apps.not_found'),
+      h('p', {}, h('a', { href: '#/apps' }, t('console.apps.back_to_apps'))),
+    );
+  }
   const path = `/v1/dev-user/clients/${encode(app.client_id)}`;
   const activity = await loadActivity(path);
   return page(
     app.name,
-    h('p', {}, h('a', { href: '#/apps' }, '← All apps')),
+    h('p', {}, h('a', { href: '#/apps' }, t('console.apps.all'))),
     facts([
-      ['Client id', h('code', { id: 'app-client-id' }, app.client_id)],
-      ['Kind', app.dapp ? 'Decentralised app' : 'App'],
-      ['Created', formatTime(app.created_at)],
+      [t('console.apps.client_id'), h('code', { id: 'app-client-id' }, app.client_id)],
+      [t('console.apps.kind'), app.dapp ? t('console.apps.kind_dapp') : t('console.apps.kind_app')],
+      [t('console.apps.created'), formatTime(app.created_at)],
     ]),
     app.org_id
       ? h(
@@ -157,7 +161,7 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
           h(
             'a',
             { href: `#/orgs/${encode(app.org_id)}/apps/${encode(app.client_id)}/players`, id: 'app-players' },
-            'Players: search, details, revoke',
+            t('console.apps.players_link'),
           ),
         )
       : null,
@@ -174,39 +178,44 @@ export async function appPage(clientId: string): Promise<HTMLElement> {
 }
 
 function editSection(app: App, path: string): HTMLElement {
-  const name = field('App name', { id: 'edit-name', name: 'name', required: true, maxlength: '200' });
+  const name = field(t('console.apps.name'), {
+    id: 'edit-name',
+    name: 'name',
+    required: true,
+    maxlength: '200',
+  });
   name.input.value = app.name;
   const uris = textarea(
-    'Redirect URIs',
+    t('console.apps.redirect_uris'),
     { id: 'edit-redirect-uris', name: 'redirect_uris', required: true },
     app.redirect_uris.join('\n'),
-    'One per line. A URI you remove is refused from then on.',
+    t('console.apps.edit_uris_hint'),
   );
   const f = form(
     'edit-app-form',
     name.wrapper,
     uris.wrapper,
-    h('div', { class: 'actions' }, submit('Save changes', 'edit-app-submit')),
+    h('div', { class: 'actions' }, submit(t('console.apps.save'), 'edit-app-submit')),
   );
   onSubmit(f, async () => {
     await call('PATCH', path, { name: name.input.value.trim(), redirect_uris: lines(uris.input.value) });
-    return 'Saved.';
+    return t('console.apps.saved');
   });
   return h(
     'section',
     { 'aria-labelledby': 'edit-h' },
-    h('h2', { id: 'edit-h' }, 'Name and redirect URIs'),
+    h('h2', { id: 'edit-h' }, t('console.apps.edit_title')),
     f,
   );
 }
 
 function rotateSection(path: string): HTMLElement {
-  const trigger = button('Rotate secret…', { id: 'rotate-secret', class: 'secondary' });
+  const trigger = button(t('console.apps.rotate'), { id: 'rotate-secret', class: 'secondary' });
   const result = h('div', { id: 'rotated' });
   const confirm = confirmInline(
     trigger,
-    'Issue a new client secret? You need to confirm your password.',
-    'Rotate now',
+    t('console.apps.rotate_question'),
+    t('console.apps.rotate_confirm'),
     async () => {
       const rotated = await call<Record<string, unknown>>('POST', `${path}/rotate-secret`);
       const grace = Object.entries(rotated).find(([key]) => /until|expires|grace/i.test(key));
@@ -214,11 +223,16 @@ function rotateSection(path: string): HTMLElement {
       result.replaceChildren(
         notice(
           'warning',
-          `Copy the new secret now: it is shown only once. The old secret keeps working ${
-            grace ? `until ${formatGrace(grace[1])}` : 'for the grace period (24 hours by default)'
-          }, so deploy the new one before then.`,
+          grace
+            ? t('console.apps.rotated_until', { until: formatGrace(grace[1]) })
+            : t('console.apps.rotated_grace'),
         ),
-        secretBox('New client secret', String(rotated.client_secret ?? ''), 'rotated-client-secret'),
+        secretBox(
+          t('console.apps.new_secret'),
+          t('console.apps.new_secret_copy'),
+          String(rotated.client_secret ?? ''),
+          'rotated-client-secret',
+        ),
       );
     },
     'rotate-confirm',
@@ -226,8 +240,8 @@ function rotateSection(path: string): HTMLElement {
   return h(
     'section',
     { 'aria-labelledby': 'rotate-h' },
-    h('h2', { id: 'rotate-h' }, 'Client secret'),
-    h('p', {}, 'The secret was shown once when the app was created. Rotate it if it leaked or was lost.'),
+    h('h2', { id: 'rotate-h' }, t('console.apps.secret')),
+    h('p', {}, t('console.apps.rotate_intro')),
     trigger,
     confirm,
     result,
@@ -235,7 +249,9 @@ function rotateSection(path: string): HTMLElement {
 }
 
 function formatGrace(value: unknown): string {
-  if (typeof value === 'number') return value > 1e11 ? formatTime(value) : `${value} seconds from now`;
+  if (typeof value === 'number') {
+    return value > 1e11 ? formatTime(value) : t('console.apps.seconds_from_now', { seconds: value });
+  }
   return formatTime(String(value));
 }
 
@@ -246,12 +262,12 @@ function formatGrace(value: unknown): string {
  */
 async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLElement> {
   const cuid = field(
-    'Content id (cuid)',
+    t('console.apps.provider.cuid'),
     { id: 'provider-cuid', name: 'cuid', required: true, maxlength: '128' },
-    'One per game or content.',
+    t('console.apps.provider.cuid_hint'),
   );
   const releasePer = field(
-    'Settlement ratio (%)',
+    t('console.apps.provider.release'),
     {
       id: 'provider-release',
       name: 'release_per',
@@ -261,11 +277,11 @@ async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLEle
       step: '1',
       required: true,
     },
-    'Share of used balances released to you, 0–100.',
+    t('console.apps.provider.release_hint'),
   );
   releasePer.input.value = '100';
   const owner = field(
-    'Provider wallet address',
+    t('console.apps.provider.owner'),
     {
       id: 'provider-owner',
       name: 'owner_addr',
@@ -273,7 +289,7 @@ async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLEle
       pattern: '^0x[0-9a-fA-F]{40}$',
       autocomplete: 'off',
     },
-    'Receives the 85% revenue share and the releases.',
+    t('console.apps.provider.owner_hint'),
   );
   const result = h('div', { id: 'provider-result' });
   const registeredMode = h('span', { id: 'provider-mode' });
@@ -282,7 +298,7 @@ async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLEle
     cuid.wrapper,
     releasePer.wrapper,
     owner.wrapper,
-    h('div', { class: 'actions' }, submit('Register content provider', 'provider-submit')),
+    h('div', { class: 'actions' }, submit(t('console.apps.provider.submit'), 'provider-submit')),
   );
   // A new provider starts in the strong mode (decisions §7): authenticated GCM payloads, and the app's
   // client secret on every consumption call. A later cuid of the same app keeps the app's settings.
@@ -304,41 +320,50 @@ async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLEle
     result.replaceChildren(
       facts([
         [
-          'Terms',
-          `cuid ${cuid.input.value.trim()}, ${releasePer.input.value}% released, paid to ${owner.input.value.trim()}`,
+          t('console.apps.provider.terms'),
+          t('console.apps.provider.terms_text', {
+            cuid: cuid.input.value.trim(),
+            percent: Number(releasePer.input.value),
+            owner: owner.input.value.trim(),
+          }),
         ],
-        ['Transaction', h('code', {}, registered.tx_hash)],
+        [t('console.apps.provider.transaction'), h('code', {}, registered.tx_hash)],
       ]),
       registered.encryption_key
         ? h(
             'div',
             {},
-            notice(
-              'warning',
-              'Copy the encryption key and IV now: your backend encrypts consumption records with them, and they are shown only on the app’s first registration.',
+            notice('warning', t('console.apps.provider.keys_once')),
+            secretBox(
+              t('console.apps.provider.key'),
+              t('console.apps.provider.key_copy'),
+              registered.encryption_key,
+              'provider-key',
             ),
-            secretBox('Encryption key', registered.encryption_key, 'provider-key'),
-            secretBox('Encryption IV', registered.encryption_iv ?? '', 'provider-iv'),
+            secretBox(
+              t('console.apps.provider.iv'),
+              t('console.apps.provider.iv_copy'),
+              registered.encryption_iv ?? '',
+              'provider-iv',
+            ),
             ...(registered.gcm_key
               ? [
-                  notice(
-                    'warning',
-                    'This app requires AES-256-GCM payloads and its client secret (HTTP Basic) on every consumption call; the SDKs’ content consumer does both.',
+                  notice('warning', t('console.apps.provider.gcm_required')),
+                  secretBox(
+                    t('console.apps.provider.gcm_key'),
+                    t('console.apps.provider.gcm_key_copy'),
+                    registered.gcm_key,
+                    'provider-gcm-key',
                   ),
-                  secretBox('AES-256-GCM key', registered.gcm_key, 'provider-gcm-key'),
                 ]
               : []),
           )
-        : h(
-            'p',
-            {},
-            'This app already has its key and IV (shown at its first registration); they apply to this cuid too.',
-          ),
+        : h('p', {}, t('console.apps.provider.keys_exist')),
     );
-    registeredMode.textContent = 'registered (reload to see its payload form)';
-    return 'Content provider registered.';
+    registeredMode.textContent = t('console.apps.provider.mode_registered');
+    return t('console.apps.provider.registered');
   });
-  let mode = 'none yet: register a cuid below';
+  let mode = t('console.apps.provider.mode_none');
   if (hasProvider === false) {
     firstRegistration = true;
   } else {
@@ -347,7 +372,9 @@ async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLEle
         'GET',
         `/v1/development-api/payload_mode?client_id=${encode(app.client_id)}`,
       );
-      mode = `${current.payload_mode}${current.has_gcm_key ? ' (GCM key issued)' : ''}`;
+      mode = current.has_gcm_key
+        ? t('console.apps.provider.mode_gcm', { mode: current.payload_mode })
+        : current.payload_mode;
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 'provider_not_registered')) throw error;
       firstRegistration = true;
@@ -357,22 +384,22 @@ async function providerSection(app: App, hasProvider?: boolean): Promise<HTMLEle
   return h(
     'section',
     { 'aria-labelledby': 'provider-h' },
-    h('h2', { id: 'provider-h' }, 'Content providers'),
-    facts([['Registered provider (payload form)', registeredMode]]),
+    h('h2', { id: 'provider-h' }, t('console.apps.provider.title')),
+    facts([[t('console.apps.provider.mode'), registeredMode]]),
     f,
     result,
   );
 }
 
 function deleteSection(app: App, path: string): HTMLElement {
-  const trigger = button('Delete app…', { id: 'delete-app', class: 'danger' });
+  const trigger = button(t('console.apps.delete'), { id: 'delete-app', class: 'danger' });
   const confirm = confirmInline(
     trigger,
-    `Delete “${app.name}”? Every token it holds stops working at once. This cannot be undone.`,
-    'Delete for good',
+    t('console.apps.delete_question', { name: app.name }),
+    t('console.apps.delete_confirm'),
     async () => {
       await call('DELETE', path);
-      flash('ok', `“${app.name}” was deleted.`);
+      flash('ok', t('console.apps.deleted', { name: app.name }));
       go('#/apps');
     },
     'delete-confirm',
@@ -380,7 +407,7 @@ function deleteSection(app: App, path: string): HTMLElement {
   return h(
     'section',
     { 'aria-labelledby': 'delete-h', class: 'danger-zone' },
-    h('h2', { id: 'delete-h' }, 'Delete'),
+    h('h2', { id: 'delete-h' }, t('console.apps.delete_title')),
     trigger,
     confirm,
   );

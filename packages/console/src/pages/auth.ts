@@ -11,10 +11,11 @@ import {
 } from '../api.js';
 import { field, h } from '../dom.js';
 import { flash, form, go, onSubmit, page, submit } from '../view.js';
+import { rich, t } from '../i18n/translator.js';
 import { federationProviders, federationStart } from './identities.js';
 
 const emailField = (id: string, value = '') => {
-  const f = field('E-mail', {
+  const f = field(t('console.auth.email'), {
     id,
     name: 'email',
     type: 'email',
@@ -34,12 +35,12 @@ const passwordField = (id: string, label: string, autocomplete: string, hint?: s
 
 export async function signInPage(): Promise<HTMLElement> {
   const email = emailField('signin-email');
-  const password = passwordField('signin-password', 'Password', 'current-password');
+  const password = passwordField('signin-password', t('console.auth.password'), 'current-password');
   const f = form(
     'signin-form',
     email.wrapper,
     password.wrapper,
-    h('div', { class: 'actions' }, submit('Sign in', 'signin-submit')),
+    h('div', { class: 'actions' }, submit(t('console.auth.signin_submit'), 'signin-submit')),
   );
   const step = h('div', { id: 'signin-step' }, f);
   onSubmit(f, async () => {
@@ -57,7 +58,7 @@ export async function signInPage(): Promise<HTMLElement> {
   const withPasskey = h(
     'form',
     { id: 'signin-passkey-form' },
-    h('div', { class: 'actions' }, submit('Use a passkey', 'signin-passkey')),
+    h('div', { class: 'actions' }, submit(t('console.auth.passkey'), 'signin-passkey')),
   ) as HTMLFormElement;
   onSubmit(withPasskey, async () => {
     try {
@@ -81,23 +82,27 @@ export async function signInPage(): Promise<HTMLElement> {
           h(
             'a',
             { class: 'button secondary', href: federationStart(p), 'data-provider': p.id },
-            `Continue with ${p.name}`,
+            t('console.federation.continue', { provider: p.name }),
           ),
         ),
       )
     : null;
   return page(
-    'Sign in',
+    t('console.auth.signin_title'),
     step,
     passkeysSupported() ? withPasskey : null,
     federation,
     h(
       'p',
       {},
-      'New here? ',
-      h('a', { href: '#/signup' }, 'Create an account'),
-      '. ',
-      h('a', { href: '#/reset' }, 'Forgot your password?'),
+      rich(
+        'console.auth.signin_links',
+        {},
+        {
+          signup: (words) => h('a', { href: '#/signup' }, words),
+          reset: (words) => h('a', { href: '#/reset' }, words),
+        },
+      ),
     ),
   );
 }
@@ -105,7 +110,7 @@ export async function signInPage(): Promise<HTMLElement> {
 /** A code input for a sign-in's second step (docs/mfa.md). */
 export function codeField(id: string): { wrapper: HTMLElement; input: HTMLInputElement } {
   return field(
-    'Code',
+    t('console.auth.code'),
     {
       id,
       name: 'code',
@@ -115,7 +120,7 @@ export function codeField(id: string): { wrapper: HTMLElement; input: HTMLInputE
       inputmode: 'text',
       spellcheck: 'false',
     },
-    'The 6-digit code your authenticator app shows, or one of your recovery codes.',
+    t('console.auth.code_hint'),
   );
 }
 
@@ -127,16 +132,16 @@ function secondStepForm(challenge: SecondFactorRequired): HTMLFormElement {
   const code = codeField('signin-code');
   const f = form(
     'signin-code-form',
-    h('p', {}, 'Your password was right. This account also asks for a second step.'),
+    h('p', {}, t('console.auth.second_step')),
     code.wrapper,
-    h('div', { class: 'actions' }, submit('Verify', 'signin-code-submit')),
+    h('div', { class: 'actions' }, submit(t('console.mfa.verify'), 'signin-code-submit')),
   );
   onSubmit(f, async () => {
     try {
       await finishSignIn(challenge, code.input.value.trim());
     } catch (error) {
       if (error instanceof ApiError && error.code === 'invalid_mfa_token') {
-        flash('error', 'That sign-in expired or had too many wrong codes: sign in again.');
+        flash('error', t('console.auth.second_step_expired'));
         go('#/signin');
         return;
       }
@@ -149,33 +154,42 @@ function secondStepForm(challenge: SecondFactorRequired): HTMLFormElement {
 
 export function signUpPage(): HTMLElement {
   const email = emailField('signup-email');
-  const nickname = field('Name (optional)', {
+  const nickname = field(t('console.auth.nickname'), {
     id: 'signup-nickname',
     name: 'nickname',
     maxlength: '100',
     autocomplete: 'nickname',
   });
-  const password = passwordField('signup-password', 'Password', 'new-password', 'At least 8 characters.');
+  const password = passwordField(
+    'signup-password',
+    t('console.auth.password'),
+    'new-password',
+    t('console.auth.password_hint'),
+  );
   password.input.minLength = 8;
   const f = form(
     'signup-form',
     email.wrapper,
     nickname.wrapper,
     password.wrapper,
-    h('div', { class: 'actions' }, submit('Create account', 'signup-submit')),
+    h('div', { class: 'actions' }, submit(t('console.auth.signup_submit'), 'signup-submit')),
   );
   onSubmit(f, async () => {
     const body: Record<string, string> = { email: email.input.value.trim(), password: password.input.value };
     if (nickname.input.value.trim()) body.nickname = nickname.input.value.trim();
     await call('POST', '/v1/dev-user/register', body);
     await signIn(body.email!, body.password!);
-    flash('ok', 'Account created. You are signed in.');
+    flash('ok', t('console.auth.signed_up'));
     go('#/apps');
   });
   return page(
-    'Create an account',
+    t('console.auth.signup_title'),
     f,
-    h('p', {}, 'Already registered? ', h('a', { href: '#/signin' }, 'Sign in'), '.'),
+    h(
+      'p',
+      {},
+      rich('console.auth.signup_links', {}, { signin: (words) => h('a', { href: '#/signin' }, words) }),
+    ),
   );
 }
 
@@ -184,24 +198,24 @@ export function resetRequestPage(): HTMLElement {
   const f = form(
     'reset-request-form',
     email.wrapper,
-    h('div', { class: 'actions' }, submit('Send reset code', 'reset-request-submit')),
+    h('div', { class: 'actions' }, submit(t('console.auth.reset_submit'), 'reset-request-submit')),
   );
   onSubmit(f, async () => {
     await call('POST', '/v1/dev-user/password/reset-request', { email: email.input.value.trim() });
-    flash('ok', 'If an account uses this address, a code and a link are on their way. Enter the code below.');
+    flash('ok', t('console.auth.reset_sent'));
     go(`#/reset/confirm?email=${encodeURIComponent(email.input.value.trim())}`);
   });
   return page(
-    'Reset your password',
-    h('p', {}, 'We e-mail you a one-time code and a link that opens the next step.'),
+    t('console.auth.reset_title'),
+    h('p', {}, t('console.auth.reset_intro')),
     f,
-    h('p', {}, h('a', { href: '#/reset/confirm' }, 'I already have a code')),
+    h('p', {}, h('a', { href: '#/reset/confirm' }, t('console.auth.reset_have_code'))),
   );
 }
 
 export function resetConfirmPage(query: URLSearchParams): HTMLElement {
   const email = emailField('reset-confirm-email', query.get('email') ?? '');
-  const code = field('Code from the e-mail', {
+  const code = field(t('console.auth.reset_code'), {
     id: 'reset-code',
     name: 'code',
     required: true,
@@ -212,9 +226,9 @@ export function resetConfirmPage(query: URLSearchParams): HTMLElement {
   code.input.value = query.get('code') ?? '';
   const password = passwordField(
     'reset-new-password',
-    'New password',
+    t('console.auth.new_password'),
     'new-password',
-    'At least 8 characters.',
+    t('console.auth.password_hint'),
   );
   password.input.minLength = 8;
   const f = form(
@@ -222,7 +236,7 @@ export function resetConfirmPage(query: URLSearchParams): HTMLElement {
     email.wrapper,
     code.wrapper,
     password.wrapper,
-    h('div', { class: 'actions' }, submit('Set new password', 'reset-confirm-submit')),
+    h('div', { class: 'actions' }, submit(t('console.auth.reset_confirm_submit'), 'reset-confirm-submit')),
   );
   onSubmit(f, async () => {
     await call('POST', '/v1/dev-user/password/reset', {
@@ -230,27 +244,27 @@ export function resetConfirmPage(query: URLSearchParams): HTMLElement {
       code: code.input.value.trim(),
       new_password: password.input.value,
     });
-    flash('ok', 'Password changed. Sign in with the new one.');
+    flash('ok', t('console.auth.reset_done'));
     go('#/signin');
   });
-  return page('Choose a new password', f);
+  return page(t('console.auth.reset_confirm_title'), f);
 }
 
 export function changePasswordPage(): HTMLElement {
-  const current = passwordField('current-password', 'Current password', 'current-password');
+  const current = passwordField('current-password', t('console.auth.current_password'), 'current-password');
   current.input.name = 'current_password';
   const next = passwordField(
     'new-password',
-    'New password',
+    t('console.auth.new_password'),
     'new-password',
-    'At least 8 characters, not easy to guess (the service says why when it refuses one). Other sign-ins end.',
+    t('console.auth.change_hint'),
   );
   next.input.minLength = 8;
   const f = form(
     'password-form',
     current.wrapper,
     next.wrapper,
-    h('div', { class: 'actions' }, submit('Change password', 'password-submit')),
+    h('div', { class: 'actions' }, submit(t('console.auth.change_submit'), 'password-submit')),
   );
   onSubmit(f, async () => {
     const session = currentSession();
@@ -261,7 +275,7 @@ export function changePasswordPage(): HTMLElement {
     // A password change ends every login JWT; sign in again with the new password.
     if (session) await signInWithPrompt(session.email, next.input.value);
     f.reset();
-    return 'Password changed. Your other sessions were signed out.';
+    return t('console.auth.changed');
   });
-  return page('Change password', f);
+  return page(t('console.auth.change_title'), f);
 }

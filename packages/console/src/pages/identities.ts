@@ -2,6 +2,7 @@ import { ApiError, call, encode } from '../api.js';
 import { button, facts, h, notice } from '../dom.js';
 import { formatTime } from '../format.js';
 import { confirmInline, describeError, flash, go, routeMissing } from '../view.js';
+import { t } from '../i18n/translator.js';
 
 /** An upstream sign-in provider (decisions §8, "Sign in with Google, Apple, Discord, Steam"). */
 export interface FederationProvider {
@@ -81,9 +82,12 @@ export async function identitiesSection(): Promise<HTMLElement | null> {
         { class: 'cards', id: 'identity-list' },
         identities.map((i) => identityCard(i, messages)),
       )
-    : h('p', { id: 'identity-list' }, 'No linked sign-in yet.');
+    : h('p', { id: 'identity-list' }, t('console.identities.none'));
   const links = providers.map((provider) => {
-    const link = button(`Link ${provider.name}`, { class: 'secondary', 'data-link-provider': provider.id });
+    const link = button(t('console.identities.link', { provider: provider.name }), {
+      class: 'secondary',
+      'data-link-provider': provider.id,
+    });
     link.addEventListener('click', () => {
       link.disabled = true;
       messages.replaceChildren();
@@ -103,7 +107,7 @@ export async function identitiesSection(): Promise<HTMLElement | null> {
     return link;
   });
   return wrap(
-    h('p', {}, 'Sign in with another account you have, as well as with your password or passkey.'),
+    h('p', {}, t('console.identities.intro')),
     messages,
     list,
     links.length ? h('div', { class: 'actions' }, links) : null,
@@ -114,21 +118,21 @@ function wrap(...content: (Node | null)[]): HTMLElement {
   return h(
     'section',
     { id: 'identities', 'aria-labelledby': 'identities-h' },
-    h('h2', { id: 'identities-h' }, 'Linked sign-ins'),
+    h('h2', { id: 'identities-h' }, t('console.identities.title')),
     ...content,
   );
 }
 
 function identityCard(identity: Identity, messages: HTMLElement): HTMLElement {
-  const trigger = button(`Unlink ${identity.provider_name}`, {
+  const trigger = button(t('console.identities.unlink', { provider: identity.provider_name }), {
     class: 'danger',
     'data-unlink': identity.id,
   });
   const card = h('li', { class: 'card identity', 'data-identity': identity.id });
   const confirm = confirmInline(
     trigger,
-    `Unlink ${identity.provider_name}? You can no longer sign in with it.`,
-    'Unlink',
+    t('console.identities.unlink_question', { provider: identity.provider_name }),
+    t('console.identities.unlink_confirm'),
     async () => {
       try {
         await call('DELETE', `/v1/dev-user/identities/${encode(identity.id)}`);
@@ -136,25 +140,22 @@ function identityCard(identity: Identity, messages: HTMLElement): HTMLElement {
         if (error instanceof ApiError && error.code === 'last_sign_in_method') {
           confirm.hidden = true;
           messages.replaceChildren(
-            notice(
-              'warning',
-              `${identity.provider_name} is your only way to sign in: add a password or a passkey before unlinking it.`,
-            ),
+            notice('warning', t('console.identities.last', { provider: identity.provider_name })),
           );
           return;
         }
         throw error;
       }
-      flash('ok', `${identity.provider_name} is unlinked.`);
+      flash('ok', t('console.identities.unlinked', { provider: identity.provider_name }));
       go('#/account');
     },
   );
   card.append(
     h('h3', {}, identity.provider_name),
     facts([
-      ['Account there', h('code', {}, identity.subject)],
-      ['E-mail there', identity.email ?? 'Not shared'],
-      ['Linked', formatTime(identity.created_at)],
+      [t('console.identities.subject'), h('code', {}, identity.subject)],
+      [t('console.identities.email'), identity.email ?? t('console.identities.email_none')],
+      [t('console.identities.linked'), formatTime(identity.created_at)],
     ]),
     trigger,
     confirm,

@@ -2,7 +2,8 @@ import { call, encode } from '../api.js';
 import { button, facts, field, h, notice } from '../dom.js';
 import { formatTime } from '../format.js';
 import { confirmInline, describeError, form, onSubmit, page, submit } from '../view.js';
-import { atLeast, listOrgs } from './orgs.js';
+import { atLeast, listOrgs, orgNotFound } from './orgs.js';
+import { t } from '../i18n/translator.js';
 
 /** A player of the app in the directory (docs/players.md, "The players directory"). */
 interface Player {
@@ -41,13 +42,12 @@ export async function playersPage(
   const asked = Number(query.get('limit'));
   const pageSize = Number.isInteger(asked) && asked >= 1 && asked <= 200 ? asked : PAGE_SIZE;
   const org = (await listOrgs()).find((o) => o.id === orgId);
-  if (!org)
-    return page('Organization not found', h('p', {}, h('a', { href: '#/orgs' }, 'Your organizations')));
+  if (!org) return orgNotFound();
   const path = `/v1/orgs/${encode(orgId)}/apps/${encode(clientId)}/players`;
   const mayRevoke = atLeast(org.role, 'developer');
   const list = h('ul', { class: 'cards', id: 'player-list' });
-  const empty = h('p', { id: 'player-empty', hidden: true }, 'No players found.');
-  const more = button('More', { id: 'players-more', class: 'secondary' });
+  const empty = h('p', { id: 'player-empty', hidden: true }, t('console.players.none'));
+  const more = button(t('console.players.more'), { id: 'players-more', class: 'secondary' });
   // The stylesheet shows every button (display: inline-block): hide its wrapper instead.
   const moreBox = h('p', { id: 'players-more-box', hidden: true }, more);
   const messages = h('div', { class: 'messages' });
@@ -72,14 +72,14 @@ export async function playersPage(
       .finally(() => (more.disabled = false));
   });
   const q = field(
-    'Search',
+    t('console.players.search'),
     { id: 'players-q', name: 'q', type: 'search', maxlength: '320', autocomplete: 'off' },
-    'A user id, a wallet address (0x…) or an e-mail the player shared with the app. Empty lists everyone.',
+    t('console.players.search_hint'),
   );
   const f = form(
     'players-search',
     q.wrapper,
-    h('div', { class: 'actions' }, submit('Search', 'players-search-submit')),
+    h('div', { class: 'actions' }, submit(t('console.players.search_submit'), 'players-search-submit')),
   );
   onSubmit(f, async () => {
     search = q.input.value.trim();
@@ -88,11 +88,11 @@ export async function playersPage(
   });
   await load(true);
   return page(
-    'Players',
-    h('p', {}, h('a', { href: `#/apps/${encode(clientId)}` }, '← The app')),
+    t('console.players.title'),
+    h('p', {}, h('a', { href: `#/apps/${encode(clientId)}` }, t('console.players.back'))),
     facts([
-      ['App', h('code', {}, clientId)],
-      ['Organization', org.name],
+      [t('console.players.app'), h('code', {}, clientId)],
+      [t('console.players.org'), org.name],
     ]),
     f,
     messages,
@@ -105,7 +105,7 @@ export async function playersPage(
 function playerCard(path: string, player: Player, mayRevoke: boolean): HTMLElement {
   const playerPath = `${path}/${encode(player.user_id)}`;
   const detail = h('div', { class: 'player-detail', hidden: true });
-  const open = button(player.email ?? `Player ${player.user_id}`, {
+  const open = button(player.email ?? t('console.players.player', { id: player.user_id }), {
     class: 'link',
     'aria-expanded': 'false',
     'data-player': player.user_id,
@@ -131,25 +131,28 @@ function playerCard(path: string, player: Player, mayRevoke: boolean): HTMLEleme
     { class: 'card', 'data-player-id': player.user_id },
     h('h2', {}, open),
     facts([
-      ['User id', h('code', {}, player.user_id)],
-      ['Wallet', player.wallet_address ? h('code', {}, player.wallet_address) : 'none yet'],
-      ['Kind', player.guest ? 'guest' : 'account'],
-      ['Last seen', formatTime(player.last_seen_at)],
+      [t('console.players.user_id'), h('code', {}, player.user_id)],
+      [
+        t('console.players.wallet'),
+        player.wallet_address ? h('code', {}, player.wallet_address) : t('console.players.no_wallet'),
+      ],
+      [t('console.players.kind'), player.guest ? t('console.players.guest') : t('console.players.account')],
+      [t('console.players.last_seen'), formatTime(player.last_seen_at)],
     ]),
     detail,
   );
   if (mayRevoke) {
-    const revoke = button('Revoke…', { class: 'danger', 'data-revoke': player.user_id });
+    const revoke = button(t('console.players.revoke'), { class: 'danger', 'data-revoke': player.user_id });
     const status = h('div', { class: 'messages' });
     const confirm = confirmInline(
       revoke,
-      `Revoke player ${player.user_id}'s grant? Every token the app holds for them stops working at once.`,
-      'Revoke',
+      t('console.players.revoke_question', { id: player.user_id }),
+      t('console.players.revoke_confirm'),
       async () => {
         const answer = await call<{ revoked_grants: number }>('POST', `${playerPath}/revoke`);
         confirm.hidden = true;
         revoke.disabled = true;
-        status.replaceChildren(notice('ok', `Revoked (${answer.revoked_grants} grant(s)).`));
+        status.replaceChildren(notice('ok', t('console.players.revoked', { count: answer.revoked_grants })));
       },
     );
     item.append(h('div', { class: 'actions' }, revoke), confirm, status);
@@ -170,26 +173,45 @@ function detailOf(p: PlayerDetail): HTMLElement {
     'div',
     { 'data-detail': p.user_id },
     facts([
-      ['First grant', formatTime(p.created_at)],
-      ['Last seen', formatTime(p.last_seen_at)],
-      ['E-mail', p.email ?? 'not shared with the app'],
+      [t('console.players.first_grant'), formatTime(p.created_at)],
+      [t('console.players.last_seen'), formatTime(p.last_seen_at)],
+      [t('console.players.email'), p.email ?? t('console.players.email_hidden')],
     ]),
-    h('h3', {}, 'Slots'),
+    h('h3', {}, t('console.players.slots')),
     listOr(
       p.slots,
-      (s) => `${s.token_nickname} #${s.meta_idx} — ${s.state} (${s.content_address})`,
-      'No slots.',
+      (s) =>
+        t('console.players.slot', {
+          name: s.token_nickname,
+          index: String(s.meta_idx),
+          state: s.state,
+          address: s.content_address,
+        }),
+      t('console.players.no_slots'),
     ),
-    h('h3', {}, 'Purchases'),
-    listOr(p.purchases, (x) => `${formatTime(x.at)} — ${x.cuid}: ${x.amount}`, 'No purchases.'),
-    h('h3', {}, 'Consumption'),
-    listOr(p.consumption, (c) => `${c.cuid}: ${c.records} record(s), ${c.amount}`, 'No consumption.'),
-    h('h3', {}, 'Session keys'),
+    h('h3', {}, t('console.players.purchases')),
+    listOr(
+      p.purchases,
+      (x) => t('console.players.purchase', { at: formatTime(x.at), cuid: x.cuid, amount: x.amount }),
+      t('console.players.no_purchases'),
+    ),
+    h('h3', {}, t('console.players.consumption')),
+    listOr(
+      p.consumption,
+      (c) => t('console.players.consumed', { cuid: c.cuid, records: c.records, amount: c.amount }),
+      t('console.players.no_consumption'),
+    ),
+    h('h3', {}, t('console.players.session_keys')),
     listOr(
       p.session_keys,
       (k) =>
-        `${k.key_address} for ${k.account_address} — ${k.state}, valid until ${formatTime(k.valid_until)}`,
-      'No live session keys.',
+        t('console.players.session_key', {
+          key: k.key_address,
+          account: k.account_address,
+          state: k.state,
+          until: formatTime(k.valid_until),
+        }),
+      t('console.players.no_session_keys'),
     ),
   );
 }

@@ -4,10 +4,12 @@ import { formatTime } from '../format.js';
 import { encode as qrEncode } from '../vendor/uqr.js';
 import { describeError, flash, form, go, onSubmit, page, submit } from '../view.js';
 import { codeField } from './auth.js';
+import { passkeyName } from './passkeys.js';
+import { rich, t } from '../i18n/translator.js';
 
 interface WaysIn {
   password: { set: boolean; last_used_at: string | null };
-  passkeys: { id: string; created_at: string; last_used_at: string | null }[];
+  passkeys: { id: string; created_at: string; last_used_at: string | null; backed_up: boolean }[];
   identities: { id: string; provider_name: string; created_at: string; last_used_at: string | null }[];
   totp: { enabled: boolean; recovery_codes_left: number };
 }
@@ -22,8 +24,6 @@ interface AccountSession {
   network: string | null;
 }
 
-const lastUse = (at: string | null) => (at ? `last used ${formatTime(at)}` : 'not used yet');
-
 /**
  * `#/security` (decisions §9, docs/console.md): the account's ways in with their last use, where it is
  * signed in (each revocable), the authenticator app (TOTP) with its recovery codes, export and deletion.
@@ -35,7 +35,7 @@ export async function securityPage(): Promise<HTMLElement> {
     call<{ sessions: AccountSession[] }>('GET', '/v1/dev-user/sessions'),
   ]);
   return page(
-    'Security',
+    t('console.security.title'),
     waysInSection(ways),
     totpSection(ways.totp),
     sessionsSection(sessions),
@@ -49,14 +49,29 @@ function section(id: string, title: string, ...content: (Node | null)[]): HTMLEl
 }
 
 function waysInSection(ways: WaysIn): HTMLElement {
+  /** "Password: last used 2026-11-23 18:02 UTC", "Synced passkey (added …): not used yet". */
+  const used = (way: string, at: string | null) =>
+    at
+      ? t('console.security.ways.used', { way, at: formatTime(at) })
+      : t('console.security.ways.unused', { way });
   const rows = [
-    ways.password.set ? `Password: ${lastUse(ways.password.last_used_at)}` : 'No password',
-    ...ways.passkeys.map((p) => `Passkey added ${formatTime(p.created_at)}: ${lastUse(p.last_used_at)}`),
-    ...ways.identities.map((i) => `${i.provider_name}: ${lastUse(i.last_used_at)}`),
+    ways.password.set
+      ? used(t('console.security.ways.password'), ways.password.last_used_at)
+      : t('console.security.ways.no_password'),
+    ...ways.passkeys.map((p) =>
+      used(
+        t('console.security.ways.passkey', {
+          name: passkeyName(p, ways.passkeys),
+          added: formatTime(p.created_at),
+        }),
+        p.last_used_at,
+      ),
+    ),
+    ...ways.identities.map((i) => used(i.provider_name, i.last_used_at)),
   ];
   return section(
     'ways-in',
-    'Ways in',
+    t('console.security.ways.title'),
     h(
       'ul',
       { id: 'ways-in-list' },
@@ -65,13 +80,15 @@ function waysInSection(ways: WaysIn): HTMLElement {
     h(
       'p',
       {},
-      'Manage them on ',
-      h('a', { href: '#/password' }, 'Password'),
-      ', ',
-      h('a', { href: '#/passkeys' }, 'Passkeys'),
-      ' and ',
-      h('a', { href: '#/account' }, 'Account'),
-      '.',
+      rich(
+        'console.security.ways.manage',
+        {},
+        {
+          password: (words) => h('a', { href: '#/password' }, words),
+          passkeys: (words) => h('a', { href: '#/passkeys' }, words),
+          account: (words) => h('a', { href: '#/account' }, words),
+        },
+      ),
     ),
   );
 }
@@ -85,7 +102,7 @@ function qrCode(uri: string): SVGSVGElement {
   svg.setAttribute('width', '220');
   svg.setAttribute('height', '220');
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', 'QR code to scan with your authenticator app');
+  svg.setAttribute('aria-label', t('console.security.totp.qr'));
   svg.id = 'totp-qr';
   let d = '';
   data.forEach((row, y) => row.forEach((dark, x) => (d += dark ? `M${x} ${y}h1v1h-1z` : '')));
@@ -107,24 +124,20 @@ function totpSection(totp: WaysIn['totp']): HTMLElement {
     const f = form(
       'totp-remove-form',
       code.wrapper,
-      h('div', { class: 'actions' }, submit('Remove the authenticator', 'totp-remove')),
+      h('div', { class: 'actions' }, submit(t('console.security.totp.remove'), 'totp-remove')),
     );
     f.querySelector('button')?.classList.add('danger');
     onSubmit(f, async () => {
       await call('DELETE', '/v1/dev-user/mfa/totp', { code: code.input.value.trim() });
-      flash('ok', 'The authenticator app is removed: sign-ins need only one step again.');
+      flash('ok', t('console.security.totp.removed'));
       go('#/security');
     });
     area.append(
-      h(
-        'p',
-        { id: 'totp-status' },
-        `On: every password or federated sign-in also asks for a code. ${totp.recovery_codes_left} recovery codes left.`,
-      ),
+      h('p', { id: 'totp-status' }, t('console.security.totp.on', { left: totp.recovery_codes_left })),
       f,
     );
   } else {
-    const start = button('Set up an authenticator app', { id: 'totp-start' });
+    const start = button(t('console.security.totp.start'), { id: 'totp-start' });
     const messages = h('div', { class: 'messages' });
     start.addEventListener('click', () => {
       start.disabled = true;
@@ -135,12 +148,12 @@ function totpSection(totp: WaysIn['totp']): HTMLElement {
         .finally(() => (start.disabled = false));
     });
     area.append(
-      h('p', { id: 'totp-status' }, 'Off. Add an authenticator app so a password alone cannot sign in.'),
+      h('p', { id: 'totp-status' }, t('console.security.totp.off')),
       messages,
       h('div', { class: 'actions' }, start),
     );
   }
-  return section('totp', 'Authenticator app (two-step sign-in)', area);
+  return section('totp', t('console.security.totp.title'), area);
 }
 
 /** Scan (or type the key), then confirm with a code: the answer is the recovery codes, shown once. */
@@ -149,20 +162,20 @@ function enrolmentStep(enrolment: { secret: string; otpauth_uri: string }): HTML
   const f = form(
     'totp-confirm-form',
     code.wrapper,
-    h('div', { class: 'actions' }, submit('Turn on', 'totp-confirm')),
+    h('div', { class: 'actions' }, submit(t('console.security.totp.turn_on'), 'totp-confirm')),
   );
   const box = h(
     'div',
     { id: 'totp-enrolment' },
-    h('p', {}, 'Scan this code with your authenticator app, then enter the code it shows.'),
+    h('p', {}, t('console.security.totp.scan')),
     qrCode(enrolment.otpauth_uri),
     h(
       'details',
       { id: 'totp-manual' },
-      h('summary', {}, "Can't scan it?"),
-      h('p', {}, 'Enter this key in the app (time-based, 6 digits, 30 seconds):'),
+      h('summary', {}, t('console.security.totp.cannot_scan')),
+      h('p', {}, t('console.security.totp.key')),
       h('p', {}, h('code', { id: 'totp-secret', class: 'secret' }, enrolment.secret)),
-      h('p', {}, 'Or open this address with it:'),
+      h('p', {}, t('console.security.totp.uri')),
       h('p', {}, h('code', { id: 'totp-uri', class: 'secret' }, enrolment.otpauth_uri)),
     ),
     f,
@@ -179,17 +192,13 @@ function enrolmentStep(enrolment: { secret: string; otpauth_uri: string }): HTML
 }
 
 function recoveryCodes(codes: string[]): HTMLElement {
-  const done = button('I have saved them', { id: 'recovery-done' });
+  const done = button(t('console.security.recovery.done'), { id: 'recovery-done' });
   done.addEventListener('click', () => go('#/security'));
   return h(
     'div',
     { id: 'recovery' },
-    notice('ok', 'The authenticator app is on.'),
-    notice(
-      'warning',
-      'Save these recovery codes somewhere safe now: they are shown only once. Each signs you in once ' +
-        'without the app (if you lose your phone).',
-    ),
+    notice('ok', t('console.security.recovery.on')),
+    notice('warning', t('console.security.recovery.once')),
     h(
       'ul',
       { id: 'recovery-codes', class: 'codes' },
@@ -205,13 +214,23 @@ function sessionsSection(sessions: AccountSession[]): HTMLElement {
         'ul',
         { class: 'cards', id: 'session-list' },
         sessions.map((s) => {
-          const revoke = button('Revoke', { class: 'danger', 'data-revoke-session': s.id });
+          const revoke = button(t('console.security.sessions.revoke'), {
+            class: 'danger',
+            'data-revoke-session': s.id,
+          });
           const messages = h('div', { class: 'messages' });
           revoke.addEventListener('click', () => {
             revoke.disabled = true;
             call('DELETE', `/v1/dev-user/sessions/${encode(s.id)}`)
               .then(() => {
-                flash('ok', s.kind === 'app' ? `${s.app?.name ?? 'The app'} is signed out.` : 'Signed out.');
+                flash(
+                  'ok',
+                  s.kind === 'app'
+                    ? s.app?.name
+                      ? t('console.security.sessions.app_signed_out', { name: s.app.name })
+                      : t('console.security.sessions.an_app_signed_out')
+                    : t('console.security.sessions.signed_out'),
+                );
                 go('#/security');
               })
               .catch((error: unknown) => {
@@ -222,30 +241,45 @@ function sessionsSection(sessions: AccountSession[]): HTMLElement {
           return h(
             'li',
             { class: 'card', 'data-session': s.id, 'data-kind': s.kind },
-            h('p', {}, s.kind === 'app' ? `App: ${s.app?.name ?? ''}` : 'Sign-in page (browser)'),
-            h('p', {}, `${s.device ?? 'Unknown device'} · network ${s.network ?? 'unknown'}`),
-            h('p', {}, `Since ${formatTime(s.created_at)} · last seen ${formatTime(s.last_seen_at)}`),
+            h(
+              'p',
+              {},
+              s.kind === 'app'
+                ? t('console.security.sessions.app', { name: s.app?.name ?? '' })
+                : t('console.security.sessions.browser'),
+            ),
+            h(
+              'p',
+              {},
+              t('console.security.sessions.where', {
+                device: s.device ?? t('console.security.sessions.unknown_device'),
+                network: s.network ?? t('console.security.sessions.unknown_network'),
+              }),
+            ),
+            h(
+              'p',
+              {},
+              t('console.security.sessions.when', {
+                since: formatTime(s.created_at),
+                seen: formatTime(s.last_seen_at),
+              }),
+            ),
             revoke,
             messages,
           );
         }),
       )
-    : h('p', { id: 'session-list' }, 'No app or sign-in page holds a session of yours.');
+    : h('p', { id: 'session-list' }, t('console.security.sessions.none'));
   return section(
     'sessions',
-    'Where you are signed in',
-    h(
-      'p',
-      {},
-      "The service's sign-in page in your browsers, and the apps you let in. Revoking one signs it out; " +
-        'this console signs out with "Sign out".',
-    ),
+    t('console.security.sessions.title'),
+    h('p', {}, t('console.security.sessions.intro')),
     list,
   );
 }
 
 function exportSection(): HTMLElement {
-  const download = button('Download my data (JSON)', { id: 'export-account' });
+  const download = button(t('console.security.export.download'), { id: 'export-account' });
   const messages = h('div', { class: 'messages' });
   download.addEventListener('click', () => {
     download.disabled = true;
@@ -265,8 +299,8 @@ function exportSection(): HTMLElement {
   });
   return section(
     'export',
-    'Your data',
-    h('p', {}, 'Everything the service keeps about you, without any secret.'),
+    t('console.security.export.title'),
+    h('p', {}, t('console.security.export.intro')),
     messages,
     h('div', { class: 'actions' }, download),
   );
@@ -275,31 +309,26 @@ function exportSection(): HTMLElement {
 function deleteSection(): HTMLElement {
   const session = currentSession();
   const confirm = field(
-    session?.email ? 'Type your e-mail to confirm' : 'Type your account id to confirm',
+    session?.email ? t('console.security.delete.confirm_email') : t('console.security.delete.confirm_id'),
     { id: 'delete-confirm', name: 'confirm', required: true, maxlength: '320', autocomplete: 'off' },
     session?.email ? session.email : session?.uuid,
   );
   const f = form(
     'delete-account-form',
     confirm.wrapper,
-    h('div', { class: 'actions' }, submit('Delete my account', 'delete-account')),
+    h('div', { class: 'actions' }, submit(t('console.security.delete.submit'), 'delete-account')),
   );
   f.querySelector('button')?.classList.add('danger');
   onSubmit(f, async () => {
     await call('DELETE', '/v1/dev-user/account', { confirm: confirm.input.value.trim() });
     forgetSession();
-    flash('ok', 'Your account is deleted. You are signed out.');
+    flash('ok', t('console.security.delete.done'));
     go('#/signin');
   });
   return section(
     'delete',
-    'Delete your account',
-    notice(
-      'warning',
-      'This cannot be undone. Every sign-in, app and session key ends at once, and your ways in, e-mail ' +
-        'and name are erased. Your wallet stays on the chain: from then on only the mnemonic you kept ' +
-        'controls it.',
-    ),
+    t('console.security.delete.title'),
+    notice('warning', t('console.security.delete.warning')),
     f,
   );
 }

@@ -2,6 +2,8 @@ import { call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox } from '../dom.js';
 import { formatTime } from '../format.js';
 import { confirmInline, flash, form, go, onSubmit, submit } from '../view.js';
+import type { MessageKey } from '../i18n/catalogues/index.js';
+import { rich, t } from '../i18n/translator.js';
 
 /** An organization's service account (docs/machines.md): a machine client with management scopes. */
 interface ServiceAccount {
@@ -13,12 +15,12 @@ interface ServiceAccount {
   last_used_at: string | null;
 }
 
-const SCOPES: [string, string][] = [
-  ['apps:read', 'read apps, activity, webhooks, wallet policy'],
-  ['apps:write', 'change redirect URIs and wallet policy'],
-  ['webhooks:write', 'manage webhooks'],
-  ['players:read', 'list, search and look up players'],
-  ['players:write', 'revoke and pre-generate players'],
+const SCOPES: [string, MessageKey][] = [
+  ['apps:read', 'console.sa.scope.apps_read'],
+  ['apps:write', 'console.sa.scope.apps_write'],
+  ['webhooks:write', 'console.sa.scope.webhooks_write'],
+  ['players:read', 'console.sa.scope.players_read'],
+  ['players:write', 'console.sa.scope.players_write'],
 ];
 
 /**
@@ -31,13 +33,18 @@ export async function serviceAccountsSection(path: string): Promise<HTMLElement>
     `${path}/service-accounts`,
   );
   const created = h('div', { id: 'created-service-account' });
-  const name = field('Name', { id: 'sa-name', name: 'name', required: true, maxlength: '200' });
+  const name = field(t('console.sa.name'), { id: 'sa-name', name: 'name', required: true, maxlength: '200' });
   const checks = SCOPES.map(([scope, what]) => {
     const id = `sa-scope-${scope.replace(':', '-')}`;
     const input = h('input', { type: 'checkbox', id, name: 'scopes', value: scope }) as HTMLInputElement;
     return {
       input,
-      wrapper: h('div', { class: 'field check' }, input, h('label', { for: id }, `${scope} — ${what}`)),
+      wrapper: h(
+        'div',
+        { class: 'field check' },
+        input,
+        h('label', { for: id }, t('console.sa.scope', { scope, what: t(what) })),
+      ),
     };
   });
   const f = form(
@@ -46,10 +53,10 @@ export async function serviceAccountsSection(path: string): Promise<HTMLElement>
     h(
       'fieldset',
       {},
-      h('legend', {}, 'Scopes'),
+      h('legend', {}, t('console.sa.scopes')),
       checks.map((c) => c.wrapper),
     ),
-    h('div', { class: 'actions' }, submit('Create service account', 'sa-submit')),
+    h('div', { class: 'actions' }, submit(t('console.sa.create'), 'sa-submit')),
   );
   onSubmit(f, async () => {
     const scopes = checks.filter((c) => c.input.checked).map((c) => c.input.value);
@@ -63,12 +70,14 @@ export async function serviceAccountsSection(path: string): Promise<HTMLElement>
     );
     // The secret lives only in this page's memory: shown once, above the refreshed list.
     created.replaceChildren(
-      notice(
-        'warning',
-        'Copy the secret now: it is shown only once and cannot be recovered. Rotate it if it is lost.',
+      notice('warning', t('console.sa.secret_once')),
+      facts([[t('console.sa.client_id'), h('code', { id: 'sa-created-id' }, account.client_id)]]),
+      secretBox(
+        t('console.sa.secret'),
+        t('console.sa.secret_copy'),
+        account.client_secret,
+        'sa-created-secret',
       ),
-      facts([['Client id', h('code', { id: 'sa-created-id' }, account.client_id)]]),
-      secretBox('Client secret', account.client_secret, 'sa-created-secret'),
     );
     name.input.value = '';
     for (const c of checks) c.input.checked = false;
@@ -83,22 +92,16 @@ export async function serviceAccountsSection(path: string): Promise<HTMLElement>
           { class: 'cards', id: 'sa-list' },
           items.map((account) => accountCard(path, account)),
         )
-      : h('p', { id: 'sa-list' }, 'No service accounts.');
+      : h('p', { id: 'sa-list' }, t('console.sa.none'));
   let list = listOf(accounts);
   return h(
     'section',
     { 'aria-labelledby': 'sa-h' },
-    h('h2', { id: 'sa-h' }, 'Service accounts'),
-    h(
-      'p',
-      {},
-      'Machine clients of this organization (CI, support tools, backends): they get tokens with ',
-      h('code', {}, 'grant_type=client_credentials'),
-      ' and act within their scopes.',
-    ),
+    h('h2', { id: 'sa-h' }, t('console.sa.title')),
+    h('p', {}, rich('console.sa.intro', { grant: h('code', {}, 'grant_type=client_credentials') })),
     created,
     list,
-    h('h3', {}, 'New service account'),
+    h('h3', {}, t('console.sa.new')),
     f,
   );
 }
@@ -106,11 +109,11 @@ export async function serviceAccountsSection(path: string): Promise<HTMLElement>
 function accountCard(path: string, account: ServiceAccount): HTMLElement {
   const accountPath = `${path}/service-accounts/${encode(account.client_id)}`;
   const rotated = h('div', { class: 'rotated' });
-  const rotate = button('Rotate secret…', { class: 'secondary', 'data-rotate': account.client_id });
+  const rotate = button(t('console.sa.rotate'), { class: 'secondary', 'data-rotate': account.client_id });
   const rotateConfirm = confirmInline(
     rotate,
-    `Issue a new secret for ${account.name}? The old one keeps working for the grace period.`,
-    'Rotate now',
+    t('console.sa.rotate_question', { name: account.name }),
+    t('console.sa.rotate_confirm'),
     async () => {
       const answer = await call<{ client_secret: string; old_secret_valid_until: string }>(
         'POST',
@@ -118,24 +121,24 @@ function accountCard(path: string, account: ServiceAccount): HTMLElement {
       );
       rotateConfirm.hidden = true;
       rotated.replaceChildren(
-        notice(
-          'warning',
-          `Copy the new secret now: it is shown only once. The old secret keeps working until ${formatTime(
-            answer.old_secret_valid_until,
-          )}.`,
+        notice('warning', t('console.sa.rotated', { until: formatTime(answer.old_secret_valid_until) })),
+        secretBox(
+          t('console.sa.new_secret'),
+          t('console.sa.new_secret_copy'),
+          answer.client_secret,
+          `sa-rotated-${account.client_id}`,
         ),
-        secretBox('New client secret', answer.client_secret, `sa-rotated-${account.client_id}`),
       );
     },
   );
-  const remove = button('Delete…', { class: 'danger', 'data-delete': account.client_id });
+  const remove = button(t('console.sa.delete'), { class: 'danger', 'data-delete': account.client_id });
   const removeConfirm = confirmInline(
     remove,
-    `Delete ${account.name}? Its secrets and tokens stop working at once.`,
-    'Delete for good',
+    t('console.sa.delete_question', { name: account.name }),
+    t('console.sa.delete_confirm'),
     async () => {
       await call('DELETE', accountPath);
-      flash('ok', `${account.name} was deleted.`);
+      flash('ok', t('console.sa.deleted', { name: account.name }));
       go(location.hash);
     },
   );
@@ -144,10 +147,13 @@ function accountCard(path: string, account: ServiceAccount): HTMLElement {
     { class: 'card', 'data-service-account': account.client_id },
     h('h4', {}, account.name),
     facts([
-      ['Client id', h('code', {}, account.client_id)],
-      ['Scopes', account.scopes.join(', ') || 'none'],
-      ['Created', formatTime(account.created_at)],
-      ['Last used', account.last_used_at ? formatTime(account.last_used_at) : 'never'],
+      [t('console.sa.client_id'), h('code', {}, account.client_id)],
+      [t('console.sa.scopes'), account.scopes.join(', ') || t('console.sa.no_scopes')],
+      [t('console.sa.created'), formatTime(account.created_at)],
+      [
+        t('console.sa.last_used'),
+        account.last_used_at ? formatTime(account.last_used_at) : t('console.sa.never'),
+      ],
     ]),
     h('div', { class: 'actions' }, rotate, remove),
     rotateConfirm,

@@ -2,6 +2,7 @@ import { call, encode } from '../api.js';
 import { button, type Child, facts, h, notice } from '../dom.js';
 import { amount, formatTime, groupDigits } from '../format.js';
 import { confirmInline, describeError, flash, go, routeMissing } from '../view.js';
+import { list, rich, t } from '../i18n/translator.js';
 
 /** An app's wallet policy (decisions §8, "Wallet grants on chain"); wei and token amounts as decimal strings. */
 export interface WalletPolicy {
@@ -25,7 +26,7 @@ interface SessionKey {
 
 /** Token base units: the token's decimals are not known here, so the integer itself, grouped. */
 const baseUnits = (raw: string): HTMLElement =>
-  h('code', { title: `${raw} base units`, 'data-raw': raw }, groupDigits(raw));
+  h('code', { title: t('console.amount.exact.base', { raw }), 'data-raw': raw }, groupDigits(raw));
 
 let platform: Promise<string | undefined> | undefined;
 /**
@@ -43,18 +44,10 @@ export function platformToken(): Promise<string | undefined> {
 
 /** `2592000` → `30 days`. */
 export function duration(seconds: number): string {
-  const units: [number, string][] = [
-    [86_400, 'day'],
-    [3_600, 'hour'],
-    [60, 'minute'],
-  ];
-  for (const [size, name] of units) {
-    if (seconds >= size && seconds % size === 0) {
-      const n = seconds / size;
-      return `${n} ${name}${n === 1 ? '' : 's'}`;
-    }
-  }
-  return `${seconds} seconds`;
+  if (seconds >= 86_400 && seconds % 86_400 === 0) return t('console.wallet.days', { n: seconds / 86_400 });
+  if (seconds >= 3_600 && seconds % 3_600 === 0) return t('console.wallet.hours', { n: seconds / 3_600 });
+  if (seconds >= 60 && seconds % 60 === 0) return t('console.wallet.minutes', { n: seconds / 60 });
+  return t('console.wallet.seconds', { n: seconds });
 }
 
 /** What a policy lets the app do without the PIN, in words. */
@@ -66,9 +59,12 @@ export function policyFacts(
   const units = (token: string, raw: string): HTMLElement =>
     token.toLowerCase() === platformTokenAddress ? amount(raw, 'token') : baseUnits(raw);
   const spentOf = (token: string) => spent?.tokens.find((t) => t.token.toLowerCase() === token.toLowerCase());
+  /** "up to 0.05 ETH" or, with what was spent today, "up to 0.05 ETH (0.02 ETH used today)". */
+  const upTo = (most: Node, used: Node | undefined): Child[] =>
+    used ? rich('console.wallet.up_to_used', { most, used }) : rich('console.wallet.up_to', { most });
   const rows: [string, string | Node][] = [
     [
-      'May call',
+      t('console.wallet.may_call'),
       policy.calls.length
         ? h(
             'ul',
@@ -77,51 +73,58 @@ export function policyFacts(
               h(
                 'li',
                 {},
-                h('code', {}, c.to),
                 c.selectors.length
-                  ? [
-                      ': functions ',
-                      ...c.selectors.flatMap((s, i): Child[] => [i ? ', ' : null, h('code', {}, s)]),
-                    ]
-                  : ': any function',
+                  ? rich('console.wallet.call_functions', {
+                      to: h('code', {}, c.to),
+                      functions: h('span', {}, list(c.selectors.map((s) => h('code', {}, s)))),
+                    })
+                  : rich('console.wallet.call_any', { to: h('code', {}, c.to) }),
               ),
             ),
           )
-        : 'No contract',
+        : t('console.wallet.no_contract'),
     ],
-    ['Per call', h('span', {}, 'up to ', amount(policy.max_value_per_call_wei, 'ether'))],
     [
-      'Per day',
+      t('console.wallet.per_call'),
+      h('span', {}, upTo(amount(policy.max_value_per_call_wei, 'ether'), undefined)),
+    ],
+    [
+      t('console.wallet.per_day'),
       h(
         'span',
         {},
-        'up to ',
-        amount(policy.max_value_per_day_wei, 'ether'),
-        spent ? [' (', amount(spent.value_wei, 'ether'), ' used today)'] : null,
+        upTo(
+          amount(policy.max_value_per_day_wei, 'ether'),
+          spent ? amount(spent.value_wei, 'ether') : undefined,
+        ),
       ),
     ],
   ];
   if (policy.token_limits.length) {
     rows.push([
-      'Tokens per day',
+      t('console.wallet.tokens_per_day'),
       h(
         'ul',
         { class: 'plain' },
-        policy.token_limits.map((t) => {
-          const used = spentOf(t.token);
+        policy.token_limits.map((limit) => {
+          const used = spentOf(limit.token);
           return h(
             'li',
             {},
-            h('code', {}, t.token),
-            ': up to ',
-            units(t.token, t.per_day),
-            used ? [' (', units(t.token, used.amount), ' used today)'] : null,
+            rich('console.wallet.token_limit', {
+              token: h('code', {}, limit.token),
+              limit: h(
+                'span',
+                {},
+                upTo(units(limit.token, limit.per_day), used ? units(limit.token, used.amount) : undefined),
+              ),
+            }),
           );
         }),
       ),
     ]);
   }
-  rows.push(['Granted for', duration(policy.valid_for_seconds)]);
+  rows.push([t('console.wallet.granted_for'), duration(policy.valid_for_seconds)]);
   return facts(rows);
 }
 
@@ -139,18 +142,14 @@ export async function sessionKeysSection(): Promise<HTMLElement | null> {
     return wrap(notice('error', describeError(error)));
   }
   return wrap(
-    h(
-      'p',
-      {},
-      'Apps you let act with your wallet without your PIN, within the limits you approved (the wallet contract enforces them).',
-    ),
+    h('p', {}, t('console.wallet.keys.intro')),
     keys.length
       ? h(
           'ul',
           { class: 'cards', id: 'session-key-list' },
           keys.map((key) => keyCard(key, token)),
         )
-      : h('p', { id: 'session-key-list' }, 'No app may use your wallet without your PIN.'),
+      : h('p', { id: 'session-key-list' }, t('console.wallet.keys.none')),
   );
 }
 
@@ -158,24 +157,24 @@ function wrap(...content: Node[]): HTMLElement {
   return h(
     'section',
     { id: 'session-keys', 'aria-labelledby': 'session-keys-h' },
-    h('h2', { id: 'session-keys-h' }, 'Wallet access without PIN'),
+    h('h2', { id: 'session-keys-h' }, t('console.wallet.keys.title')),
     ...content,
   );
 }
 
 function keyCard(key: SessionKey, token: string | undefined): HTMLElement {
-  const name = key.client_name || `App ${key.client_id}`;
-  const trigger = button(`Revoke ${name}’s wallet access`, {
+  const name = key.client_name || t('console.account.app_fallback', { id: key.client_id });
+  const trigger = button(t('console.wallet.keys.revoke', { name }), {
     class: 'danger',
     'data-revoke-session-key': key.client_id,
   });
   const confirm = confirmInline(
     trigger,
-    `Revoke ${name}’s access to your wallet? Its session key stops working on chain.`,
-    'Revoke wallet access',
+    t('console.wallet.keys.revoke_question', { name }),
+    t('console.wallet.keys.revoke_confirm'),
     async () => {
       await call('DELETE', `/v1/wallet/session-keys/${encode(key.client_id)}`);
-      flash('ok', `${name} can no longer use your wallet without your PIN.`);
+      flash('ok', t('console.wallet.keys.revoked', { name }));
       go('#/account');
     },
   );
@@ -184,10 +183,13 @@ function keyCard(key: SessionKey, token: string | undefined): HTMLElement {
     { class: 'card session-key', 'data-session-key': key.client_id },
     h('h3', {}, name),
     facts([
-      ['Session key', h('code', {}, key.session_key)],
-      ['Granted', formatTime(key.created_at)],
-      ['Valid until', formatTime(key.valid_until)],
-      ['Transaction', key.tx_hash ? h('code', {}, key.tx_hash) : 'Being registered on chain'],
+      [t('console.wallet.keys.key'), h('code', {}, key.session_key)],
+      [t('console.wallet.keys.granted'), formatTime(key.created_at)],
+      [t('console.wallet.keys.valid_until'), formatTime(key.valid_until)],
+      [
+        t('console.wallet.keys.transaction'),
+        key.tx_hash ? h('code', {}, key.tx_hash) : t('console.wallet.keys.registering'),
+      ],
     ]),
     policyFacts(key.policy, key.spent_today, token),
     trigger,

@@ -1,8 +1,9 @@
 import { call } from '../api.js';
 import { chart, COLOURS, MARK_REACH } from '../charts.js';
 import { field, h, secretBox } from '../dom.js';
-import { groupDigits } from '../format.js';
 import { form, onSubmit, routeMissing, submit } from '../view.js';
+import type { MessageKey } from '../i18n/catalogues/index.js';
+import { t } from '../i18n/translator.js';
 
 export interface SponsorshipPolicy {
   client_id: string;
@@ -24,14 +25,16 @@ export interface SponsorshipPolicy {
   };
 }
 
-const BUDGETS = [
-  ['daily_gas_per_player', 'Gas per player a day', 'sp-player'],
-  ['daily_gas_per_guest', 'Gas per guest a day', 'sp-guest'],
-  ['daily_gas_app', 'Gas for the whole app a day', 'sp-app'],
-  ['ops_per_player_per_minute', 'Operations per player a minute', 'sp-rate'],
-] as const;
-
-const gas = (n: number) => `${groupDigits(String(n))} gas`;
+const BUDGETS: readonly (readonly [
+  'daily_gas_per_player' | 'daily_gas_per_guest' | 'daily_gas_app' | 'ops_per_player_per_minute',
+  MessageKey,
+  string,
+])[] = [
+  ['daily_gas_per_player', 'console.sponsorship.per_player', 'sp-player'],
+  ['daily_gas_per_guest', 'console.sponsorship.per_guest', 'sp-guest'],
+  ['daily_gas_app', 'console.sponsorship.per_app', 'sp-app'],
+  ['ops_per_player_per_minute', 'console.sponsorship.rate', 'sp-rate'],
+];
 
 /** The app's sponsorship policy (decisions §9, docs/sponsorship.md); null from a service without the route. */
 export async function sponsorshipSection(path: string): Promise<HTMLElement | null> {
@@ -46,18 +49,18 @@ export async function sponsorshipSection(path: string): Promise<HTMLElement | nu
   const charts = h('div', { class: 'charts', id: 'sponsorship-charts' }, burnCharts(policy));
   const inputs = BUDGETS.map(([name, label, id]) => {
     const control = field(
-      label,
+      t(label),
       { id, name, inputmode: 'numeric', pattern: '^[0-9]*$' },
-      'Empty: no cap of the app’s own (the platform’s caps still apply).',
+      t('console.sponsorship.budget_hint'),
     );
     const value = policy[name];
     control.input.value = value === null ? '' : String(value);
     return [name, control] as const;
   });
   const url = field(
-    'Approval hook URL',
+    t('console.sponsorship.hook'),
     { id: 'sp-approval-url', name: 'approval_url', type: 'url' },
-    'Asked before each sponsorship with a signed POST {user_id, client_id, calls, gas}; only {"approve": true} within 2 s approves. Empty: no hook.',
+    t('console.sponsorship.hook_hint'),
   );
   url.input.value = policy.approval_url ?? '';
   const failOpen = h('input', {
@@ -71,9 +74,14 @@ export async function sponsorshipSection(path: string): Promise<HTMLElement | nu
     'sponsorship-form',
     inputs.map(([, control]) => control.wrapper),
     url.wrapper,
-    h('p', {}, h('label', { for: 'sp-fail-open' }, failOpen, ' Sponsor when the hook times out or fails')),
+    h(
+      'div',
+      { class: 'field check' },
+      failOpen,
+      h('label', { for: 'sp-fail-open' }, t('console.sponsorship.fail_open')),
+    ),
     secret,
-    h('div', { class: 'actions' }, submit('Save sponsorship policy', 'sp-submit')),
+    h('div', { class: 'actions' }, submit(t('console.sponsorship.save'), 'sp-submit')),
   );
   onSubmit(f, async () => {
     const body: Record<string, unknown> = {};
@@ -87,20 +95,23 @@ export async function sponsorshipSection(path: string): Promise<HTMLElement | nu
     charts.replaceChildren(...burnCharts(saved));
     secret.replaceChildren(
       ...(saved.approval_secret
-        ? [secretBox('Approval secret (shown once)', saved.approval_secret, 'sp-approval-secret')]
+        ? [
+            secretBox(
+              t('console.sponsorship.secret'),
+              t('console.sponsorship.secret_copy'),
+              saved.approval_secret,
+              'sp-approval-secret',
+            ),
+          ]
         : []),
     );
-    return 'Sponsorship policy saved.';
+    return t('console.sponsorship.saved');
   });
   return h(
     'section',
     { id: 'sponsorship', 'aria-labelledby': 'sponsorship-h' },
-    h('h2', { id: 'sponsorship-h' }, 'Sponsorship'),
-    h(
-      'p',
-      {},
-      'The gas your game’s players get sponsored, inside the platform’s caps. Past a budget, operations answer 429 app_sponsorship_exhausted and the sponsorship.exhausted webhook is sent once a day.',
-    ),
+    h('h2', { id: 'sponsorship-h' }, t('console.sponsorship.title')),
+    h('p', {}, t('console.sponsorship.intro')),
     charts,
     f,
   );
@@ -118,16 +129,22 @@ function burnCharts(p: SponsorshipPolicy): HTMLElement[] {
   const shown = today.gas > 0 && budget <= today.gas * MARK_REACH;
   const burn = chart({
     id: 'chart-burn',
-    title: `Gas sponsored today (${today.day}, UTC) against the day’s budget`,
-    summary: `${gas(today.gas)} of ${gas(budget)} (${today.operations} operations, ${today.refused} refused).${
-      shown ? '' : ' The axis follows what is spent: the budget line is far above it.'
-    }`,
+    title: t('console.sponsorship.burn.title', { day: today.day }),
+    summary: t('console.sponsorship.burn.summary', {
+      gas: today.gas,
+      budget,
+      operations: today.operations,
+      refused: today.refused,
+      far: shown ? 'no' : 'yes',
+    }),
+    empty: t('console.sponsorship.burn.empty', { budget }),
     x: { categories: hours.map((hour) => `${hour}:00`) },
-    units: { left: 'gas' },
+    xLabel: t('console.sponsorship.burn.hour'),
+    units: { left: t('console.sponsorship.gas') },
     series: [
-      { label: 'Spent so far', kind: 'line', colour: COLOURS.green, values: burnt },
+      { label: t('console.sponsorship.burn.spent'), kind: 'line', colour: COLOURS.green, values: burnt },
       {
-        label: 'Day budget',
+        label: t('console.sponsorship.burn.budget'),
         kind: 'line',
         colour: COLOURS.red,
         dashed: true,
@@ -136,25 +153,33 @@ function burnCharts(p: SponsorshipPolicy): HTMLElement[] {
       },
     ],
   });
-  if (today.top_players.length === 0) {
-    return [burn, h('p', { id: 'chart-spenders', class: 'hint' }, 'No player was sponsored today yet.')];
-  }
   const perPlayer = p.daily_gas_per_player;
   const spenders = chart({
     id: 'chart-spenders',
-    title: 'Top spenders today',
-    summary: `The ${today.top_players.length} players who spent the most today${
-      perPlayer === null ? '' : `, against ${gas(perPlayer)} a player`
-    }.`,
+    title: t('console.sponsorship.spenders.title'),
+    summary:
+      perPlayer === null
+        ? t('console.sponsorship.spenders.summary', { count: today.top_players.length })
+        : t('console.sponsorship.spenders.summary_budget', {
+            count: today.top_players.length,
+            budget: perPlayer,
+          }),
+    empty: t('console.sponsorship.spenders.empty'),
     x: { categories: today.top_players.map((r) => r.user_id) },
-    units: { left: 'gas' },
+    xLabel: t('console.sponsorship.spenders.player'),
+    units: { left: t('console.sponsorship.gas') },
     series: [
-      { label: 'Gas', kind: 'bars', colour: COLOURS.blue, values: today.top_players.map((r) => r.gas) },
+      {
+        label: t('console.sponsorship.spenders.gas'),
+        kind: 'bars',
+        colour: COLOURS.blue,
+        values: today.top_players.map((r) => r.gas),
+      },
       ...(perPlayer === null
         ? []
         : [
             {
-              label: 'Player budget',
+              label: t('console.sponsorship.spenders.budget'),
               kind: 'line' as const,
               colour: COLOURS.red,
               dashed: true,

@@ -2,6 +2,7 @@ import { ApiError, call } from '../api.js';
 import { button, field, h, notice, textarea } from '../dom.js';
 import { confirmInline, describeError, form, onSubmit, submit } from '../view.js';
 import { platformToken, policyFacts, type WalletPolicy } from './sessionKeys.js';
+import { t } from '../i18n/translator.js';
 
 const DAY = 86_400;
 const lines = (text: string) =>
@@ -18,11 +19,8 @@ const lines = (text: string) =>
  * 404 `wallet_policy_not_found`, which the browser would log as a failed request on every app page.
  */
 export function walletPolicySection(path: string): HTMLElement {
-  const open = button('Show the wallet policy', { id: 'policy-open' });
-  const section = wrap(
-    h('p', {}, 'What your app may do with a player’s wallet without the PIN, once the player grants it.'),
-    open,
-  );
+  const open = button(t('console.wallet.policy.open'), { id: 'policy-open' });
+  const section = wrap(h('p', {}, t('console.wallet.policy.intro')), open);
   open.addEventListener('click', () => {
     open.disabled = true;
     void loadPolicy(path).then(
@@ -45,13 +43,13 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
   }
 
   const calls = textarea(
-    'Contracts and functions',
+    t('console.wallet.policy.calls'),
     { id: 'policy-calls', name: 'calls', required: true },
     (policy?.calls ?? []).map((c) => [c.to, ...c.selectors].join(' ')).join('\n'),
-    'One contract a line: its address, then the 4-byte selectors it may call (at least one). A token with a limit below allows transfer and approve only; approvals and NFT moves (transferFrom, setApprovalForAll, safeTransferFrom, permit…) are refused elsewhere. Selectors and token limits together: at most 32.',
+    t('console.wallet.policy.calls_hint'),
   );
   const perCall = field(
-    'Most value per call (wei)',
+    t('console.wallet.policy.per_call'),
     {
       id: 'policy-per-call',
       name: 'max_value_per_call_wei',
@@ -59,11 +57,11 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
       pattern: '^[0-9]+$',
       inputmode: 'numeric',
     },
-    '1 ETH is 1000000000000000000 wei; 0 allows no value.',
+    t('console.wallet.policy.per_call_hint'),
   );
   perCall.input.value = policy?.max_value_per_call_wei ?? '0';
   const perDay = field(
-    'Most value per day (wei)',
+    t('console.wallet.policy.per_day'),
     {
       id: 'policy-per-day',
       name: 'max_value_per_day_wei',
@@ -71,17 +69,17 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
       pattern: '^[0-9]+$',
       inputmode: 'numeric',
     },
-    'Over every call of a UTC day.',
+    t('console.wallet.policy.per_day_hint'),
   );
   perDay.input.value = policy?.max_value_per_day_wei ?? '0';
   const tokens = textarea(
-    'Token limits per day',
+    t('console.wallet.policy.tokens'),
     { id: 'policy-tokens', name: 'token_limits' },
     (policy?.token_limits ?? []).map((t) => `${t.token} ${t.per_day}`).join('\n'),
-    'One token a line: its address, then the most base units a day. Empty: no token transfers.',
+    t('console.wallet.policy.tokens_hint'),
   );
   const days = field(
-    'A grant lasts (days)',
+    t('console.wallet.policy.days'),
     {
       id: 'policy-days',
       name: 'valid_for_days',
@@ -91,14 +89,14 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
       step: '1',
       required: true,
     },
-    'At most 30 days; the player grants again after.',
+    t('console.wallet.policy.days_hint'),
   );
   days.input.value = String(policy ? Math.max(1, Math.ceil(policy.valid_for_seconds / DAY)) : 7);
 
   const current = h(
     'div',
     { id: 'policy-current' },
-    policy ? policyFacts(policy, undefined, token) : h('p', {}, 'No policy yet.'),
+    policy ? policyFacts(policy, undefined, token) : h('p', {}, t('console.wallet.policy.none')),
   );
   const f = form(
     'wallet-policy-form',
@@ -107,7 +105,7 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
     perDay.wrapper,
     tokens.wrapper,
     days.wrapper,
-    h('div', { class: 'actions' }, submit('Save policy', 'policy-submit')),
+    h('div', { class: 'actions' }, submit(t('console.wallet.policy.save'), 'policy-submit')),
   );
   onSubmit(f, async () => {
     const body: WalletPolicy = {
@@ -126,19 +124,19 @@ async function loadPolicy(path: string): Promise<HTMLElement> {
     const saved = await call<WalletPolicy>('PUT', route, body as unknown as Record<string, unknown>);
     current.replaceChildren(policyFacts(saved, undefined, token));
     removeBox.hidden = false;
-    return 'Policy saved. Players grant it the next time they approve the app.';
+    return t('console.wallet.policy.saved');
   });
 
-  const remove = button('Delete policy…', { id: 'policy-delete', class: 'danger' });
+  const remove = button(t('console.wallet.policy.delete'), { id: 'policy-delete', class: 'danger' });
   const confirm = confirmInline(
     remove,
-    'Delete the wallet policy? Players can no longer grant this app a session key.',
-    'Delete policy',
+    t('console.wallet.policy.delete_question'),
+    t('console.wallet.policy.delete_confirm'),
     async () => {
       await call('DELETE', route);
       confirm.hidden = true;
       removeBox.hidden = true;
-      current.replaceChildren(h('p', {}, 'No policy yet.'));
+      current.replaceChildren(h('p', {}, t('console.wallet.policy.none')));
     },
   );
   const removeBox = h('div', { hidden: !policy }, remove, confirm);
@@ -149,7 +147,7 @@ function wrap(...content: (Node | null)[]): HTMLElement {
   return h(
     'section',
     { id: 'wallet-policy', 'aria-labelledby': 'wallet-policy-h' },
-    h('h2', { id: 'wallet-policy-h' }, 'Wallet policy'),
+    h('h2', { id: 'wallet-policy-h' }, t('console.wallet.policy.title')),
     ...content,
   );
 }

@@ -1,6 +1,8 @@
 import { call, encode } from '../api.js';
 import { button, facts, field, h, notice, secretBox } from '../dom.js';
 import { formatTime } from '../format.js';
+import type { MessageKey } from '../i18n/catalogues/index.js';
+import { formatInteger, t } from '../i18n/translator.js';
 import { confirmInline, form, onSubmit, submit } from '../view.js';
 
 /** The event types an endpoint can subscribe to (docs/webhooks.md), the server's list (checked by a test). */
@@ -28,6 +30,14 @@ interface Endpoint {
   failing_since: string | null;
 }
 
+/** A delivery's state in words; `data-state` keeps the API's code. */
+const STATES: Record<string, MessageKey> = {
+  pending: 'console.webhooks.state.pending',
+  delivered: 'console.webhooks.state.delivered',
+  failed: 'console.webhooks.state.failed',
+};
+const stateText = (state: string) => (Object.hasOwn(STATES, state) ? t(STATES[state]!) : state);
+
 interface Delivery {
   id: string;
   type: string;
@@ -47,16 +57,12 @@ export async function webhooksSection(path: string): Promise<HTMLElement> {
   const items = await Promise.all(webhooks.map((endpoint) => endpointCard(path, endpoint)));
   const list = items.length
     ? h('ul', { class: 'cards', id: 'webhook-list' }, items)
-    : h('p', { id: 'webhook-list' }, 'No webhook endpoints yet.');
+    : h('p', { id: 'webhook-list' }, t('console.webhooks.none'));
   return h(
     'section',
     { 'aria-labelledby': 'webhooks-h' },
-    h('h2', { id: 'webhooks-h' }, 'Webhooks'),
-    h(
-      'p',
-      {},
-      'Signed events (Standard Webhooks) sent to your backend when players buy, consume, trade or log out. Verify them with the SDK.',
-    ),
+    h('h2', { id: 'webhooks-h' }, t('console.webhooks.title')),
+    h('p', {}, t('console.webhooks.intro')),
     list,
     createForm(path),
   );
@@ -68,15 +74,18 @@ async function endpointCard(path: string, endpoint: Endpoint): Promise<HTMLEleme
   const state = endpoint.failing
     ? notice(
         'error',
-        `Failing since ${formatTime(endpoint.failing_since ?? Date.now())}: a delivery was given up after 24 hours of retries.`,
+        t('console.webhooks.failing', { since: formatTime(endpoint.failing_since ?? Date.now()) }),
       )
-    : h('span', { class: 'hint' }, 'Healthy');
-  const trigger = button('Delete endpoint…', { class: 'danger', 'data-webhook-delete': endpoint.id });
+    : h('span', { class: 'hint' }, t('console.webhooks.healthy'));
+  const trigger = button(t('console.webhooks.delete'), {
+    class: 'danger',
+    'data-webhook-delete': endpoint.id,
+  });
   const card = h('li', { class: 'card', 'data-webhook': endpoint.id });
   const confirm = confirmInline(
     trigger,
-    `Delete the endpoint ${endpoint.url}? Its pending deliveries are dropped.`,
-    'Delete endpoint',
+    t('console.webhooks.delete_question', { url: endpoint.url }),
+    t('console.webhooks.delete_confirm'),
     async () => {
       await call('DELETE', route);
       card.remove();
@@ -85,45 +94,67 @@ async function endpointCard(path: string, endpoint: Endpoint): Promise<HTMLEleme
   card.append(
     h('h3', {}, h('code', {}, endpoint.url)),
     facts([
-      ['Endpoint id', h('code', {}, endpoint.id)],
-      ['Events', endpoint.events.join(', ')],
-      ['State', state],
+      [t('console.webhooks.endpoint_id'), h('code', {}, endpoint.id)],
+      [t('console.webhooks.events'), endpoint.events.join(', ')],
+      [t('console.webhooks.state'), state],
     ]),
     deliveries.length
-      ? h(
-          'table',
-          { class: 'deliveries' },
-          h(
-            'tr',
-            {},
-            h('th', {}, 'Event'),
-            h('th', {}, 'State'),
-            h('th', {}, 'Attempts'),
-            h('th', {}, 'Last answer'),
-          ),
-          deliveries.map((d) =>
-            h(
-              'tr',
-              { 'data-delivery': d.id, 'data-state': d.state },
-              h('td', {}, d.type),
-              h('td', {}, d.state),
-              h('td', {}, String(d.attempts)),
-              h('td', {}, d.last_status !== null ? String(d.last_status) : (d.last_error ?? '—')),
-            ),
-          ),
-        )
-      : h('p', { class: 'hint' }, 'No deliveries yet.'),
+      ? deliveriesTable(deliveries)
+      : h('p', { class: 'hint' }, t('console.webhooks.no_deliveries')),
     trigger,
     confirm,
   );
   return card;
 }
 
+/**
+ * The latest deliveries, newest first, each with when it was made: a table that scrolls inside its own box
+ * on a narrow screen instead of widening the page.
+ */
+function deliveriesTable(deliveries: Delivery[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'scroll' },
+    h(
+      'table',
+      { class: 'deliveries' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, t('console.webhooks.col.time')),
+          h('th', { scope: 'col' }, t('console.webhooks.col.event')),
+          h('th', { scope: 'col' }, t('console.webhooks.col.state')),
+          h('th', { scope: 'col' }, t('console.webhooks.col.attempts')),
+          h('th', { scope: 'col' }, t('console.webhooks.col.answer')),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        deliveries.map((d) =>
+          h(
+            'tr',
+            { 'data-delivery': d.id, 'data-state': d.state },
+            h('td', { class: 'time' }, h('time', { datetime: d.created_at }, formatTime(d.created_at))),
+            h('td', {}, d.type),
+            h('td', {}, stateText(d.state)),
+            h('td', {}, formatInteger(d.attempts)),
+            h('td', {}, d.last_status !== null ? String(d.last_status) : (d.last_error ?? '—')),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 function createForm(path: string): HTMLElement {
   const url = field(
-    'Endpoint URL',
+    t('console.webhooks.url'),
     { id: 'webhook-url', name: 'url', type: 'url', required: true, maxlength: '2000' },
-    'https; private and cloud metadata addresses are refused.',
+    t('console.webhooks.url_hint'),
   );
   const boxes = EVENT_TYPES.map((type) => {
     const input = h('input', { type: 'checkbox', name: 'events', value: type, id: `webhook-event-${type}` });
@@ -140,10 +171,10 @@ function createForm(path: string): HTMLElement {
     h(
       'fieldset',
       {},
-      h('legend', {}, 'Events'),
+      h('legend', {}, t('console.webhooks.events')),
       boxes.map((b) => b.row),
     ),
-    h('div', { class: 'actions' }, submit('Add endpoint', 'new-webhook-submit')),
+    h('div', { class: 'actions' }, submit(t('console.webhooks.add'), 'new-webhook-submit')),
   );
   onSubmit(f, async () => {
     const events = boxes.filter((b) => b.input.checked).map((b) => b.type);
@@ -153,10 +184,15 @@ function createForm(path: string): HTMLElement {
     });
     // The secret exists only in this page's memory: leaving the page forgets it.
     result.replaceChildren(
-      notice('warning', 'Copy the signing secret now: it is shown only once. Rotate it if it is lost.'),
-      secretBox('Signing secret', created.secret, 'created-webhook-secret'),
+      notice('warning', t('console.webhooks.secret_once')),
+      secretBox(
+        t('console.webhooks.secret'),
+        t('console.webhooks.secret_copy'),
+        created.secret,
+        'created-webhook-secret',
+      ),
     );
-    return 'Endpoint added; reload to see it in the list.';
+    return t('console.webhooks.added');
   });
-  return h('div', {}, h('h3', {}, 'Add an endpoint'), f, result);
+  return h('div', {}, h('h3', {}, t('console.webhooks.add_title')), f, result);
 }

@@ -184,7 +184,7 @@ describe.skipIf(!chromiumAvailable)('console: service accounts and the players d
       .click();
     await expect
       .poll(() => page.textContent(`li[data-player-id="${shared.uuid}"]`))
-      .toContain('Revoked (1 grant(s)).');
+      .toContain('Revoked (1 grant).');
     await search('');
     await expect.poll(() => page.locator('#player-list li').count()).toBe(1);
     expect(await page.getAttribute('#player-list li', 'data-player-id')).toBe(hidden.uuid);

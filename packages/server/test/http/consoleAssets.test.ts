@@ -24,6 +24,7 @@ describe('console file table', () => {
       'dist/vendor/uplot.js': 'export default {}',
       'dist/vendor/uplot.css': '.uplot{}',
       'dist/vendor/uqr.js': 'export {}',
+      'dist/vendor/intl-messageformat.js': 'export {}',
       'dist/.tsbuildinfo': '{}',
       'dist/main.js.map': '{}',
       'src/main.ts': 'export {}',
@@ -34,6 +35,7 @@ describe('console file table', () => {
       'console.css',
       'main.js',
       'pages/apps.js',
+      'vendor/intl-messageformat.js',
       'vendor/uplot.css',
       'vendor/uplot.js',
       'vendor/uqr.js',
@@ -49,7 +51,7 @@ describe('console file table', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('has no shell when the charting or QR library was not copied beside the modules (`tsc -b` without `npm run build`)', () => {
+  it('has no shell when the charting, QR or message library was not copied beside the modules (`tsc -b` without `npm run build`)', () => {
     const dir = consoleDir({ 'static/index.html': '<!doctype html>', 'dist/main.js': 'export {}' });
     expect(loadConsoleAssets(dir).shell).toBeUndefined();
     fs.writeFileSync(path.join(dir, 'dist/uplot.js'), 'export default {}');
@@ -58,6 +60,8 @@ describe('console file table', () => {
     fs.writeFileSync(path.join(dir, 'dist/vendor/uplot.js'), 'export default {}');
     expect(loadConsoleAssets(dir).shell).toBeUndefined();
     fs.writeFileSync(path.join(dir, 'dist/vendor/uqr.js'), 'export {}');
+    expect(loadConsoleAssets(dir).shell).toBeUndefined();
+    fs.writeFileSync(path.join(dir, 'dist/vendor/intl-messageformat.js'), 'export {}');
     expect(loadConsoleAssets(dir).shell).toBeDefined();
     fs.rmSync(dir, { recursive: true, force: true });
   });

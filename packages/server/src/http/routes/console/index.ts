@@ -64,15 +64,18 @@ function readAssets(dir: string, prefix = ''): Map<string, Asset> {
   return assets;
 }
 
+/** The libraries `packages/console/scripts/vendor.mjs` copies into the compiled console. */
+const VENDORED = ['vendor/uplot.js', 'vendor/uqr.js', 'vendor/intl-messageformat.js'];
+
 export function loadConsoleAssets(consoleDir = CONSOLE_DIR): { shell?: Asset; assets: Map<string, Asset> } {
   const assets = readAssets(path.join(consoleDir, 'dist'));
   const statics = readAssets(path.join(consoleDir, 'static'));
   const shell = statics.get('index.html');
   statics.delete('index.html');
   for (const [name, asset] of statics) assets.set(name, asset);
-  // main.js imports the libraries `npm run build` copies beside it (charts, QR codes): without them no
-  // page would load.
-  const built = assets.has('main.js') && assets.has('vendor/uplot.js') && assets.has('vendor/uqr.js');
+  // main.js imports the libraries `npm run build` copies beside it (charts, QR codes, ICU messages):
+  // without them no page would load.
+  const built = ['main.js', ...VENDORED].every((name) => assets.has(name));
   return { ...(shell && built ? { shell } : {}), assets };
 }
 

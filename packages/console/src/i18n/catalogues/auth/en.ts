@@ -1,0 +1,37 @@
+/** Sign in (password, code, passkey), sign up, password reset and change. */
+export default {
+  'console.auth.email': 'E-mail',
+  'console.auth.password': 'Password',
+  'console.auth.password_hint': 'At least 8 characters.',
+  'console.auth.signin_title': 'Sign in',
+  'console.auth.signin_submit': 'Sign in',
+  'console.auth.passkey': 'Use a passkey',
+  'console.auth.signin_links':
+    'New here? <signup>Create an account</signup>. <reset>Forgot your password?</reset>',
+  'console.auth.code': 'Code',
+  'console.auth.code_hint': 'The 6-digit code your authenticator app shows, or one of your recovery codes.',
+  'console.auth.second_step': 'Your password was right. This account also asks for a second step.',
+  'console.auth.second_step_expired': 'That sign-in expired or had too many wrong codes: sign in again.',
+  'console.auth.signup_title': 'Create an account',
+  'console.auth.nickname': 'Name (optional)',
+  'console.auth.signup_submit': 'Create account',
+  'console.auth.signed_up': 'Account created. You are signed in.',
+  'console.auth.signup_links': 'Already registered? <signin>Sign in</signin>.',
+  'console.auth.reset_title': 'Reset your password',
+  'console.auth.reset_intro': 'We e-mail you a one-time code and a link that opens the next step.',
+  'console.auth.reset_submit': 'Send reset code',
+  'console.auth.reset_sent':
+    'If an account uses this address, a code and a link are on their way. Enter the code below.',
+  'console.auth.reset_have_code': 'I already have a code',
+  'console.auth.reset_confirm_title': 'Choose a new password',
+  'console.auth.reset_code': 'Code from the e-mail',
+  'console.auth.new_password': 'New password',
+  'console.auth.reset_confirm_submit': 'Set new password',
+  'console.auth.reset_done': 'Password changed. Sign in with the new one.',
+  'console.auth.change_title': 'Change password',
+  'console.auth.change_submit': 'Change password',
+  'console.auth.current_password': 'Current password',
+  'console.auth.change_hint':
+    'At least 8 characters, not easy to guess (the service says why when it refuses one). Other sign-ins end.',
+  'console.auth.changed': 'Password changed. Your other sessions were signed out.',
+};

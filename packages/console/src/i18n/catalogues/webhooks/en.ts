@@ -1,0 +1,33 @@
+/** An app's webhook endpoints and their deliveries (docs/webhooks.md). */
+export default {
+  'console.webhooks.title': 'Webhooks',
+  'console.webhooks.intro':
+    'Signed events (Standard Webhooks) sent to your backend when players buy, consume, trade or log out. Verify them with the SDK.',
+  'console.webhooks.none': 'No webhook endpoints yet.',
+  'console.webhooks.failing': 'Failing since {since}: a delivery was given up after 24 hours of retries.',
+  'console.webhooks.healthy': 'Healthy',
+  'console.webhooks.delete': 'Delete endpoint…',
+  'console.webhooks.delete_question': 'Delete the endpoint {url}? Its pending deliveries are dropped.',
+  'console.webhooks.delete_confirm': 'Delete endpoint',
+  'console.webhooks.endpoint_id': 'Endpoint id',
+  'console.webhooks.events': 'Events',
+  'console.webhooks.state': 'State',
+  'console.webhooks.no_deliveries': 'No deliveries yet.',
+  'console.webhooks.col.time': 'Time',
+  'console.webhooks.col.event': 'Event',
+  'console.webhooks.col.state': 'State',
+  'console.webhooks.col.attempts': 'Attempts',
+  'console.webhooks.col.answer': 'Last answer',
+  'console.webhooks.state.pending': 'pending',
+  'console.webhooks.state.delivered': 'delivered',
+  'console.webhooks.state.failed': 'failed',
+  'console.webhooks.url': 'Endpoint URL',
+  'console.webhooks.url_hint': 'https; private and cloud metadata addresses are refused.',
+  'console.webhooks.add': 'Add endpoint',
+  'console.webhooks.add_title': 'Add an endpoint',
+  'console.webhooks.secret_once':
+    'Copy the signing secret now: it is shown only once. Rotate it if it is lost.',
+  'console.webhooks.secret': 'Signing secret',
+  'console.webhooks.secret_copy': 'Copy signing secret',
+  'console.webhooks.added': 'Endpoint added; reload to see it in the list.',
+};
