@@ -1,11 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { AppError, isAppError } from '../../../errors.js';
 import { SECURE_PATH } from '../../../services/security/accountSecurityService.js';
-import type { Translator } from '../../../i18n/translator.js';
-import { newNonce, pageHeaders } from '../../pages/html.js';
-import { pageTranslator } from '../../pages/pageLocale.js';
+import { sendMailedLinkPage } from '../../pages/mailedLinkPage.js';
 import { secureConfirmPage, securedPage, secureLinkFailedPage } from '../../pages/securePages.js';
 import { routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
@@ -23,24 +20,6 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'account_secure') };
   const ownOrigin = new URL(services.config.publicUrl).origin;
 
-  /** The page in the language of the cookie or `Accept-Language` (a mailed link carries no `ui_locales`). */
-  const page = (
-    request: FastifyRequest,
-    reply: unknown,
-    status: number,
-    render: (translator: Translator, nonce: string) => string,
-  ) => {
-    const nonce = newNonce();
-    // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
-    return (
-      (reply as FastifyReply)
-        .status(status)
-        // same-origin: the confirm form's POST then carries our Origin, which the POST checks (html.ts).
-        .headers(pageHeaders(nonce, [], { referrerPolicy: 'same-origin' }))
-        .send(render(pageTranslator(request), nonce))
-    );
-  };
-
   app.get(
     SECURE_PATH,
     {
@@ -54,8 +33,11 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
     },
     async (request, reply) => {
       const { token } = request.query;
-      if (!(await security.linkWorks(token))) return page(request, reply, 400, secureLinkFailedPage);
-      return page(request, reply, 200, (tr, nonce) => secureConfirmPage(tr, nonce, token, SECURE_PATH));
+      if (!(await security.linkWorks(token)))
+        return sendMailedLinkPage(request, reply, 400, secureLinkFailedPage);
+      return sendMailedLinkPage(request, reply, 200, (tr, nonce) =>
+        secureConfirmPage(tr, nonce, token, SECURE_PATH),
+      );
     },
   );
 
@@ -81,11 +63,11 @@ export async function accountSecureRoutes(app: App, services: Services): Promise
         await security.confirm(request.body.token);
       } catch (err) {
         if (isAppError(err) && err.code === 'invalid_security_link') {
-          return page(request, reply, 400, secureLinkFailedPage);
+          return sendMailedLinkPage(request, reply, 400, secureLinkFailedPage);
         }
         throw err;
       }
-      return page(request, reply, 200, securedPage);
+      return sendMailedLinkPage(request, reply, 200, securedPage);
     },
   );
 }

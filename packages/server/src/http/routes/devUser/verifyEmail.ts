@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import { AppError, isAppError } from '../../../errors.js';
@@ -7,9 +6,7 @@ import {
   VERIFY_LINK_PATH,
 } from '../../../services/verification/addressVerificationService.js';
 import { authOf, bearerSecurity, requireToken } from '../../auth.js';
-import type { Translator } from '../../../i18n/translator.js';
-import { newNonce, pageHeaders } from '../../pages/html.js';
-import { pageTranslator } from '../../pages/pageLocale.js';
+import { sendMailedLinkPage } from '../../pages/mailedLinkPage.js';
 import { confirmEmailPage, emailVerifiedPage } from '../../pages/verifyEmailPages.js';
 import { perUser, routeLimit } from '../../rateLimits.js';
 import { errorResponses } from '../../schemas.js';
@@ -53,23 +50,6 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
   const linkLimit = { rateLimit: routeLimit(limits, 'verify_email_link') };
   const ownOrigin = new URL(services.config.publicUrl).origin;
   const Token = Type.String({ maxLength: 100 });
-  /** The page in the language of the cookie or `Accept-Language` (a mailed link carries no `ui_locales`). */
-  const page = (
-    request: FastifyRequest,
-    reply: unknown,
-    status: number,
-    render: (translator: Translator, nonce: string) => string,
-  ) => {
-    const nonce = newNonce();
-    // An HTML page whatever the outcome (the typed replies are the JSON error shapes).
-    return (
-      (reply as FastifyReply)
-        .status(status)
-        // same-origin: the confirm form's POST then carries our Origin, which the POST checks (html.ts).
-        .headers(pageHeaders(nonce, [], { referrerPolicy: 'same-origin' }))
-        .send(render(pageTranslator(request), nonce))
-    );
-  };
 
   app.get(
     VERIFY_LINK_PATH,
@@ -87,9 +67,9 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
     async (request, reply) => {
       const { token } = request.query;
       if (!(await addressVerification.linkWorks(token))) {
-        return page(request, reply, 400, (tr, nonce) => emailVerifiedPage(tr, nonce, false));
+        return sendMailedLinkPage(request, reply, 400, (tr, nonce) => emailVerifiedPage(tr, nonce, false));
       }
-      return page(request, reply, 200, (tr, nonce) =>
+      return sendMailedLinkPage(request, reply, 200, (tr, nonce) =>
         confirmEmailPage(tr, nonce, token, VERIFY_LINK_CONFIRM_PATH),
       );
     },
@@ -121,7 +101,7 @@ export async function devUserVerifyEmailRoutes(app: App, services: Services): Pr
         if (!isAppError(err) || err.code !== 'invalid_verification_token') throw err;
         verified = false;
       }
-      return page(request, reply, verified ? 200 : 400, (tr, nonce) =>
+      return sendMailedLinkPage(request, reply, verified ? 200 : 400, (tr, nonce) =>
         emailVerifiedPage(tr, nonce, verified),
       );
     },
