@@ -15,6 +15,12 @@
  * check in validation costs in throughput.
  *   npm run bench:ops -- --block-time 2    # an external anvil mining a block every 2 s (a public L2's pace)
  *   npm run bench:ops -- --bundle-max-ops 64  # the bundled modes with another count cap (BUNDLE_MAX_OPERATIONS)
+ *   npm run bench:ops -- --block-time 2 --bundles-in-flight 1,8   # one mode per BUNDLES_IN_FLIGHT value
+ *
+ * With `--block-time` the bundled mode runs once per `--bundles-in-flight` value (default `1,8`: one bundle
+ * per block against the default), in alternating rounds, each on its own anvil; the table adds the blocks the
+ * measured operations landed in, bundles per block, and each mined bundle's gas asked (its transaction's
+ * limit) against what it used. Without it, `--bundles-in-flight` sets the bundled modes' value (first one).
  *
  * With `--journal both` (the default) the four modes (bundled and one op per tx, journal on and off) run in
  * alternating rounds; the journal's cost is 1 − median(on) / median(off) of the per-round rates. Switching
@@ -47,6 +53,7 @@ import { loadConfig } from '../packages/server/src/config.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { writeBenchSummary } from './summary.js';
+import { DEFAULT_BUNDLER_OPTIONS } from '../packages/server/src/chain/operations/bundler.js';
 
 const { values } = parseArgs({
   options: {
@@ -58,8 +65,24 @@ const { values } = parseArgs({
     session: { type: 'string', default: 'on' },
     'block-time': { type: 'string' },
     'bundle-max-ops': { type: 'string' },
+    'bundles-in-flight': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
   },
 });
+if (values.help) {
+  console.log(`npm run bench:ops -- [options]
+  --concurrency N          closed-loop callers, each with its own wallet (default 50)
+  --ops N                  operations per round and mode (default 250)
+  --rounds N               rounds per mode, alternating between the modes (default 3)
+  --journal on|off|both    the chain journal on, off, or both side by side (default both)
+  --session on|off         the session-key mode on the embedded chain (default on)
+  --block-time S           an external anvil mining a block every S seconds (bundled modes only)
+  --bundle-max-ops N       BUNDLE_MAX_OPERATIONS of the bundled modes
+  --bundles-in-flight L    BUNDLES_IN_FLIGHT: with --block-time one mode per value of the comma-separated
+                           list (default 1,${DEFAULT_BUNDLER_OPTIONS.bundlesInFlight}); else the bundled modes' value
+  --replicas N             N replicas against one (external anvil and PostgreSQL; bench/ops.replicas.ts)`);
+  process.exit(0);
+}
 /** Seconds between blocks of an external anvil; undefined: the embedded chain (a block per transaction). */
 const blockTime = values['block-time'] === undefined ? undefined : Number(values['block-time']);
 if (values.replicas !== undefined) {
@@ -76,8 +99,17 @@ if (values.replicas !== undefined) {
 const journalModes = values.journal === 'both' ? [true, false] : [values.journal !== 'off'];
 /** `--bundle-max-ops`: BUNDLE_MAX_OPERATIONS of the bundled modes (default: the configuration's default). */
 const bundleMaxOps = values['bundle-max-ops'] === undefined ? undefined : Number(values['bundle-max-ops']);
-const bundledOptions: Pick<ChainServicesOptions, 'bundler'> =
-  bundleMaxOps === undefined ? {} : { bundler: { maxOpsPerBundle: bundleMaxOps } };
+/** `--bundles-in-flight`: BUNDLES_IN_FLIGHT values (with `--block-time`, one bundled mode each). */
+const inFlightValues =
+  values['bundles-in-flight']?.split(',').map(Number) ??
+  (blockTime === undefined ? [] : [1, DEFAULT_BUNDLER_OPTIONS.bundlesInFlight]);
+const bundlerOptions = (inFlight: number | undefined): Pick<ChainServicesOptions, 'bundler'> => ({
+  bundler: {
+    ...(bundleMaxOps === undefined ? {} : { maxOpsPerBundle: bundleMaxOps }),
+    ...(inFlight === undefined ? {} : { bundlesInFlight: inFlight }),
+  },
+});
+const bundledOptions = bundlerOptions(inFlightValues[0]);
 const concurrency = Number(values.concurrency);
 const opsPerRound = Number(values.ops);
 const rounds = Number(values.rounds);
@@ -88,7 +120,7 @@ interface Mode {
   chain: ChainServices;
   transfer: (
     owner: OperationOwner,
-  ) => Promise<{ success: boolean; txHash: string; revert?: { message: string } }>;
+  ) => Promise<{ success: boolean; txHash: string; blockNumber: bigint; revert?: { message: string } }>;
   owners: OperationOwner[];
   close: () => Promise<void>;
   deploySeconds: number;
@@ -98,6 +130,13 @@ interface Mode {
   roundRates: number[];
   /** Operations of each mined bundle (the service's bundle observer), measured rounds only. */
   bundleSizes: number[];
+  /**
+   * Gas each mined bundle's transaction asked (its limit), used, and the worst-case bound of its operations'
+   * limits (what a bundle asked before issue 43), measured rounds only.
+   */
+  bundleGas: { asked: bigint; used: bigint; bound: bigint }[];
+  /** Blocks the measured operations landed in. */
+  blocks: Set<bigint>;
 }
 
 const randomOwner = () => ownerFromPrivateKey(Buffer.from(generatePrivateKey().slice(2), 'hex'));
@@ -115,7 +154,11 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...external?.env });
   const chain = await createChainServices(
     config,
-    { logger: pino({ level: 'silent' }), db: database.db },
+    // BENCH_LOG_LEVEL=warn shows the service's warnings (a bundle dropped or replaced) on stderr.
+    {
+      logger: pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }, pino.destination(2)),
+      db: database.db,
+    },
     options,
   );
   const token = chain.info.contracts.token;
@@ -136,10 +179,13 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     await external.intervalMining();
   }
   const bundleSizes: number[] = [];
+  const bundleGas: Mode['bundleGas'] = [];
   let measuring = false;
   chain.telemetry.observeBundles({
-    bundleMined: (size) => {
-      if (measuring) bundleSizes.push(size);
+    bundleMined: (size, gas) => {
+      if (!measuring) return;
+      bundleSizes.push(size);
+      if (gas) bundleGas.push(gas);
     },
     bundleFailed: () => undefined,
     operationReverted: () => undefined,
@@ -193,6 +239,8 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     transactions: new Set(),
     roundRates: [],
     bundleSizes,
+    bundleGas,
+    blocks: new Set(),
     close: async () => {
       await chain.close();
       await external?.anvil.stop();
@@ -215,6 +263,7 @@ async function runRound(mode: Mode): Promise<void> {
         mode.latencies.push(performance.now() - t0);
         if (!result.success) throw new Error(`operation reverted: ${result.revert?.message}`);
         mode.transactions.add(result.txHash);
+        mode.blocks.add(result.blockNumber);
       }
     }),
   );
@@ -226,14 +275,24 @@ async function runRound(mode: Mode): Promise<void> {
 const modes: Mode[] = [];
 for (const journal of journalModes) {
   const suffix = journal ? '' : ', journal off';
-  modes.push(await setUp(`bundled${suffix}`, { journal, ...bundledOptions }));
-  // At a block every few seconds one operation per transaction is one per block: the comparison is the
-  // embedded chain's; `--block-time` measures the bundled mode alone.
-  if (blockTime === undefined) {
-    modes.push(
-      await setUp(`one op per tx${suffix}`, { journal, bundler: { maxOpsPerBundle: 1, windowMs: 0 } }),
-    );
+  if (blockTime !== undefined) {
+    // At a block every few seconds one operation per transaction is one per block: the comparison is the
+    // embedded chain's; `--block-time` measures the bundled mode, once per BUNDLES_IN_FLIGHT value.
+    for (const inFlight of inFlightValues) {
+      modes.push(
+        await setUp(`bundled, ${inFlight} in flight${suffix}`, { journal, ...bundlerOptions(inFlight) }),
+      );
+    }
+    continue;
   }
+  modes.push(await setUp(`bundled${suffix}`, { journal, ...bundledOptions }));
+  // One after another, as before bundles in flight: the baseline of no bundling at all.
+  modes.push(
+    await setUp(`one op per tx${suffix}`, {
+      journal,
+      bundler: { maxOpsPerBundle: 1, windowMs: 0, bundlesInFlight: 1 },
+    }),
+  );
 }
 // The session-key comparison is the embedded chain's too.
 const sessionMode =
@@ -251,6 +310,7 @@ try {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ratios3 = (xs: number[]) => (xs.length ? Number(median(xs).toFixed(3)) : undefined);
 console.log(
   `\nSponsored ERC-20 transfers, ${concurrency} concurrent callers, ${rounds} rounds of ${opsPerRound} per mode` +
     (blockTime === undefined ? ' (embedded chain)' : ` (external anvil, ${blockTime}-second blocks)`),
@@ -274,23 +334,44 @@ for (const m of modes) {
 }
 const rate = (m: Mode) => m.latencies.length / m.seconds;
 if (blockTime !== undefined) {
-  const [bundled] = modes as [Mode];
+  // Per mined bundle: gas asked (the transaction's limit) ÷ gas used; and the same over all bundles.
+  const gasRatios = (m: Mode) => m.bundleGas.map((g) => Number(g.asked) / Number(g.used));
+  const totalRatio = (m: Mode, of: 'asked' | 'bound' = 'asked') => {
+    const asked = m.bundleGas.reduce((sum, g) => sum + g[of], 0n);
+    const used = m.bundleGas.reduce((sum, g) => sum + g.used, 0n);
+    return used === 0n ? 0 : Number(asked) / Number(used);
+  };
+  const perTx = (m: Mode) => m.latencies.length / m.transactions.size;
+  console.log(
+    '\n| mode | bundles per block (avg) | operations per bundle (avg, largest) | gas asked ÷ used per bundle (median, range) | all bundles asked ÷ used | worst-case bound ÷ used (the old ask) |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const m of modes) {
+    const ratios = gasRatios(m);
+    console.log(
+      `| ${m.name} | ${(m.transactions.size / m.blocks.size).toFixed(2)} | ${perTx(m).toFixed(1)}, ${Math.max(0, ...m.bundleSizes)} | ` +
+        `${ratios.length ? `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '—'} | ${totalRatio(m).toFixed(2)} | ${totalRatio(m, 'bound').toFixed(2)} |`,
+    );
+  }
   writeBenchSummary({
     bench: `ops-block-time-${blockTime}`,
     block_time_seconds: blockTime,
     concurrency,
     rounds,
     ops_per_round: opsPerRound,
-    ops_per_second: Number(rate(bundled).toFixed(1)),
-    round_rates: bundled.roundRates.map((r) => Number(r.toFixed(1))),
-    transactions: bundled.transactions.size,
-    ops_per_transaction: Number((bundled.latencies.length / bundled.transactions.size).toFixed(1)),
-    largest_bundle: Math.max(0, ...bundled.bundleSizes),
+    modes: modes.map((m) => ({
+      name: m.name,
+      ops_per_second: Number(rate(m).toFixed(1)),
+      round_rates: m.roundRates.map((r) => Number(r.toFixed(1))),
+      transactions: m.transactions.size,
+      blocks: m.blocks.size,
+      ops_per_transaction: Number(perTx(m).toFixed(1)),
+      largest_bundle: Math.max(0, ...m.bundleSizes),
+      gas_asked_per_used_median: ratios3(gasRatios(m)),
+      gas_asked_per_used_all: Number(totalRatio(m).toFixed(3)),
+      gas_bound_per_used_all: Number(totalRatio(m, 'bound').toFixed(3)),
+    })),
   });
-  console.log(
-    `\n${(bundled.latencies.length / bundled.transactions.size).toFixed(1)} operations per bundle on average, ` +
-      `largest ${Math.max(0, ...bundled.bundleSizes)}`,
-  );
   process.exit(0);
 }
 const [bundled, single] = modes as [Mode, Mode];

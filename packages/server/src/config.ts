@@ -191,6 +191,13 @@ const envSchema = z.object({
    */
   BUNDLE_MAX_OPERATIONS: z.coerce.number().int().min(1).max(10_000).default(1024),
   /**
+   * Bundles of the built-in bundler sent and not yet mined at a time, on consecutive relayer nonces (1: one
+   * bundle per block at most). docs/chain.md, "Bundles in flight".
+   */
+  BUNDLES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(8),
+  /** Gas a bundle's transaction asks beyond what its simulation needed, in percent (docs/chain.md). */
+  BUNDLE_GAS_MARGIN_PERCENT: z.coerce.number().int().min(0).max(100).default(20),
+  /**
    * Gas sponsorship policy (decisions §7, §8): daily budgets per user and per app, per-operation cap. The
    * cap is 1.5M (was 3M): the interface's heaviest user operation asks for about 0.49M (docs/operations.md).
    */
@@ -355,6 +362,10 @@ export interface Config {
   chainFees: { maxFeePerGas: bigint | undefined; replaceAfterBlocks: number };
   /** BUNDLE_MAX_OPERATIONS: the built-in bundler's count cap per `handleOps` (1: one operation per transaction). */
   bundleMaxOperations: number;
+  /** BUNDLES_IN_FLIGHT: bundles sent and not yet mined at a time (consecutive relayer nonces). */
+  bundlesInFlight: number;
+  /** BUNDLE_GAS_MARGIN_PERCENT: a bundle asks the gas its simulation needed plus this many percent. */
+  bundleGasMarginPercent: number;
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
   stepUpMaxAgeSeconds: number;
   /**
@@ -624,6 +635,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     bundlerRpcUrl: e.BUNDLER_RPC_URL,
     chainFees: { maxFeePerGas: e.MAX_FEE_PER_GAS, replaceAfterBlocks: e.CHAIN_REPLACE_AFTER_BLOCKS },
     bundleMaxOperations: e.BUNDLE_MAX_OPERATIONS,
+    bundlesInFlight: e.BUNDLES_IN_FLIGHT,
+    bundleGasMarginPercent: e.BUNDLE_GAS_MARGIN_PERCENT,
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,
       relayerBalance: e.LOW_FUNDS_RELAYER_BALANCE,

@@ -19,6 +19,7 @@ import {
   encodeFunctionData,
   erc20Abi,
   getAbiItem,
+  numberToHex,
   slice,
   type TransactionReceipt,
 } from 'viem';
@@ -68,8 +69,11 @@ export interface Fees {
   maxPriorityFeePerGas: bigint;
 }
 
-/** Outcome of an `eth_call` of `handleOps`: fine, or the first operation the EntryPoint refused. */
-export type BundleSimulation = { ok: true } | { ok: false; opIndex: number; reason: string };
+/**
+ * Outcome of simulating `handleOps`: the gas it needs (at most the bound it ran under), or the first
+ * operation the EntryPoint refused.
+ */
+export type BundleSimulation = { ok: true; gas: bigint } | { ok: false; opIndex: number; reason: string };
 
 const FEES_TTL_MS = 2_000;
 const TIMESTAMP_TTL_MS = 1_000;
@@ -306,28 +310,51 @@ export class ChainGateway {
     );
   }
 
-  /** Runs `handleOps(ops, beneficiary)` as an `eth_call` with `gas`; reports the first `FailedOp`. */
+  /**
+   * Runs `handleOps(ops, beneficiary)` with `gas` (the bundle's worst-case bound) and reports the gas it needs,
+   * or the first operation the EntryPoint refuses (`FailedOp`). One execution: `eth_createAccessList` runs
+   * the bundle as `eth_call` would and answers the gas it used; the bundle needs that plus the largest
+   * operation's AA95 reserve (`executionReserve`: the EntryPoint refuses to start an operation's call unless
+   * that much is left, whatever the call then uses). `eth_estimateGas` would answer the need itself, but by a
+   * binary search that runs the bundle about ten times (2 s against 0.2 s for 100 transfers on a loaded
+   * machine). It is the fallback where the node does not offer `eth_createAccessList` or reports a revert
+   * without its data (geth puts only an error text in the answer).
+   */
   async simulateHandleOps(
     ops: UserOperation[],
     beneficiary: Address,
     gas: bigint,
   ): Promise<BundleSimulation> {
+    const request = {
+      from: beneficiary,
+      to: this.contracts.entry_point,
+      data: encodeHandleOps(ops, beneficiary),
+      gas: numberToHex(gas),
+    };
     try {
-      await this.client.call({
-        account: beneficiary,
-        to: this.contracts.entry_point,
-        data: encodeHandleOps(ops, beneficiary),
-        gas,
-      });
-      return { ok: true };
+      const run = (await this.client.request({
+        method: 'eth_createAccessList',
+        params: [request, 'latest'],
+      } as never)) as { gasUsed?: Hex; error?: string };
+      if (run.error === undefined && run.gasUsed !== undefined) {
+        const reserve = ops.reduce(
+          (max, op) => (executionReserve(op) > max ? executionReserve(op) : max),
+          0n,
+        );
+        const needed = BigInt(run.gasUsed) + reserve;
+        return { ok: true, gas: needed < gas ? needed : gas };
+      }
     } catch (err) {
       if (isTransportError(err)) throw chainUnavailable();
-      if (isRevert(err)) {
-        const revert = decodeRevertReason(revertDataOf(err));
-        if (revert.name === 'FailedOp') {
-          return { ok: false, opIndex: Number(revert.args[0]), reason: String(revert.args[1]) };
-        }
-      }
+      if (isRevert(err) && revertDataOf(err)) return refusalOf(err);
+      // Not offered by this node, or a revert without its data: ask `eth_estimateGas` below.
+    }
+    try {
+      const needed = await this.client.request({ method: 'eth_estimateGas', params: [request] } as never);
+      return { ok: true, gas: BigInt(needed as Hex) };
+    } catch (err) {
+      if (isTransportError(err)) throw chainUnavailable();
+      if (isRevert(err)) return refusalOf(err);
       throw translateChainError(err);
     }
   }
@@ -336,6 +363,23 @@ export class ChainGateway {
   async paymasterDeposit(): Promise<bigint> {
     return this.read('entryPoint', 'balanceOf', [this.contracts.paymaster]);
   }
+}
+
+/**
+ * Gas the EntryPoint must see left before it starts `op`'s execution, or it reverts the whole bundle ("AA95
+ * out of gas"): its call and verification limits plus 5000, and 1/64 more that a call keeps back (EIP-150).
+ */
+export function executionReserve(op: Pick<UserOperation, 'callGasLimit' | 'verificationGasLimit'>): bigint {
+  return ((op.callGasLimit + op.verificationGasLimit + 5_000n) * 64n) / 63n;
+}
+
+/** The `FailedOp(opIndex, reason)` in a reverted simulation; any other revert is thrown, translated. */
+function refusalOf(err: unknown): BundleSimulation {
+  const revert = decodeRevertReason(revertDataOf(err));
+  if (revert.name === 'FailedOp') {
+    return { ok: false, opIndex: Number(revert.args[0]), reason: String(revert.args[1]) };
+  }
+  throw translateChainError(err);
 }
 
 /** Hashes per `eth_getLogs` topic list in `receiptsOfOperations`. */

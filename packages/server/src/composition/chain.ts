@@ -308,6 +308,8 @@ export async function createChainServices(
       {
         ...DEFAULT_BUNDLER_OPTIONS,
         maxOpsPerBundle: config.bundleMaxOperations,
+        bundlesInFlight: config.bundlesInFlight,
+        gasMarginPercent: config.bundleGasMarginPercent,
         maxBundleGas: (block.gasLimit * 9n) / 10n,
         ...options.bundler,
       },

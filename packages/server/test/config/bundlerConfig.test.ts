@@ -60,3 +60,25 @@ describe('BUNDLE_MAX_OPERATIONS', () => {
     }
   });
 });
+
+describe('BUNDLES_IN_FLIGHT and BUNDLE_GAS_MARGIN_PERCENT', () => {
+  it('default to 8 bundles in flight and a 20 % margin over the simulated gas', () => {
+    const config = loadConfig({ ...base, ...external });
+    expect(config.bundlesInFlight).toBe(8);
+    expect(config.bundleGasMarginPercent).toBe(20);
+  });
+
+  it('take values in range and refuse others', () => {
+    const config = loadConfig({
+      ...base,
+      ...external,
+      BUNDLES_IN_FLIGHT: '1',
+      BUNDLE_GAS_MARGIN_PERCENT: '0',
+    });
+    expect(config.bundlesInFlight).toBe(1);
+    expect(config.bundleGasMarginPercent).toBe(0);
+    expect(problemsOf({ BUNDLES_IN_FLIGHT: '0' }).join()).toMatch(/BUNDLES_IN_FLIGHT/);
+    expect(problemsOf({ BUNDLES_IN_FLIGHT: '17' }).join()).toMatch(/BUNDLES_IN_FLIGHT/);
+    expect(problemsOf({ BUNDLE_GAS_MARGIN_PERCENT: '-1' }).join()).toMatch(/BUNDLE_GAS_MARGIN_PERCENT/);
+  });
+});

@@ -146,8 +146,11 @@ export class JournalRecovery {
       );
       // Entries already `lost` have no block of their own any more: they go at the current time, before the
       // never-seen ones.
-      if (anvil) await this.#replay(missing.lost, [...missing.relost, ...missing.unknown]);
-      else await this.#resend([...missing.lost, ...missing.relost, ...missing.unknown]);
+      // Several bundles may have been in flight (BUNDLES_IN_FLIGHT), journaled in the order their sends
+      // started, not always their nonces': each sender's go back in nonce order, or a higher one would wait.
+      const unmined = inNonceOrder([...missing.relost, ...missing.unknown]);
+      if (anvil) await this.#replay(missing.lost, unmined);
+      else await this.#resend(inNonceOrder([...missing.lost, ...unmined]));
       const report = this.#finish(anvil ? 'replay' : 'resend');
       this.logger.info(
         {
@@ -414,6 +417,28 @@ function sendOutcome(text: string): 'sent' | 'nonce used' | string {
   if (kind === 'known') return 'sent';
   if (kind === 'nonce_used') return 'nonce used';
   return text.slice(0, 200);
+}
+
+/**
+ * `entries` with each sender's entries in ascending nonce order, in the places that sender's entries had:
+ * the order between senders is kept, a sender's own is made the order its nonces can be mined in.
+ */
+export function inNonceOrder(entries: readonly JournalEntry[]): JournalEntry[] {
+  const bySender = new Map<string, JournalEntry[]>();
+  for (const e of entries) {
+    const key = e.sender.toLowerCase();
+    const list = bySender.get(key);
+    if (list) list.push(e);
+    else bySender.set(key, [e]);
+  }
+  for (const list of bySender.values()) list.sort((a, b) => a.nonce - b.nonce || a.seq - b.seq);
+  const next = new Map<string, number>();
+  return entries.map((e) => {
+    const key = e.sender.toLowerCase();
+    const i = next.get(key) ?? 0;
+    next.set(key, i + 1);
+    return bySender.get(key)![i]!;
+  });
 }
 
 /** Journaled blocks this close to the head are each compared with the chain's (reorgs are shallower). */

@@ -130,16 +130,17 @@ export class JournaledSender {
   }
 
   /**
-   * Sends again, byte for byte, the journaled transactions of `from` for every nonce in [`fromNonce`,
-   * `toNonce`) (a reorg or a node restarted from an older state left a gap below a sender's next nonce).
-   * Per nonce the one the journal saw mined goes first, else the newest sent. True when the journal holds a
-   * transaction for every nonce of the range: the gap is the journal's to close, and the caller must not sign
-   * anything else at those nonces (it would take the nonce of work answered as done), even when the node does
-   * not take one right now (its fee cap is under a spiked base fee: the journal's rounds send it again).
-   * False only when some nonce has no journaled transaction (or the journal cannot be read).
+   * Sends again, byte for byte and in nonce order, the journaled transactions of `from` for every nonce in
+   * [`fromNonce`, `toNonce`) (a reorg or a node restarted from an older state left a gap below a sender's next
+   * nonce, or the pool dropped one of several transactions in flight). Per nonce the one the journal saw mined
+   * goes first, else the newest sent. Returns the nonces of the range the journal holds no transaction for
+   * (empty: the gap is the journal's to close), or undefined when the journal cannot be read. The caller must
+   * not sign anything else at a nonce the journal holds (it would take the nonce of work answered as done),
+   * even when the node does not take it back right now (its fee cap is under a spiked base fee: the journal's
+   * rounds send it again).
    */
-  async refill(from: Address, fromNonce: number, toNonce: number): Promise<boolean> {
-    if (toNonce <= fromNonce) return true;
+  async refill(from: Address, fromNonce: number, toNonce: number): Promise<number[] | undefined> {
+    if (toNonce <= fromNonce) return [];
     let entries: Awaited<ReturnType<TransactionJournal['entries']>>;
     try {
       entries = (await this.journal.entries(this.chainId)).filter(
@@ -147,34 +148,38 @@ export class JournaledSender {
       );
     } catch (err) {
       this.logger.warn({ err }, 'could not read the chain journal to close a nonce gap');
-      return false;
+      return undefined;
     }
+    const unheld: number[] = [];
     for (let nonce = fromNonce; nonce < toNonce; nonce++) {
       const candidates = entries
         .filter((e) => e.nonce === nonce)
         .sort((a, b) => Number(answered(b)) - Number(answered(a)) || b.seq - a.seq);
       const entry = candidates[0];
-      if (!entry) return false;
+      if (!entry) {
+        unheld.push(nonce);
+        continue;
+      }
       try {
         await this.client.sendRawTransaction({ serializedTransaction: entry.raw });
       } catch (err) {
         const kind = classifySendError(errorText(err));
-        // Already in the pool (or a replacement of ours is): the gap closes by itself. Anything else: the
-        // journal's rounds keep sending it; nothing else may take its nonce meanwhile.
-        if (kind !== 'known' && kind !== 'underpriced') {
-          this.logger.warn(
-            { hash: entry.hash, nonce, err: errorText(err) },
-            'the node does not take a journaled transaction again yet; its nonce stays reserved for it',
-          );
-          continue;
-        }
+        // Already in the pool (or a replacement of ours is): the gap closes by itself. Mined already (the
+        // node's nonce moved past it meanwhile): nothing to close. Anything else: the journal's rounds keep
+        // sending it; nothing else may take its nonce meanwhile.
+        if (kind === 'known' || kind === 'underpriced' || kind === 'nonce_used') continue;
+        this.logger.warn(
+          { hash: entry.hash, nonce, err: errorText(err) },
+          'the node does not take a journaled transaction again yet; its nonce stays reserved for it',
+        );
+        continue;
       }
       this.logger.warn(
         { hash: entry.hash, sender: from, nonce, state: entry.state },
         'a journaled transaction the chain lost was sent again',
       );
     }
-    return true;
+    return unheld;
   }
 
   /** Asks the chain for the receipt of every entry whose outcome was not seen yet (deployment, a crash). */

@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
 import { UserOperationRejectedError } from '../chainErrors.js';
-import { type BundleSimulation, type ChainGateway, encodeHandleOps } from '../chainGateway.js';
+import {
+  type BundleSimulation,
+  type ChainGateway,
+  encodeHandleOps,
+  executionReserve,
+} from '../chainGateway.js';
 import type { TransactionReceipt } from 'viem';
 import type { Hex } from '../types.js';
 import { decodeOperationResults, type OperationOutcome } from './decodeOperationResults.js';
@@ -30,6 +35,25 @@ export interface BundlerOptions {
   maxBundleBytes: number;
   /** Times an operation is put back after a nonce conflict or a bundle that did not land. */
   maxAttempts: number;
+  /**
+   * Bundles sent and not yet mined at a time (BUNDLES_IN_FLIGHT). Each takes the relayer's next nonce, so
+   * several can share a block; 1 sends a bundle only once the one before it is mined.
+   */
+  bundlesInFlight: number;
+  /**
+   * What a bundle's transaction asks beyond the gas its simulation needed, in percent of it
+   * (BUNDLE_GAS_MARGIN_PERCENT): the chain may differ from the simulation's state by the time the bundle runs
+   * (other bundles of the same block ran first). A block builder counts a transaction's gas limit against
+   * the block, so the worst-case sum of the operations' limits would leave room for one bundle per block.
+   */
+  gasMarginPercent: number;
+  /**
+   * While bundles are in flight, how long a bundle that is not full waits for operations being prepared
+   * (instead of `windowMs`): sent now it would only wait in the pool for the same block, and every bundle in
+   * flight takes one of the `bundlesInFlight` places. The wait ends early once the bundle is full, nobody is
+   * preparing an operation, or the bundles in flight are mined.
+   */
+  flightWindowMs: number;
 }
 
 export const DEFAULT_BUNDLER_OPTIONS: Omit<BundlerOptions, 'maxBundleGas'> = {
@@ -37,6 +61,9 @@ export const DEFAULT_BUNDLER_OPTIONS: Omit<BundlerOptions, 'maxBundleGas'> = {
   windowMs: 10,
   maxAttempts: 4,
   maxBundleBytes: 120_000,
+  bundlesInFlight: 8,
+  gasMarginPercent: 20,
+  flightWindowMs: 250,
 };
 
 /** EntryPoint bookkeeping per operation beyond its own gas limits (nonce, deposit, events, inner call). */
@@ -61,21 +88,13 @@ interface SenderLane {
 const LANE_TRUST_MS = 60_000;
 const MAX_IDLE_LANES = 10_000;
 
-/**
- * The single submitter. Operations of any number of concurrent callers are collected for `windowMs` (or
- * until `maxOpsPerBundle`) into one `handleOps` sent by the relayer, one bundle at a time; each caller gets
- * its own result. Before sending, the bundle runs as an `eth_call`: an operation the EntryPoint refuses
- * (`FailedOp`) is taken out and its caller gets the typed error, and the rest go out without it. A bundle
- * that reverts on chain, or whose transaction was dropped, is simulated and sent again.
- *
- * Nonces: each wallet has a lane. Concurrent operations of one wallet get consecutive nonces and go out in
- * order (the first one carrying the initCode); if one of them is refused, the later ones move down a nonce
- * and are signed again. A nonce conflict with another submitter (AA25) re-reads the chain's nonce.
- */
 /** What the bundler reports as it works (metrics are wired in the composition root). */
 export interface BundlerObserver {
-  /** A bundle of `size` operations was mined successfully. */
-  bundleMined(size: number): void;
+  /**
+   * A bundle of `size` operations was mined successfully; `gas` is what its transaction asked (its gas
+   * limit), what it used, and the worst-case bound of its operations' limits (what it asked before issue 43).
+   */
+  bundleMined(size: number, gas?: { asked: bigint; used: bigint; bound: bigint }): void;
   /** A bundle transaction was dropped or reverted as a whole (it is simulated and sent again). */
   bundleFailed(kind: 'dropped' | 'reverted'): void;
   /** An included operation's call reverted; `reason` is the revert's name (`Error`, a custom error, `unknown`). */
@@ -147,11 +166,36 @@ export class RoutedSubmitter implements OperationSubmitter {
   }
 }
 
+/**
+ * The single submitter. Operations of any number of concurrent callers are collected for `windowMs` (or
+ * until a bundle is full) into one `handleOps` sent by the relayer; each caller gets its own result. Before
+ * sending, the bundle is simulated (`ChainGateway.simulateHandleOps`): an operation the EntryPoint refuses
+ * (`FailedOp`) is taken out and its caller gets the typed error, and the rest go out without it; the
+ * transaction asks the gas the simulation needed plus `gasMarginPercent`. A bundle that reverts on chain,
+ * or whose transaction was dropped, is simulated and sent again.
+ *
+ * Bundles in flight: up to `bundlesInFlight` bundles are sent and not yet mined at a time, on consecutive
+ * relayer nonces (the `RelayerSubmitter` follows each, journaled before it is sent). Bundles are prepared
+ * (signed, simulated) one after another; an operation is in at most one of them, and a wallet's next
+ * operation waits until the bundle carrying its previous one is mined (its nonce is bundled only when it is
+ * the chain's next), so each simulation holds whatever the bundles ahead of it do on chain.
+ *
+ * Nonces: each wallet has a lane. Concurrent operations of one wallet get consecutive nonces and go out in
+ * order (the first one carrying the initCode); if one of them is refused, the later ones move down a nonce
+ * and are signed again. A nonce conflict with another submitter (AA25) re-reads the chain's nonce.
+ */
 export class Bundler implements OperationSubmitter {
   observer: BundlerObserver = NO_OBSERVER;
   readonly #lanes = new Map<string, SenderLane>();
-  /** Signed operations waiting for a bundle, in arrival order (a set: taking one out is O(1)). */
+  /**
+   * Signed operations until they are settled, in arrival order (a set: taking one out is O(1)); those in a
+   * bundle in flight are also in `#flying`.
+   */
   readonly #ready = new Set<PendingOperation>();
+  /** Operations in a bundle being prepared or in flight: not bundled again unless it fails. */
+  readonly #flying = new Set<PendingOperation>();
+  /** Bundles being prepared or in flight, each until its operations are settled or put back. */
+  readonly #flights = new Set<Promise<void>>();
   #wake: (() => void) | undefined;
   #closing = false;
   #closed = false;
@@ -169,9 +213,14 @@ export class Bundler implements OperationSubmitter {
     this.#loop = this.#run();
   }
 
-  /** Signed operations waiting for a bundle. */
+  /** Signed operations not settled yet: waiting for a bundle, or in one that is not mined yet. */
   get queued(): number {
     return this.#ready.size;
+  }
+
+  /** Bundles being prepared or sent and not yet mined. */
+  get inFlight(): number {
+    return this.#flights.size;
   }
 
   /** True when a new operation of `sender` can take its nonce from the lane without reading the chain. */
@@ -253,7 +302,8 @@ export class Bundler implements OperationSubmitter {
       setTimeout(() => resolve('timeout'), timeoutMs).unref(),
     );
     if ((await Promise.race([this.#loop, timer])) === 'timeout') {
-      for (const op of this.#ready) op.reject(shuttingDown());
+      // An operation that went out in a bundle hears that its outcome is unknown, the others 503.
+      for (const op of [...this.#ready]) this.#drop(op, shuttingDown());
       this.#ready.clear();
     }
     this.#closed = true;
@@ -263,25 +313,33 @@ export class Bundler implements OperationSubmitter {
 
   async #run(): Promise<void> {
     for (;;) {
-      if (this.#ready.size === 0) {
-        if (this.#closing) {
+      let oldest = Infinity;
+      for (const op of this.#ready) {
+        if (!this.#flying.has(op) && op.enqueuedAt < oldest) oldest = op.enqueuedAt;
+      }
+      if (oldest === Infinity) {
+        // Nothing waits for a bundle (some may be in flight): done when closing and everything is settled.
+        if (this.#closing && this.#ready.size === 0 && this.#flights.size === 0) {
           this.#closed = true;
           return;
         }
         await this.#sleep();
         continue;
       }
-      let oldest = Infinity;
-      for (const op of this.#ready) if (op.enqueuedAt < oldest) oldest = op.enqueuedAt;
-      const wait = oldest + this.options.windowMs - Date.now();
-      const company = this.#preparing > 0 && this.#ready.size < this.options.maxOpsPerBundle;
-      if (wait > 0 && company && !this.#closing) {
+      // Every place is taken: the next bundle waits for one to be mined (its landing wakes the loop).
+      if (this.#flights.size >= this.options.bundlesInFlight) {
+        await this.#sleep();
+        continue;
+      }
+      const window = this.#flights.size > 0 ? this.options.flightWindowMs : this.options.windowMs;
+      const wait = oldest + window - Date.now();
+      if (wait > 0 && this.#preparing > 0 && !this.#closing && !this.#waitingFillABundle()) {
         await this.#sleep(wait);
         continue;
       }
       try {
         const progressed = await this.#processBundle();
-        // Everything waits on a predecessor that is still being signed: wait for it.
+        // Everything waits on a predecessor that is still being signed or is in flight: wait for it.
         if (!progressed) await this.#sleep(20);
       } catch (err) {
         this.logger.error({ err }, 'bundler step failed');
@@ -290,25 +348,67 @@ export class Bundler implements OperationSubmitter {
     }
   }
 
-  /** Forms, signs, simulates and sends one bundle. False when nothing could be bundled yet. */
+  /**
+   * Forms a bundle and prepares it (signs, simulates); once it is handed to the relayer (or taken apart),
+   * returns while the relayer follows it. False when nothing could be bundled yet.
+   */
   async #processBundle(): Promise<boolean> {
     await this.#resyncStaleLanes();
     const bundle = this.#form();
-    if (bundle.length === 0) return this.#ready.size === 0;
+    if (bundle.length === 0) return false;
+    for (const op of bundle) this.#flying.add(op);
+    let handedOver!: () => void;
+    const prepared = new Promise<void>((resolve) => (handedOver = resolve));
     // A bundle is a trace of its own, linked to the requests whose operations it carries.
-    return inSpanUnder(
+    const flight: Promise<void> = inSpanUnder(
       undefined,
       'bundle',
       {
         links: linksOf(bundle.map((op) => op.origin)),
         attributes: { 'dauth.bundle.operations': bundle.length },
       },
-      (span) => this.#sendBundle(bundle, span),
-    );
+      (span) => this.#sendBundle(bundle, span, handedOver),
+    )
+      .catch((err: unknown) => this.logger.error({ err }, 'bundle failed unexpectedly'))
+      .finally(() => {
+        handedOver();
+        // Settled operations left `#ready`; the others are bundled again.
+        for (const op of bundle) this.#flying.delete(op);
+        this.#flights.delete(flight);
+        this.#poke();
+      });
+    this.#flights.add(flight);
+    await prepared;
+    return true;
   }
 
-  /** Signs, simulates and sends `bundle`, and settles its operations from the receipt. */
-  async #sendBundle(bundle: PendingOperation[], span: Span): Promise<boolean> {
+  /**
+   * Whether the operations waiting for a bundle would fill one (its count, gas or calldata ceiling): then it
+   * goes out without waiting for company. Nonce order is not checked (an estimate for the wait only).
+   */
+  #waitingFillABundle(): boolean {
+    const size = new BundleSize();
+    let count = 0;
+    for (const op of this.#ready) {
+      if (this.#flying.has(op)) continue;
+      const cost = operationCost(op);
+      if (
+        ++count > this.options.maxOpsPerBundle ||
+        size.gasWith(cost) > this.options.maxBundleGas ||
+        size.bytesWith(cost) > this.options.maxBundleBytes
+      ) {
+        return true;
+      }
+      size.add(cost);
+    }
+    return false;
+  }
+
+  /**
+   * Signs, simulates and sends `bundle`, and settles its operations from the receipt. `handedOver` is called
+   * once the relayer has the transaction: the next bundle may be prepared from then on.
+   */
+  async #sendBundle(bundle: PendingOperation[], span: Span, handedOver: () => void): Promise<void> {
     // Sign what is unsigned, signed for another nonce, or close to the end of its sponsorship.
     const toSign = bundle.filter((op) => this.signer.needsSigning(op));
     if (toSign.length > 0) {
@@ -321,29 +421,38 @@ export class Bundler implements OperationSubmitter {
         }
       });
       // Dropping an operation moved later nonces of its wallet: form the bundle again.
-      if (withdrew || bundle.some((op) => op.signed?.nonce !== op.nonce)) return true;
+      if (withdrew || bundle.some((op) => op.signed?.nonce !== op.nonce)) return;
     }
 
     let data: Hex;
-    let gas: bigint;
+    let bound: bigint;
     let simulation: BundleSimulation;
     try {
       const ops = bundle.map((op) => op.signed!.op);
       data = encodeHandleOps(ops, this.submitter.address);
-      gas = bundleGas(bundle);
-      simulation = await this.gateway.simulateHandleOps(ops, this.submitter.address, gas);
+      bound = bundleGas(bundle);
+      simulation = await this.gateway.simulateHandleOps(ops, this.submitter.address, bound);
     } catch (err) {
       // The node is down (or something unexpected broke): nothing was sent; every caller hears it at once.
       if (!(err instanceof AppError)) this.logger.error({ err }, 'bundle could not be prepared');
       for (const op of bundle) this.#drop(op, err);
-      return true;
+      return;
     }
     if (!simulation.ok) {
       const refused = bundle[simulation.opIndex];
       if (refused) this.#refuse(refused, simulation.reason);
       else for (const op of bundle) this.#drop(op, new UserOperationRejectedError(simulation.reason));
-      return true;
+      return;
     }
+    // An operation put back after a bundle that did not land goes out under the worst-case bound: if the
+    // chain needed more than the simulation said, the same margin would fail again.
+    const gas = bundle.some((op) => op.attempts > 0)
+      ? bound
+      : askedGas(simulation.gas, bound, this.options.gasMarginPercent);
+    span.setAttributes({
+      'dauth.bundle.gas_asked': Number(gas),
+      'dauth.bundle.gas_simulated': Number(simulation.gas),
+    });
 
     let outcome;
     try {
@@ -352,7 +461,9 @@ export class Bundler implements OperationSubmitter {
         op.sentFromBlock ??= fromBlock;
         op.sentUserOpHashes.push(op.signed!.userOpHash);
       }
-      outcome = await this.submitter.submit({ to: this.gateway.contracts.entry_point, data, gas });
+      const submission = this.submitter.submit({ to: this.gateway.contracts.entry_point, data, gas });
+      handedOver();
+      outcome = await submission;
     } catch (err) {
       if (err instanceof SubmissionOutcomeUnknown) {
         const txHash = err.txHashes.at(-1);
@@ -364,7 +475,7 @@ export class Bundler implements OperationSubmitter {
       } else {
         for (const op of bundle) this.#drop(op, err);
       }
-      return true;
+      return;
     }
 
     if (outcome.kind === 'dropped' || outcome.receipt.status !== 'success') {
@@ -387,7 +498,7 @@ export class Bundler implements OperationSubmitter {
         }
       }
       for (const op of bundle) this.#laneOf(op).stale = true;
-      return true;
+      return;
     }
 
     const receipt = outcome.receipt;
@@ -397,7 +508,7 @@ export class Bundler implements OperationSubmitter {
       user_op_hashes: bundle.map((op) => op.signed!.userOpHash),
     });
     const results = decodeOperationResults(receipt, this.gateway.contracts.entry_point);
-    this.observer.bundleMined(bundle.length);
+    this.observer.bundleMined(bundle.length, { asked: gas, used: receipt.gasUsed, bound });
     for (const op of bundle) {
       const signed = op.signed!;
       if (!results.has(signed.userOpHash.toLowerCase())) {
@@ -408,7 +519,6 @@ export class Bundler implements OperationSubmitter {
       }
       this.#resolveFromReceipt(op, signed.userOpHash, receipt, results);
     }
-    return true;
   }
 
   /**
@@ -485,7 +595,7 @@ export class Bundler implements OperationSubmitter {
       progress = false;
       for (const op of this.#ready) {
         if (bundle.length >= this.options.maxOpsPerBundle) break;
-        if (chosen.has(op)) continue;
+        if (chosen.has(op) || this.#flying.has(op)) continue;
         const key = op.sender.toLowerCase();
         const lane = this.#lanes.get(key);
         if (!lane || lane.stale) continue;
@@ -536,9 +646,10 @@ export class Bundler implements OperationSubmitter {
 
   /** Re-reads the chain's nonce for stale lanes with ready operations and renumbers them from it. */
   async #resyncStaleLanes(): Promise<void> {
+    // A lane with an operation in a bundle in flight waits for that bundle: its outcome decides the nonce.
     const stale = [...new Set([...this.#ready].map((op) => op.sender.toLowerCase()))]
       .map((key) => [key, this.#lanes.get(key)] as const)
-      .filter(([, lane]) => lane?.stale);
+      .filter(([, lane]) => lane?.stale && !lane.ops.some((op) => this.#flying.has(op)));
     if (stale.length === 0) return;
     // After a dropped or reverted bundle every one of its wallets is stale: look their sent operations up
     // on chain together (one log query, each receipt read and decoded once), not once per wallet.
@@ -656,6 +767,15 @@ export function bundleGas(bundle: readonly PendingOperation[]): bigint {
   return size.gas;
 }
 
+/**
+ * The gas limit of a bundle's transaction: what its simulation needed plus `marginPercent`, never above
+ * `bound` (the worst case, which the simulation ran under).
+ */
+export function askedGas(simulated: bigint, bound: bigint, marginPercent: number): bigint {
+  const asked = simulated + (simulated * BigInt(Math.round(marginPercent * 100))) / 10_000n;
+  return asked < bound ? asked : bound;
+}
+
 /** One operation's share of a bundle's gas bound and calldata. */
 interface OperationCost {
   /** Its verification and call limits, EntryPoint bookkeeping and calldata gas. */
@@ -670,7 +790,9 @@ function operationCost(op: PendingOperation): OperationCost {
   const bytes = operationBytes(op);
   return {
     gas: verification + op.callGasLimit + PER_OP_OVERHEAD_GAS + 16n * BigInt(bytes),
-    reserve: ((op.callGasLimit + verification + 5_000n) * 64n) / 63n - op.callGasLimit,
+    reserve:
+      executionReserve({ callGasLimit: op.callGasLimit, verificationGasLimit: verification }) -
+      op.callGasLimit,
     bytes,
   };
 }

@@ -8,6 +8,8 @@ import { FeePolicy } from '../feePolicy.js';
 import type { JournaledSender } from '../journal/journaledSender.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
+import { HeadWatch } from './headWatch.js';
+import { RelayerNonces } from './relayerNonces.js';
 
 export interface RelayerSubmitterOptions {
   client: ChainClient;
@@ -54,17 +56,29 @@ export class SubmissionOutcomeUnknown extends Error {
 /** `fee_too_low`: the node refused it because its fee cap is under the base fee now (anvil, geth). */
 type SendResult = 'accepted' | 'nonce_used' | 'refused' | 'unreachable' | 'fee_too_low';
 
+/** What one submission has done so far (its catch and finally read it). */
+interface Flight {
+  /** Every signed version of its transaction (a fee replacement adds one), oldest first. */
+  hashes: Hash[];
+  /** The transaction may have reached the node: its nonce is used, or will be. */
+  sent: boolean;
+}
+
 /**
- * The only user of the relayer key. It owns the relayer's nonce, signs each `handleOps` transaction locally,
- * sends it, and follows it to a receipt: the same signed transaction is sent again while it is pending
- * (a node that restarted from an older state, or dropped it from its pool, gets it back); a nonce gap is
- * closed by re-signing at the chain's nonce; a transaction stuck on fees is replaced with higher fees; a
- * transaction whose nonce went elsewhere is reported `dropped` so its operations are submitted again.
- * Nothing is silently forgotten: the caller gets a receipt, `dropped`, `chain_unavailable` (nothing was
- * sent) or `SubmissionOutcomeUnknown`.
+ * The only user of the relayer key. It owns the relayer's nonces, signs each `handleOps` transaction locally,
+ * sends it, and follows it to a receipt. Several submissions may run at once (the bundler keeps
+ * BUNDLES_IN_FLIGHT bundles in flight): each takes the next nonce (`RelayerNonces`) and follows its own
+ * transaction. The same signed transaction is sent again while it is pending (a node that restarted from an
+ * older state, or dropped it from its pool, gets it back); a nonce gap below it is closed with what the
+ * journal holds for those nonces, in nonce order, and a nonce nothing holds gets a no-op transfer; a
+ * transaction stuck on fees is replaced with higher fees; a transaction whose nonce went elsewhere is reported
+ * `dropped` so its operations are submitted again. Nothing is silently forgotten: the caller gets a receipt,
+ * `dropped`, `chain_unavailable` (nothing was sent) or `SubmissionOutcomeUnknown`.
  */
 export class RelayerSubmitter {
-  #nonce: number | undefined;
+  readonly #nonces: RelayerNonces;
+  /** New blocks wake the submissions waiting for receipts (pauses of 100 ms and more). */
+  readonly #heads: HeadWatch;
   readonly #o: Required<
     Omit<RelayerSubmitterOptions, 'client' | 'gateway' | 'relayer' | 'logger' | 'sender' | 'feePolicy'>
   >;
@@ -81,6 +95,11 @@ export class RelayerSubmitter {
       ...definedTuning(options),
     };
     this.#fees = options.feePolicy ?? new FeePolicy({ maxFeePerGas: undefined, replaceAfterBlocks: 2 });
+    this.#nonces = new RelayerNonces(() => this.#chainNonce('pending'));
+    this.#heads = new HeadWatch(
+      () => this.options.client.getBlockNumber({ cacheTime: 0 }),
+      Math.max(this.#o.pollIntervalMs.min, 100),
+    );
   }
 
   get feePolicy(): FeePolicy {
@@ -91,19 +110,50 @@ export class RelayerSubmitter {
     return this.options.relayer.address;
   }
 
-  /** Forget the cached nonce (the chain restarted, or another process may have used the key). */
+  /** Transactions being followed now (each a submission that has not returned). */
+  get inFlight(): number {
+    return this.#nonces.inFlight;
+  }
+
+  /**
+   * Read the chain's nonce again before the next transaction (the chain restarted, or another process may
+   * have used the key); with transactions in flight, once they are done.
+   */
   reset(): void {
-    this.#nonce = undefined;
+    this.#nonces.invalidate();
   }
 
   async submit(request: TransactionRequest): Promise<SubmissionOutcome> {
+    // A failed read of the chain's nonce throws `chain_unavailable`: nothing was taken or sent.
+    const nonce = await this.#nonces.take();
+    const flight: Flight = { hashes: [], sent: false };
+    try {
+      return await this.#follow(request, nonce, flight);
+    } catch (err) {
+      // Once the bundle may be out, no error may read as "not sent": the caller would send its
+      // operations again. Report the outcome as unknown so it is settled from the chain instead.
+      if (flight.sent && !(err instanceof SubmissionOutcomeUnknown)) {
+        this.#nonces.invalidate();
+        throw new SubmissionOutcomeUnknown(flight.hashes);
+      }
+      // Journaled, never on the node: the journal must not give it back later (its operations are answered
+      // as not sent), and its nonce goes to the next transaction or a filler.
+      if (!flight.sent && flight.hashes.length > 0) await this.options.sender.dropped(flight.hashes);
+      throw err;
+    } finally {
+      this.#nonces.release(nonce, flight.sent);
+    }
+  }
+
+  /** Sends the transaction at `nonce` and follows it until it is mined deep enough or its nonce went elsewhere. */
+  async #follow(request: TransactionRequest, nonce: number, flight: Flight): Promise<SubmissionOutcome> {
     const { gateway, logger } = this.options;
     const o = this.#o;
     const policy = this.#fees;
-    let nonce = this.#nonce ?? (await this.#chainNonce('pending'));
     let fees = policy.initial(await gateway.fees());
     let raw = await this.#sign(request, nonce, fees);
-    const hashes: Hash[] = [keccak256(raw)];
+    const hashes = flight.hashes;
+    hashes.push(keccak256(raw));
 
     const start = Date.now();
     let lastSendAt = -Infinity;
@@ -113,141 +163,159 @@ export class RelayerSubmitter {
     /** The head when the transaction now out was sent (or last seen included): replacement counts from it. */
     let sentAtBlock: bigint | undefined;
     let head: { number: bigint; baseFee: bigint | undefined } | undefined;
-    let maybeSent = false;
     /** The node refused the last send for a fee cap under the base fee: reprice without waiting for blocks. */
     let feeTooLow = false;
     let pause = o.pollIntervalMs.min;
 
-    try {
-      for (;;) {
-        const now = Date.now();
-        if (now - lastSendAt >= o.resendAfterMs) {
-          lastSendAt = now;
-          const sent = await this.#send(raw);
-          if (sent !== 'refused') maybeSent = true;
-          if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
-          if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
-          feeTooLow = sent === 'fee_too_low';
-          if (feeTooLow) lastAnswerAt = now;
-        }
+    for (;;) {
+      const now = Date.now();
+      if (now - lastSendAt >= o.resendAfterMs) {
+        lastSendAt = now;
+        const sent = await this.#send(raw);
+        if (sent !== 'refused') flight.sent = true;
+        if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
+        if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
+        feeTooLow = sent === 'fee_too_low';
+        if (feeTooLow) lastAnswerAt = now;
+      }
 
-        const receipt = await this.#receipt(hashes);
-        if (receipt === 'unreachable') {
-          if (Date.now() - lastAnswerAt > o.outageTimeoutMs) {
-            this.#nonce = undefined;
-            if (!maybeSent) throw chainUnavailable();
-            throw new SubmissionOutcomeUnknown(hashes);
-          }
-        } else if (receipt) {
-          if (await this.#deepEnough(receipt)) {
-            this.#nonce = nonce + 1;
-            return await this.#mined(receipt, hashes);
-          }
-          // Included, not yet deep enough: no re-send, no fee bump (it would replace a mined transaction).
-          lastAnswerAt = Date.now();
-          lastSendAt = lastAnswerAt;
-          lastBumpAt = lastAnswerAt;
-          sentAtBlock = undefined;
-          await new Promise((resolve) => setTimeout(resolve, o.pollIntervalMs.max));
-          continue;
-        } else {
-          lastAnswerAt = Date.now();
-        }
-
-        if (receipt !== 'unreachable' && Date.now() - lastNonceCheckAt >= o.resendAfterMs) {
-          lastNonceCheckAt = Date.now();
-          const [mined, latest] = await Promise.all([
-            this.#chainNonce('latest').catch(() => undefined),
-            this.options.client.getBlock({ blockTag: 'latest' }).catch(() => undefined),
-          ]);
-          if (latest) {
-            head = { number: latest.number, baseFee: latest.baseFeePerGas ?? undefined };
-            sentAtBlock ??= latest.number;
-          }
-          if (mined !== undefined && mined > nonce) {
-            // Our nonce was used. If not by one of our transactions (checked once more), they are gone.
-            const late = await this.#receipt(hashes);
-            if (late && late !== 'unreachable') {
-              if (await this.#deepEnough(late)) {
-                this.#nonce = nonce + 1;
-                return await this.#mined(late, hashes);
-              }
-            } else if (late !== 'unreachable') {
-              logger.warn({ nonce, hashes }, 'relayer nonce was used by another transaction; resubmitting');
-              this.#nonce = undefined;
-              await this.options.sender.dropped(hashes);
-              return { kind: 'dropped' };
-            }
-          } else if (
-            mined !== undefined &&
-            mined < nonce &&
-            // A failed read must not throw: the bundle may be out, so "unavailable" would claim it was not sent.
-            (await this.#chainNonce('pending').catch(() => nonce)) < nonce
-          ) {
-            // A gap below us. A reorg dropped a transaction of ours that was answered as done, or a node
-            // restarted from an older state: the journal gives back what it holds for those nonces (the same
-            // signed bytes); re-signing at the chain's nonce would take a nonce that carries answered work.
-            if (await this.options.sender.refill(this.address, mined, nonce)) {
-              logger.warn(
-                { nonce, chainNonce: mined },
-                'relayer nonce gap below a journaled transaction; the journal sends it again, the relayer waits',
-              );
-              continue;
-            }
-            logger.warn({ nonce, chainNonce: mined }, 'relayer nonce gap; re-signing at the chain nonce');
-            nonce = mined;
-            raw = await this.#sign(request, nonce, fees);
-            hashes.push(keccak256(raw));
-            lastSendAt = -Infinity;
-            continue;
-          }
-        }
-
-        const blocksWaited = head && sentAtBlock !== undefined ? Number(head.number - sentAtBlock) : 0;
-        if (
-          blocksWaited >= policy.options.replaceAfterBlocks ||
-          (feeTooLow && Date.now() - lastBumpAt >= o.resendAfterMs) ||
-          Date.now() - lastBumpAt >= o.feeBumpAfterMs
-        ) {
-          lastBumpAt = Date.now();
-          feeTooLow = false;
-          sentAtBlock = head?.number;
-          const current = await gateway.fees().catch(() => fees);
-          const next = policy.replacement(fees, current);
-          if (next) {
-            fees = next;
-            logger.warn(
-              { nonce, blocksWaited, fees: feesForLog(fees), capped: policy.state.capped },
-              'transaction not mined yet; replacing it with higher fees (same nonce)',
-            );
-            raw = await this.#sign(request, nonce, fees);
-            hashes.push(keccak256(raw));
-            lastSendAt = -Infinity;
-            continue;
-          }
-          if (policy.stuckAtCap(fees, head?.baseFee, current)) {
-            logger.warn(
-              { nonce, fees: feesForLog(fees), baseFee: head?.baseFee?.toString() },
-              'transaction offers MAX_FEE_PER_GAS and the chain asks more; waiting for the base fee to fall',
-            );
-          }
-        }
-
-        if (Date.now() - start > o.maxWaitMs) {
-          this.#nonce = undefined;
+      const receipt = await this.#receipt(hashes);
+      if (receipt === 'unreachable') {
+        if (Date.now() - lastAnswerAt > o.outageTimeoutMs) {
+          this.#nonces.invalidate();
+          if (!flight.sent) throw chainUnavailable();
           throw new SubmissionOutcomeUnknown(hashes);
         }
-        await new Promise((resolve) => setTimeout(resolve, pause));
-        pause = Math.min(pause * 2, o.pollIntervalMs.max);
+      } else if (receipt) {
+        if (await this.#deepEnough(receipt)) return await this.#mined(receipt, hashes);
+        // Included, not yet deep enough: no re-send, no fee bump (it would replace a mined transaction).
+        lastAnswerAt = Date.now();
+        lastSendAt = lastAnswerAt;
+        lastBumpAt = lastAnswerAt;
+        sentAtBlock = undefined;
+        await this.#wait(o.pollIntervalMs.max);
+        continue;
+      } else {
+        lastAnswerAt = Date.now();
       }
-    } catch (err) {
-      // Once the bundle may be out, no error may read as "not sent": the caller would send its
-      // operations again. Report the outcome as unknown so it is settled from the chain instead.
-      if (maybeSent && !(err instanceof SubmissionOutcomeUnknown)) {
-        this.#nonce = undefined;
+
+      if (receipt !== 'unreachable' && Date.now() - lastNonceCheckAt >= o.resendAfterMs) {
+        lastNonceCheckAt = Date.now();
+        const [mined, latest] = await Promise.all([
+          this.#chainNonce('latest').catch(() => undefined),
+          this.options.client.getBlock({ blockTag: 'latest' }).catch(() => undefined),
+        ]);
+        if (latest) {
+          head = { number: latest.number, baseFee: latest.baseFeePerGas ?? undefined };
+          sentAtBlock ??= latest.number;
+        }
+        if (mined !== undefined && mined > nonce) {
+          // Our nonce was used. If not by one of our transactions (checked once more), they are gone.
+          const late = await this.#receipt(hashes);
+          if (late && late !== 'unreachable') {
+            if (await this.#deepEnough(late)) return await this.#mined(late, hashes);
+          } else if (late !== 'unreachable') {
+            logger.warn({ nonce, hashes }, 'relayer nonce was used by another transaction; resubmitting');
+            this.#nonces.invalidate();
+            await this.options.sender.dropped(hashes);
+            return { kind: 'dropped' };
+          }
+        } else if (mined !== undefined && mined < nonce) {
+          // A failed read must not throw: the bundle may be out, so "unavailable" would claim it was not sent.
+          const pending = await this.#chainNonce('pending').catch(() => nonce);
+          if (pending < nonce) await this.#closeGap(mined, pending, nonce);
+          // Lower transactions of ours are still to be mined first: a higher fee would not get this one in
+          // sooner, so the blocks it waits do not count towards a replacement (unless the base fee priced it out).
+          const pricedOut = feeTooLow || (head?.baseFee !== undefined && fees.maxFeePerGas < head.baseFee);
+          if (!pricedOut) {
+            sentAtBlock = head?.number;
+            lastBumpAt = Date.now();
+          }
+        }
+      }
+
+      const blocksWaited = head && sentAtBlock !== undefined ? Number(head.number - sentAtBlock) : 0;
+      if (
+        blocksWaited >= policy.options.replaceAfterBlocks ||
+        (feeTooLow && Date.now() - lastBumpAt >= o.resendAfterMs) ||
+        Date.now() - lastBumpAt >= o.feeBumpAfterMs
+      ) {
+        lastBumpAt = Date.now();
+        feeTooLow = false;
+        sentAtBlock = head?.number;
+        const current = await gateway.fees().catch(() => fees);
+        const next = policy.replacement(fees, current);
+        if (next) {
+          fees = next;
+          logger.warn(
+            { nonce, blocksWaited, fees: feesForLog(fees), capped: policy.state.capped },
+            'transaction not mined yet; replacing it with higher fees (same nonce)',
+          );
+          raw = await this.#sign(request, nonce, fees);
+          hashes.push(keccak256(raw));
+          lastSendAt = -Infinity;
+          continue;
+        }
+        if (policy.stuckAtCap(fees, head?.baseFee, current)) {
+          logger.warn(
+            { nonce, fees: feesForLog(fees), baseFee: head?.baseFee?.toString() },
+            'transaction offers MAX_FEE_PER_GAS and the chain asks more; waiting for the base fee to fall',
+          );
+        }
+      }
+
+      if (Date.now() - start > o.maxWaitMs) {
+        this.#nonces.invalidate();
         throw new SubmissionOutcomeUnknown(hashes);
       }
-      throw err;
+      await this.#wait(pause);
+      pause = Math.min(pause * 2, o.pollIntervalMs.max);
+    }
+  }
+
+  /** Sleeps `ms`; a pause longer than the head watch's interval ends early at the next block. */
+  #wait(ms: number): Promise<void> {
+    if (ms <= this.#heads.intervalMs) return new Promise((resolve) => setTimeout(resolve, ms));
+    return this.#heads.next(ms);
+  }
+
+  /**
+   * Lower nonces of ours are missing on the node (its pending nonce `pending` is below `nonce`): a reorg or a
+   * restarted node lost transactions answered as done, its pool dropped one, or a submission below ours ended
+   * without sending. In nonce order, each gets its transaction back: a hole (taken, never sent) a no-op
+   * transfer; the journal sends what it holds (the same signed bytes: re-signing something else at those
+   * nonces would take the nonce of work answered as done); a nonce below ours that nothing holds and no
+   * submission of ours is sending also gets a no-op transfer. Lower submissions still running send their own.
+   */
+  async #closeGap(mined: number, pending: number, nonce: number): Promise<void> {
+    for (let n = pending; n < nonce; n++) if (this.#nonces.isHole(n)) await this.#fill(n);
+    const unheld = await this.options.sender.refill(this.address, mined, nonce);
+    // The journal cannot be read: the next check tries again (nothing unjournaled may be sent meanwhile).
+    if (unheld === undefined) return;
+    if (unheld.length < nonce - mined) {
+      this.options.logger.warn(
+        { nonce, chainNonce: mined },
+        'relayer nonce gap below a journaled transaction; the journal sends it again, the relayer waits',
+      );
+    }
+    for (const n of unheld) if (n >= pending && !this.#nonces.isFlying(n)) await this.#fill(n);
+  }
+
+  /** Takes `nonce` with a transfer of nothing to the relayer itself (journaled like any transaction). */
+  async #fill(nonce: number): Promise<void> {
+    const { gateway, logger } = this.options;
+    try {
+      const fees = this.#fees.initial(await gateway.fees());
+      const raw = await this.#sign({ to: this.address, data: '0x', gas: 21_000n }, nonce, fees);
+      const sent = await this.#send(raw);
+      if (sent !== 'accepted' && sent !== 'nonce_used') return;
+      this.#nonces.filled(nonce);
+      logger.warn(
+        { nonce, hash: keccak256(raw) },
+        'relayer nonce gap: a nonce nothing holds was filled with a no-op transfer; the later bundles can be mined',
+      );
+    } catch (err) {
+      logger.warn({ err, nonce }, 'could not fill a relayer nonce gap yet; trying again at the next check');
     }
   }
 

@@ -37,6 +37,9 @@ describe('a bundle on a slow chain is bounded by gas, not by a count of 64', () 
     await node.fund(addressOf(keys.DEPLOYER_PRIVATE_KEY), addressOf(keys.RELAYER_PRIVATE_KEY));
     service = await startTestChain({
       env: { CHAIN_RPC_URL: node.rpcUrl, ...keys },
+      // One bundle in flight: the 100 queued behind the pending one must wait for it and go out together
+      // (with several in flight they would go out at once, in bundles of whatever had arrived).
+      bundler: { bundlesInFlight: 1 },
       // The platform's own sponsor, counting: every signing of an operation asks it once.
       sponsor: ({ paymaster, chainId }) => {
         // The service's own window: from the earlier of the wall clock and the latest block's time (a held
@@ -215,6 +218,8 @@ describe('a bundle on a slow chain is bounded by gas, not by a count of 64', () 
         RELAYER_PRIVATE_KEY: relayerKey,
         ...contractSettings(service.chain.info.contracts),
         BUNDLE_MAX_OPERATIONS: '64',
+        // As above: the queued operations wait for the pending bundle.
+        BUNDLES_IN_FLIGHT: '1',
       },
     });
     try {
