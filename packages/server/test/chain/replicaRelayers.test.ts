@@ -54,13 +54,19 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
     expect((await a.services.funds.check()).low).toEqual([]);
 
     // The admin call is audited with what it moved (the audit log is shared: read through the other replica).
-    const audit = (await (
-      await fetch(`${a.url}/v1/admin/audit?action=admin.funding`, {
-        headers: { authorization: `Bearer ${REPLICA_ADMIN_KEY}` },
-      })
-    ).json()) as { entries: { outcome: string; details: Record<string, unknown> }[] };
-    expect(audit.entries).toHaveLength(1);
-    expect(audit.entries[0]).toMatchObject({
+    // The entry is written once the answer has gone out (auditRecorder's onResponse): read until it is there.
+    const fundingEntries = async () =>
+      (
+        (await (
+          await fetch(`${a.url}/v1/admin/audit?action=admin.funding`, {
+            headers: { authorization: `Bearer ${REPLICA_ADMIN_KEY}` },
+          })
+        ).json()) as { entries: { outcome: string; details: Record<string, unknown> }[] }
+      ).entries;
+    await expect.poll(fundingEntries, { timeout: 10_000, interval: 50 }).toHaveLength(1);
+    const entries = await fundingEntries();
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
       outcome: 'success',
       details: { paymaster_deposit: parseEther('10').toString(), relayer: parseEther('5').toString() },
     });
