@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -19,8 +18,8 @@ import {
   usageRecordCount,
 } from '../content/contentSupport.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { serviceEntry } from '../helpers/serviceEntry.js';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const PURCHASED = 100_000n;
 const CALLERS = 20;
 
@@ -49,7 +48,7 @@ describe('graceful shutdown', () => {
     await first.close();
 
     let stderr = '';
-    service = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    service = spawn(process.execPath, serviceEntry(), {
       env: {
         ...process.env,
         HOST: '127.0.0.1',

@@ -2,14 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { EMBEDDED_CHAIN_KEYS } from '../../src/chain/devAccounts.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/environment.js';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+import { serviceEntry } from '../helpers/serviceEntry.js';
 
 /**
- * One dauth replica as an operator runs it: the real `src/main.ts` in a process group of its own (so a
+ * One dauth replica as an operator runs it: the real service entry (the built dist/main.js when current,
+ * else src/main.ts through tsx) in a process group of its own (so a
  * test can SIGKILL it), on a PostgreSQL schema (through the URL's `search_path`), Redis and an external
  * chain, with its own relayer key picked by `REPLICA_ID`.
  */
@@ -36,7 +35,7 @@ export class ReplicaProcess {
 
   /** Starts the process and waits until `/readyz` answers 200 (recovery and deployment done). */
   async start(timeoutMs = 120_000): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    const child = spawn(process.execPath, serviceEntry(), {
       env: { ...process.env, ...this.env },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,12 +3,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { getFreePort } from '@dauth/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createUser, post } from '../helpers/http.js';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+import { serviceEntry } from '../helpers/serviceEntry.js';
 const ADMIN_KEY = 'test-admin-key-0123456789';
 const admin = { authorization: `Bearer ${ADMIN_KEY}` };
 
@@ -34,11 +32,14 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-/** `npm start`'s process (src/main.ts) in a process group of its own: the service and its anvil. */
+/**
+ * `npm start`'s process (the built dist/main.js when current, else src/main.ts through tsx) in a process
+ * group of its own: the service and its anvil.
+ */
 async function start(dataDir: string): Promise<Service> {
   const port = await getFreePort('127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, serviceEntry(), {
     detached: true,
     env: {
       ...process.env,

@@ -4,18 +4,16 @@
  * grant and the wallet's upgrade are both still there and the operation goes through.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { type Address, getAddress } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { bearer } from '../helpers/http.js';
 import { newApp, newPlayer, pinTrio, tokenTransferPolicy, transferData } from './support.js';
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+import { serviceEntry } from '../helpers/serviceEntry.js';
 
 function startService(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, serviceEntry(), {
     env: { ...process.env, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

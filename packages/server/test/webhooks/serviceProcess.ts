@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { serviceEntry } from '../helpers/serviceEntry.js';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-
-/** The real `src/main.ts` on a DATA_DIR (SQLite + embedded chain), in a process group of its own. */
+/**
+ * The real service entry (the built dist/main.js when current, else src/main.ts through tsx) on a
+ * DATA_DIR (SQLite + embedded chain), in a process group of its own.
+ */
 export function startService(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, serviceEntry(), {
     env: { ...process.env, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

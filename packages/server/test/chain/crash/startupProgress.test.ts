@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../helpers/server.js';
 import { runUntilKilled } from './crashSupport.js';
+import { serviceEntry } from '../../helpers/serviceEntry.js';
 
 const LOST_CHILD = fileURLToPath(new URL('./lostTransactionsChild.ts', import.meta.url));
-const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 const LOST = 400;
 
 interface Seen {
@@ -58,7 +58,7 @@ describe('the port answers during the recovery at start', () => {
     const adminKey = fs.readFileSync(path.join(dataDir, 'admin-api-key'), 'utf8').trim();
     const restart = await env();
     const url = restart.PUBLIC_URL;
-    service = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    service = spawn(process.execPath, serviceEntry(), {
       detached: true,
       env: { ...process.env, ...restart },
       stdio: ['ignore', 'ignore', 'pipe'],
