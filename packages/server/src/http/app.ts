@@ -72,6 +72,9 @@ import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** Request fields set by hooks (auth.ts, auditRecorder.ts, tracing.ts): undefined until set. */
+const REQUEST_FIELDS = ['auth', 'auditUser', 'auditAnswer', 'tracing'] as const;
+
 /** A hop count as the trust function Fastify builds from one: the `hops` addresses nearest to us are proxies. */
 const trustProxyOption = (trust: false | number | string[]) =>
   typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
@@ -103,6 +106,11 @@ export async function buildApp(
       },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // The fields hooks set on a request, declared so that every request object is built with them: a field
+  // added to some requests only gives those a second hidden class, and Fastify's reads of request fields
+  // turn polymorphic for every route (docs/performance-http.md, issue 43).
+  for (const field of REQUEST_FIELDS) app.decorateRequest(field, undefined);
 
   // First, so every later hook runs inside the request's span (tracing off: nothing installed).
   if (services.tracing.enabled) installRequestTracing(app);

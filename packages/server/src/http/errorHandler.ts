@@ -1,4 +1,10 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from 'fastify';
 import { AppError, isAppError } from '../errors.js';
 import { errorPage } from './pages/errorPage.js';
 import { newNonce, pageHeaders, prefersHtml } from './pages/html.js';
@@ -44,8 +50,12 @@ const CONFIRM_PAGES = /^(?:\/account\/secure|\/v1\/dev-user\/verify-email\/confi
  * (Fastify would otherwise parse it and answer a puzzling 400 about missing fields).
  */
 export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  // A callback hook, not an async one: it runs on every request, and one without a body (every GET,
+  // token validation included) passes at once, without a promise.
+  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const header = request.headers['content-type'];
+    if (header === undefined) return done();
+    const type = header.split(';')[0]?.trim().toLowerCase();
     if (
       type !== undefined &&
       TYPES_MISTAKEN_FOR_JSON.has(type) &&
@@ -53,8 +63,9 @@ export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
       !FEDERATION_CALLBACK.test(request.url) &&
       !CONFIRM_PAGES.test(request.url)
     ) {
-      throw jsonBodyRequired();
+      return done(jsonBodyRequired());
     }
+    done();
   });
 }
 

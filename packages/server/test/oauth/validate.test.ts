@@ -68,6 +68,35 @@ describe('token validation (GET /v1/oauth/validate)', () => {
     await expectError(await validate(user.loginToken), 401, 'invalid_token');
   });
 
+  it("refuses a token that reuses a validated token's signature over other claims (the cache compares the whole text)", async () => {
+    expect((await validate(tokens.access_token)).status).toBe(200); // now in the verified-token cache
+    const [header, , signature] = tokens.access_token.split('.');
+    const forged = `${header}.${b64({ ...claims(), sub: 'someone-else' })}.${signature}`;
+    await expectError(await validate(forged), 401, 'invalid_token');
+    expect((await validate(tokens.access_token)).status).toBe(200);
+  });
+
+  it('reads the bearer header in any spelling RFC 6750 allows, and nothing else', async () => {
+    const withHeader = (authorization: string) =>
+      fetch(`${server.url}/v1/oauth/validate`, { headers: { authorization } });
+    const token = tokens.access_token;
+    for (const spelling of [
+      `Bearer ${token}`,
+      `bearer ${token}`,
+      `Bearer   ${token}`,
+      `BEARER\t${token}  `,
+    ]) {
+      expect((await withHeader(spelling)).status, spelling.slice(0, 10)).toBe(200);
+    }
+    for (const spelling of [
+      `Bearer ${token} x`,
+      `Bearer ${token.slice(0, 40)} ${token.slice(40)}`,
+      `Bearer${token}`,
+    ]) {
+      expect((await withHeader(spelling)).status).toBe(401);
+    }
+  });
+
   it('refuses alg none', async () => {
     const forged = `${b64({ alg: 'none', typ: 'JWT', kid: jwk.kid })}.${b64(claims())}.`;
     await expectError(await validate(forged), 401, 'invalid_token');

@@ -7,6 +7,8 @@ import { routeLimit } from '../rateLimits.js';
 import { errorResponses } from '../schemas.js';
 import type { App } from '../types.js';
 
+const HEALTHY = Object.freeze({ status: 'ok' });
+
 export async function healthRoutes(app: App, services: Services): Promise<void> {
   app.get(
     '/healthz',
@@ -17,7 +19,10 @@ export async function healthRoutes(app: App, services: Services): Promise<void> 
         response: { 200: Type.Object({ status: Type.String() }) },
       },
     },
-    async () => ({ status: 'ok' }),
+    // Not async, and one answer object: a load balancer polls this, and it is the app's floor in the benchmarks.
+    (_request, reply) => {
+      void reply.send(HEALTHY);
+    },
   );
   app.get(
     '/readyz',

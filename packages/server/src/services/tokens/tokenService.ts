@@ -74,17 +74,22 @@ const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
 const SEAL_AAD = (kid: string) => `signing_key:${kid}`;
 
+/** The verified-token cache's key: a JWS's signature segment (the whole text when it has no dot). */
+const cacheKey = (token: string): string => token.slice(token.lastIndexOf('.') + 1);
+
 /**
  * Issues and verifies the service's JWTs (ES256, public half at /.well-known/jwks.json).
  * Verified tokens are cached by their exact text: a byte-identical token has an identical,
- * already-checked signature, so a hit costs a map lookup. Revocation is deliberately not part
- * of this cache; callers check it on every use.
+ * already-checked signature, so a hit costs a map lookup (keyed by the signature segment, then the
+ * whole text compared: see `#cached`). Revocation is deliberately not part of this cache; callers
+ * check it on every use.
  */
 export class TokenService {
   #active: ActiveKey | undefined;
   #publicKeys = new Map<string, CryptoKey>();
   #jwks: { keys: JWK[] } = { keys: [] };
-  #verified = new Map<string, TokenClaims>();
+  /** Signature segment → the verified token's exact text and claims (`#cached`). */
+  #verified = new Map<string, { token: string; claims: TokenClaims }>();
   static readonly CACHE_LIMIT = 50_000;
 
   constructor(
@@ -264,14 +269,14 @@ export class TokenService {
    * issuer, expiry and token use. Throws `AppError` 401 with `expired_token` or `invalid_token`.
    */
   async verify(token: string, accept: TokenClaims['use'] | 'any' = 'any'): Promise<TokenClaims> {
-    let claims = this.#verified.get(token);
+    let claims = this.#cached(token);
     if (!claims) {
       claims = await this.#verifyUncached(token);
       if (this.#verified.size >= TokenService.CACHE_LIMIT) {
         // Drop the oldest insertion; Map iteration order is insertion order.
         this.#verified.delete(this.#verified.keys().next().value as string);
       }
-      this.#verified.set(token, claims);
+      this.#verified.set(cacheKey(token), { token, claims });
     }
     return this.#checkVerified(token, claims, accept);
   }
@@ -282,13 +287,25 @@ export class TokenService {
    * seen yet (call `verify`).
    */
   verifyCached(token: string, accept: TokenClaims['use'] | 'any' = 'any'): TokenClaims | undefined {
-    const claims = this.#verified.get(token);
+    const claims = this.#cached(token);
     return claims && this.#checkVerified(token, claims, accept);
+  }
+
+  /**
+   * The claims of a token verified before, when `token` is byte for byte that token. The map is keyed by
+   * the signature segment alone: a `Map` hashes its key's every character on each lookup of a string it
+   * has not seen (each request's header is a new string), and the whole JWT is ~600 characters against
+   * 86 for the signature (about 0.5 µs less per validation: docs/performance-http.md, issue 43). The exact text is still what decides: a different token that shares the
+   * segment is a miss and goes through full verification.
+   */
+  #cached(token: string): TokenClaims | undefined {
+    const entry = this.#verified.get(cacheKey(token));
+    return entry !== undefined && entry.token === token ? entry.claims : undefined;
   }
 
   #checkVerified(token: string, claims: TokenClaims, accept: TokenClaims['use'] | 'any'): TokenClaims {
     if (claims.exp * 1000 <= Date.now()) {
-      this.#verified.delete(token);
+      this.#verified.delete(cacheKey(token));
       throw new AppError(401, 'expired_token', 'The token has expired');
     }
     if (claims.use === 'client' && accept !== 'client') {
