@@ -466,6 +466,7 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
       const elapsed = (performance.now() - started) / 1000;
       const cpu = meter(latencies.length);
       latencies.sort((a, b) => a - b);
+      const chainSide = dauth.node ? await blockFigures(dauth.node, transactions, latencies.length) : {};
       return {
         recorded: latencies.length,
         errors,
@@ -480,6 +481,7 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
         // CPU per recorded consumption: what capacity depends on, whatever else the machine is doing.
         ...cpu,
         load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
+        ...chainSide,
       };
     };
     return { dauth, slots, cuid, runConsumption };
@@ -487,6 +489,32 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
     await dauth.cleanup();
     throw err;
   }
+}
+
+/**
+ * With `--block-time`: the blocks the round's transactions landed in, and the gas they used per block and
+ * per record answered (from their receipts): what one block carries, the chain side's ceiling.
+ */
+async function blockFigures(
+  node: ExternalNode,
+  transactions: Set<string>,
+  recorded: number,
+): Promise<Record<string, number>> {
+  const receipts = (await Promise.all(
+    [...transactions].map((hash) => node.rpc('eth_getTransactionReceipt', [hash])),
+  )) as ({ blockNumber: string; gasUsed: string } | null)[];
+  const found = receipts.filter((r) => r !== null);
+  const blocks = new Set(found.map((r) => r.blockNumber));
+  const gas = found.reduce((sum, r) => sum + Number(BigInt(r.gasUsed)), 0);
+  return {
+    blocks: blocks.size,
+    transactions_per_block: Number((found.length / Math.max(1, blocks.size)).toFixed(2)),
+    gas_used_per_block: Math.round(gas / Math.max(1, blocks.size)),
+    records_per_block: Math.round(recorded / Math.max(1, blocks.size)),
+    // Every record answered in the round came from these transactions (records of theirs answered just
+    // outside the round make it a little high).
+    gas_used_per_record: Math.round(gas / Math.max(1, recorded)),
+  };
 }
 
 async function main(): Promise<void> {
