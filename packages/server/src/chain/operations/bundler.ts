@@ -675,7 +675,7 @@ export class Bundler implements OperationSubmitter {
       lookupFailed = { err };
     }
     await Promise.all(
-      stale.map(async ([key, lane]) => {
+      stale.map(async ([, lane]) => {
         const sender = lane!.sender;
         try {
           if (lookupFailed) throw lookupFailed.err;

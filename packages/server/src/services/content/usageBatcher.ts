@@ -519,7 +519,12 @@ function planBatch(
 ): { sent: UsageBatch; order: UsageRecord[] } {
   const { groups, order } = groupRecords(records);
   return {
-    sent: { id: batch.id, fromBlock: batch.fromBlock, groups, ...(nonceKey !== undefined ? { nonceKey } : {}) },
+    sent: {
+      id: batch.id,
+      fromBlock: batch.fromBlock,
+      groups,
+      ...(nonceKey !== undefined ? { nonceKey } : {}),
+    },
     order,
   };
 }
