@@ -179,7 +179,12 @@ async function startDauth(journal: Journal): Promise<{
         RATE_LIMITS: 'content_consume=10000000/1m,content_consume_cuid=10000000/1m,balance_adex=10000000/1m',
         ...node?.env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_DAUTH_LOG=<file>: the service's log (its stdout), e.g. with LOG_LEVEL=info, to see what it did.
+      stdio: [
+        'ignore',
+        process.env.BENCH_DAUTH_LOG ? fs.openSync(process.env.BENCH_DAUTH_LOG, 'a') : 'ignore',
+        'inherit',
+      ],
     },
   );
   const url = `http://127.0.0.1:${port}`;
