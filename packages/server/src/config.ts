@@ -199,7 +199,7 @@ const envSchema = z.object({
    * Consumption batches sent and not yet settled at a time, each an operator operation under a nonce key of
    * its own (1: one batch at a time, the behaviour before issue 43). docs/content-tokens.md.
    */
-  CONTENT_BATCHES_IN_FLIGHT: z.coerce.number().int().min(1).max(32).default(8),
+  CONTENT_BATCHES_IN_FLIGHT: z.coerce.number().int().min(1).max(32).default(16),
   /** Gas a bundle's transaction asks beyond what its simulation needed, in percent (docs/chain.md). */
   BUNDLE_GAS_MARGIN_PERCENT: z.coerce.number().int().min(0).max(100).default(20),
   /**

@@ -89,7 +89,7 @@ export class UsageBatcher {
   ) {
     this.#options = {
       maxBatch: 400,
-      batchesInFlight: 8,
+      batchesInFlight: 16,
       flightMinRecords: 100,
       flightLingerMs: 250,
       quietMs: 2,
