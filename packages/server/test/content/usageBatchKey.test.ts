@@ -85,8 +85,8 @@ describe('usage batches are named on chain', () => {
     const a = { ...(await batchOf([2n, 3n])), nonceKey: 1n };
     const b = { ...(await batchOf([7n])), nonceKey: 2n };
     const c = { ...(await batchOf([1n])), nonceKey: 1n };
-    const [ra, rb, rc] = await Promise.all([a, b, c].map((batch) => gateway.recordUsage(batch)));
-    expect([ra, rb, rc].map((r) => r.events.map((e) => e.amount))).toEqual([[2n, 3n], [7n], [1n]]);
+    const recorded = await Promise.all([a, b, c].map((batch) => gateway.recordUsage(batch)));
+    expect(recorded.map((r) => r.events.map((e) => e.amount))).toEqual([[2n, 3n], [7n], [1n]]);
     // Key 1 carried two operations in order, key 2 one, the operator's usual sequence none.
     expect(await seq(1n)).toBe(key1 + 2n);
     expect(await seq(2n)).toBe(key2 + 1n);
