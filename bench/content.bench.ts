@@ -179,7 +179,12 @@ async function startDauth(journal: Journal): Promise<{
         RATE_LIMITS: 'content_consume=10000000/1m,content_consume_cuid=10000000/1m,balance_adex=10000000/1m',
         ...node?.env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_DAUTH_LOG=<file>: the service's log (its stdout), e.g. with LOG_LEVEL=info, to see what it did.
+      stdio: [
+        'ignore',
+        process.env.BENCH_DAUTH_LOG ? fs.openSync(process.env.BENCH_DAUTH_LOG, 'a') : 'ignore',
+        'inherit',
+      ],
     },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -466,6 +471,7 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
       const elapsed = (performance.now() - started) / 1000;
       const cpu = meter(latencies.length);
       latencies.sort((a, b) => a - b);
+      const chainSide = dauth.node ? await blockFigures(dauth.node, transactions, latencies.length) : {};
       return {
         recorded: latencies.length,
         errors,
@@ -475,10 +481,12 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
         records_per_transaction: Number((latencies.length / Math.max(1, transactions.size)).toFixed(1)),
         p50_ms: percentile(latencies, 50),
         p90_ms: percentile(latencies, 90),
+        p95_ms: percentile(latencies, 95),
         p99_ms: percentile(latencies, 99),
         // CPU per recorded consumption: what capacity depends on, whatever else the machine is doing.
         ...cpu,
         load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
+        ...chainSide,
       };
     };
     return { dauth, slots, cuid, runConsumption };
@@ -486,6 +494,32 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
     await dauth.cleanup();
     throw err;
   }
+}
+
+/**
+ * With `--block-time`: the blocks the round's transactions landed in, and the gas they used per block and
+ * per record answered (from their receipts): what one block carries, the chain side's ceiling.
+ */
+async function blockFigures(
+  node: ExternalNode,
+  transactions: Set<string>,
+  recorded: number,
+): Promise<Record<string, number>> {
+  const receipts = (await Promise.all(
+    [...transactions].map((hash) => node.rpc('eth_getTransactionReceipt', [hash])),
+  )) as ({ blockNumber: string; gasUsed: string } | null)[];
+  const found = receipts.filter((r) => r !== null);
+  const blocks = new Set(found.map((r) => r.blockNumber));
+  const gas = found.reduce((sum, r) => sum + Number(BigInt(r.gasUsed)), 0);
+  return {
+    blocks: blocks.size,
+    transactions_per_block: Number((found.length / Math.max(1, blocks.size)).toFixed(2)),
+    gas_used_per_block: Math.round(gas / Math.max(1, blocks.size)),
+    records_per_block: Math.round(recorded / Math.max(1, blocks.size)),
+    // Every record answered in the round came from these transactions (records of theirs answered just
+    // outside the round make it a little high).
+    gas_used_per_record: Math.round(gas / Math.max(1, recorded)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -627,6 +661,9 @@ async function main(): Promise<void> {
           : `content tokens (SQLite, external anvil with ${BLOCK_TIME}-second blocks)`,
       cpus: os.cpus().length,
       callers: CALLERS,
+      // The service's settings this run changed from their defaults (docs/performance-content.md).
+      content_batches_in_flight: process.env.CONTENT_BATCHES_IN_FLIGHT ?? 'default',
+      bundles_in_flight: process.env.BUNDLES_IN_FLIGHT ?? 'default',
       slots: SLOTS,
       request_id: WITH_REQUEST_ID,
       journal: measured,

@@ -195,6 +195,11 @@ const envSchema = z.object({
    * bundle per block at most). docs/chain.md, "Bundles in flight".
    */
   BUNDLES_IN_FLIGHT: z.coerce.number().int().min(1).max(16).default(8),
+  /**
+   * Consumption batches sent and not yet settled at a time, each an operator operation under a nonce key of
+   * its own (1: one batch at a time, the behaviour before issue 43). docs/content-tokens.md.
+   */
+  CONTENT_BATCHES_IN_FLIGHT: z.coerce.number().int().min(1).max(32).default(16),
   /** Gas a bundle's transaction asks beyond what its simulation needed, in percent (docs/chain.md). */
   BUNDLE_GAS_MARGIN_PERCENT: z.coerce.number().int().min(0).max(100).default(20),
   /**
@@ -364,6 +369,8 @@ export interface Config {
   bundleMaxOperations: number;
   /** BUNDLES_IN_FLIGHT: bundles sent and not yet mined at a time (consecutive relayer nonces). */
   bundlesInFlight: number;
+  /** CONTENT_BATCHES_IN_FLIGHT: consumption batches out at a time (operator nonce keys 1…n). */
+  contentBatchesInFlight: number;
   /** BUNDLE_GAS_MARGIN_PERCENT: a bundle asks the gas its simulation needed plus this many percent. */
   bundleGasMarginPercent: number;
   /** STEP_UP_MAX_AGE: the oldest `auth_time` (seconds ago) an account-critical change accepts. */
@@ -636,6 +643,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     chainFees: { maxFeePerGas: e.MAX_FEE_PER_GAS, replaceAfterBlocks: e.CHAIN_REPLACE_AFTER_BLOCKS },
     bundleMaxOperations: e.BUNDLE_MAX_OPERATIONS,
     bundlesInFlight: e.BUNDLES_IN_FLIGHT,
+    contentBatchesInFlight: e.CONTENT_BATCHES_IN_FLIGHT,
     bundleGasMarginPercent: e.BUNDLE_GAS_MARGIN_PERCENT,
     lowFunds: {
       paymasterDeposit: e.LOW_FUNDS_PAYMASTER_DEPOSIT,

@@ -218,8 +218,9 @@ export class ChainGateway {
   }
 
   /** The EntryPoint nonce (key 0) of `sender`: the `nonce` its next operation must carry. */
-  async getNonce(sender: Address): Promise<bigint> {
-    return this.read('entryPoint', 'getNonce', [sender, 0n]);
+  /** The EntryPoint's next nonce of `sender` under `key` (key << 64 | sequence; key 0: the usual sequence). */
+  async getNonce(sender: Address, key = 0n): Promise<bigint> {
+    return this.read('entryPoint', 'getNonce', [sender, key]);
   }
 
   // ----- balances -----

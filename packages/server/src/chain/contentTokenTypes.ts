@@ -39,6 +39,11 @@ export interface UsageBatch {
   fromBlock: bigint;
   /** The batch's calls, in order. */
   groups: UsageGroup[];
+  /**
+   * The operator wallet's EntryPoint nonce key to send it under (2-D nonces): batches under different keys
+   * are in flight together. Any key will do for a resend: the contract records a batch key once.
+   */
+  nonceKey?: bigint;
 }
 
 /** A batch found on chain: its transaction and its `UsageRecorded` events in record order. */

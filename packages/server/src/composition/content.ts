@@ -86,16 +86,19 @@ export interface ContentDeps {
   outbox?: WebhookOutbox | undefined;
   /** CHAIN_CONFIRMATIONS (1 by default): how deep a change found again after a crash must be. */
   chainConfirmations?: number | undefined;
+  /** CONTENT_BATCHES_IN_FLIGHT: consumption batches out at a time (the batcher's default when unset). */
+  batchesInFlight?: number | undefined;
 }
 
 /** How this process's content domain shares the database and the chain with other replicas. */
 export function contentReplicaOf(deps: {
-  config: Pick<Config, 'publicUrl' | 'databaseUrl' | 'chainConfirmations'>;
+  config: Pick<Config, 'publicUrl' | 'databaseUrl' | 'chainConfirmations'> &
+    Partial<Pick<Config, 'contentBatchesInFlight'>>;
   redis: Redis | undefined;
   /** Keeps the head channel of a test's PostgreSQL schema apart from the others. */
   pgSchema: string | undefined;
   chain: Pick<ChainServices, 'embedded'>;
-}): Pick<ContentDeps, 'headBroadcast' | 'soleProcess' | 'chainConfirmations'> {
+}): Pick<ContentDeps, 'headBroadcast' | 'soleProcess' | 'chainConfirmations' | 'batchesInFlight'> {
   const { config, redis } = deps;
   return {
     // Read-your-writes across replicas: each replica tells the others the blocks its writes landed in.
@@ -106,6 +109,7 @@ export function contentReplicaOf(deps: {
     // may be shared by replicas, whose batcher leases must expire as before.
     soleProcess: deps.chain.embedded !== undefined && !config.databaseUrl,
     chainConfirmations: config.chainConfirmations,
+    batchesInFlight: config.contentBatchesInFlight,
   };
 }
 
@@ -158,6 +162,7 @@ export function createContentServices(deps: ContentDeps): ContentServices {
   );
   const batcher = new UsageBatcher(ledger, new LeaseStore(deps.db), chain, watch, consumption, logger, {
     soleProcess: deps.soleProcess,
+    ...(deps.batchesInFlight !== undefined ? { batchesInFlight: deps.batchesInFlight } : {}),
     ...options.batcher,
   });
   consumption.attachBatcher(batcher);

@@ -629,7 +629,12 @@ export class ContentLedgerStore {
       for (const { cuid, slot, sum, last } of slots.values()) {
         const row = await this.#lockBalance(trx, cuid, slot);
         if (!row) continue;
-        const newer = row.chainBlock < inclusion.blockNumber;
+        // Several batches can be included in one block (usage batches in flight together) and complete in
+        // any order. A slot's `used` only ever grows on chain, so within one block the figures with the
+        // larger `used` are the later ones: they already reflect every earlier record of the block.
+        const newer =
+          row.chainBlock < inclusion.blockNumber ||
+          (row.chainBlock === inclusion.blockNumber && last.usedAfter > row.chainUsed);
         await trx
           .updateTable('content_balances')
           .set({

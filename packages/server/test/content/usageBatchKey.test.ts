@@ -74,6 +74,29 @@ describe('usage batches are named on chain', () => {
     expect((await gateway.findUsageBatch(b)).found).toBe(true);
   });
 
+  it('batches under operator nonce keys of their own (2-D nonces) each take their own sequence', async () => {
+    const chain = server.services.chain;
+    const operator = chain.operator.address;
+    const seq = (key: bigint) => chain.gateway.getNonce(operator, key);
+    const [key1, key2, key0] = [await seq(1n), await seq(2n), await seq(0n)];
+    expect(key1 >> 64n).toBe(1n);
+    expect(key2 >> 64n).toBe(2n);
+    const before = await onChain(server, provider.cuid, player.slot);
+    const a = { ...(await batchOf([2n, 3n])), nonceKey: 1n };
+    const b = { ...(await batchOf([7n])), nonceKey: 2n };
+    const c = { ...(await batchOf([1n])), nonceKey: 1n };
+    const recorded = await Promise.all([a, b, c].map((batch) => gateway.recordUsage(batch)));
+    expect(recorded.map((r) => r.events.map((e) => e.amount))).toEqual([[2n, 3n], [7n], [1n]]);
+    // Key 1 carried two operations in order, key 2 one, the operator's usual sequence none.
+    expect(await seq(1n)).toBe(key1 + 2n);
+    expect(await seq(2n)).toBe(key2 + 1n);
+    expect(await seq(0n)).toBe(key0);
+    expect(await onChain(server, provider.cuid, player.slot)).toEqual({
+      balance: before.balance - 13n,
+      used: before.used + 13n,
+    });
+  });
+
   it('a refused batch is mined, reverts, and arrives as OperationReverted with the decoded arguments', async () => {
     const before = await onChain(server, provider.cuid, player.slot);
     const tooMuch = before.balance + 1n;

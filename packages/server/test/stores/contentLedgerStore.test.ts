@@ -160,4 +160,36 @@ describe.each(testDatabases)('content ledger store ($name)', (database) => {
     expect(await ledger.findBalance('other', slots[0])).toMatchObject({ reserved: 7n });
     expect(await ledger.findBalance('other', slots[1])).toBeUndefined();
   });
+  it('two batches of one block completed in either order leave the later figures (used only grows)', async () => {
+    for (const [slot, reverse] of [
+      ['0x00000000000000000000000000000000000000d1', false],
+      ['0x00000000000000000000000000000000000000d2', true],
+    ] as const) {
+      const mine = (amount: bigint): NewUsage => ({ ...usage(slot, amount), cuid: 'order' });
+      await ledger.insertBalance('order', slot, { balance: 100n, used: 0n, block: 20n });
+      const ids = (await ledger.reserveMany([mine(10n), mine(5n)])).map((r) =>
+        r.kind === 'accepted' ? r.record.id : '',
+      );
+      const first = await ledger.openBatch([ids[0]!], 20n);
+      const second = await ledger.openBatch([ids[1]!], 20n);
+      // On chain `first` ran before `second`, both in block 21.
+      const inclusion = (id: string, balanceAfter: bigint, usedAfter: bigint) => ({
+        txHash: `0x${'cd'.repeat(32)}`,
+        blockNumber: 21n,
+        records: [{ id, balanceAfter, usedAfter }],
+      });
+      const completions = [
+        () => ledger.completeBatch(first.batch.id, inclusion(ids[0]!, 90n, 10n)),
+        () => ledger.completeBatch(second.batch.id, inclusion(ids[1]!, 85n, 15n)),
+      ];
+      if (reverse) completions.reverse();
+      for (const complete of completions) expect(await complete()).toBe(true);
+      expect(await ledger.findBalance('order', slot)).toMatchObject({
+        chainBalance: 85n,
+        chainUsed: 15n,
+        chainBlock: 21n,
+        reserved: 0n,
+      });
+    }
+  });
 });

@@ -60,12 +60,17 @@ export class JournaledSender {
     this.#openGate = undefined;
   }
 
-  /** Journals `raw` (signed by `sender`), then sends it. Node errors are thrown as `sendRawTransaction` throws them. */
-  async send(raw: Hex, sender: Address): Promise<Hash> {
+  /**
+   * Journals `raw` (signed by `sender`), then sends it. Node errors are thrown as `sendRawTransaction` throws
+   * them. `known`: the transaction's hash and nonce when the caller has them already (the relayer signed it):
+   * a bundle's raw transaction carries all its operations' calldata, and hashing and decoding it again here
+   * cost a measurable share of the server's CPU per bundle (docs/performance-content.md).
+   */
+  async send(raw: Hex, sender: Address, known?: { hash: Hash; nonce: number }): Promise<Hash> {
     while (this.#gate) await this.#gate;
-    const hash = keccak256(raw);
+    const hash = known?.hash ?? keccak256(raw);
     if (!this.#recorded.has(hash)) {
-      const { nonce } = parseTransaction(raw);
+      const nonce = known ? known.nonce : parseTransaction(raw).nonce;
       try {
         await this.journal.record({
           hash,

@@ -71,8 +71,14 @@ const PER_OP_OVERHEAD_GAS = 60_000n;
 /** `handleOps` itself beyond its operations and calldata. */
 const BUNDLE_OVERHEAD_GAS = 50_000n;
 
-/** What the bundler knows of one wallet's EntryPoint nonce and its operations in flight. */
+/**
+ * What the bundler knows of one wallet's EntryPoint nonce sequence and its operations in flight. A wallet has
+ * one lane per nonce key it uses (EntryPoint v0.6's 2-D nonces: nonce = key << 64 | sequence, one sequence
+ * per key): operations under different keys are independent and may share a bundle or be in flight together.
+ */
 interface SenderLane {
+  sender: Hex;
+  nonceKey: bigint;
   /** The next nonce the chain expects (as of the last mined bundle or chain read). */
   confirmed: bigint;
   /** The next nonce to hand out. */
@@ -114,8 +120,8 @@ const NO_OBSERVER: BundlerObserver = {
 export interface OperationSubmitter {
   /** Announces a submission being prepared; call the returned function once it was queued or failed. */
   expect(): () => void;
-  /** True when a new operation of `sender` needs no chain nonce read before `admit`. */
-  knowsNonce(sender: string): boolean;
+  /** True when a new operation of `sender` (under `nonceKey`, 0 by default) needs no chain nonce read before `admit`. */
+  knowsNonce(sender: string, nonceKey?: bigint): boolean;
   /** Gives `op` its nonce. */
   admit(op: PendingOperation, chainNonce: bigint | undefined): void;
   /** Takes an admitted operation out before `enqueue` (its signing failed). */
@@ -149,8 +155,8 @@ export class RoutedSubmitter implements OperationSubmitter {
     };
   }
 
-  knowsNonce(sender: string): boolean {
-    return this.#for(sender).knowsNonce(sender);
+  knowsNonce(sender: string, nonceKey?: bigint): boolean {
+    return this.#for(sender).knowsNonce(sender, nonceKey);
   }
 
   admit(op: PendingOperation, chainNonce: bigint | undefined): void {
@@ -224,8 +230,8 @@ export class Bundler implements OperationSubmitter {
   }
 
   /** True when a new operation of `sender` can take its nonce from the lane without reading the chain. */
-  knowsNonce(sender: string): boolean {
-    const lane = this.#lanes.get(sender.toLowerCase());
+  knowsNonce(sender: string, nonceKey = 0n): boolean {
+    const lane = this.#lanes.get(laneKey(sender, nonceKey));
     return !!lane && !lane.stale && (lane.ops.length > 0 || Date.now() - lane.touchedAt < LANE_TRUST_MS);
   }
 
@@ -247,12 +253,20 @@ export class Bundler implements OperationSubmitter {
   /** Gives `op` the next nonce of its wallet. `chainNonce` is required unless `knowsNonce(sender)`. */
   admit(op: PendingOperation, chainNonce: bigint | undefined): void {
     if (this.#closing) throw shuttingDown();
-    const key = op.sender.toLowerCase();
+    const key = laneOf(op);
     let lane = this.#lanes.get(key);
     if (!lane) {
       if (chainNonce === undefined) throw new Error(`no nonce known for ${op.sender}`);
       this.#evictIdleLanes();
-      lane = { confirmed: chainNonce, next: chainNonce, ops: [], stale: false, touchedAt: Date.now() };
+      lane = {
+        sender: op.sender,
+        nonceKey: op.nonceKey,
+        confirmed: chainNonce,
+        next: chainNonce,
+        ops: [],
+        stale: false,
+        touchedAt: Date.now(),
+      };
       this.#lanes.set(key, lane);
     } else if (lane.ops.length === 0) {
       if (chainNonce !== undefined && chainNonce > lane.confirmed) lane.confirmed = chainNonce;
@@ -280,7 +294,7 @@ export class Bundler implements OperationSubmitter {
   /** Takes an unsent operation out (it failed before it was bundled); later ones of its wallet move down. */
   withdraw(op: PendingOperation): void {
     this.#ready.delete(op);
-    const lane = this.#lanes.get(op.sender.toLowerCase());
+    const lane = this.#lanes.get(laneOf(op));
     if (lane && lane.ops.includes(op)) {
       lane.ops = lane.ops.filter((o) => o !== op);
       for (const later of lane.ops) if (later.nonce > op.nonce) later.nonce -= 1n;
@@ -546,6 +560,7 @@ export class Bundler implements OperationSubmitter {
       nonce: op.signed?.userOpHash === userOpHash ? op.signed.nonce : op.nonce,
       actualGasCost: result.actualGasCost,
       blockNumber: receipt.blockNumber,
+      logs: receipt.logs,
     });
     return true;
   }
@@ -596,7 +611,7 @@ export class Bundler implements OperationSubmitter {
       for (const op of this.#ready) {
         if (bundle.length >= this.options.maxOpsPerBundle) break;
         if (chosen.has(op) || this.#flying.has(op)) continue;
-        const key = op.sender.toLowerCase();
+        const key = laneOf(op);
         const lane = this.#lanes.get(key);
         if (!lane || lane.stale) continue;
         if (op.nonce !== (expected.get(key) ?? lane.confirmed)) continue;
@@ -647,7 +662,7 @@ export class Bundler implements OperationSubmitter {
   /** Re-reads the chain's nonce for stale lanes with ready operations and renumbers them from it. */
   async #resyncStaleLanes(): Promise<void> {
     // A lane with an operation in a bundle in flight waits for that bundle: its outcome decides the nonce.
-    const stale = [...new Set([...this.#ready].map((op) => op.sender.toLowerCase()))]
+    const stale = [...new Set([...this.#ready].map(laneOf))]
       .map((key) => [key, this.#lanes.get(key)] as const)
       .filter(([, lane]) => lane?.stale && !lane.ops.some((op) => this.#flying.has(op)));
     if (stale.length === 0) return;
@@ -660,12 +675,12 @@ export class Bundler implements OperationSubmitter {
       lookupFailed = { err };
     }
     await Promise.all(
-      stale.map(async ([key, lane]) => {
-        const sender = lane!.ops[0]?.sender ?? (key as Hex);
+      stale.map(async ([, lane]) => {
+        const sender = lane!.sender;
         try {
           if (lookupFailed) throw lookupFailed.err;
           const [nonce, deployed] = await Promise.all([
-            this.gateway.getNonce(sender),
+            this.gateway.getNonce(sender, lane!.nonceKey),
             this.gateway.isDeployed(sender),
           ]);
           lane!.confirmed = nonce;
@@ -686,7 +701,7 @@ export class Bundler implements OperationSubmitter {
   // ----- bookkeeping -----
 
   #laneOf(op: PendingOperation): SenderLane {
-    const lane = this.#lanes.get(op.sender.toLowerCase());
+    const lane = this.#lanes.get(laneOf(op));
     if (!lane) throw new Error(`no lane for ${op.sender}`);
     return lane;
   }
@@ -694,7 +709,7 @@ export class Bundler implements OperationSubmitter {
   /** The operation was mined (its nonce is used, whatever its call did). */
   #settle(op: PendingOperation): void {
     this.#ready.delete(op);
-    const lane = this.#lanes.get(op.sender.toLowerCase());
+    const lane = this.#lanes.get(laneOf(op));
     if (!lane) return;
     lane.ops = lane.ops.filter((o) => o !== op);
     if (op.nonce + 1n > lane.confirmed) lane.confirmed = op.nonce + 1n;
@@ -704,7 +719,7 @@ export class Bundler implements OperationSubmitter {
   /** The operation may or may not have used its nonce: take it out and read the chain again later. */
   #forget(op: PendingOperation): void {
     this.#ready.delete(op);
-    const lane = this.#lanes.get(op.sender.toLowerCase());
+    const lane = this.#lanes.get(laneOf(op));
     if (!lane) return;
     lane.ops = lane.ops.filter((o) => o !== op);
     lane.stale = true;
@@ -834,6 +849,16 @@ function operationBytes(op: PendingOperation): number {
     ? [signed.initCode, signed.callData, signed.paymasterAndData, signed.signature]
     : [op.callData, `0x${'00'.repeat(300)}`];
   return 15 * 32 + dynamic.reduce((sum, hex) => sum + Math.ceil((hex.length - 2) / 64) * 32, 0);
+}
+
+/** The lane of (`sender`, `nonceKey`): key 0 (every wallet's usual sequence) is the bare address. */
+function laneKey(sender: string, nonceKey: bigint): string {
+  const address = sender.toLowerCase();
+  return nonceKey === 0n ? address : `${address}:${nonceKey.toString(16)}`;
+}
+
+function laneOf(op: PendingOperation): string {
+  return laneKey(op.sender, op.nonceKey);
 }
 
 function shuttingDown(): AppError {

@@ -375,7 +375,7 @@ export class ExternalBundler implements OperationSubmitter {
     const { contracts, chainId } = this.gateway;
     const entryPoint = contracts.entry_point;
     const [nonce, deployed, nodeFees] = await Promise.all([
-      this.gateway.getNonce(op.sender),
+      this.gateway.getNonce(op.sender, op.nonceKey),
       this.gateway.isDeployed(op.sender),
       this.gateway.fees(),
     ]);

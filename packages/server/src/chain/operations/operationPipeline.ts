@@ -30,6 +30,11 @@ export interface SubmitOperationParameters {
    * (a session key's policy check, docs/session-keys.md); `OPERATION_GAS.verificationGasLimit` by default.
    */
   verificationGasLimit?: bigint;
+  /**
+   * EntryPoint nonce key (v0.6 2-D nonces): operations of one wallet under different keys are independent
+   * sequences, so they can be in flight (and in one bundle) together. 0, the usual sequence, by default.
+   */
+  nonceKey?: bigint;
   /** The app that causes the operation (a session key's app): its daily sponsorship budget is charged too. */
   clientId?: string;
 }
@@ -104,9 +109,10 @@ export class OperationPipeline {
     const callData = params.callData ?? encodeWalletCalls(params.calls!);
     this.#policy?.checkTargets({ sender, callData });
 
+    const nonceKey = params.nonceKey ?? 0n;
     const [deployed, chainNonce] = await Promise.all([
       this.gateway.isDeployed(sender),
-      this.bundler.knowsNonce(sender) ? undefined : this.gateway.getNonce(sender),
+      this.bundler.knowsNonce(sender, nonceKey) ? undefined : this.gateway.getNonce(sender, nonceKey),
     ]);
     if (!deployed && sender.toLowerCase() !== counterfactual.toLowerCase()) {
       throw new AppError(
@@ -131,6 +137,7 @@ export class OperationPipeline {
           : OPERATION_GAS.verificationGasLimitWithInitCode),
     });
     const op = new PendingOperation(sender, owner.address, salt, owner, callData, callGasLimit, deployed);
+    op.nonceKey = nonceKey;
     if (params.verificationGasLimit !== undefined) op.verificationGasLimit = params.verificationGasLimit;
     this.bundler.admit(op, chainNonce);
     try {

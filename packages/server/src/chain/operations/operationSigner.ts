@@ -45,8 +45,9 @@ export class OperationSigner {
     const { contracts, chainId } = this.gateway;
     const nonce = pending.nonce;
     // Only the wallet's first operation deploys it; later ones (also later ones in the same bundle) do not.
+    // Under a nonce key of its own (2-D nonces) the first operation of that key may be the first one.
     const initCode: Hex =
-      nonce === 0n && !pending.deployed
+      (nonce & NONCE_SEQUENCE_MASK) === 0n && !pending.deployed
         ? encodeInitCode(contracts.account_factory, pending.firstOwner, pending.salt)
         : '0x';
     const suggested = await this.gateway.fees();
@@ -74,3 +75,6 @@ export class OperationSigner {
     return signed;
   }
 }
+
+/** The sequence part of an EntryPoint v0.6 nonce (its low 64 bits; the key is above them). */
+const NONCE_SEQUENCE_MASK = (1n << 64n) - 1n;

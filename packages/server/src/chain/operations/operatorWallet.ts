@@ -22,13 +22,21 @@ export class OperatorWallet {
     this.address = pipeline.walletAddress(owner.address, OPERATOR_WALLET_SALT);
   }
 
-  /** Runs `calls` from the operator wallet (several calls: all or nothing) and returns the operation's result. */
-  execute(calls: readonly Call[], options: { callGasLimit?: bigint } = {}): Promise<OperationResult> {
+  /**
+   * Runs `calls` from the operator wallet (several calls: all or nothing) and returns the operation's result.
+   * `nonceKey`: the EntryPoint nonce key to send under (usage batches use keys of their own, so several are
+   * in flight at once and share blocks; everything else uses key 0).
+   */
+  execute(
+    calls: readonly Call[],
+    options: { callGasLimit?: bigint; nonceKey?: bigint } = {},
+  ): Promise<OperationResult> {
     return this.pipeline.submitOperation({
       owner: this.owner,
       salt: OPERATOR_WALLET_SALT,
       calls,
       ...(options.callGasLimit !== undefined ? { callGasLimit: options.callGasLimit } : {}),
+      ...(options.nonceKey !== undefined ? { nonceKey: options.nonceKey } : {}),
     });
   }
 }

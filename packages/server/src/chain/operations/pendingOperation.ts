@@ -1,4 +1,5 @@
 import type { UserOperation } from '@dauth/contracts';
+import type { Log } from 'viem';
 import type { Revert } from '../../errors.js';
 import type { Address, Hash, Hex } from '../types.js';
 import type { Link } from '../../observability/spans.js';
@@ -18,6 +19,12 @@ export interface OperationResult {
   /** Wei the paymaster paid for the operation. */
   actualGasCost: bigint;
   blockNumber: bigint;
+  /**
+   * The logs of the transaction that carried it, when the submitter had its receipt at hand (the built-in
+   * bundler): a caller decoding its own events (e.g. a usage batch's) reads them here instead of fetching and
+   * formatting the receipt again.
+   */
+  logs?: readonly Log[];
 }
 
 /** An operation as signed for a given nonce. */
@@ -37,6 +44,11 @@ let nextId = 1;
  */
 export class PendingOperation {
   readonly id = nextId++;
+  /**
+   * The EntryPoint nonce key (v0.6 2-D nonces: nonce = key << 64 | sequence). 0 for every wallet's usual
+   * sequence; the operator wallet sends usage batches under keys of their own, so several are in flight.
+   */
+  nonceKey = 0n;
   nonce = -1n;
   signed: SignedOperation | undefined;
   /** Times the operation was put back after a nonce conflict or a failed bundle. */

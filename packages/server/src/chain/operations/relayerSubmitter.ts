@@ -171,7 +171,7 @@ export class RelayerSubmitter {
       const now = Date.now();
       if (now - lastSendAt >= o.resendAfterMs) {
         lastSendAt = now;
-        const sent = await this.#send(raw);
+        const sent = await this.#send(raw, { hash: hashes.at(-1)!, nonce });
         if (sent !== 'refused') flight.sent = true;
         if (sent === 'accepted' || sent === 'nonce_used') lastAnswerAt = now;
         if (sent === 'nonce_used') lastNonceCheckAt = -Infinity; // settle it below, after a receipt check
@@ -358,9 +358,9 @@ export class RelayerSubmitter {
     }
   }
 
-  async #send(raw: Hex): Promise<SendResult> {
+  async #send(raw: Hex, known?: { hash: Hash; nonce: number }): Promise<SendResult> {
     try {
-      await this.options.sender.send(raw, this.address);
+      await this.options.sender.send(raw, this.address, known);
       return 'accepted';
     } catch (err) {
       if (err instanceof AppError) throw err; // the journal refused: nothing was sent

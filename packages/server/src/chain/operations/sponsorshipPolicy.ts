@@ -331,8 +331,23 @@ export class SponsorshipPolicy {
     throw sponsorshipQuotaExceeded(limit, REFUSALS[limit]);
   }
 
+  /**
+   * The last operation `#callsOf` decoded: `checkTargets` and `admit` run one after the other for the same
+   * operation, and decoding a consumption batch's `executeBatch` (hundreds of records) twice cost ≈ 1 % of the
+   * server's CPU under consumption load (docs/performance-content.md).
+   */
+  #lastDecoded: { sender: Address; callData: Hex; calls: DecodedCall[] } | undefined;
+
   /** The calls the operation makes: `execute`/`executeBatch` unpacked, one level of `executeFromSlot` too. */
   #callsOf(op: Pick<SponsoredOperation, 'sender' | 'callData'>): DecodedCall[] {
+    const last = this.#lastDecoded;
+    if (last && last.callData === op.callData && last.sender === op.sender) return last.calls;
+    const calls = this.#decodeCalls(op);
+    this.#lastDecoded = { sender: op.sender, callData: op.callData, calls };
+    return calls;
+  }
+
+  #decodeCalls(op: Pick<SponsoredOperation, 'sender' | 'callData'>): DecodedCall[] {
     const outer = decodeWalletCall(op.sender, op.callData);
     const inner: DecodedCall[] = [];
     for (const call of outer) {

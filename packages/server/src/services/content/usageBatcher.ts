@@ -12,6 +12,19 @@ import type { ContentTokenChain, RecordedBatch, UsageBatch, UsageGroup } from '.
 export interface UsageBatcherOptions {
   /** Most records in one transaction. */
   maxBatch?: number;
+  /**
+   * Batches sent and not yet settled at a time (CONTENT_BATCHES_IN_FLIGHT). Each goes out as an operator
+   * operation under a nonce key of its own (EntryPoint v0.6 2-D nonces), so several can share a block; 1
+   * sends the next batch only once the one before it is settled.
+   */
+  batchesInFlight?: number;
+  /**
+   * While a batch is in flight, the next one goes out once it holds this many records (or is full) …
+   * (every transaction costs the server about as much CPU as a hundred records, docs/performance-content.md)
+   */
+  flightMinRecords?: number;
+  /** … or once it waited this long, or once no batch is in flight any more. */
+  flightLingerMs?: number;
   /** After the first record arrives, wait until no new one came for this long … */
   quietMs?: number;
   /** … but never longer than this, before sending. */
@@ -59,6 +72,10 @@ export class UsageBatcher {
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
   #rewoundTo: bigint | undefined;
   #recoveryRetryAt = 0;
+  /** Batches sent by the loop and not yet settled (or left to recovery), by id. */
+  readonly #inFlight = new Map<string, Promise<void>>();
+  /** Operator nonce keys not used by a batch in flight (key 0 is the operator's other operations'). */
+  #freeKeys: bigint[] = [];
 
   constructor(
     private readonly ledger: ContentLedgerStore,
@@ -72,12 +89,16 @@ export class UsageBatcher {
   ) {
     this.#options = {
       maxBatch: 400,
+      batchesInFlight: 16,
+      flightMinRecords: 100,
+      flightLingerMs: 250,
       quietMs: 2,
       maxLingerMs: 20,
       leaseMs: 15_000,
       soleProcess: false,
       ...options,
     };
+    for (let k = 1; k <= Math.max(1, this.#options.batchesInFlight); k++) this.#freeKeys.push(BigInt(k));
     watch.onUp(() => {
       this.#needsRecovery = true;
       this.notify();
@@ -111,8 +132,16 @@ export class UsageBatcher {
     this.#running = false;
     this.notify();
     await this.#loop;
+    await Promise.all(this.#inFlight.values());
     if (this.#leader) await this.leases.release(LEASE_NAME, this.holder).catch(() => undefined);
     this.#leader = false;
+  }
+
+  /** Wakes the loop without counting an arrival (a batch in flight was settled). */
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 
   /** A record was accepted: wake the loop. */
@@ -186,6 +215,11 @@ export class UsageBatcher {
             continue;
           }
           if (this.#needsRecovery && Date.now() >= this.#recoveryRetryAt) {
+            if (this.#inFlight.size > 0) {
+              // Recovery settles every batch left `sending`: it waits until this loop's own are back.
+              await this.#nextLanding();
+              continue;
+            }
             this.#needsRecovery = false;
             if (!(await this.recover())) {
               // Unsettled batches wait (their records stay `sent`); new records are not held up by them,
@@ -195,13 +229,35 @@ export class UsageBatcher {
               if (this.watch.down) continue;
             }
           }
+          if (this.#freeKeys.length === 0) {
+            // Every place is taken: the next batch fills until one of them is settled.
+            await this.#nextLanding();
+            continue;
+          }
           const arrivals = this.#arrivals;
           let queued = await this.ledger.listQueued(this.#options.maxBatch);
           if (queued.length === 0) {
             if (this.#arrivals === arrivals) await this.#sleep(this.#needsRecovery ? 500 : 1_000);
             continue;
           }
-          if (queued.length < this.#options.maxBatch) {
+          if (queued.length < this.#options.maxBatch && this.#inFlight.size > 0) {
+            // Another batch is out: this one fills until it is worth a transaction of its own, or the ones
+            // out are settled (their answers bring the next arrivals), or the wait is up.
+            const started = Date.now();
+            const want = Math.min(this.#options.flightMinRecords, this.#options.maxBatch);
+            while (
+              queued.length + (this.#arrivals - arrivals) < want &&
+              this.#inFlight.size > 0 &&
+              this.#running
+            ) {
+              const left = started + this.#options.flightLingerMs - Date.now();
+              if (left <= 0) break;
+              await this.#sleep(left);
+            }
+            queued = await this.ledger.listQueued(this.#options.maxBatch);
+            if (queued.length === 0) continue;
+          }
+          if (queued.length < this.#options.maxBatch && this.#inFlight.size === 0) {
             // Let a burst of concurrent arrivals finish so the transaction carries all of them.
             const started = Date.now();
             let seen = this.#arrivals;
@@ -212,7 +268,7 @@ export class UsageBatcher {
             }
             queued = await this.ledger.listQueued(this.#options.maxBatch);
           }
-          await this.#send(queued);
+          await this.#launch(queued);
         } catch (err) {
           this.logger.error({ err }, 'content usage batcher: unexpected error; retrying');
           await this.#sleep(500);
@@ -223,19 +279,17 @@ export class UsageBatcher {
     }
   }
 
-  /** Opens a batch for `queued` and sends it. */
-  async #send(queued: UsageRecord[]): Promise<void> {
-    // A batch is a trace of its own, linked to the consumption requests that fed it.
-    const links = linksOf(this.#origins.splice(0));
-    return inSpanUnder(
-      undefined,
-      'consumption batch',
-      { links, attributes: { 'dauth.batch.records': queued.length } },
-      () => this.#sendBatch(queued),
-    );
+  /** Waits until a batch in flight is settled (or anything else wakes the loop). */
+  async #nextLanding(): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    await this.#sleep(1_000);
   }
 
-  async #sendBatch(queued: UsageRecord[]): Promise<void> {
+  /**
+   * Opens a batch for `queued` (written down as `sending` before anything is sent) and sends it under a free
+   * nonce key; the loop goes on to fill the next one while this one is in flight.
+   */
+  async #launch(queued: UsageRecord[]): Promise<void> {
     const fromBlock = await this.watch.head();
     const { batch, records } = await this.ledger.openBatch(
       queued.map((r) => r.id),
@@ -245,7 +299,30 @@ export class UsageBatcher {
       await this.ledger.dropBatch(batch.id);
       return;
     }
-    await this.#attempt(batch, records);
+    const nonceKey = this.#freeKeys.shift()!;
+    // A batch is a trace of its own, linked to the consumption requests that fed it.
+    const links = linksOf(this.#origins.splice(0));
+    const flight = inSpanUnder(
+      undefined,
+      'consumption batch',
+      { links, attributes: { 'dauth.batch.records': records.length } },
+      () => this.#attempt(batch, records, planBatch(batch, records, nonceKey)),
+    )
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          // Left `sending`: recovery settles it from the chain or sends it again.
+          this.logger.error({ batch: batch.id, err: describe(err) }, 'content usage batch: unexpected error');
+          this.#needsRecovery = true;
+        },
+      )
+      .finally(() => {
+        this.#inFlight.delete(batch.id);
+        this.#freeKeys.push(nonceKey);
+        this.#freeKeys.sort((a, b) => (a < b ? -1 : 1));
+        this.#poke();
+      });
+    this.#inFlight.set(batch.id, flight);
   }
 
   /** Sends a batch (again, if it was sent before) and settles it; true once it is settled either way. */
@@ -431,10 +508,25 @@ export class UsageBatcher {
   }
 }
 
-/** The batch as the chain sees it (one group per cuid) and its records in the order of its events. */
-function planBatch(batch: BatchRecord, records: UsageRecord[]): { sent: UsageBatch; order: UsageRecord[] } {
+/**
+ * The batch as the chain sees it (one group per cuid) and its records in the order of its events;
+ * `nonceKey` is the operator nonce key it goes out under (recovery's resends use the usual one).
+ */
+function planBatch(
+  batch: BatchRecord,
+  records: UsageRecord[],
+  nonceKey?: bigint,
+): { sent: UsageBatch; order: UsageRecord[] } {
   const { groups, order } = groupRecords(records);
-  return { sent: { id: batch.id, fromBlock: batch.fromBlock, groups }, order };
+  return {
+    sent: {
+      id: batch.id,
+      fromBlock: batch.fromBlock,
+      groups,
+      ...(nonceKey !== undefined ? { nonceKey } : {}),
+    },
+    order,
+  };
 }
 
 /** Groups records by cuid (in order of first appearance); `order` is the record order of the events. */
