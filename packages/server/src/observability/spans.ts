@@ -10,6 +10,7 @@ import {
   type SpanOptions,
   SpanStatusCode,
   trace,
+  TraceFlags,
 } from '@opentelemetry/api';
 
 /**
@@ -120,6 +121,12 @@ export function clientCall<T>(
   attributes: Attributes,
   send: (traceHeaders: Record<string, string>) => Promise<T>,
 ): Promise<T> {
+  // Outside a sampled trace (tracing off: always): no span of its own and no URL parsed for attributes
+  // nobody records; the caller's context, if any, still goes out in the headers. The trace's span may have
+  // ended already (a backend callback leaves after its request's answer), so its flags decide, not
+  // `isRecording()`.
+  const parent = trace.getSpanContext(context.active());
+  if (!parent || (parent.traceFlags & TraceFlags.SAMPLED) === 0) return send(withTraceHeaders({}));
   let where: Attributes = {};
   try {
     const url = new URL(target.url);

@@ -2,7 +2,7 @@ import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
-import { newMessageId, type OutboxEvent, type WebhookOutbox } from './webhookStore.js';
+import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';
 
 export interface OAuthGrantsTable {
   grant_id: string;
@@ -284,6 +284,8 @@ export class OAuthGrantStore {
           created_at, expires_at, used_at, successor_hash, successor_sealed)
         values (${t.token_hash}, ${t.grant_id}, ${t.client_id}, ${t.user_uuid}, ${t.created_at},
           ${t.expires_at}, ${t.used_at}, ${t.successor_hash}, ${t.successor_sealed})`.execute(this.db);
+      // The CTE's count is not returned: tell the worker as before (a claim that may find nothing).
+      this.outbox?.queued();
       return;
     }
     await this.db.transaction().execute(async (trx) => {
@@ -350,13 +352,20 @@ export class OAuthGrantStore {
     if (this.#postgres) {
       // The slot's columns as they are (slots has no column named like the code's two).
       const { rows } = await sql<
-        Partial<SlotsTable> & { code_user_uuid: number | string; code_grant_id: string | null }
+        Partial<SlotsTable> & {
+          code_user_uuid: number | string;
+          code_grant_id: string | null;
+          code_queued: number | string;
+        }
       >`with redeemed as (${redeem}), g as (${grantInsert}), r as (${tokenInsert})${this.#backendGrantEvent(clientId, now)}
-        select redeemed.user_uuid as code_user_uuid, redeemed.grant_id as code_grant_id, s.*
+        select redeemed.user_uuid as code_user_uuid, redeemed.grant_id as code_grant_id,
+          ${this.outbox ? sql`(select count(*) from w)` : sql`0`} as code_queued, s.*
         from redeemed left join slots s on s.id = redeemed.slot_id`.execute(this.db);
       const row = rows[0];
       if (!row) return { redeemed: false };
-      const { code_user_uuid, code_grant_id, ...slotRow } = row;
+      const { code_user_uuid, code_grant_id, code_queued, ...slotRow } = row;
+      // The worker is woken only when the event found a subscribed endpoint.
+      if (Number(code_queued) > 0) this.outbox?.queued();
       const slot = code_grant_id !== null && slotRow.id != null ? toSlot(slotRow as SlotsTable) : undefined;
       return { redeemed: true, userUuid: Number(code_user_uuid), slot };
     }
@@ -395,7 +404,8 @@ export class OAuthGrantStore {
         null, 'pending', 0, ${now}, 0, ${now}
       from webhook_endpoints e, redeemed
       where redeemed.grant_id is not null and e.client_id = ${clientId} and e.deleted_at is null
-        and e.events like ${`%,${type},%`})`;
+        and ${subscribedTo(sql.ref('e.events'), type)}
+      returning 1)`;
   }
 
   async findCode(codeHash: string): Promise<CodeRecord | undefined> {

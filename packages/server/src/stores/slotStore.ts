@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import type { WebhookOutbox } from './webhookStore.js';
@@ -110,15 +111,11 @@ export class SlotStore {
     return row ? toSlot(row) : undefined;
   }
 
+  /** Hand-written SQL: every backend authorize reads the slot so, and the query builder cost as much as SQLite did. */
   async findByPlace(clientId: string, ownerUuid: number, metaIdx: number, trx: Db = this.db) {
-    const row = await trx
-      .selectFrom('slots')
-      .selectAll()
-      .where('client_id', '=', clientId)
-      .where('owner_uuid', '=', ownerUuid)
-      .where('meta_idx', '=', metaIdx)
-      .executeTakeFirst();
-    return row ? toSlot(row) : undefined;
+    const { rows } = await sql<SlotsTable>`select * from slots
+      where client_id = ${clientId} and owner_uuid = ${ownerUuid} and meta_idx = ${metaIdx}`.execute(trx);
+    return rows[0] ? toSlot(rows[0]) : undefined;
   }
 
   async findByContentAddress(address: string, trx: Db = this.db): Promise<Slot | undefined> {

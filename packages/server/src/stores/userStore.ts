@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isSupportedLocale, type Locale } from '../i18n/locales.js';
 import { affected } from './kyselyResults.js';
@@ -193,11 +194,12 @@ export class UserStore {
    * deleted account's cutoff voids every login JWT.
    */
   async loginCutoff(userUuid: number): Promise<LoginCutoff | undefined> {
-    const row = await this.db
-      .selectFrom('users')
-      .select(['logins_valid_after', 'logins_kept_jti', 'deleted_at'])
-      .where('user_uuid', '=', userUuid)
-      .executeTakeFirst();
+    // Hand-written SQL: read on every request made with a login JWT (the backend authorize among them).
+    const { rows } = await sql<Pick<UsersTable, 'logins_valid_after' | 'logins_kept_jti' | 'deleted_at'>>`
+      select logins_valid_after, logins_kept_jti, deleted_at from users where user_uuid = ${userUuid}`.execute(
+      this.db,
+    );
+    const row = rows[0];
     if (row?.deleted_at != null) return { validAfter: Infinity, deleted: true };
     if (row === undefined || row.logins_valid_after === null) return undefined;
     return { validAfter: Number(row.logins_valid_after), keptJti: row.logins_kept_jti ?? undefined };

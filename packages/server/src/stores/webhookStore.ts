@@ -166,7 +166,20 @@ export function newMessageId(now = Date.now()): string {
     lastMs = now;
     counter = 0;
   }
-  return `msg_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
+  return `msg_${now.toString(36).padStart(9, '0')}${counter.toString(36).padStart(4, '0')}${randomHex6()}`;
+}
+
+/** Random bytes drawn 256 ids at a time (one `randomBytes` call per event was 0.7 % of a backend round trip); each byte is used once. */
+let randomPool = Buffer.alloc(0);
+let randomOffset = 0;
+function randomHex6(): string {
+  if (randomOffset + 6 > randomPool.length) {
+    randomPool = randomBytes(6 * 256);
+    randomOffset = 0;
+  }
+  const hex = randomPool.toString('hex', randomOffset, randomOffset + 6);
+  randomOffset += 6;
+  return hex;
 }
 
 /**
@@ -179,6 +192,24 @@ export function derivedMessageId(at: number, key: string): string {
   return `msg_${at.toString(36).padStart(9, '0')}${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 
+/** An event type that can be written into SQL as a literal: the catalogue's are all of this form. */
+const LITERAL_EVENT_TYPE = /^[a-z][a-z0-9._]{0,63}$/;
+
+/**
+ * `events LIKE '%,<type>,%'` (an endpoint's subscribed types are stored as `,a,b,`), with the pattern as
+ * a literal in the SQL text. Bound as a parameter, SQLite marks the statement to be prepared again each
+ * time that parameter is bound (its LIKE optimisation depends on the pattern), so the cached statement of
+ * the outbox write was compiled anew on every event: 40 µs of wall time against 6 µs with a literal
+ * (docs/performance-backend.md, round 4). The types are the catalogue's fixed names; anything else
+ * (never expected) stays a bound parameter, correct but slower.
+ */
+export function subscribedTo(column: ReturnType<typeof sql.ref>, type: string) {
+  const pattern = `%,${type},%`;
+  return LITERAL_EVENT_TYPE.test(type)
+    ? sql<boolean>`${column} like ${sql.lit(pattern)}`
+    : sql<boolean>`${column} like ${pattern}`;
+}
+
 /**
  * The outbox write a store adds to its own transaction: one delivery row per live endpoint of the app
  * subscribed to the type, in one INSERT … SELECT (none when the app has no such endpoint, so a change
@@ -186,8 +217,18 @@ export function derivedMessageId(at: number, key: string): string {
  * single-statement paths (a data-modifying CTE).
  */
 export class WebhookOutbox {
-  /** Told after each write (the local delivery worker looks at once instead of at its next poll). */
+  /**
+   * Told after a write that queued at least one delivery (the local delivery worker looks at once instead
+   * of at its next poll). An event of an app without a subscribed endpoint queues nothing and tells nobody:
+   * before, every event woke the worker for a claim query of its own, about one per 5 ms under a backend
+   * round-trip load with no webhook configured (docs/performance-backend.md, round 4).
+   */
   onWrite: (() => void) | undefined;
+
+  /** For a caller that ran `statement` inside a statement of its own and knows it queued deliveries. */
+  queued(): void {
+    this.onWrite?.();
+  }
 
   /**
    * The span that wrote each recent event (by message id), kept in this process only: the delivery of an
@@ -201,8 +242,8 @@ export class WebhookOutbox {
     return this.#origins.get(msgId);
   }
 
+  /** The write of `event`'s deliveries; the caller that runs it tells `queued()` when it inserted rows. */
   statement(event: OutboxEvent) {
-    this.onWrite?.();
     const at = event.at ?? Date.now();
     const msgId = event.msgId ?? newMessageId(at);
     const origin = currentLink();
@@ -225,7 +266,7 @@ export class WebhookOutbox {
       select id, ${msgId}, ${event.clientId}, ${event.type}, ${eventBody(event, at)}, ${event.orderKey ?? null},
         'pending', 0, ${at}, 0, ${at}
       from webhook_endpoints
-      where client_id = ${event.clientId} and deleted_at is null and events like ${`%,${event.type},%`}${onConflict}`;
+      where client_id = ${event.clientId} and deleted_at is null and ${subscribedTo(sql.ref('events'), event.type)}${onConflict}`;
   }
 
   /** Of `clientIds`, the apps with a live endpoint subscribed to `type` (to skip building bodies nobody gets). */
@@ -237,14 +278,19 @@ export class WebhookOutbox {
       .distinct()
       .where('client_id', 'in', clientIds)
       .where('deleted_at', 'is', null)
-      .where('events', 'like', `%,${type},%`)
+      .where(subscribedTo(sql.ref('events'), type))
       .execute();
     return new Set(rows.map((r) => r.client_id));
   }
 
   /** Writes the events' deliveries with `trx` (the caller's transaction). */
   async record(trx: Db, ...events: OutboxEvent[]): Promise<void> {
-    for (const event of events) await this.statement(event).execute(trx);
+    let queued = false;
+    for (const event of events) {
+      const result = await this.statement(event).execute(trx);
+      if ((result.numAffectedRows ?? 0n) > 0n) queued = true;
+    }
+    if (queued) this.queued();
   }
 }
 
