@@ -4,6 +4,7 @@ import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
 import type { AppAccess } from '../orgs/appAccess.js';
 import type { Actor } from '../orgs/roles.js';
 import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
+import type { ClientCache } from './clientCache.js';
 import { invalidClient } from './oauthErrors.js';
 import { deriveKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
 
@@ -131,13 +132,18 @@ export function displayAppName(name: string): string {
  * Apps (OAuth clients). Secrets are 256-bit random values, so a keyed fast hash (HMAC-SHA256
  * under a key derived from MASTER_KEY) is the right storage: no password-style stretching is
  * needed, and a stolen table alone cannot even confirm a guess. Apps change (edit, secret rotation,
- * delete: docs/accounts.md), so every lookup reads the database — one primary-key read — and a change is
- * seen by every replica at once, with no cache to invalidate.
+ * delete: docs/accounts.md): lookups read through a `ClientCache` when one is given (the server's), and
+ * every change here is reported to it after it is committed and before the call returns, which drops the
+ * row on this replica and tells the others (docs/oauth.md, "The client cache"). Without one, every lookup
+ * reads the database.
  */
 export class ClientService {
   readonly #secretKey: Buffer;
   /** Compared against when the client is unknown, so a miss costs the same as a wrong secret. */
   readonly #dummyHash: Buffer;
+  readonly #cache: ClientCache | undefined;
+  private readonly now: () => number;
+  readonly #load = (clientId: string) => this.store.findById(clientId);
 
   constructor(
     private readonly store: ClientStore,
@@ -146,8 +152,14 @@ export class ClientService {
     private readonly access: Pick<AppAccess, 'require'>,
     /** The SSRF policy for redirect URIs (decisions §7); absent in unit tests of other parts. */
     private readonly targets?: CallbackTargetPolicy,
-    private readonly now: () => number = Date.now,
+    options: {
+      now?: (() => number) | undefined;
+      /** The rows in memory, followed across replicas; absent: every lookup reads the database. */
+      cache?: ClientCache | undefined;
+    } = {},
   ) {
+    this.now = options.now ?? Date.now;
+    this.#cache = options.cache;
     this.#secretKey = deriveKey(masterKey, 'client-secret/v1');
     this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
@@ -230,7 +242,9 @@ export class ClientService {
       redirectUris = [...new Set(changes.redirectUris)];
     }
     const stored = { name, redirectUris, requireMfa: changes.requireMfa };
-    if (!(await this.store.update(clientId, stored))) throw clientNotFound();
+    const updated = await this.store.update(clientId, stored);
+    await this.#changed(clientId);
+    if (!updated) throw clientNotFound();
     const client = await this.store.findById(clientId);
     if (!client) throw clientNotFound();
     return viewOf(client);
@@ -254,6 +268,7 @@ export class ClientService {
       hmacHex(this.#secretKey, clientSecret),
       oldSecretValidUntil,
     );
+    await this.#changed(clientId);
     if (!rotated) throw clientNotFound();
     return { clientSecret, oldSecretValidUntil };
   }
@@ -264,12 +279,19 @@ export class ClientService {
    */
   async remove(actor: Actor, clientId: string): Promise<void> {
     await this.access.require(clientId, actor, 'delete');
-    if (!(await this.store.markDeleted(clientId, this.now()))) throw clientNotFound();
+    const deleted = await this.store.markDeleted(clientId, this.now());
+    await this.#changed(clientId);
+    if (!deleted) throw clientNotFound();
   }
 
   async findClient(clientId: string): Promise<OAuthClient | undefined> {
     if (clientId.length === 0 || clientId.length > 64) return undefined;
-    return this.store.findById(clientId);
+    return this.#cache ? this.#cache.get(clientId, this.#load) : this.store.findById(clientId);
+  }
+
+  /** A committed change (or an attempt that found nothing): this replica and the others drop the row. */
+  async #changed(clientId: string): Promise<void> {
+    await this.#cache?.changed(clientId);
   }
 
   /** True when the secret is the client's; constant time, and as slow for unknown clients. */
