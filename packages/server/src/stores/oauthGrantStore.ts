@@ -448,6 +448,10 @@ export class OAuthGrantStore {
     },
     firstRefreshToken: { tokenHash: string; expiresAt: number },
   ): Promise<CodeRecord | undefined> {
+    if (this.#native && !this.#native.inTransaction) {
+      const row = this.#nativeRedeem()(input, firstRefreshToken);
+      return row ? toCode(row) : undefined;
+    }
     const challenge =
       input.codeChallenge === null
         ? sql`code_challenge is null`
@@ -465,10 +469,6 @@ export class OAuthGrantStore {
                    select ${tokenHash}, grant_id, client_id, user_uuid, ${input.now}, ${expiresAt} from consumed)
         select * from consumed`.execute(this.db);
       return rows[0] ? toCode(rows[0]) : undefined;
-    }
-    if (this.#native && !this.#native.inTransaction) {
-      const row = this.#nativeRedeem()(input, firstRefreshToken);
-      return row ? toCode(row) : undefined;
     }
     return this.db.transaction().execute(async (trx) => {
       const row = (await consume.execute(trx)).rows[0] as OAuthCodesTable | undefined;
