@@ -62,12 +62,25 @@ declare module '../db/database.js' {
   }
 }
 
+/**
+ * What a cached client row said about the app (docs/oauth.md, "The client cache"): the redemption commits
+ * only if the stored row still says the same, so a row another replica changed a moment ago is never used.
+ */
+export interface ClientRowCheck {
+  secretHash: string;
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: number | null;
+  dapp: boolean;
+}
+
 interface RedeemInput {
   codeHash: string;
   now: number;
   clientId: string;
   redirectUri: string;
   codeChallenge: string | null;
+  /** Commit only while the app's stored row matches this (and is not deleted). */
+  clientRow?: ClientRowCheck | undefined;
 }
 interface FirstRefreshToken {
   tokenHash: string;
@@ -445,6 +458,8 @@ export class OAuthGrantStore {
       redirectUri: string;
       /** S256 of the presented code_verifier, or null when none was presented. */
       codeChallenge: string | null;
+      /** The app's row as the caller authenticated it: refused (undefined) unless the stored row matches. */
+      clientRow?: ClientRowCheck | undefined;
     },
     firstRefreshToken: { tokenHash: string; expiresAt: number },
   ): Promise<CodeRecord | undefined> {
@@ -456,11 +471,21 @@ export class OAuthGrantStore {
       input.codeChallenge === null
         ? sql`code_challenge is null`
         : sql`code_challenge = ${input.codeChallenge}`;
+    const check = input.clientRow;
+    const clientUnchanged = check
+      ? sql`and exists (select 1 from oauth_clients c
+              where c.client_id = oauth_codes.client_id and c.deleted_at is null
+                and c.secret_hash = ${check.secretHash}
+                and c.previous_secret_hash is not distinct from ${check.previousSecretHash}
+                and c.previous_secret_expires_at is not distinct from ${check.previousSecretExpiresAt}
+                and c.dapp = ${check.dapp ? 1 : 0})`
+      : sql``;
     const consume = sql`update oauth_codes set used_at = ${input.now}
       where code_hash = ${input.codeHash} and used_at is null and expires_at > ${input.now}
         and client_id = ${input.clientId} and redirect_uri = ${input.redirectUri} and ${challenge}
         and not exists (select 1 from oauth_grants g
                         where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
+        ${clientUnchanged}
       returning *`;
     const { tokenHash, expiresAt } = firstRefreshToken;
     if (this.#postgres) {
@@ -490,23 +515,35 @@ export class OAuthGrantStore {
   #nativeRedeem(): NativeRedeem {
     if (this.#nativeRedeemFn) return this.#nativeRedeemFn;
     const native = this.#native!;
-    const consume = native.prepare<unknown[], OAuthCodesTable>(`update oauth_codes set used_at = ?
-      where code_hash = ? and used_at is null and expires_at > ?
-        and client_id = ? and redirect_uri = ? and code_challenge is ?
+    const consume = native.prepare<
+      Record<string, unknown>,
+      OAuthCodesTable
+    >(`update oauth_codes set used_at = @now
+      where code_hash = @codeHash and used_at is null and expires_at > @now
+        and client_id = @clientId and redirect_uri = @redirectUri and code_challenge is @codeChallenge
         and not exists (select 1 from oauth_grants g
                         where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
+        and (@check = 0 or exists (select 1 from oauth_clients c
+              where c.client_id = oauth_codes.client_id and c.deleted_at is null
+                and c.secret_hash = @secretHash and c.previous_secret_hash is @previousSecretHash
+                and c.previous_secret_expires_at is @previousSecretExpiresAt and c.dapp = @dapp))
       returning *`);
     const issue = native.prepare(`insert into oauth_refresh_tokens
       (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
     this.#nativeRedeemFn = native.transaction((input: RedeemInput, token: FirstRefreshToken) => {
-      const row = consume.get(
-        input.now,
-        input.codeHash,
-        input.now,
-        input.clientId,
-        input.redirectUri,
-        input.codeChallenge,
-      );
+      const client = input.clientRow;
+      const row = consume.get({
+        now: input.now,
+        codeHash: input.codeHash,
+        clientId: input.clientId,
+        redirectUri: input.redirectUri,
+        codeChallenge: input.codeChallenge,
+        check: client ? 1 : 0,
+        secretHash: client?.secretHash ?? null,
+        previousSecretHash: client?.previousSecretHash ?? null,
+        previousSecretExpiresAt: client?.previousSecretExpiresAt ?? null,
+        dapp: client?.dapp ? 1 : 0,
+      });
       if (!row) return undefined;
       issue.run(token.tokenHash, row.grant_id, row.client_id, row.user_uuid, input.now, token.expiresAt);
       return row;

@@ -169,6 +169,26 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(await store.findRefreshToken(token('b').tokenHash)).toMatchObject({ grantId: g });
   });
 
+  it('redeems with a cached client row only while the stored row still matches it', async () => {
+    const store = new OAuthGrantStore(db);
+    const now = Date.now();
+    const g = randomUUID();
+    const c = code(g, now + 600_000);
+    await store.createGrantWithCode(grant(g, now), c);
+    const base = { codeHash: c.codeHash, now, clientId, redirectUri: c.redirectUri, codeChallenge: null };
+    const token = (name: string) => ({ tokenHash: `refresh-${name}-${g}`, expiresAt: now + DAY });
+    const stored = { secretHash: 'h', previousSecretHash: null, previousSecretExpiresAt: null, dapp: false };
+    for (const stale of [
+      { ...stored, secretHash: 'rotated-away' },
+      { ...stored, previousSecretHash: 'x', previousSecretExpiresAt: now },
+      { ...stored, dapp: true },
+    ]) {
+      expect(await store.redeemCode({ ...base, clientRow: stale }, token('stale'))).toBeUndefined();
+    }
+    expect((await store.findCode(c.codeHash))?.usedAt).toBeNull();
+    expect(await store.redeemCode({ ...base, clientRow: stored }, token('ok'))).toMatchObject({ grantId: g });
+  });
+
   it('rotates a refresh token once; the loser of a race changes nothing', async () => {
     const store = new OAuthGrantStore(db);
     const g = randomUUID();

@@ -20,6 +20,10 @@ export interface ClientCache {
    * resolves once every other replica has been told (the message handed to the broker).
    */
   changed(clientId: string): Promise<void>;
+  /** Drops the row here only (it was found out of date): the change that made it so was published by its maker. */
+  forget(clientId: string): Promise<void>;
+  /** Whether the row is held right now (observability and tests). */
+  holds(clientId: string): boolean;
 }
 
 /** What a cache hears from the other replicas. */
@@ -123,6 +127,14 @@ export class LruClientCache implements ClientCache {
   async changed(clientId: string): Promise<void> {
     this.#drop(clientId);
     await this.channel.publish(CLIENT_TOPIC, clientId);
+  }
+
+  holds(clientId: string): boolean {
+    return this.#held.has(clientId);
+  }
+
+  async forget(clientId: string): Promise<void> {
+    this.#drop(clientId);
   }
 
   #drop(clientId: string): void {

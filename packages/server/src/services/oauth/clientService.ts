@@ -288,9 +288,62 @@ export class ClientService {
     if (!deleted) throw clientNotFound();
   }
 
+  /** The cache the token endpoint's exchange reads through, if any (observability and tests). */
+  get cache(): ClientCache | undefined {
+    return this.#cache;
+  }
+
   async findClient(clientId: string): Promise<OAuthClient | undefined> {
     if (clientId.length === 0 || clientId.length > 64) return undefined;
-    return this.#cache ? this.#cache.get(clientId, this.#load) : this.store.findById(clientId);
+    return this.store.findById(clientId);
+  }
+
+  /**
+   * Authenticates the client from the cache (the database on a miss) and runs `use` with it, telling it to
+   * re-check the row where it commits (`checkAtCommit: true`, e.g. `redeemCode`'s client check): a row that
+   * another replica changed a moment ago, before its invalidation arrived here, then makes the commit refuse.
+   * When `use` fails with an error `couldBeStale` accepts, the stored row is read: if it differs from the one
+   * used, the cache drops it and the whole call runs again on the stored row (authentication included,
+   * `checkAtCommit: false`); otherwise the error stands. Without a cache: the stored row, no re-check.
+   */
+  async authenticateThen<T>(
+    clientId: string,
+    secret: string,
+    use: (client: OAuthClient, checkAtCommit: boolean) => Promise<T>,
+    couldBeStale: (err: unknown) => boolean,
+  ): Promise<T> {
+    const cache = this.#cache;
+    if (!cache || clientId.length === 0 || clientId.length > 64) {
+      return use(await this.authenticateClient(clientId, secret), false);
+    }
+    const held = await cache.get(clientId, this.#load);
+    const ok = this.#secretMatches(held, secret);
+    if (held && ok) {
+      try {
+        return await use(held, true);
+      } catch (err) {
+        if (!couldBeStale(err) || !(await this.#dropIfStale(held))) throw err;
+      }
+    } else if (held && (await this.#dropIfStale(held))) {
+      // The held row refused the secret but is out of date: the stored row decides (below).
+    } else {
+      throw invalidClient();
+    }
+    return use(await this.authenticateClient(clientId, secret), false);
+  }
+
+  /** True (and the row dropped from the cache) when the stored row differs from `held` or is gone. */
+  async #dropIfStale(held: OAuthClient): Promise<boolean> {
+    const stored = await this.store.findById(held.clientId);
+    const same =
+      stored !== undefined &&
+      stored.secretHash === held.secretHash &&
+      stored.previousSecret?.hash === held.previousSecret?.hash &&
+      stored.previousSecret?.expiresAt === held.previousSecret?.expiresAt &&
+      stored.dapp === held.dapp;
+    if (same) return false;
+    await this.#cache?.forget(held.clientId);
+    return true;
   }
 
   /** A committed change (or an attempt that found nothing): this replica and the others drop the row. */
