@@ -1,13 +1,14 @@
 import type { OAuthClient } from '../../stores/clientStore.js';
 
 /**
- * The registered apps' rows (OAuth clients) in memory, read on every client-authenticated call (the
- * token endpoint, the backend integration's `get_token`, introspection, revocation). `ClientService`
- * reads through it and reports every change it makes; nothing else writes `oauth_clients`.
+ * The registered apps' rows (OAuth clients) in memory, for calls that re-check the row where they commit
+ * (`ClientService.authenticateThen`: the code exchange). `ClientService` reports every change it makes;
+ * nothing else writes `oauth_clients`.
  *
- * Correctness across replicas (docs/oauth.md, "The client cache"): a change is dropped here and published
- * to the other replicas before the changing call returns; a replica whose subscription is down (or was:
- * anything may have been missed) drops everything and reads the database until it is in sync again.
+ * Freshness across replicas (docs/oauth.md, "The client cache"): a change is dropped here and published to
+ * the other replicas before the changing call returns; a replica whose subscription is down (or was:
+ * anything may have been missed) drops everything and reads the database until it is in sync again. The
+ * re-check at commit is what makes a use exact; this keeps re-checks from failing.
  */
 export interface ClientCache {
   /** The live client `clientId`: from memory when held and fresh, else from `load` (kept for next time). */

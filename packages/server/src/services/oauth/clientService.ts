@@ -132,10 +132,10 @@ export function displayAppName(name: string): string {
  * Apps (OAuth clients). Secrets are 256-bit random values, so a keyed fast hash (HMAC-SHA256
  * under a key derived from MASTER_KEY) is the right storage: no password-style stretching is
  * needed, and a stolen table alone cannot even confirm a guess. Apps change (edit, secret rotation,
- * delete: docs/accounts.md): lookups read through a `ClientCache` when one is given (the server's), and
- * every change here is reported to it after it is committed and before the call returns, which drops the
- * row on this replica and tells the others (docs/oauth.md, "The client cache"). Without one, every lookup
- * reads the database.
+ * delete: docs/accounts.md): lookups read the database, except `authenticateThen` (the code exchange), which
+ * reads a `ClientCache` when one is given and has the caller re-check the row where it commits. Every change
+ * here is reported to the cache after it is committed and before the call returns, which drops the row on
+ * this replica and tells the others (docs/oauth.md, "The client cache").
  */
 export class ClientService {
   /**
