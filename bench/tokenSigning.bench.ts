@@ -1,7 +1,8 @@
 /**
  * Micro-benchmark: one ES256 JWT signed by jose (`SignJWT`, WebCrypto `CryptoKey`: an async job on
- * libuv's thread pool) against node:crypto's synchronous `sign` on a `KeyObject` (what `TokenService`
- * uses). Alternating rounds, so load from elsewhere hits both; medians of wall time and process CPU
+ * libuv's thread pool) against node:crypto's synchronous `sign` on a `KeyObject`, with the key in an
+ * options object asking for `ieee-p1363` and (what `TokenService` uses since issue 43) with the KeyObject
+ * alone, its DER signature converted to r || s. Alternating rounds, so load from elsewhere hits both; medians of wall time and process CPU
  * time per token. Not a test: it asserts nothing.
  *
  *   node --import tsx bench/tokenSigning.bench.ts [--tokens 2000] [--rounds 7]
@@ -9,6 +10,7 @@
 import { createPrivateKey, type JsonWebKey, randomUUID, sign } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { derToP1363 } from '../packages/server/src/crypto/ecdsaSignature.js';
 import { machineInfo, writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
@@ -36,6 +38,15 @@ async function viaJose(): Promise<string> {
 }
 
 function viaNodeCrypto(): string {
+  return viaNode((input) => sign('sha256', input, { key: keyObject, dsaEncoding: 'ieee-p1363' }));
+}
+
+/** What `TokenService.signJwt` does (issue 43): the KeyObject alone (DER out), then r || s. */
+function viaNodeCryptoDer(): string {
+  return viaNode((input) => derToP1363(sign('sha256', input, keyObject), 32));
+}
+
+function viaNode(signInput: (input: Buffer) => Buffer): string {
   const iat = Math.floor(Date.now() / 1000);
   const payload = {
     ...claims,
@@ -46,7 +57,7 @@ function viaNodeCrypto(): string {
     jti: randomUUID(),
   };
   const input = `${b64(JSON.stringify({ alg: 'ES256', kid, typ: 'JWT' }))}.${b64(JSON.stringify(payload))}`;
-  const signature = sign('sha256', Buffer.from(input), { key: keyObject, dsaEncoding: 'ieee-p1363' });
+  const signature = signInput(Buffer.from(input));
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -62,11 +73,14 @@ async function measure(run: () => Promise<string> | string): Promise<{ wall: num
 
 await measure(viaJose);
 await measure(viaNodeCrypto);
+await measure(viaNodeCryptoDer);
 const jose: { wall: number; cpu: number }[] = [];
 const node: { wall: number; cpu: number }[] = [];
+const der: { wall: number; cpu: number }[] = [];
 for (let r = 0; r < rounds; r++) {
   jose.push(await measure(viaJose));
   node.push(await measure(viaNodeCrypto));
+  der.push(await measure(viaNodeCryptoDer));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
@@ -76,6 +90,7 @@ const result = {
   rounds,
   jose_webcrypto_us: { wall: median(jose.map((m) => m.wall)), cpu: median(jose.map((m) => m.cpu)) },
   node_crypto_us: { wall: median(node.map((m) => m.wall)), cpu: median(node.map((m) => m.cpu)) },
+  node_crypto_der_us: { wall: median(der.map((m) => m.wall)), cpu: median(der.map((m) => m.cpu)) },
 };
 const m = machineInfo();
 console.log(
@@ -87,6 +102,9 @@ console.log(
   `| jose SignJWT (WebCrypto) | ${result.jose_webcrypto_us.wall.toFixed(1)} (${spread(jose.map((x) => x.wall))}) | ${result.jose_webcrypto_us.cpu.toFixed(1)} (${spread(jose.map((x) => x.cpu))}) |`,
 );
 console.log(
-  `| node:crypto sign (KeyObject) | ${result.node_crypto_us.wall.toFixed(1)} (${spread(node.map((x) => x.wall))}) | ${result.node_crypto_us.cpu.toFixed(1)} (${spread(node.map((x) => x.cpu))}) |`,
+  `| node:crypto sign ({ key, dsaEncoding: 'ieee-p1363' }) | ${result.node_crypto_us.wall.toFixed(1)} (${spread(node.map((x) => x.wall))}) | ${result.node_crypto_us.cpu.toFixed(1)} (${spread(node.map((x) => x.cpu))}) |`,
+);
+console.log(
+  `| node:crypto sign (KeyObject alone, DER → r‖s; TokenService) | ${result.node_crypto_der_us.wall.toFixed(1)} (${spread(der.map((x) => x.wall))}) | ${result.node_crypto_der_us.cpu.toFixed(1)} (${spread(der.map((x) => x.cpu))}) |`,
 );
 writeBenchSummary(result);

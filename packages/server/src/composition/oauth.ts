@@ -8,6 +8,7 @@ import type { Authenticator } from '../services/tokens/authenticator.js';
 import type { TokenService } from '../services/tokens/tokenService.js';
 import { BrowserSessionService } from '../services/oauth/browserSessions.js';
 import type { AppAccess } from '../services/orgs/appAccess.js';
+import { LruClientCache } from '../services/oauth/clientCache.js';
 import { ClientService } from '../services/oauth/clientService.js';
 import { DeviceAuthorizationService } from '../services/oauth/deviceAuthorizationGrant.js';
 import { OAuthService } from '../services/oauth/oauthService.js';
@@ -60,12 +61,6 @@ export async function createOAuthDomain(deps: {
   outbox?: WebhookOutbox | undefined;
 }): Promise<OAuthDomain> {
   const { config, db, logger, redis } = deps;
-  const clients = new ClientService(
-    new ClientStore(db),
-    deps.masterKey,
-    deps.appAccess,
-    deps.callbackTargets,
-  );
   const channel = revocationChannel(`${config.publicUrl}|${deps.pgSchema ?? ''}`);
   const revocationBus = redis
     ? new RedisRevocationBus(redis, channel)
@@ -80,6 +75,16 @@ export async function createOAuthDomain(deps: {
     throw err;
   }
   deps.authenticator.useRevocationList(revocations);
+  // The apps' rows in memory, invalidated over the revocation bus (docs/oauth.md, "The client cache").
+  const clients = new ClientService(
+    new ClientStore(db),
+    deps.masterKey,
+    deps.appAccess,
+    deps.callbackTargets,
+    {
+      cache: new LruClientCache(revocations),
+    },
+  );
   const oauth = new OAuthService({
     grants: new OAuthGrantStore(db, deps.outbox),
     tokens: deps.tokens,

@@ -91,8 +91,11 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const dialect = new SqliteDialect({ database: withStatementCache(sqlite) });
+  const cached = withStatementCache(sqlite);
+  const dialect = new SqliteDialect({ database: cached });
   const db = new Kysely<Database>({ dialect: options.traced ? tracedDialect(dialect, 'sqlite') : dialect });
+  // Traced, every statement must pass through the dialect (one span each): no native path then.
+  if (!options.traced) nativeHandles.set(db, cached);
   return {
     db,
     dialect: 'sqlite',
@@ -100,6 +103,21 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     pool: () => ({ total: 1, idle: 0, waiting: 0 }),
     close: () => db.destroy(),
   };
+}
+
+const nativeHandles = new WeakMap<Db, SQLite.Database>();
+
+/**
+ * The better-sqlite3 handle behind `db` (its prepared statements cached by text), for a hot path that runs a
+ * whole transaction synchronously (`handle.transaction(fn)`: BEGIN and COMMIT issued natively, no promise
+ * per statement). Undefined on PostgreSQL and when statements are traced.
+ *
+ * Only while `handle.inTransaction` is false: Kysely's transactions hold the same single connection across
+ * awaits, and a native transaction begun inside one would become a savepoint of it (committed or rolled
+ * back with it). Callers check it and otherwise take their Kysely path, which waits for the connection.
+ */
+export function nativeSqlite(db: Db): SQLite.Database | undefined {
+  return nativeHandles.get(db);
 }
 
 const STATEMENT_CACHE_SIZE = 500;

@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
-import type { Database, Db } from '../db/database.js';
+import type SQLite from 'better-sqlite3';
+import { type Database, type Db, nativeSqlite } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';
@@ -60,6 +61,32 @@ declare module '../db/database.js' {
     oauth_refresh_tokens: OAuthRefreshTokensTable;
   }
 }
+
+/**
+ * What a cached client row said about the app (docs/oauth.md, "The client cache"): the redemption commits
+ * only if the stored row still says the same, so a row another replica changed a moment ago is never used.
+ */
+export interface ClientRowCheck {
+  secretHash: string;
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: number | null;
+  dapp: boolean;
+}
+
+interface RedeemInput {
+  codeHash: string;
+  now: number;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string | null;
+  /** Commit only while the app's stored row matches this (and is not deleted). */
+  clientRow?: ClientRowCheck | undefined;
+}
+interface FirstRefreshToken {
+  tokenHash: string;
+  expiresAt: number;
+}
+type NativeRedeem = (input: RedeemInput, token: FirstRefreshToken) => OAuthCodesTable | undefined;
 
 /** One authorization: created with its code; every token issued from that code carries its id. */
 export interface GrantRecord {
@@ -255,6 +282,9 @@ class LostRace extends Error {}
 export class OAuthGrantStore {
   /** PostgreSQL runs data-modifying CTEs; SQLite does not (see `redeemCode`). */
   readonly #postgres: boolean;
+  /** SQLite's better-sqlite3 handle, for the code exchange's one transaction (`nativeSqlite`). */
+  readonly #native: SQLite.Database | undefined;
+  #nativeRedeemFn: NativeRedeem | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
   constructor(
@@ -262,6 +292,7 @@ export class OAuthGrantStore {
     private readonly outbox?: WebhookOutbox,
   ) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.#native = nativeSqlite(db);
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
@@ -437,18 +468,34 @@ export class OAuthGrantStore {
       redirectUri: string;
       /** S256 of the presented code_verifier, or null when none was presented. */
       codeChallenge: string | null;
+      /** The app's row as the caller authenticated it: refused (undefined) unless the stored row matches. */
+      clientRow?: ClientRowCheck | undefined;
     },
     firstRefreshToken: { tokenHash: string; expiresAt: number },
   ): Promise<CodeRecord | undefined> {
+    if (this.#native && !this.#native.inTransaction) {
+      const row = this.#nativeRedeem()(input, firstRefreshToken);
+      return row ? toCode(row) : undefined;
+    }
     const challenge =
       input.codeChallenge === null
         ? sql`code_challenge is null`
         : sql`code_challenge = ${input.codeChallenge}`;
+    const check = input.clientRow;
+    const clientUnchanged = check
+      ? sql`and exists (select 1 from oauth_clients c
+              where c.client_id = oauth_codes.client_id and c.deleted_at is null
+                and c.secret_hash = ${check.secretHash}
+                and c.previous_secret_hash is not distinct from ${check.previousSecretHash}
+                and c.previous_secret_expires_at is not distinct from ${check.previousSecretExpiresAt}
+                and c.dapp = ${check.dapp ? 1 : 0})`
+      : sql``;
     const consume = sql`update oauth_codes set used_at = ${input.now}
       where code_hash = ${input.codeHash} and used_at is null and expires_at > ${input.now}
         and client_id = ${input.clientId} and redirect_uri = ${input.redirectUri} and ${challenge}
         and not exists (select 1 from oauth_grants g
                         where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
+        ${clientUnchanged}
       returning *`;
     const { tokenHash, expiresAt } = firstRefreshToken;
     if (this.#postgres) {
@@ -467,6 +514,51 @@ export class OAuthGrantStore {
       );
       return toCode(row);
     });
+  }
+
+  /**
+   * `redeemCode` on SQLite as one native better-sqlite3 transaction: the same two statements (the
+   * conditional UPDATE, `IS` being SQLite's null-safe equality for the PKCE challenge, and the INSERT) and
+   * one commit, run synchronously — no Kysely compilation, connection mutex or promise per statement
+   * (docs/performance-http.md, "Round 3"). Built on first use.
+   */
+  #nativeRedeem(): NativeRedeem {
+    if (this.#nativeRedeemFn) return this.#nativeRedeemFn;
+    const native = this.#native!;
+    const consume = native.prepare<
+      Record<string, unknown>,
+      OAuthCodesTable
+    >(`update oauth_codes set used_at = @now
+      where code_hash = @codeHash and used_at is null and expires_at > @now
+        and client_id = @clientId and redirect_uri = @redirectUri and code_challenge is @codeChallenge
+        and not exists (select 1 from oauth_grants g
+                        where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
+        and (@check = 0 or exists (select 1 from oauth_clients c
+              where c.client_id = oauth_codes.client_id and c.deleted_at is null
+                and c.secret_hash = @secretHash and c.previous_secret_hash is @previousSecretHash
+                and c.previous_secret_expires_at is @previousSecretExpiresAt and c.dapp = @dapp))
+      returning *`);
+    const issue = native.prepare(`insert into oauth_refresh_tokens
+      (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
+    this.#nativeRedeemFn = native.transaction((input: RedeemInput, token: FirstRefreshToken) => {
+      const client = input.clientRow;
+      const row = consume.get({
+        now: input.now,
+        codeHash: input.codeHash,
+        clientId: input.clientId,
+        redirectUri: input.redirectUri,
+        codeChallenge: input.codeChallenge,
+        check: client ? 1 : 0,
+        secretHash: client?.secretHash ?? null,
+        previousSecretHash: client?.previousSecretHash ?? null,
+        previousSecretExpiresAt: client?.previousSecretExpiresAt ?? null,
+        dapp: client?.dapp ? 1 : 0,
+      });
+      if (!row) return undefined;
+      issue.run(token.tokenHash, row.grant_id, row.client_id, row.user_uuid, input.now, token.expiresAt);
+      return row;
+    });
+    return this.#nativeRedeemFn;
   }
 
   async findGrant(grantId: string): Promise<GrantRecord | undefined> {

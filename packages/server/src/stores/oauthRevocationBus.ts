@@ -9,6 +9,8 @@ import { RedisPubSub } from './redisPubSub.js';
 /** What a replica hears from the others. */
 export interface RevocationBusListener {
   onEntry(entry: RevocationEntry): void;
+  /** Another replica changed something other replicas may hold in memory (`topic`: what, `key`: which). */
+  onInvalidation?(topic: string, key: string): void;
   /** The subscription is (re-)established; anything published while it was down may be missed. */
   onConnected(): void;
   /** The subscription is down: messages published from now on may be missed. */
@@ -22,32 +24,52 @@ export interface RevocationBus {
   readonly connectionName: string;
   start(listener: RevocationBusListener): void;
   publish(entry: RevocationEntry): Promise<void>;
+  /** Tells the other replicas to drop what they hold of `key` (e.g. topic `client`: an app's row). */
+  publishInvalidation(topic: string, key: string): Promise<void>;
   close(): Promise<void>;
 }
 
 interface WireMessage {
   /** Origin bus, so a replica skips its own messages (already applied synchronously). */
   o: string;
-  k: RevocationKind;
+  /** `grant` and `jti`: a revocation; `x`: an invalidation (replicas before it ignore the kind). */
+  k: RevocationKind | 'x';
   v: string;
   e: number;
+  /** The invalidation's topic (kind `x` only). */
+  t?: string;
 }
+
+type BusMessage =
+  { type: 'revocation'; entry: RevocationEntry } | { type: 'invalidation'; topic: string; key: string };
 
 function encode(origin: string, entry: RevocationEntry): string {
   const message: WireMessage = { o: origin, k: entry.kind, v: entry.value, e: entry.expiresAt };
   return JSON.stringify(message);
 }
 
-function decode(origin: string, text: string): RevocationEntry | undefined {
+function encodeInvalidation(origin: string, topic: string, key: string): string {
+  const message: WireMessage = { o: origin, k: 'x', v: key, e: 0, t: topic };
+  return JSON.stringify(message);
+}
+
+function decode(origin: string, text: string): BusMessage | undefined {
   try {
     const m = JSON.parse(text) as Partial<WireMessage>;
-    if (m.o === origin) return undefined;
-    if ((m.k !== 'grant' && m.k !== 'jti') || typeof m.v !== 'string' || typeof m.e !== 'number')
-      return undefined;
-    return { kind: m.k, value: m.v, expiresAt: m.e };
+    if (m.o === origin || typeof m.v !== 'string') return undefined;
+    if (m.k === 'x') {
+      return typeof m.t === 'string' ? { type: 'invalidation', topic: m.t, key: m.v } : undefined;
+    }
+    if ((m.k !== 'grant' && m.k !== 'jti') || typeof m.e !== 'number') return undefined;
+    return { type: 'revocation', entry: { kind: m.k, value: m.v, expiresAt: m.e } };
   } catch {
     return undefined;
   }
+}
+
+function deliver(listener: RevocationBusListener, message: BusMessage | undefined): void {
+  if (message?.type === 'revocation') listener.onEntry(message.entry);
+  else if (message?.type === 'invalidation') listener.onInvalidation?.(message.topic, message.key);
 }
 
 /** Channel names are per deployment (issuer and schema), so unrelated services sharing a broker never mix. */
@@ -70,10 +92,7 @@ export class RedisRevocationBus implements RevocationBus {
 
   start(listener: RevocationBusListener): void {
     this.#channel.start({
-      onMessage: (text) => {
-        const entry = decode(this.#channel.origin, text);
-        if (entry) listener.onEntry(entry);
-      },
+      onMessage: (text) => deliver(listener, decode(this.#channel.origin, text)),
       onConnected: () => listener.onConnected(),
       onDisconnected: () => listener.onDisconnected(),
     });
@@ -81,6 +100,10 @@ export class RedisRevocationBus implements RevocationBus {
 
   async publish(entry: RevocationEntry): Promise<void> {
     await this.#channel.publish(encode(this.#channel.origin, entry));
+  }
+
+  async publishInvalidation(topic: string, key: string): Promise<void> {
+    await this.#channel.publish(encodeInvalidation(this.#channel.origin, topic, key));
   }
 
   close(): Promise<void> {
@@ -131,8 +154,7 @@ export class PgRevocationBus implements RevocationBus {
       client.on('end', onDown);
       client.on('notification', (msg) => {
         if (msg.channel !== this.channel || !msg.payload) return;
-        const entry = decode(this.#origin, msg.payload);
-        if (entry) listener.onEntry(entry);
+        deliver(listener, decode(this.#origin, msg.payload));
       });
       client
         .connect()
@@ -147,7 +169,15 @@ export class PgRevocationBus implements RevocationBus {
   }
 
   async publish(entry: RevocationEntry): Promise<void> {
-    await sql`select pg_notify(${this.channel}, ${encode(this.#origin, entry)})`.execute(this.db);
+    await this.#notify(encode(this.#origin, entry));
+  }
+
+  async publishInvalidation(topic: string, key: string): Promise<void> {
+    await this.#notify(encodeInvalidation(this.#origin, topic, key));
+  }
+
+  async #notify(payload: string): Promise<void> {
+    await sql`select pg_notify(${this.channel}, ${payload})`.execute(this.db);
   }
 
   async close(): Promise<void> {

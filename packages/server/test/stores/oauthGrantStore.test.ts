@@ -131,6 +131,64 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(await store.findRefreshToken(firstRefresh('f').tokenHash)).toBeUndefined();
   });
 
+  it('redeems a code without PKCE only without a challenge, and never inside another open transaction', async () => {
+    const store = new OAuthGrantStore(db);
+    const now = Date.now();
+    const g = randomUUID();
+    const c = code(g, now + 600_000);
+    await store.createGrantWithCode(grant(g, now), c);
+    const base = { codeHash: c.codeHash, now, clientId, redirectUri: c.redirectUri, codeChallenge: null };
+    const token = (name: string) => ({ tokenHash: `refresh-${name}-${g}`, expiresAt: now + DAY });
+    expect(await store.redeemCode({ ...base, codeChallenge: 'x' }, token('a'))).toBeUndefined();
+    // While another transaction holds the connection (SQLite: one connection), the redemption waits for it
+    // instead of joining it: rolling that transaction back leaves the redemption committed.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let begun: () => void = () => undefined;
+    const open = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const outer = db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.selectFrom('oauth_codes').select('code_hash').where('code_hash', '=', c.codeHash).execute();
+        begun();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch((err: Error) => err.message);
+    await open;
+    const redeemed = store.redeemCode(base, token('b'));
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    expect(await outer).toBe('rolled back');
+    expect(await redeemed).toMatchObject({ grantId: g, usedAt: now, codeChallenge: null });
+    expect((await store.findCode(c.codeHash))?.usedAt).toBe(now);
+    expect(await store.findRefreshToken(token('b').tokenHash)).toMatchObject({ grantId: g });
+  });
+
+  it('redeems with a cached client row only while the stored row still matches it', async () => {
+    const store = new OAuthGrantStore(db);
+    const now = Date.now();
+    const g = randomUUID();
+    const c = code(g, now + 600_000);
+    await store.createGrantWithCode(grant(g, now), c);
+    const base = { codeHash: c.codeHash, now, clientId, redirectUri: c.redirectUri, codeChallenge: null };
+    const token = (name: string) => ({ tokenHash: `refresh-${name}-${g}`, expiresAt: now + DAY });
+    const stored = { secretHash: 'h', previousSecretHash: null, previousSecretExpiresAt: null, dapp: false };
+    for (const stale of [
+      { ...stored, secretHash: 'rotated-away' },
+      { ...stored, previousSecretHash: 'x', previousSecretExpiresAt: now },
+      { ...stored, dapp: true },
+    ]) {
+      expect(await store.redeemCode({ ...base, clientRow: stale }, token('stale'))).toBeUndefined();
+    }
+    expect((await store.findCode(c.codeHash))?.usedAt).toBeNull();
+    expect(await store.redeemCode({ ...base, clientRow: stored }, token('ok'))).toMatchObject({ grantId: g });
+  });
+
   it('rotates a refresh token once; the loser of a race changes nothing', async () => {
     const store = new OAuthGrantStore(db);
     const g = randomUUID();

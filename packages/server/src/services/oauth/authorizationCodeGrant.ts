@@ -37,6 +37,11 @@ export interface ExchangeCodeInput {
   code: string;
   redirectUri: string;
   codeVerifier?: string | undefined;
+  /**
+   * `client` came from the client cache: the redemption commits only if the stored row still matches it
+   * (`ClientService.authenticateThen` retries with the stored row when it does not).
+   */
+  checkClientAtCommit?: boolean | undefined;
 }
 
 /**
@@ -117,6 +122,14 @@ export async function exchangeCode(
             clientId: input.client.clientId,
             redirectUri: input.redirectUri,
             codeChallenge: presentedChallenge,
+            clientRow: input.checkClientAtCommit
+              ? {
+                  secretHash: input.client.secretHash,
+                  previousSecretHash: input.client.previousSecret?.hash ?? null,
+                  previousSecretExpiresAt: input.client.previousSecret?.expiresAt ?? null,
+                  dapp: input.client.dapp,
+                }
+              : undefined,
           },
           { tokenHash: sha256Hex(refreshToken), expiresAt: now + REFRESH_TOKEN_TTL_MS },
         );

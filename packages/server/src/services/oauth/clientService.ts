@@ -1,9 +1,10 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
 import type { AppAccess } from '../orgs/appAccess.js';
 import type { Actor } from '../orgs/roles.js';
 import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
+import type { ClientCache } from './clientCache.js';
 import { invalidClient } from './oauthErrors.js';
 import { deriveKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
 
@@ -131,13 +132,22 @@ export function displayAppName(name: string): string {
  * Apps (OAuth clients). Secrets are 256-bit random values, so a keyed fast hash (HMAC-SHA256
  * under a key derived from MASTER_KEY) is the right storage: no password-style stretching is
  * needed, and a stolen table alone cannot even confirm a guess. Apps change (edit, secret rotation,
- * delete: docs/accounts.md), so every lookup reads the database — one primary-key read — and a change is
- * seen by every replica at once, with no cache to invalidate.
+ * delete: docs/accounts.md): lookups read the database, except `authenticateThen` (the code exchange), which
+ * reads a `ClientCache` when one is given and has the caller re-check the row where it commits. Every change
+ * here is reported to the cache after it is committed and before the call returns, which drops the row on
+ * this replica and tells the others (docs/oauth.md, "The client cache").
  */
 export class ClientService {
-  readonly #secretKey: Buffer;
+  /**
+   * A `KeyObject`, not a `Buffer`: node:crypto imports a raw key on every `createHmac`, which cost ~10 µs
+   * of the ~12 µs an HMAC took here, on every client-authenticated call (docs/performance-http.md).
+   */
+  readonly #secretKey: KeyObject;
   /** Compared against when the client is unknown, so a miss costs the same as a wrong secret. */
   readonly #dummyHash: Buffer;
+  readonly #cache: ClientCache | undefined;
+  private readonly now: () => number;
+  readonly #load = (clientId: string) => this.store.findById(clientId);
 
   constructor(
     private readonly store: ClientStore,
@@ -146,9 +156,15 @@ export class ClientService {
     private readonly access: Pick<AppAccess, 'require'>,
     /** The SSRF policy for redirect URIs (decisions §7); absent in unit tests of other parts. */
     private readonly targets?: CallbackTargetPolicy,
-    private readonly now: () => number = Date.now,
+    options: {
+      now?: (() => number) | undefined;
+      /** The rows in memory, followed across replicas; absent: every lookup reads the database. */
+      cache?: ClientCache | undefined;
+    } = {},
   ) {
-    this.#secretKey = deriveKey(masterKey, 'client-secret/v1');
+    this.now = options.now ?? Date.now;
+    this.#cache = options.cache;
+    this.#secretKey = createSecretKey(deriveKey(masterKey, 'client-secret/v1'));
     this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
 
@@ -230,7 +246,9 @@ export class ClientService {
       redirectUris = [...new Set(changes.redirectUris)];
     }
     const stored = { name, redirectUris, requireMfa: changes.requireMfa };
-    if (!(await this.store.update(clientId, stored))) throw clientNotFound();
+    const updated = await this.store.update(clientId, stored);
+    await this.#changed(clientId);
+    if (!updated) throw clientNotFound();
     const client = await this.store.findById(clientId);
     if (!client) throw clientNotFound();
     return viewOf(client);
@@ -254,6 +272,7 @@ export class ClientService {
       hmacHex(this.#secretKey, clientSecret),
       oldSecretValidUntil,
     );
+    await this.#changed(clientId);
     if (!rotated) throw clientNotFound();
     return { clientSecret, oldSecretValidUntil };
   }
@@ -264,12 +283,72 @@ export class ClientService {
    */
   async remove(actor: Actor, clientId: string): Promise<void> {
     await this.access.require(clientId, actor, 'delete');
-    if (!(await this.store.markDeleted(clientId, this.now()))) throw clientNotFound();
+    const deleted = await this.store.markDeleted(clientId, this.now());
+    await this.#changed(clientId);
+    if (!deleted) throw clientNotFound();
+  }
+
+  /** The cache the token endpoint's exchange reads through, if any (observability and tests). */
+  get cache(): ClientCache | undefined {
+    return this.#cache;
   }
 
   async findClient(clientId: string): Promise<OAuthClient | undefined> {
     if (clientId.length === 0 || clientId.length > 64) return undefined;
     return this.store.findById(clientId);
+  }
+
+  /**
+   * Authenticates the client from the cache (the database on a miss) and runs `use` with it, telling it to
+   * re-check the row where it commits (`checkAtCommit: true`, e.g. `redeemCode`'s client check): a row that
+   * another replica changed a moment ago, before its invalidation arrived here, then makes the commit refuse.
+   * When `use` fails with an error `couldBeStale` accepts, the stored row is read: if it differs from the one
+   * used, the cache drops it and the whole call runs again on the stored row (authentication included,
+   * `checkAtCommit: false`); otherwise the error stands. Without a cache: the stored row, no re-check.
+   */
+  async authenticateThen<T>(
+    clientId: string,
+    secret: string,
+    use: (client: OAuthClient, checkAtCommit: boolean) => Promise<T>,
+    couldBeStale: (err: unknown) => boolean,
+  ): Promise<T> {
+    const cache = this.#cache;
+    if (!cache || clientId.length === 0 || clientId.length > 64) {
+      return use(await this.authenticateClient(clientId, secret), false);
+    }
+    const held = await cache.get(clientId, this.#load);
+    const ok = this.#secretMatches(held, secret);
+    if (held && ok) {
+      try {
+        return await use(held, true);
+      } catch (err) {
+        if (!couldBeStale(err) || !(await this.#dropIfStale(held))) throw err;
+      }
+    } else if (held && (await this.#dropIfStale(held))) {
+      // The held row refused the secret but is out of date: the stored row decides (below).
+    } else {
+      throw invalidClient();
+    }
+    return use(await this.authenticateClient(clientId, secret), false);
+  }
+
+  /** True (and the row dropped from the cache) when the stored row differs from `held` or is gone. */
+  async #dropIfStale(held: OAuthClient): Promise<boolean> {
+    const stored = await this.store.findById(held.clientId);
+    const same =
+      stored !== undefined &&
+      stored.secretHash === held.secretHash &&
+      stored.previousSecret?.hash === held.previousSecret?.hash &&
+      stored.previousSecret?.expiresAt === held.previousSecret?.expiresAt &&
+      stored.dapp === held.dapp;
+    if (same) return false;
+    await this.#cache?.forget(held.clientId);
+    return true;
+  }
+
+  /** A committed change (or an attempt that found nothing): this replica and the others drop the row. */
+  async #changed(clientId: string): Promise<void> {
+    await this.#cache?.changed(clientId);
   }
 
   /** True when the secret is the client's; constant time, and as slow for unknown clients. */

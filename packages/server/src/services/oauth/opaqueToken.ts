@@ -1,4 +1,4 @@
-import { createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
 
 const TOKEN_BYTES = 32;
 /** Random bytes drawn 64 tokens at a time: one CSPRNG call per 64 tokens instead of one each (as
@@ -30,6 +30,6 @@ export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `dauth/${purpose}`, 32));
 }
 
-export function hmacHex(key: Buffer, text: string): string {
+export function hmacHex(key: Buffer | KeyObject, text: string): string {
   return createHmac('sha256', key).update(text).digest('hex');
 }

@@ -4,6 +4,7 @@ import type { RevocationBus } from '../../stores/oauthRevocationBus.js';
 import type { OAuthRevocationStore, RevocationEntry } from '../../stores/oauthRevocationStore.js';
 import type { RevocationList } from '../tokens/authenticator.js';
 import type { TokenClaims } from '../tokens/tokenService.js';
+import type { InvalidationChannel, InvalidationListener } from './clientCache.js';
 
 export type { RevocationEntry } from '../../stores/oauthRevocationStore.js';
 
@@ -30,7 +31,7 @@ export interface RevocationRegistryOptions {
  *
  * Entries are kept only until every token they could match has expired, so the set stays small.
  */
-export class RevocationRegistry implements RevocationList {
+export class RevocationRegistry implements RevocationList, InvalidationChannel {
   readonly #grants = new Map<string, number>();
   readonly #jtis = new Map<string, number>();
   readonly #bus: RevocationBus | undefined;
@@ -41,6 +42,10 @@ export class RevocationRegistry implements RevocationList {
   /** Entries whose publication failed; sent again when the bus reconnects. */
   #unpublished: RevocationEntry[] = [];
   #onSync: (() => void)[] = [];
+  /** Caches that follow the other replicas' changes over the same bus (`InvalidationChannel`). */
+  readonly #listeners = new Map<string, InvalidationListener[]>();
+  /** Invalidations whose publication failed; sent again when the bus reconnects. */
+  #unpublishedInvalidations: { topic: string; key: string }[] = [];
 
   constructor(
     private readonly store: OAuthRevocationStore,
@@ -76,11 +81,15 @@ export class RevocationRegistry implements RevocationList {
     const firstSync = new Promise<void>((resolve) => this.#onSync.push(resolve));
     this.#bus.start({
       onEntry: (entry) => this.#apply(entry),
+      onInvalidation: (topic, key) => {
+        for (const listener of this.#listeners.get(topic) ?? []) listener.invalidate(key);
+      },
       onConnected: () => void this.#resync(),
       onDisconnected: () => {
         if (this.#inSync) this.options.logger?.warn('revocation bus down: checking the database per request');
         this.#inSync = false;
         this.#epoch++;
+        this.#invalidateAll();
       },
     });
     const resync = setInterval(() => {
@@ -123,6 +132,30 @@ export class RevocationRegistry implements RevocationList {
     }
   }
 
+  /** `InvalidationChannel`: `listener` hears the other replicas' invalidations of `topic`. */
+  listen(topic: string, listener: InvalidationListener): void {
+    const listeners = this.#listeners.get(topic) ?? [];
+    listeners.push(listener);
+    this.#listeners.set(topic, listeners);
+  }
+
+  /**
+   * `InvalidationChannel`: tells the other replicas (nothing to do without a bus). A failed publication is
+   * logged and sent again on reconnect; it does not fail the change that was already committed.
+   */
+  async publish(topic: string, key: string): Promise<void> {
+    if (!this.#bus) return;
+    try {
+      await this.#bus.publishInvalidation(topic, key);
+    } catch (err) {
+      this.#unpublishedInvalidations.push({ topic, key });
+      this.options.logger?.warn(
+        { err: (err as Error).message, topic },
+        'invalidation not published; will retry',
+      );
+    }
+  }
+
   async close(): Promise<void> {
     for (const t of this.#timers) clearInterval(t);
     this.#timers = [];
@@ -149,12 +182,20 @@ export class RevocationRegistry implements RevocationList {
     try {
       const pending = this.#unpublished.splice(0);
       for (const entry of pending) await this.#bus?.publish(entry).catch(() => this.#unpublished.push(entry));
+      const invalidations = this.#unpublishedInvalidations.splice(0);
+      for (const { topic, key } of invalidations) {
+        await this.#bus
+          ?.publishInvalidation(topic, key)
+          .catch(() => this.#unpublishedInvalidations.push({ topic, key }));
+      }
       await this.#reload();
     } catch (err) {
       this.options.logger?.warn({ err: (err as Error).message }, 'revocation reload failed');
       return;
     }
     if (epoch !== this.#epoch) return; // the bus dropped again while we were loading
+    // Anything cached before now may have missed a message while the subscription was down.
+    this.#invalidateAll();
     this.#inSync = true;
     for (const resolve of this.#onSync.splice(0)) resolve();
   }
@@ -168,6 +209,11 @@ export class RevocationRegistry implements RevocationList {
       // Fail closed: without the database we cannot tell, so we do not accept the token.
       throw databaseUnavailable('Token revocation cannot be checked right now');
     }
+  }
+
+  #invalidateAll(): void {
+    for (const listeners of this.#listeners.values())
+      for (const listener of listeners) listener.invalidateAll();
   }
 
   #sweep(): void {

@@ -18,6 +18,7 @@ import {
 } from 'jose';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import { AppError } from '../../errors.js';
+import { derToP1363 } from '../../crypto/ecdsaSignature.js';
 import type { SigningKeyStore } from '../../stores/signingKeyStore.js';
 
 export const SIGNING_ALG = 'ES256';
@@ -242,10 +243,8 @@ export class TokenService {
   signJwt(claims: Record<string, unknown>): string {
     if (!this.#active) throw new Error('TokenService.init() has not run');
     const input = `${this.#active.encodedHeader}.${base64url(JSON.stringify(claims))}`;
-    const signature = signWithKey('sha256', Buffer.from(input), {
-      key: this.#active.keyObject,
-      dsaEncoding: 'ieee-p1363',
-    });
+    // The KeyObject alone (DER out, then r || s): half the CPU of `dsaEncoding: 'ieee-p1363'` (ecdsaSignature.ts).
+    const signature = derToP1363(signWithKey('sha256', Buffer.from(input), this.#active.keyObject), 32);
     return `${input}.${signature.toString('base64url')}`;
   }
 

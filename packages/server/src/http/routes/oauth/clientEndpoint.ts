@@ -17,9 +17,10 @@ export const TokenOnlyBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** Token answers are never cached (RFC 6749 §5.1). */
-export const noStore = async (_request: unknown, reply: FastifyReply) => {
+/** Token answers are never cached (RFC 6749 §5.1). A callback hook: no promise per request. */
+export const noStore = (_request: unknown, reply: FastifyReply, done: () => void) => {
   void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  done();
 };
 
 /**

@@ -5,6 +5,7 @@ import { MANAGEMENT_SCOPES } from '../../../services/serviceAccounts/scopes.js';
 import { DEVICE_CODE_GRANT_TYPE } from '../../../services/oauth/deviceAuthorizationGrant.js';
 import { invalidRequest, unsupportedGrantType } from '../../../services/oauth/oauthErrors.js';
 import type { TokensWithIdToken } from '../../../services/oidc/idTokenIssuer.js';
+import { AppError } from '../../../errors.js';
 import { errorResponses } from '../../schemas.js';
 import type { App } from '../../types.js';
 import { isServiceAccountId } from '../../../services/serviceAccounts/serviceAccountService.js';
@@ -111,21 +112,32 @@ export async function oauthTokenRoutes(app: App, services: Services): Promise<vo
           }),
         );
       }
+      if (body.grant_type === 'authorization_code') {
+        // The client from the cache, re-checked by the redemption's commit (docs/oauth.md, "The client cache").
+        const presented = presentedCredentials(request, body);
+        const issued = await clients.authenticateThen(
+          presented.clientId,
+          presented.secret,
+          (client, checkClientAtCommit) => {
+            if (body.code === undefined) throw invalidRequest('code', 'code is required');
+            if (body.redirect_uri === undefined)
+              throw invalidRequest('redirect_uri', 'redirect_uri is required');
+            return oauth.exchangeCode({
+              client,
+              code: body.code,
+              redirectUri: body.redirect_uri,
+              codeVerifier: body.code_verifier,
+              checkClientAtCommit,
+            });
+          },
+          (err) => err instanceof AppError && err.code === 'invalid_grant',
+        );
+        return tokenResult(await oidc.idTokens.complete(issued));
+      }
       const client = await authenticateClient(request, body, clients);
       if (body.grant_type === DEVICE_CODE_GRANT_TYPE) {
         if (body.device_code === undefined) throw invalidRequest('device_code', 'device_code is required');
         return tokenResult(await oidc.idTokens.complete(await devices.redeem(client, body.device_code)));
-      }
-      if (body.grant_type === 'authorization_code') {
-        if (body.code === undefined) throw invalidRequest('code', 'code is required');
-        if (body.redirect_uri === undefined) throw invalidRequest('redirect_uri', 'redirect_uri is required');
-        const issued = await oauth.exchangeCode({
-          client,
-          code: body.code,
-          redirectUri: body.redirect_uri,
-          codeVerifier: body.code_verifier,
-        });
-        return tokenResult(await oidc.idTokens.complete(issued));
       }
       if (body.refresh_token === undefined)
         throw invalidRequest('refresh_token', 'refresh_token is required');
