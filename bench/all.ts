@@ -3,9 +3,9 @@
  * docs/performance.md regenerated (between its marker comments) — on a quiet machine.
  *
  *   npm run bench:all                          # all runs; rewrites the table in docs/performance.md
- *   npm run bench:all -- --only pin,backend    # a subset (runs: http, http-pg, ops, content, backend,
- *                                              #   backend-pg, pin, passkeys, mfa, webhooks-pg, players,
- *                                              #   gas); table printed only
+ *   npm run bench:all -- --only pin,backend    # a subset (runs: http, http-pg, ops, ops-block-2, content,
+ *                                              #   content-block-2, backend, backend-pg, pin, passkeys, mfa,
+ *                                              #   webhooks-pg, players, gas); table printed only
  *   npm run bench:all -- --quick               # short durations: a smoke check of the pipeline;
  *                                              #   prints the table, never writes the docs
  *   npm run bench:all -- --write               # write the docs even with --only

@@ -54,12 +54,41 @@ export function benchRuns(quick: boolean): Run[] {
       ],
     },
     {
+      // Issue 43's whole block: ERC-20 transfers at 2-second blocks, one bundle per block beside the default
+      // BUNDLES_IN_FLIGHT (docs/performance.md, "Bundles in flight").
+      id: 'ops-block-2',
+      args: [
+        ...tsx,
+        'bench/ops.bench.ts',
+        '--block-time',
+        '2',
+        '--journal',
+        'on',
+        ...(quick
+          ? ['--concurrency', '20', '--ops', '40', '--rounds', '1']
+          : ['--concurrency', '400', '--ops', '1200', '--rounds', '3']),
+      ],
+    },
+    {
       id: 'content',
       args: [...tsx, 'bench/content.bench.ts'],
       // Quick: only the production configuration (journal on), not the side-by-side journal cost.
       env: quick
         ? { BENCH_SECONDS: '3', BENCH_WARMUP_SECONDS: '1', BENCH_CALLERS: '20', BENCH_JOURNAL: 'on' }
         : {},
+    },
+    {
+      // Consumptions at 2-second blocks: enough closed-loop callers to fill the batches in flight
+      // (docs/performance-content.md, round 3); the embedded run above measures balance_adex.
+      id: 'content-block-2',
+      args: [...tsx, 'bench/content.bench.ts', '--journal', 'on', '--block-time', '2'],
+      env: {
+        BENCH_ROUNDS: '1',
+        BENCH_BALANCE_ROUNDS: '0',
+        ...(quick
+          ? { BENCH_SECONDS: '4', BENCH_CALLERS: '100' }
+          : { BENCH_SECONDS: '12', BENCH_CALLERS: '2000' }),
+      },
     },
     { id: 'backend', args: [...tsx, 'bench/backend.bench.ts'], env: backend },
     { id: 'backend-pg', args: [...tsx, 'bench/backend.bench.ts'], env: backend, postgres: true },
