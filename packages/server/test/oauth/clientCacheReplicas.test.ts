@@ -1,18 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { createPgSchema } from '../helpers/databases.js';
-import {
-  postgresAvailable,
-  redisAvailable,
-  TEST_DATABASE_URL,
-  TEST_REDIS_URL,
-} from '../helpers/environment.js';
-import { freePort } from '../helpers/server.js';
+import type { RunningServer } from '../../src/server.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/environment.js';
+import { type ReplicaPair, replicaBuses, startReplicaPair, until } from '../helpers/replicaPair.js';
 import {
   authorizeWithBearer,
   bearer,
@@ -29,57 +20,13 @@ import {
  * B holds the app's row after serving it, A changes the app, and B must see the change at once. The cache's
  * TTL is 30 s, far longer than these tests wait, so only the invalidation over the bus can make them pass.
  */
-async function startReplicas(withRedis: boolean) {
-  const schema = await createPgSchema();
-  const publicPort = await freePort();
-  const replicas: RunningServer[] = [];
-  for (let i = 0; i < 2; i++) {
-    const env: Record<string, string> = {
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
-      DATA_DIR: `/tmp/dauth-replica-${randomUUID()}`,
-      LOG_LEVEL: 'silent',
-      DATABASE_URL: TEST_DATABASE_URL,
-      MASTER_KEY: 'cd'.repeat(32),
-      ADMIN_API_KEY: 'replica-admin-key-0123456789',
-      ...(withRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
-    };
-    replicas.push(
-      await startServer(loadConfig(env), { logger: pino({ level: 'silent' }), pgSchema: schema.schema }),
-    );
-  }
-  return {
-    a: replicas[0]!,
-    b: replicas[1]!,
-    close: async () => {
-      for (const r of replicas) await r.close();
-      await schema.drop();
-    },
-  };
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return performance.now() - started;
-}
-
-const buses = [
-  { name: 'PostgreSQL LISTEN/NOTIFY', redis: false, available: postgresAvailable },
-  { name: 'Redis pub/sub', redis: true, available: postgresAvailable && redisAvailable },
-];
-
-describe.each(buses)('the client cache across replicas over $name', ({ redis, available }) => {
-  let replicas: Awaited<ReturnType<typeof startReplicas>> | undefined;
+describe.each(replicaBuses)('the client cache across replicas over $name', ({ redis, available }) => {
+  let replicas: ReplicaPair | undefined;
   let user: TestUser;
 
   beforeAll(async () => {
     if (!available) return;
-    replicas = await startReplicas(redis);
+    replicas = await startReplicaPair(redis);
     user = await createUser(replicas.a.url);
     for (const r of [replicas.a, replicas.b]) await until(async () => r.services.revocations.inSync, 5000);
   });
