@@ -73,16 +73,17 @@ export interface ClientRowCheck {
   dapp: boolean;
 }
 
-interface RedeemInput {
+export interface RedeemInput {
   codeHash: string;
   now: number;
   clientId: string;
   redirectUri: string;
+  /** S256 of the presented code_verifier, or null when none was presented. */
   codeChallenge: string | null;
-  /** Commit only while the app's stored row matches this (and is not deleted). */
+  /** The app's row as the caller authenticated it: refused (undefined) unless the stored row matches. */
   clientRow?: ClientRowCheck | undefined;
 }
-interface FirstRefreshToken {
+export interface FirstRefreshToken {
   tokenHash: string;
   expiresAt: number;
 }
@@ -461,17 +462,8 @@ export class OAuthGrantStore {
    * transaction on SQLite (one WAL commit instead of two).
    */
   async redeemCode(
-    input: {
-      codeHash: string;
-      now: number;
-      clientId: string;
-      redirectUri: string;
-      /** S256 of the presented code_verifier, or null when none was presented. */
-      codeChallenge: string | null;
-      /** The app's row as the caller authenticated it: refused (undefined) unless the stored row matches. */
-      clientRow?: ClientRowCheck | undefined;
-    },
-    firstRefreshToken: { tokenHash: string; expiresAt: number },
+    input: RedeemInput,
+    firstRefreshToken: FirstRefreshToken,
   ): Promise<CodeRecord | undefined> {
     if (this.#native && !this.#native.inTransaction) {
       const row = this.#nativeRedeem()(input, firstRefreshToken);
