@@ -64,14 +64,19 @@ function nodeModulesDirs(root: string): string[] {
  * no disk), else a clean install. Nothing run in the scratch tree writes into node_modules, which is
  * what makes sharing the files safe.
  */
-function installDependencies(root: string, scratch: string): void {
+function installDependencies(root: string, scratch: string, deps: 'ours' | 'ref'): void {
+  const sameDevice = fs.statSync(root).dev === fs.statSync(scratch).dev;
   const sameLock =
+    sameDevice &&
     fs
       .readFileSync(path.join(root, 'package-lock.json'))
-      .equals(fs.readFileSync(path.join(scratch, 'package-lock.json'))) &&
-    fs.statSync(root).dev === fs.statSync(scratch).dev;
-  if (sameLock) {
-    log('== dependencies: package-lock.json is the same; hard links of this tree’s node_modules');
+      .equals(fs.readFileSync(path.join(scratch, 'package-lock.json')));
+  if (sameLock || (deps === 'ours' && sameDevice)) {
+    log(
+      sameLock
+        ? '== dependencies: package-lock.json is the same; hard links of this tree’s node_modules'
+        : '== dependencies (--deps ours): hard links of this tree’s node_modules; only the code differs',
+    );
     for (const dir of nodeModulesDirs(root)) {
       // A workspace package the ref does not have gets nothing.
       if (!fs.existsSync(path.dirname(path.join(scratch, dir)))) continue;
@@ -144,7 +149,7 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
     try {
       must('git', ['worktree', 'add', '--quiet', '--detach', scratch, refCommit], root);
       added = true;
-      installDependencies(root, scratch);
+      installDependencies(root, scratch, options.deps ?? 'ref');
       must('npm', ['run', 'build'], scratch);
     } catch (err) {
       if (!(err instanceof AgainstSetupError)) throw err;
@@ -204,10 +209,14 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
       quick: options.quick,
       loadAverage,
     });
+    const depsNote =
+      options.deps === 'ours'
+        ? '\n\nBoth trees ran on this tree’s node_modules (`--deps ours`): the figures compare code, not dependencies.'
+        : '';
     process.stdout.write(
-      `\n${table}\n\nFigures (JSON, one file per hot path, tree and round): ${resultsDir}\n`,
+      `\n${table}${depsNote}\n\nFigures (JSON, one file per hot path, tree and round): ${resultsDir}\n`,
     );
-    fs.writeFileSync(path.join(resultsDir, 'against.md'), `${table}\n`);
+    fs.writeFileSync(path.join(resultsDir, 'against.md'), `${table}${depsNote}\n`);
     if (failures.length > 0) process.stdout.write(`without figures: ${failures.join('; ')}\n`);
 
     const worse = regressions(comparisons);

@@ -23,6 +23,12 @@ export interface BenchAllOptions {
   rounds: number;
   /** How much worse than the ref a figure may be before it counts as a regression (0.1 = 10 %). */
   tolerance: number;
+  /**
+   * `--deps`: the ref's own dependencies (`ref`, the default: hard links of ours when the lock files are
+   * equal, else `npm ci` there) or this tree's (`ours`: hard links whatever the ref's lock says, so only the
+   * code differs; for a ref whose dependencies no longer run on this Node).
+   */
+  deps?: 'ours' | 'ref';
 }
 
 /** Parses bench:all's arguments; throws with a message a person can act on. */
@@ -41,6 +47,7 @@ export function parseBenchAllArgs(argv: string[]): BenchAllOptions {
       against: { type: 'string' },
       rounds: { type: 'string' },
       tolerance: { type: 'string' },
+      deps: { type: 'string' },
     },
   });
   const only = values.only ?? values.rows;
@@ -49,8 +56,8 @@ export function parseBenchAllArgs(argv: string[]): BenchAllOptions {
     .map((s) => s.trim())
     .filter(Boolean);
   if (values.against === undefined) {
-    if (values.rounds !== undefined || values.tolerance !== undefined) {
-      throw new Error('--rounds and --tolerance go with --against <ref>');
+    if (values.rounds !== undefined || values.tolerance !== undefined || values.deps !== undefined) {
+      throw new Error('--rounds, --tolerance and --deps go with --against <ref>');
     }
   } else {
     if (values.against.trim() === '' || values.against.startsWith('-')) {
@@ -61,6 +68,9 @@ export function parseBenchAllArgs(argv: string[]): BenchAllOptions {
     if (unknown.length > 0) {
       throw new Error(`unknown hot path(s) ${unknown.join(', ')}; hot paths: ${HOT_PATH_IDS.join(', ')}`);
     }
+  }
+  if (values.deps !== undefined && values.deps !== 'ours' && values.deps !== 'ref') {
+    throw new Error(`--deps is ours or ref, not "${values.deps}"`);
   }
   const rounds = values.rounds === undefined ? 3 : Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) {
@@ -75,6 +85,7 @@ export function parseBenchAllArgs(argv: string[]): BenchAllOptions {
     ...(values.against !== undefined ? { against: values.against.trim() } : {}),
     rounds,
     tolerance: parseTolerance(values.tolerance ?? '10'),
+    ...(values.deps !== undefined ? { deps: values.deps } : {}),
   };
 }
 

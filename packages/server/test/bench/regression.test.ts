@@ -83,6 +83,11 @@ describe('bench:all arguments', () => {
     expect(() => parseBenchAllArgs(['--against', '--quick'])).toThrow(/'--against' argument is ambiguous/);
     expect(() => parseBenchAllArgs(['--against='])).toThrow(/--against needs a git ref/);
     expect(() => parseBenchAllArgs(['--rounds', '3'])).toThrow(/go with --against/);
+    expect(() => parseBenchAllArgs(['--deps', 'ours'])).toThrow(/go with --against/);
+    expect(() => parseBenchAllArgs(['--against', '62769b0', '--deps', 'mine'])).toThrow(
+      /--deps is ours or ref/,
+    );
+    expect(parseBenchAllArgs(['--against', '62769b0', '--deps', 'ours'])).toMatchObject({ deps: 'ours' });
     expect(() => parseBenchAllArgs(['--tolerance', '5'])).toThrow(/go with --against/);
     expect(() => parseBenchAllArgs(['--agianst', 'HEAD~1'])).toThrow(/agianst/);
   });
