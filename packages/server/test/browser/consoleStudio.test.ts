@@ -186,6 +186,8 @@ describe.skipIf(!chromiumAvailable)('console: service accounts and the players d
       .poll(() => page.textContent(`li[data-player-id="${shared.uuid}"]`))
       .toContain('Revoked (1 grant).');
     await search('');
+    // The list before this search held one player too (the one just revoked): wait for the new list.
+    await page.waitForSelector(`li[data-player-id="${hidden.uuid}"]`);
     await expect.poll(() => page.locator('#player-list li').count()).toBe(1);
     expect(await page.getAttribute('#player-list li', 'data-player-id')).toBe(hidden.uuid);
 
