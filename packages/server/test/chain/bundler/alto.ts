@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import {
@@ -32,6 +33,8 @@ export async function startAlto(p: {
   safeMode: boolean;
   /** Alto's `--log-level` (default warn). */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  /** Where to write all of Alto's output as well (the in-memory `output()` keeps its last 5 MB). */
+  logPath?: string;
   extraArgs?: string[];
 }): Promise<AltoInstance> {
   const require = createRequire(import.meta.url);
@@ -69,8 +72,10 @@ export async function startAlto(p: {
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
+  const logFile = p.logPath === undefined ? undefined : fs.createWriteStream(p.logPath);
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-5_000_000);
+    logFile?.write(chunk);
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
@@ -104,6 +109,7 @@ export async function startAlto(p: {
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(killer);
+      if (logFile) await new Promise<void>((resolve) => logFile.end(resolve));
     },
   };
 }
@@ -124,6 +130,7 @@ export async function startAltoOn(p: {
   executors?: number;
   safeMode?: boolean;
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  logPath?: string;
   extraArgs?: string[];
 }): Promise<AltoOnAnvil> {
   const reader = createPublicClient({ transport: http(p.rpcUrl) });
@@ -162,6 +169,7 @@ export async function startAltoOn(p: {
     utilityKey,
     safeMode: p.safeMode ?? false,
     ...(p.logLevel ? { logLevel: p.logLevel } : {}),
+    ...(p.logPath ? { logPath: p.logPath } : {}),
     ...(p.extraArgs ? { extraArgs: p.extraArgs } : {}),
   });
   return { ...alto, executors: executorKeys.map((key) => privateKeyToAccount(key).address) };
