@@ -58,6 +58,7 @@ import {
   ownerFromPrivateKey,
 } from '../packages/server/src/chain/operations/operationOwner.js';
 import { loadConfig } from '../packages/server/src/config.js';
+import { AppError } from '../packages/server/src/errors.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { writeBenchSummary } from './summary.js';
@@ -157,6 +158,13 @@ interface Mode {
   transactions: Set<string>;
   /** Its user operations go through BUNDLER_RPC_URL to Alto (`--bundler alto`). */
   throughAlto: boolean;
+  /** Operations answered 503 (the bundler did not answer in time; nothing sent), sent again by their caller. */
+  unavailable: number;
+  /** CPU seconds of this process (dauth and the load) during the measured rounds. */
+  cpuSeconds: number;
+  /** Alto's CPU seconds so far (0 without Alto); `altoSeconds`: during the measured rounds. */
+  altoCpuSeconds: () => number;
+  altoSeconds: number;
   /** Measured operations per transaction hash. */
   opsPerTransaction: Map<string, number>;
   roundRates: number[];
@@ -317,6 +325,10 @@ async function setUp(
     transactions: new Set(),
     opsPerTransaction: new Map(),
     throughAlto: alto !== undefined,
+    unavailable: 0,
+    cpuSeconds: 0,
+    altoCpuSeconds: () => (alto ? processCpuSeconds(alto.pid) : 0),
+    altoSeconds: 0,
     roundRates: [],
     bundleSizes,
     bundleGas,
@@ -331,16 +343,35 @@ async function setUp(
   };
 }
 
+/** User plus system CPU seconds of a child process so far (Linux `/proc/<pid>/stat`, 100 ticks a second). */
+function processCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Closed loop: each caller sends its next operation as soon as its previous one returned. */
 async function runRound(mode: Mode): Promise<void> {
   let remaining = opsPerRound;
   const start = performance.now();
+  const cpu = process.cpuUsage();
+  const altoCpu = mode.altoCpuSeconds();
   await Promise.all(
     mode.owners.map(async (owner) => {
       while (remaining > 0) {
         remaining -= 1;
         const t0 = performance.now();
-        const result = await mode.transfer(owner);
+        let result: Awaited<ReturnType<Mode['transfer']>>;
+        try {
+          result = await mode.transfer(owner);
+        } catch (err) {
+          // Through Alto: a 503 (the bundler did not answer within dauth's timeout; nothing was sent, nothing
+          // changed) is counted, and the caller sends again, as a client would. Anything else stops the run.
+          if (!(mode.throughAlto && err instanceof AppError && err.status === 503)) throw err;
+          mode.unavailable += 1;
+          remaining += 1;
+          continue;
+        }
         mode.latencies.push(performance.now() - t0);
         if (!result.success) throw new Error(`operation reverted: ${result.revert?.message}`);
         mode.transactions.add(result.txHash);
@@ -352,6 +383,9 @@ async function runRound(mode: Mode): Promise<void> {
   const seconds = (performance.now() - start) / 1000;
   mode.seconds += seconds;
   mode.roundRates.push(opsPerRound / seconds);
+  const used = process.cpuUsage(cpu);
+  mode.cpuSeconds += (used.user + used.system) / 1e6;
+  mode.altoSeconds += mode.altoCpuSeconds() - altoCpu;
 }
 
 const modes: Mode[] = [];
@@ -441,6 +475,14 @@ if (blockTime !== undefined) {
   const largest = (m: Mode) =>
     m.throughAlto ? Math.max(0, ...m.opsPerTransaction.values()) : Math.max(0, ...m.bundleSizes);
   const perTx = (m: Mode) => m.latencies.length / m.transactions.size;
+  const ms = (seconds: number, m: Mode) => ((seconds * 1000) / m.latencies.length).toFixed(1);
+  console.log('\n| mode | CPU ms per operation: this process (dauth) | Alto | answered 503, sent again |');
+  console.log('|---|---:|---:|---:|');
+  for (const m of modes) {
+    console.log(
+      `| ${m.name} | ${ms(m.cpuSeconds, m)} | ${m.throughAlto ? ms(m.altoSeconds, m) : '—'} | ${m.throughAlto ? m.unavailable : '—'} |`,
+    );
+  }
   console.log(
     '\n| mode | bundles per block (avg) | operations per bundle (avg, largest) | gas asked ÷ used per bundle (median, range) | all bundles asked ÷ used | worst-case bound ÷ used (the old ask) |',
   );
@@ -469,6 +511,10 @@ if (blockTime !== undefined) {
       gas_asked_per_used_median: ratios3(gasRatios(m)),
       gas_asked_per_used_all: ratio3(totalRatio(m)),
       gas_bound_per_used_all: ratio3(totalRatio(m, 'bound')),
+      process_cpu_ms_per_op: Number(ms(m.cpuSeconds, m)),
+      ...(m.throughAlto
+        ? { alto_cpu_ms_per_op: Number(ms(m.altoSeconds, m)), answered_503_sent_again: m.unavailable }
+        : {}),
     })),
   });
   process.exit(0);

@@ -15,6 +15,8 @@ import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 
 export interface AltoInstance {
   url: string;
+  /** Its process id (for its CPU time). */
+  pid: number;
   /** Alto's recent output (for a failure's message). */
   output(): string;
   stop(): Promise<void>;
@@ -103,6 +105,7 @@ export async function startAlto(p: {
   }
   return {
     url,
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');

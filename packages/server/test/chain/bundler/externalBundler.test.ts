@@ -438,4 +438,86 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       await idle.stop();
     }
   }, 90_000);
+
+  it('answers an operation whose bundle lands between the two reads of its fate on chain as done, once (not 502)', async () => {
+    const reader = createPublicClient({ transport: http(node.rpcUrl) });
+    const bank = createWalletClient({
+      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+      transport: http(node.rpcUrl),
+    });
+    const [executor, utility] = [generatePrivateKey(), generatePrivateKey()];
+    for (const key of [executor, utility]) {
+      await reader.waitForTransactionReceipt({
+        hash: await bank.sendTransaction({
+          chain: null,
+          to: privateKeyToAccount(key).address,
+          value: parseEther('10'),
+        }),
+      });
+    }
+    // A bundler that bundles only when told (debug_bundler_sendBundleNow).
+    const manual = await startAlto({
+      rpcUrl: node.rpcUrl,
+      entryPoint: CANONICAL_ENTRY_POINT,
+      executorKey: executor,
+      utilityKey: utility,
+      safeMode: false,
+      extraArgs: ['--bundle-mode', 'manual', '--enable-debug-endpoints'],
+    });
+    const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
+    const slow = await startTestChain({
+      env: {
+        CHAIN_RPC_URL: node.rpcUrl,
+        ...serviceKeys,
+        ...contractSettings(t.chain.info.contracts),
+        BUNDLER_RPC_URL: manual.url,
+        RELAYER_PRIVATE_KEY: generatePrivateKey(),
+      },
+      externalBundler: { pollIntervalMs: { min: 50, max: 250 }, resendAfterMs: 300 },
+    });
+    try {
+      const owner = randomOwner();
+      const wallet = t.chain.gateway.walletAddress(owner.address, 0n);
+      await t.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [t.chain.calls.nativeTransfer(owner.address, 0n)],
+      }); // deployed, nonce 1 next
+      // Its fate on chain is read once the bundler has had it `resendAfterMs` without a receipt. The first time
+      // the events show nothing, the bundle is mined right after that read (as a busy bundler's may be).
+      const { gateway } = slow.chain;
+      const events = gateway.receiptsOfOperations.bind(gateway);
+      let minedBetween = false;
+      gateway.receiptsOfOperations = async (hashes, fromBlock) => {
+        const found = await events(hashes, fromBlock);
+        if (found.length === 0 && !minedBetween) {
+          minedBetween = true;
+          const response = await fetch(manual.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'debug_bundler_sendBundleNow',
+              params: [],
+            }),
+          });
+          const { result } = (await response.json()) as { result: Hex };
+          await reader.waitForTransactionReceipt({ hash: result });
+        }
+        return found;
+      };
+      const result = await slow.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [slow.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+      expect(minedBetween).toBe(true);
+      expect(result).toMatchObject({ success: true, nonce: 1n });
+      expect(await t.chain.gateway.getNonce(wallet)).toBe(2n);
+    } finally {
+      await slow.close();
+      await manual.stop();
+    }
+  }, 90_000);
 });
