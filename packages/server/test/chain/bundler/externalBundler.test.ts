@@ -439,7 +439,7 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
     }
   }, 90_000);
 
-  it('answers an operation whose bundle lands between the two reads of its fate on chain as done, once (not 502)', async () => {
+  it('answers an operation whose bundle lands while its fate on chain is read as done, once (not 502)', async () => {
     const reader = createPublicClient({ transport: http(node.rpcUrl) });
     const bank = createWalletClient({
       account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
@@ -483,36 +483,38 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
         salt: 0n,
         calls: [t.chain.calls.nativeTransfer(owner.address, 0n)],
       }); // deployed, nonce 1 next
-      // Its fate on chain is read once the bundler has had it `resendAfterMs` without a receipt. The first time
-      // the events show nothing, the bundle is mined right after that read (as a busy bundler's may be).
+      // Its fate on chain is read once the bundler has had it `resendAfterMs` without a receipt: the wallet's
+      // nonce and the operation's event. The bundle is mined at the nonce read (as a busy bundler's may be at
+      // any moment): in the old order (events, then nonce) the events showed nothing and the nonce was used.
+      const rpc = async <T>(method: string, params: unknown[]) => {
+        const response = await fetch(manual.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
+        return ((await response.json()) as { result: T }).result;
+      };
       const { gateway } = slow.chain;
-      const events = gateway.receiptsOfOperations.bind(gateway);
-      let minedBetween = false;
-      gateway.receiptsOfOperations = async (hashes, fromBlock) => {
-        const found = await events(hashes, fromBlock);
-        if (found.length === 0 && !minedBetween) {
-          minedBetween = true;
-          const response = await fetch(manual.url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'debug_bundler_sendBundleNow',
-              params: [],
-            }),
-          });
-          const { result } = (await response.json()) as { result: Hex };
-          await reader.waitForTransactionReceipt({ hash: result });
+      const readNonce = gateway.getNonce.bind(gateway);
+      let minedAtNonceRead = false;
+      gateway.getNonce = async (sender, key) => {
+        const held = await rpc<unknown[]>('debug_bundler_dumpMempool', [CANONICAL_ENTRY_POINT]);
+        if (!minedAtNonceRead && held.length > 0) {
+          minedAtNonceRead = true;
+          expect(await rpc<string>('debug_bundler_sendBundleNow', [])).toBe('ok');
+          // Mined (the node mines each transaction at once) once the wallet's nonce moved on.
+          for (let waited = 0; (await readNonce(sender, key)) < 2n && waited < 20_000; waited += 50) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
         }
-        return found;
+        return readNonce(sender, key);
       };
       const result = await slow.chain.operations.submitOperation({
         owner,
         salt: 0n,
         calls: [slow.chain.calls.nativeTransfer(owner.address, 0n)],
       });
-      expect(minedBetween).toBe(true);
+      expect(minedAtNonceRead).toBe(true);
       expect(result).toMatchObject({ success: true, nonce: 1n });
       expect(await t.chain.gateway.getNonce(wallet)).toBe(2n);
     } finally {
