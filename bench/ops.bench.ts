@@ -16,7 +16,14 @@
  *   npm run bench:ops -- --block-time 2    # an external anvil mining a block every 2 s (a public L2's pace)
  *   npm run bench:ops -- --bundle-max-ops 64  # the bundled modes with another count cap (BUNDLE_MAX_OPERATIONS)
  *   npm run bench:ops -- --block-time 2 --bundles-in-flight 1,8   # one mode per BUNDLES_IN_FLIGHT value
+ *   npm run bench:ops -- --block-time 2 --bundles-in-flight 8 --bundler builtin,alto   # beside Alto
  *
+ * `--bundler builtin,alto` (with `--block-time` only; default `builtin`) adds a mode whose user operations go
+ * through BUNDLER_RPC_URL to a real Alto (`@pimlico/alto`, started as in the Alto tests:
+ * packages/server/test/chain/bundler/alto.ts) on its own anvil of the same kind, alternating rounds with the
+ * built-in modes. Alto gets as many executor accounts as the largest `--bundles-in-flight` value (one bundle in
+ * flight per executor), its bundles the built-in bundler's gas cap (90% of the block's), bundle mode auto
+ * (docs/performance.md, "Bundles in flight"). BENCH_ALTO_LOG=<file> keeps Alto's log (at info) there.
  * With `--block-time` the bundled mode runs once per `--bundles-in-flight` value (default `1,8`: one bundle
  * per block against the default), in alternating rounds, each on its own anvil; the table adds the blocks the
  * measured operations landed in, bundles per block, and each mined bundle's gas asked (its transaction's
@@ -35,9 +42,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { randomBytes } from 'node:crypto';
-import { parseEther } from 'viem';
+import { type Hex, parseEther } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { startExternalNode } from './externalNode.js';
+import { stakePaymaster, startAltoOn } from '../packages/server/test/chain/bundler/alto.js';
 import { SessionAccountGateway } from '../packages/server/src/chain/sessionAccountGateway.js';
 import type { Address } from '../packages/server/src/chain/types.js';
 import {
@@ -50,6 +58,7 @@ import {
   ownerFromPrivateKey,
 } from '../packages/server/src/chain/operations/operationOwner.js';
 import { loadConfig } from '../packages/server/src/config.js';
+import { AppError } from '../packages/server/src/errors.js';
 import { openDatabase } from '../packages/server/src/db/database.js';
 import { migrateToLatest } from '../packages/server/src/db/migrate.js';
 import { writeBenchSummary } from './summary.js';
@@ -66,6 +75,7 @@ const { values } = parseArgs({
     'block-time': { type: 'string' },
     'bundle-max-ops': { type: 'string' },
     'bundles-in-flight': { type: 'string' },
+    bundler: { type: 'string', default: 'builtin' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -80,6 +90,9 @@ if (values.help) {
   --bundle-max-ops N       BUNDLE_MAX_OPERATIONS of the bundled modes
   --bundles-in-flight L    BUNDLES_IN_FLIGHT: with --block-time one mode per value of the comma-separated
                            list (default 1,${DEFAULT_BUNDLER_OPTIONS.bundlesInFlight}); else the bundled modes' value
+  --bundler L              with --block-time: builtin, alto or builtin,alto (default builtin); alto sends the
+                           operations through BUNDLER_RPC_URL to an Alto of its own (as many executors as the
+                           largest --bundles-in-flight value); BENCH_ALTO_LOG=<file> keeps its log
   --replicas N             N replicas against one (external anvil and PostgreSQL; bench/ops.replicas.ts)`);
   process.exit(0);
 }
@@ -96,6 +109,16 @@ if (values.replicas !== undefined) {
   });
   process.exit(0);
 }
+/** `--bundler`: the built-in bundler's modes, a mode through Alto (BUNDLER_RPC_URL), or both. */
+const bundlers = values.bundler.split(',');
+if (bundlers.some((b) => b !== 'builtin' && b !== 'alto') || bundlers.length === 0) {
+  console.error(`--bundler: builtin, alto or builtin,alto (got ${values.bundler})`);
+  process.exit(2);
+}
+if (bundlers.includes('alto') && blockTime === undefined) {
+  console.error('--bundler alto: needs --block-time (an external anvil that Alto serves too)');
+  process.exit(2);
+}
 const journalModes = values.journal === 'both' ? [true, false] : [values.journal !== 'off'];
 /** `--bundle-max-ops`: BUNDLE_MAX_OPERATIONS of the bundled modes (default: the configuration's default). */
 const bundleMaxOps = values['bundle-max-ops'] === undefined ? undefined : Number(values['bundle-max-ops']);
@@ -110,6 +133,12 @@ const bundlerOptions = (inFlight: number | undefined): Pick<ChainServicesOptions
   },
 });
 const bundledOptions = bundlerOptions(inFlightValues[0]);
+/** BENCH_ALTO_LOG: the file Alto's log goes to (its executor and mempool at info). */
+const altoLog = process.env.BENCH_ALTO_LOG;
+/** Alto's `--max-gas-per-bundle`: what the built-in bundler allows a bundle, 90% of anvil's 30M block. */
+const ALTO_MAX_GAS_PER_BUNDLE = 27_000_000;
+/** Deploying operations sent to Alto at once (its set-up only; the measured rounds use all callers). */
+const ALTO_DEPLOY_WAVE = 50;
 const concurrency = Number(values.concurrency);
 const opsPerRound = Number(values.ops);
 const rounds = Number(values.rounds);
@@ -127,6 +156,17 @@ interface Mode {
   latencies: number[];
   seconds: number;
   transactions: Set<string>;
+  /** Its user operations go through BUNDLER_RPC_URL to Alto (`--bundler alto`). */
+  throughAlto: boolean;
+  /** Operations answered 503 (the bundler did not answer in time; nothing sent), sent again by their caller. */
+  unavailable: number;
+  /** CPU seconds of this process (dauth and the load) during the measured rounds. */
+  cpuSeconds: number;
+  /** Alto's CPU seconds so far (0 without Alto); `altoSeconds`: during the measured rounds. */
+  altoCpuSeconds: () => number;
+  altoSeconds: number;
+  /** Measured operations per transaction hash. */
+  opsPerTransaction: Map<string, number>;
   roundRates: number[];
   /** Operations of each mined bundle (the service's bundle observer), measured rounds only. */
   bundleSizes: number[];
@@ -146,12 +186,42 @@ const randomOwner = () => ownerFromPrivateKey(Buffer.from(generatePrivateKey().s
  * `session`, each wallet is then handed to its session account and given a session key, which signs the
  * measured operations.
  */
-async function setUp(name: string, options: ChainServicesOptions, session = false): Promise<Mode> {
+async function setUp(
+  name: string,
+  options: ChainServicesOptions,
+  session = false,
+  altoExecutors?: number,
+): Promise<Mode> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-ops-'));
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
   await migrateToLatest(database.db);
   const external = blockTime === undefined ? undefined : await startExternalNode(blockTime, '1000');
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...external?.env });
+  // With `altoExecutors`: Alto on the same anvil (the canonical EntryPoint placed first), dauth's user
+  // operations sent to it through BUNDLER_RPC_URL.
+  const alto =
+    external && altoExecutors !== undefined
+      ? await startAltoOn({
+          rpcUrl: external.anvil.rpcUrl,
+          executors: altoExecutors,
+          ...(altoLog ? { logPath: options.journal === false ? `${altoLog}.journal-off` : altoLog } : {}),
+          extraArgs: [
+            // BENCH_ALTO_LOG: its bundles (executor) and mempool at info, as JSON lines.
+            ...(altoLog ? ['--json', '--executor-log-level', 'info', '--mempool-log-level', 'info'] : []),
+            // Polls the chain at its block time, as in the Alto tests.
+            '--block-time',
+            String(blockTime! * 1000),
+            // The built-in bundler's cap: 90% of the block's gas limit (30M on anvil).
+            '--max-gas-per-bundle',
+            String(ALTO_MAX_GAS_PER_BUNDLE),
+          ],
+        })
+      : undefined;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...external?.env,
+    ...(alto ? { BUNDLER_RPC_URL: alto.url } : {}),
+  });
   const chain = await createChainServices(
     config,
     // BENCH_LOG_LEVEL=warn shows the service's warnings (a bundle dropped or replaced) on stderr.
@@ -175,6 +245,14 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     });
   if (external) {
     await chain.faucet.depositForPaymaster(parseEther('100'));
+    // Staked, as the Alto tests have it (ERC-7562 lets a staked paymaster read its own storage).
+    if (alto) {
+      await stakePaymaster({
+        rpcUrl: external.anvil.rpcUrl,
+        deployerKey: external.env.DEPLOYER_PRIVATE_KEY as Hex,
+        paymaster: chain.info.contracts.paymaster,
+      });
+    }
     // From here on a block every `blockTime` seconds, whatever is pending.
     await external.intervalMining();
   }
@@ -191,7 +269,15 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     operationReverted: () => undefined,
   });
   const deployStart = performance.now();
-  await Promise.all(owners.map(ownerTransfer));
+  if (alto) {
+    // Through Alto the deploying operations go in waves: 400 at once had its gas estimates answer after
+    // dauth's 10-s bundler timeout on this machine (503 chain_unavailable). Not the measured rounds.
+    for (let i = 0; i < owners.length; i += ALTO_DEPLOY_WAVE) {
+      await Promise.all(owners.slice(i, i + ALTO_DEPLOY_WAVE).map(ownerTransfer));
+    }
+  } else {
+    await Promise.all(owners.map(ownerTransfer));
+  }
   const deploySeconds = (performance.now() - deployStart) / 1000;
   let transfer = ownerTransfer;
   if (session) {
@@ -237,12 +323,19 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
     latencies: [],
     seconds: 0,
     transactions: new Set(),
+    opsPerTransaction: new Map(),
+    throughAlto: alto !== undefined,
+    unavailable: 0,
+    cpuSeconds: 0,
+    altoCpuSeconds: () => (alto ? processCpuSeconds(alto.pid) : 0),
+    altoSeconds: 0,
     roundRates: [],
     bundleSizes,
     bundleGas,
     blocks: new Set(),
     close: async () => {
       await chain.close();
+      await alto?.stop();
       await external?.anvil.stop();
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -250,19 +343,39 @@ async function setUp(name: string, options: ChainServicesOptions, session = fals
   };
 }
 
+/** User plus system CPU seconds of a child process so far (Linux `/proc/<pid>/stat`, 100 ticks a second). */
+function processCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Closed loop: each caller sends its next operation as soon as its previous one returned. */
 async function runRound(mode: Mode): Promise<void> {
   let remaining = opsPerRound;
   const start = performance.now();
+  const cpu = process.cpuUsage();
+  const altoCpu = mode.altoCpuSeconds();
   await Promise.all(
     mode.owners.map(async (owner) => {
       while (remaining > 0) {
         remaining -= 1;
         const t0 = performance.now();
-        const result = await mode.transfer(owner);
+        let result: Awaited<ReturnType<Mode['transfer']>>;
+        try {
+          result = await mode.transfer(owner);
+        } catch (err) {
+          // Through Alto: a 503 (the bundler did not answer within dauth's timeout; nothing was sent, nothing
+          // changed) is counted, and the caller sends again, as a client would. Anything else stops the run.
+          if (!(mode.throughAlto && err instanceof AppError && err.status === 503)) throw err;
+          mode.unavailable += 1;
+          remaining += 1;
+          continue;
+        }
         mode.latencies.push(performance.now() - t0);
         if (!result.success) throw new Error(`operation reverted: ${result.revert?.message}`);
         mode.transactions.add(result.txHash);
+        mode.opsPerTransaction.set(result.txHash, (mode.opsPerTransaction.get(result.txHash) ?? 0) + 1);
         mode.blocks.add(result.blockNumber);
       }
     }),
@@ -270,6 +383,9 @@ async function runRound(mode: Mode): Promise<void> {
   const seconds = (performance.now() - start) / 1000;
   mode.seconds += seconds;
   mode.roundRates.push(opsPerRound / seconds);
+  const used = process.cpuUsage(cpu);
+  mode.cpuSeconds += (used.user + used.system) / 1e6;
+  mode.altoSeconds += mode.altoCpuSeconds() - altoCpu;
 }
 
 const modes: Mode[] = [];
@@ -278,9 +394,18 @@ for (const journal of journalModes) {
   if (blockTime !== undefined) {
     // At a block every few seconds one operation per transaction is one per block: the comparison is the
     // embedded chain's; `--block-time` measures the bundled mode, once per BUNDLES_IN_FLIGHT value.
-    for (const inFlight of inFlightValues) {
+    if (bundlers.includes('builtin')) {
+      for (const inFlight of inFlightValues) {
+        modes.push(
+          await setUp(`bundled, ${inFlight} in flight${suffix}`, { journal, ...bundlerOptions(inFlight) }),
+        );
+      }
+    }
+    if (bundlers.includes('alto')) {
+      // Alto sends one bundle at a time per executor account: as many as the built-in modes' most in flight.
+      const executors = Math.max(1, ...inFlightValues);
       modes.push(
-        await setUp(`bundled, ${inFlight} in flight${suffix}`, { journal, ...bundlerOptions(inFlight) }),
+        await setUp(`Alto (BUNDLER_RPC_URL), ${executors} executors${suffix}`, { journal }, false, executors),
       );
     }
     continue;
@@ -310,6 +435,7 @@ try {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const ratio3 = (x: number | undefined) => (x === undefined ? undefined : Number(x.toFixed(3)));
 const ratios3 = (xs: number[]) => (xs.length ? Number(median(xs).toFixed(3)) : undefined);
 console.log(
   `\nSponsored ERC-20 transfers, ${concurrency} concurrent callers, ${rounds} rounds of ${opsPerRound} per mode` +
@@ -339,9 +465,24 @@ if (blockTime !== undefined) {
   const totalRatio = (m: Mode, of: 'asked' | 'bound' = 'asked') => {
     const asked = m.bundleGas.reduce((sum, g) => sum + g[of], 0n);
     const used = m.bundleGas.reduce((sum, g) => sum + g.used, 0n);
-    return used === 0n ? 0 : Number(asked) / Number(used);
+    return used === 0n ? undefined : Number(asked) / Number(used);
   };
+  const fixed = (x: number | undefined, digits: number) => (x === undefined ? '—' : x.toFixed(digits));
+  /**
+   * Largest bundle: the service's bundle observer; through Alto (whose bundles it does not see: it reports each
+   * operation as a bundle of one) the most measured operations that landed in one transaction.
+   */
+  const largest = (m: Mode) =>
+    m.throughAlto ? Math.max(0, ...m.opsPerTransaction.values()) : Math.max(0, ...m.bundleSizes);
   const perTx = (m: Mode) => m.latencies.length / m.transactions.size;
+  const ms = (seconds: number, m: Mode) => ((seconds * 1000) / m.latencies.length).toFixed(1);
+  console.log('\n| mode | CPU ms per operation: this process (dauth) | Alto | answered 503, sent again |');
+  console.log('|---|---:|---:|---:|');
+  for (const m of modes) {
+    console.log(
+      `| ${m.name} | ${ms(m.cpuSeconds, m)} | ${m.throughAlto ? ms(m.altoSeconds, m) : '—'} | ${m.throughAlto ? m.unavailable : '—'} |`,
+    );
+  }
   console.log(
     '\n| mode | bundles per block (avg) | operations per bundle (avg, largest) | gas asked ÷ used per bundle (median, range) | all bundles asked ÷ used | worst-case bound ÷ used (the old ask) |',
   );
@@ -349,8 +490,8 @@ if (blockTime !== undefined) {
   for (const m of modes) {
     const ratios = gasRatios(m);
     console.log(
-      `| ${m.name} | ${(m.transactions.size / m.blocks.size).toFixed(2)} | ${perTx(m).toFixed(1)}, ${Math.max(0, ...m.bundleSizes)} | ` +
-        `${ratios.length ? `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '—'} | ${totalRatio(m).toFixed(2)} | ${totalRatio(m, 'bound').toFixed(2)} |`,
+      `| ${m.name} | ${(m.transactions.size / m.blocks.size).toFixed(2)} | ${perTx(m).toFixed(1)}, ${largest(m)} | ` +
+        `${ratios.length ? `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : '—'} | ${fixed(totalRatio(m), 2)} | ${fixed(totalRatio(m, 'bound'), 2)} |`,
     );
   }
   writeBenchSummary({
@@ -366,10 +507,14 @@ if (blockTime !== undefined) {
       transactions: m.transactions.size,
       blocks: m.blocks.size,
       ops_per_transaction: Number(perTx(m).toFixed(1)),
-      largest_bundle: Math.max(0, ...m.bundleSizes),
+      largest_bundle: largest(m),
       gas_asked_per_used_median: ratios3(gasRatios(m)),
-      gas_asked_per_used_all: Number(totalRatio(m).toFixed(3)),
-      gas_bound_per_used_all: Number(totalRatio(m, 'bound').toFixed(3)),
+      gas_asked_per_used_all: ratio3(totalRatio(m)),
+      gas_bound_per_used_all: ratio3(totalRatio(m, 'bound')),
+      process_cpu_ms_per_op: Number(ms(m.cpuSeconds, m)),
+      ...(m.throughAlto
+        ? { alto_cpu_ms_per_op: Number(ms(m.altoSeconds, m)), answered_503_sent_again: m.unavailable }
+        : {}),
     })),
   });
   process.exit(0);

@@ -1,11 +1,22 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { getFreePort } from '@dauth/contracts';
-import type { Hex } from 'viem';
+import {
+  CANONICAL_ENTRY_POINT,
+  canonicalEntryPointDeployData,
+  dauthPaymasterAbi,
+  DETERMINISTIC_DEPLOYER,
+  getFreePort,
+} from '@dauth/contracts';
+import { type Address, createPublicClient, createWalletClient, type Hex, http, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 
 export interface AltoInstance {
   url: string;
+  /** Its process id (for its CPU time). */
+  pid: number;
   /** Alto's recent output (for a failure's message). */
   output(): string;
   stop(): Promise<void>;
@@ -18,9 +29,14 @@ export interface AltoInstance {
 export async function startAlto(p: {
   rpcUrl: string;
   entryPoint: Hex;
-  executorKey: Hex;
+  /** One key, or several: Alto sends one bundle at a time per executor account. */
+  executorKey: Hex | readonly Hex[];
   utilityKey: Hex;
   safeMode: boolean;
+  /** Alto's `--log-level` (default warn). */
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  /** Where to write all of Alto's output as well (the in-memory `output()` keeps its last 5 MB). */
+  logPath?: string;
   extraArgs?: string[];
 }): Promise<AltoInstance> {
   const require = createRequire(import.meta.url);
@@ -33,7 +49,7 @@ export async function startAlto(p: {
       '--entrypoints',
       p.entryPoint,
       '--executor-private-keys',
-      p.executorKey,
+      typeof p.executorKey === 'string' ? p.executorKey : p.executorKey.join(','),
       '--utility-private-key',
       p.utilityKey,
       '--rpc-url',
@@ -52,14 +68,16 @@ export async function startAlto(p: {
       '--max-bundle-interval',
       '200',
       '--log-level',
-      'warn',
+      p.logLevel ?? 'warn',
       ...(p.extraArgs ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
+  const logFile = p.logPath === undefined ? undefined : fs.createWriteStream(p.logPath);
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-5_000_000);
+    logFile?.write(chunk);
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
@@ -87,12 +105,102 @@ export async function startAlto(p: {
   }
   return {
     url,
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(killer);
+      if (logFile) await new Promise<void>((resolve) => logFile.end(resolve));
     },
   };
+}
+
+export interface AltoOnAnvil extends AltoInstance {
+  /** Its executor accounts, which send its bundles. */
+  executors: Address[];
+}
+
+/**
+ * Alto in front of an anvil the caller started, as on a public network: the canonical EntryPoint v0.6 placed
+ * first (through the deterministic deployment proxy) unless already there, `executors` fresh executor keys and
+ * a utility key funded with 100 ETH each from anvil's first dev account, then Alto started with them. Shared by
+ * the Alto tests and `npm run bench:ops -- --bundler alto` (bench/ops.bench.ts).
+ */
+export async function startAltoOn(p: {
+  rpcUrl: string;
+  executors?: number;
+  safeMode?: boolean;
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error';
+  logPath?: string;
+  extraArgs?: string[];
+}): Promise<AltoOnAnvil> {
+  const reader = createPublicClient({ transport: http(p.rpcUrl) });
+  const bank = createWalletClient({
+    account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+    transport: http(p.rpcUrl),
+  });
+  const mined = async (hash: Hex) => reader.waitForTransactionReceipt({ hash, pollingInterval: 250 });
+  if (!(await reader.getCode({ address: CANONICAL_ENTRY_POINT }))) {
+    await mined(
+      await bank.sendTransaction({
+        chain: null,
+        to: DETERMINISTIC_DEPLOYER,
+        data: canonicalEntryPointDeployData(),
+      }),
+    );
+  }
+  const executorKeys = Array.from({ length: p.executors ?? 1 }, () => generatePrivateKey());
+  const utilityKey = generatePrivateKey();
+  // Sent one after another (each takes the next pending nonce), mined together.
+  const fundings: Hex[] = [];
+  for (const key of [...executorKeys, utilityKey]) {
+    fundings.push(
+      await bank.sendTransaction({
+        chain: null,
+        to: privateKeyToAccount(key).address,
+        value: parseEther('100'),
+      }),
+    );
+  }
+  for (const hash of fundings) await mined(hash);
+  const alto = await startAlto({
+    rpcUrl: p.rpcUrl,
+    entryPoint: CANONICAL_ENTRY_POINT,
+    executorKey: executorKeys,
+    utilityKey,
+    safeMode: p.safeMode ?? false,
+    ...(p.logLevel ? { logLevel: p.logLevel } : {}),
+    ...(p.logPath ? { logPath: p.logPath } : {}),
+    ...(p.extraArgs ? { extraArgs: p.extraArgs } : {}),
+  });
+  return { ...alto, executors: executorKeys.map((key) => privateKeyToAccount(key).address) };
+}
+
+/**
+ * The paymaster's stake (1 ETH, one day's unstake delay) from the deployer that owns it: ERC-7562 lets a staked
+ * paymaster read its own storage, which a bundler's mempool rules check.
+ */
+export async function stakePaymaster(p: {
+  rpcUrl: string;
+  deployerKey: Hex;
+  paymaster: Address;
+}): Promise<void> {
+  const reader = createPublicClient({ transport: http(p.rpcUrl) });
+  const deployer = createWalletClient({
+    account: privateKeyToAccount(p.deployerKey),
+    transport: http(p.rpcUrl),
+  });
+  await reader.waitForTransactionReceipt({
+    hash: await deployer.writeContract({
+      chain: null,
+      address: p.paymaster,
+      abi: dauthPaymasterAbi,
+      functionName: 'addStake',
+      args: [86_400],
+      value: parseEther('1'),
+    }),
+    pollingInterval: 250,
+  });
 }

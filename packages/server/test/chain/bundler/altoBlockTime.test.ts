@@ -1,20 +1,12 @@
-import {
-  type AnvilInstance,
-  CANONICAL_ENTRY_POINT,
-  canonicalEntryPointDeployData,
-  dauthPaymasterAbi,
-  DETERMINISTIC_DEPLOYER,
-  entryPointAbi,
-  startAnvil,
-} from '@dauth/contracts';
+import { type AnvilInstance, CANONICAL_ENTRY_POINT, entryPointAbi, startAnvil } from '@dauth/contracts';
 import { createPublicClient, createWalletClient, erc20Abi, getAddress, http, parseEther } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { call, newUser, registerPin } from '../../pin/pinHelpers.js';
 import { freshKeys, randomOwner } from '../chainTestHelpers.js';
-import { type AltoInstance, startAlto } from './alto.js';
+import { type AltoOnAnvil, stakePaymaster, startAltoOn } from './alto.js';
 
 /**
  * The whole service with BUNDLER_RPC_URL on a chain that mines every 2 seconds (a public L2's pace), with
@@ -23,9 +15,8 @@ import { type AltoInstance, startAlto } from './alto.js';
  */
 describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_CONFIRMATIONS=2)', () => {
   let node: AnvilInstance;
-  let alto: AltoInstance;
+  let alto: AltoOnAnvil;
   let server: TestServer;
-  const executor = generatePrivateKey();
 
   beforeAll(async () => {
     node = await startAnvil({ args: ['--block-time', '2'] });
@@ -36,18 +27,10 @@ describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_C
     });
     const mined = async (hash: `0x${string}`) =>
       reader.waitForTransactionReceipt({ hash, pollingInterval: 250 });
-    await mined(
-      await bank.sendTransaction({
-        chain: null,
-        to: DETERMINISTIC_DEPLOYER,
-        data: canonicalEntryPointDeployData(),
-      }),
-    );
     const keys = freshKeys();
-    const utility = generatePrivateKey();
     // Sent one after another (each takes the next pending nonce), mined together in the next block.
     const fundings: `0x${string}`[] = [];
-    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY, executor, utility]) {
+    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
       fundings.push(
         await bank.sendTransaction({
           chain: null,
@@ -57,14 +40,8 @@ describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_C
       );
     }
     for (const hash of fundings) await mined(hash);
-    alto = await startAlto({
-      rpcUrl: node.rpcUrl,
-      entryPoint: CANONICAL_ENTRY_POINT,
-      executorKey: executor,
-      utilityKey: utility,
-      safeMode: false,
-      extraArgs: ['--block-time', '2000'],
-    });
+    // The canonical EntryPoint is there before Alto comes, as on a public network.
+    alto = await startAltoOn({ rpcUrl: node.rpcUrl, extraArgs: ['--block-time', '2000'] });
     server = await startTestServer({
       env: { CHAIN_RPC_URL: node.rpcUrl, BUNDLER_RPC_URL: alto.url, CHAIN_CONFIRMATIONS: '2', ...keys },
     });
@@ -80,20 +57,11 @@ describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_C
         value: parseEther('10'),
       }),
     );
-    const deployer = createWalletClient({
-      account: privateKeyToAccount(keys.DEPLOYER_PRIVATE_KEY),
-      transport: http(node.rpcUrl),
+    await stakePaymaster({
+      rpcUrl: node.rpcUrl,
+      deployerKey: keys.DEPLOYER_PRIVATE_KEY,
+      paymaster: contracts.paymaster,
     });
-    await mined(
-      await deployer.writeContract({
-        chain: null,
-        address: contracts.paymaster,
-        abi: dauthPaymasterAbi,
-        functionName: 'addStake',
-        args: [86_400],
-        value: parseEther('1'),
-      }),
-    );
   }, 180_000);
 
   afterAll(async () => {
@@ -138,7 +106,7 @@ describe('the service through Alto on a 2-second chain (BUNDLER_RPC_URL, CHAIN_C
     expect(receipt.status).toBe('success');
     expect(await reader.getCode({ address: wallet.address })).toBeDefined();
     // Alto's executor sent the bundle; the answer came once it was two blocks deep.
-    expect(tx.from.toLowerCase()).toBe(privateKeyToAccount(executor).address.toLowerCase());
+    expect(tx.from.toLowerCase()).toBe(alto.executors[0]!.toLowerCase());
     expect(head).toBeGreaterThanOrEqual(receipt.blockNumber + 1n);
     expect(
       await reader.readContract({

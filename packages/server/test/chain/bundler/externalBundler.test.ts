@@ -438,4 +438,88 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       await idle.stop();
     }
   }, 90_000);
+
+  it('answers an operation whose bundle lands while its fate on chain is read as done, once (not 502)', async () => {
+    const reader = createPublicClient({ transport: http(node.rpcUrl) });
+    const bank = createWalletClient({
+      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+      transport: http(node.rpcUrl),
+    });
+    const [executor, utility] = [generatePrivateKey(), generatePrivateKey()];
+    for (const key of [executor, utility]) {
+      await reader.waitForTransactionReceipt({
+        hash: await bank.sendTransaction({
+          chain: null,
+          to: privateKeyToAccount(key).address,
+          value: parseEther('10'),
+        }),
+      });
+    }
+    // A bundler that bundles only when told (debug_bundler_sendBundleNow).
+    const manual = await startAlto({
+      rpcUrl: node.rpcUrl,
+      entryPoint: CANONICAL_ENTRY_POINT,
+      executorKey: executor,
+      utilityKey: utility,
+      safeMode: false,
+      extraArgs: ['--bundle-mode', 'manual', '--enable-debug-endpoints'],
+    });
+    const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
+    const slow = await startTestChain({
+      env: {
+        CHAIN_RPC_URL: node.rpcUrl,
+        ...serviceKeys,
+        ...contractSettings(t.chain.info.contracts),
+        BUNDLER_RPC_URL: manual.url,
+        RELAYER_PRIVATE_KEY: generatePrivateKey(),
+      },
+      externalBundler: { pollIntervalMs: { min: 50, max: 250 }, resendAfterMs: 300 },
+    });
+    try {
+      const owner = randomOwner();
+      const wallet = t.chain.gateway.walletAddress(owner.address, 0n);
+      await t.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [t.chain.calls.nativeTransfer(owner.address, 0n)],
+      }); // deployed, nonce 1 next
+      // Its fate on chain is read once the bundler has had it `resendAfterMs` without a receipt: the wallet's
+      // nonce and the operation's event. The bundle is mined at the nonce read (as a busy bundler's may be at
+      // any moment): in the old order (events, then nonce) the events showed nothing and the nonce was used.
+      const rpc = async <T>(method: string, params: unknown[]) => {
+        const response = await fetch(manual.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
+        return ((await response.json()) as { result: T }).result;
+      };
+      const { gateway } = slow.chain;
+      const readNonce = gateway.getNonce.bind(gateway);
+      let minedAtNonceRead = false;
+      gateway.getNonce = async (sender, key) => {
+        const held = await rpc<unknown[]>('debug_bundler_dumpMempool', [CANONICAL_ENTRY_POINT]);
+        if (!minedAtNonceRead && held.length > 0) {
+          minedAtNonceRead = true;
+          expect(await rpc<string>('debug_bundler_sendBundleNow', [])).toBe('ok');
+          // Mined (the node mines each transaction at once) once the wallet's nonce moved on.
+          for (let waited = 0; (await readNonce(sender, key)) < 2n && waited < 20_000; waited += 50) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
+        return readNonce(sender, key);
+      };
+      const result = await slow.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [slow.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+      expect(minedAtNonceRead).toBe(true);
+      expect(result).toMatchObject({ success: true, nonce: 1n });
+      expect(await t.chain.gateway.getNonce(wallet)).toBe(2n);
+    } finally {
+      await slow.close();
+      await manual.stop();
+    }
+  }, 90_000);
 });
