@@ -122,7 +122,9 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
     log(`--against: ${(err as Error).message}`);
     return 2;
   }
-  const resultsDir = options.results ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-against-'));
+  const resultsDir = path.resolve(
+    options.results ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-against-')),
+  );
   fs.mkdirSync(resultsDir, { recursive: true });
   const treeCommit = git(root, ['rev-parse', 'HEAD']);
   const dirty = git(root, ['status', '--porcelain']) !== '';

@@ -57,7 +57,10 @@ async function main(options: BenchAllOptions): Promise<void> {
     if (unknown.length > 0)
       throw new Error(`unknown run(s) ${unknown.join(', ')}; runs: ${all.map((r) => r.id).join(', ')}`);
   }
-  const resultsDir = options.results ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-all-'));
+  // Absolute: a run spawned in a package's folder (gas) writes its JSON there too.
+  const resultsDir = path.resolve(
+    options.results ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-all-')),
+  );
   fs.mkdirSync(resultsDir, { recursive: true });
   const databaseUrl = options.pg ?? process.env.DATABASE_URL;
   const postgres = databaseUrl !== undefined && (await postgresReachable(databaseUrl));
