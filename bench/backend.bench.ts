@@ -74,6 +74,9 @@ async function startDauth(): Promise<{
     // The app's callback server is the bench's own, on loopback; with DATABASE_URL dauth would
     // otherwise refuse it as a private callback target (the production default).
     CALLBACK_ALLOW_PRIVATE: 'true',
+    // Backend authorizes are limited per user and app (1,000 a minute): at 1,500 round trips/s over the
+    // bench's 20 users the limiter answered 429 (2026-11-29's bench:all). It still runs, counted in the CPU.
+    RATE_LIMITS: 'meta_authorize=100000000/1m',
   };
   let dropSchema = async () => undefined;
   if (process.env.DATABASE_URL) {
@@ -330,11 +333,11 @@ async function main(): Promise<void> {
     };
     await run(WARMUP_SECONDS);
     const result = await run(SECONDS);
-    // Issue 14's targets: 1,000 round trips/s and at most 0.9 ms of server CPU each on SQLite,
-    // 600 round trips/s on PostgreSQL (which shares the machine's cores).
+    // Issue 43's targets: 2,000 round trips/s and at most 0.5 ms of server CPU each on SQLite,
+    // 1,000 round trips/s on PostgreSQL (which shares the machine's cores).
     const postgres = Boolean(process.env.DATABASE_URL);
-    const targetRate = postgres ? 600 : 1000;
-    const targetCpu = postgres ? undefined : 0.9;
+    const targetRate = postgres ? 1000 : 2000;
+    const targetCpu = postgres ? undefined : 0.5;
     const summary = {
       bench: 'backend round trips (authorize → callback → get_token, existing slot)',
       database: postgres ? 'postgres' : 'sqlite',
