@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -61,3 +63,30 @@ export const replicaBuses = [
   { name: 'PostgreSQL LISTEN/NOTIFY', redis: false, available: postgresAvailable },
   { name: 'Redis pub/sub', redis: true, available: postgresAvailable && redisAvailable },
 ];
+
+/**
+ * Cuts `replica`'s revocation-bus subscription from the server side (Redis `CLIENT KILL`, or PostgreSQL
+ * `pg_terminate_backend` of its LISTEN connection), as a network cut would; resolves with how many
+ * connections were cut.
+ */
+export async function cutSubscription(replica: RunningServer, redis: boolean): Promise<number> {
+  const name = replica.services.revocations.bus!.connectionName;
+  if (redis) {
+    const admin = new Redis(TEST_REDIS_URL);
+    let killed = 0;
+    for (const line of String(await admin.client('LIST')).split('\n')) {
+      const m = /id=(\d+) .*?name=(\S*)/.exec(line);
+      if (m && m[2] === name) killed += Number(await admin.client('KILL', 'ID', m[1]!));
+    }
+    await admin.quit();
+    return killed;
+  }
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  const killed = await admin.query(
+    'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+    [name],
+  );
+  await admin.end();
+  return killed.rowCount ?? 0;
+}

@@ -1,9 +1,12 @@
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server.js';
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/environment.js';
-import { type ReplicaPair, replicaBuses, startReplicaPair, until } from '../helpers/replicaPair.js';
+import {
+  cutSubscription,
+  type ReplicaPair,
+  replicaBuses,
+  startReplicaPair,
+  until,
+} from '../helpers/replicaPair.js';
 import {
   authorizeWithBearer,
   bearer,
@@ -126,26 +129,7 @@ describe.each(replicaBuses)('the client cache across replicas over $name', ({ re
     if (!replicas) return ctx.skip();
     const client = await createClient(replicas.a.url, user, ['https://app.example/cb']);
     expect(await exchangeOn(replicas.b, client)).toBe(200);
-    const name = replicas.b.services.revocations.bus!.connectionName;
-    if (redis) {
-      const admin = new Redis(TEST_REDIS_URL);
-      let killed = 0;
-      for (const line of String(await admin.client('LIST')).split('\n')) {
-        const m = /id=(\d+) .*?name=(\S*)/.exec(line);
-        if (m && m[2] === name) killed += Number(await admin.client('KILL', 'ID', m[1]!));
-      }
-      expect(killed).toBe(1);
-      await admin.quit();
-    } else {
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      const killed = await admin.query(
-        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
-        [name],
-      );
-      expect(killed.rowCount).toBe(1);
-      await admin.end();
-    }
+    expect(await cutSubscription(replicas.b, redis)).toBe(1);
     const rotated = await post(
       `${replicas.a.url}/v1/dev-user/clients/${client.clientId}/rotate-secret`,
       {},

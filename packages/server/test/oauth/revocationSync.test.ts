@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -9,8 +7,14 @@ import { RevocationRegistry } from '../../src/services/oauth/revocationRegistry.
 import { PgRevocationBus } from '../../src/stores/oauthRevocationBus.js';
 import { OAuthRevocationStore } from '../../src/stores/oauthRevocationStore.js';
 import { createPgSchema } from '../helpers/databases.js';
-import { postgresAvailable, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/environment.js';
-import { type ReplicaPair, replicaBuses, startReplicaPair, until } from '../helpers/replicaPair.js';
+import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
+import {
+  cutSubscription,
+  type ReplicaPair,
+  replicaBuses,
+  startReplicaPair,
+  until,
+} from '../helpers/replicaPair.js';
 import {
   authorizeWithBearer,
   bearer,
@@ -87,26 +91,7 @@ describe.each(replicaBuses)('revocations across replicas over $name', ({ redis, 
     if (!replicas) return ctx.skip();
     const pair = await tokensFromA();
     expect(await validateOn(replicas.b, pair.access_token)).toBe(200);
-    const name = replicas.b.services.revocations.bus!.connectionName;
-    if (redis) {
-      const admin = new Redis(TEST_REDIS_URL);
-      let killed = 0;
-      for (const line of String(await admin.client('LIST')).split('\n')) {
-        const m = /id=(\d+) .*?name=(\S*)/.exec(line);
-        if (m && m[2] === name) killed += Number(await admin.client('KILL', 'ID', m[1]!));
-      }
-      expect(killed).toBe(1);
-      await admin.quit();
-    } else {
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      const killed = await admin.query(
-        'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
-        [name],
-      );
-      expect(killed.rowCount).toBe(1);
-      await admin.end();
-    }
+    expect(await cutSubscription(replicas.b, redis)).toBe(1);
     expect((await revokeOnA(pair.refresh_token)).status).toBe(200);
     // Whether B heard it, re-loaded it, or checks the database while out of sync: it refuses.
     await until(async () => (await validateOn(replicas!.b, pair.access_token)) === 401, 2000);
