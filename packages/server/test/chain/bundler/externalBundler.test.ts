@@ -28,7 +28,7 @@ import {
   startTestChain,
   type TestChain,
 } from '../chainTestHelpers.js';
-import { type AltoInstance, startAlto } from './alto.js';
+import { type AltoInstance, startAlto, startAltoOn } from './alto.js';
 
 /** Alto's own keys: it pays for the bundles it sends, from its executor account. */
 const ALTO_EXECUTOR = generatePrivateKey();
@@ -440,28 +440,9 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
   }, 90_000);
 
   it('answers an operation whose bundle lands while its fate on chain is read as done, once (not 502)', async () => {
-    const reader = createPublicClient({ transport: http(node.rpcUrl) });
-    const bank = createWalletClient({
-      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-      transport: http(node.rpcUrl),
-    });
-    const [executor, utility] = [generatePrivateKey(), generatePrivateKey()];
-    for (const key of [executor, utility]) {
-      await reader.waitForTransactionReceipt({
-        hash: await bank.sendTransaction({
-          chain: null,
-          to: privateKeyToAccount(key).address,
-          value: parseEther('10'),
-        }),
-      });
-    }
-    // A bundler that bundles only when told (debug_bundler_sendBundleNow).
-    const manual = await startAlto({
+    // A bundler that bundles only when told (debug_bundler_sendBundleNow), with fresh funded keys.
+    const manual = await startAltoOn({
       rpcUrl: node.rpcUrl,
-      entryPoint: CANONICAL_ENTRY_POINT,
-      executorKey: executor,
-      utilityKey: utility,
-      safeMode: false,
       extraArgs: ['--bundle-mode', 'manual', '--enable-debug-endpoints'],
     });
     const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
