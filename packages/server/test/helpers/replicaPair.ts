@@ -16,9 +16,13 @@ export interface ReplicaPair {
 
 /**
  * Two in-process replicas behind one public URL, sharing one fresh PostgreSQL schema (and Redis when
- * asked): what the revocation bus and the caches invalidated over it are tested across.
+ * asked), with `settings` over the defaults: what the revocation bus and the caches invalidated over it are
+ * tested across.
  */
-export async function startReplicaPair(withRedis: boolean): Promise<ReplicaPair> {
+export async function startReplicaPair(
+  withRedis: boolean,
+  settings: Record<string, string> = {},
+): Promise<ReplicaPair> {
   const schema = await createPgSchema();
   const publicPort = await freePort();
   const replicas: RunningServer[] = [];
@@ -33,6 +37,7 @@ export async function startReplicaPair(withRedis: boolean): Promise<ReplicaPair>
       MASTER_KEY: 'cd'.repeat(32),
       ADMIN_API_KEY: 'replica-admin-key-0123456789',
       ...(withRedis ? { REDIS_URL: TEST_REDIS_URL } : {}),
+      ...settings,
     };
     replicas.push(
       await startServer(loadConfig(env), { logger: pino({ level: 'silent' }), pgSchema: schema.schema }),

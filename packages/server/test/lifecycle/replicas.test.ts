@@ -1,11 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { createPgSchema } from '../helpers/databases.js';
-import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
-import { freePort } from '../helpers/server.js';
+import { postgresAvailable } from '../helpers/environment.js';
+import { type ReplicaPair, startReplicaPair } from '../helpers/replicaPair.js';
 import {
   authorizeUrl,
   authorizeWithBearer,
@@ -20,36 +15,18 @@ import {
  * other at once (replicas used to cache apps as immutable).
  */
 describe.skipIf(!postgresAvailable)('app changes across replicas', () => {
-  const replicas: RunningServer[] = [];
-  let drop: () => Promise<void>;
-  const url = (i: number) => replicas[i]!.url;
+  let pair: ReplicaPair | undefined;
+  const url = (i: number) => (i === 0 ? pair!.a : pair!.b).url;
 
   beforeAll(async () => {
-    const schema = await createPgSchema();
-    drop = schema.drop;
-    const publicPort = await freePort();
-    for (let i = 0; i < 2; i++) {
-      const env = {
-        HOST: '127.0.0.1',
-        PORT: String(await freePort()),
-        PUBLIC_URL: `http://127.0.0.1:${publicPort}`,
-        DATA_DIR: `/tmp/dauth-replica-${randomUUID()}`,
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: TEST_DATABASE_URL,
-        MASTER_KEY: 'cd'.repeat(32),
-        ADMIN_API_KEY: 'replica-admin-key-0123456789',
-        CALLBACK_ALLOW_PRIVATE: 'true',
-        SCRYPT_LOG_N: '14',
-        CLIENT_SECRET_GRACE_SECONDS: '0',
-      };
-      replicas.push(
-        await startServer(loadConfig(env), { logger: pino({ level: 'silent' }), pgSchema: schema.schema }),
-      );
-    }
+    pair = await startReplicaPair(false, {
+      CALLBACK_ALLOW_PRIVATE: 'true',
+      SCRYPT_LOG_N: '14',
+      CLIENT_SECRET_GRACE_SECONDS: '0',
+    });
   });
   afterAll(async () => {
-    for (const r of replicas) await r.close();
-    await drop?.();
+    await pair?.close();
   });
 
   it('an edit, a rotation and a delete on replica A apply on replica B at once', async () => {
