@@ -41,21 +41,23 @@ describe.each(replicaBuses)('the client cache across replicas over $name', ({ re
     return (await exchange(r.url, client, code)).status;
   };
 
+  /** Rotates the app's secret through replica A; the app with its new secret. */
+  const rotateOnA = async (client: TestClient): Promise<TestClient> => {
+    const rotated = await post(
+      `${replicas!.a.url}/v1/dev-user/clients/${client.clientId}/rotate-secret`,
+      {},
+      bearer(user.loginToken),
+    );
+    expect(rotated.status).toBe(200);
+    return { ...client, clientSecret: ((await rotated.json()) as { client_secret: string }).client_secret };
+  };
+
   it('a secret rotated on A is accepted by B at once, though B held the old row', async (ctx) => {
     if (!replicas) return ctx.skip();
     const client = await createClient(replicas.a.url, user, ['https://app.example/cb']);
     expect(await exchangeOn(replicas.b, client)).toBe(200);
     expect(await exchangeOn(replicas.b, client)).toBe(200);
-    const rotated = await post(
-      `${replicas.a.url}/v1/dev-user/clients/${client.clientId}/rotate-secret`,
-      {},
-      bearer(user.loginToken),
-    );
-    expect(rotated.status).toBe(200);
-    const fresh = {
-      ...client,
-      clientSecret: ((await rotated.json()) as { client_secret: string }).client_secret,
-    };
+    const fresh = await rotateOnA(client);
     // At once: whether or not the invalidation has arrived, the redemption's commit re-checks the row.
     expect(await exchangeOn(replicas.b, fresh)).toBe(200);
     // The old secret stays valid through its grace period on both.
@@ -130,16 +132,7 @@ describe.each(replicaBuses)('the client cache across replicas over $name', ({ re
     const client = await createClient(replicas.a.url, user, ['https://app.example/cb']);
     expect(await exchangeOn(replicas.b, client)).toBe(200);
     expect(await cutSubscription(replicas.b, redis)).toBe(1);
-    const rotated = await post(
-      `${replicas.a.url}/v1/dev-user/clients/${client.clientId}/rotate-secret`,
-      {},
-      bearer(user.loginToken),
-    );
-    expect(rotated.status).toBe(200);
-    const fresh = {
-      ...client,
-      clientSecret: ((await rotated.json()) as { client_secret: string }).client_secret,
-    };
+    const fresh = await rotateOnA(client);
     // Whether B heard it, or reads the database while out of sync, or dropped everything on re-sync: it accepts.
     await until(async () => (await exchangeOn(replicas!.b, fresh)) === 200, 2000);
     await until(async () => replicas!.b.services.revocations.inSync, 10_000);
