@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SecretBox } from '../../src/crypto/secretBox.js';
 import { ProviderKeyring } from '../../src/services/content/providerKeyring.js';
 import { ContentProviderStore } from '../../src/stores/contentProviderStore.js';
@@ -46,6 +46,28 @@ describe.each(testDatabases)('provider keyring across replicas ($name)', (databa
     expect(JSON.parse(opened.plaintext.toString('utf8'))).toEqual({ client_id: clientId, amount: '1' });
     // It waited for the throttle's next slot at most, not longer.
     expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it('a provider created in the millisecond the other keyring loaded is still found (loads are counted, not timed)', async () => {
+    const store = new ContentProviderStore(db());
+    const [onA, onB] = [new ProviderKeyring(store, box), new ProviderKeyring(store, box)];
+    const clientId = `kr-${randomBytes(4).toString('hex')}`;
+    await seedUser(db(), 7002);
+    await seedClient(db(), clientId, 7002);
+    // B's load, A's write and the request to B all fall in one millisecond (SQLite makes that common on a
+    // fast machine). The timestamp version saw "a load started at or after the request" and answered 401.
+    const now = vi.spyOn(Date, 'now').mockReturnValue(Date.now());
+    let opening: Promise<unknown>;
+    try {
+      await onB.reload();
+      const keys = (await onA.createClientKeys(clientId))!;
+      opening = onB.open(sealCtr(keys, { client_id: clientId, amount: '2' }), undefined, (plaintext, id) => {
+        return (JSON.parse(plaintext.toString('utf8')) as { client_id: string }).client_id === id;
+      });
+    } finally {
+      now.mockRestore();
+    }
+    await expect(opening).resolves.toMatchObject({ clientId, form: 'ctr' });
   });
 
   it('an unknown payload is still refused, and a flood of them shares one load a second', async () => {

@@ -83,7 +83,11 @@ export class ProviderKeyring {
   readonly #byClient = new Map<string, ClientKeys>();
   readonly #byPrefix2 = new Map<number, Set<string>>();
   #loadedUntil = 0;
+  /** When the latest load started (ms), for the one-load-a-second throttle. */
   #lastLoad = 0;
+  /** Loads are numbered as they start; a miss waits for one numbered after what had started when it arrived. */
+  #loadsStarted = 0;
+  #loadsFinished = 0;
   #loading: Promise<void> | undefined;
 
   constructor(
@@ -100,11 +104,13 @@ export class ProviderKeyring {
     this.#loading ??= (async () => {
       try {
         const started = Date.now();
+        const number = ++this.#loadsStarted;
         // Rows updated in the same millisecond as the previous load's newest are read again (idempotent).
         const rows = await this.store.listClientKeys(this.#loadedUntil);
         for (const row of rows) this.#install(row);
         this.#loadedUntil = rows.length > 0 ? rows[rows.length - 1]!.updatedAt : this.#loadedUntil;
         this.#lastLoad = started;
+        this.#loadsFinished = number;
       } finally {
         this.#loading = undefined;
       }
@@ -113,15 +119,21 @@ export class ProviderKeyring {
   }
 
   /**
-   * Returns once a load that started at or after `since` has finished, starting at most one load a second
-   * (bounds the cost of a flood of unknown payloads; concurrent callers share the load). A provider written
-   * by another replica before the request arrived is then known here: waiting up to a second for the next
-   * load slot is what an unknown payload costs, never a wrong 401.
+   * Returns once load number `needed` (one that started after the request arrived) has finished, starting at
+   * most one load a second (bounds the cost of a flood of unknown payloads; concurrent callers share the
+   * load). A provider written by another replica before the request arrived is then known here: waiting up
+   * to a second for the next load slot is what an unknown payload costs, never a wrong 401. Loads are
+   * counted rather than timed: a request arriving in the millisecond a load started must still wait for the
+   * next one (CI caught the timestamp version answering 401 so).
    */
-  async #catchUp(since: number): Promise<void> {
-    while (this.#lastLoad < since) {
+  async #catchUp(needed: number): Promise<void> {
+    while (this.#loadsFinished < needed) {
+      if (this.#loading) {
+        await this.#loading;
+        continue;
+      }
       const wait = this.#lastLoad + RELOAD_MIN_INTERVAL_MS - Date.now();
-      if (wait > 0 && !this.#loading) {
+      if (wait > 0) {
         await new Promise((resolve) => setTimeout(resolve, wait));
         // Another waiter may have loaded meanwhile (a SQLite load completes within one tick): look again.
         continue;
@@ -278,10 +290,10 @@ export class ProviderKeyring {
       }
       throw invalidPayload();
     }
-    const arrived = Date.now();
+    const nextLoad = this.#loadsStarted + 1;
     let found = this.#lookupCtr(ciphertext, verify);
     if (!found) {
-      await this.#catchUp(arrived);
+      await this.#catchUp(nextLoad);
       found = this.#lookupCtr(ciphertext, verify);
     }
     if (!found) throw invalidPayload();
