@@ -217,7 +217,6 @@ export class ChainGateway {
     return atGateway(() => this.client.getBlockNumber({ cacheTime: 0 }));
   }
 
-  /** The EntryPoint nonce (key 0) of `sender`: the `nonce` its next operation must carry. */
   /** The EntryPoint's next nonce of `sender` under `key` (key << 64 | sequence; key 0: the usual sequence). */
   async getNonce(sender: Address, key = 0n): Promise<bigint> {
     return this.read('entryPoint', 'getNonce', [sender, key]);

@@ -722,8 +722,17 @@ export class ExternalBundler implements OperationSubmitter {
     // Where a given-back operation may land: anywhere after the fork point, which may lie below its block.
     const fromBlock = min(this.#watchFloor, oldest);
     for (const entry of watched) {
-      const now = inclusions.get(entry.userOpHash.toLowerCase());
+      let now = inclusions.get(entry.userOpHash.toLowerCase());
       if (now && sameHash(now.txHash, entry.txHash) && now.blockNumber === entry.blockNumber) continue;
+      const nonceUsed = !now && (await this.gateway.getNonce(entry.sender)) > entry.nonce;
+      if (nonceUsed) {
+        // Its nonce is used: by another operation, or by this one mined again after the batched read above
+        // (a read of the events after the nonce tells which; dropping it then would log a landed operation
+        // as lost).
+        now = (await this.gateway.operationInclusions([entry.userOpHash], fromBlock)).inclusions.get(
+          entry.userOpHash.toLowerCase(),
+        );
+      }
       if (now) {
         // On the chain still, in another block (a reorg mined it elsewhere): only re-recorded.
         if (await this.journal.markReorged(entry.userOpHash, entry.txHash)) {
@@ -732,13 +741,11 @@ export class ExternalBundler implements OperationSubmitter {
         }
         continue;
       }
-      const nonce = await this.gateway.getNonce(entry.sender);
-      const why =
-        nonce > entry.nonce
-          ? 'its nonce was used by another operation'
-          : entry.validUntil <= Math.floor(Date.now() / 1000) + 5
-            ? 'its sponsorship expired'
-            : undefined;
+      const why = nonceUsed
+        ? 'its nonce was used by another operation'
+        : entry.validUntil <= Math.floor(Date.now() / 1000) + 5
+          ? 'its sponsorship expired'
+          : undefined;
       // Of two replicas that saw the same reorg, one alone takes it back.
       if (!(await this.journal.markReorged(entry.userOpHash, entry.txHash))) continue;
       const facts = {

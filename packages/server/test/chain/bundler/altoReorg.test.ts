@@ -206,21 +206,27 @@ describe('a reorg of the last blocks under an independent bundler (Alto, externa
     expect(await chain.gateway.getNonce(answered.sender)).toBe(1n);
   }, 120_000);
 
-  it('one whose nonce another operation used meanwhile is dropped, and nothing runs twice', async () => {
+  /** The deployment's settings for another service on it (no deployer key: the contracts are there). */
+  function deploymentSettings() {
     const { DEPLOYER_PRIVATE_KEY: _deployer, ...serviceKeys } = keys;
-    const settings = {
-      CHAIN_RPC_URL: node.rpcUrl,
-      ...serviceKeys,
-      ...contractSettings(t.chain.info.contracts),
-    };
-    const builtInRelayer = generatePrivateKey();
-    await node.fund(addressOf(builtInRelayer));
-    // A replica whose watch runs only when the test says (the other operation must come first).
-    const external = await startTestChain({
-      env: { ...settings, BUNDLER_RPC_URL: alto.url, RELAYER_PRIVATE_KEY: generatePrivateKey() },
+    return { CHAIN_RPC_URL: node.rpcUrl, ...serviceKeys, ...contractSettings(t.chain.info.contracts) };
+  }
+
+  /** A replica on Alto whose reorg watch runs only when the test calls it. */
+  function startWatchlessReplica() {
+    return startTestChain({
+      env: { ...deploymentSettings(), BUNDLER_RPC_URL: alto.url, RELAYER_PRIVATE_KEY: generatePrivateKey() },
       externalBundler: { pollIntervalMs: { min: 100, max: 500 } },
       journalMaintenance: { reorgCheckMs: 3_600_000 },
     });
+  }
+
+  it('one whose nonce another operation used meanwhile is dropped, and nothing runs twice', async () => {
+    const settings = deploymentSettings();
+    const builtInRelayer = generatePrivateKey();
+    await node.fund(addressOf(builtInRelayer));
+    // The watch must run only after the other operation.
+    const external = await startWatchlessReplica();
     // The same wallet's operations through dauth's own bundler (another service on the same deployment).
     const builtIn = await startTestChain({ env: { ...settings, RELAYER_PRIVATE_KEY: builtInRelayer } });
     try {
@@ -260,6 +266,49 @@ describe('a reorg of the last blocks under an independent bundler (Alto, externa
       expect(await external.chain.gateway.getNonce(answered.sender)).toBe(2n);
     } finally {
       await builtIn.close();
+      await external.close();
+    }
+  }, 120_000);
+
+  it("one mined again between the watch's events read and its nonce read is re-recorded, not dropped", async () => {
+    const external = await startWatchlessReplica();
+    try {
+      const journal = new UserOperationJournalStore(external.database.db);
+      const entryPoint = external.chain.info.contracts.entry_point;
+      const owner = randomOwner();
+      const call = {
+        owner,
+        salt: 0n,
+        calls: [external.chain.calls.nativeTransfer(owner.address, 0n)],
+      };
+      expect(await external.chain.operations.submitOperation(call)).toMatchObject({ nonce: 0n });
+      await node.rpc('anvil_mine', [5]); // the deployment lies below the reorg
+      const answered = await external.chain.operations.submitOperation(call);
+      expect(answered).toMatchObject({ success: true, nonce: 1n });
+      const raw = (await node.rpc('eth_getRawTransactionByHash', [answered.txHash])) as string;
+      await reorg(3);
+      expect(await operationCount(node, entryPoint, answered.userOpHash)).toBe(0);
+
+      // The same bundle lands again right after the watch's batched read of the events, before its nonce read.
+      const gateway = external.chain.gateway;
+      const readNonce = gateway.getNonce.bind(gateway);
+      gateway.getNonce = async (sender, key) => {
+        gateway.getNonce = readNonce;
+        const hash = (await node.rpc('eth_sendRawTransaction', [raw])) as `0x${string}`;
+        await node.reader.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+        return readNonce(sender, key);
+      };
+      // The old order read the used nonce and dropped it, logging an operation that ran as lost.
+      expect(await external.chain.externalBundler!.checkReorg()).toEqual({ resent: 0, dropped: 0, moved: 1 });
+      const landed = await node.reader.getTransactionReceipt({ hash: answered.txHash });
+      expect(await journal.get(answered.userOpHash)).toMatchObject({
+        state: 'included',
+        txHash: answered.txHash,
+        blockNumber: landed.blockNumber,
+      });
+      expect(await operationCount(node, entryPoint, answered.userOpHash)).toBe(1);
+      expect(await external.chain.gateway.getNonce(answered.sender)).toBe(2n);
+    } finally {
       await external.close();
     }
   }, 120_000);
