@@ -6,6 +6,7 @@ import {
   createPublicClient,
   createWalletClient,
   type Hash,
+  type Hex,
   http as httpTransport,
   parseAbiItem,
   parseEther,
@@ -18,8 +19,13 @@ import type { ChainServices } from '../../../src/composition/chain.js';
  * An external anvil for the fault tests: started with automine (a deployment in seconds), then switched to
  * a block every `blockTime` seconds, the pace of a public L2. Its cheat methods inject the faults.
  */
-export interface FaultNode {
+export interface FaultNode extends NodeClient {
   anvil: AnvilInstance;
+  stop(): Promise<void>;
+}
+
+/** What the fault tests do to any anvil by its URL (a child process that was handed only the URL included). */
+export interface NodeClient {
   rpcUrl: string;
   reader: ReturnType<typeof createPublicClient>;
   rpc(method: string, params?: unknown[]): Promise<unknown>;
@@ -33,13 +39,13 @@ export interface FaultNode {
   pending(from: Address): Promise<PoolTransaction[]>;
   /** Waits until `from` has a transaction in the pool (polling), and returns it. */
   waitForPending(from: Address, timeoutMs?: number): Promise<PoolTransaction>;
-  stop(): Promise<void>;
 }
 
 export interface PoolTransaction {
   hash: Hash;
   nonce: number;
   maxFeePerGas: bigint;
+  input: Hex;
 }
 
 export async function startFaultNode(
@@ -54,7 +60,10 @@ export async function startFaultNode(
 }
 
 export function faultNodeOf(anvil: AnvilInstance): FaultNode {
-  const rpcUrl = anvil.rpcUrl;
+  return { ...nodeClientOf(anvil.rpcUrl), anvil, stop: () => anvil.stop() };
+}
+
+export function nodeClientOf(rpcUrl: string): NodeClient {
   const reader = createPublicClient({ transport: httpTransport(rpcUrl) });
   const bank = createWalletClient({
     account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
@@ -74,7 +83,7 @@ export function faultNodeOf(anvil: AnvilInstance): FaultNode {
   const pending = async (from: Address): Promise<PoolTransaction[]> => {
     type Pool = Record<
       string,
-      Record<string, { hash: Hash; nonce: string; maxFeePerGas?: string; gasPrice?: string }>
+      Record<string, { hash: Hash; nonce: string; maxFeePerGas?: string; gasPrice?: string; input: Hex }>
     >;
     const content = (await rpc('txpool_content')) as { pending: Pool; queued?: Pool };
     // A transaction the base fee has priced out waits in `queued` (anvil moves it there), still in the pool.
@@ -87,10 +96,10 @@ export function faultNodeOf(anvil: AnvilInstance): FaultNode {
       hash: t.hash,
       nonce: Number(t.nonce),
       maxFeePerGas: BigInt(t.maxFeePerGas ?? t.gasPrice ?? 0),
+      input: t.input,
     }));
   };
   return {
-    anvil,
     rpcUrl,
     reader,
     rpc,
@@ -125,7 +134,6 @@ export function faultNodeOf(anvil: AnvilInstance): FaultNode {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
-    stop: () => anvil.stop(),
   };
 }
 
