@@ -41,7 +41,14 @@ export async function startDauthProcess(label: string, env: Record<string, strin
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `dauth-bench-${label}-`));
   const child = spawn(
     process.execPath,
-    ['--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
+    [
+      '--conditions=development',
+      '--import',
+      'tsx',
+      // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      path.join(repoRoot, 'packages/server/src/main.ts'),
+    ],
     {
       cwd: repoRoot,
       env: {
