@@ -35,13 +35,37 @@ export function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/**
+ * CPU seconds a process's live threads have run so far, in nanoseconds' resolution (the scheduler's own
+ * account, /proc/<pid>/task/<tid>/schedstat; Linux). `processCpuSeconds` counts 10 ms ticks: over a phase
+ * of a few dozen fast calls, one tick more or less is a fraction of a millisecond per call.
+ */
+export function processRunSeconds(pid: number): number {
+  let ns = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e9;
+}
+
 /** Starts dauth with `env` over the defaults below (`label` names its temporary DATA_DIR). */
 export async function startDauthProcess(label: string, env: Record<string, string>): Promise<DauthProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `dauth-bench-${label}-`));
   const child = spawn(
     process.execPath,
-    ['--conditions=development', '--import', 'tsx', path.join(repoRoot, 'packages/server/src/main.ts')],
+    [
+      '--conditions=development',
+      '--import',
+      'tsx',
+      // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      path.join(repoRoot, 'packages/server/src/main.ts'),
+    ],
     {
       cwd: repoRoot,
       env: {

@@ -7,6 +7,7 @@
  *    (32) closed-loop clients call `POST /v1/pin/verify` (PIN proof) for `--seconds` (15).
  * 3. `GET /v1/oauth/validate` with an access token from the real OAuth code flow, sent at a fixed
  *    rate (`--probe-rps`, 100/s) alone (idle, `--idle-seconds` 10) and during the PIN load; its p99 is compared.
+ *    The probe runs on a thread of its own, so the load generator's callbacks never delay its timing.
  *
  * Targets (issue 14): PIN verifications/s ≥ 90% of the ceiling; validate p99 under load ≤ 1.5 × idle
  * p99; event-loop CPU per verification (net of the probe) ≤ 2 ms.
@@ -29,6 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
@@ -285,29 +287,63 @@ async function accessTokenVia(url: string, user: BenchUser): Promise<string> {
   return String(token.json.access_token);
 }
 
-/** Sends validate requests at a fixed rate (open loop) until `stop`; returns their latencies (ms). */
-async function probeValidate(url: string, accessToken: string, until: () => boolean): Promise<number[]> {
-  const latencies: number[] = [];
-  const inflight: Promise<void>[] = [];
-  const interval = 1000 / probeRps;
-  const start = performance.now();
-  for (let i = 0; !until(); i++) {
-    const due = start + i * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(
-      (async () => {
+/**
+ * The validate probe's own thread (its own event loop and keep-alive connections): it sends validate
+ * requests at a fixed rate (open loop) for `seconds` and answers their latencies (ms). In the load
+ * generator's thread, a probe's send and its answer waited behind the callbacks of 32 PIN clients, so
+ * part of its p99 under load was the bench's own queue, not the server's (docs/performance-pin.md,
+ * round 3).
+ */
+const PROBE_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+function validate(url, token) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url + '/v1/oauth/validate', { agent, headers: { authorization: 'Bearer ' + token } }, (res) => {
+      res.resume();
+      res.once('end', () => (res.statusCode === 200 ? resolve() : reject(new Error('validate answered ' + res.statusCode))));
+      res.once('error', reject);
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+parentPort.on('message', async ({ url, token, rps, seconds }) => {
+  try {
+    const latencies = [];
+    const inflight = [];
+    const interval = 1000 / rps;
+    const start = performance.now();
+    const end = start + seconds * 1000;
+    for (let i = 0; ; i++) {
+      const due = start + i * interval;
+      if (due > end) break;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      inflight.push((async () => {
         const t0 = performance.now();
-        const status = await hit(url, 'GET', '/v1/oauth/validate', {
-          authorization: `Bearer ${accessToken}`,
-        });
-        if (status !== 200) throw new Error(`validate answered ${status}`);
+        await validate(url, token);
         latencies.push(performance.now() - t0);
-      })(),
-    );
+      })());
+    }
+    await Promise.all(inflight);
+    parentPort.postMessage({ latencies });
+  } catch (err) {
+    parentPort.postMessage({ error: String(err && err.message) });
   }
-  await Promise.all(inflight);
-  return latencies.sort((a, b) => a - b);
+});
+`;
+
+/** Runs the probe on its thread for `seconds`; the latencies (ms), sorted. */
+function probeValidate(probe: Worker, url: string, accessToken: string, seconds: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    probe.once('message', (m: { latencies?: number[]; error?: string }) => {
+      if (m.latencies) resolve(m.latencies.sort((a, b) => a - b));
+      else reject(new Error(m.error ?? 'the probe failed'));
+    });
+    probe.postMessage({ url, token: accessToken, rps: probeRps, seconds });
+  });
 }
 
 async function main(): Promise<void> {
@@ -319,6 +355,7 @@ async function main(): Promise<void> {
   );
 
   const server = await startServer();
+  const probe = new Worker(PROBE_SOURCE, { eval: true });
   try {
     process.stderr.write(`creating ${userCount} users with PINs…\n`);
     const users: BenchUser[] = [];
@@ -332,20 +369,12 @@ async function main(): Promise<void> {
     const accessToken = await accessTokenVia(server.url, users[0]!);
 
     // Warm the validate path and the PIN path.
-    await probeValidate(
-      server.url,
-      accessToken,
-      (() => {
-        const end = Date.now() + 1000;
-        return () => Date.now() > end;
-      })(),
-    );
+    await probeValidate(probe, server.url, accessToken, 1);
 
     process.stderr.write(`validate alone for ${idleSeconds} s…\n`);
-    const idleEnd = Date.now() + idleSeconds * 1000;
     const idleCpuStart = processCpuSeconds(server.pid);
     const idleLoopStart = eventLoopCpuSeconds(server.pid);
-    const idle = await probeValidate(server.url, accessToken, () => Date.now() > idleEnd);
+    const idle = await probeValidate(probe, server.url, accessToken, idleSeconds);
     const baselineLoopCpuPerProbe = (eventLoopCpuSeconds(server.pid) - idleLoopStart) / idle.length;
     // The server's CPU per probe request with only the probe running (its own background work, such
     // as chain polling, included): under load the same probe runs, so that share is not the
@@ -387,8 +416,7 @@ async function main(): Promise<void> {
     const benchCpuStart = process.cpuUsage();
     const machineStart = machineBusySeconds();
     const loadStart = performance.now();
-    const loadEnd = Date.now() + loadSeconds * 1000;
-    const underLoad = await probeValidate(server.url, accessToken, () => Date.now() > loadEnd);
+    const underLoad = await probeValidate(probe, server.url, accessToken, loadSeconds);
     const elapsed = (performance.now() - loadStart) / 1000;
     measuring = false;
     const completedAtEnd = completed;
@@ -479,6 +507,7 @@ async function main(): Promise<void> {
     }
     process.exitCode = pass ? 0 : 1;
   } finally {
+    await probe.terminate();
     await server.stop();
   }
 }

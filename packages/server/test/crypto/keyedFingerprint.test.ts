@@ -35,4 +35,15 @@ describe('KeyedFingerprint', () => {
     expect(new KeyedFingerprint(masterKey, 'purpose/b').matches(value, '1:', secret)).toBe(false);
     expect(new KeyedFingerprint(randomBytes(32), 'purpose/a').matches(value, '1:', secret)).toBe(false);
   });
+
+  it('finds which stored fingerprint is of a secret with matchOf, and none for another secret', () => {
+    const fingerprint = new KeyedFingerprint(masterKey, 'purpose/a');
+    const secrets = [randomBytes(16), randomBytes(16), randomBytes(16)];
+    const values = secrets.map((secret) => fingerprint.of('1:', secret));
+    expect(fingerprint.matchOf(values, '1:', secrets[1]!)).toBe(values[1]);
+    expect(fingerprint.matchOf(values, '1:', secrets[2]!)).toBe(values[2]);
+    expect(fingerprint.matchOf(values, '2:', secrets[1]!)).toBeUndefined();
+    expect(fingerprint.matchOf(values, '1:', randomBytes(16))).toBeUndefined();
+    expect(fingerprint.matchOf([], '1:', secrets[0]!)).toBeUndefined();
+  });
 });
