@@ -9,7 +9,7 @@ import type { Services } from '../composition/index.js';
 import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
 import { installOrgAuditRecorder } from './orgAuditRecorder.js';
-import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
+import { RATE_LIMIT_NAMESPACE, registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { requestLoggerFactory } from './requestLogger.js';
 import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -123,7 +123,7 @@ export async function buildApp(
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
-    ...(services.redis ? { redis: services.redis, nameSpace: 'dauth-rl:' } : {}),
+    ...(services.redis ? { redis: services.redis, nameSpace: RATE_LIMIT_NAMESPACE } : {}),
   });
   registerLoginRateLimit(app, services.config.rateLimits);
   registerAdminRateLimit(app, services.config.rateLimits);
