@@ -54,7 +54,10 @@ const { values: args } = parseArgs({
 const BLOCK_TIME = args['block-time'] === undefined ? undefined : Number(args['block-time']);
 if (!['on', 'off', 'both'].includes(args.journal)) throw new Error('--journal is on, off or both');
 const JOURNAL_MODES: Journal[] = args.journal === 'both' ? ['on', 'off'] : [args.journal as Journal];
-/** Measured consumption rounds per journal mode (alternating with `--journal both`); the median counts. */
+/**
+ * Measured consumption rounds per journal mode (alternating with `--journal both`); the median counts. 0 skips
+ * the consumption measurement and its warm-up (balance_adex only: `BENCH_ROUNDS=0 BENCH_SLOTS=1`).
+ */
 const JOURNAL_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** Alternating balance_adex / bare / healthz rounds; 0 skips that measurement (consumption A/B runs). */
 const BALANCE_ROUNDS = Number(process.env.BENCH_BALANCE_ROUNDS ?? 3);
@@ -532,7 +535,8 @@ async function main(): Promise<void> {
     // rounds alternate between them, so load from elsewhere on the machine hits both alike; medians count.
     for (const journal of JOURNAL_MODES)
       deployments.push({ journal, deployment: await setUp(journal, callbacks) });
-    for (const { deployment } of deployments) await deployment.runConsumption(WARMUP_SECONDS);
+    if (JOURNAL_ROUNDS > 0)
+      for (const { deployment } of deployments) await deployment.runConsumption(WARMUP_SECONDS);
     const journalRounds = new Map<
       Journal,
       Awaited<ReturnType<Awaited<ReturnType<typeof setUp>>['runConsumption']>>[]
@@ -544,11 +548,12 @@ async function main(): Promise<void> {
       }
     }
     const medianOf = (journal: Journal) =>
-      [...journalRounds.get(journal)!].sort((a, b) => a.consumptions_per_second - b.consumptions_per_second)[
-        Math.floor(JOURNAL_ROUNDS / 2)
-      ]!;
+      [...(journalRounds.get(journal) ?? [])].sort(
+        (a, b) => a.consumptions_per_second - b.consumptions_per_second,
+      )[Math.floor(JOURNAL_ROUNDS / 2)];
     const { journal: measured, deployment } = deployments[0]!;
     const { dauth, slots, cuid } = deployment;
+    // Undefined (null in the JSON) when BENCH_ROUNDS=0 measured balance_adex alone.
     const consumption = medianOf(measured);
     const consumptionRounds = Object.fromEntries(
       [...journalRounds].map(([journal, results]) => [
@@ -559,7 +564,9 @@ async function main(): Promise<void> {
     const journalCost =
       journalRounds.has('on') && journalRounds.has('off')
         ? Number(
-            (1 - medianOf('on').consumptions_per_second / medianOf('off').consumptions_per_second).toFixed(3),
+            (1 - medianOf('on')!.consumptions_per_second / medianOf('off')!.consumptions_per_second).toFixed(
+              3,
+            ),
           )
         : null;
 
@@ -667,7 +674,7 @@ async function main(): Promise<void> {
       slots: SLOTS,
       request_id: WITH_REQUEST_ID,
       journal: measured,
-      consumption,
+      consumption: consumption ?? null,
       consumption_rounds: consumptionRounds,
       chain_journal_cost: journalCost,
       ...(journalCost !== null
@@ -681,6 +688,7 @@ async function main(): Promise<void> {
       balance_rounds: rounds,
       targets: { consumptions_per_second: 5000, records_per_transaction: 50, balance_adex_vs_bare: 0.8 },
       meets_targets:
+        consumption !== undefined &&
         consumption.consumptions_per_second >= 5000 &&
         consumption.records_per_transaction >= 50 &&
         consumption.errors === 0 &&

@@ -411,6 +411,8 @@ function startRole(role: string, env: Record<string, string>): Promise<Started> 
         'tsx',
         // BENCH_PROFILE=<dir>: write a V8 CPU profile of every server process there.
         ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+        // BENCH_NODE_ARGS: more flags for every server process, e.g. "--trace-gc" (as bench:content takes them).
+        ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       ],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

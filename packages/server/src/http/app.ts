@@ -9,8 +9,8 @@ import type { Services } from '../composition/index.js';
 import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
 import { installOrgAuditRecorder } from './orgAuditRecorder.js';
-import { registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
-import { requestLoggerFactory } from './requestLogger.js';
+import { RATE_LIMIT_NAMESPACE, registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
+import { fastifyLogger } from './requestLogger.js';
 import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
@@ -89,9 +89,8 @@ export async function buildApp(
 ): Promise<App> {
   const app = Fastify({
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
-    loggerInstance: services.logger as FastifyBaseLogger,
     // request.log binds the request id only when a line is written (no pino child per request).
-    childLoggerFactory: requestLoggerFactory,
+    loggerInstance: fastifyLogger(services.logger as FastifyBaseLogger),
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(services.config.trustProxy),
     // Request ids let a support ticket be matched to a log line without logging any secret.
@@ -123,7 +122,7 @@ export async function buildApp(
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
-    ...(services.redis ? { redis: services.redis, nameSpace: 'dauth-rl:' } : {}),
+    ...(services.redis ? { redis: services.redis, nameSpace: RATE_LIMIT_NAMESPACE } : {}),
   });
   registerLoginRateLimit(app, services.config.rateLimits);
   registerAdminRateLimit(app, services.config.rateLimits);

@@ -26,6 +26,9 @@ declare module 'fastify' {
 
 type KeyGenerator = (request: FastifyRequest) => string;
 
+/** The prefix of every rate-limit counter in Redis (`REDIS_URL`), shared by every replica. */
+export const RATE_LIMIT_NAMESPACE = 'dauth-rl:';
+
 /**
  * The client address every per-address limit counts under (decisions §8): IPv4 whole (also spelled
  * `::ffff:a.b.c.d`), IPv6 by its /64, so one subscriber's network is one bucket however many of its

@@ -82,3 +82,22 @@ export function requestLoggerFactory(
     return logger.child(bindings, options);
   return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
 }
+
+/**
+ * The logger `buildApp` hands Fastify (`loggerInstance`): the app logger itself for every line, except that
+ * its `child()` is `requestLoggerFactory`'s. Fastify makes each request's logger with `child(bindings,
+ * options)` when no `childLoggerFactory` is set, so requests get a `RequestLogger` as before; given a custom
+ * factory instead, Fastify checks the logger it returns on every request (seven method lookups and an array
+ * filter: 1–3 % of a trivial route's CPU, docs/performance-http.md round 4). A real child (Fastify makes one
+ * at start, with its serializers, and uses it as `app.log`) is wrapped the same way, so its requests' loggers
+ * are lazy too. Made as pino makes its children (`Object.create`), so every method, binding and level is the
+ * logger's.
+ */
+export function fastifyLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
+  const appLogger = Object.create(logger) as FastifyBaseLogger;
+  appLogger.child = (bindings: Bindings, options: ChildLoggerOptions = {}) => {
+    const child = requestLoggerFactory(logger, bindings, options);
+    return child instanceof RequestLogger ? child : fastifyLogger(child);
+  };
+  return appLogger;
+}

@@ -89,4 +89,17 @@ describe('per-address limits on a running service', () => {
     expect(await getFrom(client, '/metrics', key)).toBe(429);
     expect(await getFrom('192.0.2.78', '/metrics', key)).toBe(200);
   });
+
+  it('/readyz counts in the admin key limiter only when it sends a key; other routes never do', async () => {
+    const guess = { authorization: 'Bearer wrong-key' };
+    // Probes without a key and other routes' requests leave the address's admin allowance whole.
+    for (let i = 0; i < 3; i++) expect(await getFrom('192.0.2.90', '/readyz')).not.toBe(429);
+    for (let i = 0; i < 3; i++) expect(await getFrom('192.0.2.90', '/v1/chain/info', guess)).toBe(200);
+    expect(await getFrom('192.0.2.90', '/v1/admin/audit', guess)).toBe(401);
+    // A /readyz with a key compares it: it uses up the same allowance as /v1/admin.
+    expect(await getFrom('192.0.2.91', '/readyz', guess)).toBe(401);
+    expect(await getFrom('192.0.2.91', '/readyz', guess)).toBe(401);
+    expect(await getFrom('192.0.2.91', '/v1/admin/audit', guess)).toBe(401);
+    expect(await getFrom('192.0.2.91', '/v1/admin/audit', guess)).toBe(429);
+  });
 });

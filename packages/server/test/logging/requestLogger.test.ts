@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { requestLoggerFactory } from '../../src/http/requestLogger.js';
+import { fastifyLogger, requestLoggerFactory } from '../../src/http/requestLogger.js';
 import { loggerOptions } from '../../src/logger.js';
 
 function capture(level: string) {
@@ -16,13 +16,12 @@ function capture(level: string) {
   return { logger: pino(loggerOptions(level), stream), lines };
 }
 
-/** An app like buildApp's: the given logger, request ids, and the lazy request logger. */
+/** An app like buildApp's: the given logger (as `fastifyLogger`), request ids, and the lazy request logger. */
 async function appWith(logger: pino.Logger) {
   let n = 0;
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: fastifyLogger(logger as FastifyBaseLogger),
     genReqId: () => `req-${++n}`,
-    childLoggerFactory: requestLoggerFactory,
   });
   app.get('/quiet', async () => ({ ok: true }));
   app.get('/loud', async (request) => {
@@ -89,6 +88,19 @@ describe('request.log (requestLoggerFactory): the request id bound only when a l
     expect(lines).toEqual([
       expect.objectContaining({ reqId: 'req-1', step: 'inner', msg: 'from a child', level: 50 }),
     ]);
+    await app.close();
+  });
+
+  it('hands Fastify a logger whose per-request children are request loggers, so Fastify need not check them', async () => {
+    const { logger, lines } = capture('warn');
+    const app = await appWith(logger);
+    // Fastify checks a request's logger only when a childLoggerFactory is set (logger-factory.js).
+    expect(app.childLoggerFactory).toBe(Fastify().childLoggerFactory);
+    expect(app.log.child({ reqId: 'r' }, {}).constructor.name).toBe('RequestLogger');
+    // A route's own level still gets a real pino child; the app logger's lines are the logger's own.
+    expect(app.log.child({ reqId: 'r' }, { level: 'error' }).constructor.name).not.toBe('RequestLogger');
+    app.log.warn({ token: 'eyJ.secret' }, 'from the app');
+    expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'from the app', token: '[redacted]' })]);
     await app.close();
   });
 

@@ -54,6 +54,22 @@ export class BalanceQueryService {
     return { slot, cuid, balance: figures.balance, used: figures.used };
   }
 
+  /**
+   * `query`'s answer when it is at hand without waiting: a named cuid already known to be registered, a slot
+   * address seen before, and figures cached for the latest block (the same freshness as `query`). Undefined
+   * otherwise, then `query` answers (and raises whatever error applies).
+   */
+  queryNow(
+    slotAddress: string,
+    cuid: string | undefined,
+  ): { slot: Address; cuid: string; balance: bigint; used: bigint } | undefined {
+    if (cuid === undefined || cuid === '' || !this.providers.registeredNow(cuid)) return undefined;
+    const slot = this.#checksummed.get(slotAddress);
+    if (!slot) return undefined;
+    const figures = this.reader.readNow(cuid, slot);
+    return figures && { slot, cuid, balance: figures.balance, used: figures.used };
+  }
+
   #address(text: string): Address {
     const cached = this.#checksummed.get(text);
     if (cached) return cached;

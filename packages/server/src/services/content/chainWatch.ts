@@ -135,7 +135,12 @@ export class ChainWatch {
 
   /** The latest block, asking the node when none is known yet or when other replicas' writes go unheard. */
   async head(): Promise<bigint> {
-    return this.#latest > 0n && this.#heard ? this.#latest : this.poll();
+    return this.headNow() ?? this.poll();
+  }
+
+  /** What `head()` answers without asking the node; undefined when it would have to ask. */
+  headNow(): bigint | undefined {
+    return this.#latest > 0n && this.#heard ? this.#latest : undefined;
   }
 
   markDown(): void {

@@ -20,6 +20,11 @@ export class ProviderDirectory {
     return found;
   }
 
+  /** The registration of `cuid` when it is cached; undefined when `registered` would have to look. */
+  registeredNow(cuid: string): ProviderRecord | undefined {
+    return this.#registered.get(cuid);
+  }
+
   /** An app's cuids in every state, with their terms (read through: a pending registration may change). */
   listProvidersByClient(clientId: string): Promise<ProviderRecord[]> {
     return this.store.listProvidersByClient(clientId);

@@ -15,7 +15,8 @@ const MAX_READS_IN_FLIGHT = 64;
  * of one key share one read (two `eth_call`s at that block).
  */
 export class SlotBalanceReader {
-  readonly #cache = new Map<string, { block: bigint; value: Promise<SlotFigures> }>();
+  /** `figures` is set once `value` resolved: what `readNow` serves without a promise. */
+  readonly #cache = new Map<string, { block: bigint; value: Promise<SlotFigures>; figures?: SlotFigures }>();
   #hits = 0;
   #misses = 0;
   #inFlight = 0;
@@ -43,11 +44,30 @@ export class SlotBalanceReader {
     this.#misses++;
     if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
     const value = this.#limited(() => this.chain.readSlot(cuid, slot, block));
-    this.#cache.set(key, { block, value });
-    value.catch(() => {
-      if (this.#cache.get(key)?.value === value) this.#cache.delete(key);
-    });
+    const fresh: { block: bigint; value: Promise<SlotFigures>; figures?: SlotFigures } = { block, value };
+    this.#cache.set(key, fresh);
+    value.then(
+      (figures) => {
+        fresh.figures = figures;
+      },
+      () => {
+        if (this.#cache.get(key)?.value === value) this.#cache.delete(key);
+      },
+    );
     return value;
+  }
+
+  /**
+   * The figures `read` would answer from its cache, without a promise: only when the latest block is known
+   * without asking the node and the entry of that block has been read. Undefined otherwise (then `read`).
+   */
+  readNow(cuid: string, slot: Address): SlotFigures | undefined {
+    const block = this.watch.headNow();
+    if (block === undefined) return undefined;
+    const entry = this.#cache.get(`${cuid}\u0000${slot}`);
+    if (entry?.block !== block || entry.figures === undefined) return undefined;
+    this.#hits++;
+    return entry.figures;
   }
 
   async #limited<T>(read: () => Promise<T>): Promise<T> {
