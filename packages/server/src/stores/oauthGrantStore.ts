@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { type Database, type Db, nativeSqlite } from '../db/database.js';
-import { GroupCommit } from './groupCommit.js';
+import { GroupCommit } from '../db/groupCommit.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';

@@ -15,7 +15,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redeem-crash-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /**
- * Group commit answers a redemption only after the transaction holding it committed (stores/groupCommit.ts):
+ * Group commit answers a redemption only after the transaction holding it committed (db/groupCommit.ts):
  * a kill -9 in the middle of the waves must leave every answered code spent with its refresh token, and the
  * batch in flight either wholly committed or wholly absent (never a code spent without its token).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit, type GroupCommitSteps } from '../../src/stores/groupCommit.js';
+import { GroupCommit, type GroupCommitSteps } from '../../src/db/groupCommit.js';
 
 /** Steps that record every transaction they were asked for; `fail` names inputs whose write throws. */
 function recorder(fail: Set<number> = new Set(), ready = () => true) {
