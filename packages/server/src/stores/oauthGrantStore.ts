@@ -293,7 +293,7 @@ export class OAuthGrantStore {
   readonly #native: SQLite.Database | undefined;
   #nativeRedeemFn: NativeRedeem | undefined;
   #nativeStatementsFn: NativeRedeem | undefined;
-  /** The code exchange's group commit (SQLite's native path); undefined where each redemption commits alone. */
+  /** The code exchange's group commit (PostgreSQL, SQLite's native path); undefined where each commits alone. */
   readonly #redemptions: GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
@@ -488,9 +488,10 @@ export class OAuthGrantStore {
   }
 
   /**
-   * The redemptions of one event-loop turn in one transaction (`GroupCommit`): on SQLite one native
-   * better-sqlite3 transaction running the same two statements per code. Concurrent redemptions of one
-   * code in one batch are settled as before: the first UPDATE consumes it, the next finds it used.
+   * The redemptions of one event-loop turn in one transaction (`GroupCommit`): on PostgreSQL one statement
+   * (`#redeemOnPostgres`); on SQLite one native better-sqlite3 transaction running the same two statements
+   * per code (none when statements are traced: each then commits alone on the Kysely path). Concurrent
+   * redemptions of one code in one batch are settled as before: the first consumes it, the next is refused.
    */
   #groupCommit(): GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined {
     if (this.#postgres) {
