@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { type Database, type Db, nativeSqlite } from '../db/database.js';
+import { GroupCommit } from '../db/groupCommit.js';
 import { affected } from './kyselyResults.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';
@@ -88,6 +89,11 @@ export interface FirstRefreshToken {
   expiresAt: number;
 }
 type NativeRedeem = (input: RedeemInput, token: FirstRefreshToken) => OAuthCodesTable | undefined;
+/** One code exchange's commit: the code to consume and the refresh token stored exactly when it is. */
+interface Redemption {
+  input: RedeemInput;
+  token: FirstRefreshToken;
+}
 
 /** One authorization: created with its code; every token issued from that code carries its id. */
 export interface GrantRecord {
@@ -286,6 +292,9 @@ export class OAuthGrantStore {
   /** SQLite's better-sqlite3 handle, for the code exchange's one transaction (`nativeSqlite`). */
   readonly #native: SQLite.Database | undefined;
   #nativeRedeemFn: NativeRedeem | undefined;
+  #nativeStatementsFn: NativeRedeem | undefined;
+  /** The code exchange's group commit (PostgreSQL, SQLite's native path); undefined where each commits alone. */
+  readonly #redemptions: GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
   constructor(
@@ -294,6 +303,7 @@ export class OAuthGrantStore {
   ) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#native = nativeSqlite(db);
+    this.#redemptions = this.#groupCommit();
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
@@ -459,15 +469,104 @@ export class OAuthGrantStore {
    *
    * The token endpoint's hottest write, in hand-written SQL (the query builder costs as much as
    * SQLite does here): one statement on PostgreSQL (a data-modifying CTE: one round trip), one
-   * transaction on SQLite (one WAL commit instead of two).
+   * transaction on SQLite (one WAL commit instead of two), shared by the redemptions of one event-loop
+   * turn (`GroupCommit`: answered only after that commit).
    */
   async redeemCode(
     input: RedeemInput,
     firstRefreshToken: FirstRefreshToken,
   ): Promise<CodeRecord | undefined> {
+    const row = this.#redemptions
+      ? await this.#redemptions.submit({ input, token: firstRefreshToken })
+      : await this.#redeemAlone({ input, token: firstRefreshToken });
+    return row ? toCode(row) : undefined;
+  }
+
+  /** How many redemptions the group commit has committed, in how many batches (benchmarks, tests). */
+  redemptionBatches(): { batches: number; redemptions: number } {
+    return { batches: this.#redemptions?.batches ?? 0, redemptions: this.#redemptions?.inputs ?? 0 };
+  }
+
+  /**
+   * The redemptions of one event-loop turn in one transaction (`GroupCommit`): on PostgreSQL one statement
+   * (`#redeemOnPostgres`); on SQLite one native better-sqlite3 transaction running the same two statements
+   * per code (none when statements are traced: each then commits alone on the Kysely path). Concurrent
+   * redemptions of one code in one batch are settled as before: the first consumes it, the next is refused.
+   */
+  #groupCommit(): GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined {
+    if (this.#postgres) {
+      return new GroupCommit({
+        all: (items) => this.#redeemOnPostgres(items),
+        one: (item) => this.#redeemAlone(item),
+      });
+    }
+    const native = this.#native;
+    if (!native) return undefined;
+    let batch: ((items: readonly Redemption[]) => (OAuthCodesTable | undefined)[]) | undefined;
+    return new GroupCommit({
+      all: (items) => {
+        batch ??= native.transaction((all: readonly Redemption[]) => {
+          const redeem = this.#nativeStatements();
+          return all.map((item) => redeem(item.input, item.token));
+        });
+        return batch(items);
+      },
+      one: (item) => this.#redeemAlone(item),
+      ready: () => !native.inTransaction,
+    });
+  }
+
+  /**
+   * A batch of redemptions on PostgreSQL as one statement (one round trip, one parse and plan, one WAL
+   * flush): the inputs as arrays, `unnest`ed into rows; the same conditional UPDATE joined to them and the
+   * refresh tokens inserted from its RETURNING. Each consumed code comes back with the refresh token hash
+   * of the input that consumed it, which says whose it is. Two inputs for one code in one batch: PostgreSQL
+   * updates the row once, with one of them; the other gets nothing back and is refused, as it would be
+   * one after the other. Across concurrent statements the row lock settles it as before.
+   */
+  async #redeemOnPostgres(items: readonly Redemption[]): Promise<(OAuthCodesTable | undefined)[]> {
+    const column = <T>(pick: (item: Redemption) => T): T[] => items.map(pick);
+    const { rows } = await sql<OAuthCodesTable & { redeemed_by: string }>`with input as (
+        select * from unnest(${column((i) => i.input.codeHash)}::text[], ${column((i) => i.input.now)}::bigint[],
+          ${column((i) => i.input.clientId)}::text[], ${column((i) => i.input.redirectUri)}::text[],
+          ${column((i) => i.input.codeChallenge)}::text[], ${column((i) => i.token.tokenHash)}::text[],
+          ${column((i) => i.token.expiresAt)}::bigint[], ${column((i) => i.input.clientRow !== undefined)}::boolean[],
+          ${column((i) => i.input.clientRow?.secretHash ?? null)}::text[],
+          ${column((i) => i.input.clientRow?.previousSecretHash ?? null)}::text[],
+          ${column((i) => i.input.clientRow?.previousSecretExpiresAt ?? null)}::bigint[],
+          ${column((i) => (i.input.clientRow?.dapp ? 1 : 0))}::int[])
+          as i(code_hash, now, client_id, redirect_uri, code_challenge, token_hash, token_expires_at,
+               check_client, secret_hash, previous_secret_hash, previous_secret_expires_at, dapp)),
+      consumed as (update oauth_codes set used_at = i.now from input i
+        where oauth_codes.code_hash = i.code_hash and oauth_codes.used_at is null and oauth_codes.expires_at > i.now
+          and oauth_codes.client_id = i.client_id and oauth_codes.redirect_uri = i.redirect_uri
+          and oauth_codes.code_challenge is not distinct from i.code_challenge
+          and not exists (select 1 from oauth_grants g
+                          where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
+          and (not i.check_client or exists (select 1 from oauth_clients c
+                where c.client_id = oauth_codes.client_id and c.deleted_at is null
+                  and c.secret_hash = i.secret_hash
+                  and c.previous_secret_hash is not distinct from i.previous_secret_hash
+                  and c.previous_secret_expires_at is not distinct from i.previous_secret_expires_at
+                  and c.dapp = i.dapp))
+        returning oauth_codes.*, i.token_hash as redeemed_by, i.token_expires_at),
+      issued as (insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid, created_at, expires_at)
+        select redeemed_by, grant_id, client_id, user_uuid, used_at, token_expires_at from consumed)
+      select * from consumed`.execute(this.db);
+    const byToken = new Map<string, OAuthCodesTable>();
+    for (const { redeemed_by, token_expires_at: _, ...row } of rows as (OAuthCodesTable & {
+      redeemed_by: string;
+      token_expires_at: unknown;
+    })[])
+      byToken.set(redeemed_by, row);
+    return items.map((item) => byToken.get(item.token.tokenHash));
+  }
+
+  /** One redemption in its own commit: the path before group commit, and a batch's fallback. */
+  async #redeemAlone({ input, token }: Redemption): Promise<OAuthCodesTable | undefined> {
     if (this.#native && !this.#native.inTransaction) {
-      const row = this.#nativeRedeem()(input, firstRefreshToken);
-      return row ? toCode(row) : undefined;
+      this.#nativeRedeemFn ??= this.#native.transaction(this.#nativeStatements());
+      return this.#nativeRedeemFn(input, token);
     }
     const challenge =
       input.codeChallenge === null
@@ -489,13 +588,13 @@ export class OAuthGrantStore {
                         where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
         ${clientUnchanged}
       returning *`;
-    const { tokenHash, expiresAt } = firstRefreshToken;
+    const { tokenHash, expiresAt } = token;
     if (this.#postgres) {
       const { rows } = await sql<OAuthCodesTable>`with consumed as (${consume}),
         issued as (insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid, created_at, expires_at)
                    select ${tokenHash}, grant_id, client_id, user_uuid, ${input.now}, ${expiresAt} from consumed)
         select * from consumed`.execute(this.db);
-      return rows[0] ? toCode(rows[0]) : undefined;
+      return rows[0];
     }
     return this.db.transaction().execute(async (trx) => {
       const row = (await consume.execute(trx)).rows[0] as OAuthCodesTable | undefined;
@@ -504,18 +603,18 @@ export class OAuthGrantStore {
         values (${tokenHash}, ${row.grant_id}, ${row.client_id}, ${row.user_uuid}, ${input.now}, ${expiresAt})`.execute(
         trx,
       );
-      return toCode(row);
+      return row;
     });
   }
 
   /**
-   * `redeemCode` on SQLite as one native better-sqlite3 transaction: the same two statements (the
-   * conditional UPDATE, `IS` being SQLite's null-safe equality for the PKCE challenge, and the INSERT) and
-   * one commit, run synchronously — no Kysely compilation, connection mutex or promise per statement
+   * `redeemCode`'s two statements on SQLite through better-sqlite3 directly (the conditional UPDATE, `IS`
+   * being SQLite's null-safe equality for the PKCE challenge, and the INSERT), to run inside a native
+   * transaction — no Kysely compilation, connection mutex or promise per statement
    * (docs/performance-http.md, "Round 3"). Built on first use.
    */
-  #nativeRedeem(): NativeRedeem {
-    if (this.#nativeRedeemFn) return this.#nativeRedeemFn;
+  #nativeStatements(): NativeRedeem {
+    if (this.#nativeStatementsFn) return this.#nativeStatementsFn;
     const native = this.#native!;
     const consume = native.prepare<
       Record<string, unknown>,
@@ -532,7 +631,7 @@ export class OAuthGrantStore {
       returning *`);
     const issue = native.prepare(`insert into oauth_refresh_tokens
       (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
-    this.#nativeRedeemFn = native.transaction((input: RedeemInput, token: FirstRefreshToken) => {
+    this.#nativeStatementsFn = (input: RedeemInput, token: FirstRefreshToken) => {
       const client = input.clientRow;
       const row = consume.get({
         now: input.now,
@@ -549,8 +648,8 @@ export class OAuthGrantStore {
       if (!row) return undefined;
       issue.run(token.tokenHash, row.grant_id, row.client_id, row.user_uuid, input.now, token.expiresAt);
       return row;
-    });
-    return this.#nativeRedeemFn;
+    };
+    return this.#nativeStatementsFn;
   }
 
   async findGrant(grantId: string): Promise<GrantRecord | undefined> {

@@ -189,6 +189,49 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(await store.redeemCode({ ...base, clientRow: stored }, token('ok'))).toMatchObject({ grantId: g });
   });
 
+  it('commits the redemptions of one turn together; a refused or failing one holds back no other', async () => {
+    const store = new OAuthGrantStore(db);
+    const now = Date.now();
+    const codes: CodeRecord[] = [];
+    for (let i = 0; i < 5; i++) {
+      const g = randomUUID();
+      codes.push(code(g, now + 600_000));
+      await store.createGrantWithCode(grant(g, now), codes[i]!);
+    }
+    const redeem = (c: CodeRecord, tokenHash: string, redirectUri = c.redirectUri) =>
+      store.redeemCode(
+        { codeHash: c.codeHash, now, clientId, redirectUri, codeChallenge: null },
+        { tokenHash, expiresAt: now + DAY },
+      );
+    // Three at once: one commit.
+    const before = store.redemptionBatches();
+    const first = await Promise.all(codes.slice(0, 3).map((c) => redeem(c, `batch-${c.codeHash}`)));
+    expect(first.map((r) => r?.grantId)).toEqual(codes.slice(0, 3).map((c) => c.grantId));
+    expect(store.redemptionBatches()).toEqual({
+      batches: before.batches + 1,
+      redemptions: before.redemptions + 3,
+    });
+    // In the next batch: one refused (its redirect URI), one whose write fails (a refresh token hash
+    // that exists: the batch rolls back and each is retried alone), and a good one between them.
+    const [refused, failed, good] = await Promise.allSettled([
+      redeem(codes[3]!, `batch-refused-${codes[3]!.codeHash}`, 'https://a.example/other'),
+      redeem(codes[4]!, `batch-${codes[0]!.codeHash}`),
+      redeem(codes[3]!, `batch-${codes[3]!.codeHash}`),
+    ]);
+    expect(refused).toEqual({ status: 'fulfilled', value: undefined });
+    expect(failed?.status).toBe('rejected');
+    expect(good).toMatchObject({ status: 'fulfilled', value: { grantId: codes[3]!.grantId } });
+    // The failed one changed nothing: its code is unused and redeems later.
+    expect((await store.findCode(codes[4]!.codeHash))?.usedAt).toBeNull();
+    expect(await redeem(codes[4]!, `batch-${codes[4]!.codeHash}`)).toMatchObject({
+      grantId: codes[4]!.grantId,
+    });
+    for (const c of [...codes.slice(0, 3), codes[3]!, codes[4]!]) {
+      expect(await store.findRefreshToken(`batch-${c.codeHash}`)).toMatchObject({ grantId: c.grantId });
+    }
+    expect(await store.findRefreshToken(`batch-refused-${codes[3]!.codeHash}`)).toBeUndefined();
+  });
+
   it('rotates a refresh token once; the loser of a race changes nothing', async () => {
     const store = new OAuthGrantStore(db);
     const g = randomUUID();
