@@ -3,6 +3,7 @@
  * import and content tokens. `ClientService` is the implementation; this port keeps those domains to the
  * few calls they need.
  */
+import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 
 /** A registered app, as far as other domains care. */
 export interface DirectoryClient {
@@ -23,6 +24,21 @@ export interface ClientDirectory {
     clientId: string,
     secret: string,
   ): Promise<{ client: DirectoryClient | undefined; secretMatches: boolean }>;
+  /**
+   * As `checkClientSecret`, from the client cache when it holds the row (docs/oauth.md, "The client cache").
+   * `heldRow` is set when the row came from memory: the caller's commit re-checks it, and a refusal is
+   * decided again on the stored row (`dropIfChanged`, then `checkClientSecret`).
+   */
+  checkClientSecretCached(
+    clientId: string,
+    secret: string,
+  ): Promise<{
+    client: DirectoryClient | undefined;
+    secretMatches: boolean;
+    heldRow?: ClientRowCheck | undefined;
+  }>;
+  /** A held row was refused: the cache drops it if the stored row differs from it (or is gone). */
+  dropIfChanged(clientId: string, held: ClientRowCheck): Promise<void>;
   /** Exact string match against the registered redirect URIs (scheme, host, port, path, trailing slash). */
   isRegisteredRedirect(client: Pick<DirectoryClient, 'redirectUris'>, redirectUri: string): boolean;
 }
