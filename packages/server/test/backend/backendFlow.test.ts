@@ -333,6 +333,57 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     expect(row.used_at).toBeNull();
   });
 
+  it("authorize reads the app from the client cache and re-checks it in the code's insert", async () => {
+    const dave = await createUser(server.url, 'Dave');
+    await registerWallet(server.url, dave);
+    const cache = server.services.clients.cache!;
+    const db = server.services.database.db;
+    const second = callbacks.url('/dauth/second');
+    const app = await createClient(server.url, developer, [cb, second]);
+    const authorize = (redirectUri: string) =>
+      metaAuthorize(
+        server.url,
+        dave.loginToken,
+        authorizeParams({ client_id: app.clientId, redirect_uri: redirectUri }),
+      );
+    const codesOfApp = async () =>
+      (
+        await db
+          .selectFrom('backend_codes')
+          .select('code_hash')
+          .where('client_id', '=', app.clientId)
+          .execute()
+      ).length;
+    // The first authorize makes the slot (from the stored row); the second is served from the cache.
+    expect((await authorize(cb)).status).toBe(200);
+    expect((await authorize(cb)).status).toBe(200);
+    expect(cache.holds(app.clientId)).toBe(true);
+    expect(await codesOfApp()).toBe(2);
+
+    // A redirect URI removed elsewhere (no invalidation reaches this replica): refused at once, no code.
+    await db
+      .updateTable('oauth_clients')
+      .set({ redirect_uris: JSON.stringify([second]) })
+      .where('client_id', '=', app.clientId)
+      .execute();
+    expect(cache.holds(app.clientId)).toBe(true);
+    const removed = await authorize(cb);
+    expect([removed.status, removed.body.message]).toEqual([401, 'redirect_uri mismatch']);
+    expect(cache.holds(app.clientId)).toBe(false);
+    expect(await codesOfApp()).toBe(2);
+    expect((await authorize(second)).status).toBe(200);
+    expect(cache.holds(app.clientId)).toBe(true);
+
+    // The app deleted elsewhere: refused at once, no code.
+    await db
+      .updateTable('oauth_clients')
+      .set({ deleted_at: Date.now() })
+      .where('client_id', '=', app.clientId)
+      .execute();
+    expect((await authorize(second)).status).toBe(401);
+    expect(await codesOfApp()).toBe(3);
+  });
+
   it('sends the callback to a GET-only route once: 405, no retry, and its code can never be exchanged', async () => {
     const carol = await createUser(server.url, 'Carol');
     await registerWallet(server.url, carol);

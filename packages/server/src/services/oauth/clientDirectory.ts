@@ -37,6 +37,13 @@ export interface ClientDirectory {
     secretMatches: boolean;
     heldRow?: ClientRowCheck | undefined;
   }>;
+  /**
+   * The live client from the client cache when it holds it (`held`): the caller's commit re-checks what
+   * it used of a held row, and on a refusal calls `forgetCached` and decides again with `findClient`.
+   */
+  findClientCached(clientId: string): Promise<{ client: DirectoryClient | undefined; held: boolean }>;
+  /** A held row was refused where it was re-checked (the stored row differs): this replica drops it. */
+  forgetCached(clientId: string): Promise<void>;
   /** A held row was refused: the cache drops it if the stored row differs from it (or is gone). */
   dropIfChanged(clientId: string, held: ClientRowCheck): Promise<void>;
   /** Exact string match against the registered redirect URIs (scheme, host, port, path, trailing slash). */

@@ -368,6 +368,30 @@ export class ClientService {
     return { client, secretMatches, heldRow: client && !loaded ? rowCheckOf(client) : undefined };
   }
 
+  /**
+   * The live client from the cache when one is given (the database on a miss, the row then kept); `held`
+   * when it came from memory, so it may be out of date by a message still in flight: the caller's commit
+   * re-checks what it used (backend authorize: `BackendCodeStore.insert`'s `heldRedirectUris`), and on a
+   * refusal calls `forgetCached` and decides again with `findClient`.
+   */
+  async findClientCached(clientId: string): Promise<{ client: OAuthClient | undefined; held: boolean }> {
+    const cache = this.#cache;
+    if (!cache || clientId.length === 0 || clientId.length > 64) {
+      return { client: await this.findClient(clientId), held: false };
+    }
+    let loaded = false;
+    const client = await cache.get(clientId, (id) => {
+      loaded = true;
+      return this.#load(id);
+    });
+    return { client, held: client !== undefined && !loaded };
+  }
+
+  /** A held row was refused where it was re-checked: the stored row differs, so this replica drops it. */
+  async forgetCached(clientId: string): Promise<void> {
+    await this.#cache?.forget(clientId);
+  }
+
   /** A row the cache held was refused: dropped here when the stored row differs (or is gone). */
   async dropIfChanged(clientId: string, held: ClientRowCheck): Promise<void> {
     const stored = await this.store.findById(clientId);
