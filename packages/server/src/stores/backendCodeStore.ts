@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type SQLite from 'better-sqlite3';
+import { type Db, nativeSqlite } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
 export interface BackendCodesTable {
@@ -45,14 +46,64 @@ const toCode = (r: BackendCodesTable): BackendCode => ({
   grantId: r.grant_id ?? undefined,
 });
 
-export class BackendCodeStore {
-  constructor(private readonly db: Db) {}
+const PLAIN_INSERT = `insert into backend_codes
+  (code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)`;
+const CHECKED_INSERT = `insert into backend_codes
+  (code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at)
+  select ?, ?, ?, ?, ?, ?, ?
+  where exists (select 1 from oauth_clients c where c.client_id = ? and c.deleted_at is null and c.redirect_uris = ?)`;
 
-  /** Every authorize writes one: hand-written SQL, since building the query costs about as much as running it. */
-  async insert(code: Omit<BackendCode, 'usedAt' | 'grantId'>): Promise<void> {
-    await sql`insert into backend_codes (code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at)
-      values (${code.codeHash}, ${code.clientId}, ${code.userUuid}, ${code.slotId}, ${code.redirectUri},
-        ${code.createdAt}, ${code.expiresAt})`.execute(this.db);
+export class BackendCodeStore {
+  /** SQLite's better-sqlite3 handle (`nativeSqlite`); undefined on PostgreSQL. */
+  readonly #native: SQLite.Database | undefined;
+  #plain: SQLite.Statement | undefined;
+  #checked: SQLite.Statement | undefined;
+
+  constructor(private readonly db: Db) {
+    this.#native = nativeSqlite(db);
+  }
+
+  /**
+   * Every authorize writes one: hand-written SQL, since building the query costs about as much as running
+   * it, and on SQLite a native statement (no compilation, mutex or promise).
+   *
+   * `heldRedirectUris`: the app's `redirect_uris` as a cached row said (docs/oauth.md, "The client cache"):
+   * the code is written only if the app is live and its stored `redirect_uris` are still exactly those, so a
+   * redirect URI removed, or the app deleted, on another replica a moment ago never gets a code. False when
+   * that check refused (nothing written).
+   */
+  async insert(
+    code: Omit<BackendCode, 'usedAt' | 'grantId'>,
+    heldRedirectUris?: readonly string[] | undefined,
+  ): Promise<boolean> {
+    const held = heldRedirectUris === undefined ? undefined : JSON.stringify(heldRedirectUris);
+    const native = this.#native;
+    if (native && !native.inTransaction) {
+      const args = [code.codeHash, code.clientId, code.userUuid, code.slotId, code.redirectUri];
+      const times = [code.createdAt, code.expiresAt];
+      if (held === undefined)
+        return (this.#plain ??= native.prepare(PLAIN_INSERT)).run(...args, ...times).changes === 1;
+      return (
+        (this.#checked ??= native.prepare(CHECKED_INSERT)).run(...args, ...times, code.clientId, held)
+          .changes === 1
+      );
+    }
+    if (held === undefined) {
+      await sql`insert into backend_codes (code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at)
+        values (${code.codeHash}, ${code.clientId}, ${code.userUuid}, ${code.slotId}, ${code.redirectUri},
+          ${code.createdAt}, ${code.expiresAt})`.execute(this.db);
+      return true;
+    }
+    // The casts type the SELECT's parameters for PostgreSQL (which would take them for text).
+    const result =
+      await sql`insert into backend_codes (code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at)
+      select ${code.codeHash}, ${code.clientId}, cast(${code.userUuid} as bigint), ${code.slotId}, ${code.redirectUri},
+        cast(${code.createdAt} as bigint), cast(${code.expiresAt} as bigint)
+      where exists (select 1 from oauth_clients c
+                    where c.client_id = ${code.clientId} and c.deleted_at is null and c.redirect_uris = ${held})`.execute(
+        this.db,
+      );
+    return result.numAffectedRows === 1n;
   }
 
   /**

@@ -3,6 +3,7 @@ import type SQLite from 'better-sqlite3';
 import { type Database, type Db, nativeSqlite } from '../db/database.js';
 import { GroupCommit } from '../db/groupCommit.js';
 import { affected } from './kyselyResults.js';
+import { nativeBackendExchange } from './nativeBackendExchange.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';
 
@@ -277,6 +278,21 @@ export async function insertGrantWithCode(
   await outbox?.record(trx, grantCreated(grant));
 }
 
+/**
+ * The condition a redemption adds when its client came from the cache: the stored row (live) still has the
+ * secret, the rotated-out secret and the dapp flag the cached row had. Nothing when the client was read
+ * from the database in this request.
+ */
+function clientRowUnchanged(check: ClientRowCheck | undefined, clientId: ReturnType<typeof sql.ref>) {
+  if (!check) return sql``;
+  return sql`and exists (select 1 from oauth_clients c
+              where c.client_id = ${clientId} and c.deleted_at is null
+                and c.secret_hash = ${check.secretHash}
+                and c.previous_secret_hash is not distinct from ${check.previousSecretHash}
+                and c.previous_secret_expires_at is not distinct from ${check.previousSecretExpiresAt}
+                and c.dapp = ${check.dapp ? 1 : 0})`;
+}
+
 /** Thrown inside a transaction to roll it back when a conditional update lost its race. */
 class LostRace extends Error {}
 
@@ -295,6 +311,7 @@ export class OAuthGrantStore {
   #nativeStatementsFn: NativeRedeem | undefined;
   /** The code exchange's group commit (PostgreSQL, SQLite's native path); undefined where each commits alone. */
   readonly #redemptions: GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined;
+  #nativeExchangeFn: ReturnType<typeof nativeBackendExchange> | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
   constructor(
@@ -364,7 +381,9 @@ export class OAuthGrantStore {
    * Replaces a redemption, a slot read and the grant's transaction (begin, two inserts, the link,
    * commit): on SQLite one transaction of six statements and one WAL commit instead of seven and
    * two; on PostgreSQL one statement (data-modifying CTEs) instead of three round trips. A kill at
-   * any moment leaves the code unspent with no grant, or spent with its grant, token and link.
+   * any moment leaves the code unspent with no grant, or spent with its grant, token and link. On
+   * SQLite outside a Kysely transaction the same statements run as one native better-sqlite3
+   * transaction (`nativeBackendExchange`).
    */
   async exchangeBackendCode(input: {
     codeHash: string;
@@ -372,17 +391,38 @@ export class OAuthGrantStore {
     now: number;
     grantId: string;
     refreshToken: { tokenHash: string; expiresAt: number };
+    /**
+     * The app's row as a cache held it (`ClientService.checkClientSecretCached`): nothing is redeemed unless
+     * the stored row still matches (`redeemed: false`, as for any other refusal).
+     */
+    clientRow?: ClientRowCheck | undefined;
   }): Promise<{ redeemed: false } | { redeemed: true; userUuid: number; slot: Slot | undefined }> {
-    const { codeHash, clientId, now, grantId } = input;
+    const { codeHash, clientId, now, grantId, clientRow } = input;
     const { tokenHash, expiresAt } = input.refreshToken;
-    // The slot check is part of the redemption: the grant id is recorded only when it passes, so the
-    // link never names a grant that is not opened.
+    if (this.#native && !this.#native.inTransaction) {
+      this.#nativeExchangeFn ??= nativeBackendExchange(this.#native, this.db, this.outbox);
+      const done = this.#nativeExchangeFn({
+        codeHash,
+        clientId,
+        now,
+        grantId,
+        tokenHash,
+        tokenExpiresAt: expiresAt,
+        clientRow,
+        event: (userUuid, slotId) => grantCreated({ grantId, clientId, userUuid, createdAt: now }, slotId),
+      });
+      if (!done.redeemed) return done;
+      // After the commit: the worker looks for a delivery that now exists.
+      if (done.queued) this.outbox?.queued();
+      return { redeemed: true, userUuid: done.userUuid, slot: done.slotRow && toSlot(done.slotRow) };
+    }
     const redeem = sql`update backend_codes set used_at = ${now},
         grant_id = case when exists (select 1 from slots s
                                      where s.id = backend_codes.slot_id and s.owner_uuid = backend_codes.user_uuid
                                        and s.client_id = backend_codes.client_id and s.state <> 'pending')
                         then ${grantId} end
       where code_hash = ${codeHash} and client_id = ${clientId} and used_at is null and expires_at > ${now}
+        ${clientRowUnchanged(clientRow, sql.ref('backend_codes.client_id'))}
       returning user_uuid, slot_id, grant_id`;
     const grantInsert = sql`insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
       select grant_id, ${clientId}, user_uuid, ${now} from redeemed where grant_id is not null`;
@@ -572,15 +612,7 @@ export class OAuthGrantStore {
       input.codeChallenge === null
         ? sql`code_challenge is null`
         : sql`code_challenge = ${input.codeChallenge}`;
-    const check = input.clientRow;
-    const clientUnchanged = check
-      ? sql`and exists (select 1 from oauth_clients c
-              where c.client_id = oauth_codes.client_id and c.deleted_at is null
-                and c.secret_hash = ${check.secretHash}
-                and c.previous_secret_hash is not distinct from ${check.previousSecretHash}
-                and c.previous_secret_expires_at is not distinct from ${check.previousSecretExpiresAt}
-                and c.dapp = ${check.dapp ? 1 : 0})`
-      : sql``;
+    const clientUnchanged = clientRowUnchanged(input.clientRow, sql.ref('oauth_codes.client_id'));
     const consume = sql`update oauth_codes set used_at = ${input.now}
       where code_hash = ${input.codeHash} and used_at is null and expires_at > ${input.now}
         and client_id = ${input.clientId} and redirect_uri = ${input.redirectUri} and ${challenge}

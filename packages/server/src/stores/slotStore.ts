@@ -1,5 +1,6 @@
+import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { type Db, nativeSqlite } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 import type { WebhookOutbox } from './webhookStore.js';
 
@@ -88,10 +89,16 @@ export function isUniqueViolation(err: unknown): boolean {
  */
 export class SlotStore {
   /** `outbox`: activating a slot writes `slot.created`, a completed move `slot.transferred`, in their transactions. */
+  /** SQLite's better-sqlite3 handle (`nativeSqlite`) for the hot read below; undefined on PostgreSQL. */
+  readonly #native: SQLite.Database | undefined;
+  #byPlace: SQLite.Statement<[string, number, number], SlotsTable> | undefined;
+
   constructor(
     readonly db: Db,
     private readonly outbox?: WebhookOutbox,
-  ) {}
+  ) {
+    this.#native = nativeSqlite(db);
+  }
 
   /**
    * Inserts a slot; false when its id or its (client, owner, meta_idx) place is already taken, which
@@ -111,8 +118,19 @@ export class SlotStore {
     return row ? toSlot(row) : undefined;
   }
 
-  /** Hand-written SQL: every backend authorize reads the slot so, and the query builder cost as much as SQLite did. */
+  /**
+   * Hand-written SQL: every backend authorize reads the slot so, and the query builder cost as much as SQLite
+   * did; on SQLite a native statement when no Kysely transaction holds the connection (no mutex or promise).
+   */
   async findByPlace(clientId: string, ownerUuid: number, metaIdx: number, trx: Db = this.db) {
+    const native = this.#native;
+    if (native && trx === this.db && !native.inTransaction) {
+      this.#byPlace ??= native.prepare<[string, number, number], SlotsTable>(
+        'select * from slots where client_id = ? and owner_uuid = ? and meta_idx = ?',
+      );
+      const row = this.#byPlace.get(clientId, ownerUuid, metaIdx);
+      return row ? toSlot(row) : undefined;
+    }
     const { rows } = await sql<SlotsTable>`select * from slots
       where client_id = ${clientId} and owner_uuid = ${ownerUuid} and meta_idx = ${metaIdx}`.execute(trx);
     return rows[0] ? toSlot(rows[0]) : undefined;

@@ -1,5 +1,6 @@
+import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { type Db, nativeSqlite } from '../db/database.js';
 import { isSupportedLocale, type Locale } from '../i18n/locales.js';
 import { affected } from './kyselyResults.js';
 
@@ -63,8 +64,16 @@ export interface LoginCutoff {
   deleted?: boolean;
 }
 
+type CutoffRow = Pick<UsersTable, 'logins_valid_after' | 'logins_kept_jti' | 'deleted_at'>;
+
 export class UserStore {
-  constructor(private readonly db: Db) {}
+  /** SQLite's better-sqlite3 handle (`nativeSqlite`) for the login cutoff read; undefined on PostgreSQL. */
+  readonly #native: SQLite.Database | undefined;
+  #cutoff: SQLite.Statement<[number], CutoffRow> | undefined;
+
+  constructor(private readonly db: Db) {
+    this.#native = nativeSqlite(db);
+  }
 
   /** Inserts a user; returns false when the e-mail or the id is already taken. */
   async insert(user: UserWithPassword): Promise<boolean> {
@@ -194,11 +203,22 @@ export class UserStore {
    * deleted account's cutoff voids every login JWT.
    */
   async loginCutoff(userUuid: number): Promise<LoginCutoff | undefined> {
-    // Hand-written SQL: read on every request made with a login JWT (the backend authorize among them).
-    const { rows } = await sql<Pick<UsersTable, 'logins_valid_after' | 'logins_kept_jti' | 'deleted_at'>>`
-      select logins_valid_after, logins_kept_jti, deleted_at from users where user_uuid = ${userUuid}`.execute(
-      this.db,
-    );
+    // Hand-written SQL: read on every request made with a login JWT (the backend authorize among them); on
+    // SQLite a native statement when no Kysely transaction holds the connection (no mutex or promise).
+    const native = this.#native;
+    let rows: CutoffRow[];
+    if (native && !native.inTransaction) {
+      this.#cutoff ??= native.prepare<[number], CutoffRow>(
+        'select logins_valid_after, logins_kept_jti, deleted_at from users where user_uuid = ?',
+      );
+      const found = this.#cutoff.get(userUuid);
+      rows = found ? [found] : [];
+    } else {
+      ({ rows } = await sql<CutoffRow>`
+        select logins_valid_after, logins_kept_jti, deleted_at from users where user_uuid = ${userUuid}`.execute(
+        this.db,
+      ));
+    }
     const row = rows[0];
     if (row?.deleted_at != null) return { validAfter: Infinity, deleted: true };
     if (row === undefined || row.logins_valid_after === null) return undefined;

@@ -266,6 +266,124 @@ describe.each(databases)('backend integration flow (postgres: $postgres)', (opts
     expect([expired.status, expired.body.code]).toEqual([400, 510]);
   });
 
+  it("get_token reads the app from the client cache and re-checks it in the exchange's commit", async () => {
+    // Another replica's change whose invalidation is still in flight is played by writing the row directly
+    // (no message reaches this replica's cache): the held row must never be used for it.
+    const carol = await createUser(server.url, 'Carol');
+    await registerWallet(server.url, carol);
+    const cache = server.services.clients.cache!;
+    const db = server.services.database.db;
+    const app = await createClient(server.url, developer, [cb]);
+    const codeFor = async () => {
+      const state = randomBytes(12).toString('base64url');
+      expect(
+        (
+          await metaAuthorize(
+            server.url,
+            carol.loginToken,
+            authorizeParams({ client_id: app.clientId, state }),
+          )
+        ).status,
+      ).toBe(200);
+      return (await callbacks.waitFor(state)).code;
+    };
+    const exchange = (code: string, secret = app.clientSecret) =>
+      getToken(server.url, {
+        client_id: app.clientId,
+        client_secret: secret,
+        grant_type: 'authorization_code',
+        code,
+      });
+    expect((await exchange(await codeFor())).body.code).toBe(1);
+    expect(cache.holds(app.clientId)).toBe(true);
+
+    // The secret replaced (no grace) elsewhere: the old secret is refused at once, the new one accepted at once.
+    const code = await codeFor();
+    const { secret_hash: otherHash } = await db
+      .selectFrom('oauth_clients')
+      .select('secret_hash')
+      .where('client_id', '=', otherClient.clientId)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('oauth_clients')
+      .set({ secret_hash: otherHash })
+      .where('client_id', '=', app.clientId)
+      .execute();
+    expect(cache.holds(app.clientId)).toBe(true);
+    const stale = await exchange(code);
+    expect([stale.status, stale.body.code]).toEqual([401, 410]);
+    expect(cache.holds(app.clientId)).toBe(false);
+    expect((await exchange(code, otherClient.clientSecret)).body.code).toBe(1);
+
+    // The app deleted elsewhere while this replica holds its row: refused at once, the code left unspent.
+    const beforeDelete = await codeFor();
+    expect(cache.holds(app.clientId)).toBe(true);
+    await db
+      .updateTable('oauth_clients')
+      .set({ deleted_at: Date.now() })
+      .where('client_id', '=', app.clientId)
+      .execute();
+    const gone = await exchange(beforeDelete, otherClient.clientSecret);
+    expect([gone.status, gone.body.code]).toEqual([401, 570]);
+    const row = await db
+      .selectFrom('backend_codes')
+      .select('used_at')
+      .where('code_hash', '=', hashCode(beforeDelete))
+      .executeTakeFirstOrThrow();
+    expect(row.used_at).toBeNull();
+  });
+
+  it("authorize reads the app from the client cache and re-checks it in the code's insert", async () => {
+    const dave = await createUser(server.url, 'Dave');
+    await registerWallet(server.url, dave);
+    const cache = server.services.clients.cache!;
+    const db = server.services.database.db;
+    const second = callbacks.url('/dauth/second');
+    const app = await createClient(server.url, developer, [cb, second]);
+    const authorize = (redirectUri: string) =>
+      metaAuthorize(
+        server.url,
+        dave.loginToken,
+        authorizeParams({ client_id: app.clientId, redirect_uri: redirectUri }),
+      );
+    const codesOfApp = async () =>
+      (
+        await db
+          .selectFrom('backend_codes')
+          .select('code_hash')
+          .where('client_id', '=', app.clientId)
+          .execute()
+      ).length;
+    // The first authorize makes the slot (from the stored row); the second is served from the cache.
+    expect((await authorize(cb)).status).toBe(200);
+    expect((await authorize(cb)).status).toBe(200);
+    expect(cache.holds(app.clientId)).toBe(true);
+    expect(await codesOfApp()).toBe(2);
+
+    // A redirect URI removed elsewhere (no invalidation reaches this replica): refused at once, no code.
+    await db
+      .updateTable('oauth_clients')
+      .set({ redirect_uris: JSON.stringify([second]) })
+      .where('client_id', '=', app.clientId)
+      .execute();
+    expect(cache.holds(app.clientId)).toBe(true);
+    const removed = await authorize(cb);
+    expect([removed.status, removed.body.message]).toEqual([401, 'redirect_uri mismatch']);
+    expect(cache.holds(app.clientId)).toBe(false);
+    expect(await codesOfApp()).toBe(2);
+    expect((await authorize(second)).status).toBe(200);
+    expect(cache.holds(app.clientId)).toBe(true);
+
+    // The app deleted elsewhere: refused at once, no code.
+    await db
+      .updateTable('oauth_clients')
+      .set({ deleted_at: Date.now() })
+      .where('client_id', '=', app.clientId)
+      .execute();
+    expect((await authorize(second)).status).toBe(401);
+    expect(await codesOfApp()).toBe(3);
+  });
+
   it('sends the callback to a GET-only route once: 405, no retry, and its code can never be exchanged', async () => {
     const carol = await createUser(server.url, 'Carol');
     await registerWallet(server.url, carol);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
 import { testDatabases } from '../helpers/databases.js';
-import { seedSlot, seedUser, useTestDatabase } from './storeFixtures.js';
+import { seedClient, seedSlot, seedUser, useTestDatabase } from './storeFixtures.js';
 
 describe.each(testDatabases)('backend code store ($name)', (database) => {
   const db = useTestDatabase(database);
@@ -41,5 +41,43 @@ describe.each(testDatabases)('backend code store ($name)', (database) => {
     expect(await store.deleteExpired(now)).toBe(1);
     expect(await store.find('e'.repeat(64))).toBeUndefined();
     expect(await store.find('i'.repeat(64))).toBeDefined();
+  });
+
+  it('writes a code against a cached app row only while the stored app is live with the same redirect URIs', async () => {
+    await seedUser(db(), 44);
+    await seedClient(db(), 'app-held', 44, {
+      redirectUris: ['https://app.example/cb', 'https://app.example/b'],
+    });
+    const slot = await seedSlot(db(), 44, 'app-held');
+    const store = new BackendCodeStore(db());
+    const insert = (codeHash: string, held: string[]) =>
+      store.insert(
+        {
+          codeHash,
+          clientId: 'app-held',
+          userUuid: 44,
+          slotId: slot.id,
+          redirectUri: 'https://app.example/cb',
+          createdAt: now,
+          expiresAt: now + 60_000,
+        },
+        held,
+      );
+    expect(await insert('1'.repeat(64), ['https://app.example/cb', 'https://app.example/b'])).toBe(true);
+    expect(await store.find('1'.repeat(64))).toMatchObject({
+      userUuid: 44,
+      slotId: slot.id,
+      expiresAt: now + 60_000,
+    });
+    // A cached row older than the stored one (a URI removed elsewhere), or a deleted app: nothing written.
+    expect(await insert('2'.repeat(64), ['https://app.example/cb'])).toBe(false);
+    await db()
+      .updateTable('oauth_clients')
+      .set({ deleted_at: now })
+      .where('client_id', '=', 'app-held')
+      .execute();
+    expect(await insert('3'.repeat(64), ['https://app.example/cb', 'https://app.example/b'])).toBe(false);
+    expect(await store.find('2'.repeat(64))).toBeUndefined();
+    expect(await store.find('3'.repeat(64))).toBeUndefined();
   });
 });

@@ -354,6 +354,55 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(await codes.find(failing)).toMatchObject({ usedAt: undefined, grantId: undefined });
   });
 
+  it('exchanges a backend code with a cached client row only while the stored row still matches it', async () => {
+    const store = new OAuthGrantStore(db);
+    const codes = new BackendCodeStore(db);
+    const now = Date.now();
+    const slot = await seedSlot(db, userUuid, clientId, 11);
+    const codeHash = randomUUID().replace(/-/g, '');
+    await codes.insert({
+      codeHash,
+      clientId,
+      userUuid,
+      slotId: slot.id,
+      redirectUri: 'https://a.example/cb',
+      createdAt: now,
+      expiresAt: now + 60_000,
+    });
+    const exchange = (clientRow: Parameters<typeof store.exchangeBackendCode>[0]['clientRow']) =>
+      store.exchangeBackendCode({
+        codeHash,
+        clientId,
+        now,
+        grantId: randomUUID(),
+        refreshToken: { tokenHash: randomUUID().replace(/-/g, ''), expiresAt: now + DAY },
+        clientRow,
+      });
+    const stored = { secretHash: 'h', previousSecretHash: null, previousSecretExpiresAt: null, dapp: false };
+    // What another replica may have changed a moment ago: the secret, the rotated-out one, the dapp flag.
+    for (const stale of [
+      { ...stored, secretHash: 'rotated-away' },
+      { ...stored, previousSecretHash: 'x', previousSecretExpiresAt: now },
+      { ...stored, dapp: true },
+    ]) {
+      expect(await exchange(stale)).toEqual({ redeemed: false });
+    }
+    expect((await codes.find(codeHash))?.usedAt).toBeUndefined();
+    // A deleted app: refused whatever the row said.
+    await db
+      .updateTable('oauth_clients')
+      .set({ deleted_at: now })
+      .where('client_id', '=', clientId)
+      .execute();
+    expect(await exchange(stored)).toEqual({ redeemed: false });
+    await db
+      .updateTable('oauth_clients')
+      .set({ deleted_at: null })
+      .where('client_id', '=', clientId)
+      .execute();
+    expect(await exchange(stored)).toEqual({ redeemed: true, userUuid, slot });
+  });
+
   it('revokes every live grant of a user for an app', async () => {
     const store = new OAuthGrantStore(db);
     const ids = [randomUUID(), randomUUID()];

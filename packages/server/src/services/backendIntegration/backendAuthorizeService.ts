@@ -46,21 +46,54 @@ export class BackendAuthorizeService {
   }
 
   async authorize(request: BackendAuthorizeRequest): Promise<BackendAuthorizeOutcome> {
-    const client = await this.clients.findClient(request.clientId);
+    // The usual case (every login after the first): the app from the client cache and the user's slot
+    // already there. The code's insert re-checks the held row (live, same redirect URIs), so a change made
+    // on another replica a moment ago never gets a code; anything else is decided on the stored row.
+    const cached = await this.clients.findClientCached(request.clientId);
+    if (
+      cached.held &&
+      cached.client &&
+      this.clients.isRegisteredRedirect(cached.client, request.redirectUri)
+    ) {
+      const slot = await this.slots.slotAt(cached.client.clientId, request.userUuid, 0);
+      if (slot) {
+        const issued = await this.#issueCode(request, slot, cached.client.redirectUris);
+        if (issued) return { slot, result: 'existing', ...issued };
+        await this.clients.forgetCached(request.clientId);
+      }
+    }
+    const client = cached.held ? await this.clients.findClient(request.clientId) : cached.client;
     if (!client || !this.clients.isRegisteredRedirect(client, request.redirectUri)) throw redirectMismatch();
     const { slot, result } = await this.slots.ensureSlot(request.userUuid, client.clientId);
+    const issued = await this.#issueCode(request, slot, undefined);
+    return { slot, result, ...issued! };
+  }
+
+  /**
+   * A fresh code for `slot`, stored as its hash; with `heldRedirectUris` (a cached row), only while the
+   * stored app is live with exactly those redirect URIs (undefined when it is not: nothing stored).
+   */
+  async #issueCode(
+    request: BackendAuthorizeRequest,
+    slot: Slot,
+    heldRedirectUris: readonly string[] | undefined,
+  ): Promise<Omit<BackendAuthorizeOutcome, 'slot' | 'result'> | undefined> {
     const code = randomBytes(32).toString('base64url');
     const codeHash = hashCode(code);
     const now = Date.now();
-    await this.codes.insert({
-      codeHash,
-      clientId: client.clientId,
-      userUuid: request.userUuid,
-      slotId: slot.id,
-      redirectUri: request.redirectUri,
-      createdAt: now,
-      expiresAt: now + this.codeTtlMs,
-    });
-    return { slot, result, code, codeHash, redirectUri: request.redirectUri, state: request.state };
+    const stored = await this.codes.insert(
+      {
+        codeHash,
+        clientId: request.clientId,
+        userUuid: request.userUuid,
+        slotId: slot.id,
+        redirectUri: request.redirectUri,
+        createdAt: now,
+        expiresAt: now + this.codeTtlMs,
+      },
+      heldRedirectUris,
+    );
+    if (!stored) return undefined;
+    return { code, codeHash, redirectUri: request.redirectUri, state: request.state };
   }
 }

@@ -35,19 +35,50 @@ export class GetTokenService {
   ) {}
 
   async exchangeCode(credentials: ClientCredentials, code: string): Promise<SlotGrant> {
-    const client = await this.#authenticateClient(credentials);
     const codeHash = hashCode(code);
+    // The client from the cache (docs/oauth.md, "The client cache"): the exchange's commit re-checks the
+    // row it held, so an app deleted, or a secret rotated, on another replica a moment ago is never used.
+    const cached = await this.clients.checkClientSecretCached(credentials.clientId, credentials.clientSecret);
+    const held = cached.heldRow;
+    if (held) {
+      if (cached.client && cached.secretMatches) {
+        const exchanged = await this.grants.openFromBackendCode({
+          client: cached.client,
+          codeHash,
+          clientRow: held,
+        });
+        if (exchanged.outcome !== 'not_redeemed') return this.#opened(exchanged, code);
+      }
+      // Refused on the held row (its secret, or at commit): the stored row decides, as without a cache.
+      await this.clients.dropIfChanged(credentials.clientId, held);
+      return this.#exchangeWith(await this.#authenticateClient(credentials), codeHash, code);
+    }
+    // Read from the database in this request: nothing to re-check.
+    if (!cached.client) throw getTokenErrors.unknownClient();
+    if (!cached.secretMatches) throw getTokenErrors.wrongSecret();
+    return this.#exchangeWith(cached.client, codeHash, code);
+  }
+
+  /** The exchange for a client read from the database; the refusals told apart by the code's row. */
+  async #exchangeWith(client: DirectoryClient, codeHash: string, code: string): Promise<SlotGrant> {
     // The usual case in one commit (redemption, the slot still the user's, the grant and its link);
     // the refusals are told apart afterwards, and change nothing.
     const exchanged = await this.grants.openFromBackendCode({ client, codeHash });
     if (exchanged.outcome === 'not_redeemed') {
       const found = await this.codes.find(codeHash);
       if (!found) throw getTokenErrors.unknownCode();
-      if (found.clientId !== credentials.clientId) throw getTokenErrors.codeOfOtherClient();
+      if (found.clientId !== client.clientId) throw getTokenErrors.codeOfOtherClient();
       // Presented again after a successful exchange: whoever holds it now is not to be trusted.
       if (found.grantId) await this.grants.revokeGrant(found.grantId, 'code_reuse');
       throw getTokenErrors.codeExpired();
     }
+    return this.#opened(exchanged, code);
+  }
+
+  #opened(
+    exchanged: Exclude<Awaited<ReturnType<TokenGrants['openFromBackendCode']>>, { outcome: 'not_redeemed' }>,
+    code: string,
+  ): SlotGrant {
     // The slot must still be the user's: it may have been sold between authorize and exchange.
     if (exchanged.outcome === 'slot_gone') throw getTokenErrors.codeExpired();
     const { slot, tokens } = exchanged;

@@ -4,6 +4,7 @@
  * keeping a second copy (apps come through `oauth/clientDirectory.ts`). `composition/oauthPorts.ts`
  * fits the real services to these ports.
  */
+import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 import type { Slot } from '../../stores/slotStore.js';
 import type { DirectoryClient } from '../oauth/clientDirectory.js';
 
@@ -39,6 +40,8 @@ export interface TokenGrants {
   openFromBackendCode(input: {
     client: GrantingClient;
     codeHash: string;
+    /** The client came from the cache: redeemed only if the stored row still matches (else `not_redeemed`). */
+    clientRow?: ClientRowCheck | undefined;
   }): Promise<
     | { outcome: 'not_redeemed' }
     | { outcome: 'slot_gone' }

@@ -4,6 +4,7 @@ import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
 import type { AppAccess } from '../orgs/appAccess.js';
 import type { Actor } from '../orgs/roles.js';
 import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
+import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 import type { ClientCache } from './clientCache.js';
 import { invalidClient } from './oauthErrors.js';
 import { deriveKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
@@ -37,6 +38,14 @@ export const viewOf = (c: OAuthClient): ClientView => ({
   postLogoutRedirectUris: [...c.postLogoutRedirectUris],
   requireMfa: c.requireMfa === true,
   orgId: c.orgId,
+});
+
+/** What a commit re-checks of a cached row (docs/oauth.md, "The client cache"). */
+export const rowCheckOf = (c: OAuthClient): ClientRowCheck => ({
+  secretHash: c.secretHash,
+  previousSecretHash: c.previousSecret?.hash ?? null,
+  previousSecretExpiresAt: c.previousSecret?.expiresAt ?? null,
+  dapp: c.dapp,
 });
 
 const clientNotFound = () => new AppError(404, 'client_not_found', 'You have no app with this client_id');
@@ -330,6 +339,69 @@ export class ClientService {
       throw invalidClient();
     }
     return use(await this.authenticateClient(clientId, secret), false);
+  }
+
+  /**
+   * `checkClientSecret` from the cache when one is given (the database on a miss, the row then kept): for
+   * callers that tell an unknown client from a wrong secret (get_token's envelope codes). `heldRow` is set
+   * when the row came from memory: it may be out of date by a message still in flight from another replica,
+   * so the caller's commit must re-check it (`exchangeBackendCode`'s `clientRow`), and a refusal (a wrong
+   * secret, or a commit that refused) is decided again by `checkClientSecret` after `dropIfChanged`.
+   */
+  async checkClientSecretCached(
+    clientId: string,
+    secret: string,
+  ): Promise<{
+    client: OAuthClient | undefined;
+    secretMatches: boolean;
+    heldRow?: ClientRowCheck | undefined;
+  }> {
+    const cache = this.#cache;
+    if (!cache || clientId.length === 0 || clientId.length > 64)
+      return this.checkClientSecret(clientId, secret);
+    let loaded = false;
+    const client = await cache.get(clientId, (id) => {
+      loaded = true;
+      return this.#load(id);
+    });
+    const secretMatches = this.#secretMatches(client, secret);
+    return { client, secretMatches, heldRow: client && !loaded ? rowCheckOf(client) : undefined };
+  }
+
+  /**
+   * The live client from the cache when one is given (the database on a miss, the row then kept); `held`
+   * when it came from memory, so it may be out of date by a message still in flight: the caller's commit
+   * re-checks what it used (backend authorize: `BackendCodeStore.insert`'s `heldRedirectUris`), and on a
+   * refusal calls `forgetCached` and decides again with `findClient`.
+   */
+  async findClientCached(clientId: string): Promise<{ client: OAuthClient | undefined; held: boolean }> {
+    const cache = this.#cache;
+    if (!cache || clientId.length === 0 || clientId.length > 64) {
+      return { client: await this.findClient(clientId), held: false };
+    }
+    let loaded = false;
+    const client = await cache.get(clientId, (id) => {
+      loaded = true;
+      return this.#load(id);
+    });
+    return { client, held: client !== undefined && !loaded };
+  }
+
+  /** A held row was refused where it was re-checked: the stored row differs, so this replica drops it. */
+  async forgetCached(clientId: string): Promise<void> {
+    await this.#cache?.forget(clientId);
+  }
+
+  /** A row the cache held was refused: dropped here when the stored row differs (or is gone). */
+  async dropIfChanged(clientId: string, held: ClientRowCheck): Promise<void> {
+    const stored = await this.store.findById(clientId);
+    const same =
+      stored !== undefined &&
+      stored.secretHash === held.secretHash &&
+      (stored.previousSecret?.hash ?? null) === held.previousSecretHash &&
+      (stored.previousSecret?.expiresAt ?? null) === held.previousSecretExpiresAt &&
+      stored.dapp === held.dapp;
+    if (!same) await this.#cache?.forget(clientId);
   }
 
   /** True (and the row dropped from the cache) when the stored row differs from `held` or is gone. */

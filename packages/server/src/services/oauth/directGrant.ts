@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OAuthClient } from '../../stores/clientStore.js';
+import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 import type { Slot } from '../../stores/slotStore.js';
 import {
   issuedTokens,
@@ -24,7 +25,12 @@ export type BackendCodeGrant =
  */
 export async function openGrantFromBackendCode(
   context: OAuthGrantContext,
-  input: { client: Pick<OAuthClient, 'clientId' | 'dapp'>; codeHash: string },
+  input: {
+    client: Pick<OAuthClient, 'clientId' | 'dapp'>;
+    codeHash: string;
+    /** The client as a cache held it: re-checked against the stored row in the commit. */
+    clientRow?: ClientRowCheck | undefined;
+  },
 ): Promise<BackendCodeGrant> {
   const now = context.now();
   const grantId = randomUUID();
@@ -36,6 +42,7 @@ export async function openGrantFromBackendCode(
     now,
     grantId,
     refreshToken: { tokenHash: sha256Hex(refreshToken), expiresAt: now + REFRESH_TOKEN_TTL_MS },
+    clientRow: input.clientRow,
   });
   if (!exchanged.redeemed) return { outcome: 'not_redeemed' };
   if (!exchanged.slot) return { outcome: 'slot_gone' };

@@ -1,5 +1,5 @@
 import type { OAuthClient } from '../../stores/clientStore.js';
-import type { GrantRecord, LiveGrant } from '../../stores/oauthGrantStore.js';
+import type { ClientRowCheck, GrantRecord, LiveGrant } from '../../stores/oauthGrantStore.js';
 import type { TokenClaims } from '../tokens/tokenService.js';
 import {
   exchangeCode,
@@ -51,6 +51,7 @@ export class OAuthService {
   openGrantFromBackendCode(input: {
     client: Pick<OAuthClient, 'clientId' | 'dapp'>;
     codeHash: string;
+    clientRow?: ClientRowCheck | undefined;
   }): Promise<BackendCodeGrant> {
     return openGrantFromBackendCode(this.#context, input);
   }
