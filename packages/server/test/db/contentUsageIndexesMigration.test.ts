@@ -61,7 +61,8 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
           requestKey,
         });
         const before = await ledger.reserveMany([usage('k1'), usage(), usage()], 1_000);
-        const sent = before[1]!.kind === 'accepted' ? before[1].record.id : '';
+        const unkeyed = before[1]!;
+        const sent = unkeyed.kind === 'accepted' ? unkeyed.record.id : '';
         await ledger.openBatch([sent], 10n);
 
         const { error, results } = await migrator.migrateTo(INDEXES);
