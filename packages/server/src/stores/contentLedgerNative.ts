@@ -16,19 +16,23 @@ export interface RowMappers {
 }
 
 /**
- * The admission group commit (`ContentLedgerStore.reserveMany`) on SQLite as one native better-sqlite3
- * transaction: the same steps and the same rules (`contentAdmission.ts`), one fixed prepared statement per
+ * The ledger's two per-record writes on SQLite, each as one native better-sqlite3 transaction:
+ *
+ * - the admission group commit (`ContentLedgerStore.reserveMany`): the same steps and the same rules (`contentAdmission.ts`), one fixed prepared statement per
  * step run once per key, slot or record, and one commit — no Kysely compilation of a statement whose text
  * changes with the group's size (an `IN` list, a `CASE` per slot, a multi-row insert), no re-prepare, no
  * promise per statement. On the consumption path this was ≈ 12 % of the server's CPU through Kysely
- * (docs/performance-content.md, round 3, "Prepared statements").
+ * (docs/performance-content.md, round 3, "Prepared statements");
+ * - opening a batch (`ContentLedgerStore.openBatch`): the batch row, each record still queued moved into it
+ *   by one prepared update per record (instead of an `IN` list of up to 500 compiled and prepared anew),
+ *   the records that joined read back.
  *
  * Only while the connection is outside a transaction (`nativeSqlite`): the caller checks `inTransaction`.
  * SQLite transactions are exclusive, so the row "locks" are the transaction itself; the version bump stays
  * (every change bumps it, as on the Kysely path). A unique violation (a request key another writer stored
  * first) rolls the whole transaction back and throws, as the Kysely path does.
  */
-export class NativeAdmission {
+export class NativeLedgerWrites {
   readonly #findByRequestKey: SQLite.Statement<[string, string], ContentUsageTable>;
   readonly #lockBalance: SQLite.Statement<[string, string], ContentBalancesTable>;
   readonly #writeReserved: SQLite.Statement<[string, number, string, string]>;
@@ -36,6 +40,11 @@ export class NativeAdmission {
     [string, string, string, string, string, string, string | null, number, number]
   >;
   readonly #run: (usages: NewUsage[], now: number) => ReserveResult[];
+  readonly #insertBatch: SQLite.Statement<[string, number, number, number]>;
+  readonly #joinBatch: SQLite.Statement<[string, number, string]>;
+  readonly #batchRecords: SQLite.Statement<[string], ContentUsageTable>;
+  readonly #countBatch: SQLite.Statement<[number, string]>;
+  readonly #open: (id: string, recordIds: string[], fromBlock: number, now: number) => ContentUsageTable[];
 
   constructor(
     handle: SQLite.Database,
@@ -56,6 +65,30 @@ export class NativeAdmission {
        values (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
     );
     this.#run = handle.transaction((usages: NewUsage[], now: number) => this.#reserveMany(usages, now));
+
+    this.#insertBatch = handle.prepare(
+      `insert into content_batches (id, state, from_block, tx_hint, tx_hash, block_number, records, created_at, updated_at)
+       values (?, 'sending', ?, null, null, null, 0, ?, ?)`,
+    );
+    this.#joinBatch = handle.prepare(
+      `update content_usage set state = 'sent', batch_id = ?, updated_at = ? where id = ? and state = 'queued'`,
+    );
+    this.#batchRecords = handle.prepare(
+      'select * from content_usage where batch_id = ? order by accepted_at, id',
+    );
+    this.#countBatch = handle.prepare('update content_batches set records = ? where id = ?');
+    this.#open = handle.transaction((id: string, recordIds: string[], fromBlock: number, now: number) => {
+      this.#insertBatch.run(id, fromBlock, now, now);
+      for (const recordId of recordIds) this.#joinBatch.run(id, now, recordId);
+      const rows = this.#batchRecords.all(id);
+      this.#countBatch.run(rows.length, id);
+      return rows;
+    });
+  }
+
+  /** Opens batch `id` for the records still queued among `recordIds`; the rows that joined, in order. */
+  openBatch(id: string, recordIds: string[], fromBlock: number, now: number): ContentUsageTable[] {
+    return this.#open(id, recordIds, fromBlock, now);
   }
 
   /** Admits `usages` in one transaction; results in input order (see `ContentLedgerStore.reserveMany`). */

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { type Db, nativeSqlite } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { admitAll, groupBySlot, requestKeyOf, slotsByCuid } from './contentAdmission.js';
-import { NativeAdmission } from './contentLedgerNative.js';
+import { NativeLedgerWrites } from './contentLedgerNative.js';
 import { affected } from './kyselyResults.js';
 import { derivedMessageId, type WebhookOutbox } from './webhookStore.js';
 
@@ -152,6 +152,19 @@ const toBatch = (r: ContentBatchesTable): BatchRecord => ({
   updatedAt: Number(r.updated_at),
 });
 
+/** A batch just opened (`sending`, nothing sent yet). */
+const openedBatch = (id: string, fromBlock: bigint, records: number, now: number): BatchRecord => ({
+  id,
+  state: 'sending',
+  fromBlock,
+  txHint: undefined,
+  txHash: undefined,
+  blockNumber: undefined,
+  records,
+  createdAt: now,
+  updatedAt: now,
+});
+
 /** Block numbers are far below 2^53; the bigint column holds them as numbers. */
 const blockNum = (b: bigint) => Number(b);
 
@@ -179,9 +192,9 @@ export interface NewUsage {
  * available balance, on SQLite and PostgreSQL alike.
  */
 export class ContentLedgerStore {
-  /** The admission group commit as one native transaction, on SQLite when statements are not traced. */
+  /** Admission and batch opening as native transactions, on SQLite when statements are not traced. */
   readonly #native:
-    { handle: NonNullable<ReturnType<typeof nativeSqlite>>; admission?: NativeAdmission } | undefined;
+    { handle: NonNullable<ReturnType<typeof nativeSqlite>>; writes?: NativeLedgerWrites } | undefined;
 
   /** `outbox`: records included on chain write `content.consumed` in the transaction that records them. */
   constructor(
@@ -294,6 +307,16 @@ export class ContentLedgerStore {
     return affected(result) === 1;
   }
 
+  /**
+   * The native writes, while no Kysely transaction holds the connection (a native transaction begun
+   * inside one would become a savepoint of it); prepared on first use, once the migrations ran.
+   */
+  #nativeWrites(): NativeLedgerWrites | undefined {
+    const native = this.#native;
+    if (!native || native.handle.inTransaction) return undefined;
+    return (native.writes ??= new NativeLedgerWrites(native.handle, { toBalance, toUsage }));
+  }
+
   /** `reserveMany` for one record. */
   async reserve(usage: NewUsage, now = Date.now()): Promise<ReserveResult> {
     return (await this.reserveMany([usage], now))[0]!;
@@ -309,12 +332,8 @@ export class ContentLedgerStore {
   async reserveMany(usages: NewUsage[], now = Date.now()): Promise<ReserveResult[]> {
     try {
       // Natively only while no Kysely transaction holds the connection (it would become a savepoint of it).
-      const native = this.#native;
-      if (native && !native.handle.inTransaction) {
-        // Prepared on first use: the tables exist only once the migrations ran.
-        native.admission ??= new NativeAdmission(native.handle, { toBalance, toUsage });
-        return native.admission.reserveMany(usages, now);
-      }
+      const native = this.#nativeWrites();
+      if (native) return native.reserveMany(usages, now);
       return await this.db.transaction().execute((trx) => this.#reserveMany(trx, usages, now));
     } catch (err) {
       // Another replica inserted one of the request keys between our check and our insert: settle each
@@ -471,6 +490,11 @@ export class ContentLedgerStore {
     now = Date.now(),
   ): Promise<{ batch: BatchRecord; records: UsageRecord[] }> {
     const id = randomUUID();
+    const native = this.#nativeWrites();
+    if (native) {
+      const rows = native.openBatch(id, recordIds, blockNum(fromBlock), now);
+      return { batch: openedBatch(id, fromBlock, rows.length, now), records: rows.map(toUsage) };
+    }
     return this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('content_batches')
@@ -502,20 +526,7 @@ export class ContentLedgerStore {
         .orderBy('id')
         .execute();
       await trx.updateTable('content_batches').set({ records: rows.length }).where('id', '=', id).execute();
-      return {
-        batch: {
-          id,
-          state: 'sending',
-          fromBlock,
-          txHint: undefined,
-          txHash: undefined,
-          blockNumber: undefined,
-          records: rows.length,
-          createdAt: now,
-          updatedAt: now,
-        },
-        records: rows.map(toUsage),
-      };
+      return { batch: openedBatch(id, fromBlock, rows.length, now), records: rows.map(toUsage) };
     });
   }
 
