@@ -1,4 +1,5 @@
 import type SQLite from 'better-sqlite3';
+import { type Db, nativeSqlite } from '../db/database.js';
 import { admitAll, groupBySlot, requestKeyOf, slotsByCuid } from './contentAdmission.js';
 import type {
   BalanceRow,
@@ -131,4 +132,19 @@ export class NativeLedgerWrites {
     }
     return results;
   }
+}
+
+/**
+ * The native writes over `db`, for each call: undefined on PostgreSQL and when statements are traced (no
+ * native handle), and while a Kysely transaction holds the connection (a native transaction begun inside
+ * one would become a savepoint of it, committed or rolled back with it): the caller then takes its Kysely
+ * path, which waits for the connection. Prepared on first use, once the migrations ran.
+ */
+export function nativeLedgerWrites(db: Db, map: RowMappers): () => NativeLedgerWrites | undefined {
+  const handle = nativeSqlite(db);
+  let writes: NativeLedgerWrites | undefined;
+  return () => {
+    if (!handle || handle.inTransaction) return undefined;
+    return (writes ??= new NativeLedgerWrites(handle, map));
+  };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { type Db, nativeSqlite } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { admitAll, groupBySlot, requestKeyOf, slotsByCuid } from './contentAdmission.js';
-import { NativeLedgerWrites } from './contentLedgerNative.js';
+import { nativeLedgerWrites, type NativeLedgerWrites } from './contentLedgerNative.js';
 import { affected } from './kyselyResults.js';
 import { derivedMessageId, type WebhookOutbox } from './webhookStore.js';
 
@@ -192,17 +192,15 @@ export interface NewUsage {
  * available balance, on SQLite and PostgreSQL alike.
  */
 export class ContentLedgerStore {
-  /** Admission and batch opening as native transactions, on SQLite when statements are not traced. */
-  readonly #native:
-    { handle: NonNullable<ReturnType<typeof nativeSqlite>>; writes?: NativeLedgerWrites } | undefined;
+  /** Admission and batch opening as native transactions, on SQLite when it can (contentLedgerNative.ts). */
+  readonly #nativeWrites: () => NativeLedgerWrites | undefined;
 
   /** `outbox`: records included on chain write `content.consumed` in the transaction that records them. */
   constructor(
     private readonly db: Db,
     private readonly outbox?: WebhookOutbox,
   ) {
-    const handle = nativeSqlite(db);
-    this.#native = handle ? { handle } : undefined;
+    this.#nativeWrites = nativeLedgerWrites(db, { toBalance, toUsage });
   }
 
   // ----- balances -----
@@ -305,16 +303,6 @@ export class ContentLedgerStore {
       .where('chain_block', '<', blockNum(chain.block))
       .executeTakeFirst();
     return affected(result) === 1;
-  }
-
-  /**
-   * The native writes, while no Kysely transaction holds the connection (a native transaction begun
-   * inside one would become a savepoint of it); prepared on first use, once the migrations ran.
-   */
-  #nativeWrites(): NativeLedgerWrites | undefined {
-    const native = this.#native;
-    if (!native || native.handle.inTransaction) return undefined;
-    return (native.writes ??= new NativeLedgerWrites(native.handle, { toBalance, toUsage }));
   }
 
   /** `reserveMany` for one record. */
