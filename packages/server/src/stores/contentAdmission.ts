@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { BalanceRow, NewUsage, ReserveResult, UsageRecord } from './contentLedgerStore.js';
+import { timeOrderedUuid } from './timeOrderedUuid.js';
 
 /**
  * The content-token admission rule (decisions §6), free of I/O: which consumption records a slot's
  * balance admits. `ContentLedgerStore.reserveMany` runs it inside one transaction, under each slot's
- * balance-row lock, and writes down what it decides.
+ * balance-row lock, and writes down what it decides — through Kysely, or on SQLite through one native
+ * better-sqlite3 transaction (`contentLedgerNative.ts`); both take the same steps from here.
  */
 
 /** Request keys are unique per client: the key of a keyed record, undefined for an unkeyed one. */
@@ -80,9 +81,59 @@ export function admitOnSlot(
   return { results, accepted, reserved };
 }
 
+/** A slot's new `reserved` after a call admitted records on it. */
+export interface ReservedChange {
+  slot: string;
+  reserved: bigint;
+}
+
+/** The slots of each cuid a call touches (its rows are locked together: one statement per cuid). */
+export function slotsByCuid(usages: readonly NewUsage[], bySlot: ReadonlyMap<string, number[]>) {
+  const slots = new Map<string, string[]>();
+  for (const indexes of bySlot.values()) {
+    const { cuid, slot } = usages[indexes[0]!]!;
+    const list = slots.get(cuid);
+    if (list) list.push(slot);
+    else slots.set(cuid, [slot]);
+  }
+  return slots;
+}
+
+/**
+ * Runs `admitOnSlot` over every slot of a call, given its locked rows (keyed `cuid\u0000slot`): each
+ * index's result (the duplicates found earlier included), the admitted records in order, and the
+ * `reserved` to write per cuid (only slots whose figure changed).
+ */
+export function admitAll(
+  usages: readonly NewUsage[],
+  grouped: ReturnType<typeof groupBySlot>,
+  rows: ReadonlyMap<string, BalanceRow>,
+  seen: Map<string, UsageRecord>,
+  now: number,
+): { results: ReserveResult[]; accepted: UsageRecord[]; reservedByCuid: Map<string, ReservedChange[]> } {
+  const results: ReserveResult[] = new Array<ReserveResult>(usages.length);
+  for (const [i, result] of grouped.duplicates) results[i] = result;
+  const accepted: UsageRecord[] = [];
+  const reservedByCuid = new Map<string, ReservedChange[]>();
+  for (const [slotKey, indexes] of grouped.bySlot) {
+    const { cuid, slot } = usages[indexes[0]!]!;
+    const row = rows.get(slotKey);
+    const admitted = admitOnSlot(row, usages, indexes, seen, now);
+    for (const [i, result] of admitted.results) results[i] = result;
+    accepted.push(...admitted.accepted);
+    if (row && admitted.reserved !== undefined && admitted.reserved !== row.reserved) {
+      const list = reservedByCuid.get(cuid);
+      if (list) list.push({ slot, reserved: admitted.reserved });
+      else reservedByCuid.set(cuid, [{ slot, reserved: admitted.reserved }]);
+    }
+  }
+  return { results, accepted, reservedByCuid };
+}
+
 function queuedRecord(usage: NewUsage, now: number): UsageRecord {
   return {
-    id: randomUUID(),
+    // Time-ordered: `content_usage` grows at one edge of its primary-key index (timeOrderedUuid.ts).
+    id: timeOrderedUuid(now),
     ...usage,
     state: 'queued',
     batchId: undefined,

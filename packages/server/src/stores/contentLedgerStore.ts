@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
-import { admitOnSlot, groupBySlot, requestKeyOf } from './contentAdmission.js';
+import { admitAll, groupBySlot, requestKeyOf, slotsByCuid } from './contentAdmission.js';
+import { nativeLedgerWrites, type NativeLedgerWrites } from './contentLedgerNative.js';
 import { affected } from './kyselyResults.js';
 import { derivedMessageId, type WebhookOutbox } from './webhookStore.js';
 
@@ -151,6 +152,19 @@ const toBatch = (r: ContentBatchesTable): BatchRecord => ({
   updatedAt: Number(r.updated_at),
 });
 
+/** A batch just opened (`sending`, nothing sent yet). */
+const openedBatch = (id: string, fromBlock: bigint, records: number, now: number): BatchRecord => ({
+  id,
+  state: 'sending',
+  fromBlock,
+  txHint: undefined,
+  txHash: undefined,
+  blockNumber: undefined,
+  records,
+  createdAt: now,
+  updatedAt: now,
+});
+
 /** Block numbers are far below 2^53; the bigint column holds them as numbers. */
 const blockNum = (b: bigint) => Number(b);
 
@@ -178,11 +192,16 @@ export interface NewUsage {
  * available balance, on SQLite and PostgreSQL alike.
  */
 export class ContentLedgerStore {
+  /** Admission and batch opening as native transactions, on SQLite when it can (contentLedgerNative.ts). */
+  readonly #nativeWrites: () => NativeLedgerWrites | undefined;
+
   /** `outbox`: records included on chain write `content.consumed` in the transaction that records them. */
   constructor(
     private readonly db: Db,
     private readonly outbox?: WebhookOutbox,
-  ) {}
+  ) {
+    this.#nativeWrites = nativeLedgerWrites(db, { toBalance, toUsage });
+  }
 
   // ----- balances -----
 
@@ -300,6 +319,9 @@ export class ContentLedgerStore {
    */
   async reserveMany(usages: NewUsage[], now = Date.now()): Promise<ReserveResult[]> {
     try {
+      // Natively only while no Kysely transaction holds the connection (it would become a savepoint of it).
+      const native = this.#nativeWrites();
+      if (native) return native.reserveMany(usages, now);
       return await this.db.transaction().execute((trx) => this.#reserveMany(trx, usages, now));
     } catch (err) {
       // Another replica inserted one of the request keys between our check and our insert: settle each
@@ -318,39 +340,16 @@ export class ContentLedgerStore {
   }
 
   async #reserveMany(trx: Db, usages: NewUsage[], now: number): Promise<ReserveResult[]> {
-    const results: (ReserveResult | undefined)[] = new Array(usages.length);
     // Request keys already stored; admitted records join it, so repeats within this call are seen too.
     const seen = await this.#storedRequestKeys(trx, usages);
-    const { duplicates, bySlot } = groupBySlot(usages, seen);
-    for (const [i, result] of duplicates) results[i] = result;
-
-    const accepted: UsageRecord[] = [];
+    const grouped = groupBySlot(usages, seen);
     // Every slot row the call touches is locked by one statement per cuid, and every changed `reserved`
     // is written by one more (a CASE over the slots), instead of two statements per slot.
-    const slotsByCuid = new Map<string, string[]>();
-    for (const indexes of bySlot.values()) {
-      const { cuid, slot } = usages[indexes[0]!]!;
-      const list = slotsByCuid.get(cuid);
-      if (list) list.push(slot);
-      else slotsByCuid.set(cuid, [slot]);
-    }
     const rows = new Map<string, BalanceRow>();
-    for (const [cuid, slots] of slotsByCuid) {
+    for (const [cuid, slots] of slotsByCuid(usages, grouped.bySlot)) {
       for (const row of await this.#lockBalances(trx, cuid, slots)) rows.set(`${cuid}\u0000${row.slot}`, row);
     }
-    const reservedByCuid = new Map<string, { slot: string; reserved: bigint }[]>();
-    for (const [slotKey, indexes] of bySlot) {
-      const { cuid, slot } = usages[indexes[0]!]!;
-      const row = rows.get(slotKey);
-      const admitted = admitOnSlot(row, usages, indexes, seen, now);
-      for (const [i, result] of admitted.results) results[i] = result;
-      accepted.push(...admitted.accepted);
-      if (row && admitted.reserved !== undefined && admitted.reserved !== row.reserved) {
-        const list = reservedByCuid.get(cuid);
-        if (list) list.push({ slot, reserved: admitted.reserved });
-        else reservedByCuid.set(cuid, [{ slot, reserved: admitted.reserved }]);
-      }
-    }
+    const { results, accepted, reservedByCuid } = admitAll(usages, grouped, rows, seen, now);
     for (const [cuid, changes] of reservedByCuid) {
       for (let i = 0; i < changes.length; i += 200) {
         const chunk = changes.slice(i, i + 200);
@@ -394,7 +393,7 @@ export class ContentLedgerStore {
         )
         .execute();
     }
-    return results as ReserveResult[];
+    return results;
   }
 
   /** The stored records whose request keys the call repeats, by `requestKeyOf`. */
@@ -479,6 +478,11 @@ export class ContentLedgerStore {
     now = Date.now(),
   ): Promise<{ batch: BatchRecord; records: UsageRecord[] }> {
     const id = randomUUID();
+    const native = this.#nativeWrites();
+    if (native) {
+      const rows = native.openBatch(id, recordIds, blockNum(fromBlock), now);
+      return { batch: openedBatch(id, fromBlock, rows.length, now), records: rows.map(toUsage) };
+    }
     return this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('content_batches')
@@ -510,20 +514,7 @@ export class ContentLedgerStore {
         .orderBy('id')
         .execute();
       await trx.updateTable('content_batches').set({ records: rows.length }).where('id', '=', id).execute();
-      return {
-        batch: {
-          id,
-          state: 'sending',
-          fromBlock,
-          txHint: undefined,
-          txHash: undefined,
-          blockNumber: undefined,
-          records: rows.length,
-          createdAt: now,
-          updatedAt: now,
-        },
-        records: rows.map(toUsage),
-      };
+      return { batch: openedBatch(id, fromBlock, rows.length, now), records: rows.map(toUsage) };
     });
   }
 

@@ -192,4 +192,44 @@ describe.each(testDatabases)('content ledger store ($name)', (database) => {
       });
     }
   });
+
+  it('keys records by time-ordered UUIDs (v7): a later record sorts after an earlier one', async () => {
+    const slot = '0x00000000000000000000000000000000000000e1' as const;
+    await ledger.insertBalance('ids', slot, { balance: 100n, used: 0n, block: 10n });
+    const mine = { ...usage(slot, 1n), cuid: 'ids' };
+    const at = Date.UTC(2026, 10, 29, 9, 0, 0);
+    const [early] = await ledger.reserveMany([mine], at);
+    const [late] = await ledger.reserveMany([mine], at + 1);
+    if (early?.kind !== 'accepted' || late?.kind !== 'accepted') throw new Error('not admitted');
+    expect(early.record.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // The first 48 bits are the admission time in milliseconds.
+    expect(parseInt(early.record.id.replace('-', '').slice(0, 12), 16)).toBe(at);
+    expect(late.record.id > early.record.id).toBe(true);
+    expect((await ledger.findUsage(late.record.id))?.acceptedAt).toBe(at + 1);
+  });
+
+  it('admits while another transaction holds the connection, after it and outside it', async () => {
+    const slot = '0x00000000000000000000000000000000000000e2' as const;
+    await ledger.insertBalance('held', slot, { balance: 5n, used: 0n, block: 10n });
+    const mine = { ...usage(slot, 2n), cuid: 'held' };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let admitted: Promise<unknown> | undefined;
+    // On SQLite the native path must not run inside the open transaction (it would become a savepoint of
+    // it, rolled back with it): it takes the Kysely path, which waits for the connection.
+    const outer = handle.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.selectFrom('content_balances').selectAll().execute();
+        admitted = ledger.reserveMany([mine]);
+        await held;
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await outer;
+    expect(((await admitted) as { kind: string }[])[0]?.kind).toBe('accepted');
+    expect(await ledger.findBalance('held', slot)).toMatchObject({ reserved: 2n });
+  });
 });
