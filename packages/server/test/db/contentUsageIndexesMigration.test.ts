@@ -1,28 +1,10 @@
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { createPgSchema } from '../helpers/databases.js';
+import { sourceMigrations } from '../helpers/sourceMigrations.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
-
-const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/db/migrations');
-
-/** The migrations of src/db/migrations, as the service reads them. */
-const provider: MigrationProvider = {
-  async getMigrations() {
-    const files = (await fs.readdir(migrationsDir)).filter((f) => /^\d{4}_[\w-]+\.ts$/.test(f)).sort();
-    const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      migrations[file.replace(/\.ts$/, '')] = (await import(
-        pathToFileURL(path.join(migrationsDir, file)).href
-      )) as Migration;
-    }
-    return migrations;
-  },
-};
 
 const BEFORE = '0300_user_locale';
 const INDEXES = '0310_content_usage_indexes';
@@ -46,7 +28,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
       try {
         const migrator = new Migrator({
           db: handle.db,
-          provider,
+          provider: sourceMigrations,
           ...(schema ? { migrationTableSchema: schema.schema } : {}),
         });
         expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
