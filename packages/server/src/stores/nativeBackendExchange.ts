@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../db/database.js';
-import type { ClientRowCheck } from './oauthGrantStore.js';
+import { type ClientRowCheck, clientRowParameters } from './oauthGrantStore.js';
 import type { SlotsTable } from './slotStore.js';
 import type { OutboxEvent, WebhookOutbox } from './webhookStore.js';
 
@@ -57,17 +57,12 @@ export function nativeBackendExchange(
   const tokenInsert = native.prepare(`insert into oauth_refresh_tokens
       (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
   return native.transaction((input: BackendExchangeInput): BackendExchangeRow => {
-    const check = input.clientRow;
     const row = redeem.get({
       now: input.now,
       grantId: input.grantId,
       codeHash: input.codeHash,
       clientId: input.clientId,
-      check: check ? 1 : 0,
-      secretHash: check?.secretHash ?? null,
-      previousSecretHash: check?.previousSecretHash ?? null,
-      previousSecretExpiresAt: check?.previousSecretExpiresAt ?? null,
-      dapp: check?.dapp ? 1 : 0,
+      ...clientRowParameters(input.clientRow),
     });
     if (!row) return { redeemed: false };
     const userUuid = Number(row.user_uuid);

@@ -75,6 +75,17 @@ export interface ClientRowCheck {
   dapp: boolean;
 }
 
+/** A `ClientRowCheck` as the named parameters of a native statement's "unchanged client row" condition. */
+export function clientRowParameters(check: ClientRowCheck | undefined) {
+  return {
+    check: check ? 1 : 0,
+    secretHash: check?.secretHash ?? null,
+    previousSecretHash: check?.previousSecretHash ?? null,
+    previousSecretExpiresAt: check?.previousSecretExpiresAt ?? null,
+    dapp: check?.dapp ? 1 : 0,
+  };
+}
+
 export interface RedeemInput {
   codeHash: string;
   now: number;
@@ -664,18 +675,13 @@ export class OAuthGrantStore {
     const issue = native.prepare(`insert into oauth_refresh_tokens
       (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
     this.#nativeStatementsFn = (input: RedeemInput, token: FirstRefreshToken) => {
-      const client = input.clientRow;
       const row = consume.get({
         now: input.now,
         codeHash: input.codeHash,
         clientId: input.clientId,
         redirectUri: input.redirectUri,
         codeChallenge: input.codeChallenge,
-        check: client ? 1 : 0,
-        secretHash: client?.secretHash ?? null,
-        previousSecretHash: client?.previousSecretHash ?? null,
-        previousSecretExpiresAt: client?.previousSecretExpiresAt ?? null,
-        dapp: client?.dapp ? 1 : 0,
+        ...clientRowParameters(input.clientRow),
       });
       if (!row) return undefined;
       issue.run(token.tokenHash, row.grant_id, row.client_id, row.user_uuid, input.now, token.expiresAt);
