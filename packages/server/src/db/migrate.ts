@@ -1,7 +1,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
+import {
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+  PostgresAdapter,
+  sql,
+} from 'kysely';
 import type { Db } from './database.js';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -37,28 +44,46 @@ async function currentPgSchema(db: Db): Promise<string | undefined> {
 
 /**
  * Kysely's introspection (does the migration table exist?) scans the catalog of every schema and asks
- * `has_schema_privilege` for each: a schema another process drops during that scan fails it with
- * 3F000 `schema … does not exist`, although nothing of ours is wrong. Seen with parallel test suites
- * on one database; a production database whose schemas come and go would see it too.
+ * `has_schema_privilege` for each: a schema another process drops during that scan fails it with 3F000
+ * `schema … does not exist`, and a table dropped with it with 42P01 `relation "<schema>.<table>" does not
+ * exist`, although nothing of ours is wrong. Seen with parallel test suites on one database; a production
+ * database whose schemas come and go would see it too. An error that names our own schema is real.
  */
-const anotherSchemaVanished = (error: unknown, schema: string | undefined): boolean =>
-  (error as { code?: unknown } | undefined)?.code === '3F000' &&
-  schema !== undefined &&
-  !String((error as Error).message).includes(`"${schema}"`);
+const anotherSchemaVanished = (error: unknown, schema: string | undefined): boolean => {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = String((error as Error | undefined)?.message);
+  if (schema === undefined) return false;
+  if (code === '3F000') return !message.includes(`"${schema}"`);
+  return (
+    code === '42P01' &&
+    /relation "[^".]+\.[^"]+" does not exist/.test(message) &&
+    !message.includes(`"${schema}.`)
+  );
+};
 
-export async function migrateToLatest(db: Db): Promise<void> {
+/**
+ * Takes the database to `target` (a migration's name: up or down to it; `latest`: every migration), in the
+ * connection's own schema on PostgreSQL, retrying while another schema vanished under Kysely's scan. The
+ * result set is Kysely's, unchecked: `migrateToLatest` throws on its error, the migration tests read it.
+ */
+export async function migrateTo(db: Db, target: string): Promise<MigrationResultSet> {
   const schema = await currentPgSchema(db);
   const migrator = new Migrator({
     db,
     provider: new DirectoryMigrationProvider(),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  let outcome = await migrator.migrateToLatest();
+  const run = () => (target === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(target));
+  let outcome = await run();
   for (let attempt = 1; attempt < 20 && anotherSchemaVanished(outcome.error, schema); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
-    outcome = await migrator.migrateToLatest();
+    outcome = await run();
   }
-  const { error, results } = outcome;
+  return outcome;
+}
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const { error, results } = await migrateTo(db, 'latest');
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);

@@ -1,9 +1,9 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { migrateTo } from '../../src/db/migrate.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { createPgSchema } from '../helpers/databases.js';
-import { sourceMigrations } from '../helpers/sourceMigrations.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
 
 const BEFORE = '0300_user_locale';
@@ -26,12 +26,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
           : { sqlitePath: ':memory:' },
       );
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: sourceMigrations,
-          ...(schema ? { migrationTableSchema: schema.schema } : {}),
-        });
-        expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+        expect((await migrateTo(handle.db, BEFORE)).error).toBeUndefined();
         const ledger = new ContentLedgerStore(handle.db);
         await ledger.insertBalance('game', slot, { balance: 100n, used: 0n, block: 10n });
         const usage = (requestKey?: string) => ({
@@ -47,7 +42,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
         const sent = unkeyed.kind === 'accepted' ? unkeyed.record.id : '';
         await ledger.openBatch([sent], 10n);
 
-        const { error, results } = await migrator.migrateTo(INDEXES);
+        const { error, results } = await migrateTo(handle.db, INDEXES);
         expect(error).toBeUndefined();
         expect(results?.map((r) => [r.migrationName, r.status])).toEqual([[INDEXES, 'Success']]);
 
@@ -67,7 +62,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
           ),
         ).rejects.toThrow();
 
-        expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+        expect((await migrateTo(handle.db, BEFORE)).error).toBeUndefined();
         expect(await ledger.countByState('queued')).toBe(5);
         expect((await ledger.reserveMany([usage('k2')], 3_000))[0]?.kind).toBe('duplicate');
       } finally {

@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { migrateTo } from '../../src/db/migrate.js';
 import { createPgSchema } from '../helpers/databases.js';
-import { sourceMigrations } from '../helpers/sourceMigrations.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
 import { bearer, createClient, createUser, post } from '../helpers/http.js';
 import { freePort, startTestServer } from '../helpers/server.js';
@@ -51,15 +51,12 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
             : { sqlitePath: path.join(dataDir, 'dauth.sqlite') },
         );
         try {
-          const migrator = new Migrator({
-            db: handle.db,
-            provider: sourceMigrations,
-            ...(schema ? { migrationTableSchema: schema.schema } : {}),
-          });
-          const { error } = await migrator.migrateTo(BEFORE_ORGS);
+          const { error } = await migrateTo(handle.db, BEFORE_ORGS);
           expect(error).toBeUndefined();
-          const applied = (await migrator.getMigrations()).filter((m) => m.executedAt).map((m) => m.name);
-          expect(applied.at(-1)).toBe(BEFORE_ORGS);
+          const applied = await sql<{
+            name: string;
+          }>`select name from kysely_migration order by name`.execute(handle.db);
+          expect(applied.rows.at(-1)?.name).toBe(BEFORE_ORGS);
           await expect(sql`select org_id from oauth_clients`.execute(handle.db)).rejects.toThrow();
           await expect(sql`select id from organizations`.execute(handle.db)).rejects.toThrow();
         } finally {

@@ -1,9 +1,9 @@
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { migrateTo } from '../../src/db/migrate.js';
 import { UserStore } from '../../src/stores/userStore.js';
 import { createPgSchema } from '../helpers/databases.js';
-import { sourceMigrations } from '../helpers/sourceMigrations.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
 
 const BEFORE = '0290_app_sponsorship';
@@ -24,19 +24,14 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
           : { sqlitePath: ':memory:' },
       );
       try {
-        const migrator = new Migrator({
-          db: handle.db,
-          provider: sourceMigrations,
-          ...(schema ? { migrationTableSchema: schema.schema } : {}),
-        });
-        expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+        expect((await migrateTo(handle.db, BEFORE)).error).toBeUndefined();
         await sql`insert into users (user_uuid, email, password_hash, nickname, created_at)
           values (${1_000_000_001}, ${'before@example.com'}, ${'h'}, ${'before'}, ${1_700_000_000_000})`.execute(
           handle.db,
         );
         await expect(sql`select locale from users`.execute(handle.db)).rejects.toThrow();
 
-        const { error, results } = await migrator.migrateTo(LOCALE);
+        const { error, results } = await migrateTo(handle.db, LOCALE);
         expect(error).toBeUndefined();
         expect(results?.map((r) => [r.migrationName, r.status])).toEqual([[LOCALE, 'Success']]);
 
@@ -53,7 +48,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
         await sql`update users set locale = ${'tlh'}`.execute(handle.db);
         expect((await users.findById(1_000_000_001))?.locale).toBeUndefined();
 
-        expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+        expect((await migrateTo(handle.db, BEFORE)).error).toBeUndefined();
         await expect(sql`select locale from users`.execute(handle.db)).rejects.toThrow();
         expect((await users.findById(1_000_000_001))?.email).toBe('before@example.com');
       } finally {
