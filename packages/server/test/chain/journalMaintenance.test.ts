@@ -115,8 +115,9 @@ describe('compaction of the journal on the embedded chain', () => {
       // machine (a deployment longer than the 1 s dump interval) some may already be gone here.
       const deployed = await count();
       await sleep(2_500);
+      // The background compaction may have taken some or all of them during the wait (CI at load did).
       const removed = await chain.journal.maintenance.compact();
-      expect(removed).toBe(deployed);
+      expect(removed).toBeLessThanOrEqual(deployed);
       expect(await count()).toBe(0);
 
       const fund = await chain.faucet.fund({ address: randomOwner().address, native: 1n });
