@@ -228,6 +228,10 @@ describe.skipIf(!chromiumAvailable)('web console in a real Chromium', () => {
     // Signed out, the app pages send you to sign in.
     await page.goto(`${base()}/console#/apps`);
     await page.waitForURL(/#\/signin$/);
+    // The redirect renders the sign-in page anew, after a fetch: type into that one, not into the signed-out
+    // page's form it replaces (CI at load: the old form was submitted and replaced before its answer came, so its
+    // alert never showed; reproduced by delaying the providers fetch 1.5 s and the sign-in 3 s).
+    await page.waitForSelector('[role=status]', { state: 'detached' });
 
     await page.fill('#signin-email', email);
     await page.fill('#signin-password', 'not the password');
