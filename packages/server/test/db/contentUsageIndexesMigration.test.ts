@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
 import { migrateTo } from '../../src/db/migrate.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
-import { createPgSchema } from '../helpers/databases.js';
-import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
+import { openEmptyDatabase } from '../helpers/databases.js';
+import { postgresAvailable } from '../helpers/environment.js';
 
 const BEFORE = '0300_user_locale';
 const INDEXES = '0310_content_usage_indexes';
@@ -19,12 +18,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
   'migration 0310 content_usage indexes (postgres: %s)',
   (postgres) => {
     it('keeps the queue order and request-key uniqueness, and goes down again', async () => {
-      const schema = postgres ? await createPgSchema() : undefined;
-      const handle = openDatabase(
-        schema
-          ? { databaseUrl: TEST_DATABASE_URL, pgSchema: schema.schema, poolSize: 2 }
-          : { sqlitePath: ':memory:' },
-      );
+      const { handle, dispose } = await openEmptyDatabase(postgres);
       try {
         expect((await migrateTo(handle.db, BEFORE)).error).toBeUndefined();
         const ledger = new ContentLedgerStore(handle.db);
@@ -66,8 +60,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
         expect(await ledger.countByState('queued')).toBe(5);
         expect((await ledger.reserveMany([usage('k2')], 3_000))[0]?.kind).toBe('duplicate');
       } finally {
-        await handle.close();
-        await schema?.drop();
+        await dispose();
       }
     }, 120_000);
   },

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
 import { migrateTo } from '../../src/db/migrate.js';
 import { UserStore } from '../../src/stores/userStore.js';
-import { createPgSchema } from '../helpers/databases.js';
-import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
+import { openEmptyDatabase } from '../helpers/databases.js';
+import { postgresAvailable } from '../helpers/environment.js';
 
 const BEFORE = '0290_app_sponsorship';
 const LOCALE = '0300_user_locale';
@@ -17,12 +16,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
   'migration 0300 users.locale (postgres: %s)',
   (postgres) => {
     it('leaves earlier accounts without a language, stores one once set, and goes down again', async () => {
-      const schema = postgres ? await createPgSchema() : undefined;
-      const handle = openDatabase(
-        schema
-          ? { databaseUrl: TEST_DATABASE_URL, pgSchema: schema.schema, poolSize: 2 }
-          : { sqlitePath: ':memory:' },
-      );
+      const { handle, dispose } = await openEmptyDatabase(postgres);
       try {
         expect((await migrateTo(handle.db, BEFORE)).error).toBeUndefined();
         await sql`insert into users (user_uuid, email, password_hash, nickname, created_at)
@@ -52,8 +46,7 @@ describe.each([false, true].filter((pg) => !pg || postgresAvailable))(
         await expect(sql`select locale from users`.execute(handle.db)).rejects.toThrow();
         expect((await users.findById(1_000_000_001))?.email).toBe('before@example.com');
       } finally {
-        await handle.close();
-        await schema?.drop();
+        await dispose();
       }
     }, 120_000);
   },

@@ -13,9 +13,9 @@ export interface TestDatabase {
 const sqlite: TestDatabase = {
   name: 'sqlite',
   async open() {
-    const handle = openDatabase({ sqlitePath: ':memory:' });
-    await migrateToLatest(handle.db);
-    return { handle, dispose: () => handle.close() };
+    const opened = await openEmptyDatabase(false);
+    await migrateToLatest(opened.handle.db);
+    return opened;
   },
 };
 
@@ -39,19 +39,35 @@ export async function createPgSchema(): Promise<{ schema: string; drop(): Promis
 const postgres: TestDatabase = {
   name: 'postgres',
   async open() {
-    const { schema, drop } = await createPgSchema();
-    const handle = openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema: schema, poolSize: 5 });
-    await migrateToLatest(handle.db);
-    return {
-      handle,
-      pgSchema: schema,
-      dispose: async () => {
-        await handle.close();
-        await drop();
-      },
-    };
+    const opened = await openEmptyDatabase(true, 5);
+    await migrateToLatest(opened.handle.db);
+    return opened;
   },
 };
+
+/**
+ * A database with no migration run, for a migration's own test (which takes it to the migration before,
+ * writes rows, then migrates): in-memory SQLite, or a PostgreSQL schema of its own dropped on `dispose`.
+ */
+export async function openEmptyDatabase(
+  postgres: boolean,
+  poolSize = 2,
+): Promise<{ handle: DatabaseHandle; pgSchema?: string; dispose(): Promise<void> }> {
+  if (!postgres) {
+    const handle = openDatabase({ sqlitePath: ':memory:' });
+    return { handle, dispose: () => handle.close() };
+  }
+  const { schema, drop } = await createPgSchema();
+  const handle = openDatabase({ databaseUrl: TEST_DATABASE_URL, pgSchema: schema, poolSize });
+  return {
+    handle,
+    pgSchema: schema,
+    dispose: async () => {
+      await handle.close();
+      await drop();
+    },
+  };
+}
 
 /** Every store suite runs once per database: `describe.each(testDatabases)(…)`. */
 export const testDatabases: TestDatabase[] = postgresAvailable ? [sqlite, postgres] : [sqlite];
