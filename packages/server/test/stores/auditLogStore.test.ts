@@ -62,4 +62,25 @@ describe.each(testDatabases)('audit log store ($name)', (database) => {
     await expect(sql`delete from audit_log where seq = 1`.execute(handle.db)).rejects.toThrow(/append-only/);
     expect(await store.list({ limit: 10 })).toHaveLength(4);
   });
+
+  it('commits the entries of one turn together, and an entry that fails fails alone', async () => {
+    const fresh = new AuditLogStore(handle.db);
+    const taken = (await store.list({ limit: 1 }))[0]!.id;
+    const turn = Array.from({ length: 20 }, () => entry({ at: 5000, action: 'batch.entry' }));
+    const settled = await Promise.allSettled([
+      ...turn.map((e, i) => fresh.append(e, 100 + i)),
+      // Same id as an entry already written: the primary key refuses it, and only it.
+      fresh.append(entry({ id: taken, at: 5000, action: 'batch.entry' }), 200),
+    ]);
+    expect(settled.slice(0, 20).every((s) => s.status === 'fulfilled')).toBe(true);
+    expect(settled[20]!.status).toBe('rejected');
+    const written = await store.list({ limit: 50, action: 'batch.entry' });
+    expect(written.map((r) => r.id).sort()).toEqual(turn.map((e) => e.id).sort());
+    // One batch tried first, failed on the duplicate, then every entry alone: 20 written, none twice.
+    expect(fresh.appendStats()).toEqual({ batches: 0, entries: 0 });
+    const next = Array.from({ length: 5 }, () => entry({ at: 6000, action: 'batch.second' }));
+    await Promise.all(next.map((e, i) => fresh.append(e, 300 + i)));
+    expect(fresh.appendStats()).toEqual({ batches: 1, entries: 5 });
+    expect(await store.list({ limit: 10, action: 'batch.second' })).toHaveLength(5);
+  });
 });
