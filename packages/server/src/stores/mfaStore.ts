@@ -1,4 +1,6 @@
-import type { Db } from '../db/database.js';
+import type SQLite from 'better-sqlite3';
+import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
+import { type Db, nativeSqlite } from '../db/database.js';
 import { affected } from './kyselyResults.js';
 
 export interface MfaTotpTable {
@@ -57,11 +59,36 @@ export interface PendingSignIn {
 }
 
 /**
+ * What a second step's code did to its sign-in: `accepted`, the code used up and the sign-in ended in one
+ * commit; `refused`, the code was not usable (a step not after the last accepted one, a used or unknown
+ * recovery code, no confirmed TOTP): nothing written; `ended_elsewhere`, the code used up but another
+ * request had ended the sign-in first (the code stays used, as a code tried twice would be).
+ */
+export type CodeUse = 'accepted' | 'refused' | 'ended_elsewhere';
+
+/** A conditional write that uses up a code, as SQL for SQLite's native path and as a Kysely fragment. */
+interface CodeWrite {
+  native: string;
+  args: unknown[];
+  fragment: RawBuilder<unknown>;
+}
+
+const END_SIGN_IN = 'delete from mfa_login_tokens where token_hash = ?';
+
+/**
  * Second factors (docs/mfa.md). Every acceptance is a conditional write whose affected-row count says
  * who won, so two replicas (or two concurrent requests) never both accept one code or one `mfa_token`.
  */
 export class MfaStore {
-  constructor(private readonly db: Db) {}
+  readonly #postgres: boolean;
+  /** SQLite's better-sqlite3 handle (`nativeSqlite`); undefined on PostgreSQL and when statements are traced. */
+  readonly #native: SQLite.Database | undefined;
+  #nativeUseAndEnd: ((write: CodeWrite, tokenHash: string | undefined) => CodeUse) | undefined;
+
+  constructor(private readonly db: Db) {
+    this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.#native = nativeSqlite(db);
+  }
 
   async findTotp(userUuid: number): Promise<TotpRecord | undefined> {
     const row = await this.db
@@ -135,18 +162,20 @@ export class MfaStore {
   }
 
   /**
-   * Accepts a code of time step `step`: true only when the account's confirmed TOTP last accepted an
-   * earlier step. Of two concurrent requests with one code, exactly one is told true.
+   * Accepts TOTP step `step`, only after the account's last accepted step (of two concurrent requests with
+   * one code, exactly one is told `accepted`), and ends the sign-in `endSignIn` in the same commit.
    */
-  async acceptStep(userUuid: number, step: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('mfa_totp')
-      .set({ last_step: step })
-      .where('user_uuid', '=', userUuid)
-      .where('confirmed_at', 'is not', null)
-      .where('last_step', '<', step)
-      .executeTakeFirst();
-    return affected(result) === 1;
+  async acceptStep(userUuid: number, step: number, endSignIn?: string): Promise<CodeUse> {
+    return this.#useAndEnd(
+      {
+        native:
+          'update mfa_totp set last_step = ? where user_uuid = ? and confirmed_at is not null and last_step < ?',
+        args: [step, userUuid, step],
+        fragment: sql`update mfa_totp set last_step = ${step}
+          where user_uuid = ${userUuid} and confirmed_at is not null and last_step < ${step}`,
+      },
+      endSignIn,
+    );
   }
 
   /** The hashes of the account's unused recovery codes. */
@@ -160,16 +189,64 @@ export class MfaStore {
     return rows.map((r) => r.code_hash);
   }
 
-  /** Marks one recovery code used; true for the one request that did. */
-  async useRecoveryCode(userUuid: number, codeHash: string, now: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('mfa_recovery_codes')
-      .set({ used_at: now })
-      .where('user_uuid', '=', userUuid)
-      .where('code_hash', '=', codeHash)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    return affected(result) === 1;
+  /** Marks one unused recovery code used (one request wins it) and ends the sign-in `endSignIn` with it. */
+  async useRecoveryCode(
+    userUuid: number,
+    codeHash: string,
+    now: number,
+    endSignIn?: string,
+  ): Promise<CodeUse> {
+    return this.#useAndEnd(
+      {
+        native:
+          'update mfa_recovery_codes set used_at = ? where user_uuid = ? and code_hash = ? and used_at is null',
+        args: [now, userUuid, codeHash],
+        fragment: sql`update mfa_recovery_codes set used_at = ${now}
+          where user_uuid = ${userUuid} and code_hash = ${codeHash} and used_at is null`,
+      },
+      endSignIn,
+    );
+  }
+
+  /**
+   * The code's conditional write, then (only if it used the code) the sign-in's end, when there is one: one
+   * commit where there were two (docs/mfa.md, round 4). SQLite: a native transaction (no promise per statement) when the
+   * connection is free, else a Kysely one; PostgreSQL: one statement, the delete a CTE that runs only if
+   * the update returned its row (the row lock orders two concurrent uses, the second finding nothing).
+   */
+  async #useAndEnd(write: CodeWrite, tokenHash: string | undefined): Promise<CodeUse> {
+    const native = this.#native;
+    if (native && !native.inTransaction) {
+      this.#nativeUseAndEnd ??= native.transaction((w: CodeWrite, hash: string | undefined): CodeUse => {
+        if (native.prepare(w.native).run(...w.args).changes !== 1) return 'refused';
+        if (hash === undefined) return 'accepted';
+        return native.prepare(END_SIGN_IN).run(hash).changes === 1 ? 'accepted' : 'ended_elsewhere';
+      });
+      return this.#nativeUseAndEnd(write, tokenHash);
+    }
+    if (tokenHash === undefined) {
+      return (await write.fragment.execute(this.db)).numAffectedRows === 1n ? 'accepted' : 'refused';
+    }
+    if (this.#postgres) {
+      const { rows } = await sql<{
+        used: boolean;
+        ended: boolean;
+      }>`with used as (${write.fragment} returning 1),
+        ended as (delete from mfa_login_tokens
+                  where token_hash = ${tokenHash} and exists (select 1 from used) returning 1)
+        select exists (select 1 from used) as used, exists (select 1 from ended) as ended`.execute(this.db);
+      const { used, ended } = rows[0]!;
+      return !used ? 'refused' : ended ? 'accepted' : 'ended_elsewhere';
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const used = await write.fragment.execute(trx);
+      if (used.numAffectedRows !== 1n) return 'refused';
+      const ended = await trx
+        .deleteFrom('mfa_login_tokens')
+        .where('token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      return affected(ended) === 1 ? 'accepted' : 'ended_elsewhere';
+    });
   }
 
   /** Removes the account's TOTP and recovery codes (and any sign-in waiting for a code). */
@@ -229,14 +306,5 @@ export class MfaStore {
         attempts: Number(row.attempts),
       }
     );
-  }
-
-  /** Ends an `mfa_token` whose second step succeeded; true for the one request that ended it. */
-  async finishSignIn(tokenHash: string): Promise<boolean> {
-    const result = await this.db
-      .deleteFrom('mfa_login_tokens')
-      .where('token_hash', '=', tokenHash)
-      .executeTakeFirst();
-    return affected(result) === 1;
   }
 }

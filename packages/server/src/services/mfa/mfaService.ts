@@ -3,7 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import type { KeyedFingerprint } from '../../crypto/keyedFingerprint.js';
 import { AppError, conflict, notFound } from '../../errors.js';
-import type { MfaStore, TotpRecord } from '../../stores/mfaStore.js';
+import type { CodeUse, MfaStore, TotpRecord } from '../../stores/mfaStore.js';
 import type { TokenService } from '../tokens/tokenService.js';
 import {
   type Amr,
@@ -141,7 +141,7 @@ export class MfaService implements SecondFactorGate {
   async remove(userUuid: number, code: string): Promise<void> {
     const record = await this.store.findTotp(userUuid);
     if (!record?.confirmed) throw totpNotEnabled();
-    if (!(await this.#accept(userUuid, record.secretSealed, code))) throw invalidMfaCode(400);
+    if ((await this.#use(userUuid, record.secretSealed, code)) !== 'accepted') throw invalidMfaCode(400);
     await this.store.removeTotp(userUuid);
   }
 
@@ -276,11 +276,12 @@ export class MfaService implements SecondFactorGate {
     await guard?.check(pending.userUuid);
     const totp = await this.store.findTotp(pending.userUuid);
     if (!totp?.confirmed) throw invalidMfaToken();
-    if (!(await this.#accept(pending.userUuid, totp.secretSealed, code))) {
+    const use = await this.#use(pending.userUuid, totp.secretSealed, code, tokenHash);
+    if (use === 'refused') {
       await guard?.wrong(pending.userUuid);
       return { attemptsLeft: Math.max(0, MFA_MAX_ATTEMPTS - (pending.attempts ?? MFA_MAX_ATTEMPTS)) };
     }
-    if (!(await this.store.finishSignIn(tokenHash))) throw invalidMfaToken();
+    if (use === 'ended_elsewhere') throw invalidMfaToken();
     return {
       userUuid: pending.userUuid,
       authTime: pending.authTime,
@@ -289,12 +290,15 @@ export class MfaService implements SecondFactorGate {
     };
   }
 
-  /** A TOTP code (6 digits) of a step after the last accepted one, or an unused recovery code, used up. */
-  async #accept(userUuid: number, secretSealed: string, code: string): Promise<boolean> {
+  /**
+   * A TOTP code (6 digits) of a step after the last accepted one, or an unused recovery code, used up, and
+   * the sign-in `endSignIn` (an `mfa_token`'s hash) ended with it, in one commit.
+   */
+  async #use(userUuid: number, secretSealed: string, code: string, endSignIn?: string): Promise<CodeUse> {
     const digits = code.replace(/\s/g, '');
     if (/^\d{6}$/.test(digits)) {
       const step = this.#matchingStep(secretSealed, userUuid, digits);
-      return step !== undefined && this.store.acceptStep(userUuid, step);
+      return step === undefined ? 'refused' : this.store.acceptStep(userUuid, step, endSignIn);
     }
     // The code's hash, made once, is compared in constant time with every unused one, whichever matches.
     const match = this.fingerprint.matchOf(
@@ -302,7 +306,9 @@ export class MfaService implements SecondFactorGate {
       recoveryContext(userUuid),
       normaliseRecoveryCode(code),
     );
-    return match !== undefined && this.store.useRecoveryCode(userUuid, match, this.now());
+    return match === undefined
+      ? 'refused'
+      : this.store.useRecoveryCode(userUuid, match, this.now(), endSignIn);
   }
 
   /** The time step `code` is of, within ±`TOTP_WINDOW` of now; undefined when it is of none. */
