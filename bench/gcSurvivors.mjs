@@ -12,6 +12,8 @@
  *
  * GC_SURVIVORS_FROM / GC_SURVIVORS_TO (ms after the process starts; 7000 and 10000) bound the window, which
  * should fall inside the load; GC_SURVIVORS_DIR (os.tmpdir()) is where `<pid>.heapprofile` is written.
+ * GC_SURVIVORS_ALL=1 keeps what scavenges free too: the profile is then of everything allocated in the
+ * window (bytes per request = its total ÷ the requests served in the window).
  */
 import fs from 'node:fs';
 import inspector from 'node:inspector';
@@ -32,7 +34,7 @@ function sampleThisProcess() {
   setTimeout(() => {
     session.post('HeapProfiler.startSampling', {
       samplingInterval: 2048,
-      includeObjectsCollectedByMinorGC: false,
+      includeObjectsCollectedByMinorGC: process.env.GC_SURVIVORS_ALL === '1',
       includeObjectsCollectedByMajorGC: true,
     });
     setTimeout(() => {
@@ -66,7 +68,7 @@ function summarise() {
     for (const child of node.children) walk(child, here);
   };
   walk(profile.head, []);
-  console.log(`${(total / 1e6).toFixed(1)} MB sampled that no scavenge freed`);
+  console.log(`${(total / 1e6).toFixed(1)} MB sampled (all allocations with GC_SURVIVORS_ALL=1, else what no scavenge freed)`);
   const sites = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
   for (const [site, bytes] of sites) console.log(`${(bytes / 1e6).toFixed(2)} MB ${site}`);
 }

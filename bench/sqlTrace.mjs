@@ -1,6 +1,8 @@
 /**
- * A preload that counts SQLite statement executions by SQL text in a dauth process, and writes
- * them (most frequent first) to `$SQL_TRACE_OUT` when the process exits. For finding the
+ * A preload that counts SQLite statement executions by SQL text in a dauth process, and the time each
+ * text took in all (`ms`: wall time of the synchronous call, which runs on the event loop, so CPU unless
+ * SQLite waits on the disk), and writes them (most frequent first) to `$SQL_TRACE_OUT` when the process
+ * exits. For finding the
  * statements of a request under a benchmark's load (docs/performance-*.md), e.g.
  *
  *   BENCH_NODE_ARGS="--import ./bench/sqlTrace.mjs" SQL_TRACE_OUT=/tmp/sql.json npm run bench:backend
@@ -21,8 +23,15 @@ Database.prototype.prepare = function countedPrepare(source, ...rest) {
     const original = statement[method];
     if (typeof original !== 'function') continue;
     statement[method] = function counted(...args) {
-      counts.set(source, (counts.get(source) ?? 0) + 1);
-      return original.apply(this, args);
+      const entry = counts.get(source) ?? { count: 0, ns: 0n };
+      counts.set(source, entry);
+      entry.count++;
+      const started = process.hrtime.bigint();
+      try {
+        return original.apply(this, args);
+      } finally {
+        entry.ns += process.hrtime.bigint() - started;
+      }
     };
   }
   return statement;
@@ -32,7 +41,14 @@ process.on('exit', () => {
   fs.writeFileSync(
     out,
     JSON.stringify(
-      [...counts].sort((a, b) => b[1] - a[1]),
+      [...counts]
+        .sort((a, b) => b[1].count - a[1].count)
+        .map(([sql, { count, ns }]) => ({
+          sql,
+          count,
+          ms: Number(ns / 1000n) / 1000,
+          us_each: Number(ns / BigInt(count) / 10n) / 100,
+        })),
       null,
       1,
     ),
