@@ -1,5 +1,6 @@
 import { PostgresAdapter, sql, type Transaction } from 'kysely';
 import type { Database, Db } from '../db/database.js';
+import { prepareQuery } from '../db/preparedQuery.js';
 import { affected } from './kyselyResults.js';
 
 export interface AccountSecurityLinksTable {
@@ -66,9 +67,14 @@ interface Cutoff {
  */
 export class AccountSecurityStore {
   readonly #postgres: boolean;
+  /** Asked by every sign-in (a sign-in gate): prepared once. */
+  readonly #resetHoldOf;
 
   constructor(private readonly db: Db) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.#resetHoldOf = prepareQuery(db, (d, userUuid: number) =>
+      d.selectFrom('account_reset_holds').select('user_uuid').where('user_uuid', '=', userUuid),
+    );
   }
 
   /**
@@ -232,12 +238,7 @@ export class AccountSecurityStore {
 
   /** True while the account must reset its password by e-mail before signing in. */
   async resetRequired(userUuid: number): Promise<boolean> {
-    const row = await this.db
-      .selectFrom('account_reset_holds')
-      .select('user_uuid')
-      .where('user_uuid', '=', userUuid)
-      .executeTakeFirst();
-    return row !== undefined;
+    return (await this.#resetHoldOf.run(userUuid)).rows.length > 0;
   }
 
   /** Cut-offs whose app-grant revocation has not been confirmed (a crash after their transaction). */

@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { PostgresAdapter, type RawBuilder, sql } from 'kysely';
 import { type Db, nativeSqlite } from '../db/database.js';
+import { prepareQuery } from '../db/preparedQuery.js';
 import { affected } from './kyselyResults.js';
 
 export interface MfaTotpTable {
@@ -84,18 +85,39 @@ export class MfaStore {
   /** SQLite's better-sqlite3 handle (`nativeSqlite`); undefined on PostgreSQL and when statements are traced. */
   readonly #native: SQLite.Database | undefined;
   #nativeUseAndEnd: ((write: CodeWrite, tokenHash: string | undefined) => CodeUse) | undefined;
+  // The second step's reads and its attempt count, prepared once (`prepareQuery`): every sign-in with a
+  // second factor runs them.
+  readonly #totpOf;
+  readonly #unusedCodesOf;
+  readonly #attempt;
 
   constructor(private readonly db: Db) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#native = nativeSqlite(db);
+    this.#totpOf = prepareQuery(db, (d, userUuid: number) =>
+      d.selectFrom('mfa_totp').selectAll().where('user_uuid', '=', userUuid),
+    );
+    this.#unusedCodesOf = prepareQuery(db, (d, userUuid: number) =>
+      d
+        .selectFrom('mfa_recovery_codes')
+        .select('code_hash')
+        .where('user_uuid', '=', userUuid)
+        .where('used_at', 'is', null),
+    );
+    // One statement counts the attempt and reads the sign-in, so each caller sees its own attempt number.
+    this.#attempt = prepareQuery(db, (d, tokenHash: string, maxAttempts: number, now: number) =>
+      d
+        .updateTable('mfa_login_tokens')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('token_hash', '=', tokenHash)
+        .where('attempts', '<', maxAttempts)
+        .where('expires_at', '>', now)
+        .returningAll(),
+    );
   }
 
   async findTotp(userUuid: number): Promise<TotpRecord | undefined> {
-    const row = await this.db
-      .selectFrom('mfa_totp')
-      .selectAll()
-      .where('user_uuid', '=', userUuid)
-      .executeTakeFirst();
+    const [row] = (await this.#totpOf.run(userUuid)).rows;
     return (
       row && {
         userUuid: Number(row.user_uuid),
@@ -180,13 +202,7 @@ export class MfaStore {
 
   /** The hashes of the account's unused recovery codes. */
   async unusedRecoveryCodes(userUuid: number): Promise<string[]> {
-    const rows = await this.db
-      .selectFrom('mfa_recovery_codes')
-      .select('code_hash')
-      .where('user_uuid', '=', userUuid)
-      .where('used_at', 'is', null)
-      .execute();
-    return rows.map((r) => r.code_hash);
+    return (await this.#unusedCodesOf.run(userUuid)).rows.map((r) => r.code_hash);
   }
 
   /** Marks one unused recovery code used (one request wins it) and ends the sign-in `endSignIn` with it. */
@@ -288,15 +304,7 @@ export class MfaStore {
     maxAttempts: number,
     now: number,
   ): Promise<PendingSignIn | undefined> {
-    // One statement counts the attempt and reads the sign-in, so each caller sees its own attempt number.
-    const row = await this.db
-      .updateTable('mfa_login_tokens')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-      .where('token_hash', '=', tokenHash)
-      .where('attempts', '<', maxAttempts)
-      .where('expires_at', '>', now)
-      .returningAll()
-      .executeTakeFirst();
+    const [row] = (await this.#attempt.run(tokenHash, maxAttempts, now)).rows;
     return (
       row && {
         userUuid: Number(row.user_uuid),

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { identityRow, type IdentityRecord } from './federationStore.js';
+import { prepareQuery } from '../db/preparedQuery.js';
 import { affected } from './kyselyResults.js';
 import { isUniqueViolation } from './slotStore.js';
 import type { Wallet } from './walletStore.js';
@@ -68,7 +69,22 @@ export interface NewPregeneratedPlayer {
  * proved; by platform identity, the identity is linked from the start.
  */
 export class PregeneratedPlayerStore {
-  constructor(private readonly db: Db) {}
+  /** Asked by every sign-in (a sign-in gate): prepared once. */
+  readonly #signInStateOf;
+
+  constructor(private readonly db: Db) {
+    this.#signInStateOf = prepareQuery(db, (d, userUuid: number) =>
+      d
+        .selectFrom('pregenerated_players')
+        .innerJoin('users', 'users.user_uuid', 'pregenerated_players.user_uuid')
+        .select([
+          'pregenerated_players.email as email',
+          'pregenerated_players.claimed_at as claimed_at',
+          'users.email_verified_at as verified',
+        ])
+        .where('pregenerated_players.user_uuid', '=', userUuid),
+    );
+  }
 
   /**
    * Everything in one transaction. 'exists': that e-mail or identity is already pre-generated (read it
@@ -223,16 +239,7 @@ export class PregeneratedPlayerStore {
    * sign-in; `claimed` after.
    */
   async signInState(userUuid: number): Promise<'none' | 'awaiting_proof' | 'unclaimed' | 'claimed'> {
-    const row = await this.db
-      .selectFrom('pregenerated_players')
-      .innerJoin('users', 'users.user_uuid', 'pregenerated_players.user_uuid')
-      .select([
-        'pregenerated_players.email as email',
-        'pregenerated_players.claimed_at as claimed_at',
-        'users.email_verified_at as verified',
-      ])
-      .where('pregenerated_players.user_uuid', '=', userUuid)
-      .executeTakeFirst();
+    const [row] = (await this.#signInStateOf.run(userUuid)).rows;
     if (!row) return 'none';
     if (row.email !== null && row.verified === null) return 'awaiting_proof';
     return row.claimed_at === null ? 'unclaimed' : 'claimed';
