@@ -68,7 +68,9 @@ function summarise() {
     for (const child of node.children) walk(child, here);
   };
   walk(profile.head, []);
-  console.log(`${(total / 1e6).toFixed(1)} MB sampled (all allocations with GC_SURVIVORS_ALL=1, else what no scavenge freed)`);
+  console.log(
+    `${(total / 1e6).toFixed(1)} MB sampled (all allocations with GC_SURVIVORS_ALL=1, else what no scavenge freed)`,
+  );
   const sites = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
   for (const [site, bytes] of sites) console.log(`${(bytes / 1e6).toFixed(2)} MB ${site}`);
 }

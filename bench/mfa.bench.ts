@@ -23,6 +23,7 @@
  *
  *   npm run bench:mfa
  *   npm run bench:mfa -- --concurrency 8 --users 32 --rounds 10
+ *   SCRYPT_LOG_N=14 npm run bench:mfa   # the second step is the same; the first steps take seconds
  *
  * TRUST_PROXY=true and an X-Forwarded-For per account keep per-address limits per client.
  */
@@ -35,9 +36,12 @@ import { machineInfo, writeBenchSummary } from './summary.js';
 const { values } = parseArgs({
   options: {
     concurrency: { type: 'string', default: '8' },
-    users: { type: 'string', default: '24' },
+    // 64 accounts give 64–128 TOTP and 512 recovery-code calls a phase: with 24, a phase of 24–48 TOTP calls
+    // lasted ~50 ms of server CPU, and whether a collection fell into it decided the figure (1.1 to 1.7 ms
+    // on one machine; docs/mfa.md, round 4). Each account's 13 first steps are scrypt sign-ins: ~6 min.
+    users: { type: 'string', default: '64' },
     // Password sign-ins per account in the password phases.
-    rounds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
   },
 });
 const concurrency = Number(values.concurrency);
