@@ -34,8 +34,14 @@ export function prepareQuery<A extends unknown[], R>(
   db: Db,
   build: (db: Db, ...values: A) => Compilable<R>,
 ): PreparedQuery<A, R> {
+  // One placeholder per declared parameter after `db` (`build.length`: no rest or default parameters).
   const placeholders = Array.from({ length: build.length - 1 }, (_, i) => new Placeholder(i));
   const compiled = build(db, ...(placeholders as unknown as A)).compile();
+  if (compiled.parameters.some((value) => value === undefined)) {
+    // A value the builder did not get as a placeholder (a rest or default parameter) would be bound as
+    // `undefined` on every run: refuse at start-up rather than query with it.
+    throw new Error('prepareQuery: take every value as a plain parameter of the builder');
+  }
   const slots = compiled.parameters.map((value) =>
     value instanceof Placeholder ? { index: value.index } : { value },
   );

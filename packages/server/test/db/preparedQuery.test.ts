@@ -62,6 +62,14 @@ describe.each(cases)('prepared queries ($label)', ({ database }) => {
     expect((await renameReturning.run('again', 7002)).rows).toEqual([{ nickname: 'again' }]);
   });
 
+  it('refuses a builder whose values are not plain parameters (they would be bound as undefined)', () => {
+    expect(() =>
+      prepareQuery(handle.db, (d, ...values: number[]) =>
+        d.selectFrom('users').select('nickname').where('user_uuid', '=', values[0]!),
+      ),
+    ).toThrow(/plain parameter/);
+  });
+
   it('never runs inside a transaction another caller holds open', async () => {
     const nicknameOf = prepareQuery(handle.db, (d, userUuid: number) =>
       d.selectFrom('users').select('nickname').where('user_uuid', '=', userUuid),
