@@ -7,7 +7,7 @@ import { passkeyObstacle, startBanner, startLocations } from '../../src/startBan
 import { loadConfig } from '../../src/config.js';
 import { chromiumAvailable, launchTestBrowser } from '../helpers/browser.js';
 import { createClient, createUser, type TestClient } from '../helpers/http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { authorizeUrl } from '../oauth/support.js';
 
 /** What Chromium sends when a person opens a link. */
@@ -198,9 +198,13 @@ describe('negotiation, log format and start banner', () => {
   it('the real process prints the locations and pretty lines with LOG_FORMAT=pretty, JSON lines by default', async () => {
     const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
     const seed = await startTestServer();
-    const { dataDir, url } = seed;
+    const { dataDir } = seed;
     await seed.close();
+    // Each start on a port of its own, taken just before it: reusing the seed's port across both starts left
+    // it free for minutes, long enough for a parallel suite's server to take it (a CI run saw the second
+    // start never listen). A start that exits, or cannot listen, says why.
     const run = async (format: string | undefined) => {
+      const url = `http://127.0.0.1:${await freePort()}`;
       const child = spawn(process.execPath, ['--import', 'tsx', main], {
         env: {
           ...process.env,
@@ -214,23 +218,27 @@ describe('negotiation, log format and start banner', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
+      let stderr = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      for (let i = 0; i < 600 && !stdout.includes('dauth is listening'); i++) {
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      let gone = false;
+      const exited = new Promise((resolve) => child.once('exit', resolve)).then(() => (gone = true));
+      for (let i = 0; i < 600 && !gone && !stdout.includes('dauth is listening'); i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
+      expect(stdout, `dauth did not start listening; stderr:\n${stderr}`).toContain('dauth is listening');
       await new Promise((r) => setTimeout(r, 300));
       child.kill('SIGTERM');
       await exited;
-      return stdout;
+      return { stdout, url };
     };
-    const pretty = await run('pretty');
-    expect(pretty).toContain(`  console    ${url}/console\n`);
-    expect(pretty).toContain(`  API docs   ${url}/docs\n`);
+    const { stdout: pretty, url: prettyUrl } = await run('pretty');
+    expect(pretty).toContain(`  console    ${prettyUrl}/console\n`);
+    expect(pretty).toContain(`  API docs   ${prettyUrl}/docs\n`);
     expect(pretty).toContain(`  admin key  ${dataDir}/admin-api-key\n`);
     expect(pretty).toMatch(/INFO.*: dauth is listening/);
     expect(pretty).not.toContain('{"level":30');
-    const json = await run(undefined);
+    const { stdout: json, url } = await run(undefined);
     expect(json).not.toContain('  console    ');
     const listening = json
       .split('\n')
