@@ -1,3 +1,4 @@
+import type SQLite from 'better-sqlite3';
 import { type Compilable, CompiledQuery } from 'kysely';
 import { type Db, nativeSqlite } from './database.js';
 
@@ -48,13 +49,15 @@ export function prepareQuery<A extends unknown[], R>(
   const bind = (values: A): unknown[] =>
     slots.map((slot) => ('index' in slot ? values[slot.index as number] : slot.value));
   const native = nativeSqlite(db);
+  // Prepared at the first native run and kept: a statement stays valid (SQLite re-prepares it itself after
+  // a schema change), so no lookup by text per run.
+  let statement: SQLite.Statement | undefined;
   return {
     sql: compiled.sql,
     async run(...values: A): Promise<PreparedResult<R>> {
       const parameters = bind(values);
       if (native && !native.inTransaction) {
-        // Cached by text (`withStatementCache`): prepared once per process.
-        const statement = native.prepare(compiled.sql);
+        statement ??= native.prepare(compiled.sql);
         if (statement.reader) return { rows: statement.all(parameters) as R[], affected: 0 };
         return { rows: [], affected: statement.run(parameters).changes };
       }
