@@ -1,5 +1,4 @@
-import { createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
-import { safeEqual } from './constantTime.js';
+import { createHmac, createSecretKey, hkdfSync, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /**
  * HMAC-SHA256 fingerprints of high-entropy secrets under a key derived from MASTER_KEY for one purpose
@@ -21,11 +20,15 @@ export class KeyedFingerprint {
 
   /** Hex HMAC over `context` then `secret` (the context ends with a separator the caller chose). */
   of(context: string, secret: Uint8Array): string {
-    return createHmac('sha256', this.#key).update(context).update(secret).digest('hex');
+    return this.#digest(context, secret).toString('hex');
+  }
+
+  #digest(context: string, secret: Uint8Array): Buffer {
+    return createHmac('sha256', this.#key).update(context).update(secret).digest();
   }
 
   matches(stored: string, context: string, secret: Uint8Array): boolean {
-    return safeEqual(stored, this.of(context, secret));
+    return sameFingerprint(stored, this.#digest(context, secret));
   }
 
   /**
@@ -33,9 +36,22 @@ export class KeyedFingerprint {
    * comparison with every stored value, whichever matches (so the time says nothing about which did).
    */
   matchOf(stored: readonly string[], context: string, secret: Uint8Array): string | undefined {
-    const fingerprint = this.of(context, secret);
+    const fingerprint = this.#digest(context, secret);
     let match: string | undefined;
-    for (const value of stored) if (safeEqual(value, fingerprint)) match = value;
+    for (const value of stored) if (sameFingerprint(value, fingerprint)) match = value;
     return match;
   }
+}
+
+const FINGERPRINT_HEX_LENGTH = 64;
+
+/**
+ * A stored hex fingerprint against a computed digest, in constant time. Both are 32 bytes by construction, so
+ * unlike `safeEqual` (for secrets of any length) neither side needs hashing first: a stored value of another
+ * length is malformed, refused without comparing, and says nothing about the secret.
+ */
+function sameFingerprint(stored: string, digest: Buffer): boolean {
+  if (stored.length !== FINGERPRINT_HEX_LENGTH) return false;
+  const decoded = Buffer.from(stored, 'hex');
+  return decoded.length === digest.length && timingSafeEqual(decoded, digest);
 }

@@ -46,4 +46,17 @@ describe('KeyedFingerprint', () => {
     expect(fingerprint.matchOf(values, '1:', randomBytes(16))).toBeUndefined();
     expect(fingerprint.matchOf([], '1:', secrets[0]!)).toBeUndefined();
   });
+
+  it('refuses a stored value that is not a 64-digit hex fingerprint, and takes either hex case', () => {
+    const fingerprint = new KeyedFingerprint(masterKey, 'purpose/a');
+    const secret = randomBytes(32);
+    const value = fingerprint.of('1:', secret);
+    expect(value).toMatch(/^[0-9a-f]{64}$/);
+    expect(fingerprint.matches(value.toUpperCase(), '1:', secret)).toBe(true);
+    expect(fingerprint.matches(value.slice(0, 62), '1:', secret)).toBe(false);
+    expect(fingerprint.matches(`${value}00`, '1:', secret)).toBe(false);
+    // Not hex past the first digits: Buffer.from(…, 'hex') stops early, and the shorter decoding is refused.
+    expect(fingerprint.matches(`${value.slice(0, 60)}zzzz`, '1:', secret)).toBe(false);
+    expect(fingerprint.matchOf(['', value.slice(1)], '1:', secret)).toBeUndefined();
+  });
 });
