@@ -3,7 +3,12 @@ import type SQLite from 'better-sqlite3';
 import { type Database, type Db, nativeSqlite } from '../db/database.js';
 import { GroupCommit } from '../db/groupCommit.js';
 import { affected } from './kyselyResults.js';
-import { nativeBackendExchange } from './nativeBackendExchange.js';
+import {
+  type BackendExchangeInput,
+  type BackendExchangeRow,
+  nativeBackendExchange,
+  type NativeBackendExchange,
+} from './nativeBackendExchange.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';
 
@@ -304,6 +309,39 @@ function clientRowUnchanged(check: ClientRowCheck | undefined, clientId: ReturnT
                 and c.dapp = ${check.dapp ? 1 : 0})`;
 }
 
+/** get_token's exchange of a backend code (`OAuthGrantStore.exchangeBackendCode`). */
+export interface BackendExchangeRequest {
+  codeHash: string;
+  clientId: string;
+  now: number;
+  grantId: string;
+  refreshToken: { tokenHash: string; expiresAt: number };
+  /**
+   * The app's row as a cache held it (`ClientService.checkClientSecretCached`): nothing is redeemed unless
+   * the stored row still matches (`redeemed: false`, as for any other refusal).
+   */
+  clientRow?: ClientRowCheck | undefined;
+}
+
+export type BackendExchange =
+  | { redeemed: false }
+  | { redeemed: true; userUuid: number; slot: Slot | undefined };
+
+const nativeExchangeInput = (request: BackendExchangeRequest): BackendExchangeInput => ({
+  codeHash: request.codeHash,
+  clientId: request.clientId,
+  now: request.now,
+  grantId: request.grantId,
+  tokenHash: request.refreshToken.tokenHash,
+  tokenExpiresAt: request.refreshToken.expiresAt,
+  clientRow: request.clientRow,
+  event: (userUuid, slotId) =>
+    grantCreated(
+      { grantId: request.grantId, clientId: request.clientId, userUuid, createdAt: request.now },
+      slotId,
+    ),
+});
+
 /** Thrown inside a transaction to roll it back when a conditional update lost its race. */
 class LostRace extends Error {}
 
@@ -322,7 +360,8 @@ export class OAuthGrantStore {
   #nativeStatementsFn: NativeRedeem | undefined;
   /** The code exchange's group commit (PostgreSQL, SQLite's native path); undefined where each commits alone. */
   readonly #redemptions: GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined;
-  #nativeExchangeFn: ReturnType<typeof nativeBackendExchange> | undefined;
+  /** get_token's exchanges on SQLite's native path, committed a turn at a time; undefined elsewhere. */
+  readonly #backendExchanges: GroupCommit<BackendExchangeRequest, BackendExchange> | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
   constructor(
@@ -332,6 +371,7 @@ export class OAuthGrantStore {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#native = nativeSqlite(db);
     this.#redemptions = this.#groupCommit();
+    this.#backendExchanges = this.#native && this.#backendExchangeGroupCommit(this.#native);
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
@@ -393,40 +433,55 @@ export class OAuthGrantStore {
    * commit): on SQLite one transaction of six statements and one WAL commit instead of seven and
    * two; on PostgreSQL one statement (data-modifying CTEs) instead of three round trips. A kill at
    * any moment leaves the code unspent with no grant, or spent with its grant, token and link. On
-   * SQLite outside a Kysely transaction the same statements run as one native better-sqlite3
-   * transaction (`nativeBackendExchange`).
+   * SQLite outside a Kysely transaction the same statements run natively (`nativeBackendExchange`), and
+   * the exchanges of one event-loop turn share one transaction (`GroupCommit`: each answered only after
+   * that commit).
    */
-  async exchangeBackendCode(input: {
-    codeHash: string;
-    clientId: string;
-    now: number;
-    grantId: string;
-    refreshToken: { tokenHash: string; expiresAt: number };
-    /**
-     * The app's row as a cache held it (`ClientService.checkClientSecretCached`): nothing is redeemed unless
-     * the stored row still matches (`redeemed: false`, as for any other refusal).
-     */
-    clientRow?: ClientRowCheck | undefined;
-  }): Promise<{ redeemed: false } | { redeemed: true; userUuid: number; slot: Slot | undefined }> {
+  async exchangeBackendCode(input: BackendExchangeRequest): Promise<BackendExchange> {
+    return this.#backendExchanges
+      ? this.#backendExchanges.submit(input)
+      : this.#exchangeBackendCodeWithKysely(input);
+  }
+
+  /** How many get_token exchanges the group commit has committed, in how many batches (tests, benchmarks). */
+  backendExchangeBatches(): { batches: number; exchanges: number } {
+    return { batches: this.#backendExchanges?.batches ?? 0, exchanges: this.#backendExchanges?.inputs ?? 0 };
+  }
+
+  /**
+   * On SQLite's native handle the exchanges of one event-loop turn share one transaction and one WAL commit
+   * (the commit was the largest single cost of a round trip's SQL: docs/performance-backend.md, round 6);
+   * inside a Kysely transaction, or retried alone after a batch failed, each takes its own.
+   */
+  #backendExchangeGroupCommit(
+    native: SQLite.Database,
+  ): GroupCommit<BackendExchangeRequest, BackendExchange> {
+    let statements: NativeBackendExchange | undefined;
+    // Prepared at the first exchange: the store is built before the schema is migrated.
+    const prepared = () => (statements ??= nativeBackendExchange(native, this.db, this.outbox));
+    return new GroupCommit<BackendExchangeRequest, BackendExchange>({
+      all: (requests) => this.#afterNativeExchanges(prepared().all(requests.map(nativeExchangeInput))),
+      one: (request) =>
+        native.inTransaction
+          ? this.#exchangeBackendCodeWithKysely(request)
+          : this.#afterNativeExchanges([prepared().one(nativeExchangeInput(request))])[0]!,
+      ready: () => !native.inTransaction,
+    });
+  }
+
+  /** After a native exchange's commit: the worker looks for the deliveries that now exist. */
+  #afterNativeExchanges(rows: readonly BackendExchangeRow[]): BackendExchange[] {
+    if (rows.some((row) => row.redeemed && row.queued)) this.outbox?.queued();
+    return rows.map((row) =>
+      row.redeemed
+        ? { redeemed: true, userUuid: row.userUuid, slot: row.slotRow && toSlot(row.slotRow) }
+        : { redeemed: false },
+    );
+  }
+
+  async #exchangeBackendCodeWithKysely(input: BackendExchangeRequest): Promise<BackendExchange> {
     const { codeHash, clientId, now, grantId, clientRow } = input;
     const { tokenHash, expiresAt } = input.refreshToken;
-    if (this.#native && !this.#native.inTransaction) {
-      this.#nativeExchangeFn ??= nativeBackendExchange(this.#native, this.db, this.outbox);
-      const done = this.#nativeExchangeFn({
-        codeHash,
-        clientId,
-        now,
-        grantId,
-        tokenHash,
-        tokenExpiresAt: expiresAt,
-        clientRow,
-        event: (userUuid, slotId) => grantCreated({ grantId, clientId, userUuid, createdAt: now }, slotId),
-      });
-      if (!done.redeemed) return done;
-      // After the commit: the worker looks for a delivery that now exists.
-      if (done.queued) this.outbox?.queued();
-      return { redeemed: true, userUuid: done.userUuid, slot: done.slotRow && toSlot(done.slotRow) };
-    }
     const redeem = sql`update backend_codes set used_at = ${now},
         grant_id = case when exists (select 1 from slots s
                                      where s.id = backend_codes.slot_id and s.owner_uuid = backend_codes.user_uuid

@@ -80,4 +80,66 @@ describe.each(testDatabases)('backend code store ($name)', (database) => {
     expect(await store.find('2'.repeat(64))).toBeUndefined();
     expect(await store.find('3'.repeat(64))).toBeUndefined();
   });
+
+  it('commits the inserts of one turn together; a failing one holds back no other, and none lands in an open transaction', async () => {
+    await seedUser(db(), 45);
+    await seedClient(db(), 'app-turn', 45, { redirectUris: ['https://turn.example/cb'] });
+    const slot = await seedSlot(db(), 45, 'app-turn');
+    const store = new BackendCodeStore(db());
+    const insert = (codeHash: string, held?: string[]) =>
+      store.insert(
+        {
+          codeHash,
+          clientId: 'app-turn',
+          userUuid: 45,
+          slotId: slot.id,
+          redirectUri: 'https://turn.example/cb',
+          createdAt: now,
+          expiresAt: now + 60_000,
+        },
+        held,
+      );
+    const before = store.insertBatches();
+    // Three in one turn, one of them refused by its stale held row: one commit on SQLite.
+    expect(
+      await Promise.all([
+        insert('a1'.repeat(32)),
+        insert('a2'.repeat(32), ['https://turn.example/old']),
+        insert('a3'.repeat(32), ['https://turn.example/cb']),
+      ]),
+    ).toEqual([true, false, true]);
+    expect(store.insertBatches()).toEqual(
+      database.name === 'sqlite'
+        ? { batches: before.batches + 1, inserts: before.inserts + 3 }
+        : { batches: 0, inserts: 0 },
+    );
+    // A code hash that exists fails its batch: each is retried alone, and only that one fails.
+    const [dup, fresh] = await Promise.allSettled([insert('a1'.repeat(32)), insert('a4'.repeat(32))]);
+    expect(dup.status).toBe('rejected');
+    expect(fresh).toEqual({ status: 'fulfilled', value: true });
+    expect(await store.find('a2'.repeat(32))).toBeUndefined();
+    for (const hash of ['a1', 'a3', 'a4']) expect(await store.find(hash.repeat(32))).toBeDefined();
+
+    // An insert submitted while a Kysely transaction holds SQLite's connection waits for it, and a
+    // rollback of that transaction does not take the code with it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inTransaction = new Promise<void>((resolve) => (started = resolve));
+    const transaction = db()
+      .transaction()
+      .execute(async (trx) => {
+        await trx.selectFrom('backend_codes').select('code_hash').limit(1).execute();
+        started();
+        await held;
+        throw new Error('roll back');
+      });
+    await inTransaction;
+    const waiting = insert('a5'.repeat(32));
+    release();
+    await expect(transaction).rejects.toThrow('roll back');
+    expect(await waiting).toBe(true);
+    expect(await store.find('a5'.repeat(32))).toMatchObject({ slotId: slot.id });
+  });
 });
+

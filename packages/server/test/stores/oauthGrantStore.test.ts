@@ -403,6 +403,70 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(await exchange(stored)).toEqual({ redeemed: true, userUuid, slot });
   });
 
+  it('commits the backend exchanges of one turn together; a failing one holds back no other', async () => {
+    const store = new OAuthGrantStore(db);
+    const codes = new BackendCodeStore(db);
+    const now = Date.now();
+    const slot = await seedSlot(db, userUuid, clientId, 12);
+    const backendCode = async () => {
+      const codeHash = randomUUID().replace(/-/g, '');
+      await codes.insert({
+        codeHash,
+        clientId,
+        userUuid,
+        slotId: slot.id,
+        redirectUri: 'https://a.example/cb',
+        createdAt: now,
+        expiresAt: now + 60_000,
+      });
+      return codeHash;
+    };
+    const exchange = (codeHash: string, grantId: string, tokenHash = randomUUID()) =>
+      store.exchangeBackendCode({
+        codeHash,
+        clientId,
+        now,
+        grantId,
+        refreshToken: { tokenHash, expiresAt: now + DAY },
+      });
+    const [a, b, c] = [await backendCode(), await backendCode(), await backendCode()];
+    const grants = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const before = store.backendExchangeBatches();
+    // Three codes and a replay of the first in one turn: the first exchange of `a` wins, its replay finds
+    // it used, as one after the other.
+    const outcomes = await Promise.all([
+      exchange(a, grants[0]!),
+      exchange(b, grants[1]!),
+      exchange(a, grants[2]!),
+      exchange(c, grants[3]!),
+    ]);
+    expect(outcomes).toEqual([
+      { redeemed: true, userUuid, slot },
+      { redeemed: true, userUuid, slot },
+      { redeemed: false },
+      { redeemed: true, userUuid, slot },
+    ]);
+    expect(store.backendExchangeBatches()).toEqual(
+      database.name === 'sqlite'
+        ? { batches: before.batches + 1, exchanges: before.exchanges + 4 }
+        : { batches: 0, exchanges: 0 },
+    );
+    expect(await codes.find(a)).toMatchObject({ grantId: grants[0] });
+    expect(await store.findGrant(grants[2]!)).toBeUndefined();
+
+    // One whose refresh token cannot be stored fails the batch; retried alone, only it fails.
+    const taken = randomUUID();
+    await exchange(await backendCode(), randomUUID(), taken);
+    const [failing, good] = [await backendCode(), await backendCode()];
+    const [failed, fine] = await Promise.allSettled([
+      exchange(failing, randomUUID(), taken),
+      exchange(good, randomUUID()),
+    ]);
+    expect(failed.status).toBe('rejected');
+    expect(fine).toEqual({ status: 'fulfilled', value: { redeemed: true, userUuid, slot } });
+    expect(await codes.find(failing)).toMatchObject({ usedAt: undefined, grantId: undefined });
+  });
+
   it('revokes every live grant of a user for an app', async () => {
     const store = new OAuthGrantStore(db);
     const ids = [randomUUID(), randomUUID()];
