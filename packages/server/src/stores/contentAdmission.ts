@@ -1,5 +1,5 @@
 import type { BalanceRow, NewUsage, ReserveResult, UsageRecord } from './contentLedgerStore.js';
-import { timeOrderedUuid } from './timeOrderedUuid.js';
+import { timeOrderedUuid } from '../crypto/timeOrderedUuid.js';
 
 /**
  * The content-token admission rule (decisions §6), free of I/O: which consumption records a slot's

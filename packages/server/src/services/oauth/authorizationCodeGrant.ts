@@ -1,5 +1,5 @@
 import type { CodeRecord, GrantRecord, OidcGrant } from '../../stores/oauthGrantStore.js';
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../../crypto/timeOrderedUuid.js';
 import type { OAuthClient } from '../../stores/clientStore.js';
 import { deviceOrigin } from '../accountSessions/device.js';
 import type { RequestContext } from '../security/requestContext.js';
@@ -67,7 +67,8 @@ export function codeGrantRecords(
   codeHash: string,
   now: number,
 ): { grant: GrantRecord; record: CodeRecord } {
-  const grantId = randomUUID();
+  // Time-ordered: oauth_grants grows at one edge of its primary-key index (timeOrderedUuid.ts).
+  const grantId = timeOrderedUuid(now);
   const amr = input.amr && input.amr.length > 0 ? [...input.amr] : undefined;
   const oidc = input.oidc && amr ? { ...input.oidc, amr } : input.oidc;
   const grant: GrantRecord = {

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { OAuthClient } from '../../stores/clientStore.js';
 import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 import type { Slot } from '../../stores/slotStore.js';
+import { timeOrderedUuid } from '../../crypto/timeOrderedUuid.js';
 import {
   issuedTokens,
   REFRESH_TOKEN_TTL_MS,
@@ -33,7 +33,8 @@ export async function openGrantFromBackendCode(
   },
 ): Promise<BackendCodeGrant> {
   const now = context.now();
-  const grantId = randomUUID();
+  // Time-ordered: oauth_grants grows at one edge of its primary-key index (timeOrderedUuid.ts).
+  const grantId = timeOrderedUuid(now);
   const refreshToken = newOpaqueToken();
   const { clientId } = input.client;
   const exchanged = await context.grants.exchangeBackendCode({
