@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { type Db, nativeSqlite } from '../db/database.js';
 import { GroupCommit } from '../db/groupCommit.js';
@@ -67,19 +67,24 @@ export class BackendCodeStore {
   readonly #native: SQLite.Database | undefined;
   #plain: SQLite.Statement | undefined;
   #checked: SQLite.Statement | undefined;
-  /** On SQLite's native path, the inserts of one event-loop turn in one transaction. */
+  /** The inserts of one event-loop turn in one commit; undefined on a traced SQLite (each commits alone). */
   readonly #inserts: GroupCommit<CodeInsert, boolean> | undefined;
 
   constructor(private readonly db: Db) {
     const native = nativeSqlite(db);
     this.#native = native;
-    this.#inserts =
-      native &&
-      new GroupCommit<CodeInsert, boolean>({
+    if (native) {
+      this.#inserts = new GroupCommit<CodeInsert, boolean>({
         all: native.transaction((inserts: readonly CodeInsert[]) => inserts.map((i) => this.#insertNow(i))),
         one: (insert) => (native.inTransaction ? this.#insertWithKysely(insert) : this.#insertNow(insert)),
         ready: () => !native.inTransaction,
       });
+    } else if (db.getExecutor().adapter instanceof PostgresAdapter) {
+      this.#inserts = new GroupCommit<CodeInsert, boolean>({
+        all: (inserts) => this.#insertAllOnPostgres(inserts),
+        one: (insert) => this.#insertWithKysely(insert),
+      });
+    }
   }
 
   /** How many inserts the group commit has committed, in how many batches (tests, benchmarks). */
@@ -89,8 +94,9 @@ export class BackendCodeStore {
 
   /**
    * Every authorize writes one: hand-written SQL, since building the query costs about as much as running
-   * it. On SQLite a native statement (no compilation, mutex or promise), and the inserts of one event-loop
-   * turn share one transaction and one WAL commit (`GroupCommit`: each answered only after it).
+   * it. The inserts of one event-loop turn share one commit (`GroupCommit`: each answered only after it):
+   * on SQLite one transaction of native statements (no compilation, mutex or promise), on PostgreSQL one
+   * statement.
    *
    * `heldRedirectUris`: the app's `redirect_uris` as a cached row said (docs/oauth.md, "The client cache"):
    * the code is written only if the app is live and its stored `redirect_uris` are still exactly those, so a
@@ -116,6 +122,28 @@ export class BackendCodeStore {
       (this.#checked ??= native.prepare(CHECKED_INSERT)).run(...args, ...times, code.clientId, held)
         .changes === 1
     );
+  }
+
+  /**
+   * A batch on PostgreSQL as one statement (one round trip, one WAL flush): the inputs as arrays,
+   * `unnest`ed into rows, each checked against its held `redirect_uris` as `#insertWithKysely` does. A code
+   * hash that exists fails the statement (and the batch is retried one by one).
+   */
+  async #insertAllOnPostgres(inserts: readonly CodeInsert[]): Promise<boolean[]> {
+    const column = <T>(pick: (insert: CodeInsert) => T): T[] => inserts.map(pick);
+    const { rows } = await sql<{ code_hash: string }>`insert into backend_codes
+        (code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at)
+      select i.code_hash, i.client_id, i.user_uuid, i.slot_id, i.redirect_uri, i.created_at, i.expires_at
+      from unnest(${column((i) => i.code.codeHash)}::text[], ${column((i) => i.code.clientId)}::text[],
+        ${column((i) => i.code.userUuid)}::bigint[], ${column((i) => i.code.slotId)}::text[],
+        ${column((i) => i.code.redirectUri)}::text[], ${column((i) => i.code.createdAt)}::bigint[],
+        ${column((i) => i.code.expiresAt)}::bigint[], ${column((i) => i.held ?? null)}::text[])
+        as i(code_hash, client_id, user_uuid, slot_id, redirect_uri, created_at, expires_at, held)
+      where i.held is null or exists (select 1 from oauth_clients c
+        where c.client_id = i.client_id and c.deleted_at is null and c.redirect_uris = i.held)
+      returning code_hash`.execute(this.db);
+    const written = new Set(rows.map((row) => row.code_hash));
+    return inserts.map((i) => written.has(i.code.codeHash));
   }
 
   async #insertWithKysely({ code, held }: CodeInsert): Promise<boolean> {

@@ -360,7 +360,7 @@ export class OAuthGrantStore {
   #nativeStatementsFn: NativeRedeem | undefined;
   /** The code exchange's group commit (PostgreSQL, SQLite's native path); undefined where each commits alone. */
   readonly #redemptions: GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined;
-  /** get_token's exchanges on SQLite's native path, committed a turn at a time; undefined elsewhere. */
+  /** get_token's exchanges, committed a turn at a time; undefined on a traced SQLite (each commits alone). */
   readonly #backendExchanges: GroupCommit<BackendExchangeRequest, BackendExchange> | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
@@ -371,7 +371,14 @@ export class OAuthGrantStore {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#native = nativeSqlite(db);
     this.#redemptions = this.#groupCommit();
-    this.#backendExchanges = this.#native && this.#backendExchangeGroupCommit(this.#native);
+    this.#backendExchanges = this.#native
+      ? this.#backendExchangeGroupCommit(this.#native)
+      : this.#postgres
+        ? new GroupCommit({
+            all: (requests) => this.#exchangeAllOnPostgres(requests),
+            one: (request) => this.#exchangeBackendCodeWithKysely(request),
+          })
+        : undefined;
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
@@ -467,6 +474,84 @@ export class OAuthGrantStore {
           : this.#afterNativeExchanges([prepared().one(nativeExchangeInput(request))])[0]!,
       ready: () => !native.inTransaction,
     });
+  }
+
+  /**
+   * A batch of exchanges on PostgreSQL as one statement (one round trip, one WAL flush): the inputs as
+   * arrays, `unnest`ed into rows, joined to the same conditional redemption, and the grants, refresh tokens
+   * and `grant.created` deliveries inserted from its RETURNING, each row carrying its input's values. Each
+   * redeemed code comes back with the refresh token hash of the input that redeemed it, which says whose it
+   * is. Two inputs for one code in one batch: PostgreSQL updates the row once, with one of them; the other
+   * gets nothing back and is refused, as it would be one after the other.
+   */
+  async #exchangeAllOnPostgres(requests: readonly BackendExchangeRequest[]): Promise<BackendExchange[]> {
+    const column = <T>(pick: (request: BackendExchangeRequest) => T): T[] => requests.map(pick);
+    const type = 'grant.created';
+    const outboxWrite = this.outbox
+      ? sql`, w as (insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
+            state, attempts, next_attempt_at, lease_until, created_at)
+          select e.id, r.msg_id, r.client_id, ${type},
+            json_build_object('type', ${type}::text, 'timestamp', r.event_time,
+              'data', json_build_object('client_id', r.client_id, 'grant_id', r.grant_id,
+                'user_id', r.user_uuid::text, 'slot_id', r.slot_id))::text,
+            null, 'pending', 0, r.now, 0, r.now
+          from redeemed r join webhook_endpoints e on e.client_id = r.client_id
+          where r.grant_id is not null and e.deleted_at is null and ${subscribedTo(sql.ref('e.events'), type)}
+          returning 1)`
+      : sql``;
+    const { rows } = await sql<
+      Partial<SlotsTable> & {
+        code_user_uuid: number | string;
+        code_grant_id: string | null;
+        code_redeemed_by: string;
+        code_queued: number | string;
+      }
+    >`with input as (
+        select * from unnest(${column((r) => r.codeHash)}::text[], ${column((r) => r.clientId)}::text[],
+          ${column((r) => r.now)}::bigint[], ${column((r) => r.grantId)}::text[],
+          ${column((r) => r.refreshToken.tokenHash)}::text[], ${column((r) => r.refreshToken.expiresAt)}::bigint[],
+          ${column((r) => r.clientRow !== undefined)}::boolean[],
+          ${column((r) => r.clientRow?.secretHash ?? null)}::text[],
+          ${column((r) => r.clientRow?.previousSecretHash ?? null)}::text[],
+          ${column((r) => r.clientRow?.previousSecretExpiresAt ?? null)}::bigint[],
+          ${column((r) => (r.clientRow?.dapp ? 1 : 0))}::int[],
+          ${column((r) => newMessageId(r.now))}::text[], ${column((r) => new Date(r.now).toISOString())}::text[])
+          as i(code_hash, client_id, now, grant_id, token_hash, token_expires_at, check_client, secret_hash,
+               previous_secret_hash, previous_secret_expires_at, dapp, msg_id, event_time)),
+      redeemed as (update backend_codes set used_at = i.now,
+          grant_id = case when exists (select 1 from slots s
+                                       where s.id = backend_codes.slot_id and s.owner_uuid = backend_codes.user_uuid
+                                         and s.client_id = backend_codes.client_id and s.state <> 'pending')
+                          then i.grant_id end
+        from input i
+        where backend_codes.code_hash = i.code_hash and backend_codes.client_id = i.client_id
+          and backend_codes.used_at is null and backend_codes.expires_at > i.now
+          and (not i.check_client or exists (select 1 from oauth_clients c
+                where c.client_id = backend_codes.client_id and c.deleted_at is null
+                  and c.secret_hash = i.secret_hash
+                  and c.previous_secret_hash is not distinct from i.previous_secret_hash
+                  and c.previous_secret_expires_at is not distinct from i.previous_secret_expires_at
+                  and c.dapp = i.dapp))
+        returning backend_codes.user_uuid, backend_codes.slot_id, backend_codes.grant_id, backend_codes.client_id,
+          i.now, i.token_hash, i.token_expires_at, i.msg_id, i.event_time),
+      g as (insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
+        select grant_id, client_id, user_uuid, now from redeemed where grant_id is not null),
+      t as (insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid, created_at, expires_at)
+        select token_hash, grant_id, client_id, user_uuid, now, token_expires_at from redeemed
+        where grant_id is not null)${outboxWrite}
+      select r.user_uuid as code_user_uuid, r.grant_id as code_grant_id, r.token_hash as code_redeemed_by,
+        ${this.outbox ? sql`(select count(*) from w)` : sql`0`} as code_queued, s.*
+      from redeemed r left join slots s on s.id = r.slot_id`.execute(this.db);
+    const byToken = new Map<string, BackendExchange>();
+    let queued = false;
+    for (const { code_user_uuid, code_grant_id, code_redeemed_by, code_queued, ...slotRow } of rows) {
+      if (Number(code_queued) > 0) queued = true;
+      const slot = code_grant_id !== null && slotRow.id != null ? toSlot(slotRow as SlotsTable) : undefined;
+      byToken.set(code_redeemed_by, { redeemed: true, userUuid: Number(code_user_uuid), slot });
+    }
+    // The worker is woken only when an event found a subscribed endpoint.
+    if (queued) this.outbox?.queued();
+    return requests.map((r) => byToken.get(r.refreshToken.tokenHash) ?? { redeemed: false });
   }
 
   /** After a native exchange's commit: the worker looks for the deliveries that now exist. */

@@ -141,6 +141,67 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
     expect((await store.findDelivery('wh_f', a!.msgId))!.state).toBe('pending');
   });
 
+  it('writes grant.created for each backend exchange of a batch and none for a replay in it', async () => {
+    await seedUser(db(), 304);
+    await seedClient(db(), 'wh-batch', 304);
+    await new WebhookStore(db()).insertEndpoint(endpoint('wh_batch', 'wh-batch', ['grant.created']));
+    const grants = new OAuthGrantStore(db(), new WebhookOutbox());
+    const codes = new BackendCodeStore(db());
+    const now = Date.now();
+    const slots = [await seedSlot(db(), 304, 'wh-batch', 0), await seedSlot(db(), 304, 'wh-batch', 1)];
+    const codeHashes = await Promise.all(
+      slots.map(async (slot) => {
+        const codeHash = randomUUID().replace(/-/g, '');
+        await codes.insert({
+          codeHash,
+          clientId: 'wh-batch',
+          userUuid: 304,
+          slotId: slot.id,
+          redirectUri: 'https://a.example/cb',
+          createdAt: now,
+          expiresAt: now + 60_000,
+        });
+        return codeHash;
+      }),
+    );
+    const exchange = (codeHash: string, grantId: string) =>
+      grants.exchangeBackendCode({
+        codeHash,
+        clientId: 'wh-batch',
+        now,
+        grantId,
+        refreshToken: { tokenHash: randomUUID(), expiresAt: now + 60_000 },
+      });
+    const before = grants.backendExchangeBatches();
+    const outcomes = await Promise.all([
+      exchange(codeHashes[0]!, 'g-batch-0'),
+      exchange(codeHashes[0]!, 'g-batch-replay'),
+      exchange(codeHashes[1]!, 'g-batch-1'),
+    ]);
+    expect(outcomes.map((o) => o.redeemed)).toEqual([true, false, true]);
+    expect(grants.backendExchangeBatches().batches).toBe(before.batches + 1);
+    const rows = await db()
+      .selectFrom('webhook_deliveries')
+      .select(['type', 'payload', 'msg_id'])
+      .where('endpoint_id', '=', 'wh_batch')
+      .orderBy('msg_id')
+      .execute();
+    const events = rows.map((r) => JSON.parse(r.payload) as { type: string; timestamp: string; data: object });
+    expect(events).toEqual([
+      {
+        type: 'grant.created',
+        timestamp: new Date(now).toISOString(),
+        data: { client_id: 'wh-batch', grant_id: 'g-batch-0', user_id: '304', slot_id: slots[0]!.id },
+      },
+      {
+        type: 'grant.created',
+        timestamp: new Date(now).toISOString(),
+        data: { client_id: 'wh-batch', grant_id: 'g-batch-1', user_id: '304', slot_id: slots[1]!.id },
+      },
+    ]);
+    expect(new Set(rows.map((r) => r.msg_id)).size).toBe(2);
+  });
+
   it('grant stores write grant.created and grant.revoked in their commit, the PostgreSQL single-statement paths included', async () => {
     await seedUser(db(), 303);
     await seedClient(db(), 'wh-grants', 303);
