@@ -324,8 +324,7 @@ export interface BackendExchangeRequest {
 }
 
 export type BackendExchange =
-  | { redeemed: false }
-  | { redeemed: true; userUuid: number; slot: Slot | undefined };
+  { redeemed: false } | { redeemed: true; userUuid: number; slot: Slot | undefined };
 
 const nativeExchangeInput = (request: BackendExchangeRequest): BackendExchangeInput => ({
   codeHash: request.codeHash,
@@ -460,9 +459,7 @@ export class OAuthGrantStore {
    * (the commit was the largest single cost of a round trip's SQL: docs/performance-backend.md, round 6);
    * inside a Kysely transaction, or retried alone after a batch failed, each takes its own.
    */
-  #backendExchangeGroupCommit(
-    native: SQLite.Database,
-  ): GroupCommit<BackendExchangeRequest, BackendExchange> {
+  #backendExchangeGroupCommit(native: SQLite.Database): GroupCommit<BackendExchangeRequest, BackendExchange> {
     let statements: NativeBackendExchange | undefined;
     // Prepared at the first exchange: the store is built before the schema is migrated.
     const prepared = () => (statements ??= nativeBackendExchange(native, this.db, this.outbox));

@@ -138,4 +138,3 @@ describe.each(testDatabases)('backend code store ($name)', (database) => {
     expect(await store.find('a5'.repeat(32))).toMatchObject({ slotId: slot.id });
   });
 });
-

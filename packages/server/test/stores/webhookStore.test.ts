@@ -186,7 +186,9 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
       .where('endpoint_id', '=', 'wh_batch')
       .orderBy('msg_id')
       .execute();
-    const events = rows.map((r) => JSON.parse(r.payload) as { type: string; timestamp: string; data: object });
+    const events = rows.map(
+      (r) => JSON.parse(r.payload) as { type: string; timestamp: string; data: object },
+    );
     expect(events).toEqual([
       {
         type: 'grant.created',
