@@ -43,17 +43,27 @@ async function currentPgSchema(db: Db): Promise<string | undefined> {
 }
 
 /**
- * Kysely's introspection (does the migration table exist?) scans the catalog of every schema and asks
- * `has_schema_privilege` for each: a schema another process drops during that scan fails it with 3F000
- * `schema … does not exist`, and a table dropped with it with 42P01 `relation "<schema>.<table>" does not
- * exist`, although nothing of ours is wrong. Seen with parallel test suites on one database; a production
- * database whose schemas come and go would see it too. An error that names our own schema is real.
+ * Kysely's introspection (does the migration table exist?) scans the catalog of every schema, asking
+ * `has_schema_privilege` for each schema and `pg_get_serial_sequence` for each column by name. Another
+ * process changing its own schema during that scan fails it although nothing of ours is wrong: a schema
+ * dropped gives 3F000 `schema … does not exist`, a table dropped with it 42P01 `relation "<schema>.<table>"
+ * does not exist`, and a column dropped (another suite migrating down) 42703 `column "…" of relation "…"
+ * does not exist` (seen in CI). Seen with parallel test suites on one database; a production database whose
+ * schemas come and go would see it too. An error that names our own schema is real, and so is any error of
+ * one of our migrations (Kysely reports those with the migration's name, which a scan's error never has).
  */
-const anotherSchemaVanished = (error: unknown, schema: string | undefined): boolean => {
+const anotherSchemaChanged = (outcome: MigrationResultSet, schema: string | undefined): boolean => {
+  const { error } = outcome;
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = String((error as Error | undefined)?.message);
   if (schema === undefined) return false;
   if (code === '3F000') return !message.includes(`"${schema}"`);
+  if (code === '42703') {
+    return (
+      /column "[^"]+" of relation "[^"]+" does not exist/.test(message) &&
+      !outcome.results?.some((result) => result.status === 'Error')
+    );
+  }
   return (
     code === '42P01' &&
     /relation "[^".]+\.[^"]+" does not exist/.test(message) &&
@@ -63,7 +73,7 @@ const anotherSchemaVanished = (error: unknown, schema: string | undefined): bool
 
 /**
  * Takes the database to `target` (a migration's name: up or down to it; `latest`: every migration), in the
- * connection's own schema on PostgreSQL, retrying while another schema vanished under Kysely's scan. The
+ * connection's own schema on PostgreSQL, retrying while another schema changed under Kysely's scan. The
  * result set is Kysely's, unchecked: `migrateToLatest` throws on its error, the migration tests read it.
  */
 export async function migrateTo(db: Db, target: string): Promise<MigrationResultSet> {
@@ -75,7 +85,7 @@ export async function migrateTo(db: Db, target: string): Promise<MigrationResult
   });
   const run = () => (target === 'latest' ? migrator.migrateToLatest() : migrator.migrateTo(target));
   let outcome = await run();
-  for (let attempt = 1; attempt < 20 && anotherSchemaVanished(outcome.error, schema); attempt++) {
+  for (let attempt = 1; attempt < 20 && anotherSchemaChanged(outcome, schema); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
     outcome = await run();
   }

@@ -9,9 +9,13 @@ import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js'
 
 /**
  * Kysely's migration check scans every schema of the database; a schema dropped by another process during
- * that scan failed the migration with 3F000 `schema "t_…" does not exist` (a parallel store suite failed so
- * in CI). Migrations now run beside schemas that come and go.
+ * that scan failed the migration with 3F000 `schema "t_…" does not exist`, and a column dropped with 42703
+ * `column "…" of relation "…" does not exist` (parallel suites failed so in CI). Migrations now run beside
+ * schemas that come and go.
  */
+/** Columns the churn drops one by one, each drop a moment when a scan may see a column that is gone. */
+const COLUMNS = Array.from({ length: 60 }, (_, i) => `c${i}`);
+
 describe.skipIf(!postgresAvailable)('migrations beside schemas another process drops', () => {
   it('migrate fresh schemas while others are created and dropped', async () => {
     const churn = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -20,14 +24,17 @@ describe.skipIf(!postgresAvailable)('migrations beside schemas another process d
     const churning = (async () => {
       while (!stop) {
         const name = `t_churn_${randomBytes(5).toString('hex')}`;
-        // Tables make the catalog scan see the schema's rows before the drop removes them.
+        // Tables make the catalog scan see the schema's rows before the drop removes them; a column
+        // dropped first is what another suite migrating down does (42703 under the scan, seen in CI).
         await churn.query(
-          `create schema ${name}; create table ${name}.a (x int); create table ${name}.b (y int)`,
+          `create schema ${name}; create table ${name}.a (${COLUMNS.map((c) => `${c} int`).join(', ')});
+           create table ${name}.b (y int)`,
         );
+        for (const column of COLUMNS) await churn.query(`alter table ${name}.a drop column ${column}`);
         await churn.query(`drop schema ${name} cascade`);
-        // A pause between drops: other suites migrating beside this one (vitest runs two files at once)
-        // must get through their retries too.
-        await new Promise((resolve) => setTimeout(resolve, 40));
+        // A pause as long as a burst: the migrations' retries get through (as suites migrating beside
+        // this one, two files at a time, must), and about half their first scans meet a burst.
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();
     try {
