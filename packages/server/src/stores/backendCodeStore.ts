@@ -2,7 +2,6 @@ import { PostgresAdapter, sql } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { type Db, nativeSqlite } from '../db/database.js';
 import { GroupCommit } from '../db/groupCommit.js';
-import { type NativeTurnCommit, nativeTurnCommit } from '../db/nativeTurnCommit.js';
 import { affected } from './kyselyResults.js';
 
 export interface BackendCodesTable {
@@ -68,15 +67,19 @@ export class BackendCodeStore {
   readonly #native: SQLite.Database | undefined;
   #plain: SQLite.Statement | undefined;
   #checked: SQLite.Statement | undefined;
-  /** SQLite: the database's turn commit, shared with other stores' writes. */
-  readonly #turns: NativeTurnCommit | undefined;
-  /** PostgreSQL: the inserts of one event-loop turn as one statement. */
+  /** The inserts of one event-loop turn in one commit; undefined on a traced SQLite (each commits alone). */
   readonly #inserts: GroupCommit<CodeInsert, boolean> | undefined;
 
   constructor(private readonly db: Db) {
-    this.#native = nativeSqlite(db);
-    this.#turns = nativeTurnCommit(db);
-    if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const native = nativeSqlite(db);
+    this.#native = native;
+    if (native) {
+      this.#inserts = new GroupCommit<CodeInsert, boolean>({
+        all: native.transaction((inserts: readonly CodeInsert[]) => inserts.map((i) => this.#insertNow(i))),
+        one: (insert) => (native.inTransaction ? this.#insertWithKysely(insert) : this.#insertNow(insert)),
+        ready: () => !native.inTransaction,
+      });
+    } else if (db.getExecutor().adapter instanceof PostgresAdapter) {
       this.#inserts = new GroupCommit<CodeInsert, boolean>({
         all: (inserts) => this.#insertAllOnPostgres(inserts),
         one: (insert) => this.#insertWithKysely(insert),
@@ -84,17 +87,16 @@ export class BackendCodeStore {
     }
   }
 
-  /** Writes committed together, and in how many commits, by the committer the inserts go through (tests). */
-  commitStats(): { batches: number; writes: number } {
-    if (this.#turns) return this.#turns.stats();
-    return { batches: this.#inserts?.batches ?? 0, writes: this.#inserts?.inputs ?? 0 };
+  /** How many inserts the group commit has committed, in how many batches (tests, benchmarks). */
+  insertBatches(): { batches: number; inserts: number } {
+    return { batches: this.#inserts?.batches ?? 0, inserts: this.#inserts?.inputs ?? 0 };
   }
 
   /**
    * Every authorize writes one: hand-written SQL, since building the query costs about as much as running
-   * it. The writes of one event-loop turn share one commit, each answered only after it: on SQLite the
-   * database's turn commit (`NativeTurnCommit`: native statements, no compilation, mutex or promise; other
-   * stores' writes of the turn in the same transaction), on PostgreSQL one statement (`GroupCommit`).
+   * it. The inserts of one event-loop turn share one commit (`GroupCommit`: each answered only after it):
+   * on SQLite one transaction of native statements (no compilation, mutex or promise), on PostgreSQL one
+   * statement.
    *
    * `heldRedirectUris`: the app's `redirect_uris` as a cached row said (docs/oauth.md, "The client cache"):
    * the code is written only if the app is live and its stored `redirect_uris` are still exactly those, so a
@@ -106,15 +108,10 @@ export class BackendCodeStore {
       code,
       held: heldRedirectUris === undefined ? undefined : JSON.stringify(heldRedirectUris),
     };
-    if (this.#turns)
-      return this.#turns.submit(
-        () => this.#insertNow(insert),
-        () => this.#insertWithKysely(insert),
-      );
     return this.#inserts ? this.#inserts.submit(insert) : this.#insertWithKysely(insert);
   }
 
-  /** On the native handle, synchronously, inside the turn's transaction. */
+  /** On the native handle, synchronously: in the caller's transaction if one is open, else committed alone. */
   #insertNow({ code, held }: CodeInsert): boolean {
     const native = this.#native!;
     const args = [code.codeHash, code.clientId, code.userUuid, code.slotId, code.redirectUri];

@@ -21,21 +21,28 @@ export type BackendExchangeRow =
   | { redeemed: false }
   | { redeemed: true; userUuid: number; slotRow: SlotsTable | undefined; queued: boolean };
 
+/** The exchange on SQLite's native handle: alone in its own transaction, or a batch sharing one. */
+export interface NativeBackendExchange {
+  one(input: BackendExchangeInput): BackendExchangeRow;
+  all(inputs: readonly BackendExchangeInput[]): BackendExchangeRow[];
+}
+
 /**
- * `OAuthGrantStore.exchangeBackendCode` on SQLite's native handle: the same statements as its Kysely path
- * (the conditional redemption, the slot row, the grant, its refresh token, the outbox write), run
- * synchronously, with no query compilation (but the outbox's), no connection mutex and no promise per
- * statement. The returned function never commits: it runs inside the database's turn commit
- * (`NativeTurnCommit`), with every other write of the event-loop turn (docs/performance-backend.md, rounds 5
- * and 6). Each exchange's statements are independent of the others' (two exchanges of one code in a turn:
- * the first redeems it, the second finds it used), so a turn decides what the same exchanges would one after
- * the other.
+ * `OAuthGrantStore.exchangeBackendCode` on SQLite as native better-sqlite3 transactions: the same
+ * statements as its Kysely path (the conditional redemption, the slot row, the grant, its refresh token,
+ * the outbox write), run synchronously, with no query compilation (but the outbox's), no connection mutex
+ * and no promise per statement. get_token runs it once per round trip (docs/performance-backend.md,
+ * rounds 5 and 6): `all` commits the exchanges of one event-loop turn together (`GroupCommit`), `one` a
+ * single exchange. Each exchange's statements are independent of the others' (two exchanges of one code in
+ * a batch: the first redeems it, the second finds it used), so a batch decides what the same exchanges
+ * would one after the other. The caller takes these only while no Kysely transaction holds the connection
+ * (`nativeSqlite`).
  */
 export function nativeBackendExchange(
   native: SQLite.Database,
   db: Db,
   outbox: WebhookOutbox | undefined,
-): (input: BackendExchangeInput) => BackendExchangeRow {
+): NativeBackendExchange {
   // `@check = 0`: the caller read the client from the database in this request; otherwise the stored row
   // must match the cached one (a change on another replica whose invalidation has not arrived yet).
   const redeem = native.prepare<
@@ -58,7 +65,7 @@ export function nativeBackendExchange(
   );
   const tokenInsert = native.prepare(`insert into oauth_refresh_tokens
       (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
-  return (input: BackendExchangeInput): BackendExchangeRow => {
+  const exchange = (input: BackendExchangeInput): BackendExchangeRow => {
     const row = redeem.get({
       now: input.now,
       grantId: input.grantId,
@@ -87,5 +94,9 @@ export function nativeBackendExchange(
       queued = native.prepare(compiled.sql).run(...(compiled.parameters as unknown[])).changes > 0;
     }
     return { redeemed: true, userUuid, slotRow, queued };
+  };
+  return {
+    one: native.transaction(exchange),
+    all: native.transaction((inputs: readonly BackendExchangeInput[]) => inputs.map(exchange)),
   };
 }

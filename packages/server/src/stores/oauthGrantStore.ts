@@ -3,11 +3,11 @@ import type SQLite from 'better-sqlite3';
 import { type Database, type Db, nativeSqlite } from '../db/database.js';
 import { GroupCommit } from '../db/groupCommit.js';
 import { affected } from './kyselyResults.js';
-import { type NativeTurnCommit, nativeTurnCommit } from '../db/nativeTurnCommit.js';
 import {
   type BackendExchangeInput,
   type BackendExchangeRow,
   nativeBackendExchange,
+  type NativeBackendExchange,
 } from './nativeBackendExchange.js';
 import { type Slot, type SlotsTable, toSlot } from './slotStore.js';
 import { newMessageId, type OutboxEvent, subscribedTo, type WebhookOutbox } from './webhookStore.js';
@@ -326,11 +326,6 @@ export interface BackendExchangeRequest {
 export type BackendExchange =
   { redeemed: false } | { redeemed: true; userUuid: number; slot: Slot | undefined };
 
-const fromNativeRow = (row: BackendExchangeRow): BackendExchange =>
-  row.redeemed
-    ? { redeemed: true, userUuid: row.userUuid, slot: row.slotRow && toSlot(row.slotRow) }
-    : { redeemed: false };
-
 const nativeExchangeInput = (request: BackendExchangeRequest): BackendExchangeInput => ({
   codeHash: request.codeHash,
   clientId: request.clientId,
@@ -364,10 +359,7 @@ export class OAuthGrantStore {
   #nativeStatementsFn: NativeRedeem | undefined;
   /** The code exchange's group commit (PostgreSQL, SQLite's native path); undefined where each commits alone. */
   readonly #redemptions: GroupCommit<Redemption, OAuthCodesTable | undefined> | undefined;
-  /** SQLite: the database's turn commit, for get_token's exchanges (with the turn's other writes). */
-  readonly #turns: NativeTurnCommit | undefined;
-  #nativeExchangeFn: ReturnType<typeof nativeBackendExchange> | undefined;
-  /** PostgreSQL: get_token's exchanges of one turn as one statement. */
+  /** get_token's exchanges, committed a turn at a time; undefined on a traced SQLite (each commits alone). */
   readonly #backendExchanges: GroupCommit<BackendExchangeRequest, BackendExchange> | undefined;
 
   /** `outbox`: opening and revoking a grant write `grant.created` / `grant.revoked` in the same transaction. */
@@ -378,13 +370,14 @@ export class OAuthGrantStore {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
     this.#native = nativeSqlite(db);
     this.#redemptions = this.#groupCommit();
-    this.#turns = nativeTurnCommit(db);
-    this.#backendExchanges = this.#postgres
-      ? new GroupCommit({
-          all: (requests) => this.#exchangeAllOnPostgres(requests),
-          one: (request) => this.#exchangeBackendCodeWithKysely(request),
-        })
-      : undefined;
+    this.#backendExchanges = this.#native
+      ? this.#backendExchangeGroupCommit(this.#native)
+      : this.#postgres
+        ? new GroupCommit({
+            all: (requests) => this.#exchangeAllOnPostgres(requests),
+            one: (request) => this.#exchangeBackendCodeWithKysely(request),
+          })
+        : undefined;
   }
 
   async createGrantWithCode(grant: GrantRecord, code: CodeRecord): Promise<void> {
@@ -445,37 +438,39 @@ export class OAuthGrantStore {
    * Replaces a redemption, a slot read and the grant's transaction (begin, two inserts, the link,
    * commit): on SQLite one transaction of six statements and one WAL commit instead of seven and
    * two; on PostgreSQL one statement (data-modifying CTEs) instead of three round trips. A kill at
-   * any moment leaves the code unspent with no grant, or spent with its grant, token and link. The
-   * exchanges of one event-loop turn share one commit, each answered only after it: on SQLite the same
-   * statements run natively (`nativeBackendExchange`) inside the database's turn commit
-   * (`NativeTurnCommit`, with the turn's other writes, such as authorize's code inserts); on PostgreSQL one
-   * statement for the turn (`#exchangeAllOnPostgres`).
+   * any moment leaves the code unspent with no grant, or spent with its grant, token and link. On
+   * SQLite outside a Kysely transaction the same statements run natively (`nativeBackendExchange`), and
+   * the exchanges of one event-loop turn share one transaction (`GroupCommit`: each answered only after
+   * that commit).
    */
   async exchangeBackendCode(input: BackendExchangeRequest): Promise<BackendExchange> {
-    if (this.#turns) {
-      const native = this.#native!;
-      const exchange = (this.#nativeExchangeFn ??= nativeBackendExchange(native, this.db, this.outbox));
-      const done = await this.#turns.submit(
-        () => {
-          const row = exchange(nativeExchangeInput(input));
-          return { exchanged: fromNativeRow(row), queued: row.redeemed && row.queued };
-        },
-        // Kysely's path wakes the worker itself.
-        async () => ({ exchanged: await this.#exchangeBackendCodeWithKysely(input), queued: false }),
-      );
-      // After the commit: the worker looks for a delivery that now exists.
-      if (done.queued) this.outbox?.queued();
-      return done.exchanged;
-    }
     return this.#backendExchanges
       ? this.#backendExchanges.submit(input)
       : this.#exchangeBackendCodeWithKysely(input);
   }
 
-  /** Writes committed together, and in how many commits, by the committer exchanges go through (tests). */
-  backendExchangeCommitStats(): { batches: number; writes: number } {
-    if (this.#turns) return this.#turns.stats();
-    return { batches: this.#backendExchanges?.batches ?? 0, writes: this.#backendExchanges?.inputs ?? 0 };
+  /** How many get_token exchanges the group commit has committed, in how many batches (tests, benchmarks). */
+  backendExchangeBatches(): { batches: number; exchanges: number } {
+    return { batches: this.#backendExchanges?.batches ?? 0, exchanges: this.#backendExchanges?.inputs ?? 0 };
+  }
+
+  /**
+   * On SQLite's native handle the exchanges of one event-loop turn share one transaction and one WAL commit
+   * (the commit was the largest single cost of a round trip's SQL: docs/performance-backend.md, round 6);
+   * inside a Kysely transaction, or retried alone after a batch failed, each takes its own.
+   */
+  #backendExchangeGroupCommit(native: SQLite.Database): GroupCommit<BackendExchangeRequest, BackendExchange> {
+    let statements: NativeBackendExchange | undefined;
+    // Prepared at the first exchange: the store is built before the schema is migrated.
+    const prepared = () => (statements ??= nativeBackendExchange(native, this.db, this.outbox));
+    return new GroupCommit<BackendExchangeRequest, BackendExchange>({
+      all: (requests) => this.#afterNativeExchanges(prepared().all(requests.map(nativeExchangeInput))),
+      one: (request) =>
+        native.inTransaction
+          ? this.#exchangeBackendCodeWithKysely(request)
+          : this.#afterNativeExchanges([prepared().one(nativeExchangeInput(request))])[0]!,
+      ready: () => !native.inTransaction,
+    });
   }
 
   /**
@@ -554,6 +549,16 @@ export class OAuthGrantStore {
     // The worker is woken only when an event found a subscribed endpoint.
     if (queued) this.outbox?.queued();
     return requests.map((r) => byToken.get(r.refreshToken.tokenHash) ?? { redeemed: false });
+  }
+
+  /** After a native exchange's commit: the worker looks for the deliveries that now exist. */
+  #afterNativeExchanges(rows: readonly BackendExchangeRow[]): BackendExchange[] {
+    if (rows.some((row) => row.redeemed && row.queued)) this.outbox?.queued();
+    return rows.map((row) =>
+      row.redeemed
+        ? { redeemed: true, userUuid: row.userUuid, slot: row.slotRow && toSlot(row.slotRow) }
+        : { redeemed: false },
+    );
   }
 
   async #exchangeBackendCodeWithKysely(input: BackendExchangeRequest): Promise<BackendExchange> {

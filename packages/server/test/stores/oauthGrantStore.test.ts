@@ -431,7 +431,7 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
       });
     const [a, b, c] = [await backendCode(), await backendCode(), await backendCode()];
     const grants = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-    const before = store.backendExchangeCommitStats();
+    const before = store.backendExchangeBatches();
     // Three codes and a replay of the first in one turn: the first exchange of `a` wins, its replay finds
     // it used, as one after the other.
     const outcomes = await Promise.all([
@@ -446,9 +446,9 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
       { redeemed: false },
       { redeemed: true, userUuid, slot },
     ]);
-    expect(store.backendExchangeCommitStats()).toEqual({
+    expect(store.backendExchangeBatches()).toEqual({
       batches: before.batches + 1,
-      writes: before.writes + 4,
+      exchanges: before.exchanges + 4,
     });
     expect(await codes.find(a)).toMatchObject({ grantId: grants[0] });
     expect(await store.findGrant(grants[2]!)).toBeUndefined();
@@ -464,45 +464,6 @@ describe.each(testDatabases)('OAuth grant store ($name)', (database) => {
     expect(failed.status).toBe('rejected');
     expect(fine).toEqual({ status: 'fulfilled', value: { redeemed: true, userUuid, slot } });
     expect(await codes.find(failing)).toMatchObject({ usedAt: undefined, grantId: undefined });
-  });
-
-  it('commits a code insert and an exchange of one turn together on SQLite (the turn commit)', async () => {
-    const store = new OAuthGrantStore(db);
-    const codes = new BackendCodeStore(db);
-    const now = Date.now();
-    const slot = await seedSlot(db, userUuid, clientId, 13);
-    const code = (codeHash: string) => ({
-      codeHash,
-      clientId,
-      userUuid,
-      slotId: slot.id,
-      redirectUri: 'https://a.example/cb',
-      createdAt: now,
-      expiresAt: now + 60_000,
-    });
-    const first = randomUUID().replace(/-/g, '');
-    await codes.insert(code(first));
-    const before = store.backendExchangeCommitStats();
-    const second = randomUUID().replace(/-/g, '');
-    const [inserted, exchanged] = await Promise.all([
-      codes.insert(code(second)),
-      store.exchangeBackendCode({
-        codeHash: first,
-        clientId,
-        now,
-        grantId: randomUUID(),
-        refreshToken: { tokenHash: randomUUID(), expiresAt: now + DAY },
-      }),
-    ]);
-    expect(inserted).toBe(true);
-    expect(exchanged).toEqual({ redeemed: true, userUuid, slot });
-    // SQLite: both writes in one commit; PostgreSQL: each store's own statement for the turn.
-    expect(store.backendExchangeCommitStats()).toEqual(
-      database.name === 'sqlite'
-        ? { batches: before.batches + 1, writes: before.writes + 2 }
-        : { batches: before.batches + 1, writes: before.writes + 1 },
-    );
-    expect(await codes.find(second)).toMatchObject({ usedAt: undefined });
   });
 
   it('revokes every live grant of a user for an app', async () => {

@@ -172,14 +172,14 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
         grantId,
         refreshToken: { tokenHash: randomUUID(), expiresAt: now + 60_000 },
       });
-    const before = grants.backendExchangeCommitStats();
+    const before = grants.backendExchangeBatches();
     const outcomes = await Promise.all([
       exchange(codeHashes[0]!, 'g-batch-0'),
       exchange(codeHashes[0]!, 'g-batch-replay'),
       exchange(codeHashes[1]!, 'g-batch-1'),
     ]);
     expect(outcomes.map((o) => o.redeemed)).toEqual([true, false, true]);
-    expect(grants.backendExchangeCommitStats().batches).toBe(before.batches + 1);
+    expect(grants.backendExchangeBatches().batches).toBe(before.batches + 1);
     const rows = await db()
       .selectFrom('webhook_deliveries')
       .select(['type', 'payload', 'msg_id'])
