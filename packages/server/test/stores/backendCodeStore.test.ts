@@ -132,6 +132,8 @@ describe.each(testDatabases)('backend code store ($name)', (database) => {
       });
     await inTransaction;
     const waiting = insert('a5'.repeat(32));
+    // The turn flushes (setImmediate) while the transaction still holds the connection.
+    await new Promise((resolve) => setImmediate(resolve));
     release();
     await expect(transaction).rejects.toThrow('roll back');
     expect(await waiting).toBe(true);
