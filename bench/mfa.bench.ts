@@ -10,7 +10,8 @@
  * - login/mfa TOTP: `POST /v1/dev-user/login/mfa` with a current code (each step's code is accepted
  *   once per account, so one call per account);
  * - login/mfa recovery: the same with each of the account's 10 recovery codes.
- * The second-step phases use mfa_tokens made by the mfa_required phase, so they measure the step alone.
+ * The second-step phases use mfa_tokens made by the mfa_required phases (one before the TOTP phases, one
+ * before the recovery phase: a token lives 300 s), so they measure the step alone.
  * Before them, a warm-up of the same calls (2 recovery codes per account, and the first TOTP step when an
  * account has more than one to give) runs unmeasured: the target is the step's cost in a running server,
  * not the JIT compiling its code the first time. Each account gives every step after its confirming one
@@ -211,26 +212,33 @@ try {
     }),
   );
 
-  // The first step of the TOTP accounts: its mfa_tokens feed the second-step phases (3 + 10 per account).
+  // The first step of the TOTP accounts: its mfa_tokens feed the second-step phases. An mfa_token lives
+  // MFA_TOKEN_TTL_SECONDS (300 s) and each first step is a production scrypt, so the tokens are made in two
+  // runs, each right before the phases that use it, and used oldest first: made in one run of 13 per
+  // account, the oldest were more than 300 s old by the recovery phase on a slow VM (0.8 s a scrypt: 184
+  // of 512 recovery calls refused in the 20:37 run of 29 November).
   const tokens = new Map<Account, string[]>(totp.map((account) => [account, []]));
-  const perAccount = Math.max(rounds, 13);
-  const firstStep = await run(
-    'password, mfa_required',
-    dauth.pid,
-    background,
-    Array.from({ length: userCount * perAccount }, (_, i) => async () => {
-      const account = totp[i % userCount]!;
-      const res = await login(account);
-      if (res.status !== 200 || typeof res.body.mfa_token !== 'string') return false;
-      tokens.get(account)!.push(res.body.mfa_token);
-      return true;
-    }),
-  );
+  const mint = (name: string, perAccount: number) =>
+    run(
+      name,
+      dauth.pid,
+      background,
+      Array.from({ length: userCount * perAccount }, (_, i) => async () => {
+        const account = totp[i % userCount]!;
+        const res = await login(account);
+        if (res.status !== 200 || typeof res.body.mfa_token !== 'string') return false;
+        tokens.get(account)!.push(res.body.mfa_token);
+        return true;
+      }),
+    );
+  // Up to 3 TOTP steps and the recovery warm-up's codes per account.
+  const warmUpCodes = 2;
+  const firstStep = await mint('password, mfa_required', Math.max(rounds, 3 + warmUpCodes));
 
   const secondStep = (account: Account, code: string) => async () => {
     const res = await post<{ token?: string }>(
       `${base}/v1/dev-user/login/mfa`,
-      { mfa_token: tokens.get(account)!.pop(), code },
+      { mfa_token: tokens.get(account)!.shift(), code },
       { 'x-forwarded-for': account.forwardedFor },
     );
     return res.status === 200 && typeof res.body.token === 'string';
@@ -247,7 +255,6 @@ try {
   );
   const [firstTotpRound, ...laterTotpRounds] = totpRounds.filter((calls) => calls.length > 0);
   // Unmeasured: the first TOTP round when a later one follows, and 2 recovery codes per account.
-  const warmUpCodes = 2;
   const warmUp = await run(
     'warm-up (not a figure)',
     dauth.pid,
@@ -263,6 +270,12 @@ try {
     background,
     ...(laterTotpRounds.length > 0 ? laterTotpRounds : [firstTotpRound ?? []]),
   );
+  // The measured recovery codes' tokens, made now (see `mint`); the TOTP phases' leftovers are dropped.
+  for (const account of totp) tokens.set(account, []);
+  const recoveryFirstStep = await mint(
+    'password, mfa_required (recovery tokens)',
+    totp[0]!.recoveryCodes!.length - warmUpCodes,
+  );
   const withRecovery = await run(
     'login/mfa, recovery code',
     dauth.pid,
@@ -272,7 +285,7 @@ try {
     ),
   );
 
-  const results = [password, firstStep, warmUp, withTotp, withRecovery];
+  const results = [password, firstStep, warmUp, withTotp, recoveryFirstStep, withRecovery];
   console.log(
     `\nSecond-factor sign-ins: ${concurrency} clients, ${userCount} accounts each kind, scrypt log N ${
       process.env.SCRYPT_LOG_N ?? 'default (17)'
