@@ -309,6 +309,19 @@ function clientRowUnchanged(check: ClientRowCheck | undefined, clientId: ReturnT
                 and c.dapp = ${check.dapp ? 1 : 0})`;
 }
 
+/**
+ * `clientRowUnchanged` for a PostgreSQL batch: each input row `i` carries its held client row (`check_client`
+ * false when the client was read from the database in that request).
+ */
+function inputClientRowUnchanged(clientId: ReturnType<typeof sql.ref>) {
+  return sql`(not i.check_client or exists (select 1 from oauth_clients c
+                where c.client_id = ${clientId} and c.deleted_at is null
+                  and c.secret_hash = i.secret_hash
+                  and c.previous_secret_hash is not distinct from i.previous_secret_hash
+                  and c.previous_secret_expires_at is not distinct from i.previous_secret_expires_at
+                  and c.dapp = i.dapp))`;
+}
+
 /** get_token's exchange of a backend code (`OAuthGrantStore.exchangeBackendCode`). */
 export interface BackendExchangeRequest {
   codeHash: string;
@@ -523,12 +536,7 @@ export class OAuthGrantStore {
         from input i
         where backend_codes.code_hash = i.code_hash and backend_codes.client_id = i.client_id
           and backend_codes.used_at is null and backend_codes.expires_at > i.now
-          and (not i.check_client or exists (select 1 from oauth_clients c
-                where c.client_id = backend_codes.client_id and c.deleted_at is null
-                  and c.secret_hash = i.secret_hash
-                  and c.previous_secret_hash is not distinct from i.previous_secret_hash
-                  and c.previous_secret_expires_at is not distinct from i.previous_secret_expires_at
-                  and c.dapp = i.dapp))
+          and ${inputClientRowUnchanged(sql.ref('backend_codes.client_id'))}
         returning backend_codes.user_uuid, backend_codes.slot_id, backend_codes.grant_id, backend_codes.client_id,
           i.now, i.token_hash, i.token_expires_at, i.msg_id, i.event_time),
       g as (insert into oauth_grants (grant_id, client_id, user_uuid, created_at)
@@ -731,12 +739,7 @@ export class OAuthGrantStore {
           and oauth_codes.code_challenge is not distinct from i.code_challenge
           and not exists (select 1 from oauth_grants g
                           where g.grant_id = oauth_codes.grant_id and g.revoked_at is not null)
-          and (not i.check_client or exists (select 1 from oauth_clients c
-                where c.client_id = oauth_codes.client_id and c.deleted_at is null
-                  and c.secret_hash = i.secret_hash
-                  and c.previous_secret_hash is not distinct from i.previous_secret_hash
-                  and c.previous_secret_expires_at is not distinct from i.previous_secret_expires_at
-                  and c.dapp = i.dapp))
+          and ${inputClientRowUnchanged(sql.ref('oauth_codes.client_id'))}
         returning oauth_codes.*, i.token_hash as redeemed_by, i.token_expires_at),
       issued as (insert into oauth_refresh_tokens (token_hash, grant_id, client_id, user_uuid, created_at, expires_at)
         select redeemed_by, grant_id, client_id, user_uuid, used_at, token_expires_at from consumed)
