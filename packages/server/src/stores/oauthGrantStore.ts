@@ -452,9 +452,9 @@ export class OAuthGrantStore {
    * commit): on SQLite one transaction of six statements and one WAL commit instead of seven and
    * two; on PostgreSQL one statement (data-modifying CTEs) instead of three round trips. A kill at
    * any moment leaves the code unspent with no grant, or spent with its grant, token and link. On
-   * SQLite outside a Kysely transaction the same statements run natively (`nativeBackendExchange`), and
-   * the exchanges of one event-loop turn share one transaction (`GroupCommit`: each answered only after
-   * that commit).
+   * SQLite outside a Kysely transaction the same statements run natively (`nativeBackendExchange`). The
+   * exchanges of one event-loop turn share one commit (`GroupCommit`: each answered only after it): one
+   * native transaction on SQLite, one statement on PostgreSQL (`#exchangeAllOnPostgres`).
    */
   async exchangeBackendCode(input: BackendExchangeRequest): Promise<BackendExchange> {
     return this.#backendExchanges
