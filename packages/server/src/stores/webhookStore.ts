@@ -3,6 +3,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { currentLink, type SpanContext } from '../observability/spans.js';
 import { affected } from './kyselyResults.js';
+import { type FinishedAttempt, WebhookFinishes } from './webhookFinishes.js';
 
 export interface WebhookEndpointsTable {
   id: string;
@@ -327,9 +328,11 @@ export const eventList = (events: readonly string[]) => `,${[...new Set(events)]
 /** Endpoints, the delivery queue and its attempts. */
 export class WebhookStore {
   readonly #postgres: boolean;
+  readonly #finishes: WebhookFinishes;
 
   constructor(private readonly db: Db) {
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.#finishes = new WebhookFinishes(db);
   }
 
   async insertEndpoint(endpoint: WebhookEndpoint): Promise<void> {
@@ -562,65 +565,16 @@ export class WebhookStore {
   /**
    * Records one attempt and the delivery's next state, only while `holder` still holds the lease (a
    * worker whose lease expired lets the new holder's outcome stand). `failing`: the endpoint is marked
-   * failing (retries spent) or cleared (a delivery succeeded).
+   * failing (retries spent) or cleared (a delivery succeeded). The finishes of one event-loop turn share
+   * one commit (`WebhookFinishes`).
    */
-  async finishAttempt(input: {
-    holder: string;
-    endpointId: string;
-    msgId: string;
-    attempt: WebhookAttempt;
-    next: { state: DeliveryState; nextAttemptAt: number };
-  }): Promise<boolean> {
-    const { holder, endpointId, msgId, attempt, next } = input;
-    return this.db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          state: next.state,
-          attempts: attempt.attempt,
-          next_attempt_at: next.nextAttemptAt,
-          lease_until: 0,
-          leased_by: null,
-          last_status: attempt.status ?? null,
-          last_error: attempt.error?.slice(0, 200) ?? null,
-          delivered_at: next.state === 'delivered' ? attempt.at : null,
-        })
-        .where('endpoint_id', '=', endpointId)
-        .where('msg_id', '=', msgId)
-        .where('leased_by', '=', holder)
-        .executeTakeFirst();
-      if (affected(result) !== 1) return false;
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          endpoint_id: endpointId,
-          msg_id: msgId,
-          attempt: attempt.attempt,
-          at: attempt.at,
-          outcome: attempt.outcome,
-          status: attempt.status ?? null,
-          duration_ms: Math.round(attempt.durationMs),
-          error: attempt.error?.slice(0, 200) ?? null,
-        })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      if (next.state === 'failed') {
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ failing_since: attempt.at })
-          .where('id', '=', endpointId)
-          .where('failing_since', 'is', null)
-          .execute();
-      } else if (next.state === 'delivered') {
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ failing_since: null })
-          .where('id', '=', endpointId)
-          .where('failing_since', 'is not', null)
-          .execute();
-      }
-      return true;
-    });
+  finishAttempt(input: FinishedAttempt): Promise<boolean> {
+    return this.#finishes.finish(input);
+  }
+
+  /** Finishes committed together, in how many batches (tests, benchmarks). */
+  finishBatches(): { batches: number; finishes: number } {
+    return this.#finishes.batches();
   }
 
   /** Pending deliveries and the creation time of the oldest (metrics). */
