@@ -11,6 +11,10 @@
  * Exit code: 0, no figure worse than the tolerance; 1, a regression; 2, no comparison was possible
  * (the ref does not resolve, its install or build failed, or the working tree's benchmark wrote no
  * figures). A ref's round without figures, or a figure an older benchmark lacks, shows as "—".
+ *
+ * The hot paths run on SQLite, but webhooks (a `postgres` run): on PostgreSQL when bench:all has a
+ * reachable one (`--pg <url>` or DATABASE_URL, as for its PostgreSQL runs), else on SQLite; the table
+ * says which.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,7 +28,7 @@ import {
   regressions,
   renderRegressionTable,
 } from './regression.js';
-import { hotPaths, spawnRun } from './runs.js';
+import { hotPaths, postgresReachable, spawnRun } from './runs.js';
 import { machineInfo } from './summary.js';
 
 /** Thrown when the trees cannot be compared at all (exit code 2). */
@@ -129,6 +133,22 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
   const treeCommit = git(root, ['rev-parse', 'HEAD']);
   const dirty = git(root, ['status', '--porcelain']) !== '';
 
+  // The PostgreSQL of a `postgres` hot path (webhooks), read as bench:all's PostgreSQL runs read it.
+  const postgresPaths = paths.filter((p) => p.run.postgres).map((p) => p.id);
+  const databaseUrl = options.pg ?? process.env.DATABASE_URL;
+  const postgres =
+    postgresPaths.length > 0 && databaseUrl !== undefined && (await postgresReachable(databaseUrl));
+  let databaseNote = '';
+  if (postgresPaths.length > 0) {
+    const which = postgresPaths.map((id) => `\`${id}\``).join(', ');
+    databaseNote = postgres
+      ? `${which} ran on PostgreSQL (\`--pg\` or \`DATABASE_URL\`).`
+      : databaseUrl === undefined
+        ? `${which} ran on SQLite (no \`--pg\` or \`DATABASE_URL\`).`
+        : `${which} ran on SQLite: the PostgreSQL of \`--pg\` or \`DATABASE_URL\` did not answer.`;
+    log(`== ${databaseNote}`);
+  }
+
   // The scratch tree beside the system's temporary files; hard links need the same file system as ours.
   const scratchParent = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-against-'));
   const scratch = path.join(scratchParent, 'tree');
@@ -160,7 +180,8 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
     }
 
     const trees = { ref: scratch, tree: root } as const;
-    // The hot paths are SQLite runs: a DATABASE_URL of the caller's must not turn them to PostgreSQL.
+    // The hot paths are SQLite runs but a `postgres` one: a DATABASE_URL of the caller's must not turn
+    // the others to PostgreSQL.
     const { DATABASE_URL: _ignored, ...baseEnv } = process.env;
     const summaries: Record<keyof typeof trees, Partial<Record<HotPathId, unknown[]>>> = {
       ref: {},
@@ -182,6 +203,7 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
           const code = await spawnRun(hotPath.run, trees[side], {
             ...baseEnv,
             ...hotPath.run.env,
+            ...(hotPath.run.postgres && postgres ? { DATABASE_URL: databaseUrl } : {}),
             BENCH_JSON: file,
           });
           const summary = readSummary(file);
@@ -211,14 +233,14 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
       quick: options.quick,
       loadAverage,
     });
-    const depsNote =
-      options.deps === 'ours'
+    const notes =
+      (options.deps === 'ours'
         ? '\n\nBoth trees ran on this tree’s node_modules (`--deps ours`): the figures compare code, not dependencies.'
-        : '';
+        : '') + (databaseNote === '' ? '' : `\n\n${databaseNote}`);
     process.stdout.write(
-      `\n${table}${depsNote}\n\nFigures (JSON, one file per hot path, tree and round): ${resultsDir}\n`,
+      `\n${table}${notes}\n\nFigures (JSON, one file per hot path, tree and round): ${resultsDir}\n`,
     );
-    fs.writeFileSync(path.join(resultsDir, 'against.md'), `${table}${depsNote}\n`);
+    fs.writeFileSync(path.join(resultsDir, 'against.md'), `${table}${notes}\n`);
     if (failures.length > 0) process.stdout.write(`without figures: ${failures.join('; ')}\n`);
 
     const worse = regressions(comparisons);

@@ -10,10 +10,11 @@
  *                                              #   prints the table, never writes the docs
  *   npm run bench:all -- --write               # write the docs even with --only
  *   npm run bench:all -- --against <git ref>   # the regression guard (bench/against.ts): the hot paths
- *                                              #   (validate, exchange, backend, consumption, pin; --only
- *                                              #   picks some) alternated between the ref and this tree,
- *                                              #   --rounds (3) each; exit 1 when a figure is worse than
- *                                              #   the ref by more than --tolerance (10 %)
+ *                                              #   (validate, exchange, backend, consumption, pin, mfa,
+ *                                              #   webhooks; --only picks some) alternated between the
+ *                                              #   ref and this tree, --rounds (3) each; exit 1 when a
+ *                                              #   figure is worse than the ref by more than --tolerance
+ *                                              #   (10 %); webhooks on PostgreSQL with --pg/DATABASE_URL
  *
  * The PostgreSQL runs need DATABASE_URL (or `--pg <url>`) pointing at a reachable server; each uses
  * fresh schemas. Each benchmark writes its figures as JSON through BENCH_JSON (bench/summary.ts)
@@ -24,29 +25,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import * as prettier from 'prettier';
 import { runAgainst } from './against.js';
 import { evaluateRows, renderFiguresTable, replaceFiguresBlock, type Summaries } from './figures.js';
 import { type BenchAllOptions, parseBenchAllArgs } from './regression.js';
-import { benchRuns, spawnRun } from './runs.js';
+import { benchRuns, postgresReachable, spawnRun } from './runs.js';
 import { machineInfo } from './summary.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const performanceDoc = path.join(root, 'docs', 'performance.md');
-
-async function postgresReachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 async function main(options: BenchAllOptions): Promise<void> {
   const quick = options.quick;

@@ -23,7 +23,7 @@ export type RunId =
   | 'gas';
 
 /** A hot path of the regression guard (bench/runs.ts says which benchmark measures it). */
-export type HotPathId = 'validate' | 'exchange' | 'backend' | 'consumption' | 'pin';
+export type HotPathId = 'validate' | 'exchange' | 'backend' | 'consumption' | 'pin' | 'mfa' | 'webhooks';
 
 /** The JSON a benchmark wrote through `BENCH_JSON` (see bench/summary.ts), by run. */
 export type Summaries = Partial<Record<RunId, unknown>>;
@@ -614,6 +614,21 @@ function rateWithoutErrors(rate: number | undefined, errors: number | undefined)
   return rate === undefined ? undefined : (errors ?? 0) > 0 ? 0 : rate;
 }
 
+/**
+ * A cost that counts as infinite when the run had failures (a cheaper failure is no improvement; a p99
+ * of the deliveries that arrived says nothing of those that did not): the worst figure, as a
+ * throughput's 0 is. The MFA hot path has no throughput to carry its failures.
+ */
+function costWithoutFailures(cost: number | undefined, failures: number | undefined): number | undefined {
+  return cost === undefined ? undefined : (failures ?? 0) > 0 ? Number.POSITIVE_INFINITY : cost;
+}
+
+/** A phase of bench:mfa: its server CPU per call net of the idle server, infinite when calls failed. */
+function mfaPhaseCpu(summary: unknown, name: string): number | undefined {
+  const phase = named(summary, name, 'results');
+  return costWithoutFailures(num(phase, 'server_cpu_ms_per_call_net'), num(phase, 'failed'));
+}
+
 export const REGRESSION_METRICS: RegressionMetric[] = [
   {
     id: 'validate-rps',
@@ -705,6 +720,53 @@ export const REGRESSION_METRICS: RegressionMetric[] = [
     better: 'lower',
     digits: 2,
     read: (s) => num(s, 'event_loop_cpu_ms_per_verification'),
+  },
+  // bench:mfa's second-step phases, net of the idle server (its chain polling and timers); an older
+  // bench without the net figure gives none (never the gross one beside a net one).
+  {
+    id: 'mfa-totp-cpu',
+    hotPath: 'mfa',
+    label: 'MFA second step, TOTP code: server CPU net of the idle server',
+    unit: 'ms',
+    better: 'lower',
+    digits: 2,
+    read: (s) => mfaPhaseCpu(s, 'login/mfa, TOTP code'),
+  },
+  {
+    id: 'mfa-recovery-cpu',
+    hotPath: 'mfa',
+    label: 'MFA second step, recovery code: server CPU net of the idle server',
+    unit: 'ms',
+    better: 'lower',
+    digits: 2,
+    read: (s) => mfaPhaseCpu(s, 'login/mfa, recovery code'),
+  },
+  {
+    id: 'webhooks-burst-rate',
+    hotPath: 'webhooks',
+    label: 'Webhook deliveries from a burst',
+    unit: '/s',
+    better: 'higher',
+    digits: 0,
+    read: (s) => rateWithoutErrors(num(s, 'burst_delivered_per_second'), num(s, 'rejected_by_receiver')),
+  },
+  {
+    id: 'webhooks-steady-p99',
+    hotPath: 'webhooks',
+    label: 'Webhook p99 from the change to its delivery, steady load',
+    unit: 'ms',
+    better: 'lower',
+    digits: 1,
+    // A change never delivered has no latency to count (as in the targets' row): a failure.
+    read: (s) => {
+      const sent = num(s, 'steady_events');
+      const delivered = num(s, 'steady_delivered');
+      const undelivered = sent !== undefined && delivered !== undefined ? sent - delivered : 0;
+      return costWithoutFailures(
+        num(s, 'steady_p99_ms'),
+        undelivered + (num(s, 'rejected_by_receiver') ?? 0),
+      );
+    },
   },
 ];
 

@@ -5,10 +5,18 @@
  * packages/server/test/bench/regression.test.ts tests this.
  */
 import { parseArgs } from 'node:util';
-import { type HotPathId, medianOf, type RegressionMetric, REGRESSION_METRICS } from './figures.js';
+import { type HotPathId, type RegressionMetric, REGRESSION_METRICS } from './figures.js';
 import type { MachineInfo } from './summary.js';
 
-export const HOT_PATH_IDS: HotPathId[] = ['validate', 'exchange', 'backend', 'consumption', 'pin'];
+export const HOT_PATH_IDS: HotPathId[] = [
+  'validate',
+  'exchange',
+  'backend',
+  'consumption',
+  'pin',
+  'mfa',
+  'webhooks',
+];
 
 export interface BenchAllOptions {
   /** `--only` (or `--rows`): run ids, or hot path ids with `--against`. */
@@ -120,6 +128,19 @@ export interface Comparison {
 }
 
 /**
+ * The median of a figure's rounds, as figures.ts's `medianOf` but keeping an infinite cost (a run with
+ * failures): the worst figure, not a missing one.
+ */
+function medianOfRounds(rounds: (number | undefined)[]): number | undefined {
+  const found = rounds
+    .filter((v): v is number => typeof v === 'number' && !Number.isNaN(v))
+    .sort((p, q) => p - q);
+  if (found.length === 0) return undefined;
+  const middle = Math.floor(found.length / 2);
+  return found.length % 2 === 1 ? found[middle]! : (found[middle - 1]! + found[middle]!) / 2;
+}
+
+/**
  * One figure of both trees: medians over the rounds, the working tree ÷ the ref, and a verdict. A
  * side without a figure (an older tree's benchmark lacking the field, or a failed run) gives "no
  * figure", never a regression; so does a median that cannot make a ratio (see below).
@@ -130,16 +151,18 @@ export function compareFigure(
   treeRounds: (number | undefined)[],
   tolerance: number,
 ): Comparison {
-  const refMedian = medianOf(refRounds);
-  const treeMedian = medianOf(treeRounds);
+  const refMedian = medianOfRounds(refRounds);
+  const treeMedian = medianOfRounds(treeRounds);
   const base = { metric, refRounds, treeRounds, refMedian, treeMedian };
-  // A ratio needs a positive ref, and a cost above zero on both sides: a net figure (the PIN's CPU
-  // besides PBKDF2 subtracts two measurements) can reach zero or below on a busy machine. A throughput
-  // of 0 (a run with errors) is a figure, the worst one.
+  // A ratio needs a positive, finite ref, and a cost above zero on both sides: a net figure (the PIN's
+  // CPU besides PBKDF2, the MFA step's net of the idle server, subtracts two measurements) can reach zero
+  // or below on a busy machine. A throughput of 0 or an infinite cost (a run with errors or failures) is
+  // a figure on the working tree's side, the worst one; on the ref's it makes no ratio.
   const usable =
     refMedian !== undefined &&
     treeMedian !== undefined &&
     refMedian > 0 &&
+    Number.isFinite(refMedian) &&
     (metric.better === 'higher' ? treeMedian >= 0 : treeMedian > 0);
   if (!usable) return { ...base, verdict: 'no figure' };
   const ratio = treeMedian / refMedian;
@@ -199,17 +222,31 @@ const percent = (fraction: number) =>
 const formatted = (value: number, digits: number) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
+/** How an infinite cost (a run with failures) reads. */
+const FAILED = 'failed';
+
 function figureText(value: number | undefined, metric: RegressionMetric): string {
   if (value === undefined) return '—';
+  if (value === Number.POSITIVE_INFINITY) return FAILED;
   return `${formatted(value, metric.digits)}${metric.unit.startsWith('/') ? '' : ' '}${metric.unit}`;
 }
 
 function roundsText(values: (number | undefined)[], metric: RegressionMetric): string {
-  return values.map((v) => (v === undefined ? '—' : formatted(v, metric.digits))).join(' / ');
+  return values
+    .map((v) =>
+      v === undefined ? '—' : v === Number.POSITIVE_INFINITY ? FAILED : formatted(v, metric.digits),
+    )
+    .join(' / ');
+}
+
+function ratioText(ratio: number | undefined): string {
+  if (ratio === undefined) return '—';
+  return ratio === Number.POSITIVE_INFINITY ? '∞' : `${ratio.toFixed(3)}×`;
 }
 
 function verdictText(c: Comparison): string {
   if (c.verdict === 'no figure' || c.worseBy === undefined) return '—';
+  if (c.worseBy === Number.POSITIVE_INFINITY) return '**worse: the run had failures**';
   if (c.verdict === 'worse') return `**worse by ${percent(c.worseBy)}**`;
   if (c.verdict === 'better') return `better by ${percent(-c.worseBy)}`;
   return 'within tolerance';
@@ -245,7 +282,7 @@ export function renderRegressionTable(comparisons: Comparison[], context: Regres
   for (const c of comparisons) {
     const better = c.metric.better === 'higher' ? 'higher is better' : 'lower is better';
     lines.push(
-      `| ${c.metric.hotPath} | ${c.metric.label} (${better}) | ${figureText(c.refMedian, c.metric)} | ${figureText(c.treeMedian, c.metric)} | ${c.ratio === undefined ? '—' : `${c.ratio.toFixed(3)}×`} | ${verdictText(c)} | ${roundsText(c.refRounds, c.metric)} | ${roundsText(c.treeRounds, c.metric)} |`,
+      `| ${c.metric.hotPath} | ${c.metric.label} (${better}) | ${figureText(c.refMedian, c.metric)} | ${figureText(c.treeMedian, c.metric)} | ${ratioText(c.ratio)} | ${verdictText(c)} | ${roundsText(c.refRounds, c.metric)} | ${roundsText(c.treeRounds, c.metric)} |`,
     );
   }
   return lines.join('\n');

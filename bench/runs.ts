@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import pg from 'pg';
 import type { HotPathId, RunId } from './figures.js';
 
 export interface Run {
@@ -15,7 +16,25 @@ export interface Run {
   /** A directory relative to the tree's root. */
   cwd?: string;
   env?: Record<string, string>;
+  /**
+   * Runs on the PostgreSQL bench:all was given (`--pg <url>` or DATABASE_URL, when reachable): a target
+   * run is skipped without one; a hot path of the guard (webhooks) then runs on its SQLite default.
+   */
   postgres?: boolean;
+}
+
+/** Whether a PostgreSQL server answers at `url` (within 3 s). */
+export async function postgresReachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** Starts `run` in `tree` (a repository root) with its output on ours; resolves with its exit code. */
@@ -157,7 +176,8 @@ export interface HotPath {
 /**
  * The hot paths of the regression guard, each a benchmark of `benchRuns` narrowed to it: one measured
  * round per invocation (the guard alternates the trees between invocations, so the benchmark's own
- * repeats would put one tree's rounds side by side) and nothing else measured.
+ * repeats would put one tree's rounds side by side) and nothing else measured. All run on SQLite but
+ * webhooks, which runs on PostgreSQL when bench:all has one (`postgres`, as its webhooks-pg run).
  */
 export function hotPaths(quick: boolean): HotPath[] {
   const run = (id: RunId) => {
@@ -178,5 +198,10 @@ export function hotPaths(quick: boolean): HotPath[] {
       run: narrowed('content', { BENCH_JOURNAL: 'on', BENCH_ROUNDS: '1', BENCH_BALANCE_ROUNDS: '0' }),
     },
     { id: 'pin', run: run('pin') },
+    // Every first step is a password sign-in: scrypt at the production cost (log N 17) makes one run
+    // take ~10 minutes, at 14 about a minute. The second step compared does not depend on scrypt's cost.
+    { id: 'mfa', run: narrowed('mfa', { SCRYPT_LOG_N: '14' }) },
+    // A 3,000-event burst lasts a few seconds; the default 1,000 drains in under a second: noise.
+    { id: 'webhooks', run: narrowed('webhooks-pg', quick ? {} : { BENCH_EVENTS: '3000' }) },
   ];
 }

@@ -27,6 +27,48 @@ const validateSummary = (rps: number, cpu: (number | null)[]) => ({
   runs: { b: { rps, rounds: [rps], cpu_us_per_request: cpu } },
 });
 
+/** A bench:mfa summary's second-step phases (net and gross CPU per call, failed calls), as it writes them. */
+const mfaSummary = (totp: [number, number, number], recovery: [number, number, number]) => ({
+  settings: { concurrency: 8, users: 64, rounds: 2, scrypt_log_n: '14' },
+  background_cpu_ms_per_second: 27.9,
+  results: [
+    {
+      name: 'password (no TOTP)',
+      calls: 128,
+      server_cpu_ms_per_call: 95.1,
+      server_cpu_ms_per_call_net: 94.2,
+      failed: 0,
+    },
+    ...(
+      [
+        ['login/mfa, TOTP code', 128, totp],
+        ['login/mfa, recovery code', 512, recovery],
+      ] as const
+    ).map(([name, calls, [net, gross, failed]]) => ({
+      name,
+      calls,
+      server_cpu_ms_per_call: gross,
+      server_cpu_ms_per_call_net: net,
+      failed,
+    })),
+  ],
+});
+
+/** A bench:webhooks summary as the guard's run writes it, with the 29 November evening run's figures. */
+const webhooksSummary = (fields: Record<string, number> = {}) => ({
+  database: 'sqlite',
+  concurrency: 16,
+  burst_events: 3000,
+  burst_delivered_per_second: 1032.7,
+  steady_rate_per_second: 100,
+  steady_events: 999,
+  steady_delivered: 999,
+  steady_p50_ms: 7.9,
+  steady_p99_ms: 53.9,
+  rejected_by_receiver: 0,
+  ...fields,
+});
+
 const context = {
   date: '2026-11-29',
   machine: { cores: 2, cpu: 'AMD EPYC 7B13', node: 'v24.21.0', memory_gib: 24 },
@@ -75,7 +117,7 @@ describe('bench:all arguments', () => {
 
   it('refuses what it cannot honour, with the reason', () => {
     expect(() => parseBenchAllArgs(['--against', 'HEAD~1', '--only', 'validate,gas'])).toThrow(
-      /unknown hot path\(s\) gas; hot paths: validate, exchange, backend, consumption, pin/,
+      /unknown hot path\(s\) gas; hot paths: validate, exchange, backend, consumption, pin, mfa, webhooks$/,
     );
     expect(() => parseBenchAllArgs(['--against', 'HEAD~1', '--rounds', '0'])).toThrow(/--rounds/);
     expect(() => parseBenchAllArgs(['--against', 'HEAD~1', '--rounds', '2.5'])).toThrow(/--rounds/);
@@ -185,10 +227,10 @@ describe('comparing two trees', () => {
     expect(regressions(comparisons).map((c) => c.metric.id)).toEqual(['backend-rate']);
   });
 
-  it('every hot path has a throughput and a cost, read from the figures its benchmark writes', () => {
+  it('every hot path has a throughput and a cost (mfa two costs), read from the figures its benchmark writes', () => {
     for (const id of HOT_PATH_IDS) {
       const mine = REGRESSION_METRICS.filter((m) => m.hotPath === id).map((m) => m.better);
-      expect(mine.sort()).toEqual(['higher', 'lower']);
+      expect(mine.sort()).toEqual(id === 'mfa' ? ['lower', 'lower'] : ['higher', 'lower']);
     }
     const pin = { verifications_per_s: 70.2, verify_failures: 0, event_loop_cpu_ms_per_verification: 0.94 };
     expect(metric('pin-rate').read(pin)).toBe(70.2);
@@ -201,6 +243,126 @@ describe('comparing two trees', () => {
     expect(metric('exchange-rps').read(http)).toBe(2209);
     expect(metric('exchange-cpu').read(http)).toBe(452);
     expect(metric('validate-rps').read(http)).toBeUndefined();
+  });
+
+  it('mfa: each second-step phase’s server CPU per call net of the idle server; failed calls, the worst cost', () => {
+    // The 29 November evening run (docs/bench-results/2026-11-29-eve/mfa.json).
+    const eve = mfaSummary([1.01, 1.05, 0], [0.87, 0.9, 0]);
+    expect(metric('mfa-totp-cpu').read(eve)).toBe(1.01);
+    expect(metric('mfa-recovery-cpu').read(eve)).toBe(0.87);
+    // The night run: 184 of 512 recovery calls refused (expired mfa_tokens), cheaper than accepted ones.
+    const night = mfaSummary([1.34, 1.38, 0], [1.56, 1.6, 184]);
+    expect(metric('mfa-totp-cpu').read(night)).toBe(1.34);
+    expect(metric('mfa-recovery-cpu').read(night)).toBe(Number.POSITIVE_INFINITY);
+    // A bench from before the net figure (the morning run) gives none, never the gross one instead.
+    const morning = {
+      results: [
+        { name: 'login/mfa, TOTP code', calls: 24, server_cpu_ms_per_call: 1.25, failed: 0 },
+        { name: 'login/mfa, recovery code', calls: 240, server_cpu_ms_per_call: 0.92, failed: 0 },
+      ],
+    };
+    expect(metric('mfa-totp-cpu').read(morning)).toBeUndefined();
+    expect(metric('mfa-recovery-cpu').read(morning)).toBeUndefined();
+
+    // Per call, lower is better: the recovery step up from 0.87 to 1.01 ms (16 %) is a regression…
+    const recovery = metric('mfa-recovery-cpu');
+    const worse = compareFigure(recovery, [0.87, 0.91, 0.86], [1.01, 0.98, 1.04], 0.1);
+    expect(worse.refMedian).toBe(0.87);
+    expect(worse.treeMedian).toBe(1.01);
+    expect(worse.worseBy).toBeCloseTo(0.161, 3);
+    expect(worse.verdict).toBe('worse');
+    // …to 0.93 ms (7 %) within the tolerance, and down to 0.75 ms an improvement.
+    expect(compareFigure(recovery, [0.87, 0.91, 0.86], [0.93, 0.9, 0.95], 0.1).verdict).toBe(
+      'within tolerance',
+    );
+    expect(compareFigure(recovery, [0.87], [0.75], 0.1).verdict).toBe('better');
+    // The TOTP step likewise: 1.01 against 1.34 ms, 33 % worse.
+    expect(compareFigure(metric('mfa-totp-cpu'), [1.01], [1.34], 0.1).verdict).toBe('worse');
+
+    // Failed calls on the working tree's side: the worst figure when they are the median…
+    const failing = compareFigure(recovery, [0.87, 0.91, 0.86], [Infinity, 0.9, Infinity], 0.1);
+    expect(failing.treeMedian).toBe(Number.POSITIVE_INFINITY);
+    expect(failing.verdict).toBe('worse');
+    // …outvoted by two good rounds, and on the ref's side no ratio (as a ref's throughput of 0).
+    expect(compareFigure(recovery, [0.87], [0.9, Infinity, 0.88], 0.1).verdict).toBe('within tolerance');
+    expect(compareFigure(recovery, [Infinity, Infinity], [0.9, 0.88], 0.1).verdict).toBe('no figure');
+    // A net figure at or below zero (a busy machine's background over a short phase) makes none either.
+    expect(compareFigure(recovery, [0.87], [-0.02], 0.1).verdict).toBe('no figure');
+  });
+
+  it('webhooks: a burst’s deliveries/s, higher is better; the steady p99, lower is better', () => {
+    const burst = metric('webhooks-burst-rate');
+    const p99 = metric('webhooks-steady-p99');
+    expect(burst.read(webhooksSummary())).toBe(1032.7);
+    expect(p99.read(webhooksSummary())).toBe(53.9);
+    // Deliveries the receiver rejected make the burst's rate 0 and the p99 a failure.
+    expect(burst.read(webhooksSummary({ rejected_by_receiver: 2 }))).toBe(0);
+    expect(p99.read(webhooksSummary({ rejected_by_receiver: 2 }))).toBe(Number.POSITIVE_INFINITY);
+    // A change never delivered has no latency to count: the p99 of the others is no figure to trust.
+    expect(p99.read(webhooksSummary({ steady_delivered: 998 }))).toBe(Number.POSITIVE_INFINITY);
+    expect(burst.read(webhooksSummary({ steady_delivered: 998 }))).toBe(1032.7);
+    expect(burst.read({ database: 'sqlite' })).toBeUndefined();
+    expect(p99.read({ steady_events: 999, steady_delivered: 999 })).toBeUndefined();
+
+    // The burst (the 29 November runs on PostgreSQL: 1,032.7, 916.3 and 810.7/s): a fall from a median
+    // of 916.3 to 810.7/s is 11.5 % worse, beyond 10 %; to 870/s, 5 %, within it.
+    expect(compareFigure(burst, [1032.7, 916.3, 810.7], [810.7, 790.2, 1032.7], 0.1)).toMatchObject({
+      refMedian: 916.3,
+      treeMedian: 810.7,
+      verdict: 'worse',
+    });
+    expect(compareFigure(burst, [1032.7, 916.3, 810.7], [870, 860, 1000], 0.1).verdict).toBe(
+      'within tolerance',
+    );
+    expect(compareFigure(burst, [916.3], [1032.7], 0.1).verdict).toBe('better');
+    // The p99 the other way: 53.9 → 176.1 ms is worse, 53.9 → 56.1 ms within 10 %, → 32.2 ms better.
+    const slower = compareFigure(p99, [53.9], [176.1], 0.1);
+    expect(slower.ratio).toBeCloseTo(3.267, 3);
+    expect(slower.verdict).toBe('worse');
+    expect(compareFigure(p99, [53.9], [56.1], 0.1).verdict).toBe('within tolerance');
+    expect(compareFigure(p99, [53.9], [32.2], 0.1).verdict).toBe('better');
+    expect(compareFigure(p99, [53.9, 50.1], [Infinity, Infinity], 0.1).verdict).toBe('worse');
+  });
+
+  it('reads mfa and webhooks round by round from their summaries', () => {
+    const comparisons = compareHotPaths(
+      ['mfa', 'webhooks'],
+      {
+        mfa: [mfaSummary([1.01, 1.05, 0], [0.87, 0.9, 0]), mfaSummary([1.05, 1.09, 0], [0.9, 0.93, 0])],
+        webhooks: [webhooksSummary(), webhooksSummary({ burst_delivered_per_second: 916.3 })],
+      },
+      {
+        mfa: [mfaSummary([1.04, 1.08, 0], [1.06, 1.1, 0]), mfaSummary([1.03, 1.07, 0], [1.56, 1.6, 184])],
+        webhooks: [
+          webhooksSummary({ steady_p99_ms: 56.1 }),
+          webhooksSummary({ burst_delivered_per_second: 1010.4, rejected_by_receiver: 1 }),
+        ],
+      },
+      0.1,
+    );
+    expect(comparisons.map((c) => c.metric.id)).toEqual([
+      'mfa-totp-cpu',
+      'mfa-recovery-cpu',
+      'webhooks-burst-rate',
+      'webhooks-steady-p99',
+    ]);
+    const [totp, recovery, burst, p99] = comparisons;
+    expect(totp!.refMedian).toBeCloseTo(1.03, 10);
+    expect(totp!.treeMedian).toBeCloseTo(1.035, 10);
+    expect(totp!.verdict).toBe('within tolerance');
+    expect(recovery!.treeRounds).toEqual([1.06, Number.POSITIVE_INFINITY]);
+    expect(recovery!.verdict).toBe('worse');
+    // The rejected delivery makes round 2's burst 0: the median of 1,032.7 and 0 against 974.5.
+    expect(burst!.treeRounds).toEqual([1032.7, 0]);
+    expect(burst!.treeMedian).toBeCloseTo(516.35, 10);
+    expect(burst!.verdict).toBe('worse');
+    expect(p99!.treeRounds).toEqual([56.1, Number.POSITIVE_INFINITY]);
+    expect(p99!.verdict).toBe('worse');
+    expect(regressions(comparisons).map((c) => c.metric.id)).toEqual([
+      'mfa-recovery-cpu',
+      'webhooks-burst-rate',
+      'webhooks-steady-p99',
+    ]);
   });
 });
 
@@ -216,10 +378,22 @@ describe('the hot paths run', () => {
       BENCH_BALANCE_ROUNDS: '0',
     });
     expect(paths.pin!.args.at(-1)).toBe('bench/pin.bench.ts');
+    // mfa: scrypt at 2^14 for the first steps (production's 2^17 makes a run ~10 minutes); the second
+    // step compared does not depend on it.
+    expect(paths.mfa!.args.at(-1)).toBe('bench/mfa.bench.ts');
+    expect(paths.mfa!.env).toEqual({ SCRYPT_LOG_N: '14' });
+    // webhooks: a 3,000-event burst; PostgreSQL when bench:all has one (as its webhooks-pg run), else SQLite.
+    expect(paths.webhooks!.args.at(-1)).toBe('bench/webhooks.bench.ts');
+    expect(paths.webhooks!.env).toEqual({ BENCH_EVENTS: '3000' });
+    expect(paths.webhooks!.postgres).toBe(true);
+    expect(Object.values(paths).filter((run) => run.postgres)).toEqual([paths.webhooks]);
     // Quick shapes keep the narrowing and add the short durations of bench:all --quick.
     const quick = Object.fromEntries(hotPaths(true).map((p) => [p.id, p.run]));
     expect(quick.validate!.env).toMatchObject({ BENCH_ONLY: 'b', BENCH_REPEAT: '1', BENCH_SECONDS: '2' });
     expect(quick.pin!.args).toContain('--seconds');
+    expect(quick.mfa!.env).toEqual({ SCRYPT_LOG_N: '14' });
+    expect(quick.mfa!.args).toContain('--users');
+    expect(quick.webhooks!.env).toEqual({ BENCH_EVENTS: '200', BENCH_SECONDS: '2' });
     // Every path is relative to the tree it runs in (the ref's scratch worktree or this one).
     for (const run of [...benchRuns(false), ...hotPaths(false).map((p) => p.run)]) {
       expect(run.args.every((a) => !a.startsWith('/'))).toBe(true);
@@ -260,6 +434,29 @@ describe('the report', () => {
     );
     expect(lines.filter((l) => l.startsWith('| ')).length).toBe(comparisons.length + 2);
     expect(markdown).not.toContain('Smoke run');
+  });
+
+  it('shows a run with failures as "failed", worse whatever the ref’s figure', () => {
+    const comparisons = [
+      compareFigure(metric('mfa-recovery-cpu'), [0.87, 0.9], [1.56, Infinity, Infinity], 0.1),
+      compareFigure(metric('mfa-totp-cpu'), [1.01], [1.12], 0.1),
+      compareFigure(metric('webhooks-burst-rate'), [916.3], [1032.7], 0.1),
+      compareFigure(metric('webhooks-steady-p99'), [Infinity], [53.9], 0.1),
+    ];
+    const markdown = renderRegressionTable(comparisons, context);
+    expect(markdown).toContain('2 of 4 figures worse beyond the tolerance, 1 without a figure on one side.');
+    expect(markdown).toContain(
+      '| mfa | MFA second step, recovery code: server CPU net of the idle server (lower is better) | 0.89 ms | failed | ∞ | **worse: the run had failures** | 0.87 / 0.90 | 1.56 / failed / failed |',
+    );
+    expect(markdown).toContain(
+      '| mfa | MFA second step, TOTP code: server CPU net of the idle server (lower is better) | 1.01 ms | 1.12 ms | 1.109× | **worse by 11 %** | 1.01 | 1.12 |',
+    );
+    expect(markdown).toContain(
+      '| webhooks | Webhook deliveries from a burst (higher is better) | 916/s | 1,033/s | 1.127× | better by 13 % | 916 | 1,033 |',
+    );
+    expect(markdown).toContain(
+      '| webhooks | Webhook p99 from the change to its delivery, steady load (lower is better) | failed | 53.9 ms | — | — | failed | 53.9 |',
+    );
   });
 
   it('says when the working tree has uncommitted changes and when the run was a smoke run', () => {
