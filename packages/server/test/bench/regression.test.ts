@@ -382,9 +382,9 @@ describe('the hot paths run', () => {
     // step compared does not depend on it.
     expect(paths.mfa!.args.at(-1)).toBe('bench/mfa.bench.ts');
     expect(paths.mfa!.env).toEqual({ SCRYPT_LOG_N: '14' });
-    // webhooks: a 3,000-event burst; PostgreSQL when bench:all has one (as its webhooks-pg run), else SQLite.
+    // webhooks: the bench's own burst; PostgreSQL when bench:all has one (as its webhooks-pg run), else SQLite.
     expect(paths.webhooks!.args.at(-1)).toBe('bench/webhooks.bench.ts');
-    expect(paths.webhooks!.env).toEqual({ BENCH_EVENTS: '3000' });
+    expect(paths.webhooks!.env).toEqual({});
     expect(paths.webhooks!.postgres).toBe(true);
     expect(Object.values(paths).filter((run) => run.postgres)).toEqual([paths.webhooks]);
     // Quick shapes keep the narrowing and add the short durations of bench:all --quick.
