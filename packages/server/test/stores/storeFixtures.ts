@@ -5,6 +5,7 @@ import { ClientStore, type OAuthClient } from '../../src/stores/clientStore.js';
 import { newSlotId } from '../../src/services/slots/slotId.js';
 import { type Slot, SlotStore } from '../../src/stores/slotStore.js';
 import { UserStore } from '../../src/stores/userStore.js';
+import type { WebhookEndpoint } from '../../src/stores/webhookStore.js';
 import type { TestDatabase } from '../helpers/databases.js';
 
 /** Opens a fresh, migrated database for one suite and closes it after; `db()` is valid inside tests. */
@@ -81,3 +82,16 @@ export async function seedSlot(db: Db, ownerUuid: number, clientId: string, meta
   if (!(await new SlotStore(db).insert(slot))) throw new Error('slot fixture not inserted');
   return slot;
 }
+
+/** A webhook endpoint of `clientId` subscribed to `events`, its secret a placeholder (stores never open it). */
+export const webhookEndpoint = (id: string, clientId: string, events: string[]): WebhookEndpoint => ({
+  id,
+  clientId,
+  url: `https://hooks.example/${id}`,
+  events,
+  secretSealed: 'sealed',
+  previousSecretSealed: undefined,
+  previousSecretExpiresAt: undefined,
+  failingSince: undefined,
+  createdAt: 1,
+});

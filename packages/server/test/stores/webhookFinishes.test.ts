@@ -1,19 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type WebhookEndpoint, WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
+import { WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
-import { seedClient, seedUser, useTestDatabase } from './storeFixtures.js';
-
-const endpoint = (id: string, clientId: string, events: string[]): WebhookEndpoint => ({
-  id,
-  clientId,
-  url: `https://hooks.example/${id}`,
-  events,
-  secretSealed: 'sealed',
-  previousSecretSealed: undefined,
-  previousSecretExpiresAt: undefined,
-  failingSince: undefined,
-  createdAt: 1,
-});
+import { seedClient, seedUser, useTestDatabase, webhookEndpoint as endpoint } from './storeFixtures.js';
 
 // WebhookFinishes records attempts' outcomes by group commit, behind `WebhookStore.finishAttempt`.
 describe.each(testDatabases)('webhook attempt finishes ($name)', (database) => {

@@ -4,21 +4,15 @@ import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
 import { OAuthGrantStore } from '../../src/stores/oauthGrantStore.js';
-import { type WebhookEndpoint, WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
+import { WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
-import { seedClient, seedSlot, seedUser, useTestDatabase } from './storeFixtures.js';
-
-const endpoint = (id: string, clientId: string, events: string[]): WebhookEndpoint => ({
-  id,
-  clientId,
-  url: `https://hooks.example/${id}`,
-  events,
-  secretSealed: 'sealed',
-  previousSecretSealed: undefined,
-  previousSecretExpiresAt: undefined,
-  failingSince: undefined,
-  createdAt: 1,
-});
+import {
+  seedClient,
+  seedSlot,
+  seedUser,
+  useTestDatabase,
+  webhookEndpoint as endpoint,
+} from './storeFixtures.js';
 
 describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
   const db = useTestDatabase(database);

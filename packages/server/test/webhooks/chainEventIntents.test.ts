@@ -3,30 +3,18 @@ import type { FoundPurchase, FoundRelease } from '../../src/chain/contentTokenTy
 import type { Address, Hash } from '../../src/chain/types.js';
 import { AppError, OperationOutcomeUnknownError, OperationReverted } from '../../src/errors.js';
 import { ChainEventIntents, type ChainEventFinder } from '../../src/services/webhooks/chainEventIntents.js';
-import {
-  type WebhookEndpoint,
-  WebhookIntentStore,
-  WebhookOutbox,
-  WebhookStore,
-} from '../../src/stores/webhookStore.js';
+import { WebhookIntentStore, WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
-import { seedClient, seedUser, useTestDatabase } from '../stores/storeFixtures.js';
+import {
+  seedClient,
+  seedUser,
+  useTestDatabase,
+  webhookEndpoint as endpoint,
+} from '../stores/storeFixtures.js';
 
 const slot = '0x00000000000000000000000000000000000000a1' as Address;
 const buyer = '0x00000000000000000000000000000000000000b2' as Address;
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hash;
-
-const endpoint = (id: string, clientId: string, events: string[]): WebhookEndpoint => ({
-  id,
-  clientId,
-  url: `https://hooks.example/${id}`,
-  events,
-  secretSealed: 'sealed',
-  previousSecretSealed: undefined,
-  previousSecretExpiresAt: undefined,
-  failingSince: undefined,
-  createdAt: 1,
-});
 
 /** The chain's logs as a list the test writes (a double of the gateway's two log queries). */
 class Logs implements ChainEventFinder {
