@@ -67,11 +67,13 @@ export class WebhookFinishes {
     const native = nativeSqlite(db);
     this.#native = native;
     if (native) {
+      const inOneTransaction = native.transaction((finishes: readonly FinishedAttempt[]) =>
+        finishes.map((f) => this.#finishNow(f)),
+      );
       this.#finishes = new GroupCommit<FinishedAttempt, boolean>({
-        all: native.transaction((finishes: readonly FinishedAttempt[]) =>
-          finishes.map((f) => this.#finishNow(f)),
-        ),
-        one: (finish) => (native.inTransaction ? this.#finishWithKysely(finish) : this.#finishNative(finish)),
+        all: inOneTransaction,
+        one: (finish) =>
+          native.inTransaction ? this.#finishWithKysely(finish) : inOneTransaction([finish])[0]!,
         // A Kysely transaction holds SQLite's one connection across awaits: wait for it (`one`).
         ready: () => !native.inTransaction,
       });
@@ -91,10 +93,6 @@ export class WebhookFinishes {
   /** Finishes committed by the group commit, in how many batches (tests, benchmarks). */
   batches(): { batches: number; finishes: number } {
     return { batches: this.#finishes?.batches ?? 0, finishes: this.#finishes?.inputs ?? 0 };
-  }
-
-  #finishNative(finish: FinishedAttempt): boolean {
-    return this.#native!.transaction(() => this.#finishNow(finish))();
   }
 
   /** On the native handle, inside the caller's transaction: the same statements as `#finishWithKysely`. */
