@@ -8,16 +8,16 @@
  * - password: `POST /v1/dev-user/login_devuser` of an account without TOTP (the token at once);
  * - password, mfa_required: the same for an account with TOTP (answers an mfa_token);
  * - login/mfa TOTP: `POST /v1/dev-user/login/mfa` with a current code (each step's code is accepted
- *   once per account, so one call per account);
+ *   once per account, so one call per account a sub-round, `--totp-steps` sub-rounds in as many 30-s
+ *   steps, each after its own first steps);
  * - login/mfa recovery: the same with each of the account's 10 recovery codes.
  * The second-step phases use mfa_tokens made by the mfa_required phases (one before the TOTP phases, one
  * before the recovery phase: a token lives 300 s), so they measure the step alone. Each waits for the server
  * to settle after those scrypt runs first (`settle`).
- * Before them, a warm-up of the same calls (2 recovery codes per account, and the first TOTP step when an
- * account has more than one to give) runs unmeasured: the target is the step's cost in a running server,
- * not the JIT compiling its code the first time. Each account gives every step after its confirming one
- * within the ±1 step window (up to 3 TOTP calls), one step per sub-round so that a later step is never
- * accepted before an earlier one.
+ * Before them, a warm-up of the same calls (2 recovery codes per account, and one TOTP sub-round) runs
+ * unmeasured: the target is the step's cost in a running server, not the JIT compiling its code the first
+ * time. A TOTP sub-round waits for a step no account has used yet (a step's code is accepted once, and
+ * never after a later one), so `--totp-steps` sub-rounds take at least as many half-minutes.
  * Reported: calls per second, latency p50/p99, and the server's CPU per call (from /proc, all its threads, in
  * the scheduler's nanoseconds rather than 10 ms ticks: 24 calls at 1.25 ms were 3 ticks),
  * gross and net of the idle server's own background work (chain polling, timers: its CPU per second
@@ -44,11 +44,15 @@ const { values } = parseArgs({
     users: { type: 'string', default: '64' },
     // Password sign-ins per account in the password phases.
     rounds: { type: 'string', default: '2' },
+    // Measured TOTP sub-rounds, one call per account each (64–128 calls in one phase until 30 November:
+    // 0.1–0.2 s of server CPU, where one collection moved the figure by a third; docs/mfa.md, round 7).
+    'totp-steps': { type: 'string', default: process.env.BENCH_TOTP_STEPS ?? '4' },
   },
 });
 const concurrency = Number(values.concurrency);
 const userCount = Number(values.users);
 const rounds = Number(values.rounds);
+const totpSteps = Math.max(1, Number(values['totp-steps']));
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const PASSWORD = 'correct horse battery staple';
 
@@ -171,11 +175,19 @@ async function settle(pid: number, background: number): Promise<number> {
   }
 }
 
+interface Measured {
+  latencies: number[];
+  failed: number;
+  /** Seconds of wall time and of the server's CPU. */
+  elapsed: number;
+  cpu: number;
+}
+
 /**
  * `rounds` one after the other, the calls of each spread over `concurrency` closed-loop workers (each call
- * true when it got what it should); measured together as one phase.
+ * true when it got what it should); measured together.
  */
-async function run(name: string, pid: number, background: number, ...rounds: (() => Promise<boolean>)[][]) {
+async function measure(pid: number, ...rounds: (() => Promise<boolean>)[][]): Promise<Measured> {
   let failed = 0;
   const latencies: number[] = [];
   const cpuStart = processRunSeconds(pid);
@@ -194,10 +206,21 @@ async function run(name: string, pid: number, background: number, ...rounds: (()
       }),
     );
   }
-  const elapsed = (performance.now() - start) / 1000;
-  const cpu = processRunSeconds(pid) - cpuStart;
+  return {
+    latencies,
+    failed,
+    elapsed: (performance.now() - start) / 1000,
+    cpu: processRunSeconds(pid) - cpuStart,
+  };
+}
+
+/** One phase's figures from its measured parts (the parts' calls, wall time and CPU added up). */
+function phase(name: string, background: number, parts: Measured[]) {
+  const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  const failed = parts.reduce((sum, p) => sum + p.failed, 0);
+  const elapsed = parts.reduce((sum, p) => sum + p.elapsed, 0);
+  const cpu = parts.reduce((sum, p) => sum + p.cpu, 0);
   const count = Math.max(latencies.length, 1);
-  latencies.sort((a, b) => a - b);
   return {
     name,
     calls: latencies.length,
@@ -208,6 +231,10 @@ async function run(name: string, pid: number, background: number, ...rounds: (()
     server_cpu_ms_per_call_net: round(((cpu - background * elapsed) * 1000) / count),
     failed,
   };
+}
+
+async function run(name: string, pid: number, background: number, ...rounds: (() => Promise<boolean>)[][]) {
+  return phase(name, background, [await measure(pid, ...rounds)]);
 }
 
 const dauth = await startDauth();
@@ -234,27 +261,24 @@ try {
   );
 
   // The first step of the TOTP accounts: its mfa_tokens feed the second-step phases. An mfa_token lives
-  // MFA_TOKEN_TTL_SECONDS (300 s) and each first step is a production scrypt, so the tokens are made in two
-  // runs, each right before the phases that use it, and used oldest first: made in one run of 13 per
-  // account, the oldest were more than 300 s old by the recovery phase on a slow VM (0.8 s a scrypt: 184
-  // of 512 recovery calls refused in the 20:37 run of 29 November).
+  // MFA_TOKEN_TTL_SECONDS (300 s) and each first step is a production scrypt, so the tokens are made right
+  // before the calls that use them, a run per sub-round, the leftovers of earlier runs dropped: made in one
+  // run of 13 per account, the oldest were more than 300 s old by the recovery phase on a slow VM (0.8 s a
+  // scrypt: 184 of 512 recovery calls refused in the 20:37 run of 29 November).
   const tokens = new Map<Account, string[]>(totp.map((account) => [account, []]));
-  const mint = (name: string, perAccount: number) =>
-    run(
-      name,
-      dauth.pid,
-      background,
-      Array.from({ length: userCount * perAccount }, (_, i) => async () => {
-        const account = totp[i % userCount]!;
-        const res = await login(account);
-        if (res.status !== 200 || typeof res.body.mfa_token !== 'string') return false;
-        tokens.get(account)!.push(res.body.mfa_token);
-        return true;
-      }),
-    );
-  // Up to 3 TOTP steps and the recovery warm-up's codes per account.
+  const dropTokens = () => totp.forEach((account) => tokens.set(account, []));
+  const mintCalls = (perAccount: number) =>
+    Array.from({ length: userCount * perAccount }, (_, i) => async () => {
+      const account = totp[i % userCount]!;
+      const res = await login(account);
+      if (res.status !== 200 || typeof res.body.mfa_token !== 'string') return false;
+      tokens.get(account)!.push(res.body.mfa_token);
+      return true;
+    });
+  const mint = (name: string, perAccount: number) => run(name, dauth.pid, background, mintCalls(perAccount));
+  // The warm-up's TOTP sub-round and recovery codes; each measured TOTP sub-round mints its own after.
   const warmUpCodes = 2;
-  const firstStep = await mint('password, mfa_required', Math.max(rounds, 3 + warmUpCodes));
+  const firstStep = await mint('password, mfa_required', Math.max(rounds, 1 + warmUpCodes));
 
   const secondStep = (account: Account, code: string) => async () => {
     const res = await post<{ token?: string }>(
@@ -264,36 +288,43 @@ try {
     );
     return res.status === 200 && typeof res.body.token === 'string';
   };
+  // A step's code is accepted once per account, only after every step used before, and within now ± 1:
+  // each sub-round takes the earliest step after the last one used that is still in the window, waiting
+  // for the clock when the window is used up, and never within 5 s of a step's end (so that the window
+  // does not move while the sub-round runs).
+  let lastStep = Math.max(...totp.map((account) => account.confirmedStep!));
+  const totpRound = async () => {
+    for (;;) {
+      while (Date.now() % 30_000 > 25_000) await new Promise((resolve) => setTimeout(resolve, 500));
+      const step = Math.max(lastStep + 1, stepNow() - 1);
+      if (step <= stepNow() + 1) {
+        lastStep = step;
+        return totp.map((account) => secondStep(account, totpCode(account.secret!, step)));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
   const settledBeforeTotp = await settle(dauth.pid, background);
-  // Each step's code is accepted once per account, and only a step after the last accepted one: the
-  // steps of the window (now ± 1) after the confirming one, one sub-round per step, earliest first. Not
-  // within 5 s of a step's end, so that "now" stays put while the phase runs.
-  while (Date.now() % 30_000 > 25_000) await new Promise((resolve) => setTimeout(resolve, 500));
-  const now = stepNow();
-  const totpRounds = [now - 1, now, now + 1].map((step) =>
-    totp
-      .filter((account) => step > account.confirmedStep!)
-      .map((account) => secondStep(account, totpCode(account.secret!, step))),
-  );
-  const [firstTotpRound, ...laterTotpRounds] = totpRounds.filter((calls) => calls.length > 0);
-  // Unmeasured: the first TOTP round when a later one follows, and 2 recovery codes per account.
+  // Unmeasured: one TOTP sub-round and 2 recovery codes per account.
   const warmUp = await run(
     'warm-up (not a figure)',
     dauth.pid,
     background,
-    laterTotpRounds.length > 0 ? firstTotpRound! : [],
+    await totpRound(),
     totp.flatMap((account) =>
       account.recoveryCodes!.slice(0, warmUpCodes).map((code) => secondStep(account, code)),
     ),
   );
-  const withTotp = await run(
-    'login/mfa, TOTP code',
-    dauth.pid,
-    background,
-    ...(laterTotpRounds.length > 0 ? laterTotpRounds : [firstTotpRound ?? []]),
-  );
-  // The measured recovery codes' tokens, made now (see `mint`); the TOTP phases' leftovers are dropped.
-  for (const account of totp) tokens.set(account, []);
+  const totpParts: Measured[] = [];
+  for (let i = 0; i < totpSteps; i++) {
+    dropTokens();
+    await measure(dauth.pid, mintCalls(1));
+    await settle(dauth.pid, background);
+    totpParts.push(await measure(dauth.pid, await totpRound()));
+  }
+  const withTotp = phase('login/mfa, TOTP code', background, totpParts);
+  // The measured recovery codes' tokens, made now (see above).
+  dropTokens();
   const recoveryFirstStep = await mint(
     'password, mfa_required (recovery tokens)',
     totp[0]!.recoveryCodes!.length - warmUpCodes,
@@ -334,6 +365,7 @@ try {
       concurrency,
       users: userCount,
       rounds,
+      totp_steps: totpSteps,
       scrypt_log_n: process.env.SCRYPT_LOG_N ?? 'default (17)',
     },
     background_cpu_ms_per_second: round(background * 1000, 1),
