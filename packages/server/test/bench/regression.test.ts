@@ -381,7 +381,8 @@ describe('the hot paths run', () => {
     // mfa: scrypt at 2^14 for the first steps (production's 2^17 makes a run ~10 minutes); the second
     // step compared does not depend on it.
     expect(paths.mfa!.args.at(-1)).toBe('bench/mfa.bench.ts');
-    expect(paths.mfa!.env).toEqual({ SCRYPT_LOG_N: '14' });
+    // Two TOTP sub-rounds: each waits for a fresh 30-s step.
+    expect(paths.mfa!.env).toEqual({ SCRYPT_LOG_N: '14', BENCH_TOTP_STEPS: '2' });
     // webhooks: the bench's own burst; PostgreSQL when bench:all has one (as its webhooks-pg run), else SQLite.
     expect(paths.webhooks!.args.at(-1)).toBe('bench/webhooks.bench.ts');
     expect(paths.webhooks!.env).toEqual({});
@@ -391,8 +392,10 @@ describe('the hot paths run', () => {
     const quick = Object.fromEntries(hotPaths(true).map((p) => [p.id, p.run]));
     expect(quick.validate!.env).toMatchObject({ BENCH_ONLY: 'b', BENCH_REPEAT: '1', BENCH_SECONDS: '2' });
     expect(quick.pin!.args).toContain('--seconds');
-    expect(quick.mfa!.env).toEqual({ SCRYPT_LOG_N: '14' });
+    expect(quick.mfa!.env).toEqual({ SCRYPT_LOG_N: '14', BENCH_TOTP_STEPS: '2' });
     expect(quick.mfa!.args).toContain('--users');
+    // The quick run's argument wins over the guard's environment default: one TOTP sub-round.
+    expect(quick.mfa!.args.slice(quick.mfa!.args.indexOf('--totp-steps'))[1]).toBe('1');
     expect(quick.webhooks!.env).toEqual({ BENCH_EVENTS: '200', BENCH_SECONDS: '2' });
     // Every path is relative to the tree it runs in (the ref's scratch worktree or this one).
     for (const run of [...benchRuns(false), ...hotPaths(false).map((p) => p.run)]) {
