@@ -30,6 +30,7 @@ import {
 } from './regression.js';
 import { hotPaths, postgresReachable, spawnRun } from './runs.js';
 import { machineInfo } from './summary.js';
+import { treeFingerprint } from './treeFingerprint.js';
 
 /** Thrown when the trees cannot be compared at all (exit code 2). */
 export class AgainstSetupError extends Error {}
@@ -132,6 +133,8 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
   fs.mkdirSync(resultsDir, { recursive: true });
   const treeCommit = git(root, ['rev-parse', 'HEAD']);
   const dirty = git(root, ['status', '--porcelain']) !== '';
+  // The working tree runs from its sources: an edit or a commit while the rounds run would measure two codes.
+  const treeAtStart = treeFingerprint(root, resultsDir);
 
   // The PostgreSQL of a `postgres` hot path (webhooks), read as bench:all's PostgreSQL runs read it.
   const postgresPaths = paths.filter((p) => p.run.postgres).map((p) => p.id);
@@ -233,15 +236,24 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
       quick: options.quick,
       loadAverage,
     });
+    const treeChanged = treeFingerprint(root, resultsDir) !== treeAtStart;
     const notes =
       (options.deps === 'ours'
         ? '\n\nBoth trees ran on this tree’s node_modules (`--deps ours`): the figures compare code, not dependencies.'
-        : '') + (databaseNote === '' ? '' : `\n\n${databaseNote}`);
+        : '') +
+      (databaseNote === '' ? '' : `\n\n${databaseNote}`) +
+      (treeChanged
+        ? '\n\n**The working tree changed while the rounds ran** (a commit, or files edited): its figures mix two codes.'
+        : '');
     process.stdout.write(
       `\n${table}${notes}\n\nFigures (JSON, one file per hot path, tree and round): ${resultsDir}\n`,
     );
     fs.writeFileSync(path.join(resultsDir, 'against.md'), `${table}${notes}\n`);
     if (failures.length > 0) process.stdout.write(`without figures: ${failures.join('; ')}\n`);
+    if (treeChanged) {
+      process.stdout.write('the working tree changed while the rounds ran: run again on a tree left alone\n');
+      return 2;
+    }
 
     const worse = regressions(comparisons);
     if (worse.length > 0) {
