@@ -35,10 +35,14 @@ import type { Address, Call, Hash } from './types.js';
 const GAS_PER_USAGE_RECORD = 40_000n;
 /**
  * Gas of a further record of a slot the same call already wrote (warm SLOAD and SSTORE of a dirty word: 100
- * each, the event ≈ 2,300, the loop): ≈ 3,500, with room to spare. The bundler packs bundles by the sum
- * of their operations' limits, so a batch's limit decides how many batches share a bundle and a block.
+ * each, the event ≈ 2,300, the loop): a full batch measured ≈ 4,070 a record on chain, calldata included,
+ * ≈ 3,560 without it (`test/content/usageBatchKey.test.ts` keeps this bound between 1.5× and 2× of it). Not more
+ * room than that: a bundle must ask its last operation's whole limit (the EntryPoint starts an operation's
+ * call only with its whole `callGasLimit` left), and a block holds bundles by what they ask. At 15,000 a
+ * 400-record batch asked 3.7× what it used and a 2-second block took about 3,600 records; at 7,000 about
+ * 4,900 (docs/performance-content.md, round 6).
  */
-const GAS_PER_REPEATED_USAGE_RECORD = 15_000n;
+export const GAS_PER_REPEATED_USAGE_RECORD = 7_000n;
 /**
  * Per `recordUsage` call and per operation (executeBatch, calldata copying, the cuid check, the batch key, the
  * cuid's unsettled-usage total: up to 22,100 when it goes from zero).

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentTokenGateway, cuidHashOf } from '../../src/chain/contentTokenGateway.js';
+import {
+  ContentTokenGateway,
+  cuidHashOf,
+  GAS_PER_REPEATED_USAGE_RECORD,
+} from '../../src/chain/contentTokenGateway.js';
 import { OperationReverted } from '../../src/errors.js';
 import type { UsageBatch } from '../../src/services/content/ports.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -114,6 +118,30 @@ describe('usage batches are named on chain', () => {
       details: { revert_reason: reason, tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
     });
     expect(await onChain(server, provider.cuid, player.slot)).toEqual(before);
+  });
+
+  it('a full batch of one slot fits its computed gas: each further record costs between half and two thirds of its bound', async () => {
+    // The batcher's largest batch (400 records), all of one slot: every record after the first is a repeated
+    // one, priced at GAS_PER_REPEATED_USAGE_RECORD in the operation's callGasLimit.
+    const gasOf = async (records: number) => {
+      const recorded = await gateway.recordUsage(await batchOf(Array.from({ length: records }, () => 1n)));
+      expect(recorded.events).toHaveLength(records);
+      const receipt = await server.services.chain.gateway.client.getTransactionReceipt({
+        hash: recorded.write.txHash,
+      });
+      expect(receipt.status).toBe('success');
+      return receipt.gasUsed;
+    };
+    const one = await gasOf(1);
+    const full = await gasOf(400);
+    // What each further record cost the whole transaction (its calldata included, which the call's limit
+    // does not even pay for).
+    const perRecord = (full - one) / 399n;
+    expect(perRecord).toBeGreaterThan(1_000n);
+    expect(perRecord * 3n).toBeLessThan(GAS_PER_REPEATED_USAGE_RECORD * 2n);
+    // Nor much more room than that: a bundle asks its last operation's whole limit, and a block holds bundles
+    // by what they ask (at 15,000, 3.7× what a full batch used, a 2-second block took 3,600 records, not 5,000).
+    expect(GAS_PER_REPEATED_USAGE_RECORD).toBeLessThan(perRecord * 2n);
   });
 
   it('a batch never sent is not found, and is not pending', async () => {
