@@ -27,6 +27,7 @@ import { chainUnavailable } from '../errors.js';
 import type { ChainClient } from './chainClient.js';
 import { atGateway, isRevert, isTransportError, revertDataOf, translateChainError } from './chainErrors.js';
 import { decodeRevertReason } from './revertReason.js';
+import type { HeadReader } from './headReader.js';
 
 const userOperationEventAbi = getAbiItem({ abi: entryPointAbi, name: 'UserOperationEvent' });
 import type { Address, ContractAddresses, Hash, Hex } from './types.js';
@@ -94,11 +95,13 @@ export class ChainGateway {
     readonly contracts: ContractAddresses,
     /** `DauthAccountFactory.accountImplementation()`: part of every wallet's creation code. */
     readonly accountImplementation: Address,
+    /** How the head is polled (`headReader.ts`): the client's `getBlockNumber` unless given a leaner one. */
+    private readonly readHead: HeadReader = () => client.getBlockNumber({ cacheTime: 0 }),
   ) {}
 
   /** Readiness: the node answers (uncached). */
   async probe(): Promise<void> {
-    await atGateway(() => this.client.getBlockNumber({ cacheTime: 0 }));
+    await atGateway(this.readHead);
   }
 
   /** Forgets cached chain state (after the embedded chain restarted from an older state). */
@@ -214,7 +217,7 @@ export class ChainGateway {
 
   /** The latest block number (uncached). */
   async blockNumber(): Promise<bigint> {
-    return atGateway(() => this.client.getBlockNumber({ cacheTime: 0 }));
+    return atGateway(this.readHead);
   }
 
   /** The EntryPoint's next nonce of `sender` under `key` (key << 64 | sequence; key 0: the usual sequence). */

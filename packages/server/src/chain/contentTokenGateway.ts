@@ -428,7 +428,7 @@ export class ContentTokenGateway {
   }
 
   blockNumber(): Promise<bigint> {
-    return atGateway(() => this.gateway.client.getBlockNumber({ cacheTime: 0 }));
+    return this.gateway.blockNumber();
   }
 
   nativeBalance(address: Address): Promise<bigint> {

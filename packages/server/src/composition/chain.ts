@@ -8,6 +8,7 @@ import { createChainClient, readChainId } from '../chain/chainClient.js';
 import { isTransportError } from '../chain/chainErrors.js';
 import { hostOf, RpcFailover, type RpcEndpointStatus } from '../chain/rpcFailover.js';
 import { ChainGateway } from '../chain/chainGateway.js';
+import { createHeadReader } from '../chain/headReader.js';
 import { ContractCalls } from '../chain/contractCalls.js';
 import {
   type DeploymentRecordStore,
@@ -280,7 +281,13 @@ export async function createChainServices(
       operatorOwner.address,
     );
 
-    const gateway = new ChainGateway(client, chainId, contracts, implementation);
+    const gateway = new ChainGateway(
+      client,
+      chainId,
+      contracts,
+      implementation,
+      createHeadReader(failover ?? rpcUrl, client),
+    );
     const sponsor =
       options.sponsor?.({ paymaster: contracts.paymaster, chainId }) ??
       new PaymasterSponsor(contracts.paymaster, chainId, paymasterSigner, async () =>

@@ -97,7 +97,7 @@ export class RelayerSubmitter {
     this.#fees = options.feePolicy ?? new FeePolicy({ maxFeePerGas: undefined, replaceAfterBlocks: 2 });
     this.#nonces = new RelayerNonces(() => this.#chainNonce('pending'));
     this.#heads = new HeadWatch(
-      () => this.options.client.getBlockNumber({ cacheTime: 0 }),
+      () => this.options.gateway.blockNumber(),
       Math.max(this.#o.pollIntervalMs.min, 100),
     );
   }
