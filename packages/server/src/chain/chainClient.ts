@@ -12,6 +12,9 @@ import type { RpcFailover } from './rpcFailover.js';
 
 export type ChainClient = PublicClient<Transport, Chain>;
 
+/** How long any JSON-RPC call waits for the node before it is `chain_unavailable`. */
+export const RPC_TIMEOUT_MS = 10_000;
+
 export interface ChainClientOptions {
   /** Per-request timeout; a node that does not answer in time is `chain_unavailable`. */
   timeoutMs?: number;
@@ -26,7 +29,7 @@ export function createChainClient(
   chainId: number,
   options: ChainClientOptions = {},
 ): ChainClient {
-  const timeout = options.timeoutMs ?? 10_000;
+  const timeout = options.timeoutMs ?? RPC_TIMEOUT_MS;
   const rpcUrl = typeof rpc === 'string' ? rpc : rpc.urls[0]!;
   // Several endpoints (CHAIN_RPC_URLS): the failover transport; one: the plain transport as before.
   const transport =
@@ -66,7 +69,7 @@ function tracedTransport(transport: Transport): Transport {
 }
 
 /** Reads the chain id of the node at `rpcUrl` (a silent node throws a transport error). */
-export async function readChainId(rpc: string | RpcFailover, timeoutMs = 10_000): Promise<number> {
+export async function readChainId(rpc: string | RpcFailover, timeoutMs = RPC_TIMEOUT_MS): Promise<number> {
   const client = createChainClient(rpc, 0, { timeoutMs });
   return client.getChainId();
 }

@@ -169,6 +169,16 @@ function reasonOf(err: unknown): string {
   return isTransportError(err) ? 'unreachable' : 'error';
 }
 
+/** An RPC URL as scheme and host only: providers put API keys in the path or the userinfo. */
+export function redact(rpcUrl: string): string {
+  try {
+    const url = new URL(rpcUrl);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
 /** `host:port` of an RPC URL: providers put API keys in the path or the userinfo. */
 export function hostOf(url: string): string {
   try {

@@ -4,9 +4,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { type Config, ownRelayerKey } from '../config.js';
 import type { Db } from '../db/database.js';
 import { checksumAddress, sameAddress } from '../chain/address.js';
-import { createChainClient, readChainId } from '../chain/chainClient.js';
+import { createChainClient, readChainId, RPC_TIMEOUT_MS } from '../chain/chainClient.js';
 import { isTransportError } from '../chain/chainErrors.js';
-import { hostOf, RpcFailover, type RpcEndpointStatus } from '../chain/rpcFailover.js';
+import { hostOf, redact, RpcFailover, type RpcEndpointStatus } from '../chain/rpcFailover.js';
 import { ChainGateway } from '../chain/chainGateway.js';
 import { createHeadReader } from '../chain/headReader.js';
 import { ContractCalls } from '../chain/contractCalls.js';
@@ -193,7 +193,7 @@ export async function createChainServices(
     } else {
       rpcUrl = config.chain.rpcUrl;
       if (config.chain.rpcUrls.length > 1) {
-        failover = new RpcFailover(config.chain.rpcUrls, 10_000, (status) => {
+        failover = new RpcFailover(config.chain.rpcUrls, RPC_TIMEOUT_MS, (status) => {
           if (status.up) logger.info({ endpoint: status.name }, 'chain RPC endpoint answers again');
           else
             logger.warn(
@@ -514,15 +514,5 @@ function refuseDevKeysOffDevChain(chainId: number, keys: ChainKeys): void {
       `Refusing to start: ${offending.join(', ')} ${offending.length > 1 ? 'are' : 'is a'} ` +
         `well-known development key${offending.length > 1 ? 's' : ''}, and chain ${chainId} is not the development chain (31337)`,
     );
-  }
-}
-
-/** An RPC URL without credentials (they may sit in the userinfo or the path). */
-function redact(rpcUrl: string): string {
-  try {
-    const url = new URL(rpcUrl);
-    return `${url.protocol}//${url.host}`;
-  } catch {
-    return 'the configured URL';
   }
 }

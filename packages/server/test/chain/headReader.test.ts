@@ -118,10 +118,12 @@ describe('the head reader against hostile or broken endpoints', () => {
     }
   });
 
-  it('a JSON-RPC error, a non-JSON answer or an oversized one is chain_unavailable, and names no secret', async () => {
+  it('a JSON-RPC error, a non-JSON or malformed answer or an oversized one is chain_unavailable, and names no secret', async () => {
     const answers: ((res: http.ServerResponse) => void)[] = [
       (res) => res.end('{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limited"}}'),
       (res) => res.end('<html>gateway</html>'),
+      (res) => res.end('{"jsonrpc":"2.0","id":1,"result":"latest"}'),
+      (res) => res.end('null'),
       (res) => res.end(`{"result":"0x1","pad":"${'x'.repeat(100_000)}"}`),
     ];
     for (const answer of answers) {
@@ -191,10 +193,11 @@ describe('the head reader against hostile or broken endpoints', () => {
   });
 
   it('reads only well-formed block numbers', () => {
-    expect(blockNumberOf('{"jsonrpc":"2.0","id":3,"result":"0x10"}')).toBe(16n);
-    expect(blockNumberOf('{"result":"16"}')).toBeUndefined();
-    expect(blockNumberOf('{"result":"0x"}')).toBeUndefined();
-    expect(blockNumberOf('{"error":{"code":-1}}')).toBeUndefined();
-    expect(blockNumberOf('not json')).toBeUndefined();
+    expect(blockNumberOf('0x10')).toBe(16n);
+    expect(blockNumberOf('16')).toBeUndefined();
+    expect(blockNumberOf('0x')).toBeUndefined();
+    expect(blockNumberOf(`0x${'f'.repeat(65)}`)).toBeUndefined();
+    expect(blockNumberOf(16)).toBeUndefined();
+    expect(blockNumberOf(undefined)).toBeUndefined();
   });
 });
