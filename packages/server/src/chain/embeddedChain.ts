@@ -4,6 +4,7 @@ import { type AnvilInstance, getFreePort, startAnvil } from '@dauth/contracts';
 import type { Logger } from 'pino';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
+import { DirectRpc, DirectRpcError } from './journal/directRpc.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
 
@@ -53,6 +54,8 @@ export class EmbeddedChain {
   #checking = false;
   #failures = 0;
   #restarting: Promise<void> | undefined;
+  /** The watchdog's kept-alive connection: a `fetch` a second was a visible share of an idle server's CPU. */
+  readonly #probe: DirectRpc;
   readonly #options: Required<Omit<EmbeddedChainOptions, 'logger' | 'lock'>> & { logger: Logger };
 
   private constructor(
@@ -69,6 +72,7 @@ export class EmbeddedChain {
     this.statePath = path.join(options.dataDir, 'chain', 'state.json');
     this.anvilPidPath = path.join(options.dataDir, 'chain', 'anvil.pid');
     this.rpcUrl = `http://127.0.0.1:${port}`;
+    this.#probe = new DirectRpc(this.rpcUrl, { timeoutMs: 2_000, maxAnswerBytes: 64 * 1024 });
   }
 
   /** Starts anvil on a free loopback port; `hadState` tells whether it resumed an earlier chain. */
@@ -122,6 +126,7 @@ export class EmbeddedChain {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     await this.stop();
+    this.#probe.close();
     this.#ownLock?.release();
     this.#options.logger.info({ statePath: this.statePath }, 'embedded chain stopped; state saved');
   }
@@ -164,7 +169,7 @@ export class EmbeddedChain {
     if (!this.#running || this.#checking || this.#closed) return;
     this.#checking = true;
     try {
-      const answer = await probeRpc(this.rpcUrl, 2_000);
+      const answer = await probeRpc(this.#probe);
       if (answer === 'ok') {
         this.#failures = 0;
         return;
@@ -206,17 +211,15 @@ export class EmbeddedChain {
 
 export type RpcProbe = 'ok' | 'refused' | 'timeout';
 
-/** Whether a JSON-RPC node answers `eth_chainId` at `rpcUrl` within `timeoutMs`, refuses, or stays silent. */
-export async function probeRpc(rpcUrl: string, timeoutMs: number): Promise<RpcProbe> {
+/** Whether a JSON-RPC node answers `eth_chainId` within the client's timeout, refuses, or stays silent. */
+export async function probeRpc(node: DirectRpc): Promise<RpcProbe> {
+  const ask = () => node.call('eth_chainId', []);
   try {
-    const response = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await response.arrayBuffer();
-    return response.ok ? 'ok' : 'timeout';
+    // A kept-alive connection anvil closed while it idled: ask once more on a new one.
+    await ask().catch((err: unknown) =>
+      err instanceof DirectRpcError && err.reusedSocket ? ask() : Promise.reject(err),
+    );
+    return 'ok';
   } catch (err) {
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
     return code === 'ECONNREFUSED' ? 'refused' : 'timeout';
