@@ -8,6 +8,7 @@ import { buildApp } from './http/app.js';
 import { startupHandler } from './http/startupHandler.js';
 import type { App } from './http/types.js';
 import { loggerOptions, prettyLogs } from './logger.js';
+import { collectStartupGarbage } from './startupGarbage.js';
 
 export interface RunningServer {
   app: App;
@@ -71,6 +72,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     await app.ready();
     if (!appHandler) throw new Error('Fastify did not hand over its request handler');
+    logger.debug({ ms: Math.round(collectStartupGarbage()) }, 'start-up garbage collected');
     // From here on every request, on new and kept-alive connections alike, is the app's.
     handler = appHandler;
   } catch (err) {
