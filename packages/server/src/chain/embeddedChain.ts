@@ -4,7 +4,7 @@ import { type AnvilInstance, getFreePort, startAnvil } from '@dauth/contracts';
 import type { Logger } from 'pino';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
-import { DirectRpc, DirectRpcError } from './journal/directRpc.js';
+import { DirectRpc, DirectRpcError } from './directRpc.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
 

@@ -1,6 +1,6 @@
 import { HttpRequestError, TimeoutError } from 'viem';
 import { type ChainClient, RPC_TIMEOUT_MS } from './chainClient.js';
-import { DirectRpc, DirectRpcError } from './journal/directRpc.js';
+import { DirectRpc, DirectRpcError } from './directRpc.js';
 import { redact, type RpcFailover } from './rpcFailover.js';
 
 /** The chain's latest block number, asked of the node now (never cached). */

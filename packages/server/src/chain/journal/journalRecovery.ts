@@ -3,7 +3,7 @@ import { classifySendError, errorText } from '../chainErrors.js';
 import type { ChainClient } from '../chainClient.js';
 import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
-import { DirectRpc, type RpcOutcome } from './directRpc.js';
+import { DirectRpc, type RpcOutcome } from '../directRpc.js';
 import type { JournaledSender } from './journaledSender.js';
 import { activeSpan, linksOf } from '../../observability/spans.js';
 import type { JournalEntry } from './transactionJournal.js';
