@@ -9,6 +9,9 @@ export interface RpcCall {
 /** One call's answer in a batch: its result, or the node's error message. */
 export type RpcOutcome = { result: unknown } | { error: string };
 
+/** A bound for answers to one-value reads (`eth_blockNumber`, `eth_chainId`: under 100 bytes). */
+export const SMALL_ANSWER_BYTES = 64 * 1024;
+
 export interface DirectRpcOptions {
   /** Give up on a request after this long. Default: wait (the recovery's calls wait for the node). */
   timeoutMs?: number;
@@ -22,7 +25,7 @@ export interface DirectRpcOptions {
  * A failed call. The message never names the URL (an API key may sit in its path or userinfo).
  * `reusedSocket`: the request went out on a kept-alive connection the node had closed while it idled, so it
  * never reached the node; the caller may send it again on a new one if the call is idempotent (Node's
- * documented pattern). The client does not retry itself: some calls (`anvil_mine`, a send) are not.
+ * documented pattern): `read` does, `call` does not, since some calls (`anvil_mine`, a send) are not idempotent.
  */
 export class DirectRpcError extends Error {
   override readonly name = 'DirectRpcError';
@@ -72,6 +75,19 @@ export class DirectRpc {
   }
 
   /**
+   * `call` for a method that may run twice (a read): a request lost on a kept-alive connection the node closed
+   * while it idled is sent once more, on a new connection.
+   */
+  async read(method: string, params: unknown[]): Promise<unknown> {
+    try {
+      return await this.call(method, params);
+    } catch (err) {
+      if (err instanceof DirectRpcError && err.reusedSocket) return this.call(method, params);
+      throw err;
+    }
+  }
+
+  /**
    * Several calls in one request. The node may run them concurrently (anvil does), so only calls whose
    * order does not matter may share a batch.
    */
@@ -79,7 +95,7 @@ export class DirectRpc {
     const first = this.#id + 1;
     const body = calls.map((c) => ({ jsonrpc: '2.0', id: ++this.#id, method: c.method, params: c.params }));
     const answers = (await this.#post(body)) as RpcAnswer[];
-    if (!Array.isArray(answers)) throw new Error('the node did not answer the batch with a list');
+    if (!Array.isArray(answers)) throw new DirectRpcError('the node did not answer the batch with a list');
     const byId = new Map(answers.map((a) => [a.id, a]));
     return calls.map((c, i) => {
       const answer = byId.get(first + i);

@@ -4,7 +4,7 @@ import { type AnvilInstance, getFreePort, startAnvil } from '@dauth/contracts';
 import type { Logger } from 'pino';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
-import { DirectRpc, DirectRpcError } from './directRpc.js';
+import { DirectRpc, SMALL_ANSWER_BYTES } from './directRpc.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
 
@@ -72,7 +72,7 @@ export class EmbeddedChain {
     this.statePath = path.join(options.dataDir, 'chain', 'state.json');
     this.anvilPidPath = path.join(options.dataDir, 'chain', 'anvil.pid');
     this.rpcUrl = `http://127.0.0.1:${port}`;
-    this.#probe = new DirectRpc(this.rpcUrl, { timeoutMs: 2_000, maxAnswerBytes: 64 * 1024 });
+    this.#probe = new DirectRpc(this.rpcUrl, { timeoutMs: 2_000, maxAnswerBytes: SMALL_ANSWER_BYTES });
   }
 
   /** Starts anvil on a free loopback port; `hadState` tells whether it resumed an earlier chain. */
@@ -213,12 +213,9 @@ export type RpcProbe = 'ok' | 'refused' | 'timeout';
 
 /** Whether a JSON-RPC node answers `eth_chainId` within the client's timeout, refuses, or stays silent. */
 export async function probeRpc(node: DirectRpc): Promise<RpcProbe> {
-  const ask = () => node.call('eth_chainId', []);
   try {
-    // A kept-alive connection anvil closed while it idled: ask once more on a new one.
-    await ask().catch((err: unknown) =>
-      err instanceof DirectRpcError && err.reusedSocket ? ask() : Promise.reject(err),
-    );
+    // `read`: asked again on a new connection if anvil closed the kept-alive one while it idled.
+    await node.read('eth_chainId', []);
     return 'ok';
   } catch (err) {
     const code = (err as { cause?: { code?: unknown } }).cause?.code;

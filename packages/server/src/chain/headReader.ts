@@ -1,13 +1,10 @@
 import { HttpRequestError, TimeoutError } from 'viem';
 import { type ChainClient, RPC_TIMEOUT_MS } from './chainClient.js';
-import { DirectRpc, DirectRpcError } from './directRpc.js';
+import { DirectRpc, DirectRpcError, SMALL_ANSWER_BYTES } from './directRpc.js';
 import { redact, type RpcFailover } from './rpcFailover.js';
 
 /** The chain's latest block number, asked of the node now (never cached). */
 export type HeadReader = () => Promise<bigint>;
-
-/** An `eth_blockNumber` answer is ~60 bytes; anything near this is not one. */
-const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * The head poll's reader. The content watch asks for the head ten times a second for as long as the process
@@ -32,21 +29,16 @@ export function createHeadReader(
 
 function leanHeadReader(rpcUrl: string, timeoutMs: number): HeadReader {
   // Two connections: the content watch's poll and the relayer's head watch may ask at the same moment.
-  const node = new DirectRpc(rpcUrl, { timeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES, maxSockets: 2 });
+  const node = new DirectRpc(rpcUrl, { timeoutMs, maxAnswerBytes: SMALL_ANSWER_BYTES, maxSockets: 2 });
   const shown = redact(rpcUrl);
   const ask = async (): Promise<bigint> => {
-    const head = blockNumberOf(await node.call('eth_blockNumber', []));
+    // `read`: asked again on a new connection if the node dropped the kept-alive one (`eth_blockNumber` is
+    // idempotent).
+    const head = blockNumberOf(await node.read('eth_blockNumber', []));
     if (head === undefined) throw new DirectRpcError('not an eth_blockNumber answer');
     return head;
   };
-  return () =>
-    ask()
-      // A kept-alive connection the node closed while it idled fails the request sent on it: ask once more on
-      // a new one (`eth_blockNumber` is idempotent).
-      .catch((err: unknown) =>
-        err instanceof DirectRpcError && err.reusedSocket ? ask() : Promise.reject(err),
-      )
-      .catch((err: unknown) => Promise.reject(asViemError(err, shown)));
+  return () => ask().catch((err: unknown) => Promise.reject(asViemError(err, shown)));
 }
 
 function asViemError(err: unknown, shown: string): Error {
