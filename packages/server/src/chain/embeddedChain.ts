@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
 import { DirectRpc, SMALL_ANSWER_BYTES } from './directRpc.js';
+import { restoreLastGoodDump } from './stateDump.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
 
@@ -138,6 +139,22 @@ export class EmbeddedChain {
   }
 
   async #startAnvil(): Promise<AnvilInstance> {
+    try {
+      return await this.#startAnvilOnce();
+    } catch (err) {
+      // Killed during one of anvil's in-place dumps: start from the last complete dump the service kept;
+      // the journal holds every transaction after it (docs/chain.md, "A dump cut short").
+      const damaged = restoreLastGoodDump(this.statePath);
+      if (damaged === undefined) throw err;
+      this.#options.logger.error(
+        { statePath: this.statePath, damaged },
+        "the embedded chain's state file was cut short; starting from the last complete dump, the journal gives back the rest",
+      );
+      return await this.#startAnvilOnce();
+    }
+  }
+
+  async #startAnvilOnce(): Promise<AnvilInstance> {
     try {
       return await startAnvil({
         port: this.port,

@@ -4,6 +4,7 @@ import type { ChainClient } from '../chainClient.js';
 import type { JournaledSender } from './journaledSender.js';
 import { activeSpan, inSpanUnder } from '../../observability/spans.js';
 import type { JournalObserver, JournalRecovery } from './journalRecovery.js';
+import { dumpHead, keepLastGoodDump } from '../stateDump.js';
 
 export interface JournalMaintenanceOptions {
   /** How often the journal is checked against the chain and compacted. */
@@ -154,18 +155,35 @@ export class JournalMaintenance {
     return removed;
   }
 
-  /** The head block of anvil's last complete state dump, when it changed since the last look. */
+  /**
+   * The head block of anvil's last complete state dump, when it changed since the last look. The dump is
+   * first kept as the last good copy (anvil rewrites its own file in place, so a kill during a dump cuts
+   * it short): entries are compacted only up to a head a restart can always resume from.
+   */
   async #savedHead(statePath: string): Promise<bigint | undefined> {
+    let text: string;
+    let mtimeMs: number;
     try {
-      const { mtimeMs } = await fs.stat(statePath);
+      ({ mtimeMs } = await fs.stat(statePath));
       if (mtimeMs === this.#stateMtime) return undefined;
-      const state = JSON.parse(await fs.readFile(statePath, 'utf8')) as { best_block_number?: unknown };
-      if (typeof state.best_block_number !== 'number') return undefined;
-      this.#stateMtime = mtimeMs;
-      return BigInt(state.best_block_number);
+      text = await fs.readFile(statePath, 'utf8');
     } catch {
-      // Missing, or being written right now (not valid JSON yet): try again next round.
+      return undefined; // no dump yet
+    }
+    // Being written right now (not valid JSON yet): try again next round.
+    const head = dumpHead(text);
+    if (head === undefined) return undefined;
+    try {
+      await keepLastGoodDump(statePath, text);
+    } catch (err) {
+      // Disk full, say: the journal keeps everything until a copy can be written.
+      this.logger.warn(
+        { err },
+        'could not keep a copy of the chain state dump; the journal is not compacted',
+      );
       return undefined;
     }
+    this.#stateMtime = mtimeMs;
+    return head;
   }
 }

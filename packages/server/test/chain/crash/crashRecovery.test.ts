@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dauthContentTokenAbi, getFreePort, resolveAnvilBinary } from '@dauth/contracts';
+import { type AnvilInstance, dauthContentTokenAbi, getFreePort, startAnvil } from '@dauth/contracts';
 import pino from 'pino';
 import { createPublicClient, getAddress, http, type Address, type Hex } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_CHAIN_KEYS } from '../../../src/chain/devAccounts.js';
+import { dumpHead } from '../../../src/chain/stateDump.js';
 import { loadConfig } from '../../../src/config.js';
 import { startServer } from '../../../src/server.js';
 import { createPgSchema } from '../../helpers/databases.js';
@@ -201,41 +201,18 @@ const pgRequired = (inCi && !embeddedOnly) || postgresAvailable;
 describe.runIf(pgRequired)(
   'SIGKILL with PostgreSQL and an external anvil restarted from an old state file',
   () => {
-    let anvil: ChildProcess | undefined;
+    let anvil: AnvilInstance | undefined;
     const dirs: string[] = [];
     afterAll(() => {
-      if (anvil?.pid) {
-        try {
-          process.kill(-anvil.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
+      if (anvil) killNow(anvil);
       dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
     });
-
-    const startExternalAnvil = (port: number, args: string[]): Promise<ChildProcess> => {
-      const child = spawn(
-        resolveAnvilBinary(),
-        ['--host', '127.0.0.1', '--port', String(port), '--chain-id', '31337', ...args],
-        { detached: true, stdio: 'ignore' },
-      );
-      return (async () => {
-        for (let i = 0; i < 200; i++) {
-          try {
-            const res = await fetch(`http://127.0.0.1:${port}`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-            });
-            if (res.ok) return child;
-          } catch {
-            // not yet
-          }
-          await sleep(50);
-        }
-        throw new Error('external anvil did not start');
-      })();
+    const killNow = (node: AnvilInstance) => {
+      try {
+        process.kill(node.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
     };
 
     for (const point of chosen(1)) {
@@ -245,7 +222,7 @@ describe.runIf(pgRequired)(
         const statePath = path.join(dataDir, 'external-state.json');
         const oldState = path.join(dataDir, 'external-state-old.json');
         const port = await getFreePort('127.0.0.1');
-        anvil = await startExternalAnvil(port, ['--state', statePath, '--state-interval', '1']);
+        anvil = await startAnvil({ port, chainId: 31337, statePath, args: ['--state-interval', '1'] });
         const schema = await createPgSchema();
         const env: Record<string, string> = {
           ...baseEnv(dataDir),
@@ -258,17 +235,25 @@ describe.runIf(pgRequired)(
           OPERATOR_OWNER_PRIVATE_KEY: EMBEDDED_CHAIN_KEYS.operatorOwner,
         };
         try {
+          // The "old state file": the first complete dump the node had saved once the users were created
+          // (anvil rewrites the file in place every second; a copy taken mid-write is half a file).
+          let usersCreated = false;
+          let copied = false;
           const run = await runUntilKilled(env, killAt(point), Math.floor(Math.random() * 1000), {
-            // The "old state file": what the node had saved when the users were created.
             onLine: (line) => {
-              if (line.step === 'users' && fs.existsSync(statePath)) fs.copyFileSync(statePath, oldState);
+              usersCreated ||= line.step === 'users';
+              if (!usersCreated || copied || !fs.existsSync(statePath)) return;
+              const dump = fs.readFileSync(statePath, 'utf8');
+              if (dumpHead(dump) === undefined) return;
+              fs.writeFileSync(oldState, dump);
+              copied = true;
             },
           });
           expect(run.killedAfter, `the child never reached ${point}: ${run.stderr}`).toBeDefined();
-          process.kill(-anvil.pid!, 'SIGKILL');
-          await sleep(200);
-          expect(fs.existsSync(oldState)).toBe(true);
-          anvil = await startExternalAnvil(port, ['--load-state', oldState]);
+          killNow(anvil);
+          await anvil.stop(); // resolves once the process is gone and its port free
+          expect(copied).toBe(true);
+          anvil = await startAnvil({ port, chainId: 31337, args: ['--load-state', oldState] });
           const server = await restart(env, schema.schema);
           try {
             const recovery = server.services.chain.journal.startupRecovery;
