@@ -25,7 +25,8 @@ export function dumpHead(text: string): bigint | undefined {
 /** Writes `text` (a complete dump) as the last good copy: a temporary file, fsynced, then renamed over it. */
 export async function keepLastGoodDump(statePath: string, text: string): Promise<void> {
   const target = lastGoodDumpPath(statePath);
-  const temporary = `${target}.${process.pid}.tmp`;
+  // One process owns the chain directory (ChainOwnerLock): a fixed name, so a crash leaves no litter.
+  const temporary = `${target}.tmp`;
   const file = await fs.promises.open(temporary, 'w');
   try {
     await file.writeFile(text);
