@@ -64,6 +64,15 @@ export async function startTestChain(
   }
 }
 
+/** How many transactions the chain journal holds. */
+export async function journalEntryCount(database: DatabaseHandle): Promise<number> {
+  const row = await database.db
+    .selectFrom('chain_journal')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n);
+}
+
 /** A fresh random owner EOA. */
 /** The `CONTRACT_*` settings that point a service at an existing deployment (external chain). */
 export function contractSettings(contracts: ContractAddresses): Record<string, string> {

@@ -4,7 +4,7 @@ import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
-import { freshKeys, randomOwner, startTestChain } from './chainTestHelpers.js';
+import { freshKeys, journalEntryCount, randomOwner, startTestChain } from './chainTestHelpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const savedHead = (statePath: string): number => {
@@ -102,15 +102,7 @@ describe('compaction of the journal on the embedded chain', () => {
     const test = await startTestChain({ embedded: { stateIntervalSeconds: 1 } });
     try {
       const { chain, database } = test;
-      const count = async () =>
-        Number(
-          (
-            await database.db
-              .selectFrom('chain_journal')
-              .select((eb) => eb.fn.countAll<number>().as('n'))
-              .executeTakeFirst()
-          )?.n,
-        );
+      const count = () => journalEntryCount(database);
       // The deployment's entries go once a dump holds them. The start compacts too, so on a slow
       // machine (a deployment longer than the 1 s dump interval) some may already be gone here.
       const deployed = await count();

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dumpHead, lastGoodDumpPath, restoreLastGoodDump } from '../../../src/chain/stateDump.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
-import { randomOwner, startTestChain } from '../chainTestHelpers.js';
+import { journalEntryCount, randomOwner, startTestChain } from '../chainTestHelpers.js';
 
 /**
  * anvil rewrites its state file in place (O_TRUNC, then write): a kill of the service and its anvil during
@@ -31,15 +31,7 @@ describe('a state dump cut short by a kill', () => {
       // Compaction only when the test asks for it.
       journalMaintenance: { intervalMs: 3_600_000 },
     };
-    const journalEntries = async () =>
-      Number(
-        (
-          await database.db
-            .selectFrom('chain_journal')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirst()
-        )?.n,
-      );
+    const journalEntries = () => journalEntryCount(database);
     const compacted = randomOwner().address;
     const journaled = randomOwner().address;
     try {
