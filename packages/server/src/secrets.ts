@@ -46,10 +46,12 @@ export function ensureSecrets(opts: {
     path.join(opts.dataDir, 'master.key'),
     path.join(opts.dataDir, 'admin-api-key'),
   ].filter((target) => tightenMode(target));
-  const master = opts.masterKey ?? readOrCreate(path.join(opts.dataDir, 'master.key'), () => hex(32)).value;
+  const master =
+    opts.masterKey ??
+    readOrCreate(path.join(opts.dataDir, 'master.key'), () => hex(32), MASTER_KEY_FILE).value;
   const admin = opts.adminApiKey
     ? { value: opts.adminApiKey, created: false }
-    : readOrCreate(path.join(opts.dataDir, 'admin-api-key'), () => hex(32));
+    : readOrCreate(path.join(opts.dataDir, 'admin-api-key'), () => hex(32), ADMIN_KEY_FILE);
   return {
     masterKey: Buffer.from(master, 'hex'),
     adminApiKey: admin.value,
@@ -62,18 +64,75 @@ function hex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
 }
 
-function readOrCreate(file: string, make: () => string): { value: string; created: boolean } {
-  try {
-    return { value: fs.readFileSync(file, 'utf8').trim(), created: false };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
+/** What a key file must hold: a file that does not is refused, never used (an empty key would seal nothing). */
+interface KeyFileFormat {
+  test: RegExp;
+  expected: string;
+}
+const MASTER_KEY_FILE: KeyFileFormat = { test: /^[0-9a-f]{64}$/i, expected: '64 hex digits' };
+const ADMIN_KEY_FILE: KeyFileFormat = { test: /^\S{16,}$/, expected: 'at least 16 characters' };
+
+/**
+ * Reads a generated key file, or creates it. Creation is atomic and durable: the key is written to a
+ * temporary file and fsynced, then hard-linked to its name (which fails if another process got there first;
+ * then its complete file is read) and the directory fsynced. Before, the file was created and then written:
+ * a process starting beside it could read it empty, and a power cut could lose a key the database already had
+ * data sealed under.
+ */
+function readOrCreate(
+  file: string,
+  make: () => string,
+  format: KeyFileFormat,
+): { value: string; created: boolean } {
+  const existing = readKeyFile(file, format);
+  if (existing !== undefined) return { value: existing, created: false };
   const value = make();
-  // 'wx' fails if another process won the race; then read what it wrote.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
-    return { value, created: true };
-  } catch {
-    return { value: fs.readFileSync(file, 'utf8').trim(), created: false };
+    const fd = fs.openSync(temporary, 'wx', 0o600);
+    try {
+      fs.writeFileSync(fd, `${value}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(temporary, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      return { value: readKeyFile(file, format)!, created: false };
+    }
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+  syncDirectory(path.dirname(file));
+  return { value, created: true };
+}
+
+/** The key a file holds, undefined when there is no file; a file that is not a key is refused. */
+function readKeyFile(file: string, format: KeyFileFormat): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const value = text.trim();
+  if (!format.test.test(value)) {
+    throw new Error(
+      `${file} is damaged: it must hold ${format.expected}. Restore it from the backup of this DATA_DIR; ` +
+        'if this DATA_DIR never held any data, delete the file to have a new one generated.',
+    );
+  }
+  return value;
+}
+
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
