@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from '../db/database.js';
+import { replaceFileDurably } from './durableFile.js';
 import type { Address, ContractAddresses } from './types.js';
 
 declare module '../db/database.js' {
@@ -59,9 +60,7 @@ export class FileDeploymentRecordStore implements DeploymentRecordStore {
 
   async save(record: DeploymentRecord): Promise<DeploymentRecord> {
     await fs.mkdir(path.dirname(this.file), { recursive: true });
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    await fs.writeFile(temporary, `${JSON.stringify(record, null, 2)}\n`);
-    await fs.rename(temporary, this.file);
+    await replaceFileDurably(this.file, `${JSON.stringify(record, null, 2)}\n`);
     return record;
   }
 }

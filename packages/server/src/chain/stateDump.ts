@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { replaceFileDurably } from './durableFile.js';
 
 /**
  * anvil rewrites its state file in place (open with O_TRUNC, then write, seen with strace): a kill during
@@ -22,26 +23,9 @@ export function dumpHead(text: string): bigint | undefined {
   }
 }
 
-/** Writes `text` (a complete dump) as the last good copy: a temporary file, fsynced, then renamed over it. */
+/** Writes `text` (a complete dump) as the last good copy, whole or not at all (`replaceFileDurably`). */
 export async function keepLastGoodDump(statePath: string, text: string): Promise<void> {
-  const target = lastGoodDumpPath(statePath);
-  // One process owns the chain directory (ChainOwnerLock): a fixed name, so a crash leaves no litter.
-  const temporary = `${target}.tmp`;
-  const file = await fs.promises.open(temporary, 'w');
-  try {
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await fs.promises.rename(temporary, target);
-  // The rename itself is durable once the directory is.
-  const dir = await fs.promises.open(path.dirname(target), 'r');
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
-  }
+  await replaceFileDurably(lastGoodDumpPath(statePath), text);
 }
 
 /**
