@@ -31,6 +31,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { loadConfig } from '../packages/server/src/config.js';
 import { writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
@@ -54,7 +55,8 @@ const probeRps = Number(values['probe-rps']);
 const idleSeconds = Number(values['idle-seconds']);
 const threadPoolSize = Number(values.threadpool);
 const pinWorkers = values.workers === undefined ? os.availableParallelism() : Number(values.workers);
-const pinWorkerNice = values.nice === undefined ? 10 : Number(values.nice);
+const pinWorkerNice =
+  values.nice === undefined ? loadConfig({ DATA_DIR: os.tmpdir() }).pinWorkerNice : Number(values.nice);
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cores = os.availableParallelism();

@@ -168,7 +168,7 @@ const envSchema = z.object({
   /** PBKDF2 worker threads of PIN derivations and BIP-39 seeds (crypto/pbkdf2Pool.ts); default: the core count. */
   PIN_WORKERS: z.coerce.number().int().min(1).max(256).optional(),
   /** Nice value of the PBKDF2 worker threads on Linux (0: the process's own priority). */
-  PIN_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  PIN_WORKER_NICE: z.coerce.number().int().min(0).max(19).default(19),
   /** PIN derivations (PBKDF2) allowed to wait for a worker; more answer 503 `overloaded`. */
   PBKDF2_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).default(256),
   /** scrypt cost as log2(N) for new password hashes; 17 (OWASP) by default. Older hashes are upgraded at sign-in. */
@@ -345,7 +345,7 @@ export interface Config {
   pbkdf2QueueMax: number;
   /** PBKDF2 worker threads (PIN_WORKERS, default the core count). */
   pinWorkers: number;
-  /** PIN_WORKER_NICE: the workers' nice value on Linux (default 10; 0 leaves their priority alone). */
+  /** PIN_WORKER_NICE: the workers' nice value on Linux (default 19; 0 leaves their priority alone). */
   pinWorkerNice: number;
   scryptQueueMax: number;
   /** scrypt N for new password hashes (2^SCRYPT_LOG_N). */

@@ -23,7 +23,7 @@ export interface Pbkdf2PoolOptions {
   perWorker?: number;
   /** Jobs allowed to wait for a worker; more are refused with 503 `overloaded` (default 256). */
   maxQueued?: number;
-  /** Nice value of the worker threads on Linux (default 10; 0 leaves them at the process's). */
+  /** Nice value of the worker threads on Linux (default 19; 0 leaves them at the process's). */
   nice?: number;
 }
 
@@ -84,7 +84,7 @@ export class Pbkdf2Pool {
   constructor(options: Pbkdf2PoolOptions = {}) {
     this.size = Math.max(1, options.size ?? availableParallelism());
     this.perWorker = Math.max(1, options.perWorker ?? 2);
-    this.#nice = options.nice ?? 10;
+    this.#nice = options.nice ?? 19;
     this.#queue = new WorkQueue(this.size * this.perWorker, options.maxQueued ?? 256);
     for (let i = 0; i < this.size; i++) this.#workers.push(this.#spawn());
   }

@@ -5,8 +5,8 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 const base = { DATA_DIR: '/tmp/dauth-config-test' };
 
 describe('PIN_WORKERS and PIN_WORKER_NICE (the PBKDF2 worker pool, docs/performance-pin.md)', () => {
-  it('defaults to one worker per core at nice 10', () => {
-    expect(loadConfig(base)).toMatchObject({ pinWorkers: availableParallelism(), pinWorkerNice: 10 });
+  it('defaults to one worker per core at nice 19', () => {
+    expect(loadConfig(base)).toMatchObject({ pinWorkers: availableParallelism(), pinWorkerNice: 19 });
   });
 
   it('takes explicit values, 0 leaving the workers at the process priority', () => {
