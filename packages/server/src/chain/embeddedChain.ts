@@ -147,7 +147,7 @@ export class EmbeddedChain {
       const damaged = restoreLastGoodDump(this.statePath);
       if (damaged === undefined) throw err;
       this.#options.logger.error(
-        { statePath: this.statePath, damaged },
+        { statePath: this.statePath, damaged, err },
         "the embedded chain's state file was cut short; starting from the last complete dump, the journal gives back the rest",
       );
       return await this.#startAnvilOnce();
