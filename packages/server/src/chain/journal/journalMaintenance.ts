@@ -47,6 +47,8 @@ export class JournalMaintenance {
   observer: JournalObserver = {};
   #running: Promise<void> | undefined;
   #stateMtime = 0;
+  /** The head of the last good copy written (anvil dumps every few seconds, new blocks or not). */
+  #keptHead: bigint | undefined;
 
   constructor(
     private readonly client: ChainClient,
@@ -173,6 +175,11 @@ export class JournalMaintenance {
     // Being written right now (not valid JSON yet): try again next round.
     const head = dumpHead(text);
     if (head === undefined) return undefined;
+    // An idle chain's dumps repeat the kept copy's head: nothing to copy again, nothing more to compact.
+    if (head === this.#keptHead) {
+      this.#stateMtime = mtimeMs;
+      return undefined;
+    }
     try {
       await keepLastGoodDump(statePath, text);
     } catch (err) {
@@ -184,6 +191,7 @@ export class JournalMaintenance {
       return undefined;
     }
     this.#stateMtime = mtimeMs;
+    this.#keptHead = head;
     return head;
   }
 }
