@@ -39,6 +39,7 @@ import {
   type ExternalBundlerOptions,
 } from '../chain/operations/externalBundler.js';
 import { ownerFromAccount } from '../chain/operations/operationOwner.js';
+import { replicaNonceKey } from '../chain/operations/nonceKeys.js';
 import { OperationPipeline } from '../chain/operations/operationPipeline.js';
 import { OperationSigner } from '../chain/operations/operationSigner.js';
 import { OperatorWallet } from '../chain/operations/operatorWallet.js';
@@ -347,6 +348,8 @@ export async function createChainServices(
         ? new RoutedSubmitter(bundler, external, (sender) => sameAddress(sender, operatorWallet))
         : bundler,
       signer,
+      // Each replica's own nonce lane for every wallet (docs/chain.md, "Nonce lanes per replica").
+      replicaNonceKey(config.relayers?.index ?? 0),
     );
     const operator = new OperatorWallet(operations, ownerFromAccount(operatorOwner));
     if (operator.address.toLowerCase() !== operatorWallet.toLowerCase()) {

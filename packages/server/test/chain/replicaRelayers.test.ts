@@ -1,3 +1,4 @@
+import { entryPointAbi } from '@dauth/contracts';
 import { keccak256, parseEther } from 'viem';
 import pino from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -6,6 +7,7 @@ import { EMBEDDED_CHAIN_KEYS } from '../../src/chain/devAccounts.js';
 import { createChainServices } from '../../src/composition/chain.js';
 import { loadConfig } from '../../src/config.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
+import { until } from '../helpers/replicaPair.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { randomOwner } from './chainTestHelpers.js';
 import { REPLICA_ADMIN_KEY, type Replicas, startReplicas } from './replicaSupport.js';
@@ -127,6 +129,93 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
       const journaled = rows.filter((row) => row.sender.toLowerCase() === relayerOf(i).toLowerCase());
       expect(journaled.map((row) => row.state)).toEqual(Array.from(bundles, () => 'mined'));
     }
+  }, 120_000);
+
+  it('one wallet’s identical operations sent through both replicas in one block are two operations, each answered with its own', async () => {
+    // The defect: both replicas read the wallet's EntryPoint nonce N, signed the same calls under it in the
+    // same second (a byte-identical operation, one hash), and both bundles went out; the second bundle
+    // reverted (AA25), and its replica, looking its operation's hash up on chain, found the first replica's
+    // UserOperationEvent and answered success. Two requests answered done, one ran. Each replica now sends
+    // under a nonce key of its own (docs/chain.md, "Nonce lanes per replica").
+    const [a, b] = r.servers as [(typeof r.servers)[0], (typeof r.servers)[0]];
+    const owner = randomOwner();
+    const submit = (s: typeof a, sender?: `0x${string}`) =>
+      s.services.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        ...(sender ? { sender } : {}),
+        calls: [s.services.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+    const deployed = await submit(a);
+    expect(deployed.success).toBe(true);
+    const client = a.services.chain.gateway.client;
+    const fromBlock = (await client.getBlockNumber()) + 1n;
+    const rpc = (method: string, params: unknown[] = []) =>
+      client.request({ method, params } as never) as Promise<unknown>;
+    const pending = (i: number) =>
+      Promise.all([
+        client.getTransactionCount({ address: relayerOf(i), blockTag: 'pending' }),
+        client.getTransactionCount({ address: relayerOf(i) }),
+      ]).then(([p, l]) => p > l);
+    // Both bundles are simulated against one state and mined in one block; both replicas read the fees of
+    // that state (not each its own cached figure), so the two operations are byte for byte the same.
+    await rpc('evm_setAutomine', [false]);
+    for (const s of [a, b]) s.services.chain.gateway.resetCaches();
+    let results: Awaited<ReturnType<typeof submit>>[];
+    try {
+      const both = Promise.all([submit(a, deployed.sender), submit(b, deployed.sender)]);
+      await until(async () => (await pending(0)) && (await pending(1)), 30_000);
+      await rpc('evm_mine');
+      await rpc('evm_setAutomine', [true]);
+      results = await both;
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+    expect(results.map((x) => x.success)).toEqual([true, true]);
+    expect(results[0]!.userOpHash).not.toBe(results[1]!.userOpHash);
+    // In the one block: neither waited for the other (each replica's own nonce lane), nothing was sent twice.
+    expect(results[0]!.blockNumber).toBe(results[1]!.blockNumber);
+    // On chain: two operations of the wallet since, each answer's own, each in its own replica's bundle.
+    const events = await client.getContractEvents({
+      address: a.services.chain.gateway.contracts.entry_point,
+      abi: entryPointAbi,
+      eventName: 'UserOperationEvent',
+      args: { sender: deployed.sender },
+      fromBlock,
+    });
+    expect(events.map((e) => e.args.success)).toEqual([true, true]);
+    expect(events.map((e) => e.args.userOpHash).sort()).toEqual(results.map((x) => x.userOpHash).sort());
+    for (const [i, result] of results.entries()) {
+      const tx = await client.getTransaction({ hash: result.txHash });
+      expect(tx.from.toLowerCase()).toBe(relayerOf(i).toLowerCase());
+    }
+  }, 120_000);
+
+  it('a new wallet’s first operations through both replicas at once all land; one deploys it', async () => {
+    // Each replica's first operation of the wallet carries the initCode (the first of its nonce lane). The
+    // one mined second is refused (AA10, the wallet exists now) without its nonce having moved: it is signed
+    // again without the initCode, not retried as it was until its attempts ran out.
+    const [a, b] = r.servers as [(typeof r.servers)[0], (typeof r.servers)[0]];
+    const owner = randomOwner();
+    const submit = (s: typeof a) =>
+      s.services.chain.operations.submitOperation({
+        owner,
+        salt: 0n,
+        calls: [s.services.chain.calls.nativeTransfer(owner.address, 0n)],
+      });
+    const client = a.services.chain.gateway.client;
+    const fromBlock = (await client.getBlockNumber()) + 1n;
+    const results = await Promise.all([submit(a), submit(b), submit(a), submit(b)]);
+    expect(results.map((x) => x.success)).toEqual([true, true, true, true]);
+    expect(new Set(results.map((x) => x.userOpHash)).size).toBe(4);
+    const deployments = await client.getContractEvents({
+      address: a.services.chain.gateway.contracts.entry_point,
+      abi: entryPointAbi,
+      eventName: 'AccountDeployed',
+      args: { sender: results[0]!.sender },
+      fromBlock,
+    });
+    expect(deployments).toHaveLength(1);
   }, 120_000);
 
   it("a replica starting beside live ones gives back its own unanswered transactions only, not another's", async () => {

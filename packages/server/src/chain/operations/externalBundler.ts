@@ -14,6 +14,7 @@ import { FeePolicy } from '../feePolicy.js';
 import type { Address, Hash } from '../types.js';
 import type { BundlerObserver, OperationSubmitter } from './bundler.js';
 import { decodeOperationResults } from './decodeOperationResults.js';
+import { isFirstOfKey } from './nonceKeys.js';
 import { OPERATION_GAS } from './operationSigner.js';
 import type { OperationResult, PendingOperation } from './pendingOperation.js';
 import type { Sponsor } from './sponsorship.js';
@@ -391,7 +392,9 @@ export class ExternalBundler implements OperationSubmitter {
     op.nonce = nonce;
     if (deployed) op.deployed = true;
     const initCode: Hex =
-      nonce === 0n && !op.deployed ? encodeInitCode(contracts.account_factory, op.firstOwner, op.salt) : '0x';
+      isFirstOfKey(nonce) && !op.deployed
+        ? encodeInitCode(contracts.account_factory, op.firstOwner, op.salt)
+        : '0x';
     const draft: UnsignedUserOperation = {
       sender: op.sender,
       nonce,

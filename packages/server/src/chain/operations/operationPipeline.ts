@@ -32,7 +32,8 @@ export interface SubmitOperationParameters {
   verificationGasLimit?: bigint;
   /**
    * EntryPoint nonce key (v0.6 2-D nonces): operations of one wallet under different keys are independent
-   * sequences, so they can be in flight (and in one bundle) together. 0, the usual sequence, by default.
+   * sequences, so they can be in flight (and in one bundle) together. The replica's own key by default
+   * (`replicaNonceKey`, 0 on replica 0).
    */
   nonceKey?: bigint;
   /** The app that causes the operation (a session key's app): its daily sponsorship budget is charged too. */
@@ -59,6 +60,12 @@ export class OperationPipeline {
     private readonly gateway: ChainGateway,
     private readonly bundler: OperationSubmitter,
     private readonly signer: OperationSigner,
+    /**
+     * The nonce key this replica hands its wallets' nonces out under (nonceKeys.ts): another replica reading
+     * the same wallet's nonce at the same moment hands out another key's, so no two requests can ever
+     * become one operation.
+     */
+    private readonly nonceKey = 0n,
   ) {}
 
   /**
@@ -109,7 +116,7 @@ export class OperationPipeline {
     const callData = params.callData ?? encodeWalletCalls(params.calls!);
     this.#policy?.checkTargets({ sender, callData });
 
-    const nonceKey = params.nonceKey ?? 0n;
+    const nonceKey = params.nonceKey ?? this.nonceKey;
     const [deployed, chainNonce] = await Promise.all([
       this.gateway.isDeployed(sender),
       this.bundler.knowsNonce(sender, nonceKey) ? undefined : this.gateway.getNonce(sender, nonceKey),

@@ -2,6 +2,7 @@ import { encodeInitCode, getUserOpHash, type UnsignedUserOperation } from '@daut
 import type { ChainGateway } from '../chainGateway.js';
 import type { FeePolicy } from '../feePolicy.js';
 import type { Hex } from '../types.js';
+import { isFirstOfKey } from './nonceKeys.js';
 import type { PendingOperation, SignedOperation } from './pendingOperation.js';
 import type { Sponsor } from './sponsorship.js';
 
@@ -32,11 +33,16 @@ export class OperationSigner {
     private readonly feePolicy?: FeePolicy,
   ) {}
 
-  /** True when `op` was never signed, was signed for another nonce, or its sponsorship is about to lapse. */
+  /**
+   * True when `op` was never signed, was signed for another nonce, carries an initCode for a wallet found
+   * deployed since (by an operation under another nonce key: its own nonce did not move, AA10), or its
+   * sponsorship is about to lapse.
+   */
   needsSigning(op: PendingOperation, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
     return (
       !op.signed ||
       op.signed.nonce !== op.nonce ||
+      (op.deployed && op.signed.op.initCode !== '0x') ||
       op.signed.validUntil - nowSeconds < MIN_VALIDITY_LEFT_SECONDS
     );
   }
@@ -47,7 +53,7 @@ export class OperationSigner {
     // Only the wallet's first operation deploys it; later ones (also later ones in the same bundle) do not.
     // Under a nonce key of its own (2-D nonces) the first operation of that key may be the first one.
     const initCode: Hex =
-      (nonce & NONCE_SEQUENCE_MASK) === 0n && !pending.deployed
+      isFirstOfKey(nonce) && !pending.deployed
         ? encodeInitCode(contracts.account_factory, pending.firstOwner, pending.salt)
         : '0x';
     const suggested = await this.gateway.fees();
@@ -75,6 +81,3 @@ export class OperationSigner {
     return signed;
   }
 }
-
-/** The sequence part of an EntryPoint v0.6 nonce (its low 64 bits; the key is above them). */
-const NONCE_SEQUENCE_MASK = (1n << 64n) - 1n;

@@ -14,6 +14,7 @@ import { createPublicClient, createTestClient, createWalletClient, type Hex, htt
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../../src/chain/devAccounts.js';
+import { replicaNonceKey } from '../../../src/chain/operations/nonceKeys.js';
 import { OPERATION_GAS } from '../../../src/chain/operations/operationSigner.js';
 import { encodeWalletCalls } from '../../../src/chain/contractCalls.js';
 import { userOperationToRpc } from '../../../src/chain/operations/externalBundler.js';
@@ -186,6 +187,20 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
     expect(firstOp!.verificationGasLimit).not.toBe(OPERATION_GAS.verificationGasLimitWithInitCode);
     expect(laterOp!.verificationGasLimit).not.toBe(OPERATION_GAS.verificationGasLimit);
   }, 120_000);
+
+  it("deploys a new wallet with its first operation under a replica's own nonce key (REPLICA_ID 1)", async () => {
+    // The first operation of a key carries the initCode (its sequence is 0, the nonce itself is not): it
+    // went out without, and the EntryPoint refused it (AA20), on every replica but the first.
+    const owner = randomOwner();
+    const nonceKey = replicaNonceKey(1);
+    const call = { owner, salt: 0n, calls: [t.chain.calls.nativeTransfer(owner.address, 0n)], nonceKey };
+    const first = await t.chain.operations.submitOperation(call);
+    expect(first).toMatchObject({ success: true, nonce: nonceKey << 64n });
+    const [op] = await bundledOperations(t.chain, first.txHash);
+    expect(op!.initCode).not.toBe('0x');
+    const later = await t.chain.operations.submitOperation(call);
+    expect(later).toMatchObject({ success: true, nonce: (nonceKey << 64n) + 1n });
+  }, 60_000);
 
   it('keeps the platform operator wallet on the built-in bundler', async () => {
     const result = await t.chain.operator.execute([
