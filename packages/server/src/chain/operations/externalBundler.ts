@@ -14,7 +14,7 @@ import { FeePolicy } from '../feePolicy.js';
 import type { Address, Hash } from '../types.js';
 import type { BundlerObserver, OperationSubmitter } from './bundler.js';
 import { decodeOperationResults } from './decodeOperationResults.js';
-import { isFirstOfKey } from './nonceKeys.js';
+import { isFirstOfKey, nonceKeyOf } from './nonceKeys.js';
 import { OPERATION_GAS } from './operationSigner.js';
 import type { OperationResult, PendingOperation } from './pendingOperation.js';
 import type { Sponsor } from './sponsorship.js';
@@ -576,7 +576,7 @@ export class ExternalBundler implements OperationSubmitter {
     // The nonce first, then the events: a bundle mined between the two reads has its event seen by the
     // second. In the other order (found under load through Alto, bench:ops --bundler alto) an operation whose
     // bundle landed between them was answered 502 "nothing was changed" although it ran.
-    const nonce = await this.gateway.getNonce(op.sender);
+    const nonce = await this.gateway.getNonce(op.sender, nonceKeyOf(op.nonce));
     const [receipt] = await this.gateway.receiptsOfOperations([userOpHash], sent.fromBlock);
     if (receipt) return { kind: 'included', txHash: receipt.transactionHash };
     if (nonce > op.nonce) return { kind: 'never', why: 'its nonce was used by another operation' };
@@ -644,7 +644,7 @@ export class ExternalBundler implements OperationSubmitter {
     const fromBlock = head > 50_000n ? head - 50_000n : 0n;
     for (const entry of open) {
       // The nonce before the inclusion, as in `#fateOnChain`: one mined between the reads is seen as included.
-      const nonce = await this.gateway.getNonce(entry.sender);
+      const nonce = await this.gateway.getNonce(entry.sender, nonceKeyOf(entry.nonce));
       const receipt = await this.#inclusionOf(entry.userOpHash, fromBlock);
       if (receipt) {
         await this.journal.markIncluded(entry.userOpHash, receipt);
@@ -727,7 +727,8 @@ export class ExternalBundler implements OperationSubmitter {
     for (const entry of watched) {
       let now = inclusions.get(entry.userOpHash.toLowerCase());
       if (now && sameHash(now.txHash, entry.txHash) && now.blockNumber === entry.blockNumber) continue;
-      const nonceUsed = !now && (await this.gateway.getNonce(entry.sender)) > entry.nonce;
+      const nonceUsed =
+        !now && (await this.gateway.getNonce(entry.sender, nonceKeyOf(entry.nonce))) > entry.nonce;
       if (nonceUsed) {
         // Its nonce is used: by another operation, or by this one mined again after the batched read above
         // (a read of the events after the nonce tells which; dropping it then would log a landed operation

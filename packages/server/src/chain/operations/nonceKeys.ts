@@ -14,6 +14,11 @@
 /** The sequence part of a nonce (its low 64 bits; the key is above them). */
 export const NONCE_SEQUENCE_MASK = (1n << 64n) - 1n;
 
+/** The key a nonce was taken under: whether it is used is read from that key's sequence (`getNonce(sender, key)`). */
+export function nonceKeyOf(nonce: bigint): bigint {
+  return nonce >> 64n;
+}
+
 /** True for the first nonce of a key: the wallet's first operation under it (it may still need deploying). */
 export function isFirstOfKey(nonce: bigint): boolean {
   return (nonce & NONCE_SEQUENCE_MASK) === 0n;

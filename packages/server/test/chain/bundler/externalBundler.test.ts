@@ -411,23 +411,26 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       env: { ...settings, BUNDLER_RPC_URL: idle.url, RELAYER_PRIVATE_KEY: generatePrivateKey() },
       externalBundler: { pollIntervalMs: { min: 50, max: 250 }, resendAfterMs: 300 },
     });
-    // The same wallet's operations through dauth's own bundler (another replica, say).
+    // The same wallet's operations through dauth's own bundler, under the same nonce key. Both under replica
+    // 1's key: whether the nonce was used is read under the operation's own key (under key 0 it never was).
     const builtIn = await startTestChain({ env: { ...settings, RELAYER_PRIVATE_KEY: relayerKey } });
     try {
       const owner = randomOwner();
       const wallet = t.chain.gateway.walletAddress(owner.address, 0n);
+      const nonceKey = replicaNonceKey(1);
       const call = (chain: TestChain) => ({
         owner,
         salt: 0n,
         calls: [chain.chain.calls.nativeTransfer(owner.address, 0n)],
+        nonceKey,
       });
-      await t.chain.operations.submitOperation(call(t)); // deployed, nonce 1 next
+      await t.chain.operations.submitOperation({ ...call(t), nonceKey: 0n }); // deployed
       const stuck = waiting.chain.operations.submitOperation(call(waiting));
       const outcome = stuck.then(
         () => 'resolved',
         (err: unknown) => err,
       );
-      // Once the idle bundler holds it (nonce 1), the built-in bundler runs another operation at nonce 1.
+      // Once the idle bundler holds it (the key's first nonce), the built-in bundler runs another one there.
       const mempool = async () => {
         const response = await fetch(idle.url, {
           method: 'POST',
@@ -446,10 +449,10 @@ describe('external bundler (BUNDLER_RPC_URL) against Alto on anvil', () => {
       }
       expect(await mempool()).toHaveLength(1);
       const other = await builtIn.chain.operations.submitOperation(call(builtIn));
-      expect(other).toMatchObject({ success: true, nonce: 1n });
+      expect(other).toMatchObject({ success: true, nonce: nonceKey << 64n });
       expect(await outcome).toMatchObject({ status: 502, code: 'bundle_failed' });
-      // Exactly one operation ran at nonce 1.
-      expect(await t.chain.gateway.getNonce(wallet)).toBe(2n);
+      // Exactly one operation ran at that nonce.
+      expect(await t.chain.gateway.getNonce(wallet, nonceKey)).toBe((nonceKey << 64n) + 1n);
     } finally {
       await builtIn.close();
       await waiting.close();
