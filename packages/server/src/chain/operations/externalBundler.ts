@@ -576,10 +576,10 @@ export class ExternalBundler implements OperationSubmitter {
     // The nonce first, then the events: a bundle mined between the two reads has its event seen by the
     // second. In the other order (found under load through Alto, bench:ops --bundler alto) an operation whose
     // bundle landed between them was answered 502 "nothing was changed" although it ran.
-    const nonce = await this.gateway.getNonce(op.sender, nonceKeyOf(op.nonce));
+    const nonceUsed = await this.#nonceUsed(op.sender, op.nonce);
     const [receipt] = await this.gateway.receiptsOfOperations([userOpHash], sent.fromBlock);
     if (receipt) return { kind: 'included', txHash: receipt.transactionHash };
-    if (nonce > op.nonce) return { kind: 'never', why: 'its nonce was used by another operation' };
+    if (nonceUsed) return { kind: 'never', why: 'its nonce was used by another operation' };
     // A little past the window, so a block of the window's last second has surely been seen.
     if (Math.floor(Date.now() / 1000) > sent.validUntil + 30) {
       return { kind: 'never', why: 'its sponsorship expired before it was included' };
@@ -644,14 +644,14 @@ export class ExternalBundler implements OperationSubmitter {
     const fromBlock = head > 50_000n ? head - 50_000n : 0n;
     for (const entry of open) {
       // The nonce before the inclusion, as in `#fateOnChain`: one mined between the reads is seen as included.
-      const nonce = await this.gateway.getNonce(entry.sender, nonceKeyOf(entry.nonce));
+      const nonceUsed = await this.#nonceUsed(entry.sender, entry.nonce);
       const receipt = await this.#inclusionOf(entry.userOpHash, fromBlock);
       if (receipt) {
         await this.journal.markIncluded(entry.userOpHash, receipt);
         report.included += 1;
         continue;
       }
-      if (nonce > entry.nonce || entry.validUntil <= Math.floor(Date.now() / 1000) + 5) {
+      if (nonceUsed || entry.validUntil <= Math.floor(Date.now() / 1000) + 5) {
         await this.journal.markDropped(entry.userOpHash);
         report.dropped += 1;
         continue;
@@ -727,8 +727,7 @@ export class ExternalBundler implements OperationSubmitter {
     for (const entry of watched) {
       let now = inclusions.get(entry.userOpHash.toLowerCase());
       if (now && sameHash(now.txHash, entry.txHash) && now.blockNumber === entry.blockNumber) continue;
-      const nonceUsed =
-        !now && (await this.gateway.getNonce(entry.sender, nonceKeyOf(entry.nonce))) > entry.nonce;
+      const nonceUsed = !now && (await this.#nonceUsed(entry.sender, entry.nonce));
       if (nonceUsed) {
         // Its nonce is used: by another operation, or by this one mined again after the batched read above
         // (a read of the events after the nonce tells which; dropping it then would log a landed operation
@@ -801,6 +800,11 @@ export class ExternalBundler implements OperationSubmitter {
   }
 
   /** Where the operation ran: the bundler's receipt, or its `UserOperationEvent` on our node since `fromBlock`. */
+  /** Whether `nonce` of `sender` was used (by any operation): read under that nonce's own key. */
+  async #nonceUsed(sender: Address, nonce: bigint): Promise<boolean> {
+    return (await this.gateway.getNonce(sender, nonceKeyOf(nonce))) > nonce;
+  }
+
   async #inclusionOf(
     userOpHash: Hash,
     fromBlock: bigint,

@@ -12,7 +12,7 @@
  */
 
 /** The sequence part of a nonce (its low 64 bits; the key is above them). */
-export const NONCE_SEQUENCE_MASK = (1n << 64n) - 1n;
+const NONCE_SEQUENCE_MASK = (1n << 64n) - 1n;
 
 /** The key a nonce was taken under: whether it is used is read from that key's sequence (`getNonce(sender, key)`). */
 export function nonceKeyOf(nonce: bigint): bigint {
