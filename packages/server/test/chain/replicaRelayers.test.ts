@@ -4,6 +4,7 @@ import pino from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_CHAIN_KEYS } from '../../src/chain/devAccounts.js';
+import type { OperationOwner } from '../../src/chain/operations/operationOwner.js';
 import { createChainServices } from '../../src/composition/chain.js';
 import { loadConfig } from '../../src/config.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
@@ -28,6 +29,14 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
   });
 
   const relayerOf = (i: number) => privateKeyToAccount(r.relayerKeys[i]!).address;
+  /** A sponsored transfer of nothing from `owner`'s wallet (`sender` once it may not be the counterfactual one). */
+  const zeroTransfer = (server: Replicas['servers'][number], owner: OperationOwner, sender?: `0x${string}`) =>
+    server.services.chain.operations.submitOperation({
+      owner,
+      salt: 0n,
+      ...(sender ? { sender } : {}),
+      calls: [server.services.chain.calls.nativeTransfer(owner.address, 0n)],
+    });
 
   it('each replica signs with its own key; one funding call through either funds every key', async () => {
     const [a, b] = r.servers as [(typeof r.servers)[0], (typeof r.servers)[0]];
@@ -84,15 +93,7 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
 
   it('sponsored operations sent through both replicas at once all land, without a nonce collision', async () => {
     const perReplica = 20;
-    const submit = (i: number) => {
-      const chain = r.servers[i]!.services.chain;
-      const owner = randomOwner();
-      return chain.operations.submitOperation({
-        owner,
-        salt: 0n,
-        calls: [chain.calls.nativeTransfer(owner.address, 0n)],
-      });
-    };
+    const submit = (i: number) => zeroTransfer(r.servers[i]!, randomOwner());
     const client = r.servers[0]!.services.chain.gateway.client;
     const noncesBefore = await Promise.all(
       [0, 1].map((i) => client.getTransactionCount({ address: relayerOf(i) })),
@@ -139,13 +140,7 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
     // under a nonce key of its own (docs/chain.md, "Nonce lanes per replica").
     const [a, b] = r.servers as [(typeof r.servers)[0], (typeof r.servers)[0]];
     const owner = randomOwner();
-    const submit = (s: typeof a, sender?: `0x${string}`) =>
-      s.services.chain.operations.submitOperation({
-        owner,
-        salt: 0n,
-        ...(sender ? { sender } : {}),
-        calls: [s.services.chain.calls.nativeTransfer(owner.address, 0n)],
-      });
+    const submit = (s: typeof a, sender?: `0x${string}`) => zeroTransfer(s, owner, sender);
     const deployed = await submit(a);
     expect(deployed.success).toBe(true);
     const client = a.services.chain.gateway.client;
@@ -197,12 +192,7 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
     // again without the initCode, not retried as it was until its attempts ran out.
     const [a, b] = r.servers as [(typeof r.servers)[0], (typeof r.servers)[0]];
     const owner = randomOwner();
-    const submit = (s: typeof a) =>
-      s.services.chain.operations.submitOperation({
-        owner,
-        salt: 0n,
-        calls: [s.services.chain.calls.nativeTransfer(owner.address, 0n)],
-      });
+    const submit = (s: typeof a) => zeroTransfer(s, owner);
     const client = a.services.chain.gateway.client;
     const fromBlock = (await client.getBlockNumber()) + 1n;
     const results = await Promise.all([submit(a), submit(b), submit(a), submit(b)]);
