@@ -41,6 +41,8 @@ import {
 import { ownerFromAccount } from '../chain/operations/operationOwner.js';
 import { replicaNonceKey } from '../chain/operations/nonceKeys.js';
 import { OperationPipeline } from '../chain/operations/operationPipeline.js';
+import type { ReplicaLease, ReplicaLeaseOptions } from '../services/replicas/replicaLease.js';
+import { takeReplicaLease } from './replicaLease.js';
 import { OperationSigner } from '../chain/operations/operationSigner.js';
 import { OperatorWallet } from '../chain/operations/operatorWallet.js';
 import { RelayerSubmitter, type RelayerSubmitterOptions } from '../chain/operations/relayerSubmitter.js';
@@ -102,7 +104,9 @@ export interface ChainServices {
   externalBundler: ExternalBundler | undefined;
   /** With BUNDLER_RPC_URL: rejects when the external bundler does not answer (`/readyz` degraded). */
   probeBundler: (() => Promise<void>) | undefined;
-  /** Sends what is queued, then stops the embedded chain (its state is saved). */
+  /** On an external chain: this process's claim on its REPLICA_ID (`/readyz` reports it when lost). */
+  lease: ReplicaLease | undefined;
+  /** Sends what is queued, gives the replica lease up, then stops the embedded chain (its state is saved). */
   close(): Promise<void>;
 }
 
@@ -133,6 +137,8 @@ export interface ChainServicesOptions {
   relayerKey?: Hex;
   /** `false` switches the chain journal off (benchmarks measure its cost; never in production). */
   journal?: boolean;
+  /** Tuning of the replica lease on an external chain (tests shorten its TTL). */
+  replicaLease?: Partial<ReplicaLeaseOptions>;
   journalMaintenance?: Partial<Omit<JournalMaintenanceOptions, 'statePath'>>;
 }
 
@@ -169,6 +175,7 @@ export async function createChainServices(
 ): Promise<ChainServices> {
   const logger = deps.logger.child({ component: 'chain' });
   let embedded: EmbeddedChain | undefined;
+  let lease: ReplicaLease | undefined;
   try {
     let rpcUrl: string;
     let failover: RpcFailover | undefined;
@@ -234,6 +241,17 @@ export async function createChainServices(
     if (failover) await refuseOtherChains(failover.urls, chainId);
     refuseDevKeysOffDevChain(chainId, keys);
     const client = createChainClient(failover ?? rpcUrl, chainId);
+    // One live process per REPLICA_ID on a shared chain, taken before anything is sent (its journal's
+    // recovery included): a second one would hand out this replica's nonces again.
+    if (!embedded) {
+      lease = await takeReplicaLease({
+        config,
+        db: deps.db,
+        chainId,
+        logger,
+        ...(options.replicaLease ? { options: options.replicaLease } : {}),
+      });
+    }
     // Before anything is sent: give the chain back every journaled transaction it lost (a crash between two
     // state dumps of the embedded chain, an external node restored from an older state).
     const journal = options.journal === false ? new NoJournal() : new ChainJournalStore(deps.db);
@@ -350,6 +368,7 @@ export async function createChainServices(
       signer,
       // Each replica's own nonce lane for every wallet (docs/chain.md, "Nonce lanes per replica").
       replicaNonceKey(config.relayers?.index ?? 0),
+      lease,
     );
     const operator = new OperatorWallet(operations, ownerFromAccount(operatorOwner));
     if (operator.address.toLowerCase() !== operatorWallet.toLowerCase()) {
@@ -456,13 +475,16 @@ export async function createChainServices(
       probeEndpoints: failover ? () => failover.probeAll() : undefined,
       externalBundler: external,
       probeBundler: external ? () => external.probe() : undefined,
+      lease,
       close: async () => {
         await maintenance.stop();
         await Promise.all([bundler.close(), external?.close()]);
+        await lease?.release();
         await embedded?.close();
       },
     };
   } catch (err) {
+    await lease?.release();
     await embedded?.close();
     throw err;
   }

@@ -6,7 +6,12 @@ import { ChainConsistencyCheck } from '../services/chainConsistency/chainConsist
 import { FundsWatch } from '../services/funds/fundsWatch.js';
 import { PlatformFunding } from '../services/funds/platformFunding.js';
 import { ChainBeliefStore } from '../stores/chainBeliefStore.js';
-import { type ChainServices, type ChainServicesOptions, createChainServices } from './chain.js';
+import {
+  ChainNotReadyError,
+  type ChainServices,
+  type ChainServicesOptions,
+  createChainServices,
+} from './chain.js';
 import { chainFactsOf } from './chainFacts.js';
 import type { Services } from './index.js';
 import type { StartupProgress } from './startupProgress.js';
@@ -49,6 +54,15 @@ export async function createChainDomain(deps: {
     const capped = chain.fees.detail;
     return capped ? { degraded: capped } : 'ok';
   };
+  const lease = chain.lease;
+  if (lease) {
+    // Another process holds this REPLICA_ID: this one sends nothing, so the balancer should send it nothing.
+    readinessProbes.replica_lease = async () => {
+      const fenced = lease.detail;
+      if (fenced) throw new ChainNotReadyError(fenced);
+      return 'ok';
+    };
+  }
   const probeEndpoints = chain.probeEndpoints;
   if (probeEndpoints) {
     // Failover keeps the service answering; an endpoint down is for the operator to see (degraded).

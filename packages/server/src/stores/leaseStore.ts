@@ -15,7 +15,7 @@ declare module '../db/database.js' {
 }
 
 /**
- * Named leader leases across replicas (today: the content usage batcher). A lease is one row; taking
+ * Named leases across replicas (the content usage batcher's leadership, each replica's chain lane). A lease is one row; taking
  * or renewing it is a conditional UPDATE (same holder, or expired) and, when no row exists, an insert
  * that ignores a conflict, so two replicas racing for a free lease never both win.
  */
@@ -50,6 +50,16 @@ export class LeaseStore {
       .values({ name, holder, expires_at: expiresAt })
       .onConflict((oc) => oc.column('name').doUpdateSet({ holder, expires_at: expiresAt }))
       .execute();
+  }
+
+  /** The named lease's row as it stands (expired or not), or undefined when nobody took it. */
+  async read(name: string): Promise<{ holder: string; expiresAt: number } | undefined> {
+    const row = await this.db
+      .selectFrom('content_leases')
+      .select(['holder', 'expires_at'])
+      .where('name', '=', name)
+      .executeTakeFirst();
+    return row && { holder: row.holder, expiresAt: Number(row.expires_at) };
   }
 
   /** Gives the lease up at once (a clean stop), so another replica need not wait for it to expire. */

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { entryPointAbi } from '@dauth/contracts';
 import { keccak256, parseEther } from 'viem';
 import pino from 'pino';
@@ -7,9 +10,11 @@ import { EMBEDDED_CHAIN_KEYS } from '../../src/chain/devAccounts.js';
 import type { OperationOwner } from '../../src/chain/operations/operationOwner.js';
 import { createChainServices } from '../../src/composition/chain.js';
 import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { LeaseStore } from '../../src/stores/leaseStore.js';
 import { postgresAvailable, TEST_DATABASE_URL } from '../helpers/environment.js';
 import { until } from '../helpers/replicaPair.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
 import { randomOwner } from './chainTestHelpers.js';
 import { REPLICA_ADMIN_KEY, type Replicas, startReplicas } from './replicaSupport.js';
 
@@ -262,6 +267,65 @@ describe.skipIf(!postgresAvailable)('relayer keys per replica (RELAYER_PRIVATE_K
       await restarted.close();
       await journal.markDropped([hash]);
     }
+  });
+
+  it("a second process given a live replica's REPLICA_ID is refused at start; the replica keeps sending", async () => {
+    const b = r.servers[1]!;
+    // The test above started and closed a copy of B's chain services in this process, which gave B's lease row
+    // up (same holder); B's next renewal takes it back: done now rather than in up to 10 s.
+    await b.services.chain.lease!.renew();
+    // An operator starts another process as replica 1 (another DATA_DIR; here it waits one short TTL).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-duplicate-'));
+    try {
+      const duplicate = startServer(
+        loadConfig({ ...r.envs[1]!, DATA_DIR: dataDir, PORT: String(await freePort()) }),
+        {
+          logger: pino({ level: 'silent' }),
+          pgSchema: r.pgSchema,
+          chain: { replicaLease: { ttlMs: 1_500 } },
+        },
+      ).then(async (started) => {
+        await started.close();
+        return 'started';
+      });
+      await expect(duplicate).rejects.toThrow(/REPLICA_ID 1 is in use on this chain by another live process/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(b.services.chain.lease!.held).toBe(true);
+    expect((await zeroTransfer(b, randomOwner())).success).toBe(true);
+  });
+
+  it('a replica whose lease another process took sends nothing (503, /readyz) until the lease is its own again', async () => {
+    const a = r.servers[0]!;
+    const lease = a.services.chain.lease!;
+    const leases = new LeaseStore(a.services.database.db);
+    const readiness = async () => {
+      const res = await fetch(`${a.url}/readyz`, {
+        headers: { authorization: `Bearer ${REPLICA_ADMIN_KEY}` },
+      });
+      return {
+        status: res.status,
+        checks: ((await res.json()) as { checks: Record<string, string> }).checks,
+      };
+    };
+    // A process with replica 0's id took its lease (this one stalled past it, or a duplicate was started).
+    await leases.takeOver(lease.name, 'another process', 60_000);
+    await lease.renew();
+    const owner = randomOwner();
+    const client = a.services.chain.gateway.client;
+    const relayer = a.services.chain.telemetry.relayerAddress;
+    const sentBefore = await client.getTransactionCount({ address: relayer, blockTag: 'pending' });
+    await expect(zeroTransfer(a, owner)).rejects.toMatchObject({ status: 503, code: 'chain_unavailable' });
+    expect(await client.getTransactionCount({ address: relayer, blockTag: 'pending' })).toBe(sentBefore);
+    const fenced = await readiness();
+    expect(fenced.status).toBe(503);
+    expect(fenced.checks.replica_lease).toMatch(/REPLICA_ID 0 is held by another process/);
+
+    await leases.release(lease.name, 'another process');
+    await lease.renew();
+    expect((await zeroTransfer(a, owner)).success).toBe(true);
+    expect(await readiness()).toMatchObject({ status: 200, checks: { replica_lease: 'ok' } });
   });
 });
 

@@ -20,6 +20,10 @@ export interface Replicas {
   servers: RunningServer[];
   /** The fresh relayer keys, one per replica (RELAYER_PRIVATE_KEYS, REPLICA_ID = index). */
   relayerKeys: `0x${string}`[];
+  /** Each replica's environment (a test may start another process as one of them). */
+  envs: Record<string, string>[];
+  /** The PostgreSQL schema they share. */
+  pgSchema: string;
   /** `POST /v1/admin/funding` through replica `via`. */
   fund(via: number, body: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -43,6 +47,7 @@ export async function startReplicas(options: {
   const relayerKeys = Array.from({ length: options.count }, () => generatePrivateKey());
   const publicPort = await freePort();
   const servers: RunningServer[] = [];
+  const envs: Record<string, string>[] = [];
   const dirs: string[] = [];
   const close = async () => {
     for (const s of servers) await s.close().catch(() => undefined);
@@ -75,6 +80,7 @@ export async function startReplicas(options: {
         ...(options.redis ? { REDIS_URL: TEST_REDIS_URL } : {}),
         ...options.env,
       };
+      envs.push(env);
       servers.push(
         await startServer(loadConfig(env), {
           logger: pino({ level: 'silent' }),
@@ -92,6 +98,8 @@ export async function startReplicas(options: {
     node,
     servers,
     relayerKeys,
+    envs,
+    pgSchema: schema.schema,
     fund: (via, body) =>
       fetch(`${servers[via]!.url}/v1/admin/funding`, {
         method: 'POST',

@@ -1,4 +1,4 @@
-import { AppError, OperationOutcomeUnknownError } from '../../errors.js';
+import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
 import type { ChainGateway } from '../chainGateway.js';
 import { encodeWalletCalls } from '../contractCalls.js';
 import type { Address, Call, Hex } from '../types.js';
@@ -41,6 +41,14 @@ export interface SubmitOperationParameters {
 }
 
 /**
+ * Whether this process may send to the chain now: undefined when it may, else why not (another process holds
+ * this replica's lease, services/replicas/replicaLease.ts).
+ */
+export interface SendingFence {
+  readonly detail: string | undefined;
+}
+
+/**
  * The one way the server changes anything on chain from a wallet: builds a v0.6 UserOperation (initCode
  * for an undeployed wallet, nonce from the EntryPoint, `execute`/`executeBatch`, estimated call gas),
  * has the platform's paymaster sponsor it (validUntil = now + 300 s), has the owner sign the EntryPoint's
@@ -66,6 +74,8 @@ export class OperationPipeline {
      * become one operation.
      */
     private readonly nonceKey = 0n,
+    /** Checked before each operation is built: a replica whose lease another process holds sends nothing. */
+    private readonly fence?: SendingFence,
   ) {}
 
   /**
@@ -85,6 +95,9 @@ export class OperationPipeline {
     if ((params.calls === undefined) === (params.callData === undefined)) {
       throw new Error('submitOperation takes either calls or callData');
     }
+    // The reason is for `/readyz` and the log; the caller hears only that nothing was sent.
+    if (this.fence?.detail)
+      throw chainUnavailable('This replica may not send to the chain now; nothing was changed');
     // The user operation's life as one span (docs/operations.md, "Traces"): its estimate and sponsorship
     // under it, then the wait for the bundle (a trace of its own, linked to this span) until it is mined.
     return inSpan(
