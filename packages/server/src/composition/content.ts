@@ -70,7 +70,7 @@ export interface ContentDeps {
   db: Db;
   logger: Logger;
   secretBox: SecretBox;
-  chain: Pick<ChainServices, 'gateway' | 'operator' | 'calls'>;
+  chain: Pick<ChainServices, 'gateway' | 'operator' | 'calls' | 'lease'>;
   clients: ClientDirectory;
   /** Who manages an app's provider settings: members of its organization by role (docs/orgs.md). */
   appAccess: AppAccess;
@@ -160,8 +160,10 @@ export function createContentServices(deps: ContentDeps): ContentServices {
     logger,
     options.consumption,
   );
+  const lease = deps.chain.lease;
   const batcher = new UsageBatcher(ledger, new LeaseStore(deps.db), chain, watch, consumption, logger, {
     soleProcess: deps.soleProcess,
+    ...(lease ? { maySend: () => lease.held } : {}),
     ...(deps.batchesInFlight !== undefined ? { batchesInFlight: deps.batchesInFlight } : {}),
     ...options.batcher,
   });

@@ -1,5 +1,6 @@
 import { parseEther } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LeaseStore } from '../../src/stores/leaseStore.js';
 import { postgresAvailable, redisAvailable } from '../helpers/environment.js';
 import type { TestServer } from '../helpers/server.js';
 import { type Replicas, startReplicas } from '../chain/replicaSupport.js';
@@ -94,5 +95,35 @@ describe.skipIf(!postgresAvailable || !redisAvailable)(
         );
       }
     });
+
+    it('a batcher leader whose replica lease another process took gives the lead up; the other replica batches', async () => {
+      const servers = [a, b];
+      const leaderAt = servers.findIndex((s) => s.services.content.batcher.isLeader);
+      expect(leaderAt).toBeGreaterThanOrEqual(0);
+      const [fenced, other] = [servers[leaderAt]!, servers[1 - leaderAt]!];
+      const lease = fenced.services.chain.lease!;
+      const leases = new LeaseStore(fenced.services.database.db);
+      // Another process now holds the leader's REPLICA_ID: the leader may send nothing from here on.
+      await leases.takeOver(lease.name, 'another process', 60_000);
+      await lease.renew();
+      expect(lease.held).toBe(false);
+      try {
+        // Accepted through the other replica, it lands: the fenced leader handed the lead over (within a
+        // renewal, 5 s) instead of keeping every replica's records queued behind sends it may not make.
+        const res = await consume(other, {
+          encrypted_message: encryptPayload(provider, payloadOf(provider, player, 7n)),
+        });
+        expect(res.status).toBe(200);
+        expect(other.services.content.batcher.isLeader).toBe(true);
+        expect(fenced.services.content.batcher.isLeader).toBe(false);
+        expect(
+          (await get(other, `/v1/development-api/balance_adex/${player.slot}?cuid=${provider.cuid}`)).body,
+        ).toMatchObject({ used_balances: res.body.used_balances });
+      } finally {
+        await leases.release(lease.name, 'another process');
+        await lease.renew();
+      }
+      expect(lease.held).toBe(true);
+    }, 60_000);
   },
 );

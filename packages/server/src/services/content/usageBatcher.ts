@@ -37,6 +37,11 @@ export interface UsageBatcherOptions {
    * it is taken over at once instead of waiting up to `leaseMs` for it to expire.
    */
   soleProcess?: boolean;
+  /**
+   * Whether this process may send to the chain now (its replica lease, services/replicas/replicaLease.ts).
+   * A replica that may not gives the batcher lease up at once, so another replica batches meanwhile.
+   */
+  maySend?: () => boolean;
 }
 
 const LEASE_NAME = 'content-usage-batcher';
@@ -96,6 +101,7 @@ export class UsageBatcher {
       maxLingerMs: 20,
       leaseMs: 15_000,
       soleProcess: false,
+      maySend: () => true,
       ...options,
     };
     for (let k = 1; k <= Math.max(1, this.#options.batchesInFlight); k++) this.#freeKeys.push(BigInt(k));
@@ -170,6 +176,15 @@ export class UsageBatcher {
 
   async #renewLease(): Promise<boolean> {
     const wasLeader = this.#leader;
+    if (!this.#options.maySend()) {
+      // Fenced (another process holds this replica's id): leading would hold every replica's records back.
+      if (wasLeader) {
+        this.#leader = false;
+        this.logger.warn('content usage batcher: this replica may not send to the chain; giving the lead up');
+        await this.leases.release(LEASE_NAME, this.holder).catch(() => undefined);
+      }
+      return false;
+    }
     try {
       this.#leader = await this.leases.acquire(LEASE_NAME, this.holder, this.#options.leaseMs);
     } catch (err) {
