@@ -2,14 +2,17 @@
  * Content tokens on the embedded default (SQLite + embedded anvil), dauth in its own process:
  *
  * 1. Recorded consumptions per second, end to end: `increase_used_content_token` answered 200 with the
- *    `tx_hash` of the transaction that carried the record (so after inclusion), at 100 concurrent callers
- *    (closed loop, spread over 10 slots), plus how many chain transactions carried them.
+ *    `tx_hash` of the transaction that carried the record (so after inclusion), at 400 concurrent callers
+ *    (closed loop, spread over 10 slots), plus how many chain transactions carried them. 400 is one full usage
+ *    batch (the batcher's `maxBatch`): with fewer callers than a batch holds, every batch goes out part empty
+ *    and the rate is the callers' (callers ÷ one batch cycle), not the server's (docs/performance-content.md,
+ *    round 7: 3,844/s at 100 callers with dauth at 0.34 of the machine, 6,456/s at 400).
  * 2. `balance_adex` requests per second (autocannon, 100 connections) against a bare Fastify route that
  *    answers the same JSON shape from memory, measured in the same run: three alternating rounds (plus
  *    dauth's own `/healthz`, which shows the app's fixed per-request cost), the median ratio counts.
  *
  *   npm run bench:content
- *   BENCH_SECONDS=20 BENCH_CALLERS=100 BENCH_SLOTS=10 npm run bench:content
+ *   BENCH_SECONDS=20 BENCH_CALLERS=400 BENCH_SLOTS=10 npm run bench:content
  *   BENCH_REQUEST_ID=1 npm run bench:content        # every payload carries a request_id
  *   npm run bench:content -- --journal on          # only with the chain journal (off: only without)
  *   npm run bench:content -- --block-time 2        # an external anvil mining a block every 2 s (CHAIN_RPC_URL)
@@ -39,7 +42,7 @@ import { type ExternalNode, startExternalNode } from './externalNode.js';
 import { jsonPost, KeepAliveCaller } from './keepAliveCaller.js';
 import { writeBenchSummary } from './summary.js';
 
-const CALLERS = Number(process.env.BENCH_CALLERS ?? 100);
+const CALLERS = Number(process.env.BENCH_CALLERS ?? 400);
 const SLOTS = Number(process.env.BENCH_SLOTS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
