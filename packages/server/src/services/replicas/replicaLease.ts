@@ -21,8 +21,6 @@ export interface ProcessIdentity {
 export interface ReplicaLeaseOptions {
   /** How long a lease lasts without renewal; renewed every third of it. */
   ttlMs: number;
-  /** Whether a process of this host is alive (tests replace it). */
-  isAlive?: (pid: number) => boolean;
 }
 
 export const DEFAULT_REPLICA_LEASE_TTL_MS = 30_000;
@@ -34,7 +32,7 @@ export class ReplicaInUseError extends Error {
     readonly holder: string,
   ) {
     super(
-      `REPLICA_ID ${replica} is in use on this chain by another live process (${holder}): each replica needs an ` +
+      `REPLICA_ID ${replica} is in use on this chain by another live process (${holder}): each replica needs a ` +
         "REPLICA_ID of its own (its relayer key and its wallets' nonce lane); a shared one would send operations " +
         'that can become one another (docs/chain.md, "One process per replica")',
     );
@@ -61,10 +59,10 @@ export class ReplicaLease {
   readonly holder: string;
   /** Until when this process may send (its last renewal's expiry); 0 once another holder was seen. */
   #validUntil = 0;
-  #lostTo: string | undefined;
+  /** A renewal found another holder (not merely a failed write). */
+  #lostToAnother = false;
   #timer: NodeJS.Timeout | undefined;
   #renewing: Promise<void> | undefined;
-  readonly #isAlive: (pid: number) => boolean;
 
   constructor(
     private readonly records: LeaseRecords,
@@ -76,7 +74,6 @@ export class ReplicaLease {
   ) {
     this.name = `chain ${chainId} replica ${replica}`;
     this.holder = holderOf(identity);
-    this.#isAlive = options.isAlive ?? isProcessAlive;
   }
 
   /** May this process send to the chain now? */
@@ -87,7 +84,7 @@ export class ReplicaLease {
   /** Why it may not (for `/readyz`), or undefined while it may. */
   get detail(): string | undefined {
     if (this.held) return undefined;
-    return this.#lostTo
+    return this.#lostToAnother
       ? `REPLICA_ID ${this.replica} is held by another process (see the log); nothing is sent to the chain`
       : `REPLICA_ID ${this.replica}'s lease could not be renewed; nothing is sent to the chain`;
   }
@@ -102,7 +99,7 @@ export class ReplicaLease {
       if (current && current.holder !== this.holder && current.expiresAt > now) {
         const other = parseHolder(current.holder);
         const sameHome = other !== undefined && other.home === homeOf(this.identity);
-        if (sameHome && (other.pid === this.identity.pid || !this.#isAlive(other.pid))) {
+        if (sameHome && (other.pid === this.identity.pid || !isProcessAlive(other.pid))) {
           this.logger.warn(
             { lease: this.name, previous: current.holder },
             'taking over the replica lease of a previous process of this DATA_DIR (it was stopped without releasing it)',
@@ -126,7 +123,7 @@ export class ReplicaLease {
 
   #took(at: number): void {
     this.#validUntil = at + this.options.ttlMs;
-    this.#lostTo = undefined;
+    this.#lostToAnother = false;
     this.#timer ??= setInterval(() => void this.renew(), this.options.ttlMs / 3);
     this.#timer.unref();
   }
@@ -153,18 +150,18 @@ export class ReplicaLease {
       if (!this.held)
         this.logger.warn({ lease: this.name }, "the replica lease is this process's again; sending resumes");
       this.#validUntil = at + this.options.ttlMs;
-      this.#lostTo = undefined;
+      this.#lostToAnother = false;
       return;
     }
-    const current = await this.records.read(this.name).catch(() => undefined);
-    if (this.#lostTo === undefined) {
-      this.logger.error(
-        { lease: this.name, holder: current?.holder },
-        "another process holds this replica's lease (one REPLICA_ID given to two processes); nothing is sent to the chain until it is free",
-      );
-    }
+    // Fenced from this moment; the log line (once per loss) names the other holder.
     this.#validUntil = 0;
-    this.#lostTo = current?.holder ?? 'unknown';
+    if (this.#lostToAnother) return;
+    this.#lostToAnother = true;
+    const current = await this.records.read(this.name).catch(() => undefined);
+    this.logger.error(
+      { lease: this.name, holder: current?.holder },
+      "another process holds this replica's lease (one REPLICA_ID given to two processes); nothing is sent to the chain until it is free",
+    );
   }
 
   /** Stops renewing and gives the lease up (a clean stop: the next process need not wait). */
