@@ -195,7 +195,14 @@ export function hotPaths(quick: boolean): HotPath[] {
     { id: 'backend', run: run('backend') },
     {
       id: 'consumption',
-      run: narrowed('content', { BENCH_JOURNAL: 'on', BENCH_ROUNDS: '1', BENCH_BALANCE_ROUNDS: '0' }),
+      // Callers pinned for both trees: a ref from before 30 November defaults to 100, today's bench to 400
+      // (one full batch). The quick run keeps its own 20.
+      run: narrowed('content', {
+        BENCH_JOURNAL: 'on',
+        BENCH_ROUNDS: '1',
+        BENCH_BALANCE_ROUNDS: '0',
+        ...(quick ? {} : { BENCH_CALLERS: '400' }),
+      }),
     },
     { id: 'pin', run: run('pin') },
     // Every first step is a password sign-in: scrypt at the production cost (log N 17) makes one run

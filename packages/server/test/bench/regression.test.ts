@@ -372,10 +372,12 @@ describe('the hot paths run', () => {
     expect(Object.keys(paths)).toEqual(HOT_PATH_IDS);
     expect(paths.validate!.env).toEqual({ BENCH_ONLY: 'b', BENCH_REPEAT: '1' });
     expect(paths.exchange!.env).toEqual({ BENCH_ONLY: 'c', BENCH_REPEAT: '1' });
+    // Callers pinned, so a ref whose bench defaulted to another count is measured at the same load.
     expect(paths.consumption!.env).toEqual({
       BENCH_JOURNAL: 'on',
       BENCH_ROUNDS: '1',
       BENCH_BALANCE_ROUNDS: '0',
+      BENCH_CALLERS: '400',
     });
     expect(paths.pin!.args.at(-1)).toBe('bench/pin.bench.ts');
     // mfa: scrypt at 2^14 for the first steps (production's 2^17 makes a run ~10 minutes); the second
@@ -391,6 +393,7 @@ describe('the hot paths run', () => {
     // Quick shapes keep the narrowing and add the short durations of bench:all --quick.
     const quick = Object.fromEntries(hotPaths(true).map((p) => [p.id, p.run]));
     expect(quick.validate!.env).toMatchObject({ BENCH_ONLY: 'b', BENCH_REPEAT: '1', BENCH_SECONDS: '2' });
+    expect(quick.consumption!.env).toMatchObject({ BENCH_CALLERS: '20', BENCH_ROUNDS: '1' });
     expect(quick.pin!.args).toContain('--seconds');
     expect(quick.mfa!.env).toEqual({ SCRYPT_LOG_N: '14', BENCH_TOTP_STEPS: '2' });
     expect(quick.mfa!.args).toContain('--users');
