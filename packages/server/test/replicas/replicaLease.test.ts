@@ -88,8 +88,8 @@ describe.each(testDatabases)('replica lease: one live process per REPLICA_ID ($n
     expect(Date.now() - started).toBeLessThan(500);
     expect(restarted.held).toBe(true);
     expect((await store.read(restarted.name))?.holder).toBe(restarted.holder);
-    // Restarted in a container, the same pid again (pid 1): its own lease too.
-    const again = new ReplicaLease(store, chainId, 0, here(process.pid), logger, { ttlMs: 60_000 });
+    // Restarted in a container, the same pid again (pid 1): the same holder, so its own lease, renewed.
+    const again = lease(here(process.pid), 60_000);
     await again.acquire();
     expect(again.held).toBe(true);
   });

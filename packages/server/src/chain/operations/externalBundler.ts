@@ -799,12 +799,12 @@ export class ExternalBundler implements OperationSubmitter {
     return report;
   }
 
-  /** Where the operation ran: the bundler's receipt, or its `UserOperationEvent` on our node since `fromBlock`. */
   /** Whether `nonce` of `sender` was used (by any operation): read under that nonce's own key. */
   async #nonceUsed(sender: Address, nonce: bigint): Promise<boolean> {
     return (await this.gateway.getNonce(sender, nonceKeyOf(nonce))) > nonce;
   }
 
+  /** Where the operation ran: the bundler's receipt, or its `UserOperationEvent` on our node since `fromBlock`. */
   async #inclusionOf(
     userOpHash: Hash,
     fromBlock: bigint,

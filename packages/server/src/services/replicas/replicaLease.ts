@@ -46,8 +46,8 @@ export class ReplicaInUseError extends Error {
  * with one id would hand out the same nonces, and two identical requests through them would become one
  * operation answered done twice. The lease is a row in the shared database, taken before the process sends
  * anything (its journal recovery included) and renewed every third of its TTL:
- * - at start a lease left by this host and DATA_DIR under a pid that is gone (or is ours: a container's pid 1
- *   again) is taken over at once, so a replica restarted after `kill -9` does not wait; a lease held by a live
+ * - at start a lease left by this host and DATA_DIR under a pid that is gone is taken over at once (one left
+ *   under this process's own pid, a container's pid 1 again, is the same holder and simply renewed), so a replica restarted after `kill -9` does not wait; a lease held by a live
  *   process of this host is refused at once; one held elsewhere is waited for until it expires, then refused
  *   if it is still renewed (`ReplicaInUseError`);
  * - while running, `held` is false from the moment this process cannot show a live lease (another process
@@ -99,7 +99,8 @@ export class ReplicaLease {
       if (current && current.holder !== this.holder && current.expiresAt > now) {
         const other = parseHolder(current.holder);
         const sameHome = other !== undefined && other.home === homeOf(this.identity);
-        if (sameHome && (other.pid === this.identity.pid || !isProcessAlive(other.pid))) {
+        // (The same pid on the same home, a container's pid 1 again, is the same holder: renewed below.)
+        if (sameHome && !isProcessAlive(other.pid)) {
           this.logger.warn(
             { lease: this.name, previous: current.holder },
             'taking over the replica lease of a previous process of this DATA_DIR (it was stopped without releasing it)',
@@ -149,8 +150,7 @@ export class ReplicaLease {
     if (renewed) {
       if (!this.held)
         this.logger.warn({ lease: this.name }, "the replica lease is this process's again; sending resumes");
-      this.#validUntil = at + this.options.ttlMs;
-      this.#lostToAnother = false;
+      this.#took(at);
       return;
     }
     // Fenced from this moment; the log line (once per loss) names the other holder.
