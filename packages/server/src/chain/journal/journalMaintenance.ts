@@ -4,7 +4,7 @@ import type { ChainClient } from '../chainClient.js';
 import type { JournaledSender } from './journaledSender.js';
 import { activeSpan, inSpanUnder } from '../../observability/spans.js';
 import type { JournalObserver, JournalRecovery } from './journalRecovery.js';
-import { dumpHead, keepLastGoodDump } from '../stateDump.js';
+import { keepLastGoodDump, readDumpHead } from '../stateDump.js';
 
 export interface JournalMaintenanceOptions {
   /** How often the journal is checked against the chain and compacted. */
@@ -49,6 +49,9 @@ export class JournalMaintenance {
   #stateMtime = 0;
   /** The head of the last good copy written (anvil dumps every few seconds, new blocks or not). */
   #keptHead: bigint | undefined;
+  /** Since when no dump read as whole (undefined after one did). */
+  #notWholeSince: number | undefined;
+  #warnedNotWhole = false;
 
   constructor(
     private readonly client: ChainClient,
@@ -160,28 +163,28 @@ export class JournalMaintenance {
   /**
    * The head block of anvil's last complete state dump, when it changed since the last look. The dump is
    * first kept as the last good copy (anvil rewrites its own file in place, so a kill during a dump cuts
-   * it short): entries are compacted only up to a head a restart can always resume from.
+   * it short): entries are compacted only up to a head a restart can always resume from. The dump is never
+   * read into memory (`stateDump.ts`): its head from its front, the copy by the kernel.
    */
   async #savedHead(statePath: string): Promise<bigint | undefined> {
-    let text: string;
     let mtimeMs: number;
     try {
       ({ mtimeMs } = await fs.stat(statePath));
-      if (mtimeMs === this.#stateMtime) return undefined;
-      text = await fs.readFile(statePath, 'utf8');
     } catch {
       return undefined; // no dump yet
     }
-    // Being written right now (not valid JSON yet): try again next round.
-    const head = dumpHead(text);
-    if (head === undefined) return undefined;
+    if (mtimeMs === this.#stateMtime) return undefined;
     // An idle chain's dumps repeat the kept copy's head: nothing to copy again, nothing more to compact.
+    // (Undefined: being written right now, not that far yet; try again next round.)
+    const head = await readDumpHead(statePath);
+    if (head === undefined) return undefined;
     if (head === this.#keptHead) {
       this.#stateMtime = mtimeMs;
       return undefined;
     }
+    let kept: bigint | undefined;
     try {
-      await keepLastGoodDump(statePath, text);
+      kept = await keepLastGoodDump(statePath);
     } catch (err) {
       // Disk full, say: the journal keeps everything until a copy can be written.
       this.logger.warn(
@@ -190,8 +193,30 @@ export class JournalMaintenance {
       );
       return undefined;
     }
+    // Not whole, or rewritten while it was copied: anvil's next dump is looked at next round.
+    if (kept === undefined) {
+      this.#warnIfNeverWhole();
+      return undefined;
+    }
     this.#stateMtime = mtimeMs;
-    this.#keptHead = head;
-    return head;
+    this.#keptHead = kept;
+    this.#notWholeSince = undefined;
+    return kept;
+  }
+
+  /**
+   * Dumps that have not read as whole for a minute of rounds (a moment's rewrite during a copy passes at the
+   * next): a format this build does not know (an anvil upgrade) or an anvil that stopped mid-dump. Said
+   * once, since the journal stops being compacted.
+   */
+  #warnIfNeverWhole(): void {
+    const now = Date.now();
+    this.#notWholeSince ??= now;
+    if (this.#warnedNotWhole || now - this.#notWholeSince < 60_000) return;
+    this.#warnedNotWhole = true;
+    this.logger.warn(
+      { statePath: this.options.statePath },
+      "the chain's state dump has not been whole for a minute; the journal is not compacted until it is",
+    );
   }
 }

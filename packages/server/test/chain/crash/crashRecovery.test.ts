@@ -6,7 +6,7 @@ import pino from 'pino';
 import { createPublicClient, getAddress, http, type Address, type Hex } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EMBEDDED_CHAIN_KEYS } from '../../../src/chain/devAccounts.js';
-import { dumpHead } from '../../../src/chain/stateDump.js';
+import { isWholeDump } from '../../../src/chain/stateDump.js';
 import { loadConfig } from '../../../src/config.js';
 import { startServer } from '../../../src/server.js';
 import { createPgSchema } from '../../helpers/databases.js';
@@ -243,10 +243,8 @@ describe.runIf(pgRequired)(
             onLine: (line) => {
               usersCreated ||= line.step === 'users';
               if (!usersCreated || copied || !fs.existsSync(statePath)) return;
-              const dump = fs.readFileSync(statePath, 'utf8');
-              if (dumpHead(dump) === undefined) return;
-              fs.writeFileSync(oldState, dump);
-              copied = true;
+              fs.writeFileSync(oldState, fs.readFileSync(statePath));
+              copied = isWholeDump(oldState);
             },
           });
           expect(run.killedAfter, `the child never reached ${point}: ${run.stderr}`).toBeDefined();

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dumpHead, lastGoodDumpPath, restoreLastGoodDump } from '../../../src/chain/stateDump.js';
+import {
+  isWholeDump,
+  lastGoodDumpPath,
+  readDumpHead,
+  restoreLastGoodDump,
+} from '../../../src/chain/stateDump.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { journalEntryCount, randomOwner, startTestChain } from '../chainTestHelpers.js';
@@ -45,8 +50,13 @@ describe('a state dump cut short by a kill', () => {
           await sleep(100);
         }
         expect(await journalEntries()).toBe(0);
-        const copy = fs.readFileSync(lastGoodDumpPath(statePath), 'utf8');
-        expect(dumpHead(copy)).toBeGreaterThan(0n);
+        // The copy is whole and its head is the one the service read without parsing it: what this
+        // build's anvil writes is what stateDump.ts expects (its last field, its head's field).
+        const copy = lastGoodDumpPath(statePath);
+        const parsed = JSON.parse(fs.readFileSync(copy, 'utf8')) as { best_block_number: number };
+        expect(parsed.best_block_number).toBeGreaterThan(0);
+        expect(await readDumpHead(copy)).toBe(BigInt(parsed.best_block_number));
+        expect(isWholeDump(copy)).toBe(true);
         await first.chain.faucet.fund({ address: journaled, native: 9n });
         expect(await journalEntries()).toBe(1);
       } finally {
@@ -76,18 +86,50 @@ describe('a state dump cut short by a kill', () => {
     }
   }, 90_000);
 
-  it('restores nothing when the state file is whole or no copy was kept', () => {
+  it('restores nothing when the state file is whole or no copy was kept', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-dump-'));
     dirs.push(dir);
     const statePath = path.join(dir, 'state.json');
-    fs.writeFileSync(statePath, '{"best_block_number":3}');
-    fs.writeFileSync(lastGoodDumpPath(statePath), '{"best_block_number":2}');
+    fs.writeFileSync(statePath, dumpText(3));
+    fs.writeFileSync(lastGoodDumpPath(statePath), dumpText(2));
     expect(restoreLastGoodDump(statePath)).toBeUndefined();
-    expect(dumpHead(fs.readFileSync(statePath, 'utf8'))).toBe(3n);
+    expect(await readDumpHead(statePath)).toBe(3n);
 
-    fs.writeFileSync(statePath, '{"best_block_nu');
+    fs.writeFileSync(statePath, '{"block":{"number":"0x3"},"accounts":{},"best_block_nu');
     fs.rmSync(lastGoodDumpPath(statePath));
     expect(restoreLastGoodDump(statePath)).toBeUndefined();
-    expect(fs.readFileSync(statePath, 'utf8')).toBe('{"best_block_nu');
+    expect(fs.readFileSync(statePath, 'utf8')).toBe('{"block":{"number":"0x3"},"accounts":{},"best_block_nu');
+  });
+
+  it('reads no cut-short dump as whole, and a head only once its digits are all there', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-dump-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'state.json');
+    // The head's field straddles the scanner's 1 MiB reads: a field split between two reads is still found.
+    const unpadded = dumpText(123456).indexOf(',"best_block_number":');
+    const whole = dumpText(123456, 'a'.repeat((1 << 20) - 10 - unpadded));
+    const headAt = whole.indexOf(',"best_block_number":');
+    expect(headAt).toBe((1 << 20) - 10);
+    fs.writeFileSync(file, whole);
+    expect(isWholeDump(file)).toBe(true);
+    expect(await readDumpHead(file)).toBe(123456n);
+    const digitsEnd = headAt + ',"best_block_number":123456'.length;
+    for (const cut of [1, 100, headAt + 5, digitsEnd - 1, digitsEnd, digitsEnd + 1, whole.length - 1]) {
+      fs.writeFileSync(file, whole.slice(0, cut));
+      expect(isWholeDump(file), `cut at ${cut}`).toBe(false);
+      // 12345 of 123456 is not a head: the number counts only once a byte after it was written.
+      expect(await readDumpHead(file), `cut at ${cut}`).toBe(cut > digitsEnd ? 123456n : undefined);
+    }
+    // A dump anvil ended with a newline is whole too.
+    fs.writeFileSync(file, `${whole}\n`);
+    expect(isWholeDump(file)).toBe(true);
   });
 });
+
+/** A dump as anvil 1.x lays it out (fields in its order), `padding` inside its accounts. */
+function dumpText(head: number, padding = ''): string {
+  return (
+    `{"block":{"number":"0x${head.toString(16)}"},"accounts":{"0x00":{"code":"${padding}"}},` +
+    `"best_block_number":${head},"blocks":[],"transactions":[],"historical_states":null}`
+  );
+}
