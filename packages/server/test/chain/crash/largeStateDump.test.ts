@@ -8,9 +8,8 @@ import { journalEntryCount, randomOwner, startTestChain, type TestChain } from '
  * anvil's state dump holds the last 2,000 blocks' transactions with their call traces: 100 MB after 45,000
  * content records (bench:content), several hundred MB at the keeper's bound. The journal's compaction used
  * to read it into a string and JSON.parse it on the event loop every 30 s: a 100 MB dump held every request
- * for a second (balance_adex measured at 0.4× the bare route after the consumption rounds, healthz slower
- * than it), and a dump over V8's 512 MB string limit could never be read, so the journal was never compacted
- * again. Slow-ish (a few seconds): it writes and copies 700 MB of files.
+ * for a second, and a dump over V8's 512 MB string limit could never be read, so the journal was never
+ * compacted again. Slow-ish (a few seconds): it writes and copies 700 MB of files.
  */
 describe('compacting the journal against a large state dump', () => {
   let test: TestChain;
