@@ -45,6 +45,8 @@ export interface UsageBatcherOptions {
 }
 
 const LEASE_NAME = 'content-usage-batcher';
+/** How long recovery lets a batch's transaction wait in the node's pool before it sends the batch again. */
+const PENDING_RESEND_MS = 30_000;
 
 /** Listeners the consumption service registers to answer its waiting callers. */
 export interface BatchListener {
@@ -77,6 +79,12 @@ export class UsageBatcher {
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
   #rewoundTo: bigint | undefined;
   #recoveryRetryAt = 0;
+  /**
+   * When recovery first found each batch's last transaction waiting in the node's pool. One still waiting after
+   * `PENDING_RESEND_MS` is sent again under its key (harmless: the contract records a batch key once): a
+   * transaction can wait forever, behind a relayer nonce that an outage left unfilled.
+   */
+  readonly #pendingSince = new Map<string, number>();
   /** Batches sent by the loop and not yet settled (or left to recovery), by id. */
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Operator nonce keys not used by a batch in flight (key 0 is the operator's other operations'). */
@@ -469,7 +477,8 @@ export class UsageBatcher {
   /**
    * Settles every batch left `sending` (by a crash, an outage, a lost receipt or a database error): a batch
    * found on chain by its key is completed from that transaction's events; one not found is sent again
-   * under the same key, unless its last transaction still waits in the node's pool. False while one is
+   * under the same key, unless its last transaction still waits in the node's pool (then it is passed over
+   * for up to `PENDING_RESEND_MS`, the others settled meanwhile, and sent again after). False while one is
    * unsettled.
    */
   async recover(): Promise<boolean> {
@@ -489,6 +498,7 @@ export class UsageBatcher {
       );
     }
     const pending = await this.ledger.listSendingBatches();
+    let settled = true;
     for (const batch of pending) {
       const records = await this.ledger.listBatchRecords(batch.id);
       if (records.length === 0) {
@@ -505,6 +515,7 @@ export class UsageBatcher {
         return false;
       }
       if (outcome.found) {
+        this.#pendingSince.delete(batch.id);
         await this.#complete(batch.id, plan.order, outcome);
         this.logger.info(
           { batch: batch.id, records: records.length },
@@ -512,14 +523,27 @@ export class UsageBatcher {
         );
         continue;
       }
-      if (outcome.pending) return false;
+      if (outcome.pending) {
+        const since = this.#pendingSince.get(batch.id) ?? Date.now();
+        this.#pendingSince.set(batch.id, since);
+        // Waiting batches do not hold the others back (they were sent later, or never).
+        if (Date.now() - since < PENDING_RESEND_MS) {
+          settled = false;
+          continue;
+        }
+        this.logger.warn(
+          { batch: batch.id, tx_hash: batch.txHint, waited_ms: Date.now() - since },
+          "content usage batch's transaction still waits in the node's pool; sending the batch again",
+        );
+      }
+      this.#pendingSince.delete(batch.id);
       this.logger.info(
         { batch: batch.id, records: records.length },
         'content usage batch not on chain; resending it',
       );
       if (!(await this.#attempt(batch, records, plan))) return false;
     }
-    return true;
+    return settled;
   }
 }
 
