@@ -296,4 +296,30 @@ export async function usageRecordCount(server: TestServer, states?: UsageState[]
   return Number((await query.executeTakeFirst())?.n ?? 0);
 }
 
+/**
+ * Stops the usage batcher and sends one consumption per amount (request ids `<prefix><i>`), then waits until
+ * every record is accepted and `queued`: as if the process died right after accepting them. Answers the
+ * callers' pending answers (they settle when the server closes, or the batcher runs again).
+ */
+export async function queueWithBatcherStopped(
+  server: TestServer,
+  provider: Provider,
+  player: Player,
+  amounts: bigint[],
+  requestIdPrefix: string,
+): Promise<ReturnType<typeof consume>[]> {
+  await server.services.content.batcher.stop();
+  const answers = amounts.map((amount, i) =>
+    consume(server, {
+      encrypted_message: encryptPayload(
+        provider,
+        payloadOf(provider, player, amount, { request_id: `${requestIdPrefix}${i}` }),
+      ),
+    }),
+  );
+  for (let i = 0; i < 100 && (await usageRecordCount(server, ['queued'])) < amounts.length; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  return answers;
+}
+
 export const admin = (server: TestServer) => server.services.secrets.adminApiKey;

@@ -3,16 +3,13 @@ import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
   buy,
-  consume,
-  encryptPayload,
   newPlayer,
   newProvider,
   onChain,
-  payloadOf,
+  queueWithBatcherStopped,
   usageRecordCount,
 } from './contentSupport.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** anvil's development account #9: the service never sends from it. */
 const IDLE_DEV_ACCOUNT = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 
@@ -36,18 +33,8 @@ describe('a batch whose transaction waits in the pool does not hold the others b
     const before = await onChain(server, provider.cuid, player.slot);
 
     // Accepted records stay queued while the batcher is stopped.
-    await server.services.content.batcher.stop();
     const amounts = Array.from({ length: 6 }, (_, i) => BigInt(i + 1));
-    const answers = amounts.map((amount, i) =>
-      consume(server, {
-        encrypted_message: encryptPayload(
-          provider,
-          payloadOf(provider, player, amount, { request_id: `p-${i}` }),
-        ),
-      }),
-    );
-    for (let i = 0; i < 100 && (await usageRecordCount(server, ['queued'])) < amounts.length; i++)
-      await sleep(50);
+    const answers = await queueWithBatcherStopped(server, provider, player, amounts, 'p-');
 
     // A transaction that waits in the node's pool for good: its nonce leaves a gap.
     const { client } = server.services.chain.gateway;

@@ -11,6 +11,7 @@ import {
   newProvider,
   onChain,
   payloadOf,
+  queueWithBatcherStopped,
   usageRecordCount,
 } from './contentSupport.js';
 
@@ -31,18 +32,8 @@ describe('accepted records survive a restart, and batches left open are settled 
     const before = await onChain(first, provider.cuid, player.slot);
 
     // The batcher is stopped: accepted records stay queued (as if the process died right after accepting).
-    await first.services.content.batcher.stop();
     const amounts = Array.from({ length: 30 }, (_, i) => BigInt(i + 1));
-    const pending = amounts.map((amount, i) =>
-      consume(first, {
-        encrypted_message: encryptPayload(
-          provider,
-          payloadOf(provider, player, amount, { request_id: `replay-${i}` }),
-        ),
-      }),
-    );
-    for (let i = 0; i < 100 && (await usageRecordCount(first, ['queued'])) < amounts.length; i++)
-      await sleep(50);
+    const pending = await queueWithBatcherStopped(first, provider, player, amounts, 'replay-');
     expect(await usageRecordCount(first, ['queued'])).toBe(amounts.length);
 
     // Two batches left open by a crash: one was sent and landed (but was never recorded), one never left.
