@@ -55,6 +55,13 @@ const AA_RULES: { prefix: RegExp; rule: AaRule }[] = [
   },
 ];
 
+/**
+ * "AA22"/"AA32 expired or not due": the account's or the paymaster's validity window does not hold the block's
+ * time. The EntryPoint checks the windows after the operation's nonce: such a refusal also says its nonce is
+ * still unused at that block.
+ */
+export const isOutsideValidityWindow = (reason: string): boolean => /^AA[23]2 /.test(reason);
+
 const DEFAULT_RULE: AaRule = {
   status: 422,
   code: 'user_operation_rejected',

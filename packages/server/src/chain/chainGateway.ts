@@ -25,7 +25,14 @@ import {
 } from 'viem';
 import { chainUnavailable } from '../errors.js';
 import type { ChainClient } from './chainClient.js';
-import { atGateway, isRevert, isTransportError, revertDataOf, translateChainError } from './chainErrors.js';
+import {
+  atGateway,
+  isOutsideValidityWindow,
+  isRevert,
+  isTransportError,
+  revertDataOf,
+  translateChainError,
+} from './chainErrors.js';
 import { decodeRevertReason } from './revertReason.js';
 import type { HeadReader } from './headReader.js';
 
@@ -283,10 +290,10 @@ export class ChainGateway {
     return this.#fees.value;
   }
 
-  /** Timestamp of the latest block, in seconds (cached for 1 s). */
-  async latestTimestamp(): Promise<number> {
+  /** Timestamp of the latest block, in seconds (cached for 1 s, or `maxAgeMs`). */
+  async latestTimestamp(maxAgeMs = TIMESTAMP_TTL_MS): Promise<number> {
     const now = Date.now();
-    if (!this.#timestamp || now - this.#timestamp.at > TIMESTAMP_TTL_MS) {
+    if (!this.#timestamp || now - this.#timestamp.at > maxAgeMs) {
       const value = atGateway(async () =>
         Number((await this.client.getBlock({ blockTag: 'latest' })).timestamp),
       );
@@ -322,8 +329,25 @@ export class ChainGateway {
    * binary search that runs the bundle about ten times (2 s against 0.2 s for 100 transfers on a loaded
    * machine). It is the fallback where the node does not offer `eth_createAccessList` or reports a revert
    * without its data (geth puts only an error text in the answer).
+   *
+   * The run is at the latest block, whose time is in the past: an operation refused only for its validity
+   * window ("AA22"/"AA32 expired or not due") is run again at `pending`, the next block's time, which is the
+   * earliest the bundle can be judged at. A session signature names its UTC day, so after 00:00 an operation of
+   * the new day is not due at a block of yesterday, and an automining chain makes no block until something is
+   * sent (docs/session-keys.md, "The turn of the day").
    */
   async simulateHandleOps(
+    ops: UserOperation[],
+    beneficiary: Address,
+    gas: bigint,
+  ): Promise<BundleSimulation> {
+    const atLatest = await this.#simulateHandleOpsAt('latest', ops, beneficiary, gas);
+    if (atLatest.ok || !isOutsideValidityWindow(atLatest.reason)) return atLatest;
+    return this.#simulateHandleOpsAt('pending', ops, beneficiary, gas);
+  }
+
+  async #simulateHandleOpsAt(
+    blockTag: 'latest' | 'pending',
     ops: UserOperation[],
     beneficiary: Address,
     gas: bigint,
@@ -337,7 +361,7 @@ export class ChainGateway {
     try {
       const run = (await this.client.request({
         method: 'eth_createAccessList',
-        params: [request, 'latest'],
+        params: [request, blockTag],
       } as never)) as { gasUsed?: Hex; error?: string };
       if (run.error === undefined && run.gasUsed !== undefined) {
         const reserve = ops.reduce(
@@ -353,7 +377,10 @@ export class ChainGateway {
       // Not offered by this node, or a revert without its data: ask `eth_estimateGas` below.
     }
     try {
-      const needed = await this.client.request({ method: 'eth_estimateGas', params: [request] } as never);
+      const needed = await this.client.request({
+        method: 'eth_estimateGas',
+        params: [request, blockTag],
+      } as never);
       return { ok: true, gas: BigInt(needed as Hex) };
     } catch (err) {
       if (isTransportError(err)) throw chainUnavailable();

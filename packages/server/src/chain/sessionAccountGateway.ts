@@ -236,14 +236,17 @@ export class SessionAccountGateway {
     return addressOfPrivateKey(privateKey);
   }
 
-  /** Today for the contract: the later of the wall clock and the latest block, in whole days since 1970. */
-  async chainDay(): Promise<number> {
-    return Math.floor((await this.chainNow()) / SECONDS_PER_DAY);
+  /**
+   * Today for the contract: the later of the wall clock and the latest block, in whole days since 1970. `fresh`
+   * reads the latest block now rather than up to a second ago.
+   */
+  async chainDay(options: { fresh?: boolean } = {}): Promise<number> {
+    return Math.floor((await this.chainNow(options)) / SECONDS_PER_DAY);
   }
 
   /** Unix seconds: the later of the wall clock and the latest block. */
-  async chainNow(): Promise<number> {
-    const latest = await this.gateway.latestTimestamp();
+  async chainNow(options: { fresh?: boolean } = {}): Promise<number> {
+    const latest = await this.gateway.latestTimestamp(options.fresh ? 0 : undefined);
     return Math.max(latest, Math.floor(Date.now() / 1000));
   }
 

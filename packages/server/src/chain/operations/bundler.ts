@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable, OperationOutcomeUnknownError } from '../../errors.js';
-import { UserOperationRejectedError } from '../chainErrors.js';
+import { isOutsideValidityWindow, UserOperationRejectedError } from '../chainErrors.js';
 import {
   type BundleSimulation,
   type ChainGateway,
@@ -656,7 +656,16 @@ export class Bundler implements OperationSubmitter {
       return;
     }
     this.logger.info({ sender: op.sender, reason }, 'operation refused by the EntryPoint');
-    this.#drop(op, new UserOperationRejectedError(reason, op.signed?.userOpHash));
+    const refusal = new UserOperationRejectedError(reason, op.signed?.userOpHash);
+    if (op.sentUserOpHashes.length > 0 && isOutsideValidityWindow(reason)) {
+      // Sent before, so its window was open then (it passed a simulation); shut now, it has ended, and with it
+      // unused (the windows are checked after the nonce) it can never run, under any of its hashes: its caller
+      // hears a plain refusal and may sign it again (a session operation whose UTC day ended on the way).
+      this.withdraw(op);
+      op.reject(refusal);
+      return;
+    }
+    this.#drop(op, refusal);
   }
 
   /** Re-reads the chain's nonce for stale lanes with ready operations and renumbers them from it. */
