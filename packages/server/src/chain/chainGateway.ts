@@ -343,7 +343,8 @@ export class ChainGateway {
   ): Promise<BundleSimulation> {
     const atLatest = await this.#simulateHandleOpsAt('latest', ops, beneficiary, gas);
     if (atLatest.ok || !isOutsideValidityWindow(atLatest.reason)) return atLatest;
-    return this.#simulateHandleOpsAt('pending', ops, beneficiary, gas);
+    // A node that cannot run at `pending` leaves the refusal standing (the rest of the bundle goes on without it).
+    return this.#simulateHandleOpsAt('pending', ops, beneficiary, gas).catch(() => atLatest);
   }
 
   async #simulateHandleOpsAt(
