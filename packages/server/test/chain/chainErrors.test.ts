@@ -9,6 +9,7 @@ import {
 import { addressOfPrivateKey, signEthMessageHash } from '../../src/chain/operations/operationOwner.js';
 import { SPONSORSHIP_SECONDS, sponsorshipWindow } from '../../src/chain/operations/sponsorship.js';
 import { decodeRevertReason } from '../../src/chain/revertReason.js';
+import { failedOpData } from './chainTestHelpers.js';
 import { AppError, OperationReverted } from '../../src/errors.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { keccak256, toHex } from 'viem';
@@ -35,20 +36,7 @@ describe('EntryPoint reasons become typed errors', () => {
   });
 
   it('translates a FailedOp revert and a custom-error revert from a node', () => {
-    const failedOp = encodeErrorResult({
-      abi: [
-        {
-          type: 'error',
-          name: 'FailedOp',
-          inputs: [
-            { name: 'opIndex', type: 'uint256' },
-            { name: 'reason', type: 'string' },
-          ],
-        },
-      ],
-      errorName: 'FailedOp',
-      args: [0n, 'AA24 signature error'],
-    });
+    const failedOp = failedOpData('AA24 signature error');
     const rpc = (data: `0x${string}`) =>
       new RpcRequestError({
         body: {},

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { handleOpsAbi, type UserOperation } from '@dauth/contracts';
 import pino from 'pino';
-import { decodeFunctionData } from 'viem';
+import { decodeFunctionData, encodeErrorResult, type Hex } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import {
   type ChainServices,
@@ -104,3 +104,20 @@ export async function bundledOperations(
 export function impostor(claimed: OperationOwner, actual: OperationOwner): OperationOwner {
   return { address: claimed.address, signUserOpHash: (hash) => actual.signUserOpHash(hash) };
 }
+
+/** The revert data of the EntryPoint's `FailedOp(opIndex, reason)`, as a node returns it. */
+export const failedOpData = (reason: string, opIndex = 0n): Hex =>
+  encodeErrorResult({
+    abi: [
+      {
+        type: 'error',
+        name: 'FailedOp',
+        inputs: [
+          { name: 'opIndex', type: 'uint256' },
+          { name: 'reason', type: 'string' },
+        ],
+      },
+    ],
+    errorName: 'FailedOp',
+    args: [opIndex, reason],
+  });

@@ -4,11 +4,12 @@
  * cannot run at `pending` leaves the refusal standing. A unit test of the choice, with a scripted node; the real
  * chain's case is test/sessionKeys/dayBoundary.test.ts.
  */
-import { encodeErrorResult, RpcRequestError, zeroAddress, type Hex } from 'viem';
+import { RpcRequestError, zeroAddress, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { ChainClient } from '../../src/chain/chainClient.js';
 import { ChainGateway } from '../../src/chain/chainGateway.js';
 import type { ContractAddresses } from '../../src/chain/types.js';
+import { failedOpData } from './chainTestHelpers.js';
 
 const failedOp = (reason: string) =>
   new RpcRequestError({
@@ -17,20 +18,7 @@ const failedOp = (reason: string) =>
     error: {
       code: 3,
       message: 'execution reverted',
-      data: encodeErrorResult({
-        abi: [
-          {
-            type: 'error',
-            name: 'FailedOp',
-            inputs: [
-              { name: 'opIndex', type: 'uint256' },
-              { name: 'reason', type: 'string' },
-            ],
-          },
-        ],
-        errorName: 'FailedOp',
-        args: [0n, reason],
-      }),
+      data: failedOpData(reason),
     },
   });
 

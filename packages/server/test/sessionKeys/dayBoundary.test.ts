@@ -74,6 +74,20 @@ describe('a session operation at the turn of the UTC day', () => {
       }),
     }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
 
+  /** The operation went through: the 5 tokens moved, in a block of `day` (whose caps it counted against). */
+  async function expectTransferredOn(
+    day: number,
+    op: Awaited<ReturnType<typeof sessionOp>>,
+    balance: bigint,
+  ) {
+    const chain = chainClient(server);
+    expect(op.status, JSON.stringify(op.body)).toBe(200);
+    expect(await tokenBalanceOf(server, recipient)).toBe(balance + 5n);
+    const receipt = await chain.getTransactionReceipt({ hash: op.body.tx_hash as `0x${string}` });
+    const block = await chain.getBlock({ blockNumber: receipt.blockNumber });
+    expect(Math.floor(Number(block.timestamp) / DAY)).toBe(day);
+  }
+
   it('the first operation after midnight, with the latest block still of yesterday, goes through', async () => {
     const chain = chainClient(server);
     // A midnight a few days on (later than any block so far), and ten minutes before it.
@@ -87,13 +101,7 @@ describe('a session operation at the turn of the UTC day', () => {
     await setClocks(midnight + 5);
     expect(await latestTimestamp(chain)).toBe(before);
     const balance = await tokenBalanceOf(server, recipient);
-    const op = await sessionOp(p);
-    expect(op.status, JSON.stringify(op.body)).toBe(200);
-    expect(await tokenBalanceOf(server, recipient)).toBe(balance + 5n);
-    // Counted against the new day's cap, in a block of the new day.
-    const receipt = await chain.getTransactionReceipt({ hash: op.body.tx_hash as `0x${string}` });
-    const block = await chain.getBlock({ blockNumber: receipt.blockNumber });
-    expect(Math.floor(Number(block.timestamp) / DAY)).toBe(midnight / DAY);
+    await expectTransferredOn(midnight / DAY, await sessionOp(p), balance);
   }, 60_000);
 
   it('an operation whose block falls into the next day is signed again for that day', async () => {
@@ -105,11 +113,6 @@ describe('a session operation at the turn of the UTC day', () => {
     // Signed for today (the latest block and the wall clock say 23:59:30); the block that takes it is at 00:00.
     await rpc(server, 'evm_setNextBlockTimestamp', [midnight]);
     const balance = await tokenBalanceOf(server, recipient);
-    const op = await sessionOp(p);
-    expect(op.status, JSON.stringify(op.body)).toBe(200);
-    expect(await tokenBalanceOf(server, recipient)).toBe(balance + 5n);
-    const receipt = await chain.getTransactionReceipt({ hash: op.body.tx_hash as `0x${string}` });
-    const block = await chain.getBlock({ blockNumber: receipt.blockNumber });
-    expect(Math.floor(Number(block.timestamp) / DAY)).toBe(midnight / DAY);
+    await expectTransferredOn(midnight / DAY, await sessionOp(p), balance);
   }, 60_000);
 });
