@@ -15,6 +15,9 @@ interface AaRule {
   message: string;
 }
 
+/** "AA22"/"AA32 expired or not due": the account's or the paymaster's validity window (isOutsideValidityWindow). */
+const OUTSIDE_VALIDITY_WINDOW = /^AA(22|32)/;
+
 /** EntryPoint v0.6 reason prefixes (`AA1x` factory, `AA2x` account, `AA3x` paymaster, `AA4x`/`AA5x` gas, `AA9x` bundle). */
 const AA_RULES: { prefix: RegExp; rule: AaRule }[] = [
   {
@@ -22,7 +25,7 @@ const AA_RULES: { prefix: RegExp; rule: AaRule }[] = [
     rule: { status: 500, code: 'wallet_deployment_failed', message: 'The wallet could not be deployed' },
   },
   {
-    prefix: /^AA(22|32)/,
+    prefix: OUTSIDE_VALIDITY_WINDOW,
     rule: { status: 422, code: 'operation_expired', message: 'The operation is outside its validity window' },
   },
   {
@@ -60,7 +63,7 @@ const AA_RULES: { prefix: RegExp; rule: AaRule }[] = [
  * time. The EntryPoint checks the windows after the operation's nonce: such a refusal also says its nonce is
  * still unused at that block.
  */
-export const isOutsideValidityWindow = (reason: string): boolean => /^AA[23]2 /.test(reason);
+export const isOutsideValidityWindow = (reason: string): boolean => OUTSIDE_VALIDITY_WINDOW.test(reason);
 
 const DEFAULT_RULE: AaRule = {
   status: 422,

@@ -498,6 +498,10 @@ export class UsageBatcher {
       );
     }
     const pending = await this.ledger.listSendingBatches();
+    // Batches settled elsewhere (the send loop, another replica) are no longer waited for.
+    for (const id of this.#pendingSince.keys()) {
+      if (!pending.some((b) => b.id === id)) this.#pendingSince.delete(id);
+    }
     let settled = true;
     for (const batch of pending) {
       const records = await this.ledger.listBatchRecords(batch.id);
