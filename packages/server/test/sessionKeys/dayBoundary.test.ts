@@ -15,15 +15,12 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { chainClient } from '../pin/pinHelpers.js';
 import {
   DAY,
-  grant,
+  grantedPlayer,
   latestTimestamp,
-  newApp,
-  newPlayer,
   type Player,
-  request,
   rpc,
   tokenBalanceOf,
-  tokenTransferPolicy,
+  tokenTransferApp,
   transferData,
 } from './support.js';
 
@@ -47,22 +44,6 @@ describe('a session operation at the turn of the UTC day', () => {
     vi.setSystemTime(at * 1000);
     await rpc(server, 'anvil_setTime', [at]);
     server.services.chain.gateway.resetCaches();
-  }
-
-  async function grantedPlayer(): Promise<Player> {
-    const token = server.services.chainInfo.contracts.token;
-    const { dev, client } = await newApp(server);
-    const put = await request(
-      server,
-      'PUT',
-      `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
-      dev.loginToken,
-      tokenTransferPolicy(token, '1000000'),
-    );
-    expect(put.status).toBe(200);
-    const p = await newPlayer(server, client);
-    expect((await grant(server, p, client.clientId)).status).toBe(201);
-    return p;
   }
 
   const sessionOp = (p: Player) =>
@@ -93,7 +74,7 @@ describe('a session operation at the turn of the UTC day', () => {
     // A midnight a few days on (later than any block so far), and ten minutes before it.
     const midnight = (Math.floor((await latestTimestamp(chain)) / DAY) + 3) * DAY;
     await setClocks(midnight - 600);
-    const p = await grantedPlayer();
+    const p = await grantedPlayer(server, (await tokenTransferApp(server)).client);
     const before = await latestTimestamp(chain);
     expect(Math.floor(before / DAY)).toBe(midnight / DAY - 1);
 
@@ -108,7 +89,7 @@ describe('a session operation at the turn of the UTC day', () => {
     const chain = chainClient(server);
     const midnight = (Math.floor((await latestTimestamp(chain)) / DAY) + 3) * DAY;
     await setClocks(midnight - 600);
-    const p = await grantedPlayer();
+    const p = await grantedPlayer(server, (await tokenTransferApp(server)).client);
     await setClocks(midnight - 30);
     // Signed for today (the latest block and the wall clock say 23:59:30); the block that takes it is at 00:00.
     await rpc(server, 'evm_setNextBlockTimestamp', [midnight]);

@@ -95,6 +95,30 @@ export async function grant(server: TestServer, p: Player, clientId: string) {
   });
 }
 
+/** An app whose wallet policy lets its session key `transfer` up to `perDay` of the platform token a day. */
+export async function tokenTransferApp(
+  server: TestServer,
+  perDay = '1000000',
+): Promise<{ dev: TestUser; client: TestClient }> {
+  const app = await newApp(server);
+  const put = await request(
+    server,
+    'PUT',
+    `/v1/dev-user/clients/${app.client.clientId}/wallet-policy`,
+    app.dev.loginToken,
+    tokenTransferPolicy(server.services.chainInfo.contracts.token, perDay),
+  );
+  expect(put.status, JSON.stringify(put.body)).toBe(200);
+  return app;
+}
+
+/** A new player of `client` (newPlayer) who granted the app's session key. */
+export async function grantedPlayer(server: TestServer, client: TestClient): Promise<Player> {
+  const p = await newPlayer(server, client);
+  expect((await grant(server, p, client.clientId)).status).toBe(201);
+  return p;
+}
+
 export const transferData = (to: Address, amount: bigint): Hex =>
   encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
 

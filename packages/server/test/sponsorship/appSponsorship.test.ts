@@ -15,13 +15,12 @@ import { bearer, createUser, post, type TestClient, type TestUser } from '../hel
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { call, chainClient, registerPin, type RegisteredPin } from '../pin/pinHelpers.js';
 import {
-  grant,
+  grantedPlayer,
   newApp,
-  newPlayer,
   type Player,
   request,
   tokenBalanceOf,
-  tokenTransferPolicy,
+  tokenTransferApp,
   transferData,
 } from '../sessionKeys/support.js';
 
@@ -89,24 +88,6 @@ describe.each([{ postgres: false }, { postgres: true }])(
       await server?.close();
     });
 
-    /** An app whose wallet policy lets its session key transfer the platform token. */
-    async function gameApp(): Promise<{ dev: TestUser; client: TestClient }> {
-      const app = await newApp(server);
-      const put = await request(
-        server,
-        'PUT',
-        `/v1/dev-user/clients/${app.client.clientId}/wallet-policy`,
-        app.dev.loginToken,
-        tokenTransferPolicy(token, '1000000'),
-      );
-      expect(put.status).toBe(200);
-      return app;
-    }
-    async function grantedPlayer(client: TestClient): Promise<Player> {
-      const p = await newPlayer(server, client);
-      expect((await grant(server, p, client.clientId)).status).toBe(201);
-      return p;
-    }
     const setPolicy = (dev: TestUser, clientId: string, body: Record<string, unknown>) =>
       request(server, 'PUT', `/v1/dev-user/clients/${clientId}/sponsorship`, dev.loginToken, body);
     const getPolicy = (dev: TestUser, clientId: string) =>
@@ -130,7 +111,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
         .execute();
 
     it('is set and read by the app’s owner only, with today’s use; budgets are safe integers', async () => {
-      const { dev, client } = await gameApp();
+      const { dev, client } = await tokenTransferApp(server);
       const empty = await getPolicy(dev, client.clientId);
       expect(empty.status).toBe(200);
       expect(empty.body).toMatchObject({
@@ -163,7 +144,7 @@ describe.each([{ postgres: false }, { postgres: true }])(
     });
 
     it('refuses a session operation over the player’s daily budget with 429 and moves nothing on chain', async () => {
-      const { dev, client } = await gameApp();
+      const { dev, client } = await tokenTransferApp(server);
       const webhook = await request(
         server,
         'POST',
@@ -175,8 +156,8 @@ describe.each([{ postgres: false }, { postgres: true }])(
         },
       );
       expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
-      const p1 = await grantedPlayer(client);
-      const p2 = await grantedPlayer(client);
+      const p1 = await grantedPlayer(server, client);
+      const p2 = await grantedPlayer(server, client);
       expect((await sessionOp(p1)).status).toBe(200);
       const used = await getPolicy(dev, client.clientId);
       const spent = used.body.today.top_players[0];
@@ -218,9 +199,9 @@ describe.each([{ postgres: false }, { postgres: true }])(
     });
 
     it('refuses every player once the app’s own daily budget is spent', async () => {
-      const { dev, client } = await gameApp();
-      const p1 = await grantedPlayer(client);
-      const p2 = await grantedPlayer(client);
+      const { dev, client } = await tokenTransferApp(server);
+      const p1 = await grantedPlayer(server, client);
+      const p2 = await grantedPlayer(server, client);
       expect((await sessionOp(p1)).status).toBe(200);
       const used = (await getPolicy(dev, client.clientId)).body.today.gas as number;
       expect((await setPolicy(dev, client.clientId, { daily_gas_app: used + 1 })).status).toBe(200);
@@ -233,8 +214,8 @@ describe.each([{ postgres: false }, { postgres: true }])(
     });
 
     it('refuses a player’s operations past the per-minute rate, retry_after pointing at the next minute', async () => {
-      const { dev, client } = await gameApp();
-      const p = await grantedPlayer(client);
+      const { dev, client } = await tokenTransferApp(server);
+      const p = await grantedPlayer(server, client);
       expect((await setPolicy(dev, client.clientId, { ops_per_player_per_minute: 1 })).status).toBe(200);
       // Both operations inside one UTC minute.
       if (new Date().getUTCSeconds() > 45)
@@ -336,8 +317,8 @@ describe.each([{ postgres: false }, { postgres: true }])(
       let player: Player;
 
       beforeAll(async () => {
-        ({ dev, client } = await gameApp());
-        player = await grantedPlayer(client);
+        ({ dev, client } = await tokenTransferApp(server));
+        player = await grantedPlayer(server, client);
         const put = await setPolicy(dev, client.clientId, { approval_url: receiver.url });
         expect(put.status, JSON.stringify(put.body)).toBe(200);
         expect(put.body.approval_secret).toMatch(/^whsec_/);

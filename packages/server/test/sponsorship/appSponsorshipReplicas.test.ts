@@ -16,12 +16,10 @@ import { postgresAvailable, redisAvailable } from '../helpers/environment.js';
 import { bearer } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
 import {
-  grant,
-  newApp,
-  newPlayer,
+  grantedPlayer,
   type Player,
   request,
-  tokenTransferPolicy,
+  tokenTransferApp,
   transferData,
 } from '../sessionKeys/support.js';
 
@@ -82,15 +80,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)(
       chain().readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
 
     it('a player’s daily budget set on A: a burst at A and B sponsors exactly two operations, refuses the rest on both', async () => {
-      const { dev, client } = await newApp(a);
-      const policy = await request(
-        a,
-        'PUT',
-        `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
-        dev.loginToken,
-        tokenTransferPolicy(token, '1000000'),
-      );
-      expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+      const { dev, client } = await tokenTransferApp(a);
       const hook = await request(
         a,
         'POST',
@@ -102,8 +92,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)(
         },
       );
       expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-      const player = await newPlayer(a, client);
-      expect((await grant(a, player, client.clientId)).status).toBe(201);
+      const player = await grantedPlayer(a, client);
 
       // One operation's charge, measured as the burst's will be (the recipient already holds tokens, and the
       // wallet's nonce lane of each replica is in use: a replica's first operation of a wallet opens its
@@ -197,20 +186,8 @@ describe.skipIf(!postgresAvailable || !redisAvailable)(
     }, 120_000);
 
     it('a per-minute rate set on A: a burst at A and B inside one UTC minute sponsors exactly the rate', async () => {
-      const { dev, client } = await newApp(a);
-      expect(
-        (
-          await request(
-            a,
-            'PUT',
-            `/v1/dev-user/clients/${client.clientId}/wallet-policy`,
-            dev.loginToken,
-            tokenTransferPolicy(token, '1000000'),
-          )
-        ).status,
-      ).toBe(200);
-      const player = await newPlayer(b, client);
-      expect((await grant(b, player, client.clientId)).status).toBe(201);
+      const { dev, client } = await tokenTransferApp(a);
+      const player = await grantedPlayer(b, client);
       const put = await request(
         a,
         'PUT',
