@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { prepareQuery } from '../db/preparedQuery.js';
 import type { Address } from './walletStore.js';
 import { affected } from './kyselyResults.js';
 
@@ -102,7 +103,36 @@ const toPending = (r: PendingRotationsTable): PendingRotation => ({
  * behaves the same on SQLite and PostgreSQL. Methods take an optional transaction.
  */
 export class CustodyStore {
-  constructor(private readonly db: Db) {}
+  // Every PIN verification runs these three, prepared once (`prepareQuery`): on SQLite a cached statement
+  // run synchronously, no query built or compiled per call (docs/performance-pin.md, round 7).
+  readonly #withPendingFlag;
+  readonly #reserve;
+  readonly #clear;
+
+  constructor(private readonly db: Db) {
+    this.#withPendingFlag = prepareQuery(db, (d, userUuid: number) =>
+      d
+        .selectFrom('wallet_custody')
+        .leftJoin('pending_rotations', 'pending_rotations.user_uuid', 'wallet_custody.user_uuid')
+        .selectAll('wallet_custody')
+        .select('pending_rotations.user_uuid as pending_user_uuid')
+        .where('wallet_custody.user_uuid', '=', userUuid),
+    );
+    this.#reserve = prepareQuery(db, (d, userUuid: number, now: number, maxAttempts: number) =>
+      d
+        .updateTable('wallet_custody')
+        .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
+        .where('user_uuid', '=', userUuid)
+        .where('locked_until', '<=', now)
+        .where('failed_attempts', '<', maxAttempts),
+    );
+    this.#clear = prepareQuery(db, (d, userUuid: number, now: number) =>
+      d
+        .updateTable('wallet_custody')
+        .set({ failed_attempts: 0, lock_count: 0, locked_until: 0, updated_at: now })
+        .where('user_uuid', '=', userUuid),
+    );
+  }
 
   /** Runs `fn` in one database transaction. */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
@@ -149,13 +179,7 @@ export class CustodyStore {
   async findWithPendingFlag(
     userUuid: number,
   ): Promise<{ custody: Custody; rotationPending: boolean } | undefined> {
-    const row = await this.db
-      .selectFrom('wallet_custody')
-      .leftJoin('pending_rotations', 'pending_rotations.user_uuid', 'wallet_custody.user_uuid')
-      .selectAll('wallet_custody')
-      .select('pending_rotations.user_uuid as pending_user_uuid')
-      .where('wallet_custody.user_uuid', '=', userUuid)
-      .executeTakeFirst();
+    const [row] = (await this.#withPendingFlag.run(userUuid)).rows;
     if (!row) return undefined;
     const { pending_user_uuid: pending, ...custody } = row;
     return { custody: toCustody(custody), rotationPending: pending !== null && pending !== undefined };
@@ -167,14 +191,7 @@ export class CustodyStore {
    * wrong-or-pending attempts are counted.
    */
   async reserveAttempt(userUuid: number, now: number, maxAttempts: number): Promise<boolean> {
-    const result = await this.db
-      .updateTable('wallet_custody')
-      .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
-      .where('user_uuid', '=', userUuid)
-      .where('locked_until', '<=', now)
-      .where('failed_attempts', '<', maxAttempts)
-      .executeTakeFirst();
-    return affected(result) === 1;
+    return (await this.#reserve.run(userUuid, now, maxAttempts)).affected === 1;
   }
 
   /**
@@ -208,6 +225,10 @@ export class CustodyStore {
 
   /** A correct PIN (or a proven mnemonic) ends the run of wrong PINs and the lock doubling. */
   async clearFailures(userUuid: number, now: number, trx: Db = this.db): Promise<void> {
+    if (trx === this.db) {
+      await this.#clear.run(userUuid, now);
+      return;
+    }
     await trx
       .updateTable('wallet_custody')
       .set({ failed_attempts: 0, lock_count: 0, locked_until: 0, updated_at: now })
