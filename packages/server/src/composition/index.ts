@@ -268,7 +268,8 @@ export async function createServices(
     const { clients, browserSessions } = oauthDomain;
     // The ways in (decisions §9): accounts, address verification, guests, passkeys, federation, MFA.
     const accountDomain = createAccountDomain({ ...base, ...tokenDomain, clients });
-    const { verifications, hasher, strength: _strength, ...accountServices } = accountDomain;
+    const { verifications, hasher, strength, ...accountServices } = accountDomain;
+    onClose(() => strength.close());
     const { users, accounts } = accountDomain;
     const defense = createDefenseDomain({ ...base, users, verifications });
     const oidc = createOidcServices({

@@ -105,7 +105,7 @@ export class AccountService {
     locale?: Locale | undefined;
   }): Promise<User> {
     const email = checkedCredentials(input.email, input.password);
-    this.strength?.check(input.password, [email, input.nickname]);
+    await this.strength?.check(input.password, [email, input.nickname]);
     if (await this.users.emailTaken(email))
       throw conflict('email_taken', 'An account with this e-mail already exists');
     const passwordHash = await this.passwords.hash(input.password);

@@ -103,7 +103,7 @@ export class GuestService {
   ): Promise<void> {
     const email = checkedCredentials(input.email, input.password);
     if (!(await this.isGuest(userUuid))) throw notGuest();
-    this.strength?.check(input.password, [email, input.nickname]);
+    await this.strength?.check(input.password, [email, input.nickname]);
     const passwordHash = await this.passwords.hash(input.password);
     await this.upgrade(userUuid, {
       kind: 'password',

@@ -162,7 +162,7 @@ export class PasswordService {
     checkPassword(newPassword);
     // Before the account is looked up and the code spent: with the e-mail given as the only user input,
     // so the answer tells nothing about whether the account exists, and a weak choice costs no guess.
-    this.strength?.check(newPassword, [normaliseEmail(emailInput)], 'new_password');
+    await this.strength?.check(newPassword, [normaliseEmail(emailInput)], 'new_password');
     const user = await this.users.findByEmail(normaliseEmail(emailInput));
     if (!user) throw invalidResetCode();
     const now = Date.now();
@@ -213,7 +213,7 @@ export class PasswordService {
       user?.passwordHash ?? (await this.passwords.dummyHash()),
     );
     if (!user || !ok) throw new AppError(401, 'invalid_credentials', 'The current password is wrong');
-    this.strength?.check(newPassword, [user.email, user.nickname], 'new_password');
+    await this.strength?.check(newPassword, [user.email, user.nickname], 'new_password');
     await this.#setPassword(userUuid, newPassword, currentJti, 'password_changed');
   }
 

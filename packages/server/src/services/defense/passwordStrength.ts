@@ -1,7 +1,5 @@
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import * as common from '@zxcvbn-ts/language-common';
-import * as english from '@zxcvbn-ts/language-en';
 import { AppError } from '../../errors.js';
+import { ZxcvbnWorker } from './zxcvbnWorker.js';
 
 /**
  * The part of a new password zxcvbn looks at. Its matchers grow faster than linearly with the length
@@ -25,41 +23,33 @@ type PasswordField = 'password' | 'new_password';
  * common-password list (any case), is 400 `weak_password` with a hint the pages show.
  */
 export class PasswordStrength {
-  #zxcvbn: ZxcvbnFactory | undefined;
-  #common: Set<string> | undefined;
+  readonly #zxcvbn = new ZxcvbnWorker({
+    maxLength: STRENGTH_CHECKED_LENGTH,
+    l33tMaxSubstitutions: L33T_MAX_SUBSTITUTIONS,
+  });
 
   constructor(private readonly minScore: number) {}
 
-  /** Built on first use (the dictionaries take about 200 ms to rank), not at every start. */
-  #load(): { zxcvbn: ZxcvbnFactory; common: Set<string> } {
-    this.#zxcvbn ??= new ZxcvbnFactory({
-      translations: english.translations,
-      graphs: common.adjacencyGraphs,
-      dictionary: { ...common.dictionary, ...english.dictionary },
-      // Each substitution multiplies the l33t matcher's work: a 64-character password of symbols took 300 ms at the default 100.
-      l33tMaxSubstitutions: L33T_MAX_SUBSTITUTIONS,
-      maxLength: STRENGTH_CHECKED_LENGTH,
-    });
-    this.#common ??= new Set(common.dictionary['passwords-common'].map((p) => String(p).toLowerCase()));
-    return { zxcvbn: this.#zxcvbn, common: this.#common };
-  }
-
-  /** The hint for a weak password, or undefined when it is strong enough. */
-  weakness(password: string, userInputs: (string | undefined | null)[] = []): string | undefined {
-    const loaded = this.#load();
-    const checked = password.slice(0, STRENGTH_CHECKED_LENGTH);
+  /**
+   * The hint for a weak password, or undefined when it is strong enough. zxcvbn runs on a thread of its
+   * own (`ZxcvbnWorker`): the first check waits for its dictionaries (0.2–0.3 s), none holds the event loop.
+   */
+  async weakness(
+    password: string,
+    userInputs: (string | undefined | null)[] = [],
+  ): Promise<string | undefined> {
     const inputs = userInputs.flatMap((input) => {
       if (!input) return [];
       const text = input.trim().toLowerCase();
       // The e-mail's local part and domain words too: "alice2024" is weak for alice@example.com.
       return [text, ...text.split(/[@.+_-]+/).filter((part) => part.length >= 3)];
     });
-    if (loaded.common.has(password.toLowerCase())) return COMMON_PASSWORD_HINT;
-    if (this.minScore === 0) return undefined;
-    const result = loaded.zxcvbn.check(checked, inputs);
-    if (result.score >= this.minScore) return undefined;
-    const { warning, suggestions } = result.feedback;
-    const advice = [warning, ...suggestions].filter((s): s is string => !!s && s.length > 0);
+    const verdict = await this.#zxcvbn.verdict(password, inputs, this.minScore > 0);
+    if (verdict.common) return COMMON_PASSWORD_HINT;
+    if (verdict.score === undefined || verdict.score >= this.minScore) return undefined;
+    const advice = [verdict.warning, ...(verdict.suggestions ?? [])].filter(
+      (s): s is string => !!s && s.length > 0,
+    );
     return (
       `This password is too easy to guess. ${advice.join(' ')}`.trim() ||
       'This password is too easy to guess.'
@@ -67,12 +57,17 @@ export class PasswordStrength {
   }
 
   /** 400 `weak_password` with the hint as its message when the password is weak. */
-  check(
+  async check(
     password: string,
     userInputs: (string | undefined | null)[],
     field: PasswordField = 'password',
-  ): void {
-    const hint = this.weakness(password, userInputs);
+  ): Promise<void> {
+    const hint = await this.weakness(password, userInputs);
     if (hint !== undefined) throw new AppError(400, 'weak_password', hint, { field });
+  }
+
+  /** Stops the checker's thread (the service's close). */
+  close(): Promise<void> {
+    return this.#zxcvbn.close();
   }
 }

@@ -1,0 +1,154 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { WorkQueue } from '../../crypto/workQueue.js';
+
+/** What zxcvbn said of one password (the policy that turns it into a hint is `PasswordStrength`'s). */
+export interface ZxcvbnVerdict {
+  /** The password is on the common-password list (any case). */
+  common: boolean;
+  /** zxcvbn's score 0–4 of the checked part; absent when `common` or when no score was asked for. */
+  score?: number;
+  warning?: string | null;
+  suggestions?: string[];
+}
+
+/** The matchers' limits the checker is built with. */
+export interface ZxcvbnLimits {
+  /** The part of a password zxcvbn looks at (characters). */
+  maxLength: number;
+  /** How many l33t substitutions zxcvbn tries. */
+  l33tMaxSubstitutions: number;
+}
+
+/** Checks handed to the worker at once (the next waits in its port, so it never idles at a hand-over). */
+const IN_WORKER = 2;
+/** Checks allowed to wait beyond those; more are refused with 503 `overloaded`. */
+const MAX_WAITING = 256;
+
+/**
+ * The worker's code, an eval'd CommonJS script (the same source serves `src/` under tsx and vitest, and
+ * `dist/`); the zxcvbn packages are required by the paths the main thread resolved.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let zxcvbn;
+let common;
+function load() {
+  if (zxcvbn) return;
+  const { ZxcvbnFactory } = require(workerData.modules.core);
+  const commonPackage = require(workerData.modules.common);
+  const english = require(workerData.modules.english);
+  zxcvbn = new ZxcvbnFactory({
+    translations: english.translations,
+    graphs: commonPackage.adjacencyGraphs,
+    dictionary: { ...commonPackage.dictionary, ...english.dictionary },
+    l33tMaxSubstitutions: workerData.limits.l33tMaxSubstitutions,
+    maxLength: workerData.limits.maxLength,
+  });
+  common = new Set(commonPackage.dictionary['passwords-common'].map((p) => String(p).toLowerCase()));
+}
+parentPort.on('message', (m) => {
+  try {
+    if (m.crash) process.exit(1);
+    load();
+    if (common.has(m.password.toLowerCase())) return parentPort.postMessage({ id: m.id, verdict: { common: true } });
+    if (!m.score) return parentPort.postMessage({ id: m.id, verdict: { common: false } });
+    const result = zxcvbn.check(m.password.slice(0, workerData.limits.maxLength), m.inputs);
+    const { warning, suggestions } = result.feedback;
+    parentPort.postMessage({ id: m.id, verdict: { common: false, score: result.score, warning, suggestions } });
+  } catch (err) {
+    parentPort.postMessage({ id: m.id, error: String((err && err.message) || err) });
+  }
+});
+`;
+
+interface Pending {
+  resolve: (verdict: ZxcvbnVerdict) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * zxcvbn on a worker thread of its own (docs/security.md, "Weak passwords"): its ranked dictionaries
+ * (about 30 MB of small strings and maps, 0.2–0.3 s to build) and each check (1–20 ms) stay off the event
+ * loop and out of the main heap, whose every full collection would otherwise mark them. The thread starts
+ * at the first check and builds the dictionaries then; a thread that dies fails its checks with an error
+ * (the requests answer 500) and the next check starts a new one.
+ */
+export class ZxcvbnWorker {
+  readonly #queue = new WorkQueue(IN_WORKER, MAX_WAITING);
+  readonly #modules: { core: string; common: string; english: string };
+  /** The thread and the checks it holds (a replacement thread's checks are never failed by its predecessor's exit). */
+  #worker: { thread: Worker; pending: Map<number, Pending> } | undefined;
+  #nextId = 1;
+  #closed = false;
+
+  constructor(private readonly limits: ZxcvbnLimits) {
+    const require = createRequire(import.meta.url);
+    this.#modules = {
+      core: require.resolve('@zxcvbn-ts/core'),
+      common: require.resolve('@zxcvbn-ts/language-common'),
+      english: require.resolve('@zxcvbn-ts/language-en'),
+    };
+  }
+
+  /**
+   * The verdict on `password` (zxcvbn looks at its first `maxLength` characters; the common-password list
+   * at all of it), with `inputs` as zxcvbn's user inputs; `score: false` asks for the list only.
+   */
+  verdict(password: string, inputs: string[], score = true): Promise<ZxcvbnVerdict> {
+    return this.#queue.run(() => this.#send({ password, inputs, score }));
+  }
+
+  /** Stops the thread (the service's close); checks still pending fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.thread.terminate();
+  }
+
+  /** Kills the thread, resolving once it has exited (tests: its checks fail, the next one starts a new thread). */
+  crashForTest(): Promise<void> {
+    const { thread } = this.#ensure();
+    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+    thread.postMessage({ id: 0, crash: true });
+    return exited;
+  }
+
+  #send(message: { password: string; inputs: string[]; score: boolean }): Promise<ZxcvbnVerdict> {
+    if (this.#closed) return Promise.reject(new Error('the password checker was closed'));
+    const worker = this.#ensure();
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      worker.pending.set(id, { resolve, reject });
+      worker.thread.postMessage({ id, ...message });
+    });
+  }
+
+  #ensure(): { thread: Worker; pending: Map<number, Pending> } {
+    if (this.#worker) return this.#worker;
+    const thread = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { modules: this.#modules, limits: this.limits },
+    });
+    const worker = { thread, pending: new Map<number, Pending>() };
+    // An idle checker never keeps the process alive; a pending check's request does.
+    thread.unref();
+    thread.on('message', (m: { id: number; verdict?: ZxcvbnVerdict; error?: string }) => {
+      const pending = worker.pending.get(m.id);
+      if (!pending) return;
+      worker.pending.delete(m.id);
+      if (m.verdict) pending.resolve(m.verdict);
+      else pending.reject(new Error(`password check failed: ${m.error ?? 'no answer'}`));
+    });
+    const fail = (err: Error) => {
+      if (this.#worker === worker) this.#worker = undefined;
+      for (const pending of worker.pending.values()) pending.reject(err);
+      worker.pending.clear();
+    };
+    thread.on('error', fail);
+    thread.on('exit', (code) => fail(new Error(`the password checker stopped (exit ${code})`)));
+    this.#worker = worker;
+    return worker;
+  }
+}
