@@ -314,6 +314,7 @@ function validate(url, token) {
 parentPort.on('message', async ({ url, token, rps, seconds }) => {
   try {
     const latencies = [];
+    const sent = [];
     const inflight = [];
     const interval = 1000 / rps;
     const start = performance.now();
@@ -327,10 +328,11 @@ parentPort.on('message', async ({ url, token, rps, seconds }) => {
         const t0 = performance.now();
         await validate(url, token);
         latencies.push(performance.now() - t0);
+        sent.push([performance.timeOrigin + t0, performance.now() - t0]);
       })());
     }
     await Promise.all(inflight);
-    parentPort.postMessage({ latencies });
+    parentPort.postMessage({ latencies, sent });
   } catch (err) {
     parentPort.postMessage({ error: String(err && err.message) });
   }
@@ -340,7 +342,12 @@ parentPort.on('message', async ({ url, token, rps, seconds }) => {
 /** Runs the probe on its thread for `seconds`; the latencies (ms), sorted. */
 function probeValidate(probe: Worker, url: string, accessToken: string, seconds: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    probe.once('message', (m: { latencies?: number[]; error?: string }) => {
+    probe.once('message', (m: { latencies?: number[]; sent?: [number, number][]; error?: string }) => {
+      // BENCH_PROBE_TRACE=<file>: each probe's send time (ms since the epoch) and latency, to line up with the
+      // server's own events (GC pauses, loop stalls) when reading a tail.
+      if (process.env.BENCH_PROBE_TRACE && m.sent) {
+        fs.appendFileSync(process.env.BENCH_PROBE_TRACE, `${JSON.stringify({ seconds, sent: m.sent })}\n`);
+      }
       if (m.latencies) resolve(m.latencies.sort((a, b) => a - b));
       else reject(new Error(m.error ?? 'the probe failed'));
     });
