@@ -89,6 +89,10 @@ export class ZxcvbnWorker {
       common: require.resolve('@zxcvbn-ts/language-common'),
       english: require.resolve('@zxcvbn-ts/language-en'),
     };
+    // The thread starts with the service, the dictionaries at the first check. Spawning it later, after the
+    // start-up collection (startupGarbage.ts), cost token validation 16–27 % more CPU in the regression guard
+    // (docs/performance-pin.md, round 7).
+    this.#ensure();
   }
 
   /**
