@@ -71,8 +71,8 @@ interface Pending {
  * zxcvbn on a worker thread of its own (docs/security.md, "Weak passwords"): its ranked dictionaries
  * (about 30 MB of small strings and maps, 0.2–0.3 s to build) and each check (1–20 ms) stay off the event
  * loop and out of the main heap, whose every full collection would otherwise mark them. The thread starts
- * at the first check and builds the dictionaries then; a thread that dies fails its checks with an error
- * (the requests answer 500) and the next check starts a new one.
+ * with the service and builds the dictionaries at the first check; a thread that dies fails its checks with
+ * an error (the requests answer 500) and the next check starts a new one.
  */
 export class ZxcvbnWorker {
   readonly #queue = new WorkQueue(IN_WORKER, MAX_WAITING);
