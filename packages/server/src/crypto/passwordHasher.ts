@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
-import { WorkQueue } from './workQueue.js';
+import { WorkQueue } from '../workers/workQueue.js';
 
 /**
  * Memory-hard password hashing with scrypt. `crypto.scrypt` runs on libuv's thread pool, so a

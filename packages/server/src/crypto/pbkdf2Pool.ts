@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { activeSpan, inSpan } from '../observability/spans.js';
-import { WorkQueue } from './workQueue.js';
+import { AnsweringWorker } from '../workers/answeringWorker.js';
+import { WorkQueue } from '../workers/workQueue.js';
 
 /**
  * PBKDF2 on worker threads of its own (docs/performance-pin.md), not on libuv's shared pool: PIN
@@ -29,16 +29,17 @@ export interface Pbkdf2PoolOptions {
 
 export type Pbkdf2Digest = 'sha256' | 'sha512';
 
-interface Job {
-  id: number;
-  resolve: (key: Buffer) => void;
-  reject: (err: Error) => void;
+/** One job as the worker receives it (the buffers are transferred). */
+interface DeriveMessage {
+  password: ArrayBuffer;
+  salt: ArrayBuffer;
+  iterations: number;
+  keylen: number;
+  digest: Pbkdf2Digest;
+  crash: boolean;
 }
 
-interface PoolWorker {
-  worker: Worker;
-  jobs: Map<number, Job>;
-}
+type PoolWorker = AnsweringWorker<DeriveMessage, ArrayBuffer>;
 
 /**
  * The worker's code, run as an eval'd CommonJS script so the same source serves `src/` (tsx, vitest)
@@ -62,7 +63,7 @@ parentPort.on('message', (m) => {
     derived = pbkdf2Sync(password, Buffer.from(m.salt), m.iterations, m.keylen, m.digest);
     const out = new Uint8Array(m.keylen);
     out.set(derived);
-    parentPort.postMessage({ id: m.id, key: out.buffer }, [out.buffer]);
+    parentPort.postMessage({ id: m.id, value: out.buffer }, [out.buffer]);
   } catch (err) {
     parentPort.postMessage({ id: m.id, error: String(err && err.message) });
   } finally {
@@ -78,7 +79,6 @@ export class Pbkdf2Pool {
   readonly #nice: number;
   readonly #queue: WorkQueue;
   readonly #workers: PoolWorker[] = [];
-  #nextId = 1;
   #closed = false;
 
   constructor(options: Pbkdf2PoolOptions = {}) {
@@ -101,7 +101,7 @@ export class Pbkdf2Pool {
 
   /** Jobs handed to workers now. */
   get inFlight(): number {
-    return this.#workers.reduce((n, w) => n + w.jobs.size, 0);
+    return this.#workers.reduce((n, w) => n + w.pending, 0);
   }
 
   /**
@@ -143,12 +143,7 @@ export class Pbkdf2Pool {
     if (this.#closed) return;
     this.#closed = true;
     const workers = this.#workers.splice(0);
-    await Promise.all(
-      workers.map(async (w) => {
-        await w.worker.terminate();
-        this.#failAll(w, new Error('the PBKDF2 pool was closed'));
-      }),
-    );
+    await Promise.all(workers.map((w) => w.terminate(new Error('the PBKDF2 pool was closed'))));
   }
 
   #dispatch(
@@ -162,51 +157,33 @@ export class Pbkdf2Pool {
     if (this.#closed) return Promise.reject(new Error('the PBKDF2 pool is closed'));
     // The least busy worker; WorkQueue guarantees one has a free slot.
     let target = this.#workers[0]!;
-    for (const w of this.#workers) if (w.jobs.size < target.jobs.size) target = w;
-    const id = this.#nextId++;
+    for (const w of this.#workers) if (w.pending < target.pending) target = w;
     const sent = new Uint8Array(password.length);
     sent.set(password);
     const saltBytes = typeof salt === 'string' ? Buffer.from(salt, 'utf8') : salt;
     const saltCopy = new Uint8Array(saltBytes.length);
     saltCopy.set(saltBytes);
-    return new Promise<Buffer>((resolve, reject) => {
-      target.jobs.set(id, { id, resolve, reject });
-      target.worker.postMessage(
-        { id, password: sent.buffer, salt: saltCopy.buffer, iterations, keylen, digest, crash },
-        [sent.buffer, saltCopy.buffer],
-      );
-    });
+    return target
+      .request({ password: sent.buffer, salt: saltCopy.buffer, iterations, keylen, digest, crash }, [
+        sent.buffer,
+        saltCopy.buffer,
+      ])
+      .then((key) => Buffer.from(key));
   }
 
+  /** A worker that dies (its jobs already failed) is replaced at once, unless the pool is closing. */
   #spawn(): PoolWorker {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nice: this.#nice } });
-    // Idle workers do not keep the process alive; `close()` still ends them on shutdown.
-    worker.unref();
-    const entry: PoolWorker = { worker, jobs: new Map() };
-    worker.on('message', (m: { id: number; key?: ArrayBuffer; error?: string }) => {
-      const job = entry.jobs.get(m.id);
-      if (!job) return;
-      entry.jobs.delete(m.id);
-      if (m.key) job.resolve(Buffer.from(m.key));
-      else job.reject(new Error(`PBKDF2 failed: ${m.error ?? 'unknown error'}`));
+    const worker: PoolWorker = new AnsweringWorker({
+      source: WORKER_SOURCE,
+      workerData: { nice: this.#nice },
+      name: 'PBKDF2 worker',
+      onDeath: () => {
+        const index = this.#workers.indexOf(worker);
+        if (index < 0) return;
+        if (this.#closed) this.#workers.splice(index, 1);
+        else this.#workers[index] = this.#spawn();
+      },
     });
-    const replace = (err: Error) => {
-      const index = this.#workers.indexOf(entry);
-      if (index < 0) return;
-      this.#failAll(entry, err);
-      if (this.#closed) {
-        this.#workers.splice(index, 1);
-        return;
-      }
-      this.#workers[index] = this.#spawn();
-    };
-    worker.on('error', (err) => replace(err));
-    worker.on('exit', (code) => replace(new Error(`a PBKDF2 worker exited (code ${code})`)));
-    return entry;
-  }
-
-  #failAll(entry: PoolWorker, err: Error): void {
-    for (const job of entry.jobs.values()) job.reject(err);
-    entry.jobs.clear();
+    return worker;
   }
 }

@@ -225,15 +225,7 @@ export class CustodyStore {
 
   /** A correct PIN (or a proven mnemonic) ends the run of wrong PINs and the lock doubling. */
   async clearFailures(userUuid: number, now: number, trx: Db = this.db): Promise<void> {
-    if (trx === this.db) {
-      await this.#clear.run(userUuid, now);
-      return;
-    }
-    await trx
-      .updateTable('wallet_custody')
-      .set({ failed_attempts: 0, lock_count: 0, locked_until: 0, updated_at: now })
-      .where('user_uuid', '=', userUuid)
-      .execute();
+    await this.#clear.runOn(trx, userUuid, now);
   }
 
   /**

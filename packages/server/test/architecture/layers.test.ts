@@ -95,4 +95,20 @@ describe('layer rules (eslint.config.js)', () => {
     ];
     expect(await restrictedImports('composition/example.ts', wiring.join('\n'))).toEqual([]);
   });
+
+  it('keeps crypto/, db/ and workers/ leaves: they import no layer', async () => {
+    const up = [
+      "import type { SlotService } from '../services/slots/slotService.js';",
+      "import type { App } from '../http/types.js';",
+      "import type { SlotStore } from '../stores/slotStore.js';",
+      "import type { ChainGateway } from '../chain/chainGateway.js';",
+      "import type { Services } from '../composition/index.js';",
+    ];
+    for (const folder of ['crypto', 'db', 'workers']) {
+      expect(await restrictedImports(`${folder}/example.ts`, up.join('\n'))).toEqual(up);
+    }
+    // A leaf may use another: the PBKDF2 pool is built on workers/.
+    const sideways = ["import { AnsweringWorker } from '../workers/answeringWorker.js';"];
+    expect(await restrictedImports('crypto/example.ts', sideways.join('\n'))).toEqual([]);
+  });
 });

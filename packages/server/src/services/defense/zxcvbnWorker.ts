@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
-import { WorkQueue } from '../../crypto/workQueue.js';
+import { WorkQueue } from '../../workers/workQueue.js';
+import { AnsweringWorker } from '../../workers/answeringWorker.js';
 
 /** What zxcvbn said of one password (the policy that turns it into a hint is `PasswordStrength`'s). */
 export interface ZxcvbnVerdict {
@@ -51,20 +51,21 @@ parentPort.on('message', (m) => {
   try {
     if (m.crash) process.exit(1);
     load();
-    if (common.has(m.password.toLowerCase())) return parentPort.postMessage({ id: m.id, verdict: { common: true } });
-    if (!m.score) return parentPort.postMessage({ id: m.id, verdict: { common: false } });
+    if (common.has(m.password.toLowerCase())) return parentPort.postMessage({ id: m.id, value: { common: true } });
+    if (!m.score) return parentPort.postMessage({ id: m.id, value: { common: false } });
     const result = zxcvbn.check(m.password.slice(0, workerData.limits.maxLength), m.inputs);
     const { warning, suggestions } = result.feedback;
-    parentPort.postMessage({ id: m.id, verdict: { common: false, score: result.score, warning, suggestions } });
+    parentPort.postMessage({ id: m.id, value: { common: false, score: result.score, warning, suggestions } });
   } catch (err) {
     parentPort.postMessage({ id: m.id, error: String((err && err.message) || err) });
   }
 });
 `;
 
-interface Pending {
-  resolve: (verdict: ZxcvbnVerdict) => void;
-  reject: (err: Error) => void;
+interface CheckMessage {
+  password: string;
+  inputs: string[];
+  score: boolean;
 }
 
 /**
@@ -77,9 +78,8 @@ interface Pending {
 export class ZxcvbnWorker {
   readonly #queue = new WorkQueue(IN_WORKER, MAX_WAITING);
   readonly #modules: { core: string; common: string; english: string };
-  /** The thread and the checks it holds (a replacement thread's checks are never failed by its predecessor's exit). */
-  #worker: { thread: Worker; pending: Map<number, Pending> } | undefined;
-  #nextId = 1;
+  /** The thread, until it dies (a replacement's checks are never failed by its predecessor's exit). */
+  #worker: AnsweringWorker<CheckMessage, ZxcvbnVerdict> | undefined;
   #closed = false;
 
   constructor(private readonly limits: ZxcvbnLimits) {
@@ -108,50 +108,29 @@ export class ZxcvbnWorker {
     this.#closed = true;
     const worker = this.#worker;
     this.#worker = undefined;
-    await worker?.thread.terminate();
+    await worker?.terminate(new Error('the password checker was closed'));
   }
 
   /** Kills the thread, resolving once it has exited (tests: its checks fail, the next one starts a new thread). */
   crashForTest(): Promise<void> {
-    const { thread } = this.#ensure();
-    const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
-    thread.postMessage({ id: 0, crash: true });
-    return exited;
+    return this.#ensure().crashForTest();
   }
 
-  #send(message: { password: string; inputs: string[]; score: boolean }): Promise<ZxcvbnVerdict> {
+  #send(message: CheckMessage): Promise<ZxcvbnVerdict> {
     if (this.#closed) return Promise.reject(new Error('the password checker was closed'));
-    const worker = this.#ensure();
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      worker.pending.set(id, { resolve, reject });
-      worker.thread.postMessage({ id, ...message });
-    });
+    return this.#ensure().request(message);
   }
 
-  #ensure(): { thread: Worker; pending: Map<number, Pending> } {
-    if (this.#worker) return this.#worker;
-    const thread = new Worker(WORKER_SOURCE, {
-      eval: true,
+  #ensure(): AnsweringWorker<CheckMessage, ZxcvbnVerdict> {
+    if (this.#worker && !this.#worker.dead) return this.#worker;
+    const worker = new AnsweringWorker<CheckMessage, ZxcvbnVerdict>({
+      source: WORKER_SOURCE,
       workerData: { modules: this.#modules, limits: this.limits },
+      name: 'password checker',
+      onDeath: () => {
+        if (this.#worker === worker) this.#worker = undefined;
+      },
     });
-    const worker = { thread, pending: new Map<number, Pending>() };
-    // An idle checker never keeps the process alive; a pending check's request does.
-    thread.unref();
-    thread.on('message', (m: { id: number; verdict?: ZxcvbnVerdict; error?: string }) => {
-      const pending = worker.pending.get(m.id);
-      if (!pending) return;
-      worker.pending.delete(m.id);
-      if (m.verdict) pending.resolve(m.verdict);
-      else pending.reject(new Error(`password check failed: ${m.error ?? 'no answer'}`));
-    });
-    const fail = (err: Error) => {
-      if (this.#worker === worker) this.#worker = undefined;
-      for (const pending of worker.pending.values()) pending.reject(err);
-      worker.pending.clear();
-    };
-    thread.on('error', fail);
-    thread.on('exit', (code) => fail(new Error(`the password checker stopped (exit ${code})`)));
     this.#worker = worker;
     return worker;
   }
