@@ -1,4 +1,12 @@
-import { createHmac, hkdfSync, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import {
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  randomUUID,
+  type KeyObject,
+} from 'node:crypto';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { PasswordHasher } from '../../crypto/passwordHasher.js';
@@ -72,7 +80,8 @@ const invalidResetCode = () =>
  * not tell either).
  */
 export class PasswordService {
-  readonly #codeKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #codeKey: KeyObject;
 
   constructor(
     private readonly users: UserStore,
@@ -88,8 +97,8 @@ export class PasswordService {
     /** Refuses weak new passwords (decisions §9). */
     private readonly strength?: PasswordStrength,
   ) {
-    this.#codeKey = Buffer.from(
-      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/password-reset/v1', 32),
+    this.#codeKey = createSecretKey(
+      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/password-reset/v1', 32)),
     );
   }
 

@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomInt, randomUUID } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, randomInt, randomUUID, type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
@@ -46,7 +46,8 @@ export interface GuessingProof {
  * account exists, and the mail goes out in the background.
  */
 export class LoginDefenseService {
-  readonly #codeKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #codeKey: KeyObject;
 
   constructor(
     private readonly users: UserStore,
@@ -59,7 +60,9 @@ export class LoginDefenseService {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.#codeKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/login-unlock/v1', 32));
+    this.#codeKey = createSecretKey(
+      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/login-unlock/v1', 32)),
+    );
   }
 
   /**

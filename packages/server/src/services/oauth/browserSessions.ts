@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { OAuthSessionStore, SessionRecord } from '../../stores/oauthSessionStore.js';
 import { type DeviceOrigin, deviceOrigin } from '../accountSessions/device.js';
@@ -29,14 +30,15 @@ const LAST_USED_EVERY_MS = 60_000;
  *   an app the user has not approved on the page, nor claims (e-mail, name, wallet) they were not shown.
  */
 export class BrowserSessionService {
-  readonly #csrfKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #csrfKey: KeyObject;
 
   constructor(
     private readonly store: OAuthSessionStore,
     masterKey: Buffer,
     private readonly now: () => number = Date.now,
   ) {
-    this.#csrfKey = deriveKey(masterKey, 'csrf/v1');
+    this.#csrfKey = createSecretKey(deriveKey(masterKey, 'csrf/v1'));
   }
 
   #signInGates: ((userUuid: number) => Promise<void>)[] = [];

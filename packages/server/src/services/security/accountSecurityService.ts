@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
 import type {
@@ -71,7 +71,8 @@ export const passwordResetRequired = () =>
  * for 7 days.
  */
 export class AccountSecurityService {
-  readonly #linkKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #linkKey: KeyObject;
 
   constructor(
     private readonly store: AccountSecurityStore,
@@ -83,8 +84,8 @@ export class AccountSecurityService {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.#linkKey = Buffer.from(
-      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/account-security-link/v1', 32),
+    this.#linkKey = createSecretKey(
+      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/account-security-link/v1', 32)),
     );
   }
 

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, insufficientScope, invalidField } from '../../errors.js';
 import type { RevocationEntry } from '../../stores/oauthRevocationStore.js';
 import type { ServiceAccount, ServiceAccountStore } from '../../stores/serviceAccountStore.js';
@@ -61,7 +61,8 @@ export const MAX_SERVICE_ACCOUNTS = 50;
  * on every replica. The caller (the route) has checked the person's role in the organization.
  */
 export class ServiceAccountService {
-  readonly #secretKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #secretKey: KeyObject;
   readonly #dummyHash: Buffer;
 
   constructor(
@@ -71,7 +72,7 @@ export class ServiceAccountService {
     masterKey: Buffer,
     private readonly now: () => number = Date.now,
   ) {
-    this.#secretKey = deriveKey(masterKey, 'service-account-secret/v1');
+    this.#secretKey = createSecretKey(deriveKey(masterKey, 'service-account-secret/v1'));
     this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
 

@@ -1,4 +1,13 @@
-import { createHash, createHmac, hkdfSync, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  randomUUID,
+  type KeyObject,
+} from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
@@ -40,7 +49,8 @@ export const VERIFY_LINK_CONFIRM_PATH = `${VERIFY_LINK_PATH}/confirm`;
  * SHA-256; both are single-use, expire after a day, and a code allows five guesses.
  */
 export class AddressVerificationService {
-  readonly #codeKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #codeKey: KeyObject;
   #mailbox: AddressProof | undefined;
 
   constructor(
@@ -51,8 +61,8 @@ export class AddressVerificationService {
     private readonly publicUrl: string,
     private readonly logger: Logger,
   ) {
-    this.#codeKey = Buffer.from(
-      hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-address-code/v1', 32),
+    this.#codeKey = createSecretKey(
+      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-address-code/v1', 32)),
     );
   }
 

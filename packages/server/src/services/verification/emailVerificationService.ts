@@ -1,4 +1,13 @@
-import { createHash, createHmac, hkdfSync, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  randomUUID,
+  type KeyObject,
+} from 'node:crypto';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
 import type { UserStore } from '../../stores/userStore.js';
@@ -40,7 +49,8 @@ export const invalidVerificationToken = () =>
  * from a plain hash); tokens (256 random bits) as SHA-256.
  */
 export class EmailVerificationService {
-  readonly #codeKey: Buffer;
+  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
+  readonly #codeKey: KeyObject;
 
   constructor(
     private readonly store: VerificationStore,
@@ -48,7 +58,9 @@ export class EmailVerificationService {
     private readonly mailer: Mailer,
     masterKey: Buffer,
   ) {
-    this.#codeKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-code/v1', 32));
+    this.#codeKey = createSecretKey(
+      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-code/v1', 32)),
+    );
   }
 
   /**
