@@ -1,12 +1,5 @@
-import {
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-  randomInt,
-  randomUUID,
-  type KeyObject,
-} from 'node:crypto';
+import { createHmac, randomBytes, randomInt, randomUUID, type KeyObject } from 'node:crypto';
+import { deriveHmacKey } from '../oauth/opaqueToken.js';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { PasswordHasher } from '../../crypto/passwordHasher.js';
@@ -97,9 +90,7 @@ export class PasswordService {
     /** Refuses weak new passwords (decisions §9). */
     private readonly strength?: PasswordStrength,
   ) {
-    this.#codeKey = createSecretKey(
-      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/password-reset/v1', 32)),
-    );
+    this.#codeKey = deriveHmacKey(masterKey, 'password-reset/v1');
   }
 
   /** Starts a reset; never tells whether the address has an account. */

@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, hkdfSync, randomInt, randomUUID, type KeyObject } from 'node:crypto';
+import { createHmac, randomInt, randomUUID, type KeyObject } from 'node:crypto';
+import { deriveHmacKey } from '../oauth/opaqueToken.js';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
@@ -60,9 +61,7 @@ export class LoginDefenseService {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.#codeKey = createSecretKey(
-      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/login-unlock/v1', 32)),
-    );
+    this.#codeKey = deriveHmacKey(masterKey, 'login-unlock/v1');
   }
 
   /**

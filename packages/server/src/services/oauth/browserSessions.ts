@@ -1,10 +1,10 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { OAuthSessionStore, SessionRecord } from '../../stores/oauthSessionStore.js';
 import { type DeviceOrigin, deviceOrigin } from '../accountSessions/device.js';
 import type { RequestContext } from '../security/requestContext.js';
 import { consentCovers, mergedScope } from '../oidc/scopes.js';
-import { deriveKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
+import { deriveHmacKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
 /** A live session of the login page: who, when they proved their first credential (ms), and how. */
 export interface PageSession {
@@ -38,7 +38,7 @@ export class BrowserSessionService {
     masterKey: Buffer,
     private readonly now: () => number = Date.now,
   ) {
-    this.#csrfKey = createSecretKey(deriveKey(masterKey, 'csrf/v1'));
+    this.#csrfKey = deriveHmacKey(masterKey, 'csrf/v1');
   }
 
   #signInGates: ((userUuid: number) => Promise<void>)[] = [];

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
 import type { AppAccess } from '../orgs/appAccess.js';
@@ -7,7 +7,7 @@ import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
 import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 import type { ClientCache } from './clientCache.js';
 import { invalidClient } from './oauthErrors.js';
-import { deriveKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
+import { deriveHmacKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
 
 export type { OAuthClient } from '../../stores/clientStore.js';
 
@@ -173,7 +173,7 @@ export class ClientService {
   ) {
     this.now = options.now ?? Date.now;
     this.#cache = options.cache;
-    this.#secretKey = createSecretKey(deriveKey(masterKey, 'client-secret/v1'));
+    this.#secretKey = deriveHmacKey(masterKey, 'client-secret/v1');
     this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
 

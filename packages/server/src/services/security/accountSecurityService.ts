@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import { deriveHmacKey } from '../oauth/opaqueToken.js';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
 import type {
@@ -84,9 +85,7 @@ export class AccountSecurityService {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.#linkKey = createSecretKey(
-      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/account-security-link/v1', 32)),
-    );
+    this.#linkKey = deriveHmacKey(masterKey, 'account-security-link/v1');
   }
 
   /**

@@ -1,11 +1,11 @@
-import { createHmac, createSecretKey, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, insufficientScope, invalidField } from '../../errors.js';
 import type { RevocationEntry } from '../../stores/oauthRevocationStore.js';
 import type { ServiceAccount, ServiceAccountStore } from '../../stores/serviceAccountStore.js';
 import { type ClientTokens, grantClientCredentials } from '../oauth/clientCredentialsGrant.js';
 import { grantEntryExpiry } from '../oauth/grantRevocation.js';
 import { invalidClient } from '../oauth/oauthErrors.js';
-import { deriveKey, hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
+import { deriveHmacKey, hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
 import { clientGrantId, type TokenClaims, type TokenService } from '../tokens/tokenService.js';
 import { isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from './scopes.js';
 
@@ -72,7 +72,7 @@ export class ServiceAccountService {
     masterKey: Buffer,
     private readonly now: () => number = Date.now,
   ) {
-    this.#secretKey = createSecretKey(deriveKey(masterKey, 'service-account-secret/v1'));
+    this.#secretKey = deriveHmacKey(masterKey, 'service-account-secret/v1');
     this.#dummyHash = createHmac('sha256', this.#secretKey).update(randomBytes(32).toString('hex')).digest();
   }
 

@@ -1,13 +1,5 @@
-import {
-  createHash,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-  randomInt,
-  randomUUID,
-  type KeyObject,
-} from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomInt, randomUUID, type KeyObject } from 'node:crypto';
+import { deriveHmacKey } from '../oauth/opaqueToken.js';
 import type { Logger } from 'pino';
 import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
@@ -61,9 +53,7 @@ export class AddressVerificationService {
     private readonly publicUrl: string,
     private readonly logger: Logger,
   ) {
-    this.#codeKey = createSecretKey(
-      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-address-code/v1', 32)),
-    );
+    this.#codeKey = deriveHmacKey(masterKey, 'email-address-code/v1');
   }
 
   /**

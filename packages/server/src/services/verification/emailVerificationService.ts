@@ -1,13 +1,5 @@
-import {
-  createHash,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-  randomInt,
-  randomUUID,
-  type KeyObject,
-} from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomInt, randomUUID, type KeyObject } from 'node:crypto';
+import { deriveHmacKey } from '../oauth/opaqueToken.js';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
 import type { UserStore } from '../../stores/userStore.js';
@@ -58,9 +50,7 @@ export class EmailVerificationService {
     private readonly mailer: Mailer,
     masterKey: Buffer,
   ) {
-    this.#codeKey = createSecretKey(
-      Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'dauth/email-code/v1', 32)),
-    );
+    this.#codeKey = deriveHmacKey(masterKey, 'email-code/v1');
   }
 
   /**
