@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomInt, randomUUID, type KeyObject } from 'node:crypto';
-import { deriveHmacKey } from '../oauth/opaqueToken.js';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { PasswordHasher } from '../../crypto/passwordHasher.js';
@@ -73,7 +73,6 @@ const invalidResetCode = () =>
  * not tell either).
  */
 export class PasswordService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #codeKey: KeyObject;
 
   constructor(

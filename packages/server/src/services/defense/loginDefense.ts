@@ -1,5 +1,5 @@
 import { createHmac, randomInt, randomUUID, type KeyObject } from 'node:crypto';
-import { deriveHmacKey } from '../oauth/opaqueToken.js';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import type { Logger } from 'pino';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
@@ -47,7 +47,6 @@ export interface GuessingProof {
  * account exists, and the mail goes out in the background.
  */
 export class LoginDefenseService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #codeKey: KeyObject;
 
   constructor(

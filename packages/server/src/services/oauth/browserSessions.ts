@@ -1,10 +1,11 @@
 import type { KeyObject } from 'node:crypto';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import { safeEqual } from '../../crypto/constantTime.js';
 import type { OAuthSessionStore, SessionRecord } from '../../stores/oauthSessionStore.js';
 import { type DeviceOrigin, deviceOrigin } from '../accountSessions/device.js';
 import type { RequestContext } from '../security/requestContext.js';
 import { consentCovers, mergedScope } from '../oidc/scopes.js';
-import { deriveHmacKey, hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
+import { hmacHex, newOpaqueToken, sha256Hex } from './opaqueToken.js';
 
 /** A live session of the login page: who, when they proved their first credential (ms), and how. */
 export interface PageSession {
@@ -30,7 +31,6 @@ const LAST_USED_EVERY_MS = 60_000;
  *   an app the user has not approved on the page, nor claims (e-mail, name, wallet) they were not shown.
  */
 export class BrowserSessionService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #csrfKey: KeyObject;
 
   constructor(

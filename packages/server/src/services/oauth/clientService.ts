@@ -1,4 +1,5 @@
 import { createHmac, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import { AppError } from '../../errors.js';
 import type { ClientStore, OAuthClient } from '../../stores/clientStore.js';
 import type { AppAccess } from '../orgs/appAccess.js';
@@ -7,7 +8,7 @@ import type { CallbackTargetPolicy } from './callbackTargetPolicy.js';
 import type { ClientRowCheck } from '../../stores/oauthGrantStore.js';
 import type { ClientCache } from './clientCache.js';
 import { invalidClient } from './oauthErrors.js';
-import { deriveHmacKey, hmacHex, newOpaqueToken } from './opaqueToken.js';
+import { hmacHex, newOpaqueToken } from './opaqueToken.js';
 
 export type { OAuthClient } from '../../stores/clientStore.js';
 

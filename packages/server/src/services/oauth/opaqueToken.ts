@@ -1,4 +1,4 @@
-import { createHash, createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { createHash, createHmac, type KeyObject, randomBytes } from 'node:crypto';
 
 const TOKEN_BYTES = 32;
 /** Random bytes drawn 64 tokens at a time: one CSPRNG call per 64 tokens instead of one each (as
@@ -25,19 +25,6 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** A purpose-bound key derived from MASTER_KEY (HKDF-SHA256), so one key never serves two uses. */
-export function deriveKey(masterKey: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `dauth/${purpose}`, 32));
-}
-
-/**
- * `deriveKey` as a `KeyObject`, made once by its holder: `createHmac` imports a Buffer key anew on every
- * call (docs/performance-pin.md, round 8).
- */
-export function deriveHmacKey(masterKey: Buffer, purpose: string): KeyObject {
-  return createSecretKey(deriveKey(masterKey, purpose));
-}
-
-export function hmacHex(key: Buffer | KeyObject, text: string): string {
+export function hmacHex(key: KeyObject, text: string): string {
   return createHmac('sha256', key).update(text).digest('hex');
 }

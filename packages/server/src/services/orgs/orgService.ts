@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { type KeyObject, randomBytes } from 'node:crypto';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import { AppError, conflict, insufficientScope, invalidField } from '../../errors.js';
 import type { ManagementScope } from '../serviceAccounts/scopes.js';
 import type { OAuthClient } from '../../stores/clientStore.js';
@@ -14,7 +15,7 @@ import type { Locale } from '../../i18n/locales.js';
 import type { Mailer } from '../mail/mailer.js';
 import { mailBody, mailTranslator } from '../mail/mailText.js';
 import { type ClientView, viewOf } from '../oauth/clientService.js';
-import { deriveKey, hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
+import { hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
 import { clientNotFound } from './appAccess.js';
 import { type Actor, actorLabel, atLeast, forbiddenRole, type OrgRole, type UserActor } from './roles.js';
 
@@ -64,7 +65,7 @@ const normaliseName = (name: string): string => {
  * A caller who is not a member gets 404 `org_not_found`; a role too low 403 `forbidden_role`.
  */
 export class OrgService {
-  readonly #tokenKey: Buffer;
+  readonly #tokenKey: KeyObject;
 
   constructor(
     private readonly stores: OrgStores,
@@ -72,7 +73,7 @@ export class OrgService {
     private readonly settings: OrgSettings,
     private readonly now: () => number = Date.now,
   ) {
-    this.#tokenKey = deriveKey(settings.masterKey, 'org-invitation/v1');
+    this.#tokenKey = deriveHmacKey(settings.masterKey, 'org-invitation/v1');
   }
 
   get #orgs(): OrgStore {

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, type KeyObject } from 'node:crypto';
-import { deriveHmacKey } from '../oauth/opaqueToken.js';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
 import type {
@@ -72,7 +72,6 @@ export const passwordResetRequired = () =>
  * for 7 days.
  */
 export class AccountSecurityService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #linkKey: KeyObject;
 
   constructor(

@@ -1,11 +1,12 @@
 import { createHmac, type KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import { AppError, insufficientScope, invalidField } from '../../errors.js';
 import type { RevocationEntry } from '../../stores/oauthRevocationStore.js';
 import type { ServiceAccount, ServiceAccountStore } from '../../stores/serviceAccountStore.js';
 import { type ClientTokens, grantClientCredentials } from '../oauth/clientCredentialsGrant.js';
 import { grantEntryExpiry } from '../oauth/grantRevocation.js';
 import { invalidClient } from '../oauth/oauthErrors.js';
-import { deriveHmacKey, hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
+import { hmacHex, newOpaqueToken } from '../oauth/opaqueToken.js';
 import { clientGrantId, type TokenClaims, type TokenService } from '../tokens/tokenService.js';
 import { isManagementScope, MANAGEMENT_SCOPES, type ManagementScope } from './scopes.js';
 
@@ -61,7 +62,6 @@ export const MAX_SERVICE_ACCOUNTS = 50;
  * on every replica. The caller (the route) has checked the person's role in the organization.
  */
 export class ServiceAccountService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #secretKey: KeyObject;
   readonly #dummyHash: Buffer;
 

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, randomInt, randomUUID, type KeyObject } from 'node:crypto';
-import { deriveHmacKey } from '../oauth/opaqueToken.js';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import type { Logger } from 'pino';
 import { AppError, conflict } from '../../errors.js';
 import type { User, UserStore } from '../../stores/userStore.js';
@@ -41,7 +41,6 @@ export const VERIFY_LINK_CONFIRM_PATH = `${VERIFY_LINK_PATH}/confirm`;
  * SHA-256; both are single-use, expire after a day, and a code allows five guesses.
  */
 export class AddressVerificationService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #codeKey: KeyObject;
   #mailbox: AddressProof | undefined;
 

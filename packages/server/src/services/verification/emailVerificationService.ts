@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, randomInt, randomUUID, type KeyObject } from 'node:crypto';
-import { deriveHmacKey } from '../oauth/opaqueToken.js';
+import { deriveHmacKey } from '../../crypto/derivedKey.js';
 import { safeEqual } from '../../crypto/constantTime.js';
 import { AppError } from '../../errors.js';
 import type { UserStore } from '../../stores/userStore.js';
@@ -41,7 +41,6 @@ export const invalidVerificationToken = () =>
  * from a plain hash); tokens (256 random bits) as SHA-256.
  */
 export class EmailVerificationService {
-  /** A KeyObject made once: `createHmac` imports a Buffer key anew on every call. */
   readonly #codeKey: KeyObject;
 
   constructor(
