@@ -11,12 +11,6 @@ export interface PreparedResult<R> {
 /** A query built once and run with new values: `run(...values)` in the order the builder took them. */
 export interface PreparedQuery<A extends unknown[], R> {
   run(...values: A): Promise<PreparedResult<R>>;
-  /**
-   * The same query on `executor`: a caller's transaction runs it through Kysely on that transaction's
-   * connection; the database it was prepared on runs it as `run` does. One statement for both paths, so a
-   * store needs no second builder for its transactional callers.
-   */
-  runOn(executor: Db, ...values: A): Promise<PreparedResult<R>>;
   /** The compiled SQL, with the dialect's placeholders (tests, traces). */
   readonly sql: string;
 }
@@ -58,23 +52,17 @@ export function prepareQuery<A extends unknown[], R>(
   // Prepared at the first native run and kept: a statement stays valid (SQLite re-prepares it itself after
   // a schema change), so no lookup by text per run.
   let statement: SQLite.Statement | undefined;
-  const viaKysely = async (executor: Db, parameters: unknown[]): Promise<PreparedResult<R>> => {
-    const result = await executor.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
-    return { rows: result.rows, affected: Number(result.numAffectedRows ?? 0n) };
-  };
-  const run = async (...values: A): Promise<PreparedResult<R>> => {
-    const parameters = bind(values);
-    if (native && !native.inTransaction) {
-      statement ??= native.prepare(compiled.sql);
-      if (statement.reader) return { rows: statement.all(parameters) as R[], affected: 0 };
-      return { rows: [], affected: statement.run(parameters).changes };
-    }
-    return viaKysely(db, parameters);
-  };
   return {
     sql: compiled.sql,
-    run,
-    runOn: (executor: Db, ...values: A) =>
-      executor === db ? run(...values) : viaKysely(executor, bind(values)),
+    async run(...values: A): Promise<PreparedResult<R>> {
+      const parameters = bind(values);
+      if (native && !native.inTransaction) {
+        statement ??= native.prepare(compiled.sql);
+        if (statement.reader) return { rows: statement.all(parameters) as R[], affected: 0 };
+        return { rows: [], affected: statement.run(parameters).changes };
+      }
+      const result = await db.executeQuery<R>(CompiledQuery.raw(compiled.sql, parameters));
+      return { rows: result.rows, affected: Number(result.numAffectedRows ?? 0n) };
+    },
   };
 }

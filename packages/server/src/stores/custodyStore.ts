@@ -235,8 +235,8 @@ export class CustodyStore {
   }
 
   /** A correct PIN (or a proven mnemonic) ends the run of wrong PINs and the lock doubling. */
-  async clearFailures(userUuid: number, now: number, trx: Db = this.db): Promise<void> {
-    await this.#clear.runOn(trx, userUuid, now);
+  async clearFailures(userUuid: number, now: number): Promise<void> {
+    await this.#clear.run(userUuid, now);
   }
 
   /**

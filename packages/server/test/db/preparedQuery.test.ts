@@ -95,27 +95,4 @@ describe.each(cases)('prepared queries ($label)', ({ database }) => {
     // uncommitted name; it waited for the connection instead (on PostgreSQL it reads the committed row).
     expect((await read).rows[0]?.nickname).not.toBe('uncommitted');
   });
-
-  it('runs on a caller’s transaction with runOn: its write commits or rolls back with that transaction', async () => {
-    const rename = prepareQuery(handle.db, (d, nickname: string, userUuid: number) =>
-      d.updateTable('users').set({ nickname }).where('user_uuid', '=', userUuid),
-    );
-    const nicknameOf = prepareQuery(handle.db, (d, userUuid: number) =>
-      d.selectFrom('users').select('nickname').where('user_uuid', '=', userUuid),
-    );
-    await rename.run('before', 7003);
-    const outcome = await handle.db
-      .transaction()
-      .execute(async (trx) => {
-        expect(await rename.runOn(trx, 'inside', 7003)).toEqual({ rows: [], affected: 1 });
-        // Read back on the transaction's own connection: the write is there before the commit.
-        expect((await nicknameOf.runOn(trx, 7003)).rows[0]?.nickname).toBe('inside');
-        throw new Error('rolled back');
-      })
-      .catch((error: Error) => error.message);
-    expect(outcome).toBe('rolled back');
-    expect((await nicknameOf.run(7003)).rows[0]?.nickname).toBe('before');
-    await handle.db.transaction().execute((trx) => rename.runOn(trx, 'committed', 7003));
-    expect((await nicknameOf.runOn(handle.db, 7003)).rows[0]?.nickname).toBe('committed');
-  });
 });
