@@ -78,7 +78,7 @@ interface CheckMessage {
 export class ZxcvbnWorker {
   readonly #queue = new WorkQueue(IN_WORKER, MAX_WAITING);
   readonly #modules: { core: string; common: string; english: string };
-  /** The thread, until it dies (a replacement's checks are never failed by its predecessor's exit). */
+  /** The thread; a dead one is replaced at the next check (its checks were failed, a replacement's never are). */
   #worker: AnsweringWorker<CheckMessage, ZxcvbnVerdict> | undefined;
   #closed = false;
 
@@ -123,15 +123,11 @@ export class ZxcvbnWorker {
 
   #ensure(): AnsweringWorker<CheckMessage, ZxcvbnVerdict> {
     if (this.#worker && !this.#worker.dead) return this.#worker;
-    const worker = new AnsweringWorker<CheckMessage, ZxcvbnVerdict>({
+    this.#worker = new AnsweringWorker<CheckMessage, ZxcvbnVerdict>({
       source: WORKER_SOURCE,
       workerData: { modules: this.#modules, limits: this.limits },
       name: 'password checker',
-      onDeath: () => {
-        if (this.#worker === worker) this.#worker = undefined;
-      },
     });
-    this.#worker = worker;
-    return worker;
+    return this.#worker;
   }
 }
