@@ -124,13 +124,16 @@ describe.each([{ postgres: false }, { postgres: true }])(
         idTokenExpected: true,
       });
       const claims = tokens.claims()!;
-      const loginIat = jwtPayload(await boundLoginToken(server.url, user, app.clientId)).iat as number;
+      // The ID token's auth_time is the sign-in's: the login JWT's own auth_time (when the password was
+      // checked), which is its iat or, when the hashing straddled a second, the second before.
+      const loginAuthTime = jwtPayload(await boundLoginToken(server.url, user, app.clientId))
+        .auth_time as number;
       expect(claims).toMatchObject({
         iss: server.config.publicUrl,
         sub: user.uuid,
         aud: app.clientId,
         nonce: start.nonce,
-        auth_time: loginIat,
+        auth_time: loginAuthTime,
         email: user.email,
         email_verified: false,
         name: user.nickname,
