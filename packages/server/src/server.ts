@@ -9,6 +9,7 @@ import { startupHandler } from './http/startupHandler.js';
 import type { App } from './http/types.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { collectStartupGarbage } from './startupGarbage.js';
+import { holdTickObjectShape } from './tickObjectShape.js';
 
 export interface RunningServer {
   app: App;
@@ -34,6 +35,8 @@ type Handler = (request: http.IncomingMessage, response: http.ServerResponse) =>
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const { onListening, ...serviceOptions } = options;
+  // Before start-up fills V8's root object map: nextTick's records keep one hidden class for good.
+  holdTickObjectShape();
   const logger =
     serviceOptions.logger ??
     pino(loggerOptions(config.logLevel, prettyLogs(config.logFormat, process.stdout.isTTY)));

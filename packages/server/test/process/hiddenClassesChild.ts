@@ -1,10 +1,13 @@
 /**
  * Run by hiddenClasses.test.ts as `node --allow-natives-syntax --import tsx hiddenClassesChild.ts <dataDir>`:
  * starts the real server, sends it two requests, and prints (as JSON) whether their `headers` objects share
- * one hidden class and how many more transitions V8's root object map takes.
+ * one hidden class, how many more transitions V8's root object map takes, and whether `process.nextTick`'s
+ * records still share one hidden class when a full collection and a full root map come together.
  */
+import { createHook } from 'node:async_hooks';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
+import { collectStartupGarbage } from '../../src/startupGarbage.js';
 
 // V8's test intrinsic, reachable with --allow-natives-syntax (a `%` call does not parse as TypeScript).
 const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
@@ -24,6 +27,38 @@ function rootMapRoom(max: number): number {
   return max;
 }
 
+/** `count` of Node's own `process.nextTick` records, seen through a momentary async hook. */
+function tickObjects(count: number): object[] {
+  const seen: object[] = [];
+  const hook = createHook({
+    init(_asyncId, type, _triggerAsyncId, resource: object) {
+      if (type === 'TickObject') seen.push(resource);
+    },
+  }).enable();
+  for (let i = 0; i < count; i++) process.nextTick(() => {});
+  hook.disable();
+  return seen;
+}
+
+/**
+ * Start-up's conditions, recreated on the running server: full collections while no tick record is queued
+ * (two: V8 keeps a map through one more after its last use, `--retain-maps-for-n-gc=2`; they free the
+ * records' hidden classes unless a record is held), then the root map filled to its cap, then records built.
+ */
+async function tickObjectsShareMapWithRootMapFull(): Promise<boolean> {
+  await new Promise((resolve) => setImmediate(resolve));
+  collectStartupGarbage();
+  collectStartupGarbage();
+  const filler: object[] = [];
+  for (let i = 0; i < 1_600; i++) {
+    const object: Record<string, number> = {};
+    object[`root_map_filler_${i}`] = i;
+    filler.push(object);
+  }
+  const [first, second, third] = tickObjects(3) as [object, object, object];
+  return sameMap(first, second) && sameMap(second, third) && filler.length > 0;
+}
+
 const dataDir = process.argv[2]!;
 const config = loadConfig({
   HOST: '127.0.0.1',
@@ -38,7 +73,9 @@ try {
   server.app.server.on('request', (request: { headers: object }) => headers.push(request.headers));
   for (let i = 0; i < 2; i++) await (await fetch(`${server.url}/healthz`)).arrayBuffer();
   const headersShareMap = sameMap(headers[0]!, headers[1]!);
-  process.stdout.write(`${JSON.stringify({ headersShareMap, rootMapRoom: rootMapRoom(500) })}\n`);
+  const room = rootMapRoom(500);
+  const tickObjectsShareMap = await tickObjectsShareMapWithRootMapFull();
+  process.stdout.write(`${JSON.stringify({ headersShareMap, rootMapRoom: room, tickObjectsShareMap })}\n`);
 } finally {
   await server.close();
 }
