@@ -1,4 +1,4 @@
-import { createHook } from 'node:async_hooks';
+import { executionAsyncResource } from 'node:async_hooks';
 
 /** One of Node's own `process.nextTick` records, held for the life of the process (see below). */
 let heldTickObject: object | undefined;
@@ -18,20 +18,13 @@ let heldTickObject: object | undefined;
  * in every process that held one record (docs/performance-content.md, round 11). Holding one record keeps
  * its class and, through its back pointers, the root map's transition to the chain alive.
  *
- * The record is taken from a momentary async hook (the only public way to see one); Node versions that
- * stop reporting tick objects to hooks just keep the previous behaviour.
+ * The record is the resource a tick's callback runs under (`executionAsyncResource()`), taken on the next
+ * tick, long before start-up fills the root map. Not through an async hook: enabling one installs V8
+ * promise hooks, which leave V8's promise-hook protector invalid for the life of the process.
  */
 export function holdTickObjectShape(): void {
   if (heldTickObject !== undefined) return;
-  const hook = createHook({
-    init(_asyncId, type, _triggerAsyncId, resource: object) {
-      if (type === 'TickObject') heldTickObject ??= resource;
-    },
-  }).enable();
-  try {
-    process.nextTick(() => {});
-  } finally {
-    hook.disable();
-  }
+  process.nextTick(() => {
+    heldTickObject ??= executionAsyncResource();
+  });
 }
-
