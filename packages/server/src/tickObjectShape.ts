@@ -5,18 +5,20 @@ let heldTickObject: object | undefined;
 
 /**
  * Keeps the hidden class of Node's tick objects alive for the life of the process, so that every
- * `process.nextTick` builds its record with one shared class.
+ * `process.nextTick` builds its record with one shared class and nextTick's inline caches stay monomorphic.
  *
  * Why: `nextTick` builds each record as `{ [async_id_symbol], [trigger_async_id_symbol],
- * [async_context_frame], callback, args }`, starting from `{}`'s root map. A full collection that finds no
- * record alive frees the chain of classes those records share; the next record rebuilds it, as a shared
- * transition when the root map has room. During start-up it does not (src/startupGarbage.ts: about a
- * thousand dead transitions fill its cap of 1,536 until the start-up collection), so records built then get
- * a class each, and nextTick's inline caches, after five of them, go megamorphic for good. Measured: in 5
- * of 6 dauth processes the caches of the record's last three properties were megamorphic, `nextTick` 2.6–3.6 %
- * of the main thread under a `/healthz` load (17–22 % on a slower VM where all four went), against 0.3–0.7 %
- * in every process that held one record (docs/performance-content.md, round 11). Holding one record keeps
- * its class and, through its back pointers, the root map's transition to the chain alive.
+ * [async_context_frame], callback, args }` from `{}`'s root map. Records live only until their tick has run,
+ * so a full collection (V8 runs them when a process goes quiet, as well as under load) that finds none
+ * alive frees the chain of classes they share, and the next record builds a new one. Each new chain is one
+ * more map for the caches that define the record's properties: after a handful of such collections they are
+ * megamorphic, for good (V8 never returns a cache from megamorphic), and every tick builds its record through
+ * the generic path. While start-up holds V8's root map at its transition cap (src/startupGarbage.ts) it is
+ * worse: each record then gets a class of its own. Measured: a `/healthz` load on dauth processes, `nextTick`
+ * 2.6–3.6 % of the main thread in 5 of 6 (three caches megamorphic; 17–22 % on a slower VM, with all four)
+ * against 0.3–0.7 % in every process holding one record (docs/performance-content.md, round 11). A held
+ * record keeps its class, and through the class's back pointers the whole chain and the root map's
+ * transition to it.
  *
  * The record is the resource a tick's callback runs under (`executionAsyncResource()`), taken on the next
  * tick, long before start-up fills the root map. Not through an async hook: enabling one installs V8

@@ -2,7 +2,8 @@
  * Run by hiddenClasses.test.ts as `node --allow-natives-syntax --import tsx hiddenClassesChild.ts <dataDir>`:
  * starts the real server, sends it two requests, and prints (as JSON) whether their `headers` objects share
  * one hidden class, how many more transitions V8's root object map takes, and whether `process.nextTick`'s
- * records still share one hidden class when a full collection and a full root map come together.
+ * records still share one hidden class when a full collection and a full root map come together; then V8's
+ * feedback of `process.nextTick` after idle collections.
  */
 import { createHook } from 'node:async_hooks';
 import { loadConfig } from '../../src/config.js';
@@ -59,6 +60,23 @@ async function tickObjectsShareMapWithRootMapFull(): Promise<boolean> {
   return sameMap(first, second) && sameMap(second, third) && filler.length > 0;
 }
 
+/**
+ * A server that idles: rounds of a few ticks, then full collections while none is queued. Each collection
+ * frees the records' hidden classes unless a record is held, and each rebuilt chain is one more map for
+ * nextTick's inline caches. Prints V8's view of nextTick's feedback (`%DebugPrint`, to stdout) for the test.
+ */
+async function idleCollectionsThenPrintNextTickFeedback(): Promise<void> {
+  for (let round = 0; round < 8; round++) {
+    for (let i = 0; i < 20; i++) process.nextTick(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    collectStartupGarbage();
+    collectStartupGarbage();
+  }
+  debugPrint(process.nextTick);
+}
+
+const debugPrint = new Function('value', '%DebugPrint(value)') as (value: unknown) => void;
+
 const dataDir = process.argv[2]!;
 const config = loadConfig({
   HOST: '127.0.0.1',
@@ -75,6 +93,7 @@ try {
   const headersShareMap = sameMap(headers[0]!, headers[1]!);
   const room = rootMapRoom(500);
   const tickObjectsShareMap = await tickObjectsShareMapWithRootMapFull();
+  await idleCollectionsThenPrintNextTickFeedback();
   process.stdout.write(`${JSON.stringify({ headersShareMap, rootMapRoom: room, tickObjectsShareMap })}\n`);
 } finally {
   await server.close();
