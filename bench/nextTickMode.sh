@@ -2,7 +2,8 @@
 # One trial of docs/performance-content.md round 10: is this dauth process in the slow `nextTick` mode?
 # Starts dauth as `npm start` does (through tsx, a fresh DATA_DIR) with --cpu-prof, warms `/healthz` for 5 s
 # with autocannon (100 connections), measures 10 s, stops it, and prints the requests and `nextTick`'s share
-# of the main thread's samples (≈ 2–3 % in a fast process, 17–22 % in a slow one).
+# of the main thread's samples (before round 11's fix, src/tickObjectShape.ts: 0.4 % with nextTick's record caches
+# monomorphic, 2–4 % with three megamorphic, 17–22 % with four; with it, 0.3–0.8 %).
 #
 #   bash bench/nextTickMode.sh [entry]        # entry: packages/server/src/main.ts (default) or another
 #   DAUTH_NODE_ARGS="--allow-natives-syntax --require probe.cjs" bash bench/nextTickMode.sh
