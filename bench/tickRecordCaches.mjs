@@ -8,6 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { executionAsyncResource } from 'node:async_hooks';
+import { setImmediate, setTimeout } from 'node:timers';
 
 const mode = process.argv[2];
 if (mode === undefined) {
