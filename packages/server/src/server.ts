@@ -35,7 +35,7 @@ type Handler = (request: http.IncomingMessage, response: http.ServerResponse) =>
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const { onListening, ...serviceOptions } = options;
-  // Before start-up fills V8's root object map: nextTick's records keep one hidden class for good.
+  // First, before start-up fills V8's root object map: nextTick's records keep one hidden class for good.
   holdTickObjectShape();
   const logger =
     serviceOptions.logger ??

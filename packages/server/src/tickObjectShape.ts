@@ -18,10 +18,11 @@ let heldTickObject: object | undefined;
  * 2.6–3.6 % of the main thread in 5 of 6 (three caches megamorphic; 17–22 % on a slower VM, with all four)
  * against 0.3–0.7 % in every process holding one record (docs/performance-content.md, round 11). A held
  * record keeps its class, and through the class's back pointers the whole chain and the root map's
- * transition to it.
+ * transition to it. `bench/tickRecordCaches.mjs` shows the behaviour without dauth; rerun it on a new Node.
  *
  * The record is the resource a tick's callback runs under (`executionAsyncResource()`), taken on the next
- * tick, long before start-up fills the root map. Not through an async hook: enabling one installs V8
+ * tick, long before start-up fills the root map (it holds a no-op callback and the async context current
+ * when the server starts: none from `main.ts`). Not through an async hook: enabling one installs V8
  * promise hooks, which leave V8's promise-hook protector invalid for the life of the process.
  */
 export function holdTickObjectShape(): void {
