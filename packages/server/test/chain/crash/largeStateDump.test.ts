@@ -36,19 +36,27 @@ describe('compacting the journal against a large state dump', () => {
   }
 
   it('does not hold the event loop while it keeps a 150 MB dump', async () => {
-    const head = await dumpWithNewHead(150);
-    expect(await journalEntryCount(test.database)).toBeGreaterThan(0);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    const removed = await test.chain.journal.maintenance.compact();
-    delay.disable();
-    expect(removed).toBeGreaterThan(0);
-    expect(await journalEntryCount(test.database)).toBe(0);
-    expect(await readDumpHead(lastGoodDumpPath(statePath))).toBe(head);
-    expect(fs.statSync(lastGoodDumpPath(statePath)).size).toBe(fs.statSync(statePath).size);
+    // The event loop's longest delay over one compaction, at most three times: a loop held by the
+    // compaction shows in every attempt, a machine that starves the process for a moment (two test files
+    // run at a time on two cores: 510 ms once on a slow VM, 11–13 ms alone) rarely twice.
+    const longestDelaysMs: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const head = await dumpWithNewHead(150);
+      expect(await journalEntryCount(test.database)).toBeGreaterThan(0);
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      const removed = await test.chain.journal.maintenance.compact();
+      delay.disable();
+      expect(removed).toBeGreaterThan(0);
+      expect(await journalEntryCount(test.database)).toBe(0);
+      expect(await readDumpHead(lastGoodDumpPath(statePath))).toBe(head);
+      expect(fs.statSync(lastGoodDumpPath(statePath)).size).toBe(fs.statSync(statePath).size);
+      longestDelaysMs.push(delay.max / 1e6);
+      if (delay.max / 1e6 < 400) break;
+    }
     // Before: ≈ 1,000 ms (JSON.parse of the whole text), then the copy's string written on the loop.
-    expect(delay.max / 1e6).toBeLessThan(400);
-  }, 60_000);
+    expect(Math.min(...longestDelaysMs)).toBeLessThan(400);
+  }, 120_000);
 
   it('keeps a dump larger than the longest string V8 holds', async () => {
     const head = await dumpWithNewHead(600);
