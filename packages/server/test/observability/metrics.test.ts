@@ -75,6 +75,34 @@ describe('GET /metrics', () => {
     expect(after).not.toContain(missingId);
     expect(sample(after, 'dauth_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
+
+  // Counted where Fastify reports an answer completed (http/requestMetrics.ts), not in a hook: every answer,
+  // a 404 of no route and a refusal before the handler included, exactly once each, with its time.
+  it('counts every answer once, unmatched ones and refusals before the handler included', async () => {
+    const unmatched = { method: 'GET', route: 'unmatched', status: '404' };
+    const refused = { method: 'GET', route: '/v1/oauth/validate', status: '401' };
+    const before = await scrape();
+    for (let i = 0; i < 2; i++) {
+      expect((await fetch(`${server.url}/no/such/route/${i}`)).status).toBe(404);
+    }
+    const refusal = await fetch(`${server.url}/v1/oauth/validate`, { headers: bearer('not.a.jwt') });
+    expect(refusal.status).toBe(401);
+    const after = await scrape();
+    expect(sample(after, 'dauth_http_requests_total', unmatched)).toBe(
+      sample(before, 'dauth_http_requests_total', unmatched) + 2,
+    );
+    expect(sample(after, 'dauth_http_requests_total', refused)).toBe(
+      sample(before, 'dauth_http_requests_total', refused) + 1,
+    );
+    expect(sample(after, 'dauth_http_request_duration_seconds_sum', refused)).toBeGreaterThan(
+      sample(before, 'dauth_http_request_duration_seconds_sum', refused),
+    );
+    // The scrape before this one is counted too, once.
+    const scrapes = { method: 'GET', route: '/metrics', status: '200' };
+    expect(sample(after, 'dauth_http_requests_total', scrapes)).toBe(
+      sample(before, 'dauth_http_requests_total', scrapes) + 1,
+    );
+  });
 });
 
 describe('GET /metrics: domain gauges and counters after a PIN operation and a consumption', () => {

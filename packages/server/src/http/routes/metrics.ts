@@ -2,16 +2,6 @@ import type { Services } from '../../composition/index.js';
 import { requireAdmin } from '../adminAuth.js';
 import type { App } from '../types.js';
 
-/** Counts and times every answer by its route template; installed on the root so it sees every route. */
-export function installRequestMetrics(app: App, services: Services): void {
-  // A callback hook, not an async one: no promise per answer.
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    services.metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
-}
-
 /**
  * `GET /metrics`: Prometheus text. Guarded by the admin key unless METRICS_PUBLIC=true (decisions
  * §7), since route latencies and queue depths tell an attacker when the service is weakest.
