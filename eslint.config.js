@@ -149,4 +149,20 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // @fastify/cookie runs without its parsing hook (app.ts): request.cookies is null until cookieOf reads it.
+    files: ['packages/server/src/**/*.ts'],
+    ignores: ['packages/server/src/http/cookies.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[property.name='cookies'][object.name='request'], MemberExpression[property.name='cookies'][object.property.name='request']",
+          message:
+            'Read a cookie with cookieOf (http/cookies.ts): no hook parses them, request.cookies is null until read.',
+        },
+      ],
+    },
+  },
 );

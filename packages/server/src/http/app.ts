@@ -121,7 +121,8 @@ export async function buildApp(
   installOrgAuditRecorder(app, services.orgs, services.logger);
   refuseFormBodiesOutsideOAuth(app);
   await app.register(formBody);
-  await app.register(cookie);
+  // Parsed only where a cookie is read (cookies.ts), not in a hook on every request.
+  await app.register(cookie, { hook: false });
   await app.register(rateLimit, {
     global: false,
     ...(services.redis ? { redis: services.redis, nameSpace: RATE_LIMIT_NAMESPACE } : {}),

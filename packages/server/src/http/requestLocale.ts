@@ -6,6 +6,7 @@ import {
   LOCALE_COOKIE,
   negotiateLocale,
 } from '../i18n/locales.js';
+import { cookieOf } from './cookies.js';
 
 /**
  * The language a sign-up request speaks (decisions §9), for the account it creates: the `dauth_locale` cookie,
@@ -13,7 +14,7 @@ import {
  * fetch sends, or none), so the account's language stays unknown (English) rather than "chosen English".
  */
 export function requestLocale(request: FastifyRequest): Locale | undefined {
-  const cookie = request.cookies[LOCALE_COOKIE];
+  const cookie = cookieOf(request, LOCALE_COOKIE);
   const acceptLanguage = request.headers['accept-language'];
   const locale = negotiateLocale({ cookie, acceptLanguage });
   if (locale !== DEFAULT_LOCALE) return locale;

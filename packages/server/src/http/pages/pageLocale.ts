@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { LOCALE_COOKIE, negotiateLocale } from '../../i18n/locales.js';
 import { type Translator, translatorFor } from '../../i18n/translator.js';
+import { cookieOf } from '../cookies.js';
 
 /**
  * The translator of a player-facing page (decisions §9): the flow's `ui_locales` when it carries one
@@ -11,7 +12,7 @@ export function pageTranslator(request: FastifyRequest, uiLocales?: string | und
   return translatorFor(
     negotiateLocale({
       uiLocales,
-      cookie: request.cookies[LOCALE_COOKIE],
+      cookie: cookieOf(request, LOCALE_COOKIE),
       acceptLanguage: request.headers['accept-language'],
     }),
   );

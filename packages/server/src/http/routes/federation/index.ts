@@ -16,6 +16,7 @@ import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
 import { authorizePage } from '../oauth/authorize/shared.js';
 import { FederatedSignIn, signInBody } from '../devUser/accountSchemas.js';
+import { cookieOf } from '../../cookies.js';
 
 /** The flow cookie: the browser binding of a federated flow, sent only to `/v1/federation/*`. */
 export const FLOW_COOKIE = 'dauth_federation_flow';
@@ -103,7 +104,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
           providerId: request.params.id,
           returnTo: returnTo ?? CONSOLE_PATH,
           linkTicket,
-          linkBinder: linkTicket === undefined ? undefined : request.cookies[LINK_COOKIE],
+          linkBinder: linkTicket === undefined ? undefined : cookieOf(request, LINK_COOKIE),
           reauthenticate: reauthenticate === 'true',
         });
         void reply.setCookie(FLOW_COOKIE, cookie, { ...flowCookieOptions, maxAge: FLOW_TTL_MS / 1000 });
@@ -137,7 +138,7 @@ export async function federationRoutes(app: App, services: Services): Promise<vo
         outcome = await federation.complete({
           providerId: request.params.id,
           params: new URL(request.url, 'http://callback.invalid').searchParams,
-          cookie: request.cookies[FLOW_COOKIE],
+          cookie: cookieOf(request, FLOW_COOKIE),
           locale: requestLocale(request),
         });
       } catch (err) {

@@ -13,6 +13,7 @@ import type { App } from '../../types.js';
 import { browserCookies } from '../oauth/authorize/shared.js';
 import { optionalString as str } from '../oauth/clientEndpoint.js';
 import { uiLocalesOf } from '../../../services/oauth/authorizationRequest.js';
+import { cookieOf } from '../../cookies.js';
 
 const endSessionParams = {
   id_token_hint: str(8192),
@@ -46,7 +47,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
   const cookieOptions = cookies.options;
 
   function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
-    let cookie = request.cookies[cookies.csrf];
+    let cookie = cookieOf(request, cookies.csrf);
     if (!cookie || cookie.length > 100) {
       cookie = browserSessions.newCsrfCookie();
       void reply.setCookie(cookies.csrf, cookie, cookieOptions);
@@ -66,7 +67,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
   ) {
     const { sessionEnded } = await oidc.endSession.signOut({
       request: checked,
-      sessionCookie: request.cookies[cookies.session],
+      sessionCookie: cookieOf(request, cookies.session),
     });
     if (sessionEnded) void reply.clearCookie(cookies.session, cookieOptions);
     if (checked.redirectTo) return reply.redirect(checked.redirectTo, status);
@@ -143,7 +144,7 @@ export async function endSessionRoutes(app: App, services: Services): Promise<vo
       config: { errorStyle: 'oauth', browserPage: true, rateLimit: limit },
     },
     async (request, reply) => {
-      if (!browserSessions.verifyCsrf(request.cookies[cookies.csrf], request.body.csrf_token)) {
+      if (!browserSessions.verifyCsrf(cookieOf(request, cookies.csrf), request.body.csrf_token)) {
         throw new AppError(
           403,
           'invalid_csrf_token',

@@ -13,6 +13,7 @@ import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { isMultiFactor } from '../../../../services/oidc/authenticationContext.js';
 import { type AuthorizePage, needsMfa, pageForm } from './shared.js';
+import { cookieOf } from '../../../cookies.js';
 
 const ConsentForm = pageForm({
   decision: Type.Union([Type.Literal('allow'), Type.Literal('deny')]),
@@ -67,7 +68,7 @@ export async function consentRoutes(app: App, page: AuthorizePage): Promise<void
     async (request, reply) => {
       const authz = await page.checkForm(request, reply, request.body);
       if (!authz) return reply;
-      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      const session = await browserSessions.sessionOf(cookieOf(request, page.cookies.session));
       if (session === undefined) {
         // The session expired between the two pages: back to sign-in, nothing granted.
         return page.backToAuthorize(reply, authz);

@@ -16,6 +16,7 @@ import { mfaPageRoutes } from './mfa.js';
 import { requestContextOf } from '../../../requestContext.js';
 import { AuthorizeQuery, authorizePage, needsMfa } from './shared.js';
 import { signupRoutes } from './signup.js';
+import { cookieOf } from '../../../cookies.js';
 
 export { browserCookies, CSRF_COOKIE, SESSION_COOKIE } from './shared.js';
 
@@ -92,7 +93,7 @@ export async function oauthAuthorizeRoutes(app: App, services: Services): Promis
         );
         return finish(reply, authz, code, 302);
       }
-      const session = await browserSessions.sessionOf(request.cookies[cookies.session]);
+      const session = await browserSessions.sessionOf(cookieOf(request, cookies.session));
       const step = nextAuthorizeStep({
         oidc: authz.oidc,
         session,

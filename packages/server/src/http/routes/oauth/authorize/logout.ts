@@ -1,6 +1,7 @@
 import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { type AuthorizePage, pageForm } from './shared.js';
+import { cookieOf } from '../../../cookies.js';
 
 const LogoutForm = pageForm({});
 
@@ -24,7 +25,7 @@ export async function logoutRoutes(app: App, page: AuthorizePage): Promise<void>
       // CSRF-checked too: a cross-site sign-out is a nuisance, and a forced one could set up a login CSRF.
       const authz = await page.checkForm(request, reply, request.body);
       if (!authz) return reply;
-      await browserSessions.endSession(request.cookies[cookies.session]);
+      await browserSessions.endSession(cookieOf(request, cookies.session));
       void reply.clearCookie(cookies.session, cookies.options);
       return page.backToAuthorize(reply, authz);
     },

@@ -9,6 +9,7 @@ import type { App } from '../../../types.js';
 import { requestContextOf } from '../../../requestContext.js';
 import type { PageMessage } from './pageMessages.js';
 import { type AuthorizePage, flowTranslator, pageForm } from './shared.js';
+import { cookieOf } from '../../../cookies.js';
 
 const CodeForm = pageForm({ code: Type.String({ maxLength: 40 }) });
 /** The enrolment's form also carries the marker of the secret it showed. */
@@ -57,7 +58,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
         void reply.clearCookie(page.cookies.mfa, page.cookies.options);
         return page.showLogin(request, reply, authz, 401, { error: stepEnded });
       };
-      const mfaToken = request.cookies[page.cookies.mfa];
+      const mfaToken = cookieOf(request, page.cookies.mfa);
       if (!mfaToken || mfaToken.length > 100) return ended();
       let proved;
       try {
@@ -100,7 +101,7 @@ export async function mfaPageRoutes(app: App, page: AuthorizePage): Promise<void
     async (request, reply) => {
       const authz = await page.checkForm(request, reply, request.body);
       if (!authz) return reply;
-      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      const session = await browserSessions.sessionOf(cookieOf(request, page.cookies.session));
       // No session (it expired), or not a fresh one: the request's page says what comes next.
       const fresh =
         session !== undefined &&

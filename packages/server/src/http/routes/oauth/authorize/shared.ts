@@ -32,6 +32,7 @@ import { requestContextOf } from '../../../requestContext.js';
 import type { RequestContext } from '../../../../services/security/requestContext.js';
 import { optionalString as str } from '../clientEndpoint.js';
 import type { PageMessage } from './pageMessages.js';
+import { cookieOf } from '../../../cookies.js';
 
 export const SESSION_COOKIE = 'dauth_session';
 export const CSRF_COOKIE = 'dauth_csrf';
@@ -168,7 +169,7 @@ export function authorizePage(services: Services) {
 
   /** The CSRF cookie of this browser, created when missing; returns the matching form token. */
   function csrfFor(request: FastifyRequest, reply: FastifyReply): string {
-    let cookie = request.cookies[cookies.csrf];
+    let cookie = cookieOf(request, cookies.csrf);
     if (!cookie || cookie.length > 100) {
       cookie = browserSessions.newCsrfCookie();
       void reply.setCookie(cookies.csrf, cookie, cookieOptions);
@@ -177,7 +178,7 @@ export function authorizePage(services: Services) {
   }
 
   function requireCsrf(request: FastifyRequest, token: string | undefined): void {
-    if (!browserSessions.verifyCsrf(request.cookies[cookies.csrf], token)) {
+    if (!browserSessions.verifyCsrf(cookieOf(request, cookies.csrf), token)) {
       throw new AppError(
         403,
         'invalid_csrf_token',
@@ -287,7 +288,7 @@ export function authorizePage(services: Services) {
       { ...(proof.authTime !== undefined ? { authTime: proof.authTime } : {}), amr: proof.amr },
       requestContextOf(reply.request),
     );
-    await browserSessions.endSession(reply.request.cookies[cookies.session]);
+    await browserSessions.endSession(cookieOf(reply.request, cookies.session));
     void reply.setCookie(cookies.session, session.cookieValue, {
       ...cookieOptions,
       maxAge: session.maxAgeSeconds,

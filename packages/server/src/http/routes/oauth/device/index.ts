@@ -22,6 +22,7 @@ import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { authorizePage } from '../authorize/shared.js';
 import { optionalString as str } from '../clientEndpoint.js';
+import { cookieOf } from '../../../cookies.js';
 
 /** The flow's language (OpenID Connect `ui_locales`: BCP 47 tags by preference), kept in the page's forms. */
 const UiLocales = str(200);
@@ -75,7 +76,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
   const backToPage = (reply: FastifyReply, userCode: string | undefined, uiLocales: string | undefined) =>
     reply.redirect(devicePageAddress(userCode, uiLocales), 303);
   const requireCsrf = (request: FastifyRequest, token: string | undefined) => {
-    if (!browserSessions.verifyCsrf(request.cookies[page.cookies.csrf], token)) {
+    if (!browserSessions.verifyCsrf(cookieOf(request, page.cookies.csrf), token)) {
       throw new AppError(
         403,
         'invalid_csrf_token',
@@ -146,7 +147,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
       const uiLocales = request.query.ui_locales;
       const translator = pageTranslator(request, uiLocales);
       const csrfToken = page.csrfFor(request, reply);
-      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      const session = await browserSessions.sessionOf(cookieOf(request, page.cookies.session));
       const user = session && (await accounts.findUser(session.userUuid));
       if (!session || !user) {
         const challenge = services.botChallenge.covers('login');
@@ -288,7 +289,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
           }),
         );
       };
-      const mfaToken = request.cookies[page.cookies.mfa];
+      const mfaToken = cookieOf(request, page.cookies.mfa);
       if (!mfaToken || mfaToken.length > 100) return ended();
       let proved;
       try {
@@ -332,7 +333,7 @@ export async function devicePageRoutes(app: App, services: Services): Promise<vo
     async (request, reply) => {
       const { user_code: userCode, ui_locales: uiLocales, decision } = request.body;
       requireCsrf(request, request.body.csrf_token);
-      const session = await browserSessions.sessionOf(request.cookies[page.cookies.session]);
+      const session = await browserSessions.sessionOf(cookieOf(request, page.cookies.session));
       // The session expired between the two pages: back to sign-in, nothing decided.
       if (!session) return backToPage(reply, userCode, uiLocales);
       await guesses.check(request, session.userUuid);
