@@ -2,10 +2,11 @@
  * The top costs of V8 CPU profiles (`--cpu-prof`): self time by function, and inclusive time of a
  * few named frames, as a share of the profile's non-idle samples. Used for docs/performance-*.md.
  *
- *   node --import tsx bench/profileTop.ts <file.cpuprofile | dir> [--top 25] [--frame name ...] [--last s]
+ *   node --import tsx bench/profileTop.ts <file.cpuprofile | dir> [--top 25] [--frame name ...] [--last s] [--until s]
  *
  * `--last <s>`: only the profile's last s seconds (a server profiled under a bench's load is stopped
- * right after it, so this drops its start-up and the bench's set-up).
+ * right after it, so this drops its start-up and the bench's set-up). `--until <s>`: and only up to s
+ * seconds before its end (one phase of a bench that runs several back to back, e.g. `--last 11 --until 6`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,6 +30,7 @@ const { values, positionals } = parseArgs({
     top: { type: 'string', default: '25' },
     frame: { type: 'string', multiple: true },
     last: { type: 'string' },
+    until: { type: 'string' },
   },
 });
 const files = positionals.flatMap((p) =>
@@ -61,9 +63,10 @@ for (const file of files) {
     t -= profile.timeDeltas[i] ?? 0;
   }
   const from = values.last === undefined ? -Infinity : profile.endTime - Number(values.last) * 1e6;
+  const to = values.until === undefined ? Infinity : profile.endTime - Number(values.until) * 1e6;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id)!;
-    if (IDLE.has(node.callFrame.functionName) || times[i]! < from) return;
+    if (IDLE.has(node.callFrame.functionName) || times[i]! < from || times[i]! > to) return;
     const dt = profile.timeDeltas[i] ?? 0;
     total += dt;
     self.set(label(node), (self.get(label(node)) ?? 0) + dt);

@@ -119,7 +119,6 @@ export async function buildApp(
   installErrorHandling(app);
   installAuditRecorder(app, services.audit);
   installOrgAuditRecorder(app, services.orgs, services.logger);
-  refuseFormBodiesOutsideOAuth(app);
   await app.register(formBody);
   // Parsed only where a cookie is read (cookies.ts), not in a hook on every request.
   await app.register(cookie, { hook: false });
@@ -129,6 +128,7 @@ export async function buildApp(
   });
   registerLoginRateLimit(app, services.config.rateLimits);
   registerAdminRateLimit(app, services.config.rateLimits);
+  refuseFormBodiesOutsideOAuth(app);
   if (services.config.publicUrl.startsWith('https:')) {
     // Served over https (PUBLIC_URL): browsers must never come back over plain http.
     app.addHook('onSend', async (_request, reply) => {

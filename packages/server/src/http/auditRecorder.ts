@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditActorKind, AuditOutcome, AuditTrail } from '../services/audit/auditTrail.js';
+import { hooksOf, methodsOf } from './routeHooks.js';
 import type { App } from './types.js';
 
 type Fields = Record<string, unknown>;
@@ -309,11 +310,11 @@ export function installAuditRecorder(app: App, audit: AuditTrail): void {
     });
   };
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     if (!methods.some((method) => auditedRouteOf(method, route.url))) return;
     // A route's own hooks run after the root's, as the root hooks this replaces did.
-    route.onSend = [...asList(route.onSend), keepAnswer] as typeof route.onSend;
-    route.onResponse = [...asList(route.onResponse), recordEntry] as typeof route.onResponse;
+    route.onSend = [...hooksOf(route.onSend), keepAnswer] as typeof route.onSend;
+    route.onResponse = [...hooksOf(route.onResponse), recordEntry] as typeof route.onResponse;
   });
 }
 
@@ -332,6 +333,3 @@ function exactIntegers(_key: string, value: unknown, context?: { source?: string
   }
   return value;
 }
-
-const asList = <T>(hooks: T | T[] | undefined): T[] =>
-  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];

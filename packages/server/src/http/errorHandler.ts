@@ -9,6 +9,7 @@ import { AppError, isAppError } from '../errors.js';
 import { errorPage } from './pages/errorPage.js';
 import { newNonce, pageHeaders, prefersHtml } from './pages/html.js';
 import { pageTranslator } from './pages/pageLocale.js';
+import { methodsOf, runFirstOnRequest } from './routeHooks.js';
 
 /**
  * How a route family renders errors. `default`: decisions §2. `oauth`: the same plus RFC 6749
@@ -35,6 +36,9 @@ export const jsonBodyRequired = (): AppError =>
 /** What `curl -d` (a form) and `fetch` with a string body (text/plain) send when the JSON header is left off. */
 const TYPES_MISTAKEN_FOR_JSON = new Set(['application/x-www-form-urlencoded', 'text/plain']);
 
+/** Methods whose body Fastify never reads (its `bodyless` set). */
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE']);
+
 /** An upstream identity provider's form_post answer (Apple) to `POST /v1/federation/{id}/callback`. */
 const FEDERATION_CALLBACK = /^\/v1\/federation\/[^/?#]+\/callback(?:\?|$)/;
 
@@ -48,24 +52,25 @@ const CONFIRM_PAGES = /^(?:\/account\/secure|\/v1\/dev-user\/verify-email\/confi
  * `/v1/dev-user/verify-email/confirm`). Elsewhere a form or plain-text body is a JSON body sent without
  * its Content-Type — what `curl -d` does — and is refused with a 415 that says so, before anything parses it
  * (Fastify would otherwise parse it and answer a puzzling 400 about missing fields).
+ *
+ * The check is the first `onRequest` hook of each route that takes a body and is none of those (decided by
+ * the matched route's path, once, as routes are added), not a root hook: GET routes, token validation among
+ * them, never read a body, and a request with no route has none to parse either.
  */
 export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
-  // A callback hook, not an async one: it runs on every request, and one without a body (every GET,
-  // token validation included) passes at once, without a promise.
-  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  // A callback hook, not an async one: a request without a body passes at once, without a promise.
+  const refuseFormBody = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const header = request.headers['content-type'];
     if (header === undefined) return done();
     const type = header.split(';')[0]?.trim().toLowerCase();
-    if (
-      type !== undefined &&
-      TYPES_MISTAKEN_FOR_JSON.has(type) &&
-      !request.url.startsWith('/oauth/') &&
-      !FEDERATION_CALLBACK.test(request.url) &&
-      !CONFIRM_PAGES.test(request.url)
-    ) {
-      return done(jsonBodyRequired());
-    }
+    if (type !== undefined && TYPES_MISTAKEN_FOR_JSON.has(type)) return done(jsonBodyRequired());
     done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!methodsOf(route).some((method) => !BODYLESS_METHODS.has(method))) return;
+    if (route.url.startsWith('/oauth/') || FEDERATION_CALLBACK.test(route.url) || CONFIRM_PAGES.test(route.url))
+      return;
+    runFirstOnRequest(route, refuseFormBody);
   });
 }
 

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { OrgService } from '../services/orgs/orgService.js';
 import { userActor } from '../services/orgs/roles.js';
+import { methodsOf } from './routeHooks.js';
 import type { App } from './types.js';
 
 type Fields = Record<string, unknown>;
@@ -66,7 +67,7 @@ export function installOrgAuditRecorder(app: App, orgs: OrgService, logger: Logg
       .catch((err: unknown) => logger.error({ err, action }, 'org audit entry not written'));
   };
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const methods = methodsOf(route);
     if (!methods.some((method) => actionOf(method, route.url))) return;
     const hooks = route.onResponse;
     route.onResponse = [

@@ -21,8 +21,13 @@ declare module 'fastify' {
      * so they count in one bucket: a guess on either route uses up the same allowance.
      */
     loginRateLimit: preHandlerAsyncHookHandler;
+    /** Counts a request that compares the admin key against its address's `admin` limit (`onRequest`). */
+    adminRateLimit: CallbackHook;
   }
 }
+
+/** A hook that ends with `done` instead of returning a promise. */
+export type CallbackHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
 type KeyGenerator = (request: FastifyRequest) => string;
 
@@ -94,26 +99,18 @@ export function registerLoginRateLimit(app: FastifyInstance, limits: RateLimits)
 }
 
 /**
- * Every `/v1/admin/*` request counts against the `admin` limit of its address in `onRequest`, before
- * the admin key is compared or the body is parsed, so a key guesser or a flood of large bodies is
- * cut off early. `/metrics` and a `/readyz` that sends a key compare the same key, so they count in
- * the same bucket (decisions §8). (The key check itself belongs to each route's own guard.)
+ * The `admin` limit of a client address (`app.adminRateLimit`, an `onRequest` hook): every request that
+ * compares the admin key counts in it before the key is compared or the body is parsed, so a key guesser or
+ * a flood of large bodies is cut off early. The routes that compare the key put it first: the `/v1/admin/*`
+ * scope, `/metrics` and a `/readyz` that sends a key, in one bucket (decisions §8). Not a root hook: that
+ * would run on every request of every other route too, only to find it is not one of these.
  */
 export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits): void {
   const limiter = createLimiter(app, limits, 'admin');
-  // A callback hook, not an async one: every other route passes through it without a promise.
-  app.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (!checksAdminKey(request)) return done();
+  // A callback hook, not an async one, as every hook before the route's own handler.
+  app.decorate('adminRateLimit', function adminRateLimit(request, _reply, done) {
     limiter(request).then(() => done(), done);
-  });
-}
-
-/** Whether the request is one that compares the admin key (matched route path, so no URL spelling slips past). */
-function checksAdminKey(request: FastifyRequest): boolean {
-  const url = request.routeOptions.url;
-  if (url === undefined) return false;
-  if (url.startsWith('/v1/admin/') || url === '/metrics') return true;
-  return url === '/readyz' && request.headers.authorization !== undefined;
+  } satisfies CallbackHook);
 }
 
 /**

@@ -47,6 +47,11 @@ export async function healthRoutes(app: App, services: Services): Promise<void> 
       },
       // Each call queries the database and the chain: bounded per address (RATE_LIMITS `readyz`).
       config: { rateLimit: routeLimit(services.config.rateLimits, 'readyz') },
+      // One that sends a key compares it: it counts in the admin key's limit first (decisions §8).
+      onRequest: (request, reply, done) => {
+        if (request.headers.authorization === undefined) return done();
+        app.adminRateLimit(request, reply, done);
+      },
     },
     async (request, reply) => {
       // Anonymous callers (load balancers) learn the status only; the checks name the paymaster deposit

@@ -8,7 +8,8 @@ import type { App } from '../types.js';
  */
 export async function metricsRoutes(app: App, services: Services): Promise<void> {
   const { metrics, config, secrets } = services;
-  const guard = config.metricsPublic ? [] : [requireAdmin(secrets.adminApiKey)];
+  // Counted in the admin key's limit either way (decisions §8), then the key compared unless public.
+  const guard = [app.adminRateLimit, ...(config.metricsPublic ? [] : [requireAdmin(secrets.adminApiKey)])];
   app.get(
     '/metrics',
     {
