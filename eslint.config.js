@@ -150,7 +150,7 @@ export default tseslint.config(
   },
   ...layerRules,
   {
-    // @fastify/cookie runs without its parsing hook (app.ts): request.cookies is null until cookieOf reads it.
+    // No hook parses cookies (http/cookies.ts): request.cookies is @fastify/cookie's, null in most scopes.
     files: ['packages/server/src/**/*.ts'],
     ignores: ['packages/server/src/http/cookies.ts'],
     rules: {
@@ -160,7 +160,7 @@ export default tseslint.config(
           selector:
             "MemberExpression[property.name='cookies'][object.name='request'], MemberExpression[property.name='cookies'][object.property.name='request']",
           message:
-            'Read a cookie with cookieOf (http/cookies.ts): no hook parses them, request.cookies is null until read.',
+            'Read a cookie with cookieOf (http/cookies.ts): no hook parses them, request.cookies is not filled.',
         },
       ],
     },

@@ -1,5 +1,4 @@
 import formBody from '@fastify/formbody';
-import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -73,8 +72,8 @@ import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** Request fields set by hooks (auth.ts, auditRecorder.ts, tracing.ts): undefined until set. */
-const REQUEST_FIELDS = ['auth', 'auditUser', 'auditAnswer', 'tracing'] as const;
+/** Request fields set by hooks (auth.ts, auditRecorder.ts, tracing.ts) or on first use (cookies.ts): undefined until set. */
+const REQUEST_FIELDS = ['auth', 'auditUser', 'auditAnswer', 'tracing', 'parsedCookies'] as const;
 
 /** A hop count as the trust function Fastify builds from one: the `hops` addresses nearest to us are proxies. */
 const trustProxyOption = (trust: false | number | string[]) =>
@@ -120,8 +119,6 @@ export async function buildApp(
   installAuditRecorder(app, services.audit);
   installOrgAuditRecorder(app, services.orgs, services.logger);
   await app.register(formBody);
-  // Parsed only where a cookie is read (cookies.ts), not in a hook on every request.
-  await app.register(cookie, { hook: false });
   await app.register(rateLimit, {
     global: false,
     ...(services.redis ? { redis: services.redis, nameSpace: RATE_LIMIT_NAMESPACE } : {}),

@@ -1,21 +1,33 @@
-import type { FastifyRequest } from 'fastify';
+import cookiePlugin from '@fastify/cookie';
+import { parse } from 'cookie';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/**
- * One cookie of a request, undefined when it was not sent. `@fastify/cookie` is registered with `hook: false`
- * (app.ts): few routes read a cookie (the authorize, consent, device and sign-out pages, federation, the
- * locale), and its parsing hook ran on every request, token validations and balance reads included
- * (docs/performance-http.md, round 9). The header is parsed at the first read and kept on the request in
- * the plugin's own `request.cookies`, which is null until then; read cookies through this, never from
- * `request.cookies` (eslint forbids it). `reply.setCookie` and `clearCookie` are the plugin's, unchanged.
- */
-export function cookieOf(request: FastifyRequest, name: string): string | undefined {
-  return parsedCookies(request)[name];
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The Cookie header as parsed by `cookieOf`, on its first read; undefined until then. */
+    parsedCookies: Record<string, string | undefined> | undefined;
+  }
 }
 
-function parsedCookies(request: FastifyRequest): Record<string, string | undefined> {
-  // `setCookie` may also have filled it (the same parse of the same header).
-  const parsed = request.cookies as FastifyRequest['cookies'] | null;
-  if (parsed) return parsed;
+/**
+ * One cookie of a request, undefined when it was not sent. Few routes read a cookie (the authorize,
+ * consent, device and sign-out pages, federation, the locale of a page), so no hook parses them on every
+ * request (token validations and balance reads included, docs/performance-http.md round 9): the header is
+ * parsed here at the first read, by the `cookie` package `@fastify/cookie` parses with, and kept on the
+ * request (`parsedCookies`, declared for every request in app.ts). Works in every route's scope.
+ */
+export function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
-  return (request.cookies = header ? request.server.parseCookie(header) : {});
+  return (request.parsedCookies ??= header ? parse(header) : {})[name];
+}
+
+/**
+ * `reply.setCookie` and `reply.clearCookie` (`@fastify/cookie`) for the routes of this scope: a route
+ * module that sets cookies calls it first. Not registered for the whole app, because the plugin writes
+ * the cookies a reply collected in an `onSend` hook, and a hook of the root runs on every answer: one
+ * `onSend` hook run was ≈ 3 % of a token validation's server CPU (docs/performance-http.md, round 10).
+ * Its parsing hook stays off (`cookieOf` reads cookies).
+ */
+export async function useCookies(scope: FastifyInstance): Promise<void> {
+  await scope.register(cookiePlugin, { hook: false });
 }

@@ -68,7 +68,11 @@ export function refuseFormBodiesOutsideOAuth(app: FastifyInstance): void {
   };
   app.addHook('onRoute', (route) => {
     if (!methodsOf(route).some((method) => !BODYLESS_METHODS.has(method))) return;
-    if (route.url.startsWith('/oauth/') || FEDERATION_CALLBACK.test(route.url) || CONFIRM_PAGES.test(route.url))
+    if (
+      route.url.startsWith('/oauth/') ||
+      FEDERATION_CALLBACK.test(route.url) ||
+      CONFIRM_PAGES.test(route.url)
+    )
       return;
     runFirstOnRequest(route, refuseFormBody);
   });

@@ -27,7 +27,11 @@ declare module 'fastify' {
 }
 
 /** A hook that ends with `done` instead of returning a promise. */
-export type CallbackHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
+export type CallbackHook = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+) => void;
 
 type KeyGenerator = (request: FastifyRequest) => string;
 

@@ -8,5 +8,6 @@ import { userinfoRoutes } from './userinfo.js';
 export async function oidcRoutes(app: App, services: Services): Promise<void> {
   await oidcDiscoveryRoutes(app, services);
   await userinfoRoutes(app, services);
-  await endSessionRoutes(app, services);
+  // A scope of its own: it sets cookies (useCookies), and discovery and userinfo need no cookie hook.
+  await app.register(async (scope) => endSessionRoutes(scope as App, services));
 }
