@@ -6,6 +6,7 @@ import { type Composition, createServices, type CreateServicesOptions } from './
 import { StartupProgress } from './composition/startupProgress.js';
 import { buildApp } from './http/app.js';
 import { startupHandler } from './http/startupHandler.js';
+import { strictTransportSecurity } from './http/transportSecurity.js';
 import type { App } from './http/types.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { collectStartupGarbage } from './startupGarbage.js';
@@ -42,7 +43,15 @@ export async function startServer(config: Config, options: StartServerOptions = 
     pino(loggerOptions(config.logLevel, prettyLogs(config.logFormat, process.stdout.isTTY)));
   const progress = new StartupProgress();
   let handler: Handler = startupHandler(progress);
-  const server = http.createServer((request, response) => handler(request, response));
+  const hsts = strictTransportSecurity(config.publicUrl);
+  const server = http.createServer(
+    hsts === undefined
+      ? (request, response) => handler(request, response)
+      : (request, response) => {
+          response.setHeader('strict-transport-security', hsts);
+          handler(request, response);
+        },
+  );
   // Fastify's own defaults for a server it creates (a server from `serverFactory` is left as it is).
   server.keepAliveTimeout = 72_000;
   server.requestTimeout = 0;

@@ -126,12 +126,7 @@ export async function buildApp(
   registerLoginRateLimit(app, services.config.rateLimits);
   registerAdminRateLimit(app, services.config.rateLimits);
   refuseFormBodiesOutsideOAuth(app);
-  if (services.config.publicUrl.startsWith('https:')) {
-    // Served over https (PUBLIC_URL): browsers must never come back over plain http.
-    app.addHook('onSend', async (_request, reply) => {
-      void reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
-    });
-  }
+  // Strict-Transport-Security over https is the server's (server.ts), not a hook's: http/transportSecurity.ts.
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createClient, createUser, post, type TestUser } from '../helpers/http.js';
+import { routeHooks } from '../helpers/routeTable.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ClientStore } from '../../src/stores/clientStore.js';
 import { registerPin } from '../pin/pinHelpers.js';
@@ -236,5 +237,15 @@ describe('an https PUBLIC_URL: __Host- cookies, HSTS, and loose modes of an olde
       expect(cookie).not.toMatch(/Domain=/i);
     }
     expect((await fetch(`${server.url}/healthz`)).headers.get('strict-transport-security')).toBeTruthy();
+  });
+
+  it('sends HSTS on every answer, refusals and unknown paths included, without a hook of the app', async () => {
+    for (const url of ['/healthz', '/v1/oauth/validate', '/no-such-path']) {
+      const res = await fetch(`${server.url}${url}`);
+      expect(res.headers.get('strict-transport-security'), url).toBe('max-age=31536000; includeSubDomains');
+    }
+    const hooks = routeHooks(server.app.printRoutes({ includeHooks: true, commonPrefix: false }));
+    expect(hooks.get('GET /v1/oauth/validate')).toEqual(['preHandler: handler']);
+    expect(hooks.get('GET /healthz')).toEqual([]);
   });
 });
