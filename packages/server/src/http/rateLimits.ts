@@ -1,8 +1,7 @@
 import type {
   FastifyInstance,
-  FastifyReply,
   FastifyRequest,
-  HookHandlerDoneFunction,
+  onRequestHookHandler,
   preHandlerAsyncHookHandler,
 } from 'fastify';
 import type { Services } from '../composition/index.js';
@@ -22,16 +21,9 @@ declare module 'fastify' {
      */
     loginRateLimit: preHandlerAsyncHookHandler;
     /** Counts a request that compares the admin key against its address's `admin` limit (`onRequest`). */
-    adminRateLimit: CallbackHook;
+    adminRateLimit: onRequestHookHandler;
   }
 }
-
-/** A hook that ends with `done` instead of returning a promise. */
-export type CallbackHook = (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  done: HookHandlerDoneFunction,
-) => void;
 
 type KeyGenerator = (request: FastifyRequest) => string;
 
@@ -114,7 +106,7 @@ export function registerAdminRateLimit(app: FastifyInstance, limits: RateLimits)
   // A callback hook, not an async one, as every hook before the route's own handler.
   app.decorate('adminRateLimit', function adminRateLimit(request, _reply, done) {
     limiter(request).then(() => done(), done);
-  } satisfies CallbackHook);
+  } satisfies onRequestHookHandler);
 }
 
 /**
