@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import {
@@ -21,9 +23,21 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
   let server: TestServer;
   let provider: Provider;
   let player: Player;
+  const logLines: string[] = [];
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // The service's log is kept (info and up) so that a drain that runs out can say what happened.
+    server = await startTestServer({
+      logger: pino(
+        { level: 'info' },
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            logLines.push(chunk.toString());
+            done();
+          },
+        }),
+      ),
+    });
     provider = await newProvider(server);
     player = await newPlayer(server, provider);
     expect((await buy(server, provider, player, '1000000')).status).toBe(200);
@@ -82,7 +96,7 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
       sent: await usageRecordCount(server, ['sent']),
       failed: await usageRecordCount(server, ['failed']),
     };
-    expect(left, left.sent > 0 ? await unsettled(server) : undefined).toEqual({
+    expect(left, left.sent > 0 ? await unsettled(server, logLines) : undefined).toEqual({
       queued: 0,
       sent: 0,
       failed: 0,
@@ -118,11 +132,13 @@ describe('a chain outage mid-stream loses no accepted consumption', () => {
 });
 
 /**
- * What a drain that ran out leaves to read (a CI run once ended with 16 records `sent` after a minute): the
- * batches still `sending` with their last transaction and whether the node holds it unmined, and the relayer's
- * mined and pending nonces (a transaction waiting in the pool behind a nonce gap or under the base fee).
+ * What a drain that ran out leaves to read (a CI run once ended with 16 records `sent` after a minute, another
+ * with 3 in the stream's first two batches, one naming a transaction the node no longer knew): the batches
+ * still `sending` with their last transaction and whether the node holds it unmined, the relayer's mined and
+ * pending nonces (a transaction waiting in the pool behind a nonce gap or under the base fee), the batches the
+ * batcher still has in flight, the bundler's queue, and the service's own account of the outage.
  */
-async function unsettled(server: TestServer): Promise<string> {
+async function unsettled(server: TestServer, logLines: string[]): Promise<string> {
   const client = chainClient(server);
   const batches = await server.services.database.db
     .selectFrom('content_batches')
@@ -150,7 +166,14 @@ async function unsettled(server: TestServer): Promise<string> {
     client.getTransactionCount({ address: relayer, blockTag: 'pending' }),
     client.getBlock(),
   ]);
+  // What the batcher waits on, the bundler's queue, and what the chain layer and the batcher said (not the requests).
+  const said = logLines
+    .map((line) => JSON.parse(line) as { level: number; msg: string; time: number })
+    .filter((entry) => entry.level >= 40 || /batch|bundle|relayer|chain/.test(entry.msg));
   return JSON.stringify({
+    batcher: server.services.content.batcher.diagnostics(),
+    queuedOperations: server.services.chain.telemetry.queuedOperations(),
+    log: said.slice(-60),
     batches: withTx,
     relayer: { mined, pending },
     head: { number: String(block.number), baseFee: String(block.baseFeePerGas) },

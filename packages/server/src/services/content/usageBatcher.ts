@@ -136,6 +136,16 @@ export class UsageBatcher {
     return { ...this.#stats };
   }
 
+  /** What the loop is waiting on, for a test that ran out of patience (chainOutage.test.ts) and the logs. */
+  diagnostics(): { leader: boolean; inFlight: string[]; needsRecovery: boolean; freeKeys: number } {
+    return {
+      leader: this.#leader,
+      inFlight: [...this.#inFlight.keys()],
+      needsRecovery: this.#needsRecovery,
+      freeKeys: this.#freeKeys.length,
+    };
+  }
+
   start(): void {
     if (this.#running) return;
     this.#running = true;
@@ -479,7 +489,8 @@ export class UsageBatcher {
    * found on chain by its key is completed from that transaction's events; one not found is sent again
    * under the same key, unless its last transaction still waits in the node's pool (then it is passed over
    * for up to `PENDING_RESEND_MS`, the others settled meanwhile, and sent again after). False while one is
-   * unsettled.
+   * unsettled. A batch that cannot be settled now (its resend was refused, its events cannot be read) is left
+   * `sending` for the next round without holding the others back; only a node that went away stops the round.
    */
   async recover(): Promise<boolean> {
     // Batches recorded in blocks the chain no longer has (it restarted from an older state) are resent.
@@ -515,8 +526,12 @@ export class UsageBatcher {
         outcome = await this.chain.findUsageBatch(plan.sent, batch.txHint);
       } catch (err) {
         this.logger.warn({ batch: batch.id, err: describe(err) }, 'cannot settle a content usage batch yet');
-        if (isAppError(err) && err.code === 'chain_unavailable') this.watch.markDown();
-        return false;
+        if (isAppError(err) && err.code === 'chain_unavailable') {
+          this.watch.markDown();
+          return false;
+        }
+        settled = false;
+        continue;
       }
       if (outcome.found) {
         this.#pendingSince.delete(batch.id);
@@ -545,7 +560,13 @@ export class UsageBatcher {
         { batch: batch.id, records: records.length },
         'content usage batch not on chain; resending it',
       );
-      if (!(await this.#attempt(batch, records, plan))) return false;
+      if (!(await this.#attempt(batch, records, plan))) {
+        // Without the node, the rest waits for it too. Otherwise this batch waits for the next round and
+        // the ones after it are not held back: a batch that cannot be settled (the chain holds its effects
+        // and not its events, docs/content-tokens.md) once kept every later one `sending` for good.
+        if (this.watch.down) return false;
+        settled = false;
+      }
     }
     return settled;
   }
