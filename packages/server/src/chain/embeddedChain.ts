@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type AnvilInstance, getFreePort, startAnvil } from '@dauth/contracts';
 import type { Logger } from 'pino';
+import { keccak256 } from 'viem';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
 import { DirectRpc, SMALL_ANSWER_BYTES } from './directRpc.js';
-import { restoreLastGoodDump } from './stateDump.js';
+import { lastGoodDumpPath, restoreLastGoodDump } from './stateDump.js';
+import type { Hex } from './types.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
 
@@ -159,6 +161,49 @@ export class EmbeddedChain {
   }
 
   async #startAnvil(): Promise<AnvilInstance> {
+    return this.#wholeBlocksOrLastGood(await this.#startAnvilFromADump());
+  }
+
+  /**
+   * A killed anvil restarts from its last periodic dump, which (like the dump on exit, see `#stopMining`) may
+   * hold a block's state without the block. Its state root then differs from its head block's: the state is
+   * put aside (`state.json.inconsistent-<ms>`) and the last good copy started instead, the chain journal
+   * giving back every block after it byte for byte (on the state ahead of its blocks, the replay of the lost
+   * block found its nonces used and could not give its transactions back). Without a copy, or when the copy
+   * disagrees too, the chain starts as it is and the log says so.
+   */
+  async #wholeBlocksOrLastGood(instance: AnvilInstance): Promise<AnvilInstance> {
+    const { logger } = this.#options;
+    if ((await stateMatchesHead(instance.rpcUrl)) !== false) return instance;
+    const copy = lastGoodDumpPath(this.statePath);
+    if (!fs.existsSync(copy)) {
+      logger.error(
+        { statePath: this.statePath },
+        "the embedded chain's saved state holds effects of a block it does not have, and no earlier dump was kept",
+      );
+      return instance;
+    }
+    // Killed, not stopped: a dump on exit would write the same state again.
+    process.kill(instance.pid, 'SIGKILL');
+    await instance.stop();
+    const aside = `${this.statePath}.inconsistent-${Date.now()}`;
+    fs.renameSync(this.statePath, aside);
+    fs.copyFileSync(copy, this.statePath);
+    logger.error(
+      { statePath: this.statePath, aside },
+      "the embedded chain's saved state holds effects of a block it does not have; starting from the last good dump, the journal gives back the rest",
+    );
+    const fresh = await this.#startAnvilOnce();
+    if ((await stateMatchesHead(fresh.rpcUrl)) === false) {
+      logger.error(
+        { statePath: this.statePath },
+        'the last good dump holds effects of a block it does not have too',
+      );
+    }
+    return fresh;
+  }
+
+  async #startAnvilFromADump(): Promise<AnvilInstance> {
     try {
       return await this.#startAnvilOnce();
     } catch (err) {
@@ -245,6 +290,32 @@ export class EmbeddedChain {
     await this.onRestart?.();
   }
 }
+
+/**
+ * Whether the node's state is the state its head block says it is: the root of an account proof (any account:
+ * the proof's first node is the state trie's root) against the head's `stateRoot`. Undefined when it cannot
+ * tell (no answer, no proof): a start is never held up by the check.
+ */
+export async function stateMatchesHead(rpcUrl: string): Promise<boolean | undefined> {
+  const node = new DirectRpc(rpcUrl, { timeoutMs: 30_000 });
+  try {
+    const [head, proof] = await node.batch([
+      { method: 'eth_getBlockByNumber', params: ['latest', false] },
+      { method: 'eth_getProof', params: [ZERO_ADDRESS, [], 'latest'] },
+    ]);
+    if (!head || !proof || 'error' in head || 'error' in proof) return undefined;
+    const stateRoot = (head.result as { stateRoot?: string } | null)?.stateRoot;
+    const root = (proof.result as { accountProof?: Hex[] } | null)?.accountProof?.[0];
+    if (!stateRoot || !root) return undefined;
+    return keccak256(root) === stateRoot.toLowerCase();
+  } catch {
+    return undefined;
+  } finally {
+    node.close();
+  }
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 export type RpcProbe = 'ok' | 'refused' | 'timeout';
 

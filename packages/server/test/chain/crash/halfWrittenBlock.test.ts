@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { stateMatchesHead } from '../../../src/chain/embeddedChain.js';
+import { lastGoodDumpPath } from '../../../src/chain/stateDump.js';
+import type { Hash } from '../../../src/chain/types.js';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { journalEntryCount, randomOwner, startTestChain } from '../chainTestHelpers.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Dump {
+  block: { number: string };
+  best_block_number: number;
+  blocks: { header: { number: string } }[];
+  transactions: { block_number: number }[];
+}
+
+/**
+ * anvil's periodic dump does not wait for its miner: a kill of the service and its anvil can leave a dump
+ * holding a block's state (balances, nonces) without the block (test/chain/embeddedStopDump.test.ts measures it
+ * for the dump on exit). Started from it, the chain had the block's effects and not its transactions: the
+ * journal's replay of them found their nonces used, so their hashes, receipts and events were gone for good.
+ * Now the state is checked against its head block at every start, and a state ahead of its blocks gives way
+ * to the last good dump, which the journal brings up to date byte for byte.
+ */
+describe('a state dump holding a block it does not have', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  it('restarts from the last good dump, and the journal gives the lost block back', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-halfblock-'));
+    dirs.push(dataDir);
+    const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
+    await migrateToLatest(database.db);
+    const options = {
+      dataDir,
+      database,
+      embedded: { stateIntervalSeconds: 1 },
+      // Compaction only when the test asks for it.
+      journalMaintenance: { intervalMs: 3_600_000 },
+    };
+    const journalEntries = () => journalEntryCount(database);
+    const compacted = randomOwner().address;
+    const journaled = randomOwner().address;
+    let lostTx: Hash;
+    try {
+      const first = await startTestChain(options);
+      const statePath = first.chain.embedded!.statePath;
+      try {
+        expect(await stateMatchesHead(first.chain.embedded!.rpcUrl)).toBe(true);
+        await first.chain.faucet.fund({ address: compacted, native: 7n });
+        for (let i = 0; i < 100 && (await journalEntries()) > 0; i++) {
+          await first.chain.journal.maintenance.compact();
+          await sleep(100);
+        }
+        expect(await journalEntries()).toBe(0);
+        expect(fs.existsSync(lastGoodDumpPath(statePath))).toBe(true);
+        await first.chain.faucet.fund({ address: journaled, native: 9n });
+        const [entry] = await database.db.selectFrom('chain_journal').select('tx_hash').execute();
+        lostTx = entry!.tx_hash as Hash;
+      } finally {
+        await first.close();
+      }
+      // The dump as a kill can leave it: every block from the journaled transaction's on is missing (with its
+      // transactions), their effects are not.
+      const dump = JSON.parse(fs.readFileSync(statePath, 'utf8')) as Dump;
+      const lostBlock = dump.transactions.find(
+        (t) => (t as unknown as { info: { transaction_hash: string } }).info.transaction_hash === lostTx,
+      )!.block_number;
+      dump.blocks = dump.blocks.filter((b) => Number(b.header.number) < lostBlock);
+      dump.transactions = dump.transactions.filter((t) => t.block_number < lostBlock);
+      dump.best_block_number = lostBlock - 1;
+      dump.block.number = `0x${(lostBlock - 1).toString(16)}`;
+      fs.writeFileSync(statePath, JSON.stringify(dump));
+
+      const second = await startTestChain(options);
+      try {
+        const { gateway, journal } = second.chain;
+        expect(await gateway.nativeBalance(compacted)).toBe(7n);
+        expect(await gateway.nativeBalance(journaled)).toBe(9n);
+        // The lost transaction is on chain again, under its own hash: given back, not lost.
+        const receipt = await gateway.client.getTransactionReceipt({ hash: lostTx });
+        expect(receipt.status).toBe('success');
+        expect(journal.startupRecovery).toMatchObject({ mode: 'replay', failed: 0 });
+        expect(await stateMatchesHead(second.chain.embedded!.rpcUrl)).toBe(true);
+        const aside = fs
+          .readdirSync(path.dirname(statePath))
+          .filter((f) => f.startsWith('state.json.inconsistent-'));
+        expect(aside).toHaveLength(1);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await database.close();
+    }
+  }, 90_000);
+});
