@@ -15,10 +15,10 @@ const ROUNDS = 40;
 /**
  * chainOutage.test.ts failed in CI with a usage batch that the contract had recorded but whose transaction,
  * receipt and events the restarted chain did not have: anvil's dump on exit had caught a block half-written
- * (its state applied, the block missing). Measured with this suite's stream before the fix: 1 stop in 10
- * left a sender's nonce above the transactions the chain still knew. Each round streams transfers from two
- * accounts, stops the chain while they are being mined, starts it again, and compares every sender's nonce
- * with the transactions the chain holds. Slow-ish (≈ 1 s a round: anvil starts from its dump each time).
+ * (its state applied, the block missing). Each round streams transfers from four accounts, stops the chain
+ * while they are being mined, starts it again, and compares every sender's nonce with the transactions the
+ * chain holds. Before the fix a nonce ran ahead in 4 runs of 4, first after 3 to 39 stops. Slow (≈ 15 s alone,
+ * up to a minute beside the suite): anvil starts from its dump 40 times, as many as one catch took.
  */
 describe('an embedded chain stopped while it mines keeps a consistent state', () => {
   let chain: EmbeddedChain;
