@@ -73,7 +73,32 @@ export async function journalEntryCount(database: DatabaseHandle): Promise<numbe
   return Number(row?.n);
 }
 
-/** A fresh random owner EOA. */
+/**
+ * A DATA_DIR with its own SQLite database, for suites that restart the chain layer on it (the journal lives in
+ * the database): anvil dumps every second and the journal is compacted only when the suite asks
+ * (`compactJournal`).
+ */
+export async function restartableChainOptions(prefix: string) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
+  await migrateToLatest(database.db);
+  return {
+    dataDir,
+    database,
+    embedded: { stateIntervalSeconds: 1 },
+    journalMaintenance: { intervalMs: 3_600_000 },
+  };
+}
+
+/** Compacts the journal until it is empty: once a dump (the last good copy) holds every block it had. */
+export async function compactJournal(chain: ChainServices, database: DatabaseHandle): Promise<number> {
+  for (let i = 0; i < 100 && (await journalEntryCount(database)) > 0; i++) {
+    await chain.journal.maintenance.compact();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return journalEntryCount(database);
+}
+
 /** The `CONTRACT_*` settings that point a service at an existing deployment (external chain). */
 export function contractSettings(contracts: ContractAddresses): Record<string, string> {
   return {
@@ -86,6 +111,7 @@ export function contractSettings(contracts: ContractAddresses): Record<string, s
   };
 }
 
+/** A fresh random owner EOA. */
 export function randomOwner(): OperationOwner {
   return ownerFromPrivateKey(Buffer.from(generatePrivateKey().slice(2), 'hex'));
 }

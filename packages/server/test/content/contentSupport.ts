@@ -2,7 +2,7 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createPublicClient, getAddress, http, parseEther, type Address, type PublicClient } from 'viem';
 import { dauthContentTokenAbi } from '@dauth/contracts';
 import type { UsageState } from '../../src/stores/contentLedgerStore.js';
-import type { TestServer } from '../helpers/server.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * Helpers of the content-token suites: everything goes over real HTTP to a real dauth with its real
@@ -320,6 +320,32 @@ export async function queueWithBatcherStopped(
   for (let i = 0; i < 100 && (await usageRecordCount(server, ['queued'])) < amounts.length; i++)
     await new Promise((r) => setTimeout(r, 50));
   return answers;
+}
+
+/**
+ * A server whose player bought 100,000 tokens and sent one consumption per amount with the batcher stopped
+ * (`queueWithBatcherStopped`): the records wait `queued` for a suite to batch them by hand. `before` is the
+ * slot's on-chain figures before any of them.
+ */
+export async function serverWithQueuedRecords(amounts: bigint[], requestIdPrefix: string) {
+  const server = await startTestServer();
+  const provider = await newProvider(server);
+  const player = await newPlayer(server, provider);
+  const bought = await buy(server, provider, player, '100000');
+  if (bought.status !== 200) throw new Error(`buy answered ${bought.status}`);
+  const before = await onChain(server, provider.cuid, player.slot);
+  const answers = await queueWithBatcherStopped(server, provider, player, amounts, requestIdPrefix);
+  return { server, provider, player, before, answers };
+}
+
+/** A usage batch's state (`sending`, `included`) as the ledger holds it. */
+export async function batchState(server: TestServer, batchId: string): Promise<string> {
+  const row = await server.services.database.db
+    .selectFrom('content_batches')
+    .select('state')
+    .where('id', '=', batchId)
+    .executeTakeFirstOrThrow();
+  return row.state;
 }
 
 export const admin = (server: TestServer) => server.services.secrets.adminApiKey;

@@ -1,14 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import {
-  buy,
-  newPlayer,
-  newProvider,
-  onChain,
-  queueWithBatcherStopped,
-  usageRecordCount,
-} from './contentSupport.js';
+import type { TestServer } from '../helpers/server.js';
+import { batchState, onChain, serverWithQueuedRecords, usageRecordCount } from './contentSupport.js';
 
 /** anvil's development account #9: the service never sends from it. */
 const IDLE_DEV_ACCOUNT = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
@@ -26,15 +19,12 @@ describe('a batch whose transaction waits in the pool does not hold the others b
   });
 
   it('settles the batches behind it at once', async () => {
-    server = await startTestServer();
-    const provider = await newProvider(server);
-    const player = await newPlayer(server, provider);
-    expect((await buy(server, provider, player, '100000')).status).toBe(200);
-    const before = await onChain(server, provider.cuid, player.slot);
-
-    // Accepted records stay queued while the batcher is stopped.
-    const amounts = Array.from({ length: 6 }, (_, i) => BigInt(i + 1));
-    const answers = await queueWithBatcherStopped(server, provider, player, amounts, 'p-');
+    const setUp = await serverWithQueuedRecords(
+      Array.from({ length: 6 }, (_, i) => BigInt(i + 1)),
+      'p-',
+    );
+    server = setUp.server;
+    const { provider, player, before, answers } = setUp;
 
     // A transaction that waits in the node's pool for good: its nonce leaves a gap.
     const { client } = server.services.chain.gateway;
@@ -68,16 +58,8 @@ describe('a batch whose transaction waits in the pool does not hold the others b
 
     // Unsettled while the first waits (false), but the second is on chain now; before, neither moved.
     expect(await server.services.content.batcher.recover()).toBe(false);
-    const batchState = async (id: string) =>
-      (
-        await server.services.database.db
-          .selectFrom('content_batches')
-          .select('state')
-          .where('id', '=', id)
-          .executeTakeFirstOrThrow()
-      ).state;
-    expect(await batchState(second.batch.id)).toBe('included');
-    expect(await batchState(first.batch.id)).toBe('sending');
+    expect(await batchState(server, second.batch.id)).toBe('included');
+    expect(await batchState(server, first.batch.id)).toBe('sending');
     const secondSum = second.records.reduce((s, r) => s + r.amount, 0n);
     expect(await onChain(server, provider.cuid, player.slot)).toEqual({
       balance: before.balance - secondSum,

@@ -2,15 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ContentTokenGateway } from '../../src/chain/contentTokenGateway.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { groupRecords } from '../../src/services/content/usageBatcher.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import {
-  buy,
-  newPlayer,
-  newProvider,
-  onChain,
-  queueWithBatcherStopped,
-  usageRecordCount,
-} from './contentSupport.js';
+import type { TestServer } from '../helpers/server.js';
+import { batchState, onChain, serverWithQueuedRecords, usageRecordCount } from './contentSupport.js';
 
 /**
  * chainOutage.test.ts failed in CI with the stream's two batches of the outage left `sending` for a minute
@@ -27,12 +20,9 @@ describe('a usage batch that cannot be settled does not hold the others back', (
   });
 
   it('settles the batch after it and leaves it sending', async () => {
-    server = await startTestServer();
-    const provider = await newProvider(server);
-    const player = await newPlayer(server, provider);
-    expect((await buy(server, provider, player, '100000')).status).toBe(200);
-    const before = await onChain(server, provider.cuid, player.slot);
-    const answers = await queueWithBatcherStopped(server, provider, player, [1n, 2n, 3n, 4n, 5n, 6n], 'u-');
+    const setUp = await serverWithQueuedRecords([1n, 2n, 3n, 4n, 5n, 6n], 'u-');
+    server = setUp.server;
+    const { provider, player, before, answers } = setUp;
 
     const ledger = new ContentLedgerStore(server.services.database.db);
     const chain = server.services.chain;
@@ -64,16 +54,8 @@ describe('a usage batch that cannot be settled does not hold the others back', (
     );
 
     expect(await server.services.content.batcher.recover()).toBe(false);
-    const stateOf = async (id: string) =>
-      (
-        await server.services.database.db
-          .selectFrom('content_batches')
-          .select('state')
-          .where('id', '=', id)
-          .executeTakeFirstOrThrow()
-      ).state;
-    expect(await stateOf(next.batch.id)).toBe('included');
-    expect(await stateOf(lost.batch.id)).toBe('sending');
+    expect(await batchState(server, next.batch.id)).toBe('included');
+    expect(await batchState(server, lost.batch.id)).toBe('sending');
     expect(await usageRecordCount(server, ['included'])).toBe(3);
     expect(await usageRecordCount(server, ['sent'])).toBe(3);
     // Both batches are on chain once: the resend of the first recorded nothing.

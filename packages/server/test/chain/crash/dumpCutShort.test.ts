@@ -8,9 +8,13 @@ import {
   readDumpHead,
   restoreLastGoodDump,
 } from '../../../src/chain/stateDump.js';
-import { openDatabase } from '../../../src/db/database.js';
-import { migrateToLatest } from '../../../src/db/migrate.js';
-import { journalEntryCount, randomOwner, startTestChain } from '../chainTestHelpers.js';
+import {
+  compactJournal,
+  journalEntryCount,
+  randomOwner,
+  restartableChainOptions,
+  startTestChain,
+} from '../chainTestHelpers.js';
 
 /**
  * anvil rewrites its state file in place (O_TRUNC, then write): a kill of the service and its anvil during
@@ -18,24 +22,14 @@ import { journalEntryCount, randomOwner, startTestChain } from '../chainTestHelp
  * then refused to start, and the journal, compacted up to that file's earlier head, could not rebuild the
  * chain. Now the service keeps the newest complete dump it read and compacts only up to it.
  */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('a state dump cut short by a kill', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
   it('restarts from the last complete dump the service kept, and the journal gives back the rest', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-dump-'));
+    const options = await restartableChainOptions('dauth-dump-');
+    const { dataDir, database } = options;
     dirs.push(dataDir);
-    const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
-    await migrateToLatest(database.db);
-    const options = {
-      dataDir,
-      database,
-      embedded: { stateIntervalSeconds: 1 },
-      // Compaction only when the test asks for it.
-      journalMaintenance: { intervalMs: 3_600_000 },
-    };
     const journalEntries = () => journalEntryCount(database);
     const compacted = randomOwner().address;
     const journaled = randomOwner().address;
@@ -45,11 +39,7 @@ describe('a state dump cut short by a kill', () => {
       try {
         await first.chain.faucet.fund({ address: compacted, native: 7n });
         // Compacted once a dump holds its block: the journal no longer has it, only the kept copy does.
-        for (let i = 0; i < 100 && (await journalEntries()) > 0; i++) {
-          await first.chain.journal.maintenance.compact();
-          await sleep(100);
-        }
-        expect(await journalEntries()).toBe(0);
+        expect(await compactJournal(first.chain, database)).toBe(0);
         // The copy is whole and its head is the one the service read without parsing it: what this
         // build's anvil writes is what stateDump.ts expects (its last field, its head's field).
         const copy = lastGoodDumpPath(statePath);

@@ -1,15 +1,10 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stateMatchesHead } from '../../../src/chain/embeddedChain.js';
 import { lastGoodDumpPath } from '../../../src/chain/stateDump.js';
 import type { Hash } from '../../../src/chain/types.js';
-import { openDatabase } from '../../../src/db/database.js';
-import { migrateToLatest } from '../../../src/db/migrate.js';
-import { journalEntryCount, randomOwner, startTestChain } from '../chainTestHelpers.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { compactJournal, randomOwner, restartableChainOptions, startTestChain } from '../chainTestHelpers.js';
 
 interface Dump {
   block: { number: string };
@@ -31,18 +26,9 @@ describe('a state dump holding a block it does not have', () => {
   afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
   it('restarts from the last good dump, and the journal gives the lost block back', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-halfblock-'));
+    const options = await restartableChainOptions('dauth-halfblock-');
+    const { dataDir, database } = options;
     dirs.push(dataDir);
-    const database = openDatabase({ sqlitePath: path.join(dataDir, 'dauth.sqlite') });
-    await migrateToLatest(database.db);
-    const options = {
-      dataDir,
-      database,
-      embedded: { stateIntervalSeconds: 1 },
-      // Compaction only when the test asks for it.
-      journalMaintenance: { intervalMs: 3_600_000 },
-    };
-    const journalEntries = () => journalEntryCount(database);
     const compacted = randomOwner().address;
     const journaled = randomOwner().address;
     let lostTx: Hash;
@@ -52,11 +38,7 @@ describe('a state dump holding a block it does not have', () => {
       try {
         expect(await stateMatchesHead(first.chain.embedded!.rpcUrl)).toBe(true);
         await first.chain.faucet.fund({ address: compacted, native: 7n });
-        for (let i = 0; i < 100 && (await journalEntries()) > 0; i++) {
-          await first.chain.journal.maintenance.compact();
-          await sleep(100);
-        }
-        expect(await journalEntries()).toBe(0);
+        expect(await compactJournal(first.chain, database)).toBe(0);
         expect(fs.existsSync(lastGoodDumpPath(statePath))).toBe(true);
         await first.chain.faucet.fund({ address: journaled, native: 9n });
         const [entry] = await database.db.selectFrom('chain_journal').select('tx_hash').execute();
