@@ -6,7 +6,7 @@ import { keccak256 } from 'viem';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
 import { DirectRpc, SMALL_ANSWER_BYTES } from './directRpc.js';
-import { lastGoodDumpPath, restoreLastGoodDump } from './stateDump.js';
+import { lastGoodDumpPath, restoreLastGoodDump, swapInLastGoodDump } from './stateDump.js';
 import type { Hex } from './types.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
@@ -136,7 +136,7 @@ export class EmbeddedChain {
     try {
       await this.#probe.call('evm_setAutomine', [false]);
       // One more block, mined on demand, is written only after the block the miner may still be writing (a
-      // plain read is not: 1 stop in 120 was still caught mid-block); it also keeps what the pool holds.
+      // plain read is not: 2 stops in 280 were still caught mid-block); it also keeps what the pool holds.
       await this.#probe.call('evm_mine', []);
     } catch {
       // Already dead or hung: its last dump is what there is.
@@ -175,8 +175,7 @@ export class EmbeddedChain {
   async #wholeBlocksOrLastGood(instance: AnvilInstance): Promise<AnvilInstance> {
     const { logger } = this.#options;
     if ((await stateMatchesHead(instance.rpcUrl)) !== false) return instance;
-    const copy = lastGoodDumpPath(this.statePath);
-    if (!fs.existsSync(copy)) {
+    if (!fs.existsSync(lastGoodDumpPath(this.statePath))) {
       logger.error(
         { statePath: this.statePath },
         "the embedded chain's saved state holds effects of a block it does not have, and no earlier dump was kept",
@@ -186,9 +185,7 @@ export class EmbeddedChain {
     // Killed, not stopped: a dump on exit would write the same state again.
     process.kill(instance.pid, 'SIGKILL');
     await instance.stop();
-    const aside = `${this.statePath}.inconsistent-${Date.now()}`;
-    fs.renameSync(this.statePath, aside);
-    fs.copyFileSync(copy, this.statePath);
+    const aside = swapInLastGoodDump(this.statePath, 'inconsistent');
     logger.error(
       { statePath: this.statePath, aside },
       "the embedded chain's saved state holds effects of a block it does not have; starting from the last good dump, the journal gives back the rest",

@@ -116,10 +116,18 @@ export function restoreLastGoodDump(statePath: string): string | undefined {
   const copy = lastGoodDumpPath(statePath);
   if (!fs.existsSync(statePath) || !fs.existsSync(copy)) return undefined;
   if (isWholeDump(statePath)) return undefined;
-  const damaged = `${statePath}.damaged-${Date.now()}`;
-  fs.renameSync(statePath, damaged);
-  fs.copyFileSync(copy, statePath);
-  return damaged;
+  return swapInLastGoodDump(statePath, 'damaged');
+}
+
+/**
+ * Moves the state file aside (`state.json.<label>-<ms>`, kept for a post-mortem) and puts the last good copy,
+ * which must exist, in its place. Returns the moved file's new path.
+ */
+export function swapInLastGoodDump(statePath: string, label: 'damaged' | 'inconsistent'): string {
+  const aside = `${statePath}.${label}-${Date.now()}`;
+  fs.renameSync(statePath, aside);
+  fs.copyFileSync(lastGoodDumpPath(statePath), statePath);
+  return aside;
 }
 
 /**
