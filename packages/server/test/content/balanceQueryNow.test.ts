@@ -63,14 +63,20 @@ describe('BalanceQueryService.queryNow', () => {
     expect(t.service.queryNow(SLOT, 'game')).toBeUndefined();
     t.release();
     expect(await first).toMatchObject({ balance: 990n, used: 10n });
-    expect(t.service.queryNow(SLOT, 'game')).toEqual({ slot: SLOT, cuid: 'game', balance: 990n, used: 10n });
+    const hit = t.service.queryNow(SLOT, 'game');
+    expect(hit).toEqual({ slot: SLOT, cuid: 'game', balance: 990n, used: 10n, blockNumber: 10n });
+    // One object per (cuid, slot, block): the route writes its JSON answer once per reading.
+    expect(t.service.queryNow(SLOT, 'game')).toBe(hit);
+    expect(await t.service.query(SLOT, 'game')).toBe(hit);
     expect(t.reads).toEqual([10n]);
 
     // A newer block is known: the cached figures are of an older one, so `query` must read again.
     t.watch.observe(11n);
     expect(t.service.queryNow(SLOT, 'game')).toBeUndefined();
     expect(await t.service.query(SLOT, 'game')).toMatchObject({ balance: 989n, used: 11n });
-    expect(t.service.queryNow(SLOT, 'game')).toMatchObject({ balance: 989n, used: 11n });
+    const next = t.service.queryNow(SLOT, 'game');
+    expect(next).toMatchObject({ balance: 989n, used: 11n, blockNumber: 11n });
+    expect(next).not.toBe(hit);
   });
 
   it('leaves to query a cuid not known to be registered, a missing cuid and a failed read', async () => {

@@ -16,6 +16,20 @@ import {
   type Provider,
 } from './contentSupport.js';
 
+interface OpenApi {
+  paths: Record<
+    string,
+    {
+      get: {
+        responses: Record<
+          string,
+          { content: Record<string, { schema: { properties: Record<string, { type: string }> } }> }
+        >;
+      };
+    }
+  >;
+}
+
 describe('content tokens: purchase, consumption and public balance (real chain)', () => {
   let server: TestServer;
   let provider: Provider;
@@ -123,5 +137,27 @@ describe('content tokens: purchase, consumption and public balance (real chain)'
     // Without ?cuid= the slot's app's only cuid is used.
     const implicit = await get(server, `/v1/development-api/balance_adex/${player.slot}`);
     expect(implicit.body).toEqual(pub.body);
+  });
+
+  it('balance_adex writes its answer as the documented 200 schema: the same fields, in order, as JSON', async () => {
+    const path = `/v1/development-api/balance_adex/${player.slot}?cuid=${provider.cuid}`;
+    // The first read may be a cache miss (a promise), the second a hit: both answers are the route's own text.
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      const text = await response.text();
+      const openapi = (await get<OpenApi>(server, '/docs/json')).body;
+      const documented =
+        openapi.paths['/v1/development-api/balance_adex/{slot_address}']!.get.responses['200']!.content[
+          'application/json'
+        ]!.schema;
+      const body = JSON.parse(text) as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(Object.keys(documented.properties));
+      for (const [field, schema] of Object.entries(documented.properties))
+        expect(typeof body[field], field).toBe(schema.type);
+      expect(body).toMatchObject({ success: true, slot: player.slot, cuid: provider.cuid });
+    }
   });
 });

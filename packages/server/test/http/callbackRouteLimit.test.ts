@@ -78,6 +78,24 @@ describe('callbackRouteLimit', () => {
     await Promise.all([plugin.close(), callback.close()]);
   });
 
+  it('counts each address on its own, an IPv6 client by its /64, whatever order they come in', async () => {
+    const url = '/v1/development-api/balance_adex/:slot_address';
+    const callback = await appWith('callback', url);
+    const path = '/v1/development-api/balance_adex/0xabc';
+    const remaining = async (remoteAddress: string) =>
+      (await callback.inject({ url: path, remoteAddress })).headers['x-ratelimit-remaining'];
+    // The key of an address is kept after its first request: later requests of each must still count in it.
+    expect(await remaining('10.0.0.1')).toBe('2');
+    expect(await remaining('10.0.0.2')).toBe('2');
+    expect(await remaining('10.0.0.1')).toBe('1');
+    expect(await remaining('2001:db8:1:2::1')).toBe('2');
+    expect(await remaining('2001:db8:1:2::ffff')).toBe('1');
+    expect(await remaining('2001:db8:1:3::1')).toBe('2');
+    expect(await remaining('10.0.0.2')).toBe('1');
+    expect(await remaining('::ffff:10.0.0.1')).toBe('0');
+    await callback.close();
+  });
+
   describe.skipIf(!redisAvailable)('on Redis', () => {
     const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: 1 });
     afterAll(() => redis.quit());

@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { ContentProviderStore } from '../../stores/contentProviderStore.js';
 import type { SlotDirectory } from './ports.js';
 import type { ProviderDirectory } from './providerDirectory.js';
-import type { SlotBalanceReader } from './slotBalanceReader.js';
+import type { SlotBalanceReader, SlotReading } from './slotBalanceReader.js';
 
 const CHECKSUM_CACHE_LIMIT = 100_000;
 
@@ -23,10 +23,7 @@ export class BalanceQueryService {
     private readonly slots: SlotDirectory,
   ) {}
 
-  async query(
-    slotAddress: string,
-    cuidInput: string | undefined,
-  ): Promise<{ slot: Address; cuid: string; balance: bigint; used: bigint }> {
+  async query(slotAddress: string, cuidInput: string | undefined): Promise<SlotReading> {
     const slot = this.#address(slotAddress);
     let cuid = cuidInput;
     if (cuid === undefined || cuid === '') {
@@ -50,24 +47,19 @@ export class BalanceQueryService {
     } else if (!(await this.providers.registered(cuid))) {
       throw notFound('unknown_cuid', 'This cuid is not registered');
     }
-    const figures = await this.reader.read(cuid, slot);
-    return { slot, cuid, balance: figures.balance, used: figures.used };
+    return this.reader.read(cuid, slot);
   }
 
   /**
    * `query`'s answer when it is at hand without waiting: a named cuid already known to be registered, a slot
    * address seen before, and figures cached for the latest block (the same freshness as `query`). Undefined
-   * otherwise, then `query` answers (and raises whatever error applies).
+   * otherwise, then `query` answers (and raises whatever error applies). One object per (cuid, slot, block).
    */
-  queryNow(
-    slotAddress: string,
-    cuid: string | undefined,
-  ): { slot: Address; cuid: string; balance: bigint; used: bigint } | undefined {
+  queryNow(slotAddress: string, cuid: string | undefined): SlotReading | undefined {
     if (cuid === undefined || cuid === '' || !this.providers.registeredNow(cuid)) return undefined;
     const slot = this.#checksummed.get(slotAddress);
     if (!slot) return undefined;
-    const figures = this.reader.readNow(cuid, slot);
-    return figures && { slot, cuid, balance: figures.balance, used: figures.used };
+    return this.reader.readNow(cuid, slot);
   }
 
   #address(text: string): Address {
