@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ContentTokenGateway } from '../../src/chain/contentTokenGateway.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { groupRecords } from '../../src/services/content/usageBatcher.js';
@@ -64,6 +64,37 @@ describe('a usage batch that cannot be settled does not hold the others back', (
       balance: before.balance - sum,
       used: before.used + sum,
     });
+
+    // The batch waits out a back-off (1 s, then twice as long each time, at most 5 minutes) instead of being
+    // tried, and logged at error, every round: the rounds before it neither look for it nor resend it.
+    const batcher = server.services.content.batcher;
+    const [stuck] = batcher.diagnostics().stuck;
+    expect(stuck).toMatchObject({ id: lost.batch.id, failures: 1 });
+    const firstTry = Date.now();
+    expect(stuck!.retryAt - firstTry).toBeGreaterThan(0);
+    expect(stuck!.retryAt - firstTry).toBeLessThanOrEqual(1_000);
+    const port = (batcher as unknown as { chain: { findUsageBatch: (...args: never[]) => Promise<unknown> } })
+      .chain;
+    const find = port.findUsageBatch.bind(port);
+    let lookups = 0;
+    port.findUsageBatch = (...args) => {
+      lookups++;
+      return find(...args);
+    };
+    expect(await batcher.recover()).toBe(false);
+    expect(lookups).toBe(0);
+    // Past its retry time (the clock moved on, no sleep) it is tried once more, then waits 2 s.
+    const later = stuck!.retryAt + 1;
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      expect(await batcher.recover()).toBe(false);
+    } finally {
+      clock.mockRestore();
+    }
+    // (A try looks for the batch, resends it and looks again.)
+    expect(lookups).toBeGreaterThan(0);
+    expect(batcher.diagnostics().stuck).toEqual([{ id: lost.batch.id, failures: 2, retryAt: later + 2_000 }]);
+    expect(await batchState(server, lost.batch.id)).toBe('sending');
 
     await server.close();
     await Promise.all(answers);

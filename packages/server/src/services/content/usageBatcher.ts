@@ -47,6 +47,9 @@ export interface UsageBatcherOptions {
 const LEASE_NAME = 'content-usage-batcher';
 /** How long recovery lets a batch's transaction wait in the node's pool before it sends the batch again. */
 const PENDING_RESEND_MS = 30_000;
+/** A batch recovery cannot settle is tried again after 1 s, then twice as long each time, at most 5 minutes. */
+const STUCK_RETRY_FIRST_MS = 1_000;
+const STUCK_RETRY_MAX_MS = 5 * 60_000;
 
 /** Listeners the consumption service registers to answer its waiting callers. */
 export interface BatchListener {
@@ -85,6 +88,13 @@ export class UsageBatcher {
    * transaction can wait forever, behind a relayer nonce that an outage left unfilled.
    */
   readonly #pendingSince = new Map<string, number>();
+  /**
+   * Batches recovery could not settle (events not found, resend refused while the node is up), with their
+   * failures so far and when to try again: 1 s, doubling to 5 minutes. Such a batch (docs/content-tokens.md)
+   * waits for an operator; tried every round it logged an error each time and, worse, made every round wait
+   * for the batches in flight to land first.
+   */
+  readonly #stuck = new Map<string, { failures: number; retryAt: number }>();
   /** Batches sent by the loop and not yet settled (or left to recovery), by id. */
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Operator nonce keys not used by a batch in flight (key 0 is the operator's other operations'). */
@@ -113,13 +123,14 @@ export class UsageBatcher {
       ...options,
     };
     for (let k = 1; k <= Math.max(1, this.#options.batchesInFlight); k++) this.#freeKeys.push(BigInt(k));
+    // A node back or a chain gone back is news for every batch: recovery runs at once, stuck ones included.
     watch.onUp(() => {
-      this.#needsRecovery = true;
+      this.#recoverNow();
       this.notify();
     });
     watch.onRewind((head) => {
       this.#rewoundTo = head;
-      this.#needsRecovery = true;
+      this.#recoverNow();
       this.notify();
     });
   }
@@ -137,12 +148,19 @@ export class UsageBatcher {
   }
 
   /** What the loop is waiting on, for a test that ran out of patience (chainOutage.test.ts) and the logs. */
-  diagnostics(): { leader: boolean; inFlight: string[]; needsRecovery: boolean; freeKeys: number } {
+  diagnostics(): {
+    leader: boolean;
+    inFlight: string[];
+    needsRecovery: boolean;
+    freeKeys: number;
+    stuck: { id: string; failures: number; retryAt: number }[];
+  } {
     return {
       leader: this.#leader,
       inFlight: [...this.#inFlight.keys()],
       needsRecovery: this.#needsRecovery,
       freeKeys: this.#freeKeys.length,
+      stuck: [...this.#stuck].map(([id, wait]) => ({ id, ...wait })),
     };
   }
 
@@ -159,6 +177,13 @@ export class UsageBatcher {
     await Promise.all(this.#inFlight.values());
     if (this.#leader) await this.leases.release(LEASE_NAME, this.holder).catch(() => undefined);
     this.#leader = false;
+  }
+
+  /** Recovery at the loop's next turn, every batch tried again (none is left waiting out its back-off). */
+  #recoverNow(): void {
+    this.#needsRecovery = true;
+    this.#recoveryRetryAt = 0;
+    this.#stuck.clear();
   }
 
   /** Wakes the loop without counting an arrival (a batch in flight was settled). */
@@ -210,7 +235,7 @@ export class UsageBatcher {
       this.#leader = false;
     }
     if (this.#leader && !wasLeader) {
-      this.#needsRecovery = true;
+      this.#recoverNow();
       this.notify();
     }
     return this.#leader;
@@ -510,11 +535,22 @@ export class UsageBatcher {
     }
     const pending = await this.ledger.listSendingBatches();
     // Batches settled elsewhere (the send loop, another replica) are no longer waited for.
-    for (const id of this.#pendingSince.keys()) {
-      if (!pending.some((b) => b.id === id)) this.#pendingSince.delete(id);
+    for (const waits of [this.#pendingSince, this.#stuck]) {
+      for (const id of waits.keys()) if (!pending.some((b) => b.id === id)) waits.delete(id);
     }
     let settled = true;
+    // When the next round is worth running if only stuck batches are left unsettled (their soonest retry).
+    let onlyStuckUntil: number | undefined = Infinity;
+    const waitsForStuck = (id: string) => {
+      settled = false;
+      if (onlyStuckUntil !== undefined)
+        onlyStuckUntil = Math.min(onlyStuckUntil, this.#stuck.get(id)!.retryAt);
+    };
     for (const batch of pending) {
+      if ((this.#stuck.get(batch.id)?.retryAt ?? 0) > Date.now()) {
+        waitsForStuck(batch.id);
+        continue;
+      }
       const records = await this.ledger.listBatchRecords(batch.id);
       if (records.length === 0) {
         await this.ledger.dropBatch(batch.id);
@@ -530,11 +566,13 @@ export class UsageBatcher {
           this.watch.markDown();
           return false;
         }
-        settled = false;
+        this.#backOff(batch.id);
+        waitsForStuck(batch.id);
         continue;
       }
       if (outcome.found) {
         this.#pendingSince.delete(batch.id);
+        this.#stuck.delete(batch.id);
         await this.#complete(batch.id, plan.order, outcome);
         this.logger.info(
           { batch: batch.id, records: records.length },
@@ -548,6 +586,7 @@ export class UsageBatcher {
         // Waiting batches do not hold the others back (they were sent later, or never).
         if (Date.now() - since < PENDING_RESEND_MS) {
           settled = false;
+          onlyStuckUntil = undefined;
           continue;
         }
         this.logger.warn(
@@ -565,10 +604,28 @@ export class UsageBatcher {
         // the ones after it are not held back: a batch that cannot be settled (the chain holds its effects
         // and not its events, docs/content-tokens.md) once kept every later one `sending` for good.
         if (this.watch.down) return false;
-        settled = false;
+        this.#backOff(batch.id);
+        waitsForStuck(batch.id);
+        continue;
       }
+      this.#stuck.delete(batch.id);
+    }
+    // Only batches waiting out their back-off are left: the next round waits for the first of them.
+    if (!settled && onlyStuckUntil !== undefined && onlyStuckUntil !== Infinity) {
+      this.#recoveryRetryAt = Math.max(this.#recoveryRetryAt, onlyStuckUntil);
     }
     return settled;
+  }
+
+  /** One more failure of a batch recovery cannot settle: its next try waits twice as long (1 s to 5 min). */
+  #backOff(id: string): void {
+    const failures = (this.#stuck.get(id)?.failures ?? 0) + 1;
+    const delay = Math.min(STUCK_RETRY_FIRST_MS * 2 ** (failures - 1), STUCK_RETRY_MAX_MS);
+    this.#stuck.set(id, { failures, retryAt: Date.now() + delay });
+    this.logger.error(
+      { batch: id, failures, retry_in_ms: delay },
+      'content usage batch cannot be settled; trying again later (docs/content-tokens.md)',
+    );
   }
 }
 
