@@ -97,15 +97,114 @@ export async function readDumpHead(file: string): Promise<bigint | undefined> {
  * while it was copied (its size or modification time moved) is not kept. Returns the copy's head, or
  * undefined when nothing was kept (try again after anvil's next dump).
  */
-export async function keepLastGoodDump(statePath: string): Promise<bigint | undefined> {
+export async function keepLastGoodDump(
+  statePath: string,
+  /**
+   * Whether the copy's state is its head block's (`dumpSendersMatch`); false or a throw: not kept. anvil's
+   * periodic dump does not wait for its miner either, so a whole file can still hold a block's effects without
+   * the block (docs/chain.md, "The embedded chain"); kept, it was the start's fallback and its head the
+   * journal's compaction point, with that block's transactions compacted away for good.
+   */
+  consistent?: (copy: string, head: bigint) => Promise<boolean>,
+): Promise<bigint | undefined> {
   const before = await settledStat(statePath);
   if (before === undefined) return undefined;
   return copyFileDurably(statePath, lastGoodDumpPath(statePath), async (copy) => {
     const after = await fs.promises.stat(statePath, { bigint: true });
     if (after.mtimeNs !== before.mtimeNs || after.size !== before.size) return undefined;
-    return isWholeDump(copy) ? await readDumpHead(copy) : undefined;
+    const head = isWholeDump(copy) ? await readDumpHead(copy) : undefined;
+    if (head === undefined || (consistent && !(await consistent(copy, head)))) return undefined;
+    return head;
   });
 }
+
+/**
+ * An account as a dump writes it: `"<address>":{"nonce":<n>,"balance":"0x…","code":"0x…","storage":{…}}`, accounts
+ * first (pinned against the anvil this build runs by test/chain/crash/halfWrittenBlock.test.ts). The scan looks
+ * for the bytes between address and nonce with `Buffer.indexOf` (a storage slot never has them) and reads the
+ * few bytes around each hit: a regular expression over the text took 25 ms a megabyte of accounts on the
+ * session's VM, this a fraction of it (docs/chain.md, "The embedded chain").
+ */
+const ACCOUNT_NONCE = Buffer.from('":{"nonce":');
+const BALANCE_FIELD = Buffer.from(',"balance":"0x');
+const CODE_FIELD = Buffer.from('","code":"0x');
+const DELEGATION = Buffer.from('ef0100');
+/** `"0x` and 40 hex digits before `ACCOUNT_NONCE`. */
+const ADDRESS_CHARS = 42;
+/** Longer than any account's head up to its code's first bytes (address, nonce, 32-byte balance, delegation). */
+const ACCOUNT_HEAD_BYTES = 256;
+
+/**
+ * The nonce of every account of the dump at `file` that has sent a transaction (a sender: no code or an
+ * EIP-7702 delegation, nonce above zero), read from the front to the head field (accounts only; never the whole
+ * file in memory). Undefined when the head field is not found. Every transaction raises its sender's nonce, so
+ * a dump holding a block's effects beyond its head has a sender whose nonce is ahead of the chain's at that head.
+ */
+export async function readDumpSenders(file: string): Promise<Map<string, bigint> | undefined> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const senders = new Map<string, bigint>();
+    const buffer = Buffer.alloc(SCAN_CHUNK_BYTES + 2 * ACCOUNT_HEAD_BYTES);
+    let carried = 0;
+    let position = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, carried, SCAN_CHUNK_BYTES, position);
+      if (bytesRead === 0) return undefined;
+      position += bytesRead;
+      const filled = carried + bytesRead;
+      const headAt = buffer.subarray(0, filled).indexOf(HEAD_FIELD);
+      const end = headAt >= 0 ? headAt : filled;
+      // What the next read starts with: a marker (or the head field) the read cut, with its address.
+      let keepFrom = Math.max(0, filled - (ADDRESS_CHARS + ACCOUNT_NONCE.length));
+      for (
+        let at = buffer.indexOf(ACCOUNT_NONCE);
+        at >= 0 && at < end;
+        at = buffer.indexOf(ACCOUNT_NONCE, at + ACCOUNT_NONCE.length)
+      ) {
+        if (headAt < 0 && at + ACCOUNT_HEAD_BYTES > filled) {
+          // This account's head runs past the read: read it again, whole, next time.
+          keepFrom = Math.max(0, at - ADDRESS_CHARS - 1);
+          break;
+        }
+        const sender = senderAt(buffer, at, end);
+        if (sender) senders.set(sender.address, sender.nonce);
+      }
+      if (headAt >= 0) return senders;
+      buffer.copy(buffer, 0, keepFrom, filled);
+      carried = filled - keepFrom;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The sender whose `ACCOUNT_NONCE` is at `at`, or undefined for an account with code or nonce 0. */
+function senderAt(buffer: Buffer, at: number, end: number): { address: string; nonce: bigint } | undefined {
+  const addressAt = at - ADDRESS_CHARS;
+  if (addressAt < 1 || buffer[addressAt - 1] !== QUOTE) return undefined;
+  const nonceAt = at + ACCOUNT_NONCE.length;
+  let nonceEnd = nonceAt;
+  while (nonceEnd < end && isDigit(buffer[nonceEnd]!)) nonceEnd++;
+  if (
+    nonceEnd === nonceAt ||
+    !buffer.subarray(nonceEnd, nonceEnd + BALANCE_FIELD.length).equals(BALANCE_FIELD)
+  )
+    return undefined;
+  let codeAt = nonceEnd + BALANCE_FIELD.length;
+  while (codeAt < end && buffer[codeAt] !== QUOTE) codeAt++;
+  if (!buffer.subarray(codeAt, codeAt + CODE_FIELD.length).equals(CODE_FIELD)) return undefined;
+  const code = codeAt + CODE_FIELD.length;
+  const noCode = buffer[code] === QUOTE;
+  const delegated =
+    buffer.subarray(code, code + DELEGATION.length).equals(DELEGATION) &&
+    buffer[code + DELEGATION.length + 40] === QUOTE;
+  if (!noCode && !delegated) return undefined;
+  const nonce = BigInt(buffer.toString('latin1', nonceAt, nonceEnd));
+  if (nonce === 0n) return undefined;
+  return { address: buffer.toString('latin1', addressAt, at), nonce };
+}
+
+const QUOTE = 0x22;
 
 /**
  * When the state file is not a whole dump and a last good copy exists: moves the damaged file aside

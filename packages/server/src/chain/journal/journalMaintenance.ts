@@ -1,10 +1,11 @@
 import { promises as fs } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ChainClient } from '../chainClient.js';
+import type { Address } from '../types.js';
 import type { JournaledSender } from './journaledSender.js';
 import { activeSpan, inSpanUnder } from '../../observability/spans.js';
 import type { JournalObserver, JournalRecovery } from './journalRecovery.js';
-import { keepLastGoodDump, readDumpHead } from '../stateDump.js';
+import { keepLastGoodDump, readDumpHead, readDumpSenders } from '../stateDump.js';
 
 export interface JournalMaintenanceOptions {
   /** How often the journal is checked against the chain and compacted. */
@@ -184,7 +185,7 @@ export class JournalMaintenance {
     }
     let kept: bigint | undefined;
     try {
-      kept = await keepLastGoodDump(statePath);
+      kept = await keepLastGoodDump(statePath, (copy, head) => this.#sendersMatchChain(copy, head));
     } catch (err) {
       // Disk full, say: the journal keeps everything until a copy can be written.
       this.logger.warn(
@@ -204,6 +205,17 @@ export class JournalMaintenance {
     return kept;
   }
 
+  /** The dump's senders against the chain at its head (`senderAheadOfHead`); a dump written mid-block is not kept. */
+  async #sendersMatchChain(copy: string, head: bigint): Promise<boolean> {
+    const ahead = await senderAheadOfHead(this.client, copy, head);
+    if (ahead === undefined) return true;
+    this.logger.info(
+      { head: String(head), ...ahead },
+      "the chain's state dump holds transactions beyond its head block (written mid-block); the next dump is kept",
+    );
+    return false;
+  }
+
   /**
    * Dumps that have not read as whole for a minute of rounds (a moment's rewrite during a copy passes at the
    * next): a format this build does not know (an anvil upgrade) or an anvil that stopped mid-dump. Said
@@ -219,4 +231,29 @@ export class JournalMaintenance {
       "the chain's state dump has not been whole for a minute; the journal is not compacted until it is",
     );
   }
+}
+
+/**
+ * The first sender of the dump at `copy` whose nonce is not the chain's at the dump's head `head`, or undefined
+ * when every one matches. Every transaction raises its sender's nonce, so a dump anvil wrote while a block was
+ * half-applied (its effects in, the block not) has one sender ahead. A node that cannot answer (down, or that
+ * head's state no longer kept) throws, and so does a dump without a head field.
+ */
+export async function senderAheadOfHead(
+  client: ChainClient,
+  copy: string,
+  head: bigint,
+): Promise<{ sender: string; nonce: string; atHead: string } | undefined> {
+  const senders = await readDumpSenders(copy);
+  // keepLastGoodDump read the head first: a dump without it here was changed under us.
+  if (senders === undefined) throw new Error(`the state dump ${copy} has no head field`);
+  const compared = await Promise.all(
+    [...senders].map(async ([sender, nonce]) => ({
+      sender,
+      nonce,
+      atHead: BigInt(await client.getTransactionCount({ address: sender as Address, blockNumber: head })),
+    })),
+  );
+  const ahead = compared.find((s) => s.nonce !== s.atHead);
+  return ahead && { sender: ahead.sender, nonce: String(ahead.nonce), atHead: String(ahead.atHead) };
 }

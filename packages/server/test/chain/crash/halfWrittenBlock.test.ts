@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stateMatchesHead } from '../../../src/chain/embeddedChain.js';
-import { lastGoodDumpPath } from '../../../src/chain/stateDump.js';
+import { senderAheadOfHead } from '../../../src/chain/journal/journalMaintenance.js';
+import {
+  isWholeDump,
+  keepLastGoodDump,
+  lastGoodDumpPath,
+  readDumpHead,
+} from '../../../src/chain/stateDump.js';
 import type { Hash } from '../../../src/chain/types.js';
 import { compactJournal, randomOwner, restartableChainOptions, startTestChain } from '../chainTestHelpers.js';
 
@@ -11,6 +17,26 @@ interface Dump {
   best_block_number: number;
   blocks: { header: { number: string } }[];
   transactions: { block_number: number }[];
+}
+
+const readDump = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Dump;
+
+const readDumpHeadOrThrow = async (file: string) => {
+  const head = await readDumpHead(file);
+  if (head === undefined) throw new Error(`${file} has no head`);
+  return head;
+};
+
+/** The dump as a kill can leave it: every block from `tx`'s on is missing, with their transactions; their effects are not. */
+function withoutBlocksFrom(dump: Dump, tx: Hash): Dump {
+  const lostBlock = dump.transactions.find(
+    (t) => (t as unknown as { info: { transaction_hash: string } }).info.transaction_hash === tx,
+  )!.block_number;
+  dump.blocks = dump.blocks.filter((b) => Number(b.header.number) < lostBlock);
+  dump.transactions = dump.transactions.filter((t) => t.block_number < lostBlock);
+  dump.best_block_number = lostBlock - 1;
+  dump.block.number = `0x${(lostBlock - 1).toString(16)}`;
+  return dump;
 }
 
 /**
@@ -43,20 +69,45 @@ describe('a state dump holding a block it does not have', () => {
         await first.chain.faucet.fund({ address: journaled, native: 9n });
         const [entry] = await database.db.selectFrom('chain_journal').select('tx_hash').execute();
         lostTx = entry!.tx_hash as Hash;
+
+        // anvil's periodic dump can be written mid-block too, and a copy of it kept as the last good dump was the
+        // start's fallback (and the journal's compaction point) with the block's transactions gone for good.
+        // Such a copy is no longer kept: its sender (the faucet) has a nonce ahead of the chain's at its head.
+        const { client } = first.chain.gateway;
+        const { blockNumber } = await client.getTransactionReceipt({ hash: lostTx });
+        const kept = (file: string) =>
+          keepLastGoodDump(
+            file,
+            async (copy, head) => (await senderAheadOfHead(client, copy, head)) === undefined,
+          );
+        // A whole copy of a dump that holds the block (anvil dumps every second, rewriting its file in place).
+        const whole = path.join(fs.mkdtempSync(path.join(dataDir, 'whole-')), 'state.json');
+        for (;;) {
+          fs.copyFileSync(statePath, whole);
+          if (isWholeDump(whole) && ((await readDumpHead(whole)) ?? 0n) >= blockNumber) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const half = path.join(fs.mkdtempSync(path.join(dataDir, 'half-')), 'state.json');
+        fs.writeFileSync(half, JSON.stringify(withoutBlocksFrom(readDump(whole), lostTx)));
+        expect(await senderAheadOfHead(client, whole, await readDumpHeadOrThrow(whole))).toBeUndefined();
+        const halfHead = await readDumpHeadOrThrow(half);
+        expect(halfHead).toBe(blockNumber - 1n);
+        const faucet = await client.getTransaction({ hash: lostTx });
+        const faucetNonce = BigInt(faucet.nonce);
+        expect(await senderAheadOfHead(client, half, halfHead)).toEqual({
+          sender: faucet.from.toLowerCase(),
+          nonce: String(faucetNonce + 1n),
+          atHead: String(faucetNonce),
+        });
+        expect(await kept(half)).toBeUndefined();
+        expect(fs.existsSync(lastGoodDumpPath(half))).toBe(false);
+        expect(await kept(whole)).toBeGreaterThanOrEqual(blockNumber);
       } finally {
         await first.close();
       }
       // The dump as a kill can leave it: every block from the journaled transaction's on is missing (with its
       // transactions), their effects are not.
-      const dump = JSON.parse(fs.readFileSync(statePath, 'utf8')) as Dump;
-      const lostBlock = dump.transactions.find(
-        (t) => (t as unknown as { info: { transaction_hash: string } }).info.transaction_hash === lostTx,
-      )!.block_number;
-      dump.blocks = dump.blocks.filter((b) => Number(b.header.number) < lostBlock);
-      dump.transactions = dump.transactions.filter((t) => t.block_number < lostBlock);
-      dump.best_block_number = lostBlock - 1;
-      dump.block.number = `0x${(lostBlock - 1).toString(16)}`;
-      fs.writeFileSync(statePath, JSON.stringify(dump));
+      fs.writeFileSync(statePath, JSON.stringify(withoutBlocksFrom(readDump(statePath), lostTx)));
 
       const second = await startTestChain(options);
       try {
