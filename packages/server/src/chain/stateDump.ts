@@ -100,7 +100,8 @@ export async function readDumpHead(file: string): Promise<bigint | undefined> {
 export async function keepLastGoodDump(
   statePath: string,
   /**
-   * Whether the copy's state is its head block's (`dumpSendersMatch`); false or a throw: not kept. anvil's
+   * Whether the copy's state is its head block's (JournalMaintenance: `senderAheadOfHead`); false or a throw:
+   * not kept. anvil's
    * periodic dump does not wait for its miner either, so a whole file can still hold a block's effects without
    * the block (docs/chain.md, "The embedded chain"); kept, it was the start's fallback and its head the
    * journal's compaction point, with that block's transactions compacted away for good.
@@ -122,8 +123,8 @@ export async function keepLastGoodDump(
  * An account as a dump writes it: `"<address>":{"nonce":<n>,"balance":"0x…","code":"0x…","storage":{…}}`, accounts
  * first (pinned against the anvil this build runs by test/chain/crash/halfWrittenBlock.test.ts). The scan looks
  * for the bytes between address and nonce with `Buffer.indexOf` (a storage slot never has them) and reads the
- * few bytes around each hit: a regular expression over the text took 25 ms a megabyte of accounts on the
- * session's VM, this a fraction of it (docs/chain.md, "The embedded chain").
+ * few bytes around each hit: ≈ 2 ms a megabyte of accounts where a regular expression over the text took 25
+ * (docs/chain.md, "The embedded chain").
  */
 const ACCOUNT_NONCE = Buffer.from('":{"nonce":');
 const BALANCE_FIELD = Buffer.from(',"balance":"0x');
@@ -131,6 +132,9 @@ const CODE_FIELD = Buffer.from('","code":"0x');
 const DELEGATION = Buffer.from('ef0100');
 /** `"0x` and 40 hex digits before `ACCOUNT_NONCE`. */
 const ADDRESS_CHARS = 42;
+const QUOTE = 0x22;
+const ZERO = 0x30;
+const LOWER_X = 0x78;
 /** Longer than any account's head up to its code's first bytes (address, nonce, 32-byte balance, delegation). */
 const ACCOUNT_HEAD_BYTES = 256;
 
@@ -182,6 +186,7 @@ export async function readDumpSenders(file: string): Promise<Map<string, bigint>
 function senderAt(buffer: Buffer, at: number, end: number): { address: string; nonce: bigint } | undefined {
   const addressAt = at - ADDRESS_CHARS;
   if (addressAt < 1 || buffer[addressAt - 1] !== QUOTE) return undefined;
+  if (buffer[addressAt] !== ZERO || buffer[addressAt + 1] !== LOWER_X) return undefined;
   const nonceAt = at + ACCOUNT_NONCE.length;
   let nonceEnd = nonceAt;
   while (nonceEnd < end && isDigit(buffer[nonceEnd]!)) nonceEnd++;
@@ -203,8 +208,6 @@ function senderAt(buffer: Buffer, at: number, end: number): { address: string; n
   if (nonce === 0n) return undefined;
   return { address: buffer.toString('latin1', addressAt, at), nonce };
 }
-
-const QUOTE = 0x22;
 
 /**
  * When the state file is not a whole dump and a last good copy exists: moves the damaged file aside

@@ -82,6 +82,8 @@ export class UsageBatcher {
   #stats = { batches: 0, records: 0, lastBatchSize: 0 };
   #rewoundTo: bigint | undefined;
   #recoveryRetryAt = 0;
+  /** When only batches waiting out their back-off were left unsettled: the first of their retries (0: none). */
+  #stuckOnlyUntil = 0;
   /**
    * When recovery first found each batch's last transaction waiting in the node's pool. One still waiting after
    * `PENDING_RESEND_MS` is sent again under its key (harmless: the contract records a batch key once): a
@@ -179,9 +181,15 @@ export class UsageBatcher {
     this.#leader = false;
   }
 
+  /** Recovery is needed for something new (a batch left `sending`): it does not wait for stuck batches' retries. */
+  #requestRecovery(): void {
+    this.#needsRecovery = true;
+    this.#stuckOnlyUntil = 0;
+  }
+
   /** Recovery at the loop's next turn, every batch tried again (none is left waiting out its back-off). */
   #recoverNow(): void {
-    this.#needsRecovery = true;
+    this.#requestRecovery();
     this.#recoveryRetryAt = 0;
     this.#stuck.clear();
   }
@@ -246,7 +254,7 @@ export class UsageBatcher {
     try {
       await this.leases.takeOver(LEASE_NAME, this.holder, this.#options.leaseMs);
       this.#leader = true;
-      this.#needsRecovery = true;
+      this.#requestRecovery();
     } catch (err) {
       this.logger.warn({ err: describe(err) }, 'content usage batcher: cannot take its lease over');
       await this.#renewLease();
@@ -272,7 +280,7 @@ export class UsageBatcher {
             await this.#sleep(500);
             continue;
           }
-          if (this.#needsRecovery && Date.now() >= this.#recoveryRetryAt) {
+          if (this.#needsRecovery && Date.now() >= Math.max(this.#recoveryRetryAt, this.#stuckOnlyUntil)) {
             if (this.#inFlight.size > 0) {
               // Recovery settles every batch left `sending`: it waits until this loop's own are back.
               await this.#nextLanding();
@@ -371,7 +379,7 @@ export class UsageBatcher {
         (err: unknown) => {
           // Left `sending`: recovery settles it from the chain or sends it again.
           this.logger.error({ batch: batch.id, err: describe(err) }, 'content usage batch: unexpected error');
-          this.#needsRecovery = true;
+          this.#requestRecovery();
         },
       )
       .finally(() => {
@@ -400,7 +408,7 @@ export class UsageBatcher {
     } catch (err) {
       // Included on chain but not recorded here (database trouble): settle it from the chain later.
       this.logger.error({ batch: batch.id, err: describe(err) }, 'could not record an included usage batch');
-      this.#needsRecovery = true;
+      this.#requestRecovery();
       return false;
     }
     return true;
@@ -481,7 +489,7 @@ export class UsageBatcher {
       );
       this.#recoveryRetryAt = Date.now() + 1_000;
     }
-    this.#needsRecovery = true;
+    this.#requestRecovery();
     return false;
   }
 
@@ -610,10 +618,10 @@ export class UsageBatcher {
       }
       this.#stuck.delete(batch.id);
     }
-    // Only batches waiting out their back-off are left: the next round waits for the first of them.
-    if (!settled && onlyStuckUntil !== undefined && onlyStuckUntil !== Infinity) {
-      this.#recoveryRetryAt = Math.max(this.#recoveryRetryAt, onlyStuckUntil);
-    }
+    // Only batches waiting out their back-off are left: the next round waits for the first of them, unless
+    // something new needs recovery first (`#requestRecovery`).
+    this.#stuckOnlyUntil =
+      !settled && onlyStuckUntil !== undefined && onlyStuckUntil !== Infinity ? onlyStuckUntil : 0;
     return settled;
   }
 
