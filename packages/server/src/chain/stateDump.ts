@@ -61,9 +61,36 @@ export async function readDumpHead(file: string): Promise<bigint | undefined> {
   } catch {
     return undefined;
   }
+  return scanFront(handle, HEAD_FIELD.length + MAX_HEAD_DIGITS + 1, (buffer, filled) => {
+    const at = buffer.subarray(0, filled).indexOf(HEAD_FIELD);
+    // A field cut by the read is read again, whole, after the carry.
+    if (at < 0) return { carryFrom: filled - Math.min(filled, HEAD_FIELD.length - 1) };
+    const start = at + HEAD_FIELD.length;
+    let end = start;
+    while (end < filled && end - start <= MAX_HEAD_DIGITS && isDigit(buffer[end]!)) end++;
+    if (end - start > MAX_HEAD_DIGITS) return { done: undefined };
+    if (end < filled)
+      return { done: end > start ? BigInt(buffer.toString('latin1', start, end)) : undefined };
+    // The number may run past this read: read on, keeping the field.
+    return { carryFrom: at };
+  });
+}
+
+/** What a `scanFront` step decides: its answer, or which bytes of this read the next read starts with. */
+type ScanStep<T> = { done: T } | { carryFrom: number };
+
+/**
+ * Reads an open dump from its front, a chunk at a time after the bytes the previous step carried over, and
+ * hands each read to `step` (the buffer and how much of it is filled) until it is done; undefined at the end
+ * of the file. `carryRoom` is the most a step carries. Closes the handle.
+ */
+async function scanFront<T>(
+  handle: fs.promises.FileHandle,
+  carryRoom: number,
+  step: (buffer: Buffer, filled: number) => ScanStep<T>,
+): Promise<T | undefined> {
   try {
-    const buffer = Buffer.alloc(SCAN_CHUNK_BYTES + HEAD_FIELD.length + MAX_HEAD_DIGITS + 1);
-    // Bytes of the previous chunk carried over, so a field split between two reads is still found.
+    const buffer = Buffer.alloc(SCAN_CHUNK_BYTES + carryRoom);
     let carried = 0;
     let position = 0;
     for (;;) {
@@ -71,20 +98,10 @@ export async function readDumpHead(file: string): Promise<bigint | undefined> {
       if (bytesRead === 0) return undefined;
       position += bytesRead;
       const filled = carried + bytesRead;
-      const at = buffer.subarray(0, filled).indexOf(HEAD_FIELD);
-      if (at >= 0) {
-        const start = at + HEAD_FIELD.length;
-        let end = start;
-        while (end < filled && end - start <= MAX_HEAD_DIGITS && isDigit(buffer[end]!)) end++;
-        if (end - start > MAX_HEAD_DIGITS) return undefined;
-        if (end < filled) return end > start ? BigInt(buffer.toString('latin1', start, end)) : undefined;
-        // The number may run past this read: read on, keeping the field.
-        buffer.copy(buffer, 0, at, filled);
-        carried = filled - at;
-        continue;
-      }
-      carried = Math.min(filled, HEAD_FIELD.length - 1);
-      buffer.copy(buffer, 0, filled - carried, filled);
+      const next = step(buffer, filled);
+      if ('done' in next) return next.done;
+      buffer.copy(buffer, 0, next.carryFrom, filled);
+      carried = filled - next.carryFrom;
     }
   } finally {
     await handle.close();
@@ -145,41 +162,25 @@ const ACCOUNT_HEAD_BYTES = 256;
  * a dump holding a block's effects beyond its head has a sender whose nonce is ahead of the chain's at that head.
  */
 export async function readDumpSenders(file: string): Promise<Map<string, bigint> | undefined> {
-  const handle = await fs.promises.open(file, 'r');
-  try {
-    const senders = new Map<string, bigint>();
-    const buffer = Buffer.alloc(SCAN_CHUNK_BYTES + 2 * ACCOUNT_HEAD_BYTES);
-    let carried = 0;
-    let position = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, carried, SCAN_CHUNK_BYTES, position);
-      if (bytesRead === 0) return undefined;
-      position += bytesRead;
-      const filled = carried + bytesRead;
-      const headAt = buffer.subarray(0, filled).indexOf(HEAD_FIELD);
-      const end = headAt >= 0 ? headAt : filled;
-      // What the next read starts with: a marker (or the head field) the read cut, with its address.
-      let keepFrom = Math.max(0, filled - (ADDRESS_CHARS + ACCOUNT_NONCE.length));
-      for (
-        let at = buffer.indexOf(ACCOUNT_NONCE);
-        at >= 0 && at < end;
-        at = buffer.indexOf(ACCOUNT_NONCE, at + ACCOUNT_NONCE.length)
-      ) {
-        if (headAt < 0 && at + ACCOUNT_HEAD_BYTES > filled) {
-          // This account's head runs past the read: read it again, whole, next time.
-          keepFrom = Math.max(0, at - ADDRESS_CHARS - 1);
-          break;
-        }
-        const sender = senderAt(buffer, at, end);
-        if (sender) senders.set(sender.address, sender.nonce);
-      }
-      if (headAt >= 0) return senders;
-      buffer.copy(buffer, 0, keepFrom, filled);
-      carried = filled - keepFrom;
+  const senders = new Map<string, bigint>();
+  return scanFront(await fs.promises.open(file, 'r'), 2 * ACCOUNT_HEAD_BYTES, (buffer, filled) => {
+    const headAt = buffer.subarray(0, filled).indexOf(HEAD_FIELD);
+    const end = headAt >= 0 ? headAt : filled;
+    for (
+      let at = buffer.indexOf(ACCOUNT_NONCE);
+      at >= 0 && at < end;
+      at = buffer.indexOf(ACCOUNT_NONCE, at + ACCOUNT_NONCE.length)
+    ) {
+      // An account whose head runs past this read is read again, whole, after the carry.
+      if (headAt < 0 && at + ACCOUNT_HEAD_BYTES > filled)
+        return { carryFrom: Math.max(0, at - ADDRESS_CHARS - 1) };
+      const sender = senderAt(buffer, at, end);
+      if (sender) senders.set(sender.address, sender.nonce);
     }
-  } finally {
-    await handle.close();
-  }
+    if (headAt >= 0) return { done: senders };
+    // A marker (or the head field) the read cut, with its address, starts the next read.
+    return { carryFrom: Math.max(0, filled - (ADDRESS_CHARS + ACCOUNT_NONCE.length)) };
+  });
 }
 
 /** The sender whose `ACCOUNT_NONCE` is at `at`, or undefined for an account with code or nonce 0. */
