@@ -15,7 +15,8 @@ export interface CliResult {
 
 /**
  * Runs the built `dauth` entry point (`npm run build` first) as its own process, with only the given
- * environment besides PATH and HOME, and `stdin` written to it (a password for `--password-stdin`).
+ * environment besides PATH, HOME and NODE_COMPILE_CACHE, and `stdin` written to it (a password for
+ * `--password-stdin`).
  */
 export function runCli(
   args: string[],
@@ -26,7 +27,14 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(serverDir, 'dist/cli.js'), ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        // V8's code cache of the modules the CLI loads (.ci/run sets it): each of the suite's ~55 CLI starts
+        // loads the server's module graph again.
+        ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
+        ...env,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

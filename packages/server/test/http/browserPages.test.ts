@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prettyLogs } from '../../src/logger.js';
 import { prefersHtml } from '../../src/http/pages/html.js';
@@ -8,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { chromiumAvailable, launchTestBrowser } from '../helpers/browser.js';
 import { createClient, createUser, type TestClient } from '../helpers/http.js';
 import { freePort, startTestServer, type TestServer } from '../helpers/server.js';
+import { serviceEntry } from '../helpers/serviceEntry.js';
 import { authorizeUrl } from '../oauth/support.js';
 
 /** What Chromium sends when a person opens a link. */
@@ -196,7 +196,6 @@ describe('negotiation, log format and start banner', () => {
   });
 
   it('the real process prints the locations and pretty lines with LOG_FORMAT=pretty, JSON lines by default', async () => {
-    const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
     const seed = await startTestServer();
     const { dataDir } = seed;
     await seed.close();
@@ -205,7 +204,7 @@ describe('negotiation, log format and start banner', () => {
     // start never listen). A start that exits, or cannot listen, says why.
     const run = async (format: string | undefined) => {
       const url = `http://127.0.0.1:${await freePort()}`;
-      const child = spawn(process.execPath, ['--import', 'tsx', main], {
+      const child = spawn(process.execPath, serviceEntry(), {
         env: {
           ...process.env,
           HOST: '127.0.0.1',
@@ -251,6 +250,6 @@ describe('negotiation, log format and start banner', () => {
       docs: `${url}/docs`,
       adminKey: `${dataDir}/admin-api-key`,
     });
-    // A seed server and two real starts (tsx, the embedded chain): minutes on a loaded shared machine.
+    // A seed server and two real starts (the embedded chain each): minutes on a loaded shared machine.
   }, 240_000);
 });
