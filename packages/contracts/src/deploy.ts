@@ -102,7 +102,13 @@ export type DeployDauthContractsParameters = {
   entryPoint?: Address;
 };
 
-/** Deploys the contracts one after another (each mined before the next) and returns their addresses. */
+/**
+ * Deploys the contracts and returns their addresses. The creations go out at once, on consecutive nonces of
+ * the deployer, and are mined together: none of the constructors calls another contract, so each one's gas
+ * estimate holds before the others exist, and on a chain with 12-second blocks the set takes one block
+ * instead of one per contract. The paymaster's deposit calls the EntryPoint, so it is sent once the
+ * creations are mined.
+ */
 export async function deployDauthContracts({
   walletClient,
   publicClient,
@@ -114,38 +120,54 @@ export async function deployDauthContracts({
   entryPoint,
 }: DeployDauthContractsParameters): Promise<DauthContractAddresses> {
   const deployer = walletClient.account.address;
+  let nonce = await publicClient.getTransactionCount({ address: deployer, blockTag: 'pending' });
+  const creations: { hash: Hex; address: Address }[] = [];
 
-  async function deploy<const abi extends Abi>(
+  /** Sends one creation on the next nonce and answers the address it will have (CREATE: deployer, nonce). */
+  async function create<const abi extends Abi>(
     abi: abi,
     bytecode: Hex,
     args: ContractConstructorArgs<abi>,
   ): Promise<Address> {
+    const txNonce = nonce++;
     const hash = await walletClient.deployContract({
       abi: abi as Abi,
       bytecode,
       args: args as readonly unknown[],
       account: walletClient.account,
       chain: walletClient.chain,
+      nonce: txNonce,
     });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
-    if (receipt.status !== 'success' || !receipt.contractAddress) {
-      throw new Error(`deployment transaction ${hash} failed`);
-    }
-    return getAddress(receipt.contractAddress);
+    const address = getContractAddress({ from: deployer, nonce: BigInt(txNonce) });
+    creations.push({ hash, address });
+    return address;
   }
 
-  const entry_point = entryPoint ?? (await deploy(entryPointAbi, entryPointBytecode, []));
-  const account_factory = await deploy(dauthAccountFactoryAbi, dauthAccountFactoryBytecode, [entry_point]);
-  const paymaster = await deploy(dauthPaymasterAbi, dauthPaymasterBytecode, [entry_point, platformSigner]);
-  const dex = await deploy(dauthDexAbi, dauthDexBytecode, [
+  const entry_point = entryPoint ?? (await create(entryPointAbi, entryPointBytecode, []));
+  const account_factory = await create(dauthAccountFactoryAbi, dauthAccountFactoryBytecode, [entry_point]);
+  const paymaster = await create(dauthPaymasterAbi, dauthPaymasterBytecode, [entry_point, platformSigner]);
+  const dex = await create(dauthDexAbi, dauthDexBytecode, [
     operator ?? deployer,
     saleSigner ?? platformSigner,
   ]);
-  const content_token = await deploy(dauthContentTokenAbi, dauthContentTokenBytecode, [
+  const content_token = await create(dauthContentTokenAbi, dauthContentTokenBytecode, [
     operator ?? deployer,
     treasury ?? deployer,
   ]);
-  const token = await deploy(dauthTokenAbi, dauthTokenBytecode, []);
+  const token = await create(dauthTokenAbi, dauthTokenBytecode, []);
+
+  await Promise.all(
+    creations.map(async ({ hash, address }) => {
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      if (
+        receipt.status !== 'success' ||
+        !receipt.contractAddress ||
+        getAddress(receipt.contractAddress) !== address
+      ) {
+        throw new Error(`deployment transaction ${hash} failed`);
+      }
+    }),
+  );
 
   if (paymasterDeposit > 0n) {
     const hash = await walletClient.writeContract({
@@ -155,6 +177,7 @@ export async function deployDauthContracts({
       value: paymasterDeposit,
       account: walletClient.account,
       chain: walletClient.chain,
+      nonce: nonce++,
     });
     const receipt = await publicClient.waitForTransactionReceipt({ hash });
     if (receipt.status !== 'success') throw new Error(`paymaster deposit transaction ${hash} failed`);

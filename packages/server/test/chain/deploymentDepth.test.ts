@@ -1,5 +1,5 @@
 import { type AnvilInstance, startAnvil } from '@dauth/contracts';
-import { type Address, createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { type Address, createPublicClient, type Hash, createWalletClient, http, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
@@ -33,14 +33,18 @@ describe(`a fresh deployment on a ${BLOCK_SECONDS}-second chain with CHAIN_CONFI
       PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
       OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
     };
+    // Both sent before either is mined (the bank's pending nonce counts the first): one block, not two.
+    const fundings: Hash[] = [];
     for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-      const funding = await bank.sendTransaction({
-        chain: null,
-        to: privateKeyToAccount(key).address,
-        value: parseEther('100'),
-      });
-      await reader.waitForTransactionReceipt({ hash: funding });
+      fundings.push(
+        await bank.sendTransaction({
+          chain: null,
+          to: privateKeyToAccount(key).address,
+          value: parseEther('100'),
+        }),
+      );
     }
+    await Promise.all(fundings.map((hash) => reader.waitForTransactionReceipt({ hash })));
     server = await startTestServer({
       env: { CHAIN_RPC_URL: node.rpcUrl, CHAIN_CONFIRMATIONS: String(CONFIRMATIONS), ...keys },
     });
@@ -56,13 +60,29 @@ describe(`a fresh deployment on a ${BLOCK_SECONDS}-second chain with CHAIN_CONFI
     // The chain head when the start finished (read before anything else can mine).
     const headAtStart = await reader.getBlockNumber({ cacheTime: 0 });
     let lastDeployerBlock = -1n;
+    const deployerBlocks: bigint[] = [];
+    const creationBlocks = new Set<bigint>();
+    let creations = 0;
     for (let n = 0n; n <= headAtStart; n++) {
       const block = await reader.getBlock({ blockNumber: n, includeTransactions: true });
-      if (block.transactions.some((tx) => (tx.from as Address).toLowerCase() === deployer.toLowerCase())) {
-        lastDeployerBlock = n;
-      }
+      const own = block.transactions.filter(
+        (tx) => (tx.from as Address).toLowerCase() === deployer.toLowerCase(),
+      );
+      if (own.length === 0) continue;
+      lastDeployerBlock = n;
+      deployerBlocks.push(n);
+      const created = own.filter((tx) => tx.to === null).length;
+      creations += created;
+      if (created > 0) creationBlocks.add(n);
     }
     expect(lastDeployerBlock).toBeGreaterThan(0n);
+    // The five creations (factory, paymaster, dex, content token, ERC-20; the canonical EntryPoint is placed
+    // through the deployment proxy) go out together: one block, two when a block is mined while they are sent
+    // (one each, five, when each was mined before the next was sent). With the EntryPoint placement before
+    // them and the deposit and the operator's funding after: at most 5 blocks of the deployer's (8 before).
+    expect(creations).toBe(5);
+    expect(creationBlocks.size).toBeLessThanOrEqual(2);
+    expect(deployerBlocks.length).toBeLessThanOrEqual(5);
     expect(headAtStart).toBeGreaterThanOrEqual(lastDeployerBlock + BigInt(CONFIRMATIONS - 1));
     // And the deployment it uses is there.
     const code = await reader.getCode({ address: server.services.chain.info.contracts.dex });
