@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import FileTimesReporter from './vitest.fileTimes.js';
 
 const sdkSources = fileURLToPath(new URL('./packages/sdk/src/', import.meta.url));
 
@@ -30,9 +31,10 @@ export default defineConfig({
   test: {
     // Chain and browser tests start real processes; keep parallelism modest on small machines.
     pool: 'forks',
-    // VITEST_TIMINGS=<file>: each file's duration as JSON too (.ci/run lists the slowest, docs/testing.md).
+    // VITEST_TIMINGS=<file>: each file's duration, hooks included, as JSON too (.ci/run lists the slowest,
+    // docs/testing.md).
     reporters: process.env.VITEST_TIMINGS
-      ? ['default', ['json', { outputFile: process.env.VITEST_TIMINGS }]]
+      ? ['default', new FileTimesReporter(process.env.VITEST_TIMINGS)]
       : ['default'],
     maxWorkers: 2,
     testTimeout: 60_000,
