@@ -25,6 +25,7 @@ import {
 import { getToken, metaAuthorize, rawSlotId } from '../backend/support.js';
 import {
   addressOf,
+  eventually,
   type FaultNode,
   type FaultyProxy,
   startFaultNode,
@@ -209,15 +210,15 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
   }
 
   /**
-   * Whether `wallet` holds at least `wei` and `tokens` (platform ERC-20) at a block deeper than the injected
-   * reorg, polled as blocks arrive (2-second blocks: about 8 s after the grant); false after 60 s.
+   * Resolves once `wallet` holds at least `wei` and `tokens` (platform ERC-20) at a block deeper than the
+   * injected reorg, read from the node itself (2-second blocks: about 8 s after the grant); throws after 60 s.
    */
-  async function spendable(wallet: Address, wei: bigint, tokens: bigint): Promise<boolean> {
+  async function spendable(wallet: Address, wei: bigint, tokens: bigint, what: string): Promise<void> {
     const token = server.services.chain.info.contracts.token;
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const head = await node.reader.getBlockNumber({ cacheTime: 0 });
-      if (head > REORG_DEPTH) {
+    await eventually(
+      async () => {
+        const head = await node.reader.getBlockNumber({ cacheTime: 0 });
+        if (head <= REORG_DEPTH) return false;
         const blockNumber = head - REORG_DEPTH;
         const [native, erc20] = await Promise.all([
           node.reader.getBalance({ address: wallet, blockNumber }),
@@ -229,11 +230,11 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
             blockNumber,
           }),
         ]);
-        if (native >= wei && erc20 >= tokens) return true;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    return false;
+        return native >= wei && erc20 >= tokens;
+      },
+      60_000,
+      `${what} deeper than the injected reorg`,
+    );
   }
 
   async function journey(index: number): Promise<Journey> {
@@ -295,11 +296,10 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
       // would otherwise fail the next step honestly (a reverted transfer, insufficient_funds) and count the
       // journey as incomplete without any defect. The grants' own exactly-once is the journal's, tested in
       // test/chain/faults/reorg.test.ts; every later write of the journey stays exposed to every fault.
-      const funded = await Promise.all([
-        spendable(seller.wallet, parseEther('1'), 1000n),
-        spendable(buyer.wallet, parseEther('1'), 0n),
+      await Promise.all([
+        spendable(seller.wallet, parseEther('1'), 1000n, "the seller's funding"),
+        spendable(buyer.wallet, parseEther('1'), 0n, "the buyer's funding"),
       ]);
-      if (!funded.every(Boolean)) return (failed('funding', 'not final within 60 s'), j);
       const recipient = getAddress(`0x${randomBytes(20).toString('hex')}`);
       j.transfer = { recipient, amount: 250n, answered: false };
       const sent = await post<{ transaction_hash?: Hash }>(

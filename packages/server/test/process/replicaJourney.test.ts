@@ -15,6 +15,7 @@ import {
   TEST_DATABASE_URL,
   TEST_REDIS_URL,
 } from '../helpers/environment.js';
+import { eventually } from '../chain/faults/faultNode.js';
 import { freePort } from '../helpers/server.js';
 import { type ReplicaProcess, replicaProcesses } from './replicaProcesses.js';
 
@@ -478,17 +479,18 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('the full flow across two
     closers.push(() => db.end());
     await db.query(`set search_path to ${schema.schema}`);
     // count(*) is a bigint, which this process's pg type parsers (the server's, loaded with the test helpers)
-    // turn into a number: compared with the string '0' it never matched, and the loop always ran its full
+    // turn into a number: compared with the string '0' it never matched, and the wait always ran its full
     // 60 s (the records were sent about a second after the kill), passing whether they were or not.
-    let open = -1;
-    for (let i = 0; i < 120 && open !== 0; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 500));
-      const counted = await db.query<{ n: string | number }>(
-        "select count(*) as n from content_usage where state in ('queued', 'sent')",
-      );
-      open = Number(counted.rows[0]!.n);
-    }
-    expect(open, 'records still queued or sent 60 s after the kill').toBe(0);
+    await eventually(
+      async () => {
+        const open = await db.query<{ n: string | number }>(
+          "select count(*) as n from content_usage where state in ('queued', 'sent')",
+        );
+        return Number(open.rows[0]!.n) === 0;
+      },
+      60_000,
+      'no record still queued or sent after the kill',
+    );
     const end = await figures();
     const spent = end.used - start.used;
     expect(spent).toBeGreaterThanOrEqual(accepted);
