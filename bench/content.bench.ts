@@ -39,6 +39,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parseEther } from 'viem';
 import { type ExternalNode, startExternalNode } from './externalNode.js';
+import { callgrindEnabled, countInstructions, measuredCommand } from './instructionCount.js';
 import { jsonPost, KeepAliveCaller } from './keepAliveCaller.js';
 import { writeBenchSummary } from './summary.js';
 
@@ -160,40 +161,37 @@ async function startDauth(journal: Journal): Promise<{
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-bench-content-'));
   const port = await freePort();
   const adminKey = randomBytes(24).toString('hex');
-  const child = spawn(
-    process.execPath,
-    [
-      // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      '--conditions=development',
-      '--import',
-      'tsx',
-      path.join(root, 'bench/dauthEntry.ts'),
-    ],
-    {
-      cwd: root,
-      env: {
-        ...(process.env as Record<string, string>),
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'warn',
-        ADMIN_API_KEY: adminKey,
-        // The journal off is a benchmark-only switch of bench/dauthEntry.ts (its cost is what is measured).
-        BENCH_JOURNAL: journal,
-        // One load generator on one address drives these far past their per-address defaults.
-        RATE_LIMITS: 'content_consume=10000000/1m,content_consume_cuid=10000000/1m,balance_adex=10000000/1m',
-        ...node?.env,
-      },
-      // BENCH_DAUTH_LOG=<file>: the service's log (its stdout), e.g. with LOG_LEVEL=info, to see what it did.
-      stdio: [
-        'ignore',
-        process.env.BENCH_DAUTH_LOG ? fs.openSync(process.env.BENCH_DAUTH_LOG, 'a') : 'ignore',
-        'inherit',
-      ],
+  const measured = measuredCommand('dauth', [
+    // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    '--conditions=development',
+    '--import',
+    'tsx',
+    path.join(root, 'bench/dauthEntry.ts'),
+  ]);
+  const child = spawn(measured.command, measured.args, {
+    cwd: root,
+    env: {
+      ...(process.env as Record<string, string>),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_API_KEY: adminKey,
+      // The journal off is a benchmark-only switch of bench/dauthEntry.ts (its cost is what is measured).
+      BENCH_JOURNAL: journal,
+      // One load generator on one address drives these far past their per-address defaults.
+      RATE_LIMITS: 'content_consume=10000000/1m,content_consume_cuid=10000000/1m,balance_adex=10000000/1m',
+      ...node?.env,
     },
-  );
+    // BENCH_DAUTH_LOG=<file>: the service's log (its stdout), e.g. with LOG_LEVEL=info, to see what it did.
+    stdio: [
+      'ignore',
+      process.env.BENCH_DAUTH_LOG ? fs.openSync(process.env.BENCH_DAUTH_LOG, 'a') : 'ignore',
+      'inherit',
+    ],
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(`${url}/readyz`, child);
   if (node) {
@@ -229,7 +227,8 @@ async function startBareFastify(): Promise<{ url: string; pid: number; cleanup()
     app.get('/healthz', async () => ({ status: 'ok' }));
     await app.listen({ host: '127.0.0.1', port: ${port} });
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+  const measured = measuredCommand('bare', ['--input-type=module', '-e', source]);
+  const child = spawn(measured.command, measured.args, {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -557,6 +556,54 @@ async function blockFigures(
   };
 }
 
+/**
+ * BENCH_CALLGRIND=1 (bench/instructionCount.ts): instructions per request of the bare route, `balance_adex`
+ * and dauth's `/healthz`, in BENCH_BALANCE_ROUNDS alternated rounds of a fixed number of requests each, after
+ * a warm-up long enough for V8 to optimise the hot functions. Prints its own JSON line; no throughput (each
+ * process runs 50× slower under callgrind) and no `BENCH_JSON` record.
+ */
+async function countBalanceInstructions(
+  urls: { bare: string; balance: string; healthz: string },
+  barePid: number,
+  dauthPid: number,
+): Promise<void> {
+  const REQUESTS = Number(process.env.BENCH_CALLGRIND_REQUESTS ?? 4000);
+  const WARMUP = Number(process.env.BENCH_CALLGRIND_WARMUP ?? 30000);
+  const load = (url: string, amount: number) =>
+    autocannon({ url, connections: 10, amount, pipelining: 1 }).then((r) => {
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      return r.requests.total;
+    });
+  for (const url of Object.values(urls)) await load(url, WARMUP);
+  const pids = { bare: barePid, balance: dauthPid, healthz: dauthPid };
+  const rounds: Record<keyof typeof urls, number>[] = [];
+  for (let round = 0; round < Math.max(1, BALANCE_ROUNDS); round++) {
+    const counts = { bare: 0, balance: 0, healthz: 0 };
+    for (const name of ['bare', 'balance', 'healthz'] as const)
+      counts[name] = await countInstructions(pids[name], () => load(urls[name], REQUESTS));
+    rounds.push(counts);
+    process.stderr.write(`instructions per request, round ${round + 1}: ${JSON.stringify(counts)}\n`);
+  }
+  const median = (name: keyof typeof urls) =>
+    [...rounds.map((r) => r[name])].sort((a, b) => a - b)[Math.floor(rounds.length / 2)]!;
+  console.log(
+    JSON.stringify({
+      bench: 'balance_adex: instructions per request (callgrind)',
+      requests_per_round: REQUESTS,
+      warmup_requests: WARMUP,
+      instructions_per_request: {
+        bare: median('bare'),
+        balance_adex: median('balance'),
+        healthz: median('healthz'),
+      },
+      // bare ÷ balance_adex: the ratio a core would give each alone if instructions were its whole cost.
+      bare_vs_balance_adex: Number((median('bare') / median('balance')).toFixed(2)),
+      bare_vs_healthz: Number((median('bare') / median('healthz')).toFixed(2)),
+      rounds,
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   const bare = await startBareFastify();
   const callbacks = await startCallbackServer();
@@ -649,6 +696,14 @@ async function main(): Promise<void> {
     const balanceUrl = `${dauth.url}/v1/development-api/balance_adex/${slot.slotAddress}?cuid=${cuid}`;
     const bareUrl = `${bare.url}/bare/${slot.slotAddress}`;
     const healthUrl = `${dauth.url}/healthz`;
+    if (callgrindEnabled) {
+      await countBalanceInstructions(
+        { bare: bareUrl, balance: balanceUrl, healthz: healthUrl },
+        bare.pid,
+        dauth.pid,
+      );
+      return;
+    }
     // Warm both (JIT, connection setup) before measuring.
     if (BALANCE_ROUNDS > 0) {
       await cannon(bareUrl, WARMUP_SECONDS);

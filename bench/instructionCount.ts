@@ -1,0 +1,101 @@
+/**
+ * Instructions per request, counted by valgrind's callgrind: a measure of a server's own per-request work
+ * that does not move with the machine's speed or load. On a shared 2-core VM the CPU time per request of the
+ * same build moves by half between minutes (docs/performance-content.md, rounds 11 and 12), far more than
+ * a cut of a few µs; callgrind counts the user-space instructions a process executes (every thread: the
+ * event loop, libuv's pool, V8's compiler and GC threads), the same count for the same work whatever
+ * else runs. It does not count the kernel (the socket's send and receive), nor cache misses or branch
+ * mispredictions, so it ranks what a change does to the JavaScript and native code of a request, not the
+ * whole CPU time.
+ *
+ * BENCH_CALLGRIND=1 makes `measuredCommand` start the measured processes under callgrind with its
+ * instrumentation off (startup, setup and warm-up run about 5× slower instead of 50×); `countInstructions`
+ * switches it on around a fixed number of requests and reads the count from the dump callgrind writes.
+ * Needs valgrind (Debian's `valgrind`); BENCH_CALLGRIND_DEBUG=1 prints what callgrind_control answers. To name
+ * the JIT-compiled functions in a dump, add `--perf-basic-prof` to the process's flags (BENCH_NODE_ARGS) and
+ * map the dump's addresses through `/tmp/perf-<pid>.map` (docs/performance-content.md, round 13).
+ *
+ *   BENCH_CALLGRIND=1 BENCH_ROUNDS=0 BENCH_SLOTS=1 npm run bench:content -- --journal on
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const callgrindEnabled = process.env.BENCH_CALLGRIND === '1';
+
+const dumpDir = callgrindEnabled ? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-callgrind-')) : '';
+
+/**
+ * The command that starts `node args…`: under callgrind (instrumentation off) with BENCH_CALLGRIND=1,
+ * else node itself. `label` names the process's dumps.
+ */
+export function measuredCommand(label: string, nodeArgs: string[]): { command: string; args: string[] } {
+  if (!callgrindEnabled) return { command: process.execPath, args: nodeArgs };
+  return {
+    command: 'valgrind',
+    args: [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      // V8 writes the machine code it runs (JIT): valgrind must notice code rewritten in place.
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${path.join(dumpDir, `${label}.%p`)}`,
+      '--log-file=' + path.join(dumpDir, `${label}.%p.log`),
+      process.execPath,
+      ...nodeArgs,
+    ],
+  };
+}
+
+/**
+ * vgdb (which callgrind_control drives) finds a process's command pipes by names that embed the user and
+ * host names valgrind read from that process's environment (LOGNAME or USER, HOST or HOSTNAME): dauth's
+ * HOST (its listen address) is one of them, so callgrind_control runs with the measured process's values.
+ */
+function namingEnv(pid: number): NodeJS.ProcessEnv {
+  const entries = fs
+    .readFileSync(`/proc/${pid}/environ`, 'latin1')
+    .split('\0')
+    .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] as const);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['LOGNAME', 'USER', 'HOST', 'HOSTNAME']) delete env[name];
+  for (const [name, value] of entries)
+    if (['LOGNAME', 'USER', 'HOST', 'HOSTNAME'].includes(name)) env[name] = value;
+  return env;
+}
+
+async function control(pid: number, ...args: string[]): Promise<void> {
+  const { stdout, stderr } = await run('callgrind_control', [...args, String(pid)], { env: namingEnv(pid) });
+  if (process.env.BENCH_CALLGRIND_DEBUG)
+    process.stderr.write(`callgrind_control ${args.join(' ')} ${pid}: ${stdout}${stderr}\n`);
+}
+
+/** The `summary:` (total instructions) of the newest dump of `pid`. */
+function newestDumpTotal(pid: number): number {
+  const dumps = fs
+    .readdirSync(dumpDir)
+    .filter((name) => new RegExp(`\\.${pid}\\.\\d+$`).test(name))
+    .map((name) => ({ name, part: Number(name.slice(name.lastIndexOf('.') + 1)) }))
+    .sort((a, b) => b.part - a.part);
+  if (dumps.length === 0) throw new Error(`callgrind wrote no dump for pid ${pid} in ${dumpDir}`);
+  const text = fs.readFileSync(path.join(dumpDir, dumps[0]!.name), 'utf8');
+  const summary = /^summary: (\d+)$/m.exec(text);
+  if (!summary) throw new Error(`no summary line in ${dumps[0]!.name}`);
+  return Number(summary[1]);
+}
+
+/**
+ * Instructions `pid` executes while `load` runs, divided by the requests `load` says it made. `pid` must
+ * have been started by `measuredCommand` with BENCH_CALLGRIND=1.
+ */
+export async function countInstructions(pid: number, load: () => Promise<number>): Promise<number> {
+  await control(pid, '--instr=on');
+  await control(pid, '--zero');
+  const requests = await load();
+  await control(pid, '--dump');
+  await control(pid, '--instr=off');
+  return Math.round(newestDumpTotal(pid) / Math.max(1, requests));
+}
