@@ -88,14 +88,57 @@ function newestDumpTotal(pid: number): number {
 }
 
 /**
- * Instructions `pid` executes while `load` runs, divided by the requests `load` says it made. `pid` must
- * have been started by `measuredCommand` with BENCH_CALLGRIND=1.
+ * Instructions `pid` executes while `load` runs, divided by the requests `load` says it made, less what the
+ * process does with no requests at all over the same wall-clock time (`idlePerSecond`, from `countIdle`):
+ * a timer-driven background (dauth's chain head poll, its resyncs) runs at its own pace under valgrind while
+ * each request runs ≈ 50× slower, so uncorrected it would be charged to the requests. `pid` must have been
+ * started by `measuredCommand` with BENCH_CALLGRIND=1.
  */
-export async function countInstructions(pid: number, load: () => Promise<number>): Promise<number> {
+export async function countInstructions(
+  pid: number,
+  load: () => Promise<number>,
+  idlePerSecond = 0,
+): Promise<{ perRequest: number; rawPerRequest: number }> {
   await control(pid, '--instr=on');
   await control(pid, '--zero');
-  const requests = await load();
+  const started = performance.now();
+  const requests = Math.max(1, await load());
+  const seconds = (performance.now() - started) / 1000;
   await control(pid, '--dump');
   await control(pid, '--instr=off');
-  return Math.round(newestDumpTotal(pid) / Math.max(1, requests));
+  const total = newestDumpTotal(pid);
+  return {
+    perRequest: Math.round((total - idlePerSecond * seconds) / requests),
+    rawPerRequest: Math.round(total / requests),
+  };
+}
+
+/**
+ * Instructions per second `pid` executes with no requests once it has settled: after a load the process
+ * finishes its compilations and collections at valgrind's pace (a window just after 90,000 warm-up requests
+ * read 20× the settled rate), so windows of `seconds` are counted until two in a row agree within 25 %, and the
+ * lower is the rate (at most `attempts` windows; the last pair's lower otherwise).
+ */
+export async function countSettledIdle(pid: number, seconds: number, attempts = 12): Promise<number> {
+  let previous = await countIdle(pid, seconds);
+  for (let attempt = 1; attempt < attempts; attempt++) {
+    const rate = await countIdle(pid, seconds);
+    const agree = rate <= previous * 1.25 && previous <= rate * 1.25;
+    // Below a million a second (the bare process: a few hundred) the windows are all but empty.
+    if (agree || Math.max(rate, previous) < 1_000_000) return Math.min(rate, previous);
+    previous = rate;
+  }
+  return previous;
+}
+
+/** Instructions per second `pid` executes with no requests, over `seconds` of wall-clock time. */
+export async function countIdle(pid: number, seconds: number): Promise<number> {
+  await control(pid, '--instr=on');
+  await control(pid, '--zero');
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const elapsed = (performance.now() - started) / 1000;
+  await control(pid, '--dump');
+  await control(pid, '--instr=off');
+  return Math.round(newestDumpTotal(pid) / elapsed);
 }

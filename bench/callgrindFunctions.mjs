@@ -1,0 +1,83 @@
+/**
+ * Instructions per request by function, from callgrind dumps of `BENCH_CALLGRIND=1` (bench/instructionCount.ts).
+ * V8's compiled JavaScript has no symbols, so callgrind names it by address; started with `--perf-basic-prof`
+ * (BENCH_NODE_ARGS), the process writes `/tmp/perf-<pid>.map`, through which this names those addresses
+ * (`JIT <function> <file>:<line>`). One dump: its costliest functions. Two: the second minus the first,
+ * largest differences first (e.g. dauth's `/healthz` round, then its `balance_adex` round).
+ *
+ *   node bench/callgrindFunctions.mjs --requests 3000 [--map /tmp/perf-<pid>.map] [--top 40] <dump> [<dump>]
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { requests: { type: 'string' }, map: { type: 'string' }, top: { type: 'string', default: '40' } },
+});
+if (!values.requests || positionals.length < 1 || positionals.length > 2) {
+  console.error('usage: callgrindFunctions.mjs --requests N [--map perf.map] [--top K] <dump> [<dump>]');
+  process.exit(2);
+}
+const requests = Number(values.requests);
+
+/** The perf map's code ranges, sorted by start, for a binary search. */
+const ranges = (values.map ? fs.readFileSync(values.map, 'utf8').split('\n') : [])
+  .filter(Boolean)
+  .map((line) => {
+    const [start, size, ...name] = line.split(' ');
+    return {
+      start: parseInt(start, 16),
+      end: parseInt(start, 16) + parseInt(size, 16),
+      name: name.join(' '),
+    };
+  })
+  .sort((a, b) => a.start - b.start);
+
+function jitName(address) {
+  let low = 0;
+  let high = ranges.length - 1;
+  let found;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (ranges[middle].start <= address) {
+      found = ranges[middle];
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found && address < found.end ? `JIT ${found.name.replace(/^JS:[*+~^]?'?/, '')}` : 'JIT (unnamed)';
+}
+
+/** Self cost (instructions) per function of one dump, via callgrind_annotate. */
+function selfCosts(dump) {
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', '--inclusive=no', dump], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 2 ** 20,
+  });
+  const costs = new Map();
+  for (const line of text.split('\n')) {
+    const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
+    if (!match || match[2].includes('PROGRAM TOTALS')) continue;
+    const address = /^\?\?\?:0x([0-9a-f]+)/.exec(match[2]);
+    const name = address ? jitName(parseInt(address[1], 16)) : match[2].replace(/\s*\[[^\]]*\]$/, '');
+    costs.set(name, (costs.get(name) ?? 0) + Number(match[1].replaceAll(',', '')));
+  }
+  return costs;
+}
+
+const perRequest = (n) => Math.round(n / requests);
+const [first, second] = positionals.map(selfCosts);
+const total = (costs) => [...costs.values()].reduce((sum, n) => sum + n, 0);
+if (!second) {
+  console.log(`total ${perRequest(total(first))} instructions per request`);
+  for (const [name, n] of [...first].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+    console.log(`${String(perRequest(n)).padStart(8)}  ${name.slice(0, 150)}`);
+} else {
+  console.log(`total ${perRequest(total(first))} → ${perRequest(total(second))} instructions per request`);
+  const names = new Set([...first.keys(), ...second.keys()]);
+  const rows = [...names].map((name) => ({ name, a: first.get(name) ?? 0, b: second.get(name) ?? 0 }));
+  for (const { name, a, b } of rows.sort((x, y) => y.b - y.a - (x.b - x.a)).slice(0, Number(values.top)))
+    console.log(
+      `${String(perRequest(b - a)).padStart(8)} ${String(perRequest(a)).padStart(8)} ${String(perRequest(b)).padStart(8)}  ${name.slice(0, 140)}`,
+    );
+}
