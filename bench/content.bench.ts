@@ -16,6 +16,8 @@
  *   BENCH_REQUEST_ID=1 npm run bench:content        # every payload carries a request_id
  *   npm run bench:content -- --journal on          # only with the chain journal (off: only without)
  *   npm run bench:content -- --block-time 2        # an external anvil mining a block every 2 s (CHAIN_RPC_URL)
+ *   BENCH_CALLGRIND=1 BENCH_ROUNDS=0 BENCH_SLOTS=1 npm run bench:content -- --journal on
+ *                                                  # balance_adex in instructions per request (valgrind, ≈ 15 min)
  *
  * By default (`--journal both`) two dauths run side by side, chain journal on and off (a benchmark-only
  * switch, bench/dauthEntry.ts), and BENCH_ROUNDS (3) measured consumption rounds alternate between them;

@@ -89,7 +89,7 @@ function newestDumpTotal(pid: number): number {
 
 /**
  * Instructions `pid` executes while `load` runs, divided by the requests `load` says it made, less what the
- * process does with no requests at all over the same wall-clock time (`idlePerSecond`, from `countIdle`):
+ * process does with no requests at all over the same wall-clock time (`idlePerSecond`, from `countSettledIdle`):
  * a timer-driven background (dauth's chain head poll, its resyncs) runs at its own pace under valgrind while
  * each request runs ≈ 50× slower, so uncorrected it would be charged to the requests. `pid` must have been
  * started by `measuredCommand` with BENCH_CALLGRIND=1.
@@ -115,9 +115,9 @@ export async function countInstructions(
 
 /**
  * Instructions per second `pid` executes with no requests once it has settled: after a load the process
- * finishes its compilations and collections at valgrind's pace (a window just after 90,000 warm-up requests
- * read 20× the settled rate), so windows of `seconds` are counted until two in a row agree within 25 %, and the
- * lower is the rate (at most `attempts` windows; the last pair's lower otherwise).
+ * finishes its compilations and collections at valgrind's pace (a window just after a warm-up read 25× the
+ * settled rate), so windows of `seconds` are counted until two in a row agree within 25 %, and the lower is the
+ * rate (at most `attempts` windows; the last one's otherwise).
  */
 export async function countSettledIdle(pid: number, seconds: number, attempts = 12): Promise<number> {
   let previous = await countIdle(pid, seconds);
