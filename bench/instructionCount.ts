@@ -55,15 +55,15 @@ export function measuredCommand(label: string, nodeArgs: string[]): { command: s
  * host names valgrind read from that process's environment (LOGNAME or USER, HOST or HOSTNAME): dauth's
  * HOST (its listen address) is one of them, so callgrind_control runs with the measured process's values.
  */
+const NAMING_VARIABLES = ['LOGNAME', 'USER', 'HOST', 'HOSTNAME'];
+
 function namingEnv(pid: number): NodeJS.ProcessEnv {
-  const entries = fs
-    .readFileSync(`/proc/${pid}/environ`, 'latin1')
-    .split('\0')
-    .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] as const);
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['LOGNAME', 'USER', 'HOST', 'HOSTNAME']) delete env[name];
-  for (const [name, value] of entries)
-    if (['LOGNAME', 'USER', 'HOST', 'HOSTNAME'].includes(name)) env[name] = value;
+  for (const name of NAMING_VARIABLES) delete env[name];
+  for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0')) {
+    const name = entry.slice(0, entry.indexOf('='));
+    if (NAMING_VARIABLES.includes(name)) env[name] = entry.slice(name.length + 1);
+  }
   return env;
 }
 
@@ -88,6 +88,24 @@ function newestDumpTotal(pid: number): number {
 }
 
 /**
+ * The instructions `pid` executes while `during` runs (instrumentation on and counters zeroed before it,
+ * dumped and off after it), with the wall-clock seconds it took.
+ */
+async function counted<T>(
+  pid: number,
+  during: () => Promise<T>,
+): Promise<{ total: number; seconds: number; value: T }> {
+  await control(pid, '--instr=on');
+  await control(pid, '--zero');
+  const started = performance.now();
+  const value = await during();
+  const seconds = (performance.now() - started) / 1000;
+  await control(pid, '--dump');
+  await control(pid, '--instr=off');
+  return { total: newestDumpTotal(pid), seconds, value };
+}
+
+/**
  * Instructions `pid` executes while `load` runs, divided by the requests `load` says it made, less what the
  * process does with no requests at all over the same wall-clock time (`idlePerSecond`, from `countSettledIdle`):
  * a timer-driven background (dauth's chain head poll, its resyncs) runs at its own pace under valgrind while
@@ -99,14 +117,8 @@ export async function countInstructions(
   load: () => Promise<number>,
   idlePerSecond = 0,
 ): Promise<{ perRequest: number; rawPerRequest: number }> {
-  await control(pid, '--instr=on');
-  await control(pid, '--zero');
-  const started = performance.now();
-  const requests = Math.max(1, await load());
-  const seconds = (performance.now() - started) / 1000;
-  await control(pid, '--dump');
-  await control(pid, '--instr=off');
-  const total = newestDumpTotal(pid);
+  const { total, seconds, value } = await counted(pid, load);
+  const requests = Math.max(1, value);
   return {
     perRequest: Math.round((total - idlePerSecond * seconds) / requests),
     rawPerRequest: Math.round(total / requests),
@@ -132,13 +144,7 @@ export async function countSettledIdle(pid: number, seconds: number, attempts = 
 }
 
 /** Instructions per second `pid` executes with no requests, over `seconds` of wall-clock time. */
-export async function countIdle(pid: number, seconds: number): Promise<number> {
-  await control(pid, '--instr=on');
-  await control(pid, '--zero');
-  const started = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  const elapsed = (performance.now() - started) / 1000;
-  await control(pid, '--dump');
-  await control(pid, '--instr=off');
-  return Math.round(newestDumpTotal(pid) / elapsed);
+async function countIdle(pid: number, seconds: number): Promise<number> {
+  const window = await counted(pid, () => new Promise((resolve) => setTimeout(resolve, seconds * 1000)));
+  return Math.round(window.total / window.seconds);
 }
