@@ -65,6 +65,8 @@ import { tokenTransferRoutes } from './routes/token/transfer.js';
 import { jwksRoutes } from './routes/wellKnown/jwks.js';
 import { oauthMetadataRoutes } from './routes/wellKnown/oauthAuthorizationServer.js';
 import { oidcRoutes } from './routes/oidc/index.js';
+import { endSessionRoutes } from './routes/oidc/endSession.js';
+import { useCookies } from './cookies.js';
 import { playerRoutes } from './routes/studio/players.js';
 import { serviceAccountRoutes } from './routes/studio/serviceAccounts.js';
 import { CONSOLE_HEADERS, consoleRoutes } from './routes/console/index.js';
@@ -153,14 +155,21 @@ export async function buildApp(
     await docs.register(swaggerUi, { routePrefix: '/docs' });
   });
 
-  // Route modules: each is `(app, services) => void` in a scope of its own; add new ones to this list.
-  // Files under routes/ mirror the URL path after `/v1` (docs/architecture.md has the table).
-  const routeModules = [
+  // Route modules, each `(app, services) => void`: add a new one to one of the three groups below. Files under
+  // routes/ mirror the URL path after `/v1` (docs/architecture.md has the table).
+  //
+  // Fastify gives every encapsulated scope Request and Reply classes of its own, and its per-request code (the
+  // handler, hook runners, `reply.send`, the request getters) is shared by every route: with a scope per module,
+  // the requests of a few dozen classes went through it, and past four a property access there turns
+  // megamorphic for the life of the process (docs/performance-http.md, round 11). So the API's modules add
+  // their routes to the root and share its two classes; a module that needs a scope goes to one of two, so a
+  // process sees at most four classes (the root's, the cookie pages', the admin routes', the API docs').
+  // A module on the root adds no request hook: it would run on every route (test/http/routeHooks.test.ts).
+  const apiRouteModules = [
     chainRoutes,
     healthRoutes,
     challengeRoutes,
     altchaAssetRoutes,
-    localeRoutes,
     devUserRegisterRoutes,
     devUserVerifyEmailRoutes,
     accountSecureRoutes,
@@ -171,8 +180,6 @@ export async function buildApp(
     sessionRoutes,
     federatedLoginRoutes,
     platformLoginRoutes,
-    identityRoutes,
-    federationRoutes,
     devUserLogoutRoutes,
     clientRoutes,
     orgRoutes,
@@ -191,10 +198,8 @@ export async function buildApp(
     passwordRoutes,
     jwksRoutes,
     oauthMetadataRoutes,
-    oauthAuthorizeRoutes,
     oauthTokenRoutes,
     deviceAuthorizationRoutes,
-    devicePageRoutes,
     deviceRoutes,
     oauthRevokeRoutes,
     oauthIntrospectRoutes,
@@ -208,12 +213,26 @@ export async function buildApp(
     emailVerificationRoutes,
     tokenTransferRoutes,
     contentTokenRoutes,
-    adminRoutes,
     metricsRoutes,
     consoleRoutes,
   ];
-  for (const routes of routeModules) {
-    await app.register(async (scope) => routes(scope as App, services));
-  }
+  for (const routes of apiRouteModules) await routes(app, services);
+
+  // The pages and flows that set cookies: the cookie plugin's `onSend` writer runs on these routes only.
+  const cookieRouteModules = [
+    localeRoutes,
+    identityRoutes,
+    federationRoutes,
+    oauthAuthorizeRoutes,
+    devicePageRoutes,
+    endSessionRoutes,
+  ];
+  await app.register(async (scope) => {
+    await useCookies(scope);
+    for (const routes of cookieRouteModules) await routes(scope as App, services);
+  });
+
+  // `/v1/admin/*`: its key check and rate limit are `onRequest` hooks of its scope.
+  await app.register(async (scope) => adminRoutes(scope as App, services));
   return app;
 }

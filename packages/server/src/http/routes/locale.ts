@@ -6,7 +6,6 @@ import { LOCALE_SWITCH_PATH } from '../pages/layout.js';
 import { safeReturnPath } from '../pages/pageLocale.js';
 import { errorResponses } from '../schemas.js';
 import type { App } from '../types.js';
-import { useCookies } from '../cookies.js';
 
 const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
@@ -16,7 +15,6 @@ const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
  * address gone back to; only paths of this service are gone back to (no open redirector).
  */
 export async function localeRoutes(app: App, services: Services): Promise<void> {
-  await useCookies(app);
   const secure = services.config.publicUrl.startsWith('https:');
   app.get(
     LOCALE_SWITCH_PATH,

@@ -10,7 +10,6 @@ import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
 import { FEDERATION_COOKIE_PATH, LINK_COOKIE } from '../federation/index.js';
 import { LINK_TICKET_TTL_MS } from '../../../services/federation/federationService.js';
-import { useCookies } from '../../cookies.js';
 
 const Identity = Type.Object({
   id: Type.String(),
@@ -35,7 +34,6 @@ const ProviderBody = Type.Object({ provider: Type.String({ minLength: 1, maxLeng
  * Linking an identity another account holds is 409 `identity_in_use`; a guest who links upgrades.
  */
 export async function identityRoutes(app: App, services: Services): Promise<void> {
-  await useCookies(app);
   const { federation } = services;
   const limits = services.config.rateLimits;
   const maxAge = services.config.stepUpMaxAgeSeconds;

@@ -16,7 +16,7 @@ import type { App } from '../../types.js';
 import { requestContextOf } from '../../requestContext.js';
 import { authorizePage } from '../oauth/authorize/shared.js';
 import { FederatedSignIn, signInBody } from '../devUser/accountSchemas.js';
-import { cookieOf, useCookies } from '../../cookies.js';
+import { cookieOf } from '../../cookies.js';
 
 /** The flow cookie: the browser binding of a federated flow, sent only to `/v1/federation/*`. */
 export const FLOW_COOKIE = 'dauth_federation_flow';
@@ -45,7 +45,6 @@ const ProviderId = Type.Object({
  * - `POST /v1/federation/login-ticket`: the console redeems that ticket for a login JWT.
  */
 export async function federationRoutes(app: App, services: Services): Promise<void> {
-  await useCookies(app);
   const { federation, clients } = services;
   const page = authorizePage(services);
   const limit = { rateLimit: routeLimit(services.config.rateLimits, 'federation') };

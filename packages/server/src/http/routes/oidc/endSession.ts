@@ -13,7 +13,7 @@ import type { App } from '../../types.js';
 import { browserCookies } from '../oauth/authorize/shared.js';
 import { optionalString as str } from '../oauth/clientEndpoint.js';
 import { uiLocalesOf } from '../../../services/oauth/authorizationRequest.js';
-import { cookieOf, useCookies } from '../../cookies.js';
+import { cookieOf } from '../../cookies.js';
 
 const endSessionParams = {
   id_token_hint: str(8192),
@@ -41,7 +41,6 @@ const ConfirmForm = Type.Object(
  * (CSRF-protected form to `/oauth/end_session/confirm`) stands between any site and the logout.
  */
 export async function endSessionRoutes(app: App, services: Services): Promise<void> {
-  await useCookies(app);
   const { oidc, browserSessions } = services;
   // The login page's own cookies (`__Host-` prefixed over https), so signing out ends that session.
   const cookies = browserCookies(services.config.publicUrl);

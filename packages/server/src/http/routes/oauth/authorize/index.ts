@@ -16,7 +16,7 @@ import { mfaPageRoutes } from './mfa.js';
 import { requestContextOf } from '../../../requestContext.js';
 import { AuthorizeQuery, authorizePage, needsMfa } from './shared.js';
 import { signupRoutes } from './signup.js';
-import { cookieOf, useCookies } from '../../../cookies.js';
+import { cookieOf } from '../../../cookies.js';
 
 export { browserCookies, CSRF_COOKIE, SESSION_COOKIE } from './shared.js';
 
@@ -33,7 +33,6 @@ export { browserCookies, CSRF_COOKIE, SESSION_COOKIE } from './shared.js';
  * The page's forms are the modules beside this one, one per URL under `/oauth/authorize/`.
  */
 export async function oauthAuthorizeRoutes(app: App, services: Services): Promise<void> {
-  await useCookies(app);
   const { browserSessions, authenticator } = services;
   const page = authorizePage(services);
   const { check, cookies, finish, grantCode, showLogin } = page;

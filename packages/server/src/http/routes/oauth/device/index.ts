@@ -22,7 +22,7 @@ import { errorResponses } from '../../../schemas.js';
 import type { App } from '../../../types.js';
 import { authorizePage } from '../authorize/shared.js';
 import { optionalString as str } from '../clientEndpoint.js';
-import { cookieOf, useCookies } from '../../../cookies.js';
+import { cookieOf } from '../../../cookies.js';
 
 /** The flow's language (OpenID Connect `ui_locales`: BCP 47 tags by preference), kept in the page's forms. */
 const UiLocales = str(200);
@@ -62,7 +62,6 @@ const WRONG_CODE: MessageKey = 'device.code.wrong';
  * count against `device_user_code`; the page never says more than "wrong or expired".
  */
 export async function devicePageRoutes(app: App, services: Services): Promise<void> {
-  await useCookies(app);
   const { accounts, browserSessions, devices } = services;
   const guard = passwordSignInGuard(app, services);
   const page = authorizePage(services);
