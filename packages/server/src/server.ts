@@ -11,6 +11,7 @@ import type { App } from './http/types.js';
 import { loggerOptions, prettyLogs } from './logger.js';
 import { collectStartupGarbage } from './startupGarbage.js';
 import { holdTickObjectShape } from './tickObjectShape.js';
+import { widenPolymorphicCaches } from './polymorphicCaches.js';
 
 export interface RunningServer {
   app: App;
@@ -36,7 +37,9 @@ type Handler = (request: http.IncomingMessage, response: http.ServerResponse) =>
  */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const { onListening, ...serviceOptions } = options;
-  // First, before start-up fills V8's root object map: nextTick's records keep one hidden class for good.
+  // First, before the services' connections and the first requests meet Node's shared socket and stream code.
+  widenPolymorphicCaches();
+  // Before start-up fills V8's root object map: nextTick's records keep one hidden class for good.
   holdTickObjectShape();
   const logger =
     serviceOptions.logger ??

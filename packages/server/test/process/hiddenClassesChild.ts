@@ -87,6 +87,18 @@ async function idleCollectionsThenPrintNextTickFeedback(): Promise<void> {
 
 const debugPrint = new Function('value', '%DebugPrint(value)') as (value: unknown) => void;
 
+/**
+ * A property load that meets objects of ten hidden classes, then V8's view of its one cache (`%DebugPrint`, to
+ * stdout, the first one printed): polymorphic under the server's bound (src/polymorphicCaches.ts), megamorphic
+ * under V8's default of four.
+ */
+function printLoadCacheAfterTenClasses(): void {
+  const readA = new Function('o', 'return o.a') as (o: { a: number }) => number;
+  const objects = Array.from({ length: 10 }, (_, i) => ({ a: i, [`shape_${i}`]: i }));
+  for (let round = 0; round < 3; round++) for (const object of objects) readA(object);
+  debugPrint(readA);
+}
+
 const dataDir = process.argv[2]!;
 const config = loadConfig({
   HOST: '127.0.0.1',
@@ -103,6 +115,7 @@ try {
   const headersShareMap = sameMap(headers[0]!, headers[1]!);
   const room = rootMapRoom(500);
   const tickObjectsShareMap = await tickObjectsShareMapWithRootMapFull();
+  printLoadCacheAfterTenClasses();
   await idleCollectionsThenPrintNextTickFeedback();
   process.stdout.write(`${JSON.stringify({ headersShareMap, rootMapRoom: room, tickObjectsShareMap })}\n`);
 } finally {
