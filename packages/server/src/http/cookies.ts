@@ -25,8 +25,8 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
  * `reply.setCookie` and `reply.clearCookie` (`@fastify/cookie`) for the routes of this scope: app.ts
  * registers the route modules that set cookies in one scope that calls it. Not registered for the whole
  * app, because the plugin writes the cookies a reply collected in an `onSend` hook, and a hook of the root
- * runs on every answer: one
- * `onSend` hook run was ≈ 3 % of a token validation's server CPU (docs/performance-http.md, round 10).
+ * runs on every answer: one `onSend` hook run was ≈ 3 % of a token validation's server CPU
+ * (docs/performance-http.md, round 10).
  * Its parsing hook stays off (`cookieOf` reads cookies).
  */
 export async function useCookies(scope: FastifyInstance): Promise<void> {
