@@ -3,9 +3,11 @@
  * V8's compiled JavaScript has no symbols, so callgrind names it by address; started with `--perf-basic-prof`
  * (BENCH_NODE_ARGS), the process writes `/tmp/perf-<pid>.map`, through which this names those addresses
  * (`JIT <function> <file>:<line>`). One dump: its costliest functions. Two: the second minus the first,
- * largest differences first (e.g. dauth's `/healthz` round, then its `balance_adex` round).
+ * largest differences first (e.g. dauth's `/healthz` round, then its `balance_adex` round). Dumps of two
+ * processes (the bare route's, then dauth's) each need their own map: give `--map` once per dump, in order
+ * (BENCH_BARE_NODE_ARGS=--perf-basic-prof gives the bare process one).
  *
- *   node bench/callgrindFunctions.mjs --requests 3000 [--map /tmp/perf-<pid>.map] [--top 40] <dump> [<dump>]
+ *   node bench/callgrindFunctions.mjs --requests 3000 [--map /tmp/perf-<pid>.map]… [--top 40] <dump> [<dump>]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +15,11 @@ import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { requests: { type: 'string' }, map: { type: 'string' }, top: { type: 'string', default: '40' } },
+  options: {
+    requests: { type: 'string' },
+    map: { type: 'string', multiple: true },
+    top: { type: 'string', default: '40' },
+  },
 });
 if (!values.requests || positionals.length < 1 || positionals.length > 2) {
   console.error('usage: callgrindFunctions.mjs --requests N [--map perf.map] [--top K] <dump> [<dump>]');
@@ -21,20 +27,21 @@ if (!values.requests || positionals.length < 1 || positionals.length > 2) {
 }
 const requests = Number(values.requests);
 
-/** The perf map's code ranges, sorted by start, for a binary search. */
-const ranges = (values.map ? fs.readFileSync(values.map, 'utf8').split('\n') : [])
-  .filter(Boolean)
-  .map((line) => {
-    const [start, size, ...name] = line.split(' ');
-    return {
-      start: parseInt(start, 16),
-      end: parseInt(start, 16) + parseInt(size, 16),
-      name: name.join(' '),
-    };
-  })
-  .sort((a, b) => a.start - b.start);
+/** A perf map's code ranges, sorted by start, for a binary search. */
+const rangesOf = (map) =>
+  (map ? fs.readFileSync(map, 'utf8').split('\n') : [])
+    .filter(Boolean)
+    .map((line) => {
+      const [start, size, ...name] = line.split(' ');
+      return {
+        start: parseInt(start, 16),
+        end: parseInt(start, 16) + parseInt(size, 16),
+        name: name.join(' '),
+      };
+    })
+    .sort((a, b) => a.start - b.start);
 
-function jitName(address) {
+function jitName(ranges, address) {
   let low = 0;
   let high = ranges.length - 1;
   let found;
@@ -49,7 +56,7 @@ function jitName(address) {
 }
 
 /** Self cost (instructions) per function of one dump, via callgrind_annotate. */
-function selfCosts(dump) {
+function selfCosts(dump, ranges) {
   const text = execFileSync('callgrind_annotate', ['--threshold=100', '--inclusive=no', dump], {
     encoding: 'utf8',
     maxBuffer: 256 * 2 ** 20,
@@ -59,14 +66,18 @@ function selfCosts(dump) {
     const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
     if (!match || match[2].includes('PROGRAM TOTALS')) continue;
     const address = /^\?\?\?:0x([0-9a-f]+)/.exec(match[2]);
-    const name = address ? jitName(parseInt(address[1], 16)) : match[2].replace(/\s*\[[^\]]*\]$/, '');
+    const name = address ? jitName(ranges, parseInt(address[1], 16)) : match[2].replace(/\s*\[[^\]]*\]$/, '');
     costs.set(name, (costs.get(name) ?? 0) + Number(match[1].replaceAll(',', '')));
   }
   return costs;
 }
 
 const perRequest = (n) => Math.round(n / requests);
-const [first, second] = positionals.map(selfCosts);
+// One map for both dumps (one process), or one per dump (two processes).
+const maps = values.map ?? [];
+const [first, second] = positionals.map((dump, i) =>
+  selfCosts(dump, rangesOf(maps[Math.min(i, maps.length - 1)])),
+);
 const total = (costs) => [...costs.values()].reduce((sum, n) => sum + n, 0);
 if (!second) {
   console.log(`total ${perRequest(total(first))} instructions per request`);

@@ -44,6 +44,7 @@ import { type ExternalNode, startExternalNode } from './externalNode.js';
 import {
   callgrindEnabled,
   countInstructions,
+  countUntilSettled,
   countSettledIdle,
   measuredCommand,
 } from './instructionCount.js';
@@ -234,7 +235,9 @@ async function startBareFastify(): Promise<{ url: string; pid: number; cleanup()
     app.get('/healthz', async () => ({ status: 'ok' }));
     await app.listen({ host: '127.0.0.1', port: ${port} });
   `;
-  const measured = measuredCommand('bare', ['--input-type=module', '-e', source]);
+  // BENCH_BARE_NODE_ARGS: flags for the bare process (BENCH_NODE_ARGS are dauth's), e.g. --perf-basic-prof.
+  const flags = process.env.BENCH_BARE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const measured = measuredCommand('bare', [...flags, '--input-type=module', '-e', source]);
   const child = spawn(measured.command, measured.args, {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -594,6 +597,17 @@ async function countBalanceInstructions(
   };
   const idlePerSecond = { bare: idle.bare, balance: idle.dauth, healthz: idle.dauth };
   process.stderr.write(`idle instructions per second: ${JSON.stringify(idle)}\n`);
+  // A fixed warm-up is not always enough (the bare process read 79 k, 74 k, then 59 k a request in rounds after
+  // 100,000 on one VM: still compiling): each URL is counted until two windows in a row agree, and only then
+  // do the measured rounds start.
+  const settling: Record<keyof typeof urls, number[]> = { bare: [], balance: [], healthz: [] };
+  for (const name of ['bare', 'balance', 'healthz'] as const)
+    settling[name] = await countUntilSettled(() =>
+      countInstructions(pids[name], () => load(urls[name], REQUESTS), idlePerSecond[name]).then(
+        (c) => c.perRequest,
+      ),
+    );
+  process.stderr.write(`settling windows (instructions per request): ${JSON.stringify(settling)}\n`);
   const rounds: Record<keyof typeof urls, number>[] = [];
   const rawRounds: Record<keyof typeof urls, number>[] = [];
   for (let round = 0; round < Math.max(1, BALANCE_ROUNDS); round++) {
@@ -632,6 +646,7 @@ async function countBalanceInstructions(
       bare_vs_balance_adex: Number((mean('bare') / mean('balance')).toFixed(2)),
       bare_vs_healthz: Number((mean('bare') / mean('healthz')).toFixed(2)),
       idle_instructions_per_second: idle,
+      settling_windows: settling,
       rounds,
       rounds_idle_not_subtracted: rawRounds,
     }),

@@ -126,6 +126,26 @@ export async function countInstructions(
 }
 
 /**
+ * Counts windows (`countWindow`: instructions per request of one window) until two in a row agree within
+ * `tolerance`, at most `attempts`; answers every window's count, the last two being the settled ones. V8 goes on
+ * compiling a route's functions well after a fixed warm-up on a slow VM, and a window then reads 10–35 % high.
+ */
+export async function countUntilSettled(
+  countWindow: () => Promise<number>,
+  tolerance = 0.02,
+  attempts = 6,
+): Promise<number[]> {
+  const windows = [await countWindow()];
+  while (windows.length < attempts) {
+    const count = await countWindow();
+    const previous = windows[windows.length - 1]!;
+    windows.push(count);
+    if (Math.abs(count - previous) <= tolerance * Math.min(count, previous)) break;
+  }
+  return windows;
+}
+
+/**
  * Instructions per second `pid` executes with no requests once it has settled: after a load the process
  * finishes its compilations and collections at valgrind's pace (a window just after a warm-up read 25× the
  * settled rate), so windows of `seconds` are counted until two in a row agree within 25 %, and the lower is the
