@@ -4,9 +4,14 @@ import type { ContentServices } from '../../../composition/index.js';
 import { callbackRouteLimit } from '../../callbackRouteLimit.js';
 import { sendJsonText } from '../../json/sendJson.js';
 import { errorResponses } from '../../schemas.js';
+import { stringFieldsValidatorCompiler } from '../../stringFieldsValidator.js';
 import type { App } from '../../types.js';
 import type { SlotReading } from '../../../services/content/slotBalanceReader.js';
 import { Amount } from './contentSchemas.js';
+
+/** The path and query-string fields of `balance_adex` (checked by `stringFieldsValidatorCompiler`). */
+export const balanceAdexParams = Type.Object({ slot_address: Type.String({ maxLength: 64 }) });
+export const balanceAdexQuery = Type.Object({ cuid: Type.Optional(Type.String({ maxLength: 128 })) });
 
 /** `GET /v1/development-api/balance_adex/:slot_address`: a slot's balance and used balance of a cuid (public). */
 export async function balanceAdexRoutes(app: App, services: Services): Promise<void> {
@@ -37,8 +42,8 @@ export async function balanceAdexRoutes(app: App, services: Services): Promise<v
       schema: {
         tags: ['content'],
         summary: 'A slot’s content-token balance and used_balances (public, from chain state)',
-        params: Type.Object({ slot_address: Type.String({ maxLength: 64 }) }),
-        querystring: Type.Object({ cuid: Type.Optional(Type.String({ maxLength: 128 })) }),
+        params: balanceAdexParams,
+        querystring: balanceAdexQuery,
         response: {
           200: Type.Object({
             success: Type.Boolean(),
@@ -50,6 +55,8 @@ export async function balanceAdexRoutes(app: App, services: Services): Promise<v
           ...errorResponses(400, 404, 429, 503),
         },
       },
+      // The two string fields checked as ajv would, without its generated code (a public read's every request).
+      validatorCompiler: stringFieldsValidatorCompiler,
       // The per-address limit (RATE_LIMITS balance_adex) as @fastify/rate-limit counts it, without its promises.
       onRequest: callbackRouteLimit(services.config.rateLimits, services.redis, 'balance_adex', url),
     },
