@@ -10,6 +10,7 @@ import { installAuditRecorder } from './auditRecorder.js';
 import { installOrgAuditRecorder } from './orgAuditRecorder.js';
 import { RATE_LIMIT_NAMESPACE, registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
 import { fastifyLogger } from './requestLogger.js';
+import { requestIdGenerator } from './requestIds.js';
 import { MeteredLogController } from './requestMetrics.js';
 import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
@@ -96,7 +97,7 @@ export async function buildApp(
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(services.config.trustProxy),
     // Request ids let a support ticket be matched to a log line without logging any secret.
-    genReqId: () => crypto.randomUUID(),
+    genReqId: requestIdGenerator(),
     // Every answer is counted and timed where Fastify reports it completed, without a hook per request.
     logController: new MeteredLogController(services.metrics),
     frameworkErrors: renderFrameworkError,

@@ -242,7 +242,7 @@ describe.each([{ postgres: false }, { postgres: true }])('audit trail (postgres:
       actor_kind: 'user',
       actor_user: String(user.uuid),
       address: '127.0.0.1',
-      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      request_id: expect.stringMatching(/^[A-Za-z0-9_-]{16}-[0-9a-z]+$/),
     });
     expect(verify.details).toEqual({
       calls: [{ to: recipient, value: '0', selector: '0xdeadbeef' }],
