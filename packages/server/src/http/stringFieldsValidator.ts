@@ -11,7 +11,11 @@ export interface ValidationIssue {
 
 interface StringField {
   name: string;
-  maxLength: number | undefined;
+  required: boolean;
+  /** Infinity without a `maxLength`. */
+  maxLength: number;
+  /** The field's JSON pointer, as ajv names it in `instancePath`. */
+  path: string;
 }
 
 /** Keywords a string field may carry: `maxLength` is checked, the others only document. */
@@ -29,9 +33,14 @@ const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'description'
  * For a route's `validatorCompiler`; a schema of any other shape is refused when the route is added.
  */
 export const stringFieldsValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, url, httpPart }) => {
-  const fields = stringFieldsOf(schema as Record<string, unknown>, `${url} ${httpPart ?? ''}`);
-  const required = ((schema as { required?: string[] }).required ?? []).slice();
+  const required = (schema as { required?: string[] }).required ?? [];
+  const fields = stringFieldsOf(schema as Record<string, unknown>, `${url} ${httpPart ?? ''}`, required);
   const validate = (data: unknown): boolean => {
+    if (passes(data, fields)) {
+      validate.errors = null;
+      return true;
+    }
+    // Only a refused request pays for finding and describing its first error.
     const issue = firstIssue(data, fields, required);
     validate.errors = issue ? [issue] : null;
     return issue === undefined;
@@ -40,20 +49,43 @@ export const stringFieldsValidatorCompiler: FastifySchemaCompiler<unknown> = ({ 
   return validate;
 };
 
-function stringFieldsOf(schema: Record<string, unknown>, where: string): StringField[] {
+function stringFieldsOf(schema: Record<string, unknown>, where: string, required: string[]): StringField[] {
   const unsupported = (why: string) => new Error(`stringFieldsValidatorCompiler (${where}): ${why}`);
   if (schema.type !== 'object' || typeof schema.properties !== 'object' || schema.properties === null)
     throw unsupported('the schema is not an object of properties');
   for (const key of Object.keys(schema))
     if (!OBJECT_KEYWORDS.has(key)) throw unsupported(`the object keyword ${key} is not checked here`);
-  return Object.entries(schema.properties as Record<string, Record<string, unknown>>).map(([name, field]) => {
+  const properties = schema.properties as Record<string, Record<string, unknown>>;
+  for (const name of required)
+    if (!Object.hasOwn(properties, name)) throw unsupported(`the required ${name} is not a property`);
+  return Object.entries(properties).map(([name, field]) => {
     if (field.type !== 'string') throw unsupported(`${name} is not a string`);
     for (const key of Object.keys(field))
       if (!STRING_KEYWORDS.has(key)) throw unsupported(`${name}'s keyword ${key} is not checked here`);
-    return { name, maxLength: typeof field.maxLength === 'number' ? field.maxLength : undefined };
+    return {
+      name,
+      required: required.includes(name),
+      maxLength: typeof field.maxLength === 'number' ? field.maxLength : Infinity,
+      path: `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+    };
   });
 }
 
+/** Whether every field is valid, checked the cheap way: a string within its length in UTF-16 units passes. */
+function passes(data: unknown, fields: StringField[]): boolean {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
+  const record = data as Record<string, unknown>;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    const value = record[field.name];
+    if (value === undefined) {
+      if (field.required) return false;
+    } else if (typeof value !== 'string' || value.length > field.maxLength) return false;
+  }
+  return true;
+}
+
+/** ajv's first error for `data`, or undefined when it passes (a string longer in UTF-16 units than in code points). */
 function firstIssue(data: unknown, fields: StringField[], required: string[]): ValidationIssue | undefined {
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     return {
@@ -64,7 +96,7 @@ function firstIssue(data: unknown, fields: StringField[], required: string[]): V
       message: 'must be object',
     };
   const record = data as Record<string, unknown>;
-  // ajv checks the required fields first (in the schema's order), then each field present.
+  // ajv checks the required fields first (in the order of `required`), then each field present.
   for (const name of required)
     if (record[name] === undefined)
       return {
@@ -74,10 +106,9 @@ function firstIssue(data: unknown, fields: StringField[], required: string[]): V
         params: { missingProperty: name },
         message: `must have required property '${name}'`,
       };
-  for (const { name, maxLength } of fields) {
+  for (const { name, maxLength, path } of fields) {
     const value = record[name];
     if (value === undefined) continue;
-    const path = `/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     if (typeof value !== 'string')
       return {
         instancePath: path,
@@ -86,7 +117,7 @@ function firstIssue(data: unknown, fields: StringField[], required: string[]): V
         params: { type: 'string' },
         message: 'must be string',
       };
-    if (maxLength !== undefined && value.length > maxLength && codePoints(value) > maxLength)
+    if (value.length > maxLength && codePoints(value) > maxLength)
       return {
         instancePath: path,
         schemaPath: `#/properties/${name}/maxLength`,

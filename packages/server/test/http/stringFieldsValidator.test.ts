@@ -77,6 +77,29 @@ describe('stringFieldsValidatorCompiler answers as ajv does', () => {
     expect(failures).toBeGreaterThan(20);
   });
 
+  it('names the required fields in the order of `required`, as ajv does, whatever the properties’ order', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string', maxLength: 3 } },
+      required: ['b', 'a'],
+    };
+    const { ajv, ours } = compileBoth(schema, 'querystring');
+    for (const input of [
+      {},
+      { a: 'x' },
+      { b: 'x' },
+      { a: 5, b: 'xxxx' },
+      { a: 'x', b: 'xxxx' },
+      { a: 'x', b: 'x' },
+    ]) {
+      expect(ours(input), JSON.stringify(input)).toBe(ajv(input));
+      expect(firstError(ours.errors), JSON.stringify(input)).toEqual(firstError(ajv.errors));
+    }
+    expect(firstError(ours.errors)).toBeNull();
+    ours({});
+    expect(firstError(ours.errors)).toMatchObject({ params: { missingProperty: 'b' } });
+  });
+
   it('refuses a schema it does not check in full when the route is added', () => {
     const route = (schema: unknown) => ({ schema, method: 'GET', url: '/x', httpPart: 'querystring' });
     expect(() =>
@@ -90,6 +113,9 @@ describe('stringFieldsValidatorCompiler answers as ajv does', () => {
     expect(() =>
       stringFieldsValidatorCompiler(route({ type: 'object', properties: {}, additionalProperties: false })),
     ).toThrow(/additionalProperties/);
+    expect(() =>
+      stringFieldsValidatorCompiler(route({ type: 'object', properties: {}, required: ['a'] })),
+    ).toThrow(/required a is not a property/);
   });
 });
 
