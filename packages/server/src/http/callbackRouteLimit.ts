@@ -41,14 +41,22 @@ const RedisStore = require('@fastify/rate-limit/store/RedisStore') as new (
  * key the plugin gives the route, `dauth-rl:<METHOD><url>-<name>:<address>`, so replicas of either kind count
  * together), the same `x-ratelimit-limit` / `-remaining` / `-reset` headers on every answer, `retry-after` and
  * the 429 `rate_limited` answer once past the limit, and a store failure answered as the plugin's is (500).
+ *
+ * `headers: 'near-limit'` writes the three headers only once a caller has used half its allowance, and on every
+ * 429: for a public read whose callers are mostly far from the limit, where the three headers were ≈ 6 % of a
+ * request's work (docs/performance-content.md, round 15). A caller pacing itself still sees them while it
+ * matters.
  */
 export function callbackRouteLimit(
   limits: RateLimits,
   redis: Redis | undefined,
   name: RateLimitName,
   url: string,
+  options: { headers: 'always' | 'near-limit' } = { headers: 'always' },
 ): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
   const { max, windowMs } = limits[name];
+  // The count from which answers carry the headers: the first with 'always', past half the allowance otherwise.
+  const headersFrom = options.headers === 'always' ? 0 : Math.floor(max / 2) + 1;
   // One store per method, as the plugin has one per route and Fastify adds a HEAD route beside each GET.
   const stores = new Map<string, CounterStore>();
   const storeFor = (method: string): CounterStore => {
@@ -81,6 +89,7 @@ export function callbackRouteLimit(
       keyFor(request),
       (err, counter) => {
         if (err || !counter) return done(err ?? new Error('rate limit store answered nothing'));
+        if (counter.current < headersFrom) return done();
         const resetSeconds = Math.ceil(counter.ttl / 1000);
         void reply.header('x-ratelimit-limit', limitText);
         if (counter.current <= max) {

@@ -17,7 +17,11 @@ import { redisAvailable, TEST_REDIS_URL } from '../helpers/environment.js';
 const { limits } = parseRateLimits('balance_adex=3/1m');
 
 /** One app, its route limited either by the plugin (as before) or by the callback hook. */
-async function appWith(kind: 'plugin' | 'callback', url: string, redis?: Redis): Promise<FastifyInstance> {
+async function appWith(
+  kind: 'plugin' | 'callback' | 'callback-near-limit',
+  url: string,
+  redis?: Redis,
+): Promise<FastifyInstance> {
   const app = Fastify();
   installErrorHandling(app);
   await app.register(rateLimit, {
@@ -28,7 +32,11 @@ async function appWith(kind: 'plugin' | 'callback', url: string, redis?: Redis):
     url,
     kind === 'plugin'
       ? { config: { rateLimit: routeLimit(limits, 'balance_adex') } }
-      : { onRequest: callbackRouteLimit(limits, redis, 'balance_adex', url) },
+      : {
+          onRequest: callbackRouteLimit(limits, redis, 'balance_adex', url, {
+            headers: kind === 'callback' ? 'always' : 'near-limit',
+          }),
+        },
     async () => ({ success: true }),
   );
   await app.ready();
@@ -76,6 +84,35 @@ describe('callbackRouteLimit', () => {
     // HEAD has a bucket of its own, as the plugin gives Fastify's HEAD route one.
     expect((await answers(callback, path, 1, 'HEAD'))[0]!.status).toBe(200);
     await Promise.all([plugin.close(), callback.close()]);
+  });
+
+  it('with headers near-limit, writes the x-ratelimit headers only past half the allowance, and on every 429', async () => {
+    const url = '/v1/development-api/balance_adex/:slot_address';
+    const callback = await appWith('callback-near-limit', url);
+    const seen = await answers(callback, '/v1/development-api/balance_adex/0xabc', 5);
+    expect(seen.map((a) => a.status)).toEqual([200, 200, 200, 429, 429]);
+    const none = {
+      'x-ratelimit-limit': undefined,
+      'x-ratelimit-remaining': undefined,
+      'x-ratelimit-reset': undefined,
+    };
+    // 3 a minute: the first answer leaves 2 of 3 (no headers), the second 1 of 3.
+    expect(seen[0]!.headers).toEqual({ ...none, 'retry-after': undefined });
+    expect(seen[1]!.headers).toEqual({
+      'x-ratelimit-limit': '3',
+      'x-ratelimit-remaining': '1',
+      'x-ratelimit-reset': '60',
+      'retry-after': undefined,
+    });
+    expect(seen[2]!.headers).toMatchObject({ 'x-ratelimit-remaining': '0' });
+    for (const refused of seen.slice(3))
+      expect(refused.headers).toEqual({
+        'x-ratelimit-limit': '3',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '60',
+        'retry-after': '60',
+      });
+    await callback.close();
   });
 
   it('counts each address on its own, an IPv6 client by its /64, whatever order they come in', async () => {

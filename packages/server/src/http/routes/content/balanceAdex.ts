@@ -57,8 +57,11 @@ export async function balanceAdexRoutes(app: App, services: Services): Promise<v
       },
       // The two string fields checked as ajv would, without its generated code (a public read's every request).
       validatorCompiler: stringFieldsValidatorCompiler,
-      // The per-address limit (RATE_LIMITS balance_adex) as @fastify/rate-limit counts it, without its promises.
-      onRequest: callbackRouteLimit(services.config.rateLimits, services.redis, 'balance_adex', url),
+      // The per-address limit (RATE_LIMITS balance_adex) as @fastify/rate-limit counts it, without its promises;
+      // its x-ratelimit-* headers once a caller has used half its allowance, and with every 429 (docs/security.md).
+      onRequest: callbackRouteLimit(services.config.rateLimits, services.redis, 'balance_adex', url, {
+        headers: 'near-limit',
+      }),
     },
     // Not async: a cached balance is returned as it is (Fastify sends it at once); only a miss returns a promise.
     // A string answer with a JSON content type is sent unserialised; errors still go through the schemas.
