@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
  * so a support ticket's id finds one request anywhere. Each process draws a 96-bit random prefix at start and
  * counts after it (`<16 base64url characters>-<base-36 counter>`): two processes share a prefix with odds of
  * 2⁻⁹⁶. `crypto.randomUUID` per request gave the same guarantee from 16 fresh random bytes a request, and
- * built its 36 characters by sixteen concatenations (≈ 2,000 instructions of every request:
+ * built its 36 characters by sixteen concatenations (≈ 1,600 instructions of every request:
  * docs/performance-http.md, round 12). A request id is not a secret and need not be unpredictable: nothing
  * grants access by it.
  */
