@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startAnvil } from '@dauth/contracts';
+import { createPublicClient, http } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stateMatchesHead } from '../../../src/chain/embeddedChain.js';
 import { senderAheadOfHead } from '../../../src/chain/journal/journalMaintenance.js';
@@ -55,18 +56,9 @@ describe('a state dump holding a block it does not have', () => {
   it('takes a fresh chain at its genesis block for a whole one (anvil reports the empty root there)', async () => {
     const fresh = await startAnvil({ chainId: 31337 });
     try {
-      const { blockNumber, stateRoot } = await fetch(fresh.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'eth_getBlockByNumber',
-          params: ['latest', false],
-        }),
-      })
-        .then((r) => r.json() as Promise<{ result: { number: string; stateRoot: string } }>)
-        .then(({ result }) => ({ blockNumber: BigInt(result.number), stateRoot: result.stateRoot }));
+      const { number: blockNumber, stateRoot } = await createPublicClient({
+        transport: http(fresh.rpcUrl),
+      }).getBlock();
       expect(blockNumber).toBe(0n);
       // The empty trie's root, though the genesis accounts hold ether: the proof's root is another.
       expect(stateRoot).toBe('0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
