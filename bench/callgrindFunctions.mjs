@@ -22,7 +22,7 @@ const { values, positionals } = parseArgs({
   },
 });
 if (!values.requests || positionals.length < 1 || positionals.length > 2) {
-  console.error('usage: callgrindFunctions.mjs --requests N [--map perf.map] [--top K] <dump> [<dump>]');
+  console.error('usage: callgrindFunctions.mjs --requests N [--map perf.map]… [--top K] <dump> [<dump>]');
   process.exit(2);
 }
 const requests = Number(values.requests);
