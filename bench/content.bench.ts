@@ -41,13 +41,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parseEther } from 'viem';
 import { type ExternalNode, startExternalNode } from './externalNode.js';
-import {
-  callgrindEnabled,
-  countInstructions,
-  countUntilSettled,
-  countSettledIdle,
-  measuredCommand,
-} from './instructionCount.js';
+import { callgrindEnabled, compareInstructionCounts, measuredCommand } from './instructionCount.js';
 import { jsonPost, KeepAliveCaller } from './keepAliveCaller.js';
 import { writeBenchSummary } from './summary.js';
 
@@ -568,87 +562,37 @@ async function blockFigures(
 
 /**
  * BENCH_CALLGRIND=1 (bench/instructionCount.ts): instructions per request of the bare route, `balance_adex`
- * and dauth's `/healthz`, in BENCH_BALANCE_ROUNDS alternated rounds of a fixed number of requests each, after
- * a warm-up long enough for V8 to optimise the hot functions, less each process's settled idle rate (dauth's
- * timers run at their own pace while requests run ≈ 50× slower). The figure is the rounds' mean. Prints its own
- * JSON line; no throughput (it means nothing under callgrind) and no `BENCH_JSON` record.
+ * and dauth's `/healthz` (`compareInstructionCounts`: warm-up, settling, BENCH_BALANCE_ROUNDS alternated
+ * rounds, idle subtracted). Prints its own JSON line; no throughput (it means nothing under callgrind) and no
+ * `BENCH_JSON` record.
  */
 async function countBalanceInstructions(
   urls: { bare: string; balance: string; healthz: string },
   barePid: number,
   dauthPid: number,
 ): Promise<void> {
-  const REQUESTS = Number(process.env.BENCH_CALLGRIND_REQUESTS ?? 10000);
-  // V8 still compiles after 30,000 requests (12,000 of the bare route's 72,000 instructions a request in the
-  // first round after them were TurboFan's, 300 by the third): 100,000 first.
-  const WARMUP = Number(process.env.BENCH_CALLGRIND_WARMUP ?? 100000);
-  const IDLE_SECONDS = Number(process.env.BENCH_CALLGRIND_IDLE_SECONDS ?? 3);
-  const load = (url: string, amount: number) =>
-    autocannon({ url, connections: 10, amount, pipelining: 1 }).then((r) => {
-      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-      return r.requests.total;
-    });
-  for (const url of Object.values(urls)) await load(url, WARMUP);
-  const pids = { bare: barePid, balance: dauthPid, healthz: dauthPid };
-  // What each process runs with no requests (dauth's head poll and resyncs), subtracted from each round.
-  const idle = {
-    bare: await countSettledIdle(barePid, IDLE_SECONDS),
-    dauth: await countSettledIdle(dauthPid, IDLE_SECONDS),
-  };
-  const idlePerSecond = { bare: idle.bare, balance: idle.dauth, healthz: idle.dauth };
-  process.stderr.write(`idle instructions per second: ${JSON.stringify(idle)}\n`);
-  // A fixed warm-up is not always enough (the bare process read 79 k, 74 k, then 59 k a request in rounds after
-  // 100,000 on one VM: still compiling): each URL is counted until two windows in a row agree, and only then
-  // do the measured rounds start.
-  const settling: Record<keyof typeof urls, number[]> = { bare: [], balance: [], healthz: [] };
-  for (const name of ['bare', 'balance', 'healthz'] as const)
-    settling[name] = await countUntilSettled(() =>
-      countInstructions(pids[name], () => load(urls[name], REQUESTS), idlePerSecond[name]).then(
-        (c) => c.perRequest,
-      ),
-    );
-  process.stderr.write(`settling windows (instructions per request): ${JSON.stringify(settling)}\n`);
-  const rounds: Record<keyof typeof urls, number>[] = [];
-  const rawRounds: Record<keyof typeof urls, number>[] = [];
-  for (let round = 0; round < Math.max(1, BALANCE_ROUNDS); round++) {
-    const counts = { bare: 0, balance: 0, healthz: 0 };
-    const raw = { bare: 0, balance: 0, healthz: 0 };
-    for (const name of ['bare', 'balance', 'healthz'] as const) {
-      const count = await countInstructions(
-        pids[name],
-        () => load(urls[name], REQUESTS),
-        idlePerSecond[name],
-      );
-      counts[name] = count.perRequest;
-      raw[name] = count.rawPerRequest;
-    }
-    rounds.push(counts);
-    rawRounds.push(raw);
-    process.stderr.write(
-      `instructions per request, round ${round + 1}: ${JSON.stringify(counts)} (idle not subtracted: ${JSON.stringify(raw)})\n`,
-    );
-  }
-  // The mean of the rounds, not the median: a major collection (≈ 400 M instructions in dauth) lands in one
-  // round of 10,000 requests and is as much a cost of those requests as a scavenge; the median would drop it.
-  const mean = (name: keyof typeof urls) =>
-    Math.round(rounds.reduce((sum, r) => sum + r[name], 0) / rounds.length);
+  const counts = await compareInstructionCounts(
+    {
+      bare: { url: urls.bare, pid: barePid },
+      balance: { url: urls.balance, pid: dauthPid },
+      healthz: { url: urls.healthz, pid: dauthPid },
+    },
+    BALANCE_ROUNDS,
+  );
+  const mean = counts.perRequest;
   console.log(
     JSON.stringify({
       bench: 'balance_adex: instructions per request (callgrind)',
-      requests_per_round: REQUESTS,
-      warmup_requests: WARMUP,
-      instructions_per_request: {
-        bare: mean('bare'),
-        balance_adex: mean('balance'),
-        healthz: mean('healthz'),
-      },
+      requests_per_round: counts.requestsPerRound,
+      warmup_requests: counts.warmupRequests,
+      instructions_per_request: { bare: mean.bare, balance_adex: mean.balance, healthz: mean.healthz },
       // bare ÷ balance_adex: the ratio a core would give each alone if instructions were its whole cost.
-      bare_vs_balance_adex: Number((mean('bare') / mean('balance')).toFixed(2)),
-      bare_vs_healthz: Number((mean('bare') / mean('healthz')).toFixed(2)),
-      idle_instructions_per_second: idle,
-      settling_windows: settling,
-      rounds,
-      rounds_idle_not_subtracted: rawRounds,
+      bare_vs_balance_adex: Number((mean.bare / mean.balance).toFixed(2)),
+      bare_vs_healthz: Number((mean.bare / mean.healthz).toFixed(2)),
+      idle_instructions_per_second: counts.idlePerSecond,
+      settling_windows: counts.settling,
+      rounds: counts.rounds,
+      rounds_idle_not_subtracted: counts.roundsIdleNotSubtracted,
     }),
   );
 }

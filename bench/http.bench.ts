@@ -17,6 +17,12 @@
  *   g) oidc-provider's code exchange with scope=openid (its answer carries an id_token too)
  *
  * BENCH_ONLY=f,g runs only the OpenID Connect pair (and mints only their code pools).
+ *
+ * BENCH_CALLGRIND=1 (bench/instructionCount.ts) counts instructions per request instead: the bare route,
+ * dauth's validate and dauth's `/healthz`, each server under valgrind's callgrind, in BENCH_REPEAT alternated
+ * rounds; no throughput, one JSON line:
+ *
+ *   BENCH_CALLGRIND=1 BENCH_REPEAT=2 npm run bench
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -28,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { callgrindEnabled, compareInstructionCounts, measuredCommand } from './instructionCount.js';
 import { writeBenchSummary } from './summary.js';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -175,8 +182,8 @@ async function serveDauth(): Promise<ReadyMessage> {
     accessToken: tokens.accessToken,
     clientId: client.clientId,
     clientSecret,
-    codes: ONLY.has('c') ? await mint(POOL_SIZE, false) : [],
-    openidCodes: ONLY.has('f') ? await mint(POOL_SIZE, true) : [],
+    codes: ONLY.has('c') && !callgrindEnabled ? await mint(POOL_SIZE, false) : [],
+    openidCodes: ONLY.has('f') && !callgrindEnabled ? await mint(POOL_SIZE, true) : [],
   };
 }
 
@@ -404,16 +411,19 @@ process.on('exit', () => {
 
 function startRole(role: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
+    // Node itself, or valgrind running node with BENCH_CALLGRIND=1 (fork's IPC channel passes through it).
+    const measured = measuredCommand(role, [
+      '--conditions=development',
+      '--import',
+      'tsx',
+      // BENCH_PROFILE=<dir>: write a V8 CPU profile of every server process there.
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      // BENCH_NODE_ARGS: more flags for every server process, e.g. "--trace-gc" (as bench:content takes them).
+      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ]);
     const child = fork(thisFile, ['--role', role], {
-      execArgv: [
-        '--conditions=development',
-        '--import',
-        'tsx',
-        // BENCH_PROFILE=<dir>: write a V8 CPU profile of every server process there.
-        ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-        // BENCH_NODE_ARGS: more flags for every server process, e.g. "--trace-gc" (as bench:content takes them).
-        ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      ],
+      execPath: measured.command,
+      execArgv: measured.args,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -544,7 +554,52 @@ function codeExchange(
 
 type RunId = 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g';
 
+/**
+ * BENCH_CALLGRIND=1: instructions per request of the bare route, validate and dauth's `/healthz`
+ * (`compareInstructionCounts`); the ratio bare ÷ validate is the target's, counted instead of timed.
+ */
+async function countValidateInstructions(): Promise<void> {
+  const started: Started[] = [];
+  try {
+    const bare = await startRole('bare', {});
+    started.push(bare);
+    const dauth = await startRole('dauth', {});
+    started.push(dauth);
+    const token = (dauth.info as ReadyMessage & { accessToken: string }).accessToken;
+    const counts = await compareInstructionCounts(
+      {
+        bare: { url: `${bare.info.url}/json`, pid: bare.child.pid! },
+        validate: {
+          url: `${dauth.info.url}/v1/oauth/validate`,
+          pid: dauth.child.pid!,
+          headers: { authorization: `Bearer ${token}` },
+        },
+        healthz: { url: `${dauth.info.url}/healthz`, pid: dauth.child.pid! },
+      },
+      REPEAT,
+    );
+    const mean = counts.perRequest;
+    console.log(
+      JSON.stringify({
+        bench: 'validate: instructions per request (callgrind)',
+        requests_per_round: counts.requestsPerRound,
+        warmup_requests: counts.warmupRequests,
+        instructions_per_request: mean,
+        bare_vs_validate: Number((mean.bare / mean.validate).toFixed(2)),
+        bare_vs_healthz: Number((mean.bare / mean.healthz).toFixed(2)),
+        idle_instructions_per_second: counts.idlePerSecond,
+        settling_windows: counts.settling,
+        rounds: counts.rounds,
+        rounds_idle_not_subtracted: counts.roundsIdleNotSubtracted,
+      }),
+    );
+  } finally {
+    for (const s of started) await stop(s);
+  }
+}
+
 async function main(): Promise<void> {
+  if (callgrindEnabled) return countValidateInstructions();
   const databaseUrl = process.env.DATABASE_URL;
   const dialect = databaseUrl ? 'PostgreSQL' : 'SQLite (embedded default)';
   const only = ONLY;

@@ -168,3 +168,85 @@ async function countIdle(pid: number, seconds: number): Promise<number> {
   const window = await counted(pid, () => new Promise((resolve) => setTimeout(resolve, seconds * 1000)));
   return Math.round(window.total / window.seconds);
 }
+
+/** One URL whose instructions per request are counted, in the process `pid` that answers it. */
+export interface CountedUrl {
+  url: string;
+  pid: number;
+  headers?: Record<string, string>;
+}
+
+export interface InstructionComparison<Name extends string> {
+  requestsPerRound: number;
+  warmupRequests: number;
+  /** The rounds' mean per URL, idle subtracted. */
+  perRequest: Record<Name, number>;
+  idlePerSecond: Record<Name, number>;
+  settling: Record<Name, number[]>;
+  rounds: Record<Name, number>[];
+  roundsIdleNotSubtracted: Record<Name, number>[];
+}
+
+/**
+ * Instructions per request of each URL, in `rounds` alternated rounds of BENCH_CALLGRIND_REQUESTS (10,000)
+ * requests each: a warm-up of BENCH_CALLGRIND_WARMUP (100,000) per URL first (V8 still compiles after 30,000:
+ * 12,000 of the bare route's 72,000 instructions a request in the first round after them were TurboFan's),
+ * each process's settled idle rate subtracted (dauth's timers run at their own pace while requests run ≈ 50×
+ * slower), and each URL counted until two windows agree before the rounds start (a fixed warm-up is not always
+ * enough on a slow VM). The figure is the rounds' mean, not the median: a major collection (≈ 400 M
+ * instructions in dauth) lands in one round and is as much a cost of those requests as a scavenge.
+ */
+export async function compareInstructionCounts<Name extends string>(
+  targets: Record<Name, CountedUrl>,
+  rounds: number,
+): Promise<InstructionComparison<Name>> {
+  const { default: autocannon } = await import('autocannon');
+  const requests = Number(process.env.BENCH_CALLGRIND_REQUESTS ?? 10000);
+  const warmup = Number(process.env.BENCH_CALLGRIND_WARMUP ?? 100000);
+  const idleSeconds = Number(process.env.BENCH_CALLGRIND_IDLE_SECONDS ?? 3);
+  const names = Object.keys(targets) as Name[];
+  const load = ({ url, headers }: CountedUrl, amount: number) =>
+    autocannon({ url, ...(headers ? { headers } : {}), connections: 10, amount, pipelining: 1 }).then((r) => {
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      return r.requests.total;
+    });
+  for (const name of names) await load(targets[name], warmup);
+  const idleOfPid = new Map<number, number>();
+  for (const { pid } of Object.values<CountedUrl>(targets))
+    if (!idleOfPid.has(pid)) idleOfPid.set(pid, await countSettledIdle(pid, idleSeconds));
+  const byName = <T>(value: (name: Name) => T) =>
+    Object.fromEntries(names.map((name) => [name, value(name)])) as Record<Name, T>;
+  const idlePerSecond = byName((name) => idleOfPid.get(targets[name].pid)!);
+  process.stderr.write(`idle instructions per second: ${JSON.stringify(idlePerSecond)}\n`);
+  const window = (name: Name) =>
+    countInstructions(targets[name].pid, () => load(targets[name], requests), idlePerSecond[name]);
+  const settling = byName((): number[] => []);
+  for (const name of names)
+    settling[name] = await countUntilSettled(() => window(name).then((c) => c.perRequest));
+  process.stderr.write(`settling windows (instructions per request): ${JSON.stringify(settling)}\n`);
+  const counted: Record<Name, number>[] = [];
+  const raw: Record<Name, number>[] = [];
+  for (let round = 0; round < Math.max(1, rounds); round++) {
+    const counts = byName(() => 0);
+    const rawCounts = byName(() => 0);
+    for (const name of names) {
+      const count = await window(name);
+      counts[name] = count.perRequest;
+      rawCounts[name] = count.rawPerRequest;
+    }
+    counted.push(counts);
+    raw.push(rawCounts);
+    process.stderr.write(
+      `instructions per request, round ${round + 1}: ${JSON.stringify(counts)} (idle not subtracted: ${JSON.stringify(rawCounts)})\n`,
+    );
+  }
+  return {
+    requestsPerRound: requests,
+    warmupRequests: warmup,
+    perRequest: byName((name) => Math.round(counted.reduce((sum, r) => sum + r[name], 0) / counted.length)),
+    idlePerSecond,
+    settling,
+    rounds: counted,
+    roundsIdleNotSubtracted: raw,
+  };
+}
