@@ -97,6 +97,39 @@ describe('token validation (GET /v1/oauth/validate)', () => {
     }
   });
 
+  it('verifies a token only in its one compact text: whitespace in a genuine signature is refused, not decoded past', async () => {
+    // jose decodes base64url forgivingly: these verify under jwtVerify. Each is a second text of a valid token,
+    // which the verified-token cache and requireTokenNow's trust in a cached text must never hold.
+    const { token } = await server.services.tokens.issueAccessToken({
+      userId: user.uuid,
+      clientId: client.clientId,
+      grantId: randomUUID(),
+    });
+    const cut = token.length - 20;
+    for (const variant of [`${token.slice(0, cut)} ${token.slice(cut)}`, `${token}\n`, `${token} `]) {
+      await expect(
+        server.services.tokens.verify(variant),
+        JSON.stringify(variant.slice(-24)),
+      ).rejects.toMatchObject({
+        status: 401,
+        code: 'invalid_token',
+      });
+    }
+    await expect(server.services.tokens.verify(token)).resolves.toMatchObject({ userId: user.uuid });
+    // Over HTTP the spellings RFC 6750 allows still pass, and whitespace inside the token still does not.
+    expect(
+      (await fetch(`${server.url}/v1/oauth/validate`, { headers: { authorization: `Bearer ${token} ` } }))
+        .status,
+    ).toBe(200);
+    await expectError(
+      await fetch(`${server.url}/v1/oauth/validate`, {
+        headers: { authorization: `Bearer ${token.slice(0, cut)} ${token.slice(cut)}` },
+      }),
+      401,
+      'missing_token',
+    );
+  });
+
   it('refuses alg none', async () => {
     const forged = `${b64({ alg: 'none', typ: 'JWT', kid: jwk.kid })}.${b64(claims())}.`;
     await expectError(await validate(forged), 401, 'invalid_token');
