@@ -102,4 +102,16 @@ describe('Authenticator.authenticateNow (the promise-free path of GET /v1/oauth/
     expect(answer).toBeInstanceOf(Promise);
     await expect(answer).rejects.toMatchObject({ code: 'invalid_token' });
   });
+
+  it('authenticateSeen answers only a cached, non-login token, and undefined otherwise (the caller then parses and verifies)', () => {
+    const { tokens, calls } = tokensWith({ t: access, l: login }, { t: access, l: login, n: access });
+    const auth = new Authenticator(
+      tokens,
+      list(() => false),
+    );
+    expect(auth.authenticateSeen('t', 'access')).toBe(access);
+    expect(auth.authenticateSeen('n', 'access')).toBeUndefined();
+    expect(auth.authenticateSeen('l', 'login')).toBeUndefined();
+    expect(calls.verify).toBe(0);
+  });
 });

@@ -43,8 +43,20 @@ export class Authenticator {
     token: string,
     accept: TokenClaims['use'] | 'any' = 'any',
   ): TokenClaims | Promise<TokenClaims> {
+    return this.authenticateSeen(token, accept) ?? this.authenticate(token, accept);
+  }
+
+  /**
+   * `authenticateNow` for a token whose exact text was verified before (the verified-token cache's hit), and
+   * that is not a login JWT: its answer or error. Undefined otherwise (call `authenticate`). A hit's text is a
+   * verified JWT's, so the caller may pass text it has not checked for anything else (whitespace, say).
+   */
+  authenticateSeen(
+    token: string,
+    accept: TokenClaims['use'] | 'any' = 'any',
+  ): TokenClaims | Promise<TokenClaims> | undefined {
     const claims = this.tokens.verifyCached(token, accept);
-    if (!claims || claims.use === 'login') return this.authenticate(token, accept);
+    if (!claims || claims.use === 'login') return undefined;
     const revoked = this.revocations.isRevoked(claims);
     if (revoked === false) return claims;
     if (revoked === true) throw revokedError();
