@@ -41,7 +41,12 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { parseEther } from 'viem';
 import { type ExternalNode, startExternalNode } from './externalNode.js';
-import { callgrindEnabled, compareInstructionCounts, measuredCommand } from './instructionCount.js';
+import {
+  callgrindEnabled,
+  compareInstructionCounts,
+  instructionCountFields,
+  measuredCommand,
+} from './instructionCount.js';
 import { jsonPost, KeepAliveCaller } from './keepAliveCaller.js';
 import { writeBenchSummary } from './summary.js';
 
@@ -583,16 +588,11 @@ async function countBalanceInstructions(
   console.log(
     JSON.stringify({
       bench: 'balance_adex: instructions per request (callgrind)',
-      requests_per_round: counts.requestsPerRound,
-      warmup_requests: counts.warmupRequests,
+      ...instructionCountFields(counts),
       instructions_per_request: { bare: mean.bare, balance_adex: mean.balance, healthz: mean.healthz },
       // bare ÷ balance_adex: the ratio a core would give each alone if instructions were its whole cost.
       bare_vs_balance_adex: Number((mean.bare / mean.balance).toFixed(2)),
       bare_vs_healthz: Number((mean.bare / mean.healthz).toFixed(2)),
-      idle_instructions_per_second: counts.idlePerSecond,
-      settling_windows: counts.settling,
-      rounds: counts.rounds,
-      rounds_idle_not_subtracted: counts.roundsIdleNotSubtracted,
     }),
   );
 }

@@ -34,7 +34,12 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { callgrindEnabled, compareInstructionCounts, measuredCommand } from './instructionCount.js';
+import {
+  callgrindEnabled,
+  compareInstructionCounts,
+  instructionCountFields,
+  measuredCommand,
+} from './instructionCount.js';
 import { writeBenchSummary } from './summary.js';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -582,15 +587,10 @@ async function countValidateInstructions(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'validate: instructions per request (callgrind)',
-        requests_per_round: counts.requestsPerRound,
-        warmup_requests: counts.warmupRequests,
+        ...instructionCountFields(counts),
         instructions_per_request: mean,
         bare_vs_validate: Number((mean.bare / mean.validate).toFixed(2)),
         bare_vs_healthz: Number((mean.bare / mean.healthz).toFixed(2)),
-        idle_instructions_per_second: counts.idlePerSecond,
-        settling_windows: counts.settling,
-        rounds: counts.rounds,
-        rounds_idle_not_subtracted: counts.roundsIdleNotSubtracted,
       }),
     );
   } finally {

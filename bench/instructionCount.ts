@@ -250,3 +250,15 @@ export async function compareInstructionCounts<Name extends string>(
     roundsIdleNotSubtracted: raw,
   };
 }
+
+/** The JSON fields every `compareInstructionCounts` report shares (the bench adds its name and ratios). */
+export function instructionCountFields<Name extends string>(counts: InstructionComparison<Name>) {
+  return {
+    requests_per_round: counts.requestsPerRound,
+    warmup_requests: counts.warmupRequests,
+    idle_instructions_per_second: counts.idlePerSecond,
+    settling_windows: counts.settling,
+    rounds: counts.rounds,
+    rounds_idle_not_subtracted: counts.roundsIdleNotSubtracted,
+  };
+}
