@@ -83,16 +83,17 @@ const SEAL_AAD = (kid: string) => `signing_key:${kid}`;
  */
 const CACHE_KEY_LENGTH = 32;
 
-/** A JWS in compact serialization: three base64url segments (RFC 7515 §7.1), no padding, nothing else. */
-const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const cacheKey = (token: string): string =>
   token.length > CACHE_KEY_LENGTH ? token.slice(-CACHE_KEY_LENGTH) : token;
+
+/** A JWS in compact serialization: three base64url segments (RFC 7515 §7.1), no padding, nothing else. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * Issues and verifies the service's JWTs (ES256, public half at /.well-known/jwks.json).
  * Verified tokens are cached by their exact text: a byte-identical token has an identical,
- * already-checked signature, so a hit costs a map lookup (keyed by the last characters of its signature, then the
- * whole text compared: see `#cached`). Revocation is deliberately not part of this cache; callers
+ * already-checked signature, so a hit costs a map lookup (keyed by the last characters of its
+ * signature, then the whole text compared: see `#cached`). Revocation is deliberately not part of this cache; callers
  * check it on every use.
  */
 export class TokenService {
