@@ -8,6 +8,15 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:backend   # a fresh schema
  *
  * Prints one JSON line with round trips per second and the latency percentiles (ms).
+ *
+ * BENCH_CALLGRIND=1 (bench/instructionCount.ts) counts instead the instructions dauth's process executes per
+ * round trip, and per `/healthz` request in the same process (its fixed per-request cost, the control), in
+ * BENCH_REPEAT (2) alternated rounds of BENCH_CALLGRIND_ROUND_TRIPS (1,000) after settling: the same count for
+ * the same code whatever the VM is doing, so two trees can be compared on a noisy machine. BENCH_SERVER_ROOT
+ * starts another tree's server (a `git worktree` with its node_modules linked) under this tree's load:
+ *
+ *   BENCH_CALLGRIND=1 npm run bench:backend
+ *   BENCH_CALLGRIND=1 BENCH_SERVER_ROOT=/tmp/base npm run bench:backend
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -18,12 +27,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import {
+  callgrindEnabled,
+  compareInstructionCounts,
+  instructionCountFields,
+  measuredCommand,
+} from './instructionCount.js';
 import { writeBenchSummary } from './summary.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 20);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The tree whose server is measured: this one, or BENCH_SERVER_ROOT's (compared by instructions). */
+const serverRoot = path.resolve(process.env.BENCH_SERVER_ROOT ?? root);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
+const CALLGRIND_ROUND_TRIPS = Number(process.env.BENCH_CALLGRIND_ROUND_TRIPS ?? 1000);
+const CALLGRIND_WARMUP_ROUND_TRIPS = Number(process.env.BENCH_CALLGRIND_WARMUP_ROUND_TRIPS ?? 5000);
 
 /** Setup requests; sign-up is rate limited per address, so a 429 waits as told and tries again. */
 const post = async (
@@ -99,20 +119,19 @@ async function startDauth(): Promise<{
       await c.end();
     };
   }
-  const child = spawn(
-    process.execPath,
-    [
-      // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-      ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      '--conditions=development',
-      '--import',
-      'tsx',
-      path.join(root, 'packages/server/src/main.ts'),
-    ],
-    { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  // Node itself, or valgrind running node with BENCH_CALLGRIND=1 (the same pid: valgrind runs node in-process).
+  const { command, args } = measuredCommand('dauth', [
+    // BENCH_NODE_ARGS: extra flags for the measured process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    '--conditions=development',
+    '--import',
+    'tsx',
+    path.join(serverRoot, 'packages/server/src/main.ts'),
+  ]);
+  const child = spawn(command, args, { cwd: serverRoot, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
+  // Under valgrind (instrumentation off) start-up runs about 5× slower.
+  const deadline = Date.now() + (callgrindEnabled ? 600_000 : 120_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`dauth exited with ${child.exitCode}`);
     const ready = await fetch(`${url}/readyz`).then(
@@ -260,6 +279,49 @@ async function main(): Promise<void> {
 
     // Every user's first round trip creates their slot (a chain write); the measured ones find it.
     await Promise.all(users.map((u) => roundTrip(u.jwt)));
+
+    if (callgrindEnabled) {
+      /** `amount` round trips over the users at once; any failure fails the count. */
+      const roundTrips = async (amount: number): Promise<number> => {
+        let begun = 0;
+        await Promise.all(
+          users.map(async (u) => {
+            while (begun < amount) {
+              begun++;
+              await roundTrip(u.jwt);
+            }
+          }),
+        );
+        return amount;
+      };
+      const pid = dauth.child.pid!;
+      const counts = await compareInstructionCounts(
+        {
+          round_trip: {
+            pid,
+            run: roundTrips,
+            amount: CALLGRIND_ROUND_TRIPS,
+            warmup: CALLGRIND_WARMUP_ROUND_TRIPS,
+          },
+          healthz: { url: `${dauth.url}/healthz`, pid },
+        },
+        REPEAT,
+      );
+      console.log(
+        JSON.stringify({
+          bench: 'backend round trips: instructions per round trip (callgrind)',
+          server_root: serverRoot,
+          database: process.env.DATABASE_URL ? 'postgres' : 'sqlite',
+          users: USERS,
+          round_trips_per_round: CALLGRIND_ROUND_TRIPS,
+          warmup_round_trips: CALLGRIND_WARMUP_ROUND_TRIPS,
+          ...instructionCountFields(counts),
+          instructions_per_round_trip: counts.perRequest.round_trip,
+          instructions_per_healthz_request: counts.perRequest.healthz,
+        }),
+      );
+      return;
+    }
 
     /** CPU time (ms) the dauth process used so far, from /proc (Linux); undefined elsewhere. */
     const serverCpu = (): { user: number; system: number } | undefined => {

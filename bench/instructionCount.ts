@@ -176,7 +176,23 @@ export interface CountedUrl {
   headers?: Record<string, string>;
 }
 
+/**
+ * A load of the bench's own whose instructions per unit are counted in `pid`: `run(amount)` makes `amount`
+ * units (a backend round trip is three requests and a callback) and answers how many it made. `amount` and
+ * `warmup` replace BENCH_CALLGRIND_REQUESTS and BENCH_CALLGRIND_WARMUP for it (a unit may be far costlier than
+ * one request).
+ */
+export interface CountedRun {
+  pid: number;
+  run(amount: number): Promise<number>;
+  amount: number;
+  warmup: number;
+}
+
+export type CountedTarget = CountedUrl | CountedRun;
+
 export interface InstructionComparison<Name extends string> {
+  /** Of each URL target (a `CountedRun` brings its own). */
   requestsPerRound: number;
   warmupRequests: number;
   /** The rounds' mean per URL, idle subtracted. */
@@ -197,7 +213,7 @@ export interface InstructionComparison<Name extends string> {
  * instructions in dauth) lands in one round and is as much a cost of those requests as a scavenge.
  */
 export async function compareInstructionCounts<Name extends string>(
-  targets: Record<Name, CountedUrl>,
+  targets: Record<Name, CountedTarget>,
   rounds: number,
 ): Promise<InstructionComparison<Name>> {
   const { default: autocannon } = await import('autocannon');
@@ -205,21 +221,31 @@ export async function compareInstructionCounts<Name extends string>(
   const warmup = Number(process.env.BENCH_CALLGRIND_WARMUP ?? 100000);
   const idleSeconds = Number(process.env.BENCH_CALLGRIND_IDLE_SECONDS ?? 3);
   const names = Object.keys(targets) as Name[];
-  const load = ({ url, headers }: CountedUrl, amount: number) =>
-    autocannon({ url, ...(headers ? { headers } : {}), connections: 10, amount, pipelining: 1 }).then((r) => {
-      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-      return r.requests.total;
-    });
-  for (const name of names) await load(targets[name], warmup);
+  const load = (target: CountedTarget, amount: number): Promise<number> => {
+    if ('run' in target) return target.run(amount);
+    const { url, headers } = target;
+    return autocannon({ url, ...(headers ? { headers } : {}), connections: 10, amount, pipelining: 1 }).then(
+      (r) => {
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        return r.requests.total;
+      },
+    );
+  };
+  const amountOf = (target: CountedTarget) => ('run' in target ? target.amount : requests);
+  for (const name of names) await load(targets[name], 'run' in targets[name] ? targets[name].warmup : warmup);
   const idleOfPid = new Map<number, number>();
-  for (const { pid } of Object.values<CountedUrl>(targets))
+  for (const { pid } of Object.values<CountedTarget>(targets))
     if (!idleOfPid.has(pid)) idleOfPid.set(pid, await countSettledIdle(pid, idleSeconds));
   const byName = <T>(value: (name: Name) => T) =>
     Object.fromEntries(names.map((name) => [name, value(name)])) as Record<Name, T>;
   const idlePerSecond = byName((name) => idleOfPid.get(targets[name].pid)!);
   process.stderr.write(`idle instructions per second: ${JSON.stringify(idlePerSecond)}\n`);
   const window = (name: Name) =>
-    countInstructions(targets[name].pid, () => load(targets[name], requests), idlePerSecond[name]);
+    countInstructions(
+      targets[name].pid,
+      () => load(targets[name], amountOf(targets[name])),
+      idlePerSecond[name],
+    );
   const settling = byName((): number[] => []);
   for (const name of names)
     settling[name] = await countUntilSettled(() => window(name).then((c) => c.perRequest));
