@@ -1,6 +1,8 @@
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { exportSPKI, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerSchema } from '../../src/http/routes/oauth/validate.js';
 import { TokenService } from '../../src/services/tokens/tokenService.js';
 import { SigningKeyStore } from '../../src/stores/signingKeyStore.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -52,14 +54,23 @@ describe('token validation (GET /v1/oauth/validate)', () => {
     const res = await validate(tokens.access_token);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const body = (await res.json()) as Record<string, unknown>;
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const text = await res.text();
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const [, payload] = tokens.access_token.split('.');
+    const { exp } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
     expect(body).toEqual({
       success: true,
       active: true,
       user_id: user.uuid,
       client_id: client.clientId,
-      exp: expect.any(Number),
+      exp,
     });
+    // The answer is written once per token and sent as text: the documented schema's fields, in its order.
+    expect(Value.Check(answerSchema, body)).toBe(true);
+    expect(Object.keys(body)).toEqual(Object.keys(answerSchema.properties));
+    // The same token again: the same text (the second answer is the first one's, not another token's).
+    expect(await (await validate(tokens.access_token)).text()).toBe(text);
   });
 
   it('refuses a missing, malformed or login (non-access) token with 401', async () => {

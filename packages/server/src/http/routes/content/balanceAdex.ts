@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../composition/index.js';
 import type { ContentServices } from '../../../composition/index.js';
 import { callbackRouteLimit } from '../../callbackRouteLimit.js';
+import { jsonOncePer } from '../../json/jsonOncePer.js';
 import { sendJsonText } from '../../json/sendJson.js';
 import { errorResponses } from '../../schemas.js';
 import { stringFieldsValidatorCompiler } from '../../stringFieldsValidator.js';
@@ -20,21 +21,13 @@ export async function balanceAdexRoutes(app: App, services: Services): Promise<v
   // The answer of one reading (one per cuid, slot and block) is written once and sent as it is by every
   // request of that block: no answer object, no serialisation per request (docs/performance-content.md
   // round 12). The fields and their order are the 200 schema's; a test compares the two.
-  const answers = new WeakMap<SlotReading, string>();
-  const answerJson = (reading: SlotReading): string => {
-    let json = answers.get(reading);
-    if (json === undefined) {
-      json = JSON.stringify({
-        success: true,
-        slot: reading.slot,
-        balance: reading.balance.toString(),
-        used_balances: reading.used.toString(),
-        cuid: reading.cuid,
-      });
-      answers.set(reading, json);
-    }
-    return json;
-  };
+  const answerJson = jsonOncePer((reading: SlotReading) => ({
+    success: true,
+    slot: reading.slot,
+    balance: reading.balance.toString(),
+    used_balances: reading.used.toString(),
+    cuid: reading.cuid,
+  }));
 
   app.get(
     url,
