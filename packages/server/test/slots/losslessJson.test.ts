@@ -22,6 +22,12 @@ describe('lossless JSON and slot ids', () => {
     // Whatever JSON.stringify accepts comes out the same.
     const sample = { a: 1.5, b: [1, 'two', { c: false }], d: 'é\u2028', e: -0, f: Number.NaN };
     expect(stringifyLossless(sample)).toBe(JSON.stringify(sample));
+    // Nested anywhere, in arrays and under toJSON, and at the top.
+    expect(stringifyLossless([{ n: [new JsonRawNumber('-12345678901234567890')] }, 7n])).toBe(
+      '[{"n":[-12345678901234567890]},7]',
+    );
+    expect(stringifyLossless(new JsonRawNumber('0'))).toBe('0');
+    expect(() => stringifyLossless(undefined)).toThrow(TypeError);
     expect(() => new JsonRawNumber('1e5')).toThrow(TypeError);
     expect(() => new JsonRawNumber('01')).toThrow(TypeError);
   });

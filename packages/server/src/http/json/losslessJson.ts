@@ -2,47 +2,39 @@
  * JSON text with integers written exactly as given. `JSON.stringify` can only write a number it
  * holds as a float64, which rounds 19-digit slot ids; a `JsonRawNumber` carries the digits instead,
  * and `stringifyLossless` writes them unquoted without ever making a JavaScript number of them.
+ *
+ * Both go through `JSON.rawJSON` (ES2026, in every Node this service supports: ≥ 22.15), a value
+ * `JSON.stringify` writes as the text it holds: the whole answer is one native `JSON.stringify`,
+ * where a writer of our own called it once per key and string (48 calls and ≈ 40,000 instructions a
+ * backend round trip; docs/performance-backend.md, round 8).
  */
+
+/** `JSON.rawJSON`, which TypeScript's ES2023 library does not declare yet. */
+const { rawJSON } = JSON as JSON & { rawJSON(text: string): object };
+
 export class JsonRawNumber {
   readonly digits: string;
+  readonly #raw: object;
   constructor(digits: string | bigint) {
     const text = typeof digits === 'bigint' ? digits.toString() : digits;
     if (!/^-?(0|[1-9]\d*)$/.test(text)) throw new TypeError(`not an integer literal: ${text}`);
     this.digits = text;
+    this.#raw = rawJSON(text);
+  }
+
+  /** What `JSON.stringify` writes for it: the digits, unquoted. */
+  toJSON(): object {
+    return this.#raw;
   }
 }
+
+/** A `bigint` (which `JSON.stringify` refuses) as its bare integer literal; everything else as it is. */
+const bigintsAsLiterals = (_key: string, value: unknown): unknown =>
+  typeof value === 'bigint' ? rawJSON(value.toString()) : value;
 
 /** Serialises like `JSON.stringify(value)`, plus `JsonRawNumber` and `bigint` as bare integer literals. */
 export function stringifyLossless(value: unknown): string {
-  const text = write(value);
+  const text = JSON.stringify(value, bigintsAsLiterals) as string | undefined;
   if (text === undefined) throw new TypeError('value has no JSON form');
   return text;
-}
-
-function write(value: unknown): string | undefined {
-  if (value === null) return 'null';
-  if (value instanceof JsonRawNumber) return value.digits;
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'bigint':
-      return value.toString();
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined;
-  }
-  const object = value as { toJSON?: () => unknown };
-  if (typeof object.toJSON === 'function') return write(object.toJSON());
-  if (Array.isArray(value)) return `[${value.map((item) => write(item) ?? 'null').join(',')}]`;
-  const members: string[] = [];
-  for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
-    const text = write(member);
-    if (text !== undefined) members.push(`${JSON.stringify(key)}:${text}`);
-  }
-  return `{${members.join(',')}}`;
 }
