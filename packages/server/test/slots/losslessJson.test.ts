@@ -28,6 +28,9 @@ describe('lossless JSON and slot ids', () => {
     );
     expect(stringifyLossless(new JsonRawNumber('0'))).toBe('0');
     expect(() => stringifyLossless(undefined)).toThrow(TypeError);
+    const cycle: Record<string, unknown> = { big: 1n };
+    cycle.self = cycle;
+    expect(() => stringifyLossless(cycle)).toThrow(TypeError);
     expect(() => new JsonRawNumber('1e5')).toThrow(TypeError);
     expect(() => new JsonRawNumber('01')).toThrow(TypeError);
   });

@@ -3,10 +3,10 @@
  * holds as a float64, which rounds 19-digit slot ids; a `JsonRawNumber` carries the digits instead,
  * and `stringifyLossless` writes them unquoted without ever making a JavaScript number of them.
  *
- * Both go through `JSON.rawJSON` (ES2026, in every Node this service supports: ≥ 22.15), a value
- * `JSON.stringify` writes as the text it holds: the whole answer is one native `JSON.stringify`,
- * where a writer of our own called it once per key and string (48 calls and ≈ 40,000 instructions a
- * backend round trip; docs/performance-backend.md, round 8).
+ * Both go through `JSON.rawJSON` (TC39's JSON.parse source-text proposal, shipped by V8 in every Node
+ * this service supports, ≥ 22.15), a value `JSON.stringify` writes as the text it holds: the whole
+ * answer is one native `JSON.stringify`, where a writer of our own called it once per key and string
+ * (48 calls and ≈ 40,000 instructions a backend round trip; docs/performance-backend.md, round 8).
  */
 
 /** `JSON.rawJSON`, which TypeScript's ES2023 library does not declare yet. */
@@ -34,7 +34,17 @@ const bigintsAsLiterals = (_key: string, value: unknown): unknown =>
 
 /** Serialises like `JSON.stringify(value)`, plus `JsonRawNumber` and `bigint` as bare integer literals. */
 export function stringifyLossless(value: unknown): string {
-  const text = JSON.stringify(value, bigintsAsLiterals) as string | undefined;
+  let text: string | undefined;
+  try {
+    // No replacer on the common path: with one, V8 calls back into JavaScript for every key (≈ 8,000
+    // instructions a backend round trip), and the service's ids come as JsonRawNumber anyway.
+    text = JSON.stringify(value) as string | undefined;
+  } catch (err) {
+    // A bare bigint (JSON.stringify refuses it with a TypeError): again, through the replacer. A value that
+    // has no JSON form for another reason (a cycle) throws the same TypeError again.
+    if (!(err instanceof TypeError)) throw err;
+    text = JSON.stringify(value, bigintsAsLiterals) as string | undefined;
+  }
   if (text === undefined) throw new TypeError('value has no JSON form');
   return text;
 }
