@@ -224,12 +224,19 @@ export async function compareInstructionCounts<Name extends string>(
   const load = (target: CountedTarget, amount: number): Promise<number> => {
     if ('run' in target) return target.run(amount);
     const { url, headers } = target;
-    return autocannon({ url, ...(headers ? { headers } : {}), connections: 10, amount, pipelining: 1 }).then(
-      (r) => {
-        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-        return r.requests.total;
-      },
-    );
+    // A request may wait seconds under valgrind on a busy machine: autocannon's 10-s timeout counted errors.
+    const options = {
+      url,
+      ...(headers ? { headers } : {}),
+      connections: 10,
+      amount,
+      pipelining: 1,
+      timeout: 300,
+    };
+    return autocannon(options).then((r) => {
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      return r.requests.total;
+    });
   };
   const amountOf = (target: CountedTarget) => ('run' in target ? target.amount : requests);
   for (const name of names) await load(targets[name], 'run' in targets[name] ? targets[name].warmup : warmup);
