@@ -239,7 +239,8 @@ export async function compareInstructionCounts<Name extends string>(
     });
   };
   const amountOf = (target: CountedTarget) => ('run' in target ? target.amount : requests);
-  for (const name of names) await load(targets[name], 'run' in targets[name] ? targets[name].warmup : warmup);
+  const warmupOf = (target: CountedTarget) => ('run' in target ? target.warmup : warmup);
+  for (const name of names) await load(targets[name], warmupOf(targets[name]));
   const idleOfPid = new Map<number, number>();
   for (const { pid } of Object.values<CountedTarget>(targets))
     if (!idleOfPid.has(pid)) idleOfPid.set(pid, await countSettledIdle(pid, idleSeconds));

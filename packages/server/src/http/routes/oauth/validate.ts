@@ -22,7 +22,7 @@ export const answerSchema = Type.Object({
  * the token is live (revocation is checked before, on every request). Serializing five fields per request was
  * ≈ 1,600 of the ≈ 13,000–15,500 instructions validate adds to `/healthz` (docs/performance-http.md, round 14).
  */
-export const validateAnswerOf = jsonOncePer((claims: TokenClaims) => ({
+const validateAnswerOf = jsonOncePer((claims: TokenClaims) => ({
   success: true,
   active: true,
   user_id: claims.userId,
