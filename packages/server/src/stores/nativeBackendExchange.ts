@@ -30,7 +30,7 @@ export interface NativeBackendExchange {
 /**
  * `OAuthGrantStore.exchangeBackendCode` on SQLite as native better-sqlite3 transactions: the same
  * statements as its Kysely path (the conditional redemption, the slot row, the grant, its refresh token,
- * the outbox write), run synchronously, with no query compilation (but the outbox's), no connection mutex
+ * the outbox write), run synchronously, with no query compilation, no connection mutex
  * and no promise per statement. get_token runs it once per round trip (docs/performance-backend.md,
  * rounds 5 and 6): `all` commits the exchanges of one event-loop turn together (`GroupCommit`), `one` a
  * single exchange. Each exchange's statements are independent of the others' (two exchanges of one code in
@@ -65,6 +65,8 @@ export function nativeBackendExchange(
   );
   const tokenInsert = native.prepare(`insert into oauth_refresh_tokens
       (token_hash, grant_id, client_id, user_uuid, created_at, expires_at) values (?, ?, ?, ?, ?, ?)`);
+  // The outbox's own statement, prepared once per event type (`WebhookOutbox.nativeWriter`).
+  const writeOutbox = outbox?.nativeWriter(native, db);
   const exchange = (input: BackendExchangeInput): BackendExchangeRow => {
     const row = redeem.get({
       now: input.now,
@@ -86,13 +88,7 @@ export function nativeBackendExchange(
       input.now,
       input.tokenExpiresAt,
     );
-    let queued = false;
-    if (outbox) {
-      // The outbox's own statement, compiled by Kysely (its text is fixed for a fixed event type, so the
-      // handle's statement cache prepares it once).
-      const compiled = outbox.statement(input.event(userUuid, row.slot_id)).compile(db);
-      queued = native.prepare(compiled.sql).run(...(compiled.parameters as unknown[])).changes > 0;
-    }
+    const queued = writeOutbox ? writeOutbox(input.event(userUuid, row.slot_id)) : false;
     return { redeemed: true, userUuid, slotRow, queued };
   };
   return {

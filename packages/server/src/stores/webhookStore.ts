@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type SQLite from 'better-sqlite3';
 import { PostgresAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { currentLink, type SpanContext } from '../observability/spans.js';
@@ -211,6 +212,46 @@ export function subscribedTo(column: ReturnType<typeof sql.ref>, type: string) {
     : sql<boolean>`${column} like ${pattern}`;
 }
 
+/** The values an outbox write binds (`WebhookOutbox.nativeWriter` binds them by these names). */
+interface OutboxValues {
+  msgId: string;
+  clientId: string;
+  type: string;
+  body: string;
+  orderKey: string | null;
+  at: number;
+}
+
+const OUTBOX_VALUE_NAMES = [
+  'msgId',
+  'clientId',
+  'type',
+  'body',
+  'orderKey',
+  'at',
+] as const satisfies readonly (keyof OutboxValues)[];
+
+/**
+ * One event's delivery rows: an INSERT … SELECT over the app's live endpoints subscribed to `type`.
+ * `withId`: the caller gave the message id, which may have been written before; that delivery stays the
+ * one delivery of the event, its body brought up to date only while no attempt has been made (a receiver
+ * dedups by id, so a changed body sent under an id it has seen would be dropped anyway). The SELECT's
+ * WHERE is what SQLite needs to tell this ON CONFLICT from a join's ON.
+ */
+function outboxInsert(v: OutboxValues, type: string, withId: boolean) {
+  const onConflict = withId
+    ? sql` on conflict (endpoint_id, msg_id) do update set payload = excluded.payload
+            where webhook_deliveries.attempts = 0 and webhook_deliveries.state = 'pending'
+              and webhook_deliveries.lease_until < ${v.at}`
+    : sql``;
+  return sql`insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
+        state, attempts, next_attempt_at, lease_until, created_at)
+      select id, ${v.msgId}, ${v.clientId}, ${v.type}, ${v.body}, ${v.orderKey},
+        'pending', 0, ${v.at}, 0, ${v.at}
+      from webhook_endpoints
+      where client_id = ${v.clientId} and deleted_at is null and ${subscribedTo(sql.ref('events'), type)}${onConflict}`;
+}
+
 /**
  * The outbox write a store adds to its own transaction: one delivery row per live endpoint of the app
  * subscribed to the type, in one INSERT … SELECT (none when the app has no such endpoint, so a change
@@ -245,6 +286,45 @@ export class WebhookOutbox {
 
   /** The write of `event`'s deliveries; the caller that runs it tells `queued()` when it inserted rows. */
   statement(event: OutboxEvent) {
+    return outboxInsert(this.#valuesOf(event), event.type, event.msgId !== undefined);
+  }
+
+  /**
+   * The same write on SQLite's native handle, for a caller inside a native transaction (the backend
+   * exchange's commit, once per round trip): one prepared statement per event type and id kind, its text
+   * compiled by Kysely once, so an event costs its values and one `run` — not a compilation, nor the hashing
+   * of a new 500-character text to find the cached statement (docs/performance-backend.md, round 9).
+   * Answers whether a delivery row was written or brought up to date.
+   */
+  nativeWriter(native: SQLite.Database, db: Db): (event: OutboxEvent) => boolean {
+    const prepared = new Map<
+      string,
+      { run: SQLite.Statement; order: (keyof OutboxValues | { constant: unknown })[] }
+    >();
+    return (event) => {
+      const values = this.#valuesOf(event);
+      const withId = event.msgId !== undefined;
+      const key = withId ? `${event.type}\n` : event.type;
+      let statement = prepared.get(key);
+      if (!statement) {
+        // Compiled with each value replaced by a marker of its name: the markers' places among the
+        // compiled parameters are the order in which this statement takes the values.
+        const markers = new Map(OUTBOX_VALUE_NAMES.map((name) => [{ name }, name] as const));
+        const byName = Object.fromEntries([...markers].map(([marker, name]) => [name, marker]));
+        const compiled = outboxInsert(byName as unknown as OutboxValues, event.type, withId).compile(db);
+        const order = compiled.parameters.map(
+          (p) => markers.get(p as { name: keyof OutboxValues }) ?? { constant: p },
+        );
+        statement = { run: native.prepare(compiled.sql), order };
+        prepared.set(key, statement);
+      }
+      const parameters = statement.order.map((o) => (typeof o === 'string' ? values[o] : o.constant));
+      return statement.run.run(...parameters).changes > 0;
+    };
+  }
+
+  /** The values of `event`'s write; its message id (new unless given) remembers the span that wrote it. */
+  #valuesOf(event: OutboxEvent): OutboxValues {
     const at = event.at ?? Date.now();
     const msgId = event.msgId ?? newMessageId(at);
     const origin = currentLink();
@@ -252,22 +332,14 @@ export class WebhookOutbox {
       if (this.#origins.size >= 10_000) this.#origins.delete(this.#origins.keys().next().value!);
       this.#origins.set(msgId, origin.context);
     }
-    // An id given by the caller may have been written before: that delivery stays the one delivery of the
-    // event. Its body is brought up to date only while no attempt has been made (a receiver dedups by id,
-    // so a changed body sent under an id it has seen would be dropped anyway). The SELECT's WHERE is what
-    // SQLite needs to tell this ON CONFLICT from a join's ON.
-    const onConflict =
-      event.msgId === undefined
-        ? sql``
-        : sql` on conflict (endpoint_id, msg_id) do update set payload = excluded.payload
-            where webhook_deliveries.attempts = 0 and webhook_deliveries.state = 'pending'
-              and webhook_deliveries.lease_until < ${at}`;
-    return sql`insert into webhook_deliveries (endpoint_id, msg_id, client_id, type, payload, order_key,
-        state, attempts, next_attempt_at, lease_until, created_at)
-      select id, ${msgId}, ${event.clientId}, ${event.type}, ${eventBody(event, at)}, ${event.orderKey ?? null},
-        'pending', 0, ${at}, 0, ${at}
-      from webhook_endpoints
-      where client_id = ${event.clientId} and deleted_at is null and ${subscribedTo(sql.ref('events'), event.type)}${onConflict}`;
+    return {
+      msgId,
+      clientId: event.clientId,
+      type: event.type,
+      body: eventBody(event, at),
+      orderKey: event.orderKey ?? null,
+      at,
+    };
   }
 
   /** Of `clientIds`, the apps with a live endpoint subscribed to `type` (to skip building bodies nobody gets). */

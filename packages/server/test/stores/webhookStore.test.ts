@@ -4,6 +4,7 @@ import { BackendCodeStore } from '../../src/stores/backendCodeStore.js';
 import { ContentLedgerStore } from '../../src/stores/contentLedgerStore.js';
 import { LoginStatusStore } from '../../src/stores/loginStatusStore.js';
 import { OAuthGrantStore } from '../../src/stores/oauthGrantStore.js';
+import { nativeSqlite } from '../../src/db/database.js';
 import { WebhookOutbox, WebhookStore } from '../../src/stores/webhookStore.js';
 import { testDatabases } from '../helpers/databases.js';
 import {
@@ -196,6 +197,87 @@ describe.each(testDatabases)('webhook store and outbox ($name)', (database) => {
       },
     ]);
     expect(new Set(rows.map((r) => r.msg_id)).size).toBe(2);
+  });
+
+  it('the native writer writes what the Kysely statement writes, per type and id kind, from one prepared statement each', async () => {
+    const native = nativeSqlite(db());
+    if (!native) return; // SQLite's native handle only (PostgreSQL has no native path)
+    await seedUser(db(), 305);
+    await seedClient(db(), 'wh-native', 305);
+    await seedClient(db(), 'wh-none', 305);
+    const store = new WebhookStore(db());
+    await store.insertEndpoint(endpoint('wh_n1', 'wh-native', ['grant.created', 'status.changed']));
+    await store.insertEndpoint(endpoint('wh_n2', 'wh-native', ['grant.created']));
+    const outbox = new WebhookOutbox();
+    const write = outbox.nativeWriter(native, db());
+    const rows = () =>
+      db()
+        .selectFrom('webhook_deliveries')
+        .select([
+          'endpoint_id',
+          'msg_id',
+          'client_id',
+          'type',
+          'payload',
+          'order_key',
+          'state',
+          'next_attempt_at',
+          'created_at',
+        ])
+        .where('client_id', 'in', ['wh-native', 'wh-none'])
+        .orderBy('created_at')
+        .orderBy('endpoint_id')
+        .execute();
+
+    // Two events of one type through the same statement, each with its own values.
+    expect(write({ type: 'grant.created', clientId: 'wh-native', data: { grant_id: 'n1' }, at: 1000 })).toBe(
+      true,
+    );
+    expect(
+      write({
+        type: 'grant.created',
+        clientId: 'wh-native',
+        data: { grant_id: 'n2' },
+        at: 2000,
+        orderKey: 'k',
+      }),
+    ).toBe(true);
+    // Another type, an app without endpoints (nothing written), and a type outside the catalogue (bound).
+    expect(write({ type: 'status.changed', clientId: 'wh-native', data: { status: 'x' }, at: 3000 })).toBe(
+      true,
+    );
+    expect(write({ type: 'grant.created', clientId: 'wh-none', data: {}, at: 3500 })).toBe(false);
+    expect(write({ type: 'not a catalogue type', clientId: 'wh-native', data: {}, at: 3600 })).toBe(false);
+    const written = await rows();
+    expect(
+      written.map((r) => [r.endpoint_id, r.type, r.order_key, r.state, r.next_attempt_at, r.created_at]),
+    ).toEqual([
+      ['wh_n1', 'grant.created', null, 'pending', 1000, 1000],
+      ['wh_n2', 'grant.created', null, 'pending', 1000, 1000],
+      ['wh_n1', 'grant.created', 'k', 'pending', 2000, 2000],
+      ['wh_n2', 'grant.created', 'k', 'pending', 2000, 2000],
+      ['wh_n1', 'status.changed', null, 'pending', 3000, 3000],
+    ]);
+    expect(JSON.parse(written[2]!.payload)).toEqual({
+      type: 'grant.created',
+      timestamp: new Date(2000).toISOString(),
+      data: { client_id: 'wh-native', grant_id: 'n2' },
+    });
+    expect(new Set(written.map((r) => r.msg_id)).size).toBe(3);
+
+    // A given id: written once, its body brought up to date while unattempted — as `statement` does.
+    const given = { type: 'grant.created', clientId: 'wh-native', msgId: 'msg_given', at: 4000 };
+    expect(write({ ...given, data: { v: 1 } })).toBe(true);
+    expect(write({ ...given, data: { v: 2 } })).toBe(true);
+    const byId = (await rows()).filter((r) => r.msg_id === 'msg_given');
+    expect(byId.map((r) => r.endpoint_id)).toEqual(['wh_n1', 'wh_n2']);
+    expect(byId.map((r) => JSON.parse(r.payload).data.v)).toEqual([2, 2]);
+    await db()
+      .transaction()
+      .execute((trx) => outbox.record(trx, { ...given, data: { v: 3 } }));
+    expect(
+      (await rows()).filter((r) => r.msg_id === 'msg_given').map((r) => JSON.parse(r.payload).data.v),
+    ).toEqual([3, 3]);
   });
 
   it('grant stores write grant.created and grant.revoked in their commit, the PostgreSQL single-statement paths included', async () => {
