@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
 import { type Address, getAddress, type Hash, parseEther } from 'viem';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   admin,
@@ -70,6 +71,9 @@ interface Journey {
   buyer?: Player;
   /** Every step answered 2xx: its ledger is checked to the wei. */
   complete: boolean;
+  /** When the journey began and ended (ms since the epoch): was an RPC cut on meanwhile? */
+  startedAt: number;
+  endedAt: number;
   failures: string[];
   transfer?: { recipient: Address; amount: bigint; answered: boolean };
   /** The slot the backend flow (authorize → callback → get_token) created for the buyer in the studio's app. */
@@ -93,6 +97,14 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
   let callbacks: CallbackServer;
   let studioApp: TestClient;
   const log: string[] = [];
+  /** The RPC cuts' windows (ms since the epoch; `to` is Infinity while one is on). */
+  const cuts: { from: number; to: number }[] = [];
+  /** Every step that failed was refused with `chain_unavailable` (503, nothing was changed). */
+  const refusedForChain = (j: Journey) =>
+    !j.complete && j.failures.every((f) => f.includes('"error":"chain_unavailable"'));
+  /** Refused for the chain while the RPC was cut: the honest answer, not a journey that should have got through. */
+  const refusedDuringCut = (j: Journey) =>
+    refusedForChain(j) && cuts.some((cut) => j.startedAt <= cut.to && j.endedAt >= cut.from);
   const note = (line: string) => {
     const stamped = `[chaos +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`;
     log.push(stamped);
@@ -100,6 +112,17 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
   };
   let started = Date.now();
   let calmBaseFee = 10n ** 9n;
+  /** The service's warnings and errors, counted by message (printed at the end: what the service saw). */
+  const serviceLog = new Map<string, number>();
+  const countServiceLog = (line: string) => {
+    const { level, msg, err } = JSON.parse(line) as {
+      level: number;
+      msg?: string;
+      err?: { message?: string };
+    };
+    const key = `${level >= 50 ? 'error' : 'warn'}: ${msg ?? ''}${err?.message ? ` (${err.message.split('\n')[0]})` : ''}`;
+    serviceLog.set(key, (serviceLog.get(key) ?? 0) + 1);
+  };
 
   beforeAll(async () => {
     console.log(`[chaos] seed ${SEED} (CHAOS_SEED=${SEED} replays this schedule)`);
@@ -108,6 +131,7 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
     const keys = freshKeys();
     await node.fund(addressOf(keys.DEPLOYER_PRIVATE_KEY), addressOf(keys.RELAYER_PRIVATE_KEY));
     server = await startTestServer({
+      logger: pino({ level: 'warn' }, { write: (line: string) => countServiceLog(line) }),
       env: {
         CHAIN_RPC_URL: proxy.url,
         ...keys,
@@ -200,9 +224,12 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
       case 'cut': {
         const mode = rng() < 0.5 ? 'hang' : 'error503';
         proxy.mode = mode;
+        const window = { from: Date.now(), to: Infinity };
+        cuts.push(window);
         note(`cut: the RPC ${mode === 'hang' ? 'hangs' : 'answers 503'} for 10 s`);
         await new Promise((resolve) => setTimeout(resolve, 10_000));
         proxy.mode = 'forward';
+        window.to = Date.now();
         note('cut: the RPC answers again');
         return;
       }
@@ -240,6 +267,8 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
   async function journey(index: number): Promise<Journey> {
     const j: Journey = {
       complete: true,
+      startedAt: Date.now(),
+      endedAt: 0,
       failures: [],
       bought: 0n,
       nativePaid: 0n,
@@ -382,15 +411,36 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
     let index = 0;
     await Promise.all(
       Array.from({ length: WORKERS }, async () => {
-        while (Date.now() - started < CHAOS_MS) journeys.push(await journey(index++));
+        while (Date.now() - started < CHAOS_MS) {
+          const j = await journey(index++);
+          j.endedAt = Date.now();
+          journeys.push(j);
+          // Told that the chain is unavailable, a client tries again a moment later (no Retry-After on 503s
+          // of the chain): without the pause, a worker refused at once starts dozens of journeys per cut.
+          if (refusedForChain(j)) await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
       }),
     );
     const injected = await faults;
     proxy.mode = 'forward';
     note(
-      `flows: ${journeys.length} journeys, ${journeys.filter((j) => j.complete).length} complete; faults: ${injected.join(', ')}`,
+      `flows: ${journeys.length} journeys, ${journeys.filter((j) => j.complete).length} complete, ` +
+        `${journeys.filter(refusedDuringCut).length} refused with chain_unavailable during an RPC cut; ` +
+        `faults: ${injected.join(', ')}`,
     );
-    for (const j of journeys.filter((x) => !x.complete)) note(`incomplete: ${j.failures.join('; ')}`);
+    for (const [line, count] of [...serviceLog].sort((a, b) => b[1] - a[1]).slice(0, 20))
+      note(`service log ×${count}: ${line.slice(0, 300)}`);
+    note(
+      `RPC proxy: ${proxy.forwarded} requests forwarded, ${proxy.upstreamFailures} not answered by the node` +
+        (proxy.lastUpstreamError ? ` (last: ${proxy.lastUpstreamError})` : ''),
+    );
+    // Failures grouped by text (a run that went wrong repeats one failure dozens of times; CI keeps the tail).
+    const failures = new Map<string, number>();
+    for (const j of journeys.filter((x) => !x.complete)) {
+      const text = j.failures.join('; ');
+      failures.set(text, (failures.get(text) ?? 0) + 1);
+    }
+    for (const [text, count] of failures) note(`incomplete ×${count}: ${text}`);
 
     // Let the chain settle: the journal rounds run until it holds nothing the chain lacks (a transaction a
     // reorg took while the base fee was spiked waits for the fee to fall under its cap).
@@ -406,7 +456,7 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
       }
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     }
-    note(`settled in ${((Date.now() - settleStart) / 1000).toFixed(1)} s`);
+    note(`settled in ${((Date.now() - settleStart) / 1000).toFixed(1)} s (seed ${SEED})`);
 
     const { contracts } = server.services.chain.info;
     const reader = node.reader;
@@ -484,8 +534,14 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
     const ownerBalance = await reader.getBalance({ address: provider.ownerAddr });
     if (journeys.every((j) => j.complete)) expect(ownerBalance).toBe(releasedTotal);
     else expect(ownerBalance).toBeGreaterThanOrEqual(releasedTotal);
-    // Most journeys must have got through: faults delay answers, they do not stop the service.
-    expect(journeys.filter((j) => j.complete).length).toBeGreaterThanOrEqual(Math.ceil(journeys.length / 2));
+    // Most journeys must have got through: faults delay answers, they do not stop the service. A journey
+    // refused with `chain_unavailable` while the RPC was cut got the right answer and is not counted (seed
+    // 1529741852: a 503 cut refused each worker's journeys at once, ≈ 100 of them in its 10 s).
+    const counted = journeys.filter((j) => !refusedDuringCut(j));
+    expect(
+      counted.filter((j) => j.complete).length,
+      `complete journeys of ${counted.length} not refused during a cut (CHAOS_SEED=${SEED} replays this schedule)`,
+    ).toBeGreaterThanOrEqual(Math.ceil(counted.length / 2));
     expect(injected).toEqual(expect.arrayContaining(['drop', 'spike', 'reorg', 'cut']));
   }, 360_000);
 });

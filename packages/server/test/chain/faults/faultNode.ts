@@ -182,12 +182,21 @@ export interface FaultyProxy {
   mode: Mode;
   /** Requests passed on to the node (not held, not refused). */
   forwarded: number;
+  /** Forwarded requests the node did not answer (each answered 502), and the last one's error. */
+  upstreamFailures: number;
+  lastUpstreamError?: string;
   close(): Promise<void>;
 }
 
 export async function startProxy(target: string): Promise<FaultyProxy> {
   const held = new Set<http.ServerResponse>();
-  const proxy: FaultyProxy = { url: '', mode: 'forward', forwarded: 0, close: async () => {} };
+  const proxy: FaultyProxy = {
+    url: '',
+    mode: 'forward',
+    forwarded: 0,
+    upstreamFailures: 0,
+    close: async () => {},
+  };
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (c: Buffer) => chunks.push(c));
@@ -207,9 +216,17 @@ export async function startProxy(target: string): Promise<FaultyProxy> {
         body: Buffer.concat(chunks),
       })
         .then(async (answer) => {
-          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+          // The body first: a node that breaks off mid-answer is a 502, not a second set of headers.
+          const text = await answer.text();
+          response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
         })
-        .catch(() => response.writeHead(502).end());
+        .catch((err: unknown) => {
+          proxy.upstreamFailures += 1;
+          const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+          proxy.lastUpstreamError = `${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+          if (!response.headersSent) response.writeHead(502);
+          response.end();
+        });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
