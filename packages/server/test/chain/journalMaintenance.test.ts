@@ -1,10 +1,31 @@
 import fs from 'node:fs';
 import { type AnvilInstance, startAnvil } from '@dauth/contracts';
-import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  type Hash,
+  http,
+  parseEther,
+  parseGwei,
+  type PublicClient,
+} from 'viem';
+import pino from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
-import { freshKeys, journalEntryCount, randomOwner, startTestChain } from './chainTestHelpers.js';
+import type { ChainClient } from '../../src/chain/chainClient.js';
+import { JournalRecovery } from '../../src/chain/journal/journalRecovery.js';
+import {
+  freshKeys,
+  journalEntryCount,
+  randomOwner,
+  startTestChain,
+  type TestChain,
+} from './chainTestHelpers.js';
+
+const silentLogger = pino({ level: 'silent' });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const savedHead = (statePath: string): number => {
@@ -95,6 +116,137 @@ describe('the journal on an external chain (anvil with chain id 1337 behind CHAI
       await test.close();
     }
   }, 60_000);
+});
+
+describe('a lost transaction whose nonce the chain holds again (external anvil, one service)', () => {
+  // One anvil and one service for both cases: each sends from the deployer at its next nonce.
+  let node: AnvilInstance;
+  let test: TestChain;
+  let client: PublicClient;
+  let deployer: ReturnType<typeof privateKeyToAccount>;
+  /** What the journal told its observer as unrecoverable (the `…_journal_unrecoverable_total` metric). */
+  let unrecoverable = 0;
+  const rpc = (method: string, params: unknown[] = []) =>
+    client.request({ method: method as 'eth_chainId', params: params as never });
+  const state = async (hash: Hash) =>
+    (
+      await test.database.db
+        .selectFrom('chain_journal')
+        .select(['state', 'block_hash'])
+        .where('tx_hash', '=', hash)
+        .executeTakeFirstOrThrow()
+    ).state;
+
+  beforeAll(async () => {
+    node = await startAnvil({ chainId: 1337 });
+    client = createPublicClient({ transport: http(node.rpcUrl) });
+    const keys = freshKeys();
+    const bank = createWalletClient({
+      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+      transport: http(node.rpcUrl),
+    });
+    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
+      await bank.sendTransaction({
+        chain: null,
+        to: privateKeyToAccount(key).address,
+        value: parseEther('100'),
+      });
+    }
+    test = await startTestChain({
+      env: { CHAIN_RPC_URL: node.rpcUrl, ...keys },
+      journalMaintenance: { intervalMs: 3_600_000 },
+    });
+    test.chain.telemetry.observeJournal({ unrecoverable: () => void unrecoverable++ });
+    deployer = privateKeyToAccount(keys.DEPLOYER_PRIVATE_KEY);
+  }, 60_000);
+  afterAll(async () => {
+    await test?.close();
+    await node?.stop();
+  });
+
+  /** A journaled transfer from the deployer, mined and confirmed, then taken out by a reorg. */
+  async function minedThenReorged(to: Address, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {
+    const { chain } = test;
+    const wallet = createWalletClient({
+      account: deployer,
+      chain: chain.gateway.client.chain,
+      transport: chain.journal.sender.transportFor(deployer.address),
+    });
+    const snapshot = await rpc('evm_snapshot');
+    const nonce = await client.getTransactionCount({ address: deployer.address });
+    const hash = await wallet.sendTransaction({ to, value: 7n, nonce, ...fees });
+    await chain.journal.sender.confirm(await client.waitForTransactionReceipt({ hash, pollingInterval: 20 }));
+    expect(await state(hash)).toBe('mined');
+    expect(await rpc('evm_revert', [snapshot])).toBe(true);
+    expect(await client.getBalance({ address: to })).toBe(0n);
+    return { wallet, hash, nonce };
+  }
+
+  it('its journaled fee replacement was mined on the new branch: the work is there, nothing is unrecoverable', async () => {
+    const to = randomOwner().address;
+    const { wallet, hash, nonce } = await minedThenReorged(to, {
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    });
+    // The same transfer at the same nonce with a higher tip (what the relayer sends when a bundle waits).
+    const replacement = await wallet.sendTransaction({
+      to,
+      value: 7n,
+      nonce,
+      maxFeePerGas: parseGwei('30'),
+      maxPriorityFeePerGas: parseGwei('2'),
+    });
+    expect(replacement).not.toBe(hash);
+    const mined = await client.waitForTransactionReceipt({ hash: replacement, pollingInterval: 20 });
+    const before = unrecoverable;
+    await test.chain.journal.maintenance.run();
+    expect(test.chain.journal.recovery.progress).toMatchObject({ state: 'done', missing: 1, failed: 0 });
+    expect(unrecoverable).toBe(before);
+    expect(await state(hash)).toBe('dropped');
+    expect(await state(replacement)).toBe('mined');
+    expect(mined.status).toBe('success');
+    expect(await client.getBalance({ address: to })).toBe(7n);
+  }, 30_000);
+
+  it("it came back between the comparison and the round's send (the relayer's refill sent it): recorded as mined, not dropped", async () => {
+    const to = randomOwner().address;
+    const { hash } = await minedThenReorged(to, {
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    });
+    // The round's node: the first send of a raw transaction reaches the node twice, the first time as the relayer's
+    // refill would, mined before the round's own send arrives ("nonce too low").
+    let raced = false;
+    const racing = createPublicClient({
+      chain: test.chain.gateway.client.chain,
+      transport: custom({
+        async request({ method, params }: { method: string; params?: unknown }) {
+          if (method === 'eth_sendRawTransaction' && !raced) {
+            raced = true;
+            const refilled = (await rpc(method, params as unknown[])) as Hash;
+            await client.waitForTransactionReceipt({ hash: refilled, pollingInterval: 20 });
+          }
+          return rpc(method, params as unknown[]);
+        },
+      }),
+    });
+    const recovery = new JournalRecovery(racing as ChainClient, test.chain.journal.sender, silentLogger);
+    recovery.observer = { unrecoverable: () => void unrecoverable++ };
+    const before = unrecoverable;
+    const report = await recovery.run({ replay: false, unknown: false });
+    expect(raced).toBe(true);
+    expect(report).toMatchObject({ state: 'done', missing: 1, replayed: 1, failed: 0 });
+    expect(unrecoverable).toBe(before);
+    const receipt = await client.getTransactionReceipt({ hash });
+    expect(await state(hash)).toBe('mined');
+    const row = await test.database.db
+      .selectFrom('chain_journal')
+      .select('block_hash')
+      .where('tx_hash', '=', hash)
+      .executeTakeFirstOrThrow();
+    expect(row.block_hash).toBe(receipt.blockHash);
+    expect(await client.getBalance({ address: to })).toBe(7n);
+  }, 30_000);
 });
 
 describe('compaction of the journal on the embedded chain', () => {

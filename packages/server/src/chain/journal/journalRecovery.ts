@@ -73,6 +73,8 @@ export class JournalRecovery {
   /** Told of lost transactions found and of those that could not be given back (metrics). */
   observer: JournalObserver = {};
   #compareMs = 0;
+  /** The journal's entries of the run (every state but dropped): a lost transaction's replacements among them. */
+  #entries: JournalEntry[] = [];
   /** Set for the length of a run when the node is reached over HTTP(S). */
   #direct: DirectRpc | undefined;
 
@@ -119,6 +121,7 @@ export class JournalRecovery {
     this.#direct = typeof url === 'string' && /^https?:/.test(url) ? new DirectRpc(url) : undefined;
     try {
       const entries = await journal.entries(chainId);
+      this.#entries = entries;
       const missing = await this.#missing(
         unknown ? entries : entries.filter((e) => e.state === 'mined' || e.state === 'lost'),
       );
@@ -168,6 +171,7 @@ export class JournalRecovery {
     } finally {
       this.#direct?.close();
       this.#direct = undefined;
+      this.#entries = [];
     }
   }
 
@@ -368,6 +372,10 @@ export class JournalRecovery {
   }
 
   async #lose(e: JournalEntry, reason: string): Promise<void> {
+    // "Nonce too low" proves nothing lost by itself: the transaction may have come back between the comparison
+    // and the send (the relayer's gap refill sent the same bytes, or the node put the reorged block's
+    // transactions back in its pool), or its journaled replacement (same work, higher fees) holds the nonce.
+    if (reason === 'nonce used' && (await this.#heldAnyway(e))) return;
     this.progress.failed++;
     if (e.state === 'mined' || e.state === 'lost') this.observer.unrecoverable?.();
     const log =
@@ -381,6 +389,37 @@ export class JournalRecovery {
         : 'a transaction sent just before the crash was not replayed',
     );
     if (reason === 'nonce used') await this.sender.dropped([e.hash]);
+  }
+
+  /**
+   * Whether the chain holds `e`'s work after all: `e` itself (recorded where it is, counted as given back), or
+   * a journaled transaction of the same sender and nonce (a fee replacement: `e` is dropped, nothing is lost).
+   */
+  async #heldAnyway(e: JournalEntry): Promise<boolean> {
+    const own = await fetchReceipt(this.client, e.hash).catch(() => null);
+    if (own) {
+      await this.sender.confirm(own);
+      this.progress.replayed++;
+      this.logger.info({ hash: e.hash, nonce: e.nonce }, 'a lost transaction was already back on the chain');
+      return true;
+    }
+    const sender = e.sender.toLowerCase();
+    const siblings = this.#entries.filter(
+      (x) => x.hash !== e.hash && x.nonce === e.nonce && x.sender.toLowerCase() === sender,
+    );
+    for (const sibling of siblings) {
+      const receipt = await fetchReceipt(this.client, sibling.hash).catch(() => null);
+      if (!receipt) continue;
+      await this.sender.confirm(receipt);
+      await this.sender.dropped([e.hash]);
+      this.progress.replayed++;
+      this.logger.info(
+        { hash: e.hash, replacement: sibling.hash, nonce: e.nonce },
+        'a lost transaction is on the chain as its journaled replacement',
+      );
+      return true;
+    }
+    return false;
   }
 
   async #sendRaw(raw: Hex): Promise<'sent' | 'nonce used' | string> {
