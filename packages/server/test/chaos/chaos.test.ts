@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
 import { type Address, getAddress, type Hash, parseEther } from 'viem';
 import pino from 'pino';
@@ -41,7 +42,8 @@ import { freshKeys } from '../chain/chainTestHelpers.js';
  * content purchase, consumption, marketplace sale, release) while a fault injector, at moments drawn from a
  * printed seed, drops the pending transactions, spikes the base fee ×50, reorgs the last 3 blocks and cuts
  * the RPC for 10 s. Afterwards every write that was answered as done is on the final chain exactly once and
- * the ledgers balance. `CHAOS_SEED=<n>` replays a run's schedule.
+ * the ledgers balance. `CHAOS_SEED=<n>` replays a run's schedule; `CHAOS_LOG=<file>` keeps the service's warnings
+ * and errors, whole, in that file.
  */
 const CHAOS = process.env.DAUTH_CHAOS === '1';
 const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -115,12 +117,15 @@ describe.skipIf(!CHAOS)('chaos: the main flows under injected chain faults (anvi
   /** The service's warnings and errors, counted by message (printed at the end: what the service saw). */
   const serviceLog = new Map<string, number>();
   const countServiceLog = (line: string) => {
-    const { level, msg, err } = JSON.parse(line) as {
+    if (process.env.CHAOS_LOG) appendFileSync(process.env.CHAOS_LOG, line);
+    const { level, msg, err, reason } = JSON.parse(line) as {
       level: number;
       msg?: string;
       err?: { message?: string };
+      reason?: string;
     };
-    const key = `${level >= 50 ? 'error' : 'warn'}: ${msg ?? ''}${err?.message ? ` (${err.message.split('\n')[0]})` : ''}`;
+    const why = err?.message ?? reason;
+    const key = `${level >= 50 ? 'error' : 'warn'}: ${msg ?? ''}${why ? ` (${why.split('\n')[0]})` : ''}`;
     serviceLog.set(key, (serviceLog.get(key) ?? 0) + 1);
   };
 
