@@ -10,6 +10,7 @@ import {
   parseEther,
   parseGwei,
   type PublicClient,
+  toHex,
 } from 'viem';
 import pino from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -206,6 +207,36 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
     expect(await state(replacement)).toBe('mined');
     expect(mined.status).toBe('success');
     expect(await client.getBalance({ address: to })).toBe(7n);
+  }, 30_000);
+
+  it('a fee spike refuses it for now: it stays lost, nothing is unrecoverable, a round after the spike gives it back', async () => {
+    const to = randomOwner().address;
+    const { hash } = await minedThenReorged(to, {
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    });
+    // The base fee ×50 and more, over the transaction's cap: the node refuses it ("max fee per gas less than
+    // block base fee"), as in the chaos suite's reorg right after a spike.
+    await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(parseGwei('100'))]);
+    await rpc('evm_mine');
+    const before = unrecoverable;
+    await test.chain.journal.maintenance.run();
+    expect(test.chain.journal.recovery.progress).toMatchObject({ state: 'done', missing: 1, failed: 1 });
+    expect(unrecoverable).toBe(before);
+    expect(await state(hash)).toBe('lost');
+    // The spike over, the next round sends the same bytes again.
+    await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(parseGwei('1'))]);
+    await rpc('evm_mine');
+    await test.chain.journal.maintenance.run();
+    expect(test.chain.journal.recovery.progress).toMatchObject({
+      state: 'done',
+      missing: 1,
+      replayed: 1,
+      failed: 0,
+    });
+    expect((await client.waitForTransactionReceipt({ hash, pollingInterval: 20 })).status).toBe('success');
+    expect(await client.getBalance({ address: to })).toBe(7n);
+    expect(unrecoverable).toBe(before);
   }, 30_000);
 
   it("it came back between the comparison and the round's send (the relayer's refill sent it): recorded as mined, not dropped", async () => {

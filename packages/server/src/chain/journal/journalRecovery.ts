@@ -377,17 +377,22 @@ export class JournalRecovery {
     // transactions back in its pool), or its journaled replacement (same work, higher fees) holds the nonce.
     if (reason === 'nonce used' && (await this.#heldAnyway(e))) return;
     this.progress.failed++;
-    if (e.state === 'mined' || e.state === 'lost') this.observer.unrecoverable?.();
-    const log =
-      e.state === 'mined' || e.state === 'lost'
-        ? this.logger.error.bind(this.logger)
-        : this.logger.warn.bind(this.logger);
-    log(
-      { hash: e.hash, sender: e.sender, nonce: e.nonce, reason },
-      e.state === 'mined' || e.state === 'lost'
-        ? 'a transaction the chain had confirmed could not be given back'
-        : 'a transaction sent just before the crash was not replayed',
-    );
+    const confirmed = e.state === 'mined' || e.state === 'lost';
+    const fields = { hash: e.hash, sender: e.sender, nonce: e.nonce, reason };
+    if (!confirmed) {
+      this.logger.warn(fields, 'a transaction sent just before the crash was not replayed');
+    } else if (reason === 'nonce used') {
+      // Its nonce went to other work: it can never be mined again, and what it did was answered as done.
+      this.observer.unrecoverable?.();
+      this.logger.error(fields, 'a transaction the chain had confirmed could not be given back');
+    } else {
+      // Refused for now (its fee cap under a spiked base fee, another transaction pending at its nonce): it
+      // stays `lost`, and the next round sends it again (DauthJournalLostTransactions counts it meanwhile).
+      this.logger.warn(
+        fields,
+        'the node does not take a lost transaction back yet; the next round sends it again',
+      );
+    }
     if (reason === 'nonce used') await this.sender.dropped([e.hash]);
   }
 
