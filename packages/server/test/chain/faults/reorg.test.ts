@@ -134,6 +134,9 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
       },
       journalMaintenance: { intervalMs: 3_000 },
     });
+    // Refused for now is not unrecoverable: the critical alert stays silent while the bundle waits.
+    let unrecoverable = 0;
+    spiky.chain.telemetry.observeJournal({ unrecoverable: () => void unrecoverable++ });
     try {
       const { chain } = spiky;
       const entryPoint = chain.info.contracts.entry_point;
@@ -162,6 +165,7 @@ describe('a reorg of the last blocks (external anvil, 2-second blocks)', () => {
       );
       const receipt = await node.reader.getTransactionReceipt({ hash: answered.txHash });
       expect(entry).toMatchObject({ state: 'mined', inclusion: { blockHash: receipt.blockHash } });
+      expect(unrecoverable).toBe(0);
     } finally {
       await spiky.close();
     }
