@@ -3,13 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { handleOpsAbi, type UserOperation } from '@dauth/contracts';
 import pino from 'pino';
-import { decodeFunctionData, encodeErrorResult, type Hex } from 'viem';
-import { generatePrivateKey } from 'viem/accounts';
+import { createWalletClient, decodeFunctionData, encodeErrorResult, type Hex, http, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import {
   type ChainServices,
   type ChainServicesOptions,
   createChainServices,
 } from '../../src/composition/chain.js';
+import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
 import { ownerFromPrivateKey, type OperationOwner } from '../../src/chain/operations/operationOwner.js';
 import type { ContractAddresses } from '../../src/chain/types.js';
 import { loadConfig } from '../../src/config.js';
@@ -24,6 +25,23 @@ export function freshKeys() {
     PAYMASTER_SIGNER_PRIVATE_KEY: generatePrivateKey(),
     OPERATOR_OWNER_PRIVATE_KEY: generatePrivateKey(),
   };
+}
+
+/** Fresh keys, the deployer and relayer given 100 ETH each by the anvil at `rpcUrl` (its development account). */
+export async function fundedKeys(rpcUrl: string) {
+  const keys = freshKeys();
+  const bank = createWalletClient({
+    account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
+    transport: http(rpcUrl),
+  });
+  for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
+    await bank.sendTransaction({
+      chain: null,
+      to: privateKeyToAccount(key).address,
+      value: parseEther('100'),
+    });
+  }
+  return keys;
 }
 
 export interface TestChain {

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS, isWellKnownDevKey } from '../../src/chain/devAccounts.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { contractSettings, freshKeys, randomOwner, startTestChain } from './chainTestHelpers.js';
+import {
+  contractSettings,
+  fundedKeys as fundedKeysAt,
+  randomOwner,
+  startTestChain,
+} from './chainTestHelpers.js';
 
 /** An "external" node: anvil with chain id 1337, reached through CHAIN_RPC_URL like any other node. */
 describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => {
@@ -22,21 +27,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   /** Fresh keys, the deployer and relayer funded by the node's own development account. */
-  async function fundedKeys() {
-    const keys = freshKeys();
-    const bank = createWalletClient({
-      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-      transport: http(node.rpcUrl),
-    });
-    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-      await bank.sendTransaction({
-        chain: null,
-        to: privateKeyToAccount(key).address,
-        value: parseEther('100'),
-      });
-    }
-    return keys;
-  }
+  const fundedKeys = () => fundedKeysAt(node.rpcUrl);
 
   it('knows the well-known development keys', () => {
     expect(ANVIL_DEV_KEYS.every((k) => isWellKnownDevKey(k))).toBe(true);

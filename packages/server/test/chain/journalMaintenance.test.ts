@@ -7,7 +7,6 @@ import {
   custom,
   type Hash,
   http,
-  parseEther,
   parseGwei,
   type PublicClient,
   toHex,
@@ -15,11 +14,10 @@ import {
 import pino from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANVIL_DEV_KEYS } from '../../src/chain/devAccounts.js';
 import type { ChainClient } from '../../src/chain/chainClient.js';
 import { JournalRecovery } from '../../src/chain/journal/journalRecovery.js';
 import {
-  freshKeys,
+  fundedKeys,
   journalEntryCount,
   randomOwner,
   startTestChain,
@@ -46,18 +44,7 @@ describe('the journal on an external chain (anvil with chain id 1337 behind CHAI
   afterAll(() => node?.stop());
 
   it('re-sends, byte for byte, a confirmed transaction a reorg dropped', async () => {
-    const keys = freshKeys();
-    const bank = createWalletClient({
-      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-      transport: http(node.rpcUrl),
-    });
-    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-      await bank.sendTransaction({
-        chain: null,
-        to: privateKeyToAccount(key).address,
-        value: parseEther('100'),
-      });
-    }
+    const keys = await fundedKeys(node.rpcUrl);
     const test = await startTestChain({
       env: { CHAIN_RPC_URL: node.rpcUrl, ...keys },
       journalMaintenance: { intervalMs: 3_600_000 },
@@ -141,18 +128,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
   beforeAll(async () => {
     node = await startAnvil({ chainId: 1337 });
     client = createPublicClient({ transport: http(node.rpcUrl) });
-    const keys = freshKeys();
-    const bank = createWalletClient({
-      account: privateKeyToAccount(ANVIL_DEV_KEYS[0]),
-      transport: http(node.rpcUrl),
-    });
-    for (const key of [keys.DEPLOYER_PRIVATE_KEY, keys.RELAYER_PRIVATE_KEY]) {
-      await bank.sendTransaction({
-        chain: null,
-        to: privateKeyToAccount(key).address,
-        value: parseEther('100'),
-      });
-    }
+    const keys = await fundedKeys(node.rpcUrl);
     test = await startTestChain({
       env: { CHAIN_RPC_URL: node.rpcUrl, ...keys },
       journalMaintenance: { intervalMs: 3_600_000 },
