@@ -399,6 +399,8 @@ export class JournalRecovery {
   /**
    * Whether the chain holds `e`'s work after all: `e` itself (recorded where it is, counted as given back), or
    * a journaled transaction of the same sender and nonce (a fee replacement: `e` is dropped, nothing is lost).
+   * Nothing else is signed at a nonce the journal holds (`JournaledSender.refill`), so a journaled transaction at
+   * `e`'s nonce that is not dropped carries the same work.
    */
   async #heldAnyway(e: JournalEntry): Promise<boolean> {
     const own = await fetchReceipt(this.client, e.hash).catch(() => null);
