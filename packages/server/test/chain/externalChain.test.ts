@@ -5,12 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_DEV_KEYS, isWellKnownDevKey } from '../../src/chain/devAccounts.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import {
-  contractSettings,
-  fundedKeys as fundedKeysAt,
-  randomOwner,
-  startTestChain,
-} from './chainTestHelpers.js';
+import { contractSettings, fundedKeys, randomOwner, startTestChain } from './chainTestHelpers.js';
 
 /** An "external" node: anvil with chain id 1337, reached through CHAIN_RPC_URL like any other node. */
 describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => {
@@ -26,16 +21,13 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
     await database?.close();
   });
 
-  /** Fresh keys, the deployer and relayer funded by the node's own development account. */
-  const fundedKeys = () => fundedKeysAt(node.rpcUrl);
-
   it('knows the well-known development keys', () => {
     expect(ANVIL_DEV_KEYS.every((k) => isWellKnownDevKey(k))).toBe(true);
     expect(isWellKnownDevKey(generatePrivateKey())).toBe(false);
   });
 
   it('refuses to start with well-known development keys on a chain other than 31337', async () => {
-    const keys = await fundedKeys();
+    const keys = await fundedKeys(node.rpcUrl);
     for (const name of [
       'RELAYER_PRIVATE_KEY',
       'PAYMASTER_SIGNER_PRIVATE_KEY',
@@ -62,7 +54,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('deploys once with DEPLOYER_PRIVATE_KEY, records it in platform_settings, and reuses it', async () => {
-    const keys = await fundedKeys();
+    const keys = await fundedKeys(node.rpcUrl);
     const env = { CHAIN_RPC_URL: node.rpcUrl, ...keys };
     const first = await startTestChain({ database, env });
     const { contracts } = first.chain.info;
@@ -146,7 +138,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('refuses recorded or configured contracts whose code is not this build, saying how to redeploy', async () => {
-    const keys = await fundedKeys();
+    const keys = await fundedKeys(node.rpcUrl);
     const own = openDatabase({ sqlitePath: ':memory:' });
     try {
       await migrateToLatest(own.db);
@@ -192,7 +184,7 @@ describe('external chain (CHAIN_RPC_URL, real anvil with chain id 1337)', () => 
   });
 
   it('fails to start with a clear message when the node does not answer', async () => {
-    const keys = await fundedKeys();
+    const keys = await fundedKeys(node.rpcUrl);
     await expect(startTestChain({ env: { CHAIN_RPC_URL: 'http://127.0.0.1:9', ...keys } })).rejects.toThrow(
       /does not answer/,
     );

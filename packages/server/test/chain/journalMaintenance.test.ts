@@ -107,7 +107,7 @@ describe('the journal on an external chain (anvil with chain id 1337 behind CHAI
 });
 
 describe('a lost transaction whose nonce the chain holds again (external anvil, one service)', () => {
-  // One anvil and one service for both cases: each sends from the deployer at its next nonce.
+  // One anvil and one service for the three cases: each sends from the deployer at its next nonce.
   let node: AnvilInstance;
   let test: TestChain;
   let client: PublicClient;
@@ -116,14 +116,15 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
   let unrecoverable = 0;
   const rpc = (method: string, params: unknown[] = []) =>
     client.request({ method: method as 'eth_chainId', params: params as never });
-  const state = async (hash: Hash) =>
-    (
-      await test.database.db
-        .selectFrom('chain_journal')
-        .select(['state', 'block_hash'])
-        .where('tx_hash', '=', hash)
-        .executeTakeFirstOrThrow()
-    ).state;
+  const journalRow = (hash: Hash) =>
+    test.database.db
+      .selectFrom('chain_journal')
+      .select(['state', 'block_hash'])
+      .where('tx_hash', '=', hash)
+      .executeTakeFirstOrThrow();
+  const state = async (hash: Hash) => (await journalRow(hash)).state;
+  /** The lost transaction's fees; its replacement offers more. */
+  const firstFees = { maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1') };
 
   beforeAll(async () => {
     node = await startAnvil({ chainId: 1337 });
@@ -142,7 +143,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
   });
 
   /** A journaled transfer from the deployer, mined and confirmed, then taken out by a reorg. */
-  async function minedThenReorged(to: Address, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) {
+  async function minedThenReorged(to: Address) {
     const { chain } = test;
     const wallet = createWalletClient({
       account: deployer,
@@ -151,7 +152,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
     });
     const snapshot = await rpc('evm_snapshot');
     const nonce = await client.getTransactionCount({ address: deployer.address });
-    const hash = await wallet.sendTransaction({ to, value: 7n, nonce, ...fees });
+    const hash = await wallet.sendTransaction({ to, value: 7n, nonce, ...firstFees });
     await chain.journal.sender.confirm(await client.waitForTransactionReceipt({ hash, pollingInterval: 20 }));
     expect(await state(hash)).toBe('mined');
     expect(await rpc('evm_revert', [snapshot])).toBe(true);
@@ -161,10 +162,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
 
   it('its journaled fee replacement was mined on the new branch: the work is there, nothing is unrecoverable', async () => {
     const to = randomOwner().address;
-    const { wallet, hash, nonce } = await minedThenReorged(to, {
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    });
+    const { wallet, hash, nonce } = await minedThenReorged(to);
     // The same transfer at the same nonce with a higher tip (what the relayer sends when a bundle waits).
     const replacement = await wallet.sendTransaction({
       to,
@@ -187,10 +185,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
 
   it('a fee spike refuses it for now: it stays lost, nothing is unrecoverable, a round after the spike gives it back', async () => {
     const to = randomOwner().address;
-    const { hash } = await minedThenReorged(to, {
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    });
+    const { hash } = await minedThenReorged(to);
     // The base fee ×50 and more, over the transaction's cap: the node refuses it ("max fee per gas less than
     // block base fee"), as in the chaos suite's reorg right after a spike.
     await rpc('anvil_setNextBlockBaseFeePerGas', [toHex(parseGwei('100'))]);
@@ -217,10 +212,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
 
   it("it came back between the comparison and the round's send (the relayer's refill sent it): recorded as mined, not dropped", async () => {
     const to = randomOwner().address;
-    const { hash } = await minedThenReorged(to, {
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    });
+    const { hash } = await minedThenReorged(to);
     // The round's node: the first send of a raw transaction reaches the node twice, the first time as the relayer's
     // refill would, mined before the round's own send arrives ("nonce too low").
     let raced = false;
@@ -245,13 +237,7 @@ describe('a lost transaction whose nonce the chain holds again (external anvil, 
     expect(report).toMatchObject({ state: 'done', missing: 1, replayed: 1, failed: 0 });
     expect(unrecoverable).toBe(before);
     const receipt = await client.getTransactionReceipt({ hash });
-    expect(await state(hash)).toBe('mined');
-    const row = await test.database.db
-      .selectFrom('chain_journal')
-      .select('block_hash')
-      .where('tx_hash', '=', hash)
-      .executeTakeFirstOrThrow();
-    expect(row.block_hash).toBe(receipt.blockHash);
+    expect(await journalRow(hash)).toEqual({ state: 'mined', block_hash: receipt.blockHash });
     expect(await client.getBalance({ address: to })).toBe(7n);
   }, 30_000);
 });

@@ -400,12 +400,12 @@ export class JournalRecovery {
    * Whether the chain holds `e`'s work after all: `e` itself (recorded where it is, counted as given back), or
    * a journaled transaction of the same sender and nonce (a fee replacement: `e` is dropped, nothing is lost).
    * Nothing else is signed at a nonce the journal holds (`JournaledSender.refill`), so a journaled transaction at
-   * `e`'s nonce that is not dropped carries the same work.
+   * `e`'s nonce that is not dropped carries the same work. Receipts are read as the comparison reads them
+   * (`#notOnChain`, which records what it finds); a node that does not answer fails the round, which the next
+   * one repeats, rather than proving anything lost.
    */
   async #heldAnyway(e: JournalEntry): Promise<boolean> {
-    const own = await fetchReceipt(this.client, e.hash).catch(() => null);
-    if (own) {
-      await this.sender.confirm(own);
+    if ((await this.#notOnChain([e])).length === 0) {
       this.progress.replayed++;
       this.logger.info({ hash: e.hash, nonce: e.nonce }, 'a lost transaction was already back on the chain');
       return true;
@@ -414,19 +414,16 @@ export class JournalRecovery {
     const siblings = this.#entries.filter(
       (x) => x.hash !== e.hash && x.nonce === e.nonce && x.sender.toLowerCase() === sender,
     );
-    for (const sibling of siblings) {
-      const receipt = await fetchReceipt(this.client, sibling.hash).catch(() => null);
-      if (!receipt) continue;
-      await this.sender.confirm(receipt);
-      await this.sender.dropped([e.hash]);
-      this.progress.replayed++;
-      this.logger.info(
-        { hash: e.hash, replacement: sibling.hash, nonce: e.nonce },
-        'a lost transaction is on the chain as its journaled replacement',
-      );
-      return true;
-    }
-    return false;
+    const absent = await this.#notOnChain(siblings);
+    const replacement = siblings.find((x) => !absent.includes(x));
+    if (!replacement) return false;
+    await this.sender.dropped([e.hash]);
+    this.progress.replayed++;
+    this.logger.info(
+      { hash: e.hash, replacement: replacement.hash, nonce: e.nonce },
+      'a lost transaction is on the chain as its journaled replacement',
+    );
+    return true;
   }
 
   async #sendRaw(raw: Hex): Promise<'sent' | 'nonce used' | string> {
