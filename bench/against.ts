@@ -28,7 +28,7 @@ import {
   regressions,
   renderRegressionTable,
 } from './regression.js';
-import { hotPaths, postgresReachable, spawnRun } from './runs.js';
+import { hotPaths, postgresProblem, spawnRun } from './runs.js';
 import { machineInfo } from './summary.js';
 import { treeFingerprint } from './treeFingerprint.js';
 
@@ -139,16 +139,20 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
   // The PostgreSQL of a `postgres` hot path (webhooks), read as bench:all's PostgreSQL runs read it.
   const postgresPaths = paths.filter((p) => p.run.postgres).map((p) => p.id);
   const databaseUrl = options.pg ?? process.env.DATABASE_URL;
-  const postgres =
-    postgresPaths.length > 0 && databaseUrl !== undefined && (await postgresReachable(databaseUrl));
+  // Named but unusable (refused, an unknown role, no user name in the URL): stop before any round, as bench:all
+  // does, rather than measure the PostgreSQL paths on SQLite unasked.
+  const problem =
+    postgresPaths.length > 0 && databaseUrl !== undefined ? await postgresProblem(databaseUrl) : undefined;
+  if (problem !== undefined) {
+    throw new Error(`the PostgreSQL of --pg or DATABASE_URL cannot be used (${problem}); nothing was run`);
+  }
+  const postgres = postgresPaths.length > 0 && databaseUrl !== undefined;
   let databaseNote = '';
   if (postgresPaths.length > 0) {
     const which = postgresPaths.map((id) => `\`${id}\``).join(', ');
     databaseNote = postgres
       ? `${which} ran on PostgreSQL (\`--pg\` or \`DATABASE_URL\`).`
-      : databaseUrl === undefined
-        ? `${which} ran on SQLite (no \`--pg\` or \`DATABASE_URL\`).`
-        : `${which} ran on SQLite: the PostgreSQL of \`--pg\` or \`DATABASE_URL\` did not answer.`;
+      : `${which} ran on SQLite (no \`--pg\` or \`DATABASE_URL\`).`;
     log(`== ${databaseNote}`);
   }
 

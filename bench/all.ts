@@ -29,7 +29,7 @@ import * as prettier from 'prettier';
 import { runAgainst } from './against.js';
 import { evaluateRows, renderFiguresTable, replaceFiguresBlock, type Summaries } from './figures.js';
 import { type BenchAllOptions, parseBenchAllArgs } from './regression.js';
-import { benchRuns, postgresReachable, spawnRun } from './runs.js';
+import { benchRuns, postgresProblem, spawnRun } from './runs.js';
 import { machineInfo } from './summary.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,7 +50,18 @@ async function main(options: BenchAllOptions): Promise<void> {
   );
   fs.mkdirSync(resultsDir, { recursive: true });
   const databaseUrl = options.pg ?? process.env.DATABASE_URL;
-  const postgres = databaseUrl !== undefined && (await postgresReachable(databaseUrl));
+  const wantsPostgres = all.some((r) => r.postgres && (!selected || selected.has(r.id)));
+  // A PostgreSQL that was named but does not answer stops the run before it starts: a full run without its
+  // PostgreSQL rows is not the table that was asked for (a URL without a user name, say, reads as no server).
+  const problem = databaseUrl !== undefined && wantsPostgres ? await postgresProblem(databaseUrl) : undefined;
+  if (problem !== undefined) {
+    console.error(
+      `bench:all: the PostgreSQL of --pg or DATABASE_URL cannot be used (${problem}); nothing was run`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const postgres = databaseUrl !== undefined && wantsPostgres;
   const loadAverage = os.loadavg();
   const startedAt = new Date();
 
@@ -59,7 +70,7 @@ async function main(options: BenchAllOptions): Promise<void> {
   for (const run of all) {
     if (selected && !selected.has(run.id)) continue;
     if (run.postgres && !postgres) {
-      process.stderr.write(`\n== ${run.id}: skipped (no reachable PostgreSQL: set DATABASE_URL or --pg)\n`);
+      process.stderr.write(`\n== ${run.id}: skipped (no PostgreSQL: set DATABASE_URL or --pg)\n`);
       continue;
     }
     const file = path.join(resultsDir, `${run.id}.json`);

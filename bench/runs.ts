@@ -17,21 +17,25 @@ export interface Run {
   cwd?: string;
   env?: Record<string, string>;
   /**
-   * Runs on the PostgreSQL bench:all was given (`--pg <url>` or DATABASE_URL, when reachable): a target
-   * run is skipped without one; a hot path of the guard (webhooks) then runs on its SQLite default.
+   * Runs on the PostgreSQL bench:all was given (`--pg <url>` or DATABASE_URL; one given that cannot be used
+   * stops bench:all before any run): a target run is skipped without one; a hot path of the guard (webhooks)
+   * then runs on its SQLite default.
    */
   postgres?: boolean;
 }
 
-/** Whether a PostgreSQL server answers at `url` (within 3 s). */
-export async function postgresReachable(url: string): Promise<boolean> {
+/**
+ * Why the PostgreSQL at `url` cannot be used (the driver's message: a refused connection, an unknown role,
+ * no user name in the URL), or undefined when it answers a query within 3 s.
+ */
+export async function postgresProblem(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
     await client.query('select 1');
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
   } finally {
     await client.end().catch(() => undefined);
   }
