@@ -299,10 +299,15 @@ export const ROWS: RowDefinition[] = [
       const rate = num(summary, 'verifications_per_s');
       const ceiling = num(summary, 'ceiling_per_s');
       const failures = num(summary, 'verify_failures') ?? 0;
+      // What the cores gave deriving at once (runs since 4 December): a share missed by the machine shows.
+      const parallel = num(summary, 'parallel_pbkdf2_per_s');
       if (share === undefined) return undefined;
       return {
         value: failures > 0 ? 0 : share,
-        text: `${fixed(share, 2)} (${rate ?? '?'} of ${ceiling ?? '?'}/s)${failures > 0 ? `, ${failures} failed` : ''}`,
+        text:
+          `${fixed(share, 2)} (${rate ?? '?'} of ${ceiling ?? '?'}/s` +
+          `${parallel === undefined ? '' : `; ${parallel}/s with every core deriving at once`})` +
+          `${failures > 0 ? `, ${failures} failed` : ''}`,
       };
     },
   },
@@ -415,11 +420,13 @@ export const ROWS: RowDefinition[] = [
       const ratios = Array.isArray(rounds) ? rounds.map((r) => num(r, 'ratio') ?? Number.NaN) : undefined;
       const cpuOf = (key: string) =>
         Array.isArray(rounds) ? medianOf(rounds.map((r) => num(r, 'cpu_us', key))) : undefined;
-      const [balanceCpu, bareCpu] = [cpuOf('balance'), cpuOf('bare')];
+      const [balanceCpu, bareCpu, healthzCpu] = [cpuOf('balance'), cpuOf('bare'), cpuOf('healthz')];
+      // dauth's own /healthz in the same process: its floor, so the row tells the route's work from the process's.
+      const floor = healthzCpu === undefined ? '' : `, dauth's /healthz ${fixed(healthzCpu, 0)}`;
       const cpu =
         balanceCpu === undefined || bareCpu === undefined
           ? ''
-          : `; server CPU ${fixed(balanceCpu, 0)} vs ${fixed(bareCpu, 0)} µs/request`;
+          : `; server CPU ${fixed(balanceCpu, 0)} vs ${fixed(bareCpu, 0)}${floor} µs/request`;
       return {
         value: ratio,
         text: `${fixed(ratio, 2)}× (median round${cpu})`,

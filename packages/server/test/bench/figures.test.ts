@@ -90,6 +90,7 @@ describe('bench:all figures', () => {
     expect(besides.figure?.text).toBe('7.60 ms (whole process 28.10 ms, PBKDF2 alone 20.50 ms)');
     expect(besides.status).toBe('missed');
     expect(row(results, 'pin-share').status).toBe('missed');
+    expect(row(results, 'pin-share').figure?.text).toBe('0.66 (64.4 of 97.6/s)');
     expect(row(results, 'pin-p99').status).toBe('missed');
 
     expect(row(results, 'backend-rate').status).toBe('met');
@@ -365,5 +366,39 @@ describe('bench:all figures', () => {
     expect(document.split(FIGURES_START)).toHaveLength(2);
     expect(document.split(FIGURES_END)).toHaveLength(2);
     expect(replaceFiguresBlock(document, 'table')).toContain(`${FIGURES_START}\n\ntable\n\n${FIGURES_END}`);
+  });
+
+  it('names the rate every core gave deriving at once beside the PIN share, which stays on the ceiling', () => {
+    const results = evaluateRows({
+      pin: {
+        share_of_ceiling: 0.74,
+        verifications_per_s: 107.7,
+        ceiling_per_s: 145.4,
+        parallel_pbkdf2_per_s: 118.2,
+        verify_failures: 0,
+      },
+    });
+    const share = row(results, 'pin-share');
+    expect(share.figure?.value).toBe(0.74);
+    expect(share.figure?.text).toBe('0.74 (107.7 of 145.4/s; 118.2/s with every core deriving at once)');
+    expect(share.status).toBe('missed');
+  });
+
+  it("puts dauth's /healthz beside balance_adex and the bare route when the rounds measured it", () => {
+    const results = evaluateRows({
+      content: {
+        balance_adex_vs_bare: 0.59,
+        balance_rounds: [
+          { ratio: 0.69, cpu_us: { bare: 21, balance: 36, healthz: 31 } },
+          { ratio: 0.56, cpu_us: { bare: 19, balance: 38, healthz: 32 } },
+          { ratio: 0.59, cpu_us: { bare: 25, balance: 49, healthz: 49 } },
+        ],
+      },
+    });
+    const balance = row(results, 'balance-vs-bare');
+    expect(balance.figure?.text).toBe(
+      "0.59× (median round; server CPU 38 vs 21, dauth's /healthz 32 µs/request)",
+    );
+    expect(balance.status).toBe('missed');
   });
 });
