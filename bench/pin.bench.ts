@@ -142,7 +142,7 @@ parentPort.once('message', () => {
 /**
  * PBKDF2s per second with every core deriving at once (one thread per core, started together once all are
  * warm): what the machine itself gives, as against the ceiling, which assumes `cores` times one core's rate.
- * On a VM whose vCPUs are two hyperthreads of one physical core the two differ by a quarter or more
+ * On a VM whose vCPUs are two hyperthreads of one physical core the two differ by a fifth or more
  * (docs/performance-pin.md, round 9); the share's target stays on the ceiling, this tells how much of a
  * missed share is the machine's.
  */
