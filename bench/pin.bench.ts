@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { loadConfig } from '../packages/server/src/config.js';
+import { medianOf } from './figures.js';
 import { writeBenchSummary } from './summary.js';
 
 const { values } = parseArgs({
@@ -102,12 +103,6 @@ function hit(
     req.once('error', reject);
     req.end(body);
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**
@@ -417,13 +412,14 @@ async function main(): Promise<void> {
     alone.push(measurePbkdf2());
     together.push(await measureParallelPbkdf2());
   }
+  // Three finite timings each: medianOf always has one to give.
   const pbkdf2 = {
-    wallMs: median(alone.map((a) => a.wallMs)),
-    cpuMs: median(alone.map((a) => a.cpuMs)),
+    wallMs: medianOf(alone.map((a) => a.wallMs))!,
+    cpuMs: medianOf(alone.map((a) => a.cpuMs))!,
   };
   const pbkdf2Ms = pbkdf2.wallMs;
   const ceiling = cores / (pbkdf2Ms / 1000);
-  const parallelPbkdf2 = median(together);
+  const parallelPbkdf2 = medianOf(together)!;
   process.stderr.write(
     `PBKDF2 100000 iterations: ${round(pbkdf2Ms)} ms; ${cores} cores → ceiling ${round(ceiling, 1)} verifications/s` +
       ` (${round(parallelPbkdf2, 1)}/s with ${cores} threads deriving at once)\n`,
