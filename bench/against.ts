@@ -144,7 +144,7 @@ export async function runAgainst(root: string, options: BenchAllOptions, command
   const problem =
     postgresPaths.length > 0 && databaseUrl !== undefined ? await postgresProblem(databaseUrl) : undefined;
   if (problem !== undefined) {
-    throw new Error(`the PostgreSQL of --pg or DATABASE_URL cannot be used (${problem}); nothing was run`);
+    throw new Error(problem);
   }
   const postgres = postgresPaths.length > 0 && databaseUrl !== undefined;
   let databaseNote = '';

@@ -55,9 +55,7 @@ async function main(options: BenchAllOptions): Promise<void> {
   // PostgreSQL rows is not the table that was asked for (a URL without a user name, say, reads as no server).
   const problem = databaseUrl !== undefined && wantsPostgres ? await postgresProblem(databaseUrl) : undefined;
   if (problem !== undefined) {
-    console.error(
-      `bench:all: the PostgreSQL of --pg or DATABASE_URL cannot be used (${problem}); nothing was run`,
-    );
+    console.error(`bench:all: ${problem}`);
     process.exitCode = 2;
     return;
   }

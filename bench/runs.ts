@@ -25,8 +25,9 @@ export interface Run {
 }
 
 /**
- * Why the PostgreSQL at `url` cannot be used (the driver's message: a refused connection, an unknown role,
- * no user name in the URL), or undefined when it answers a query within 3 s.
+ * Why the PostgreSQL at `url` cannot be used, as bench:all and its regression guard both print it before they
+ * stop (the driver's message: a refused connection, an unknown role, no user name in the URL), or undefined
+ * when it answers a query within 3 s.
  */
 export async function postgresProblem(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -35,7 +36,8 @@ export async function postgresProblem(url: string): Promise<string | undefined> 
     await client.query('select 1');
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    const reason = err instanceof Error ? err.message : String(err);
+    return `the PostgreSQL of --pg or DATABASE_URL cannot be used (${reason}); nothing was run`;
   } finally {
     await client.end().catch(() => undefined);
   }
