@@ -27,6 +27,15 @@ const run = promisify(execFile);
 
 export const callgrindEnabled = process.env.BENCH_CALLGRIND === '1';
 
+/**
+ * BENCH_CALLGRIND_CACHE=1 adds callgrind's cache simulation (first-level instruction and data caches and the
+ * last level, sized from the host's CPUID): misses per request beside the instructions. A request's cost per
+ * instruction is not the same in two processes — dauth's reads 0.76 of the bare route by instructions and
+ * 0.59–0.65 by rate on one VM — and the simulated misses say whether the memory a request touches is the
+ * difference. The simulation makes the measured process about twice as slow again.
+ */
+export const cacheSimulation = callgrindEnabled && process.env.BENCH_CALLGRIND_CACHE === '1';
+
 const dumpDir = callgrindEnabled ? fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-callgrind-')) : '';
 
 /**
@@ -40,6 +49,7 @@ export function measuredCommand(label: string, nodeArgs: string[]): { command: s
     args: [
       '--tool=callgrind',
       '--instr-atstart=no',
+      ...(cacheSimulation ? ['--cache-sim=yes'] : []),
       // V8 writes the machine code it runs (JIT): valgrind must notice code rewritten in place.
       '--smc-check=all-non-file',
       `--callgrind-out-file=${path.join(dumpDir, `${label}.%p`)}`,
@@ -73,8 +83,11 @@ async function control(pid: number, ...args: string[]): Promise<void> {
     process.stderr.write(`callgrind_control ${args.join(' ')} ${pid}: ${stdout}${stderr}\n`);
 }
 
-/** The `summary:` (total instructions) of the newest dump of `pid`. */
-function newestDumpTotal(pid: number): number {
+/** Callgrind's counters: `Ir` (instructions), and with the cache simulation its read/write and miss counts. */
+type EventTotals = Record<string, number>;
+
+/** The `summary:` of the newest dump of `pid`, by the dump's `events:` names. */
+function newestDumpTotals(pid: number): EventTotals {
   const dumps = fs
     .readdirSync(dumpDir)
     .filter((name) => new RegExp(`\\.${pid}\\.\\d+$`).test(name))
@@ -82,9 +95,11 @@ function newestDumpTotal(pid: number): number {
     .sort((a, b) => b.part - a.part);
   if (dumps.length === 0) throw new Error(`callgrind wrote no dump for pid ${pid} in ${dumpDir}`);
   const text = fs.readFileSync(path.join(dumpDir, dumps[0]!.name), 'utf8');
-  const summary = /^summary: (\d+)$/m.exec(text);
-  if (!summary) throw new Error(`no summary line in ${dumps[0]!.name}`);
-  return Number(summary[1]);
+  const events = /^events: (.+)$/m.exec(text)?.[1]?.trim().split(/\s+/);
+  const summary = /^summary: ([\d ]+)$/m.exec(text)?.[1]?.trim().split(/\s+/).map(Number);
+  if (!events || !summary) throw new Error(`no events or summary line in ${dumps[0]!.name}`);
+  // Callgrind leaves trailing zero counters out of a line.
+  return Object.fromEntries(events.map((event, i) => [event, summary[i] ?? 0]));
 }
 
 /**
@@ -94,7 +109,7 @@ function newestDumpTotal(pid: number): number {
 async function counted<T>(
   pid: number,
   during: () => Promise<T>,
-): Promise<{ total: number; seconds: number; value: T }> {
+): Promise<{ totals: EventTotals; seconds: number; value: T }> {
   await control(pid, '--instr=on');
   await control(pid, '--zero');
   const started = performance.now();
@@ -102,26 +117,55 @@ async function counted<T>(
   const seconds = (performance.now() - started) / 1000;
   await control(pid, '--dump');
   await control(pid, '--instr=off');
-  return { total: newestDumpTotal(pid), seconds, value };
+  return { totals: newestDumpTotals(pid), seconds, value };
+}
+
+/** Simulated cache misses (BENCH_CALLGRIND_CACHE=1): first-level instruction, first-level data, last level. */
+export interface CacheMisses {
+  I1: number;
+  D1: number;
+  LL: number;
+}
+
+function cacheMissesOf(events: EventTotals): CacheMisses {
+  const of = (...names: string[]) => names.reduce((sum, name) => sum + (events[name] ?? 0), 0);
+  return { I1: of('I1mr'), D1: of('D1mr', 'D1mw'), LL: of('ILmr', 'DLmr', 'DLmw') };
 }
 
 /**
  * Instructions `pid` executes while `load` runs, divided by the requests `load` says it made, less what the
  * process does with no requests at all over the same wall-clock time (`idlePerSecond`, from `countSettledIdle`):
  * a timer-driven background (dauth's chain head poll, its resyncs) runs at its own pace under valgrind while
- * each request runs ≈ 50× slower, so uncorrected it would be charged to the requests. `pid` must have been
- * started by `measuredCommand` with BENCH_CALLGRIND=1.
+ * each request runs ≈ 50× slower, so uncorrected it would be charged to the requests. With the cache
+ * simulation, the misses per request likewise (idle subtracted). `pid` must have been started by
+ * `measuredCommand` with BENCH_CALLGRIND=1.
  */
 export async function countInstructions(
   pid: number,
   load: () => Promise<number>,
-  idlePerSecond = 0,
-): Promise<{ perRequest: number; rawPerRequest: number }> {
-  const { total, seconds, value } = await counted(pid, load);
+  idlePerSecond: EventTotals = {},
+): Promise<{ perRequest: number; rawPerRequest: number; missesPerRequest?: CacheMisses }> {
+  const { totals, seconds, value } = await counted(pid, load);
   const requests = Math.max(1, value);
+  const net = Object.fromEntries(
+    Object.entries(totals).map(([event, total]) => [
+      event,
+      (total - (idlePerSecond[event] ?? 0) * seconds) / requests,
+    ]),
+  );
+  const misses = cacheMissesOf(net);
   return {
-    perRequest: Math.round((total - idlePerSecond * seconds) / requests),
-    rawPerRequest: Math.round(total / requests),
+    perRequest: Math.round(net.Ir ?? 0),
+    rawPerRequest: Math.round((totals.Ir ?? 0) / requests),
+    ...(cacheSimulation
+      ? {
+          missesPerRequest: {
+            I1: Math.round(misses.I1),
+            D1: Math.round(misses.D1),
+            LL: Math.round(misses.LL),
+          },
+        }
+      : {}),
   };
 }
 
@@ -146,27 +190,30 @@ export async function countUntilSettled(
 }
 
 /**
- * Instructions per second `pid` executes with no requests once it has settled: after a load the process
- * finishes its compilations and collections at valgrind's pace (a window just after a warm-up read 25× the
- * settled rate), so windows of `seconds` are counted until two in a row agree within 25 %, and the lower is the
- * rate (at most `attempts` windows; the last one's otherwise).
+ * Instructions (and simulated misses) per second `pid` executes with no requests once it has settled: after a
+ * load the process finishes its compilations and collections at valgrind's pace (a window just after a warm-up
+ * read 25× the settled rate), so windows of `seconds` are counted until two in a row agree within 25 % by
+ * instructions, and the lower is the rate (at most `attempts` windows; the last one's otherwise).
  */
-export async function countSettledIdle(pid: number, seconds: number, attempts = 12): Promise<number> {
+export async function countSettledIdle(pid: number, seconds: number, attempts = 12): Promise<EventTotals> {
   let previous = await countIdle(pid, seconds);
   for (let attempt = 1; attempt < attempts; attempt++) {
     const rate = await countIdle(pid, seconds);
-    const agree = rate <= previous * 1.25 && previous <= rate * 1.25;
+    const [now, before] = [rate.Ir ?? 0, previous.Ir ?? 0];
+    const agree = now <= before * 1.25 && before <= now * 1.25;
     // Below a million a second (the bare process: a few hundred) the windows are all but empty.
-    if (agree || Math.max(rate, previous) < 1_000_000) return Math.min(rate, previous);
+    if (agree || Math.max(now, before) < 1_000_000) return now <= before ? rate : previous;
     previous = rate;
   }
   return previous;
 }
 
-/** Instructions per second `pid` executes with no requests, over `seconds` of wall-clock time. */
-async function countIdle(pid: number, seconds: number): Promise<number> {
+/** Each counter's rate per second in `pid` with no requests, over `seconds` of wall-clock time. */
+async function countIdle(pid: number, seconds: number): Promise<EventTotals> {
   const window = await counted(pid, () => new Promise((resolve) => setTimeout(resolve, seconds * 1000)));
-  return Math.round(window.total / window.seconds);
+  return Object.fromEntries(
+    Object.entries(window.totals).map(([event, total]) => [event, Math.round(total / window.seconds)]),
+  );
 }
 
 /** One URL whose instructions per request are counted, in the process `pid` that answers it. */
@@ -201,6 +248,8 @@ export interface InstructionComparison<Name extends string> {
   settling: Record<Name, number[]>;
   rounds: Record<Name, number>[];
   roundsIdleNotSubtracted: Record<Name, number>[];
+  /** With BENCH_CALLGRIND_CACHE=1: the rounds' mean simulated misses per request, idle subtracted. */
+  missesPerRequest?: Record<Name, CacheMisses>;
 }
 
 /**
@@ -241,18 +290,19 @@ export async function compareInstructionCounts<Name extends string>(
   const amountOf = (target: CountedTarget) => ('run' in target ? target.amount : requests);
   const warmupOf = (target: CountedTarget) => ('run' in target ? target.warmup : warmup);
   for (const name of names) await load(targets[name], warmupOf(targets[name]));
-  const idleOfPid = new Map<number, number>();
+  const idleOfPid = new Map<number, EventTotals>();
   for (const { pid } of Object.values<CountedTarget>(targets))
     if (!idleOfPid.has(pid)) idleOfPid.set(pid, await countSettledIdle(pid, idleSeconds));
   const byName = <T>(value: (name: Name) => T) =>
     Object.fromEntries(names.map((name) => [name, value(name)])) as Record<Name, T>;
-  const idlePerSecond = byName((name) => idleOfPid.get(targets[name].pid)!);
+  const idleEvents = byName((name) => idleOfPid.get(targets[name].pid)!);
+  const idlePerSecond = byName((name) => idleEvents[name].Ir ?? 0);
   process.stderr.write(`idle instructions per second: ${JSON.stringify(idlePerSecond)}\n`);
   const window = (name: Name) =>
     countInstructions(
       targets[name].pid,
       () => load(targets[name], amountOf(targets[name])),
-      idlePerSecond[name],
+      idleEvents[name],
     );
   const settling = byName((): number[] => []);
   for (const name of names)
@@ -260,18 +310,23 @@ export async function compareInstructionCounts<Name extends string>(
   process.stderr.write(`settling windows (instructions per request): ${JSON.stringify(settling)}\n`);
   const counted: Record<Name, number>[] = [];
   const raw: Record<Name, number>[] = [];
+  const misses: Record<Name, CacheMisses>[] = [];
   for (let round = 0; round < Math.max(1, rounds); round++) {
     const counts = byName(() => 0);
     const rawCounts = byName(() => 0);
+    const roundMisses = byName((): CacheMisses => ({ I1: 0, D1: 0, LL: 0 }));
     for (const name of names) {
       const count = await window(name);
       counts[name] = count.perRequest;
       rawCounts[name] = count.rawPerRequest;
+      if (count.missesPerRequest) roundMisses[name] = count.missesPerRequest;
     }
     counted.push(counts);
     raw.push(rawCounts);
+    misses.push(roundMisses);
     process.stderr.write(
-      `instructions per request, round ${round + 1}: ${JSON.stringify(counts)} (idle not subtracted: ${JSON.stringify(rawCounts)})\n`,
+      `instructions per request, round ${round + 1}: ${JSON.stringify(counts)} (idle not subtracted: ${JSON.stringify(rawCounts)})` +
+        (cacheSimulation ? `, simulated misses: ${JSON.stringify(roundMisses)}\n` : '\n'),
     );
   }
   return {
@@ -282,6 +337,15 @@ export async function compareInstructionCounts<Name extends string>(
     settling,
     rounds: counted,
     roundsIdleNotSubtracted: raw,
+    ...(cacheSimulation
+      ? {
+          missesPerRequest: byName((name) => {
+            const mean = (level: keyof CacheMisses) =>
+              Math.round(misses.reduce((sum, r) => sum + r[name][level], 0) / misses.length);
+            return { I1: mean('I1'), D1: mean('D1'), LL: mean('LL') };
+          }),
+        }
+      : {}),
   };
 }
 
@@ -294,5 +358,6 @@ export function instructionCountFields<Name extends string>(counts: InstructionC
     settling_windows: counts.settling,
     rounds: counts.rounds,
     rounds_idle_not_subtracted: counts.roundsIdleNotSubtracted,
+    ...(counts.missesPerRequest ? { simulated_cache_misses_per_request: counts.missesPerRequest } : {}),
   };
 }
