@@ -68,15 +68,13 @@ import { oauthMetadataRoutes } from './routes/wellKnown/oauthAuthorizationServer
 import { oidcRoutes } from './routes/oidc/index.js';
 import { endSessionRoutes } from './routes/oidc/endSession.js';
 import { useCookies } from './cookies.js';
+import { declareRequestFields } from './requestFields.js';
 import { playerRoutes } from './routes/studio/players.js';
 import { serviceAccountRoutes } from './routes/studio/serviceAccounts.js';
 import { CONSOLE_HEADERS, consoleRoutes } from './routes/console/index.js';
 import type { App } from './types.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-/** Request fields set by hooks (auth.ts, auditRecorder.ts, tracing.ts) or on first use (cookies.ts): undefined until set. */
-const REQUEST_FIELDS = ['auth', 'auditUser', 'auditAnswer', 'tracing', 'parsedCookies'] as const;
 
 /** A hop count as the trust function Fastify builds from one: the `hops` addresses nearest to us are proxies. */
 const trustProxyOption = (trust: false | number | string[]) =>
@@ -111,10 +109,8 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // The fields hooks set on a request, declared so that every request object is built with them: a field
-  // added to some requests only gives those a second hidden class, and Fastify's reads of request fields
-  // turn polymorphic for every route (docs/performance-http.md, issue 43).
-  for (const field of REQUEST_FIELDS) app.decorateRequest(field, undefined);
+  // The fields hooks set on a request, declared once for every scope, without a store per request.
+  declareRequestFields(app);
 
   // First, so every later hook runs inside the request's span (tracing off: nothing installed).
   if (services.tracing.enabled) installRequestTracing(app);

@@ -14,7 +14,7 @@ declare module 'fastify' {
  * consent, device and sign-out pages, federation, the locale of a page), so no hook parses them on every
  * request (token validations and balance reads included, docs/performance-http.md round 9): the header is
  * parsed here at the first read, by the `cookie` package `@fastify/cookie` parses with, and kept on the
- * request (`parsedCookies`, declared for every request in app.ts). Works in every route's scope.
+ * request (`parsedCookies`, declared for every request in requestFields.ts). Works in every route's scope.
  */
 export function cookieOf(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
