@@ -3,12 +3,15 @@
  * starts the real server, sends it two requests, and prints (as JSON) whether their `headers` objects share
  * one hidden class, how many more transitions V8's root object map takes, and whether `process.nextTick`'s
  * records still share one hidden class when a full collection and a full root map come together; then V8's
- * feedback of `process.nextTick` after idle collections.
+ * feedback of `process.nextTick` after idle collections, and the hidden classes of requests under
+ * `declareRequestFields`.
  */
 import { createHook } from 'node:async_hooks';
+import Fastify, { type FastifyRequest } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import { collectStartupGarbage } from '../../src/startupGarbage.js';
+import { declareRequestFields } from '../../src/http/requestFields.js';
 
 // V8's test intrinsic, reachable with --allow-natives-syntax (a `%` call does not parse as TypeScript).
 const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
@@ -99,6 +102,39 @@ function printLoadCacheAfterTenClasses(): void {
   debugPrint(readA);
 }
 
+/**
+ * Requests of one scope under `declareRequestFields` (src/http/requestFields.ts): two that set fields in
+ * different orders share one hidden class, and one that set none shares the class of a fresh request.
+ */
+async function requestFieldsClasses(): Promise<{ setInEitherOrder: boolean; noneSet: boolean }> {
+  const app = Fastify();
+  declareRequestFields(app);
+  const seen = new Map<string, FastifyRequest>();
+  app.get('/auth-then-audit', (request, reply) => {
+    request.auth = undefined;
+    request.auditUser = 'a';
+    seen.set('first', request);
+    void reply.send('ok');
+  });
+  app.get('/cookies-then-auth', (request, reply) => {
+    request.parsedCookies = {};
+    request.auth = undefined;
+    seen.set('second', request);
+    void reply.send('ok');
+  });
+  app.get('/none', (request, reply) => {
+    seen.set(seen.has('none') ? 'none again' : 'none', request);
+    void reply.send('ok');
+  });
+  for (const url of ['/auth-then-audit', '/cookies-then-auth', '/none', '/none']) await app.inject({ url });
+  await app.close();
+  return {
+    setInEitherOrder: sameMap(seen.get('first')!, seen.get('second')!),
+    noneSet:
+      sameMap(seen.get('none')!, seen.get('none again')!) && !sameMap(seen.get('none')!, seen.get('first')!),
+  };
+}
+
 const dataDir = process.argv[2]!;
 const config = loadConfig({
   HOST: '127.0.0.1',
@@ -117,7 +153,10 @@ try {
   const tickObjectsShareMap = await tickObjectsShareMapWithRootMapFull();
   printLoadCacheAfterTenClasses();
   await idleCollectionsThenPrintNextTickFeedback();
-  process.stdout.write(`${JSON.stringify({ headersShareMap, rootMapRoom: room, tickObjectsShareMap })}\n`);
+  const requestFields = await requestFieldsClasses();
+  process.stdout.write(
+    `${JSON.stringify({ headersShareMap, rootMapRoom: room, tickObjectsShareMap, requestFields })}\n`,
+  );
 } finally {
   await server.close();
 }
