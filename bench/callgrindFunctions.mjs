@@ -8,6 +8,11 @@
  * (BENCH_BARE_NODE_ARGS=--perf-basic-prof gives the bare process one).
  *
  *   node bench/callgrindFunctions.mjs --requests 3000 [--map /tmp/perf-<pid>.map]… [--top 40] <dump> [<dump>]
+ *
+ * `--callers <regexp>` (one dump): who calls the functions whose name matches, each caller with the inclusive
+ * instructions per request of those calls, read from the dump's call graph. A builtin's total does not say where
+ * it runs from (`KeyedStoreIC_Megamorphic` was ≈ 1,110 instructions a request inside Fastify's `routeHandler`:
+ * docs/performance-http.md, round 15); this does.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,10 +24,13 @@ const { values, positionals } = parseArgs({
     requests: { type: 'string' },
     map: { type: 'string', multiple: true },
     top: { type: 'string', default: '40' },
+    callers: { type: 'string' },
   },
 });
-if (!values.requests || positionals.length < 1 || positionals.length > 2) {
-  console.error('usage: callgrindFunctions.mjs --requests N [--map perf.map]… [--top K] <dump> [<dump>]');
+if (!values.requests || positionals.length < 1 || positionals.length > (values.callers ? 1 : 2)) {
+  console.error(
+    'usage: callgrindFunctions.mjs --requests N [--map perf.map]… [--top K] [--callers REGEXP] <dump> [<dump>]',
+  );
   process.exit(2);
 }
 const requests = Number(values.requests);
@@ -72,7 +80,49 @@ function selfCosts(dump, ranges) {
   return costs;
 }
 
+/**
+ * Inclusive instructions of the calls into functions matching `callee`, by caller, from the dump's call graph:
+ * `fn=` names the function whose lines follow, `cfn=` the one it calls, and the line after `calls=` holds the
+ * call's inclusive cost. Callgrind names a function once as `(id) name` and by `(id)` after that; JIT code it
+ * names by address, which the perf map turns into a name.
+ */
+function callerCosts(dump, ranges, callee) {
+  const names = new Map();
+  const nameOf = (id, given) => {
+    if (given !== undefined) {
+      const address = /^0x([0-9a-f]+)$/.exec(given);
+      names.set(id, address ? jitName(ranges, parseInt(address[1], 16)) : given);
+    }
+    return names.get(id);
+  };
+  const costs = new Map();
+  let caller = '';
+  let called = '';
+  let callLine = false;
+  for (const line of fs.readFileSync(dump, 'utf8').split('\n')) {
+    const named = /^(c?fn)=\((\d+)\)(?: (.*))?$/.exec(line);
+    if (named) {
+      if (named[1] === 'fn') caller = nameOf(named[2], named[3]);
+      else called = nameOf(named[2], named[3]);
+    } else if (line.startsWith('calls=')) callLine = true;
+    else if (callLine) {
+      callLine = false;
+      if (callee.test(called)) {
+        const key = `${caller}  →  ${called}`;
+        costs.set(key, (costs.get(key) ?? 0) + Number(line.split(' ')[1]));
+      }
+    }
+  }
+  return costs;
+}
+
 const perRequest = (n) => Math.round(n / requests);
+if (values.callers) {
+  const costs = callerCosts(positionals[0], rangesOf(values.map?.[0]), new RegExp(values.callers));
+  for (const [name, n] of [...costs].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
+    console.log(`${String(perRequest(n)).padStart(8)}  ${name.slice(0, 200)}`);
+  process.exit(0);
+}
 // One map for both dumps (one process), or one per dump (two processes).
 const maps = values.map ?? [];
 const [first, second] = positionals.map((dump, i) =>
