@@ -3,15 +3,14 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify';
+import Fastify, { type FastifyServerFactory } from 'fastify';
 import type { Services } from '../composition/index.js';
 import { installErrorHandling, refuseFormBodiesOutsideOAuth, renderFrameworkError } from './errorHandler.js';
 import { installAuditRecorder } from './auditRecorder.js';
 import { installOrgAuditRecorder } from './orgAuditRecorder.js';
 import { RATE_LIMIT_NAMESPACE, registerAdminRateLimit, registerLoginRateLimit } from './rateLimits.js';
-import { fastifyLogger } from './requestLogger.js';
 import { requestIdGenerator } from './requestIds.js';
-import { MeteredLogController } from './requestMetrics.js';
+import { requestReporting } from './requestMetrics.js';
 import { installRequestTracing } from './tracing.js';
 import { adminRoutes } from './routes/admin/index.js';
 import { emailVerificationRoutes } from './routes/auth/email.js';
@@ -88,16 +87,17 @@ export async function buildApp(
   services: Services,
   options: { serverFactory?: FastifyServerFactory } = {},
 ): Promise<App> {
+  // Every answer is counted, timed and logged from Node's report of it, without a listener per request.
+  const reporting = requestReporting(services.logger, services.metrics);
   const app = Fastify({
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
-    // request.log binds the request id only when a line is written (no pino child per request).
-    loggerInstance: fastifyLogger(services.logger as FastifyBaseLogger),
+    // No logger of Fastify's own: it would add two listeners to every response (requestMetrics.ts). The
+    // request lines are the log controller's, and request.log is dauth's (installRequestLoggers).
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxyOption(services.config.trustProxy),
     // Request ids let a support ticket be matched to a log line without logging any secret.
     genReqId: requestIdGenerator(),
-    // Every answer is counted and timed where Fastify reports it completed, without a hook per request.
-    logController: new MeteredLogController(services.metrics),
+    logController: reporting.logController,
     frameworkErrors: renderFrameworkError,
     ajv: {
       customOptions: {
@@ -111,6 +111,8 @@ export async function buildApp(
 
   // The fields hooks set on a request, declared once for every scope, without a store per request.
   declareRequestFields(app);
+  // request.log and reply.log bind the request id on the first line written (no pino child per request).
+  reporting.install(app);
 
   // First, so every later hook runs inside the request's span (tracing off: nothing installed).
   if (services.tracing.enabled) installRequestTracing(app);

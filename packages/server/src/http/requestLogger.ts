@@ -1,15 +1,16 @@
-import type { FastifyBaseLogger } from 'fastify';
-import type { Bindings, ChildLoggerOptions } from 'pino';
+import { createRequire } from 'node:module';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Bindings, type ChildLoggerOptions, type Logger, stdSerializers } from 'pino';
 
 type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type Write = (...args: unknown[]) => void;
 
 /**
- * The logger Fastify gives each request (`request.log`): the app logger plus the request id, bound
- * only when a line is actually written. Fastify makes one per request, and a pino child serialises
- * its bindings the moment it is made, so at the production level (`warn`, no per-request lines) every
- * request paid for a child it never used. A call at a level the app logger has enabled makes the real
- * pino child once and writes through it: the lines written are exactly a pino child's.
+ * A request's logger (`request.log`, `reply.log`): the HTTP logger plus the request id, bound only when a
+ * line is actually written. A pino child serialises its bindings the moment it is made, so at the production
+ * level (`warn`, no per-request lines) every request would pay for a child it never used. A call at a level
+ * the logger has enabled makes the real pino child once and writes through it: the lines written are exactly
+ * a pino child's.
  */
 class RequestLogger {
   #child: FastifyBaseLogger | undefined;
@@ -69,35 +70,62 @@ class RequestLogger {
   }
 }
 
-/**
- * Fastify's `childLoggerFactory`: a `RequestLogger` (the request id bound on the first line written),
- * or a plain pino child when the route sets its own level or serialisers.
- */
-export function requestLoggerFactory(
-  logger: FastifyBaseLogger,
-  bindings: Bindings,
-  options: ChildLoggerOptions,
-): FastifyBaseLogger {
-  if (options.level !== undefined || options.serializers !== undefined)
-    return logger.child(bindings, options);
-  return new RequestLogger(logger, bindings) as unknown as FastifyBaseLogger;
+/** A logger for one request's lines: `reqId` is bound when the first line is written. */
+export function requestLogger(logger: FastifyBaseLogger, requestId: string): FastifyBaseLogger {
+  return new RequestLogger(logger, { reqId: requestId }) as unknown as FastifyBaseLogger;
+}
+
+/** The shapes Fastify's own logger gives a request, an answer and an error on its request lines. */
+const httpSerializers = {
+  req: (request: FastifyRequest) => ({
+    method: request.method,
+    url: request.url,
+    version: request.headers['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }),
+  res: (reply: FastifyReply) => ({ statusCode: reply.statusCode }),
+  err: stdSerializers.err,
+};
+
+/** The app logger as the HTTP layer writes with it: Fastify's request, answer and error serialisers added. */
+export function httpLogger(logger: Logger): Logger {
+  return logger.child({}, { serializers: httpSerializers });
+}
+
+// Fastify's own keys for the root scope's Request and Reply classes (every scope's derive from them), and for
+// the mark that makes its routes use a scope's class rather than the shared base class it derives from.
+const { kRequest, kReply, kHasBeenDecorated } = createRequire(import.meta.url)('fastify/lib/symbols.js') as {
+  kRequest: symbol;
+  kReply: symbol;
+  kHasBeenDecorated: symbol;
+};
+
+type FastifyClass = { prototype: object } & Record<symbol, unknown>;
+
+/** Defines `log` on the root scope's class, marked decorated as `decorateRequest` would mark it. */
+function defineLog(app: FastifyInstance, key: symbol, get: (this: never) => FastifyBaseLogger): void {
+  const klass = (app as unknown as Record<symbol, FastifyClass>)[key]!;
+  Object.defineProperty(klass.prototype, 'log', { get, set() {} });
+  klass[kHasBeenDecorated] = true;
 }
 
 /**
- * The logger `buildApp` hands Fastify (`loggerInstance`): the app logger itself for every line, except that
- * its `child()` is `requestLoggerFactory`'s. Fastify makes each request's logger with `child(bindings,
- * options)` when no `childLoggerFactory` is set, so requests get a `RequestLogger` as before; given a custom
- * factory instead, Fastify checks the logger it returns on every request (seven method lookups and an array
- * filter: 1–3 % of a trivial route's CPU, docs/performance-http.md round 4). A real child (Fastify makes one
- * at start, with its serializers, and uses it as `app.log`) is wrapped the same way, so its requests' loggers
- * are lazy too. Made as pino makes its children (`Object.create`), so every method, binding and level is the
- * logger's.
+ * Makes `request.log` and `reply.log`, in every scope, the request's `requestLogger` of `logger`.
+ *
+ * Fastify without a logger of its own (`buildApp` gives it none: requestMetrics.ts says why) sets both to its
+ * null logger in each request's constructor, and refuses to decorate its instance properties, so the two are
+ * accessors on the root's prototypes: the constructor's assignment runs the setter, which keeps nothing, and a
+ * read makes the request's logger (nothing is made for a request that never logs). Fastify's own lines (its
+ * warnings, its log controller's) and dauth's alike go through them. test/logging/requestLogger.test.ts holds
+ * Fastify to the constructor's assignment this relies on.
  */
-export function fastifyLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
-  const appLogger = Object.create(logger) as FastifyBaseLogger;
-  appLogger.child = (bindings: Bindings, options: ChildLoggerOptions = {}) => {
-    const child = requestLoggerFactory(logger, bindings, options);
-    return child instanceof RequestLogger ? child : fastifyLogger(child);
-  };
-  return appLogger;
+export function installRequestLoggers(app: FastifyInstance, logger: FastifyBaseLogger): void {
+  defineLog(app, kRequest, function (this: FastifyRequest) {
+    return requestLogger(logger, this.id);
+  } as (this: never) => FastifyBaseLogger);
+  defineLog(app, kReply, function (this: FastifyReply) {
+    return requestLogger(logger, this.request.id);
+  } as (this: never) => FastifyBaseLogger);
 }

@@ -8,33 +8,31 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * route: with a scope per route module, requests of dozens of classes went through it, and V8 handles a
  * property access that has seen more than four hidden classes through its slow megamorphic path, for the life
  * of the process (docs/performance-http.md, round 11). The API's routes share the root's classes; the cookie
- * pages and the admin routes have one scope each. Each answer's classes are read where Fastify reports it
- * completed (the app's log controller), on the real app.
+ * pages and the admin routes have one scope each. Each request's classes are read where Fastify reports it
+ * started (the app's log controller), on the real app.
  */
 describe('Request and Reply classes by route', () => {
   let server: TestServer;
   const classes = new Map<string, { route: string | undefined; request: unknown; reply: unknown }>();
-  const original = MeteredLogController.prototype.requestCompleted;
+  const original = MeteredLogController.prototype.incomingRequest;
 
   beforeAll(async () => {
-    MeteredLogController.prototype.requestCompleted = function (
+    MeteredLogController.prototype.incomingRequest = function (
       this: MeteredLogController,
-      error: Error | null,
       request: FastifyRequest,
       reply: FastifyReply,
-      ...rest: unknown[]
     ) {
       classes.set(`${request.method} ${request.url}`, {
         route: request.routeOptions.url,
         request: request.constructor,
         reply: reply.constructor,
       });
-      return (original as (...args: unknown[]) => void).call(this, error, request, reply, ...rest);
-    } as typeof original;
+      original.call(this, request, reply);
+    };
     server = await startTestServer();
   });
   afterAll(async () => {
-    MeteredLogController.prototype.requestCompleted = original;
+    MeteredLogController.prototype.incomingRequest = original;
     await server?.close();
   });
 

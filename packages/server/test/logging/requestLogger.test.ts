@@ -1,9 +1,13 @@
+import { channel } from 'node:diagnostics_channel';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { fastifyLogger, requestLoggerFactory } from '../../src/http/requestLogger.js';
+import { requestLogger } from '../../src/http/requestLogger.js';
+import { requestReporting } from '../../src/http/requestMetrics.js';
 import { loggerOptions } from '../../src/logger.js';
+import { ServiceMetrics } from '../../src/observability/metrics.js';
 
 function capture(level: string) {
   const lines: Record<string, unknown>[] = [];
@@ -16,14 +20,14 @@ function capture(level: string) {
   return { logger: pino(loggerOptions(level), stream), lines };
 }
 
-/** An app like buildApp's: the given logger (as `fastifyLogger`), request ids, and the lazy request logger. */
-async function appWith(logger: pino.Logger) {
+/** An app wired as buildApp's (requestReporting: no Fastify logger, dauth's request loggers), request ids. */
+async function appWith(logger: pino.Logger, metrics = new ServiceMetrics()) {
   let n = 0;
-  const app = Fastify({
-    loggerInstance: fastifyLogger(logger as FastifyBaseLogger),
-    genReqId: () => `req-${++n}`,
-  });
+  const reporting = requestReporting(logger, metrics);
+  const app = Fastify({ logController: reporting.logController, genReqId: () => `req-${++n}` });
+  reporting.install(app);
   app.get('/quiet', async () => ({ ok: true }));
+  app.get('/items/:id', async () => ({ ok: true }));
   app.get('/loud', async (request) => {
     request.log.warn({ token: 'eyJ.secret', detail: 'kept' }, 'something odd');
     request.log.info('not at warn level');
@@ -33,18 +37,35 @@ async function appWith(logger: pino.Logger) {
     request.log.child({ step: 'inner' }).error('from a child');
     return { ok: true };
   });
+  app.get('/twice', async (_request, reply) => {
+    await reply.send({ first: true });
+    return reply.send({ second: true });
+  });
   await app.ready();
   return app;
 }
 
-describe('request.log (requestLoggerFactory): the request id bound only when a line is written', () => {
+/** The app listening on a loopback port: its answers are reported by Node's diagnostics channel. */
+async function listening(app: Awaited<ReturnType<typeof appWith>>) {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+/** The request series' lines of a scrape (`dauth_http_requests_total` and the duration count). */
+async function requestSeries(metrics: ServiceMetrics) {
+  return (await metrics.render()).body
+    .split('\n')
+    .filter((l) => /^dauth_http_request(s_total|_duration_seconds_count)\{/.test(l))
+    .sort();
+}
+
+describe('request.log: the request id bound only when a line is written', () => {
   it('makes no pino child for a request that logs nothing at the enabled level', async () => {
     const { logger, lines } = capture('warn');
-    const child = vi.spyOn(logger, 'child');
     const app = await appWith(logger);
-    child.mockClear();
+    const child = vi.spyOn(logger, 'child');
     for (let i = 0; i < 5; i++) expect((await app.inject({ url: '/quiet' })).statusCode).toBe(200);
-    // Fastify's own "incoming request" / "request completed" lines are info: below warn, not written.
+    // The "incoming request" / "request completed" lines are info: below warn, not written.
     expect(child).not.toHaveBeenCalled();
     expect(lines).toEqual([]);
     await app.close();
@@ -67,20 +88,6 @@ describe('request.log (requestLoggerFactory): the request id bound only when a l
     await app.close();
   });
 
-  it('at info level every request still gets its own id on Fastify request lines', async () => {
-    const { logger, lines } = capture('info');
-    const app = await appWith(logger);
-    await app.inject({ url: '/quiet' });
-    await app.inject({ url: '/quiet' });
-    const ids = lines.filter((l) => l.msg === 'incoming request').map((l) => l.reqId);
-    expect(ids).toEqual(['req-1', 'req-2']);
-    expect(lines.filter((l) => l.msg === 'request completed').map((l) => l.reqId)).toEqual([
-      'req-1',
-      'req-2',
-    ]);
-    await app.close();
-  });
-
   it('a child of request.log carries the request id and its own bindings', async () => {
     const { logger, lines } = capture('warn');
     const app = await appWith(logger);
@@ -91,26 +98,93 @@ describe('request.log (requestLoggerFactory): the request id bound only when a l
     await app.close();
   });
 
-  it('hands Fastify a logger whose per-request children are request loggers, so Fastify need not check them', async () => {
+  // Fastify writes its own warnings through reply.log, which it assigns in each reply's constructor: the
+  // accessor that makes it dauth's relies on that assignment (requestLogger.ts, installRequestLoggers).
+  it("Fastify's own warnings go through reply.log to the app logger, with the request id", async () => {
     const { logger, lines } = capture('warn');
     const app = await appWith(logger);
-    // Fastify checks a request's logger only when a childLoggerFactory is set (logger-factory.js).
-    expect(app.childLoggerFactory).toBe(Fastify().childLoggerFactory);
-    expect(app.log.child({ reqId: 'r' }, {}).constructor.name).toBe('RequestLogger');
-    // A route's own level still gets a real pino child; the app logger's lines are the logger's own.
-    expect(app.log.child({ reqId: 'r' }, { level: 'error' }).constructor.name).not.toBe('RequestLogger');
-    app.log.warn({ token: 'eyJ.secret' }, 'from the app');
-    expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'from the app', token: '[redacted]' })]);
+    expect(JSON.parse((await app.inject({ url: '/twice' })).body)).toEqual({ first: true });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        reqId: 'req-1',
+        msg: 'Reply was already sent, did you forget to "return reply" in "/twice" (GET)?',
+      }),
+    ]);
     await app.close();
   });
 
   it('follows a level change of the app logger made after the request started', () => {
     const { logger, lines } = capture('warn');
-    const log = requestLoggerFactory(logger as FastifyBaseLogger, { reqId: 'r' }, {});
+    const log = requestLogger(logger as FastifyBaseLogger, 'r');
     log.info('dropped');
     logger.level = 'info';
     log.info('written');
     expect(lines.map((l) => [l.msg, l.reqId])).toEqual([['written', 'r']]);
     expect(log.level).toBe('info');
+  });
+});
+
+describe('request lines and request metrics, without a listener per response', () => {
+  it("at info every request gets Fastify's two lines with its own id, over a real connection and by inject", async () => {
+    const { logger, lines } = capture('info');
+    const app = await appWith(logger);
+    const url = await listening(app);
+    expect((await fetch(`${url}/quiet`)).status).toBe(200);
+    expect((await app.inject({ url: '/quiet' })).statusCode).toBe(200);
+    expect((await fetch(`${url}/nothing/here`)).status).toBe(404);
+    await app.close();
+    expect(lines.filter((l) => l.msg === 'incoming request')).toEqual([
+      expect.objectContaining({
+        reqId: 'req-1',
+        req: expect.objectContaining({ method: 'GET', url: '/quiet' }),
+      }),
+      expect.objectContaining({ reqId: 'req-2', req: expect.objectContaining({ url: '/quiet' }) }),
+      expect.objectContaining({ reqId: 'req-3', req: expect.objectContaining({ url: '/nothing/here' }) }),
+    ]);
+    const completed = lines.filter((l) => l.msg === 'request completed');
+    expect(completed.map((l) => [l.reqId, l.res])).toEqual([
+      ['req-1', { statusCode: 200 }],
+      ['req-2', { statusCode: 200 }],
+      ['req-3', { statusCode: 404 }],
+    ]);
+    for (const line of completed) expect(line.responseTime).toBeGreaterThan(0);
+  });
+
+  it('counts every answer once by route template, status and time, over a real connection and by inject', async () => {
+    const { logger } = capture('warn');
+    const metrics = new ServiceMetrics();
+    const app = await appWith(logger, metrics);
+    const url = await listening(app);
+    for (const id of ['a', 'b']) expect((await fetch(`${url}/items/${id}`)).status).toBe(200);
+    expect((await app.inject({ url: '/items/c' })).statusCode).toBe(200);
+    expect((await fetch(`${url}/no/route`)).status).toBe(404);
+    expect(await requestSeries(metrics)).toEqual([
+      'dauth_http_request_duration_seconds_count{method="GET",route="/items/:id",status="200"} 3',
+      'dauth_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"} 1',
+      'dauth_http_requests_total{method="GET",route="/items/:id",status="200"} 3',
+      'dauth_http_requests_total{method="GET",route="unmatched",status="404"} 1',
+    ]);
+    await app.close();
+  });
+
+  it("reports only its own server's answers, and stops when the app closes", async () => {
+    const { logger } = capture('warn');
+    const finish = channel('http.server.response.finish');
+    const [one, other] = [new ServiceMetrics(), new ServiceMetrics()];
+    const first = await appWith(logger, one);
+    const second = await appWith(logger, other);
+    const [firstUrl, secondUrl] = [await listening(first), await listening(second)];
+    expect((await fetch(`${firstUrl}/quiet`)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await fetch(`${secondUrl}/quiet`)).status).toBe(200);
+    expect(await requestSeries(one)).toContain(
+      'dauth_http_requests_total{method="GET",route="/quiet",status="200"} 1',
+    );
+    expect(await requestSeries(other)).toContain(
+      'dauth_http_requests_total{method="GET",route="/quiet",status="200"} 2',
+    );
+    await first.close();
+    await second.close();
+    expect(finish.hasSubscribers).toBe(false);
   });
 });
