@@ -44,7 +44,8 @@ type TrackedResponse = ServerResponse & { [kInFlight]?: InFlight };
  *
  * A request that did not come through the app's server (`app.inject`) gets a `finish` listener instead.
  * Fastify's `requestCompleted` (called only for routes with `onResponse` hooks) does nothing: every answer is
- * reported here, once. An answer whose connection fails before it finishes is not counted, as before.
+ * reported here, once. An answer that never finishes (its connection closed or failed first) is not counted;
+ * Fastify's `streamError` line still logs one that failed (its `error` listener no longer counted it).
  */
 export class MeteredLogController extends LogController {
   readonly #logger: Logger;
