@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from '../observability/metrics.js';
-import { httpLogger, installRequestLoggers, requestLogger } from './requestLogger.js';
+import { httpLogger, installRequestLoggers } from './requestLogger.js';
 
 /** Node publishes every answer its HTTP servers finish here, with no listener on the response itself. */
 const RESPONSE_FINISH_CHANNEL = 'http.server.response.finish';
@@ -105,10 +105,7 @@ export class MeteredLogController extends LogController {
       milliseconds / 1000,
     );
     if (this.#logger.isLevelEnabled('info') && !this.isLogDisabled(request)) {
-      requestLogger(this.#logger, request.id).info(
-        { res: reply, responseTime: milliseconds },
-        'request completed',
-      );
+      reply.log.info({ res: reply, responseTime: milliseconds }, 'request completed');
     }
   }
 }
@@ -122,12 +119,12 @@ export function requestReporting(
   logger: Logger,
   metrics: ServiceMetrics,
 ): { logController: MeteredLogController; install(app: FastifyInstance): void } {
-  const http = httpLogger(logger);
-  const logController = new MeteredLogController(http, metrics);
+  const httpLog = httpLogger(logger);
+  const logController = new MeteredLogController(httpLog, metrics);
   return {
     logController,
     install(app) {
-      installRequestLoggers(app, http);
+      installRequestLoggers(app, httpLog);
       const stop = logController.reportAnswersOf(app.server);
       app.addHook('onClose', async () => stop());
     },
