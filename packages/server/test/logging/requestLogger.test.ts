@@ -1,5 +1,7 @@
-import { channel } from 'node:diagnostics_channel';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { once } from 'node:events';
+import { type AddressInfo, connect } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
@@ -18,6 +20,13 @@ function capture(level: string) {
     },
   });
   return { logger: pino(loggerOptions(level), stream), lines };
+}
+
+/** A promise and its resolve (Promise.withResolvers, which the ES2023 lib the code compiles against lacks). */
+function settled() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
 }
 
 /** An app wired as buildApp's (requestReporting: no Fastify logger, dauth's request loggers), request ids. */
@@ -125,6 +134,8 @@ describe('request.log: the request id bound only when a line is written', () => 
   });
 });
 
+const REFUSED = 'request aborted - refusing to accept new requests as server is closing';
+
 describe('request lines and request metrics, without a listener per response', () => {
   it("at info every request gets Fastify's two lines with its own id, over a real connection and by inject", async () => {
     const { logger, lines } = capture('info');
@@ -186,5 +197,55 @@ describe('request lines and request metrics, without a listener per response', (
     await first.close();
     await second.close();
     expect(finish.hasSubscribers).toBe(false);
+  });
+
+  // Fastify answers a request that reaches it while the app closes (on a connection kept alive by an answer still
+  // under way) with a 503 and logs it through the request's logger — its null logger, since dauth gives it none:
+  // the log controller's override writes the line to the app's logger instead.
+  it('a request that arrives while the app closes gets 503, and its line reaches the app logger', async () => {
+    const { logger, lines } = capture('info');
+    const reporting = requestReporting(logger, new ServiceMetrics());
+    const app = Fastify({ logController: reporting.logController });
+    reporting.install(app);
+    const first = settled();
+    const release = settled();
+    app.get('/held', async () => {
+      first.resolve();
+      await release.promise;
+      return { held: true };
+    });
+    // preClose runs once Fastify has marked itself closing, before the server stops taking connections.
+    const closing = settled();
+    app.addHook('preClose', async () => closing.resolve());
+    await listening(app);
+    const socket = connect((app.server.address() as AddressInfo).port, '127.0.0.1');
+    let answers = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answers += chunk));
+    socket.write('GET /held HTTP/1.1\r\nHost: dauth\r\nConnection: keep-alive\r\n\r\n');
+    await first.promise;
+    const closed = app.close();
+    await closing.promise;
+    // Node dispatches the second request of the connection at once (its answer queues behind the first's), and
+    // Fastify refuses it in the same turn: one turn of the event loop after Node announced it, it was refused.
+    const second = settled();
+    const onRequestStart = (message: unknown) => {
+      if ((message as { request: IncomingMessage }).request.url === '/held?second') second.resolve();
+    };
+    subscribe('http.server.request.start', onRequestStart);
+    socket.write('GET /held?second HTTP/1.1\r\nHost: dauth\r\n\r\n');
+    await second.promise;
+    unsubscribe('http.server.request.start', onRequestStart);
+    await new Promise(setImmediate);
+    expect(lines.filter((l) => l.msg === REFUSED)).toEqual([
+      expect.objectContaining({ level: 30, res: { statusCode: 503 } }),
+    ]);
+    release.resolve();
+    await Promise.all([closed, once(socket, 'end')]);
+    expect(answers).toMatch(
+      /^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"held":true\}HTTP\/1\.1 503 Service Unavailable\r\n/,
+    );
+    expect(answers).toContain(
+      '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}',
+    );
   });
 });
