@@ -33,7 +33,7 @@ const DISCARD_LIMIT_BYTES = 64 * 1024;
  * POSTs to apps' backends (backend callbacks, webhook deliveries, the sponsorship approval hook) on undici's
  * pools, through its handler interface, never following a redirect. Not `node:http`: a `node:http` client in
  * the process shares Node's HTTP classes with the server, and every answer the server writes pays for it
- * (docs/performance-http.md, rounds 17–18).
+ * (docs/performance-http.md, round 17).
  *
  * The connection goes to the policy's vetted addresses only (`pinnedLookup`), while the URL's host still names
  * the request (Host header, TLS SNI and certificate check). undici takes a `lookup` per pool, not per request,
