@@ -6,7 +6,17 @@ import { keccak256 } from 'viem';
 import { ChainOwnerLock } from './chainOwnerLock.js';
 import { DEV_CHAIN_ID } from './devAccounts.js';
 import { DirectRpc, SMALL_ANSWER_BYTES } from './directRpc.js';
-import { lastGoodDumpPath, restoreLastGoodDump, swapInLastGoodDump } from './stateDump.js';
+import { replaceFileDurably } from './durableFile.js';
+import {
+  genesisTimePath,
+  isWholeDump,
+  lastGoodDumpPath,
+  putStateAside,
+  readGenesisTime,
+  restoreLastGoodDump,
+  type StateAsideLabel,
+  swapInLastGoodDump,
+} from './stateDump.js';
 import type { Hex } from './types.js';
 
 export { ChainInUseError } from './chainOwnerLock.js';
@@ -23,6 +33,13 @@ export interface EmbeddedChainOptions {
   transactionBlockKeeper?: number;
   /** Block states anvil keeps for reads at past blocks (1,000); older blocks' states cannot be read. */
   historyStates?: number;
+  /**
+   * Every transaction sent to this chain is journaled (the chain journal is on). A state file anvil cannot
+   * start from, when no complete dump was kept (none is before the journal's first round keeps one, and the
+   * journal is compacted only up to a kept dump), is then put aside and the chain started anew at its genesis:
+   * the journal's startup recovery gives every transaction back. Without it such a start is refused.
+   */
+  journaled?: boolean;
   /**
    * The DATA_DIR's owner lock when the process took it before anything else (the service does, so a
    * second start is refused before it touches the database); otherwise `launch` takes it.
@@ -60,6 +77,8 @@ export class EmbeddedChain {
   /** The watchdog's kept-alive connection: a `fetch` a second was a visible share of an idle server's CPU. */
   readonly #probe: DirectRpc;
   readonly #options: Required<Omit<EmbeddedChainOptions, 'logger' | 'lock'>> & { logger: Logger };
+  /** Whether the state file must be read for the genesis time once anvil is up (a chain started anew). */
+  #recordGenesis = false;
 
   private constructor(
     readonly port: number,
@@ -70,6 +89,7 @@ export class EmbeddedChain {
       watchdogIntervalMs: 1_000,
       transactionBlockKeeper: 2_000,
       historyStates: 1_000,
+      journaled: false,
       ...options,
     };
     this.statePath = path.join(options.dataDir, 'chain', 'state.json');
@@ -155,9 +175,28 @@ export class EmbeddedChain {
   }
 
   async #spawn(): Promise<AnvilInstance> {
+    this.#recordGenesis = !fs.existsSync(this.statePath);
     const instance = await this.#startAnvil();
     fs.writeFileSync(this.anvilPidPath, String(instance.pid));
+    if (this.#recordGenesis) await this.#keepGenesisTime();
     return instance;
+  }
+
+  /**
+   * A new chain's genesis time, kept beside its state: a chain started anew (`#startAnew`) gets the same one,
+   * so the journal replays its blocks at their original times (paymaster and session-key windows are checked
+   * against the time of their block). Best effort: without it the replayed blocks get the restart's time.
+   */
+  async #keepGenesisTime(): Promise<void> {
+    try {
+      const genesis = (await this.#probe.call('eth_getBlockByNumber', ['0x0', false])) as { timestamp: Hex };
+      await replaceFileDurably(
+        genesisTimePath(this.statePath),
+        JSON.stringify({ timestamp: Number(BigInt(genesis.timestamp)) }),
+      );
+    } catch (err) {
+      this.#options.logger.warn({ err }, "could not record the embedded chain's genesis time");
+    }
   }
 
   async #startAnvil(): Promise<AnvilInstance> {
@@ -176,6 +215,11 @@ export class EmbeddedChain {
     const { logger } = this.#options;
     if ((await stateMatchesHead(instance.rpcUrl)) !== false) return instance;
     if (!fs.existsSync(lastGoodDumpPath(this.statePath))) {
+      if (this.#options.journaled) {
+        process.kill(instance.pid, 'SIGKILL');
+        await instance.stop();
+        return this.#startAnew('inconsistent');
+      }
       logger.error(
         { statePath: this.statePath },
         "the embedded chain's saved state holds effects of a block it does not have, and no earlier dump was kept",
@@ -207,7 +251,12 @@ export class EmbeddedChain {
       // Killed during one of anvil's in-place dumps: start from the last complete dump the service kept;
       // the journal holds every transaction after it (docs/chain.md, "A dump cut short").
       const damaged = restoreLastGoodDump(this.statePath);
-      if (damaged === undefined) throw err;
+      if (damaged === undefined) {
+        const unkept = this.#options.journaled && !fs.existsSync(lastGoodDumpPath(this.statePath));
+        if (unkept && fs.existsSync(this.statePath) && !isWholeDump(this.statePath))
+          return this.#startAnew('damaged');
+        throw err;
+      }
       this.#options.logger.error(
         { statePath: this.statePath, damaged, err },
         "the embedded chain's state file was cut short; starting from the last complete dump, the journal gives back the rest",
@@ -216,13 +265,35 @@ export class EmbeddedChain {
     }
   }
 
-  async #startAnvilOnce(): Promise<AnvilInstance> {
+  /**
+   * No kept dump to fall back on, and every transaction journaled since the chain began: the state file is put
+   * aside and the chain started anew at its recorded genesis time, the journal's recovery giving back every
+   * block (docs/chain.md, "A dump cut short"). The clock is set to now at once, as for any start: the replay
+   * sets it back to each lost block's time itself, and with nothing to replay the chain must not live in the past.
+   */
+  async #startAnew(label: StateAsideLabel): Promise<AnvilInstance> {
+    const aside = putStateAside(this.statePath, label);
+    const genesis = readGenesisTime(this.statePath);
+    this.#options.logger.error(
+      { statePath: this.statePath, aside, genesis: genesis === undefined ? undefined : String(genesis) },
+      "the embedded chain's state file cannot be used and no complete dump was kept; starting the chain anew, the journal gives every transaction back",
+    );
+    this.#recordGenesis = genesis === undefined;
+    const instance = await this.#startAnvilOnce(
+      genesis === undefined ? [] : ['--timestamp', String(genesis)],
+    );
+    if (genesis !== undefined) await this.#probe.call('anvil_setTime', [Math.floor(Date.now() / 1000)]);
+    return instance;
+  }
+
+  async #startAnvilOnce(extraArgs: readonly string[] = []): Promise<AnvilInstance> {
     try {
       return await startAnvil({
         port: this.port,
         statePath: this.statePath,
         chainId: this.chainId,
         args: [
+          ...extraArgs,
           '--state-interval',
           String(this.#options.stateIntervalSeconds),
           '--transaction-block-keeper',

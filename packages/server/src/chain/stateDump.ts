@@ -226,11 +226,39 @@ export function restoreLastGoodDump(statePath: string): string | undefined {
  * Moves the state file aside (`state.json.<label>-<ms>`, kept for a post-mortem) and puts the last good copy,
  * which must exist, in its place. Returns the moved file's new path.
  */
-export function swapInLastGoodDump(statePath: string, label: 'damaged' | 'inconsistent'): string {
-  const aside = `${statePath}.${label}-${Date.now()}`;
-  fs.renameSync(statePath, aside);
+export function swapInLastGoodDump(statePath: string, label: StateAsideLabel): string {
+  const aside = putStateAside(statePath, label);
   fs.copyFileSync(lastGoodDumpPath(statePath), statePath);
   return aside;
+}
+
+/** Why a state file was put aside: cut short (anvil refuses it), or its state ahead of its blocks. */
+export type StateAsideLabel = 'damaged' | 'inconsistent';
+
+/** Moves the state file aside (`state.json.<label>-<ms>`, kept for a post-mortem); returns its new path. */
+export function putStateAside(statePath: string, label: StateAsideLabel): string {
+  const aside = `${statePath}.${label}-${Date.now()}`;
+  fs.renameSync(statePath, aside);
+  return aside;
+}
+
+/** Where the embedded chain keeps its genesis block's time (`{"timestamp": <unix seconds>}`). */
+export function genesisTimePath(statePath: string): string {
+  return path.join(path.dirname(statePath), 'genesis.json');
+}
+
+/** The genesis time recorded beside the state file, or undefined (none recorded, unreadable). */
+export function readGenesisTime(statePath: string): bigint | undefined {
+  try {
+    const { timestamp } = JSON.parse(fs.readFileSync(genesisTimePath(statePath), 'utf8')) as {
+      timestamp?: unknown;
+    };
+    return typeof timestamp === 'number' && Number.isSafeInteger(timestamp) && timestamp > 0
+      ? BigInt(timestamp)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -186,6 +186,8 @@ export async function createChainServices(
       const launched = await EmbeddedChain.launch({
         dataDir: config.dataDir,
         logger,
+        // With the journal, a state file anvil cannot use and no kept dump: the chain starts anew and replays it.
+        journaled: options.journal !== false,
         ...options.embedded,
         ...(deps.chainLock ? { lock: deps.chainLock } : {}),
       });

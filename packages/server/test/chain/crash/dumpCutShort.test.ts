@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createPublicClient, http } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  genesisTimePath,
   isWholeDump,
   lastGoodDumpPath,
   readDumpHead,
@@ -15,6 +17,8 @@ import {
   restartableChainOptions,
   startTestChain,
 } from '../chainTestHelpers.js';
+import type { Hash } from '../../../src/chain/types.js';
+import { cutShort, readDump, withoutBlocksFrom } from './stateFileDamage.js';
 
 /**
  * anvil rewrites its state file in place (O_TRUNC, then write): a kill of the service and its anvil during
@@ -75,6 +79,85 @@ describe('a state dump cut short by a kill', () => {
       await database.close();
     }
   }, 90_000);
+
+  // The journal's first round keeps a dump 30 s after start: a kill mid-dump before it left the service
+  // unable to start ("The embedded chain did not start"), though the journal held every transaction; a dump
+  // holding a block it does not have was started as it was, the journal's replay of that block refused.
+  it.each([
+    ['cut short', 'damaged'],
+    ['holding a block it does not have', 'inconsistent'],
+  ] as const)(
+    'starts the chain anew and replays the whole journal when a dump %s came before any was kept',
+    async (damage, label) => {
+      // No periodic dump: the start's compaction finds no file to keep, the dump on exit is the only one.
+      const options = {
+        ...(await restartableChainOptions('dauth-dump-')),
+        embedded: { stateIntervalSeconds: 3600 },
+      };
+      const { dataDir, database } = options;
+      dirs.push(dataDir);
+      const funded = randomOwner().address;
+      try {
+        const first = await startTestChain(options);
+        const statePath = first.chain.embedded!.statePath;
+        const rpc = createPublicClient({ transport: http(first.chain.embedded!.rpcUrl) });
+        let times: bigint[];
+        let fundingTx: Hash;
+        try {
+          await first.chain.faucet.fund({ address: funded, native: 7n });
+          const newest = await database.db
+            .selectFrom('chain_journal')
+            .select('tx_hash')
+            .orderBy('seq', 'desc')
+            .executeTakeFirstOrThrow();
+          fundingTx = newest.tx_hash as Hash;
+          const head = await rpc.getBlockNumber();
+          const blocks = await Promise.all(
+            Array.from({ length: Number(head) + 1 }, (_, n) => rpc.getBlock({ blockNumber: BigInt(n) })),
+          );
+          times = blocks.map((b) => b.timestamp);
+          expect(fs.existsSync(lastGoodDumpPath(statePath))).toBe(false);
+          expect(await journalEntryCount(database)).toBeGreaterThan(5); // the deployment and the funding
+        } finally {
+          await first.close();
+        }
+        const recorded = JSON.parse(fs.readFileSync(genesisTimePath(statePath), 'utf8')) as {
+          timestamp: number;
+        };
+        expect(BigInt(recorded.timestamp)).toBe(times[0]);
+        if (label === 'damaged') cutShort(statePath);
+        else fs.writeFileSync(statePath, JSON.stringify(withoutBlocksFrom(readDump(statePath), fundingTx)));
+
+        const startedAt = BigInt(Math.floor(Date.now() / 1000));
+        const second = await startTestChain(options);
+        try {
+          const { gateway, journal, info } = second.chain;
+          const client = createPublicClient({ transport: http(second.chain.embedded!.rpcUrl) });
+          expect(journal.startupRecovery, damage).toMatchObject({ mode: 'replay', failed: 0 });
+          expect(await gateway.nativeBalance(funded)).toBe(7n);
+          expect((await client.getTransactionReceipt({ hash: fundingTx })).status).toBe('success');
+          // The same contracts at the same addresses (replayed, not deployed again), every block at its time.
+          for (const address of Object.values(info.contracts))
+            expect(await client.getCode({ address })).not.toBeUndefined();
+          const blocks = await Promise.all(times.map((_, n) => client.getBlock({ blockNumber: BigInt(n) })));
+          expect(blocks.map((b) => b.timestamp)).toEqual(times);
+          // And the clock is back at now for what comes next.
+          await second.chain.faucet.fund({ address: funded, native: 1n });
+          expect((await client.getBlock()).timestamp).toBeGreaterThanOrEqual(startedAt);
+          expect(await gateway.nativeBalance(funded)).toBe(8n);
+          const aside = fs
+            .readdirSync(path.dirname(statePath))
+            .filter((f) => f.startsWith(`state.json.${label}-`));
+          expect(aside).toHaveLength(1);
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await database.close();
+      }
+    },
+    90_000,
+  );
 
   it('restores nothing when the state file is whole or no copy was kept', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dauth-dump-'));

@@ -13,33 +13,13 @@ import {
 } from '../../../src/chain/stateDump.js';
 import type { Hash } from '../../../src/chain/types.js';
 import { compactJournal, randomOwner, restartableChainOptions, startTestChain } from '../chainTestHelpers.js';
-
-interface Dump {
-  block: { number: string };
-  best_block_number: number;
-  blocks: { header: { number: string } }[];
-  transactions: { block_number: number }[];
-}
-
-const readDump = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as Dump;
+import { readDump, withoutBlocksFrom } from './stateFileDamage.js';
 
 const readDumpHeadOrThrow = async (file: string) => {
   const head = await readDumpHead(file);
   if (head === undefined) throw new Error(`${file} has no head`);
   return head;
 };
-
-/** The dump as a kill can leave it: every block from `tx`'s on is missing, with their transactions; their effects are not. */
-function withoutBlocksFrom(dump: Dump, tx: Hash): Dump {
-  const lostBlock = dump.transactions.find(
-    (t) => (t as unknown as { info: { transaction_hash: string } }).info.transaction_hash === tx,
-  )!.block_number;
-  dump.blocks = dump.blocks.filter((b) => Number(b.header.number) < lostBlock);
-  dump.transactions = dump.transactions.filter((t) => t.block_number < lostBlock);
-  dump.best_block_number = lostBlock - 1;
-  dump.block.number = `0x${(lostBlock - 1).toString(16)}`;
-  return dump;
-}
 
 /**
  * anvil's periodic dump does not wait for its miner: a kill of the service and its anvil can leave a dump
