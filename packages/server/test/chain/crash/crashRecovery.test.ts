@@ -43,7 +43,8 @@ async function restart(env: Record<string, string>, pgSchema?: string): Promise<
   const port = await getFreePort('127.0.0.1');
   const config = loadConfig({ ...env, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
   const running = await startServer(config, {
-    logger: pino({ level: 'silent' }),
+    // CRASH_LOG=info shows the restarted service's log (the recovery's reasons) on stderr.
+    logger: pino({ level: process.env.CRASH_LOG ?? 'silent' }, pino.destination(2)),
     ...(pgSchema ? { pgSchema } : {}),
     ...(env.TEST_JOURNAL === 'off' ? { chain: { journal: false } } : {}),
   });
