@@ -77,8 +77,6 @@ export class EmbeddedChain {
   /** The watchdog's kept-alive connection: a `fetch` a second was a visible share of an idle server's CPU. */
   readonly #probe: DirectRpc;
   readonly #options: Required<Omit<EmbeddedChainOptions, 'logger' | 'lock'>> & { logger: Logger };
-  /** Whether the state file must be read for the genesis time once anvil is up (a chain started anew). */
-  #recordGenesis = false;
 
   private constructor(
     readonly port: number,
@@ -175,32 +173,40 @@ export class EmbeddedChain {
   }
 
   async #spawn(): Promise<AnvilInstance> {
-    this.#recordGenesis = !fs.existsSync(this.statePath);
     const instance = await this.#startAnvil();
     fs.writeFileSync(this.anvilPidPath, String(instance.pid));
-    if (this.#recordGenesis) await this.#keepGenesisTime();
     return instance;
   }
 
+  async #startAnvil(): Promise<AnvilInstance> {
+    if (!fs.existsSync(this.statePath)) return this.#startWithoutState();
+    return this.#wholeBlocksOrLastGood(await this.#startAnvilFromADump());
+  }
+
   /**
-   * A new chain's genesis time, kept beside its state: a chain started anew (`#startAnew`) gets the same one,
-   * so the journal replays its blocks at their original times (paymaster and session-key windows are checked
-   * against the time of their block). Best effort: without it the replayed blocks get the restart's time.
+   * A chain without a state file: a new chain, whose genesis time is kept beside it (`chain/genesis.json`), or
+   * one started anew (its state put aside, or anvil killed before its first dump), which gets that genesis time
+   * back, so the journal replays its blocks at their original times (paymaster and session-key windows were
+   * checked against them; the replay cannot go below its genesis). The clock is then set to now, as for any
+   * start: the replay sets it back to each lost block's time itself, and with nothing to replay the chain must not
+   * live in the past. Best effort: without a recorded time the replayed blocks get the restart's.
    */
-  async #keepGenesisTime(): Promise<void> {
+  async #startWithoutState(): Promise<AnvilInstance> {
+    const genesis = readGenesisTime(this.statePath);
+    if (genesis !== undefined) {
+      const instance = await this.#startAnvilOnce(['--timestamp', String(genesis)]);
+      await this.#probe.call('anvil_setTime', [Math.floor(Date.now() / 1000)]);
+      return instance;
+    }
+    const instance = await this.#startAnvilOnce();
     try {
-      const genesis = (await this.#probe.call('eth_getBlockByNumber', ['0x0', false])) as { timestamp: Hex };
-      await replaceFileDurably(
-        genesisTimePath(this.statePath),
-        JSON.stringify({ timestamp: Number(BigInt(genesis.timestamp)) }),
-      );
+      const block = (await this.#probe.call('eth_getBlockByNumber', ['0x0', false])) as { timestamp: Hex };
+      const timestamp = Number(BigInt(block.timestamp));
+      await replaceFileDurably(genesisTimePath(this.statePath), JSON.stringify({ timestamp }));
     } catch (err) {
       this.#options.logger.warn({ err }, "could not record the embedded chain's genesis time");
     }
-  }
-
-  async #startAnvil(): Promise<AnvilInstance> {
-    return this.#wholeBlocksOrLastGood(await this.#startAnvilFromADump());
+    return instance;
   }
 
   /**
@@ -267,23 +273,16 @@ export class EmbeddedChain {
 
   /**
    * No kept dump to fall back on, and every transaction journaled since the chain began: the state file is put
-   * aside and the chain started anew at its recorded genesis time, the journal's recovery giving back every
-   * block (docs/chain.md, "A dump cut short"). The clock is set to now at once, as for any start: the replay
-   * sets it back to each lost block's time itself, and with nothing to replay the chain must not live in the past.
+   * aside and the chain started anew at its genesis, the journal's recovery giving back every block
+   * (docs/chain.md, "Before any dump was kept").
    */
   async #startAnew(label: StateAsideLabel): Promise<AnvilInstance> {
     const aside = putStateAside(this.statePath, label);
-    const genesis = readGenesisTime(this.statePath);
     this.#options.logger.error(
-      { statePath: this.statePath, aside, genesis: genesis === undefined ? undefined : String(genesis) },
+      { statePath: this.statePath, aside },
       "the embedded chain's state file cannot be used and no complete dump was kept; starting the chain anew, the journal gives every transaction back",
     );
-    this.#recordGenesis = genesis === undefined;
-    const instance = await this.#startAnvilOnce(
-      genesis === undefined ? [] : ['--timestamp', String(genesis)],
-    );
-    if (genesis !== undefined) await this.#probe.call('anvil_setTime', [Math.floor(Date.now() / 1000)]);
-    return instance;
+    return this.#startWithoutState();
   }
 
   async #startAnvilOnce(extraArgs: readonly string[] = []): Promise<AnvilInstance> {
