@@ -195,7 +195,12 @@ export class EmbeddedChain {
     const genesis = readGenesisTime(this.statePath);
     if (genesis !== undefined) {
       const instance = await this.#startAnvilOnce(['--timestamp', String(genesis)]);
-      await this.#probe.call('anvil_setTime', [Math.floor(Date.now() / 1000)]);
+      try {
+        await this.#probe.call('anvil_setTime', [Math.floor(Date.now() / 1000)]);
+      } catch (err) {
+        await instance.stop();
+        throw err;
+      }
       return instance;
     }
     const instance = await this.#startAnvilOnce();
