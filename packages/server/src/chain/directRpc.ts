@@ -1,5 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
+import { type Dispatcher, Pool } from 'undici';
 
 export interface RpcCall {
   method: string;
@@ -23,46 +23,66 @@ export interface DirectRpcOptions {
 
 /**
  * A failed call. The message never names the URL (an API key may sit in its path or userinfo).
- * `reusedSocket`: the request went out on a kept-alive connection the node had closed while it idled, so it
- * never reached the node; the caller may send it again on a new one if the call is idempotent (Node's
- * documented pattern): `read` does, `call` does not, since some calls (`anvil_mine`, a send) are not idempotent.
+ * `connectionLost`: the connection closed before an answer came (a kept-alive connection the node had closed
+ * while it idled, or a node that died mid-answer), so the node may or may not have run the call; the caller may
+ * send it again on a new connection if the call is idempotent: `read` does, `call` does not, since some calls
+ * (`anvil_mine`, a send) are not idempotent.
  */
 export class DirectRpcError extends Error {
   override readonly name = 'DirectRpcError';
   readonly status: number | undefined;
   readonly timedOut: boolean;
-  readonly reusedSocket: boolean;
+  readonly connectionLost: boolean;
 
   constructor(
     message: string,
-    details: { status?: number; timedOut?: boolean; reusedSocket?: boolean; cause?: unknown } = {},
+    details: { status?: number; timedOut?: boolean; connectionLost?: boolean; cause?: unknown } = {},
   ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.status = details.status;
     this.timedOut = details.timedOut ?? false;
-    this.reusedSocket = details.reusedSocket ?? false;
+    this.connectionLost = details.connectionLost ?? false;
   }
 }
 
+/** undici's codes for a connection or an answer that did not come in time. */
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
 /**
- * JSON-RPC straight to the node over one kept-alive connection, for the recovery's long chain of small
- * requests that must each finish before the next (no client batching delay). node:http costs about half
- * the time per request of `fetch` (measured against anvil: 0.6–1.0 ms against 1.3–2.8 ms per call), which
- * is most of what a replayed block costs besides anvil's own block production. The head poll uses it too
- * (chain/headReader.ts), with a timeout and a bound on the answer.
+ * JSON-RPC straight to the node over kept-alive connections, for the recovery's long chain of small requests
+ * that must each finish before the next (no client batching delay) and the head poll's ten asks a second.
+ * A plain HTTP client costs about half the time per request of `fetch` (measured against anvil: 0.6–1.0 ms
+ * against 1.3–2.8 ms per call), which is most of what a replayed block costs besides anvil's own block
+ * production. It is undici's `Pool` through its handler interface, not `node:http`: a `node:http` client in
+ * the process shares Node's `OutgoingMessage`, `IncomingMessage` and stream code with the HTTP server, whose
+ * inline caches then meet the client's objects too and every request the server answers pays for it
+ * (docs/performance-http.md, round 17). The handler reads the answer's bytes as they come: no stream at all.
  */
 export class DirectRpc {
-  readonly #url: URL;
-  readonly #agent: http.Agent;
-  readonly #timeoutMs: number | undefined;
+  readonly #pool: Pool;
+  readonly #path: string;
+  readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
   readonly #maxAnswerBytes: number;
   #id = 0;
 
   constructor(url: string, options: DirectRpcOptions = {}) {
-    this.#url = new URL(url);
-    const Agent = this.#url.protocol === 'https:' ? https.Agent : http.Agent;
-    this.#agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 1 });
-    this.#timeoutMs = options.timeoutMs;
+    const target = new URL(url);
+    this.#pool = new Pool(target.origin, {
+      connections: options.maxSockets ?? 1,
+      pipelining: 1,
+      // A node that never accepts the connection gives up with the call's own bound (undici's default: 10 s).
+      ...(options.timeoutMs === undefined ? {} : { connectTimeout: options.timeoutMs }),
+    });
+    this.#path = `${target.pathname}${target.search}`;
+    this.#headers = { 'content-type': 'application/json' };
+    // URL credentials as HTTP Basic authentication, as node:http sends them (a node behind a proxy that asks).
+    if (target.username !== '' || target.password !== '') {
+      const credentials = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
+      this.#headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    // 0: no timeout (undici's default would give up after 300 s; the recovery's calls wait for the node).
+    this.#timeoutMs = options.timeoutMs ?? 0;
     this.#maxAnswerBytes = options.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
   }
 
@@ -75,14 +95,14 @@ export class DirectRpc {
   }
 
   /**
-   * `call` for a method that may run twice (a read): a request lost on a kept-alive connection the node closed
-   * while it idled is sent once more, on a new connection.
+   * `call` for a method that may run twice (a read): a request whose connection closed before the answer (the
+   * node closed a kept-alive one while it idled) is sent once more, on a new connection.
    */
   async read(method: string, params: unknown[]): Promise<unknown> {
     try {
       return await this.call(method, params);
     } catch (err) {
-      if (err instanceof DirectRpcError && err.reusedSocket) return this.call(method, params);
+      if (err instanceof DirectRpcError && err.connectionLost) return this.call(method, params);
       throw err;
     }
   }
@@ -105,59 +125,89 @@ export class DirectRpc {
   }
 
   close(): void {
-    this.#agent.destroy();
+    void this.#pool.destroy().catch(() => {});
   }
 
   #post(body: unknown): Promise<unknown> {
-    const payload = JSON.stringify(body);
-    const request = this.#url.protocol === 'https:' ? https.request : http.request;
     return new Promise((resolve, reject) => {
-      const req = request(
-        this.#url,
+      this.#pool.dispatch(
         {
           method: 'POST',
-          agent: this.#agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          path: this.#path,
+          headers: this.#headers,
+          body: JSON.stringify(body),
+          headersTimeout: this.#timeoutMs,
+          bodyTimeout: this.#timeoutMs,
         },
-        (res) => {
-          const status = res.statusCode ?? 0;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size <= this.#maxAnswerBytes) return void chunks.push(chunk);
-            res.destroy();
-            reject(
-              new DirectRpcError(`the node's answer is larger than ${this.#maxAnswerBytes} bytes`, {
-                status,
-              }),
-            );
-          });
-          res.on('error', (err) => reject(new DirectRpcError(err.message, { status, cause: err })));
-          res.on('end', () => {
-            // Any JSON is the node's answer, whatever the status (some nodes send JSON-RPC errors with a 4xx);
-            // anything else is a proxy's or gateway's page.
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-            } catch {
-              reject(new DirectRpcError(`the node answered HTTP ${status} without JSON`, { status }));
-            }
-          });
-        },
+        new AnswerReader(this.#maxAnswerBytes, resolve, reject),
       );
-      if (this.#timeoutMs !== undefined) {
-        const timeoutMs = this.#timeoutMs;
-        req.setTimeout(timeoutMs, () => {
-          req.destroy();
-          reject(new DirectRpcError(`the node did not answer in ${timeoutMs} ms`, { timedOut: true }));
-        });
-      }
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        const reusedSocket = req.reusedSocket && err.code === 'ECONNRESET';
-        reject(new DirectRpcError(err.message, { reusedSocket, cause: err }));
-      });
-      req.end(payload);
     });
+  }
+}
+
+/** Collects one answer's bytes (within a bound) and settles the call with its JSON or a `DirectRpcError`. */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  #status = 0;
+  #size = 0;
+  readonly #chunks: Buffer[] = [];
+
+  constructor(
+    private readonly maxAnswerBytes: number,
+    private readonly resolve: (answer: unknown) => void,
+    private readonly reject: (err: DirectRpcError) => void,
+  ) {}
+
+  /** Nothing to do; its presence tells undici this handler uses its current handler interface. */
+  onRequestStart(): void {}
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    _headers: IncomingHttpHeaders,
+  ): void {
+    this.#status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#size += chunk.length;
+    if (this.#size <= this.maxAnswerBytes) this.#chunks.push(chunk);
+    else {
+      const status = this.#status;
+      controller.abort(
+        new DirectRpcError(`the node's answer is larger than ${this.maxAnswerBytes} bytes`, { status }),
+      );
+    }
+  }
+
+  onResponseEnd(): void {
+    // Any JSON is the node's answer, whatever the status (some nodes send JSON-RPC errors with a 4xx); anything
+    // else is a proxy's or gateway's page.
+    try {
+      this.resolve(JSON.parse(Buffer.concat(this.#chunks).toString('utf8')));
+    } catch {
+      const status = this.#status;
+      this.reject(new DirectRpcError(`the node answered HTTP ${status} without JSON`, { status }));
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (err instanceof DirectRpcError) return this.reject(err);
+    const code = (err as { code?: unknown }).code;
+    const status = this.#status === 0 ? undefined : this.#status;
+    if (typeof code === 'string' && TIMEOUT_CODES.has(code)) {
+      return this.reject(
+        new DirectRpcError('the node did not answer in time', { timedOut: true, cause: err }),
+      );
+    }
+    // UND_ERR_SOCKET: the connection closed under the request ("other side closed"), before its answer ended.
+    const connectionLost = code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+    this.reject(
+      new DirectRpcError(err.message, {
+        ...(status === undefined ? {} : { status }),
+        connectionLost,
+        cause: err,
+      }),
+    );
   }
 }
 

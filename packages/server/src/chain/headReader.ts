@@ -10,7 +10,7 @@ export type HeadReader = () => Promise<bigint>;
  * The head poll's reader. The content watch asks for the head ten times a second for as long as the process
  * runs, and through viem's HTTP transport (WHATWG `fetch`: a `Request`, web streams, an abort timer) each ask
  * cost 0.6–1.1 ms of CPU and its garbage: half of an idle server's CPU (docs/performance-http.md, round 7).
- * On one plain http(s) endpoint the same JSON-RPC call goes over a kept-alive `node:http` connection
+ * On one plain http(s) endpoint the same JSON-RPC call goes over a kept-alive connection of undici's
  * (`DirectRpc`, ≈ 0.1–0.25 ms). Several endpoints (CHAIN_RPC_URLS) and WebSocket endpoints keep viem's client,
  * whose failover and subscriptions the lean reader does not repeat.
  *

@@ -101,7 +101,9 @@ describe('the head poll over a kept-alive node:http connection (real anvil)', ()
 });
 
 describe('the head reader against hostile or broken endpoints', () => {
-  it('keeps one connection for sequential polls, and sends the URL credentials as Basic auth', async () => {
+  // The reader keeps two connections (the content watch and the relayer's head watch may ask at once); undici's
+  // pool opens the second as soon as the first is busy, so twenty polls use two kept-alive connections, not twenty.
+  it('keeps its two connections alive across sequential polls, and sends the URL credentials as Basic auth', async () => {
     const server = await startServer((res) => {
       res
         .writeHead(200, { 'content-type': 'application/json' })
@@ -110,7 +112,9 @@ describe('the head reader against hostile or broken endpoints', () => {
     try {
       const read = createHeadReader(`http://alice:s3cret@127.0.0.1:${server.port}/`, unusedClient);
       for (let i = 0; i < 20; i++) expect(await read()).toBe(42n);
-      expect(server.connections()).toBe(1);
+      expect(server.connections()).toBeLessThanOrEqual(2);
+      for (const { authorization } of server.seen)
+        expect(authorization).toBe(`Basic ${Buffer.from('alice:s3cret').toString('base64')}`);
       expect(server.seen[0]!.authorization).toBe(`Basic ${Buffer.from('alice:s3cret').toString('base64')}`);
       expect(JSON.parse(server.seen[0]!.body)).toMatchObject({ method: 'eth_blockNumber', params: [] });
     } finally {

@@ -205,7 +205,7 @@ function isLoopbackLiteral(host: string): boolean {
 }
 
 /**
- * A `lookup` for `http.request` that answers with the vetted addresses only, so the connection
+ * A `lookup` for the connection (`PinnedPoster`'s pools) that answers with the vetted addresses only, so it
  * goes where the policy checked while the URL's host still names the request (Host header, TLS SNI
  * and certificate check).
  */

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import type { ApprovalRequest } from '../../chain/operations/sponsorshipPolicy.js';
 import type { SecretBox } from '../../crypto/secretBox.js';
 import type { AppSponsorshipPolicy } from '../../stores/appSponsorshipStore.js';
-import { type CallbackTargetPolicy, pinnedLookup } from '../oauth/callbackTargetPolicy.js';
+import type { CallbackTargetPolicy } from '../oauth/callbackTargetPolicy.js';
+import { PinnedPoster } from '../oauth/pinnedPoster.js';
 import { signDelivery } from '../webhooks/webhookSigner.js';
 
 /** decisions §9: the studio's backend answers within 2 s or its fail-open setting decides. */
@@ -34,11 +33,9 @@ export const approvalSecretAad = (clientId: string) => `sponsorship-approval-sec
  * of its URL only (the callback-target policy, as webhooks), never following a redirect.
  */
 export class ApprovalHook {
-  // No kept-alive sockets: nothing to close at shutdown, and each ask is bounded by its 2 s anyway.
-  readonly #agents = {
-    'http:': new http.Agent({ keepAlive: false, maxSockets: 64 }),
-    'https:': new https.Agent({ keepAlive: false, maxSockets: 64 }),
-  };
+  // No kept-alive connections (`keepAlive: false`): nothing to close at shutdown, and each ask is bounded by its
+  // 2 s anyway.
+  readonly #poster = new PinnedPoster();
 
   constructor(
     private readonly secretBox: SecretBox,
@@ -69,65 +66,22 @@ export class ApprovalHook {
     });
     const at = new Date();
     const headers = signDelivery(`msg_${randomBytes(12).toString('hex')}`, body, [secret], at);
-    return new Promise<ApprovalOutcome>((resolve) => {
-      const secure = url.protocol === 'https:';
-      let settled = false;
-      const settle = (outcome: ApprovalOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      const req = (secure ? https : http).request(
-        url,
-        {
-          method: 'POST',
-          agent: this.#agents[secure ? 'https:' : 'http:'],
-          lookup: pinnedLookup(verdict.addresses),
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'user-agent': 'dauth-sponsorship/1',
-          },
-        },
-        (response) => {
-          const status = response.statusCode ?? 0;
-          if (status >= 500 || status < 200) {
-            response.resume();
-            return settle('error');
-          }
-          if (status >= 300) {
-            response.resume();
-            return settle('refused');
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          response.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_ANSWER_BYTES) {
-              response.destroy();
-              return settle('refused');
-            }
-            chunks.push(chunk);
-          });
-          response.on('end', () => {
-            try {
-              const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { approve?: unknown };
-              settle(answer?.approve === true ? 'approved' : 'refused');
-            } catch {
-              settle('refused');
-            }
-          });
-          response.on('error', () => settle('error'));
-        },
-      );
-      const timer = setTimeout(() => {
-        settle('timeout');
-        req.destroy(new Error(`no answer within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-      req.once('error', () => settle('error'));
-      req.end(body);
+    const answer = await this.#poster.post(url, body, {
+      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'dauth-sponsorship/1' },
+      addresses: verdict.addresses,
+      timeoutMs: this.timeoutMs,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+      keepAlive: false,
     });
+    if (answer.kind === 'timeout') return 'timeout';
+    if (answer.kind === 'unreachable') return 'error';
+    if (answer.status >= 500 || answer.status < 200) return 'error';
+    if (answer.status >= 300 || answer.kind === 'too_large') return 'refused';
+    try {
+      const parsed = JSON.parse(answer.body?.toString('utf8') ?? '') as { approve?: unknown } | null;
+      return parsed?.approve === true ? 'approved' : 'refused';
+    } catch {
+      return 'refused';
+    }
   }
 }

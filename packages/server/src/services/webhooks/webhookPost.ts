@@ -1,6 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import { pinnedLookup, type ResolvedAddress } from '../oauth/callbackTargetPolicy.js';
+import type { ResolvedAddress } from '../oauth/callbackTargetPolicy.js';
+import { PinnedPoster } from '../oauth/pinnedPoster.js';
 
 export type PostResult =
   | { kind: 'answered'; status: number }
@@ -13,60 +12,26 @@ export type PostResult =
  * (counted from the start to the answer's headers; a receiver that hangs is a `timeout`).
  */
 export class WebhookPoster {
-  readonly #agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
-  };
-  readonly #requests = new Set<http.ClientRequest>();
+  readonly #poster = new PinnedPoster();
 
-  post(
+  async post(
     url: URL,
     body: string,
     headers: Record<string, string>,
     addresses: ResolvedAddress[],
     timeoutMs: number,
   ): Promise<PostResult> {
-    return new Promise((resolve) => {
-      const secure = url.protocol === 'https:';
-      const request = (secure ? https : http).request(
-        url,
-        {
-          method: 'POST',
-          agent: this.#agents[secure ? 'https:' : 'http:'],
-          lookup: pinnedLookup(addresses),
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            'user-agent': 'dauth-webhooks/1',
-          },
-        },
-        (response) => {
-          clearTimeout(timer);
-          this.#requests.delete(request);
-          response.resume();
-          resolve({ kind: 'answered', status: response.statusCode ?? 0 });
-        },
-      );
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        request.destroy(new Error(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#requests.add(request);
-      request.once('error', (err) => {
-        clearTimeout(timer);
-        this.#requests.delete(request);
-        resolve({ kind: timedOut ? 'timeout' : 'unreachable', error: err.message });
-      });
-      request.end(body);
+    const answer = await this.#poster.post(url, body, {
+      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'dauth-webhooks/1' },
+      addresses,
+      timeoutMs,
     });
+    // `too_large` only when a body was asked for; a status is all a delivery reads.
+    return answer.kind === 'too_large' ? { kind: 'answered', status: answer.status } : answer;
   }
 
   /** Aborts what is on the wire and closes the kept-alive connections. */
   close(): void {
-    for (const request of this.#requests) request.destroy(new Error('webhook sender closed'));
-    this.#agents['http:'].destroy();
-    this.#agents['https:'].destroy();
+    void this.#poster.close();
   }
 }
