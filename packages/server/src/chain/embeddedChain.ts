@@ -219,18 +219,15 @@ export class EmbeddedChain {
    * hold a block's state without the block. Its state root then differs from its head block's: the state is
    * put aside (`state.json.inconsistent-<ms>`) and the last good copy started instead, the chain journal
    * giving back every block after it byte for byte (on the state ahead of its blocks, the replay of the lost
-   * block found its nonces used and could not give its transactions back). Without a copy, or when the copy
-   * disagrees too, the chain starts as it is and the log says so.
+   * block found its nonces used and could not give its transactions back). Without a copy the journal holds every
+   * transaction, so the chain starts anew (`#startAnew`); with the journal off too, or when the copy disagrees
+   * too, the chain starts as it is and the log says so.
    */
   async #wholeBlocksOrLastGood(instance: AnvilInstance): Promise<AnvilInstance> {
     const { logger } = this.#options;
     if ((await stateMatchesHead(instance.rpcUrl)) !== false) return instance;
-    if (!fs.existsSync(lastGoodDumpPath(this.statePath))) {
-      if (this.#options.journaled) {
-        process.kill(instance.pid, 'SIGKILL');
-        await instance.stop();
-        return this.#startAnew('inconsistent');
-      }
+    const copyKept = fs.existsSync(lastGoodDumpPath(this.statePath));
+    if (!copyKept && !this.#options.journaled) {
       logger.error(
         { statePath: this.statePath },
         "the embedded chain's saved state holds effects of a block it does not have, and no earlier dump was kept",
@@ -240,6 +237,7 @@ export class EmbeddedChain {
     // Killed, not stopped: a dump on exit would write the same state again.
     process.kill(instance.pid, 'SIGKILL');
     await instance.stop();
+    if (!copyKept) return this.#startAnew('inconsistent');
     const aside = swapInLastGoodDump(this.statePath, 'inconsistent');
     logger.error(
       { statePath: this.statePath, aside },
@@ -263,8 +261,8 @@ export class EmbeddedChain {
       // the journal holds every transaction after it (docs/chain.md, "A dump cut short").
       const damaged = restoreLastGoodDump(this.statePath);
       if (damaged === undefined) {
-        const unkept = this.#options.journaled && !fs.existsSync(lastGoodDumpPath(this.statePath));
-        if (unkept && fs.existsSync(this.statePath) && !isWholeDump(this.statePath))
+        // Nothing restored from a file that is there and not whole: no copy was kept.
+        if (this.#options.journaled && fs.existsSync(this.statePath) && !isWholeDump(this.statePath))
           return this.#startAnew('damaged');
         throw err;
       }
