@@ -8,7 +8,6 @@ import {
   encodeFunctionData,
   getAddress,
   getContractAddress,
-  keccak256,
   numberToHex,
   size,
   slice,
@@ -18,7 +17,7 @@ import {
   type Hex,
   type LocalAccount,
 } from 'viem';
-import { getUserOperationHash } from 'viem/account-abstraction';
+import { keccak256, keccak256Repeated } from './keccak.js';
 
 /** Byte strings are emitted in lowercase like viem's encoders, whatever the case of the addresses given. */
 function lower(hex: Hex): Hex {
@@ -91,14 +90,45 @@ const createAccountAbi = [
   },
 ] as const;
 
-/** The hash the EntryPoint v0.6 computes for `op` (`EntryPoint.getUserOpHash`), which the owner signs. */
+/**
+ * The hash the EntryPoint v0.6 computes for `op` (`EntryPoint.getUserOpHash`), which the owner signs:
+ * keccak256(abi.encode(keccak256(pack(op)), entryPoint, chainId)), `pack` hashing the three byte fields.
+ * viem's `getUserOperationHash` computes the same; this one hashes with `keccak.ts` (a usage batch's
+ * calldata is 40 kB) and reuses the callData digest the paymaster's hash took a moment before.
+ */
 export function getUserOpHash(op: UserOperation, entryPoint: Address, chainId: number): Hash {
-  return getUserOperationHash({
-    chainId,
-    entryPointAddress: entryPoint,
-    entryPointVersion: '0.6',
-    userOperation: op,
-  });
+  const packed = encodeAbiParameters(
+    [
+      { type: 'address' },
+      { type: 'uint256' },
+      { type: 'bytes32' },
+      { type: 'bytes32' },
+      { type: 'uint256' },
+      { type: 'uint256' },
+      { type: 'uint256' },
+      { type: 'uint256' },
+      { type: 'uint256' },
+      { type: 'bytes32' },
+    ],
+    [
+      op.sender,
+      op.nonce,
+      keccak256(op.initCode),
+      keccak256Repeated(op.callData),
+      op.callGasLimit,
+      op.verificationGasLimit,
+      op.preVerificationGas,
+      op.maxFeePerGas,
+      op.maxPriorityFeePerGas,
+      keccak256(op.paymasterAndData),
+    ],
+  );
+  return keccak256(
+    encodeAbiParameters(
+      [{ type: 'bytes32' }, { type: 'address' }, { type: 'uint256' }],
+      [keccak256(packed), entryPoint, BigInt(chainId)],
+    ),
+  );
 }
 
 /** `initCode` of a first operation: factory ‖ `createAccount(owner, salt)`. */
@@ -151,7 +181,7 @@ export function getPaymasterHash(
         op.sender,
         op.nonce,
         keccak256(op.initCode),
-        keccak256(op.callData),
+        keccak256Repeated(op.callData),
         op.callGasLimit,
         op.verificationGasLimit,
         op.preVerificationGas,

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isUniqueViolation } from './slotStore.js';
 import { admitAll, groupBySlot, requestKeyOf, slotsByCuid } from './contentAdmission.js';
-import { nativeLedgerWrites, type NativeLedgerWrites } from './contentLedgerNative.js';
+import { nativeLedgerWrites } from './contentLedgerNative.js';
 import { affected } from './kyselyResults.js';
 import { derivedMessageId, type WebhookOutbox } from './webhookStore.js';
 
@@ -193,7 +193,7 @@ export interface NewUsage {
  */
 export class ContentLedgerStore {
   /** Admission and batch opening as native transactions, on SQLite when it can (contentLedgerNative.ts). */
-  readonly #nativeWrites: () => NativeLedgerWrites | undefined;
+  readonly #nativeWrites: ReturnType<typeof nativeLedgerWrites>;
 
   /** `outbox`: records included on chain write `content.consumed` in the transaction that records them. */
   constructor(
@@ -320,7 +320,7 @@ export class ContentLedgerStore {
   async reserveMany(usages: NewUsage[], now = Date.now()): Promise<ReserveResult[]> {
     try {
       // Natively only while no Kysely transaction holds the connection (it would become a savepoint of it).
-      const native = this.#nativeWrites();
+      const native = this.#nativeWrites.alone();
       if (native) return native.reserveMany(usages, now);
       return await this.db.transaction().execute((trx) => this.#reserveMany(trx, usages, now));
     } catch (err) {
@@ -478,7 +478,7 @@ export class ContentLedgerStore {
     now = Date.now(),
   ): Promise<{ batch: BatchRecord; records: UsageRecord[] }> {
     const id = randomUUID();
-    const native = this.#nativeWrites();
+    const native = this.#nativeWrites.alone();
     if (native) {
       const rows = native.openBatch(id, recordIds, blockNum(fromBlock), now);
       return { batch: openedBatch(id, fromBlock, rows.length, now), records: rows.map(toUsage) };
@@ -592,8 +592,13 @@ export class ContentLedgerStore {
           slots.set(key, { cuid: row.cuid, slot: row.slot, sum: BigInt(row.amount), last: reported });
         }
       }
-      // One statement per 200 records: the per-record figures go in through CASE expressions.
-      for (let i = 0; i < records.length; i += 200) {
+      const native = this.#nativeWrites.inHeldTransaction();
+      if (native) {
+        const reported = records.map((row) => byId.get(row.id)!);
+        native.markIncluded(inclusion.txHash, blockNum(inclusion.blockNumber), reported, now);
+      }
+      // Elsewhere one statement per 200 records: the per-record figures go in through CASE expressions.
+      for (let i = 0; !native && i < records.length; i += 200) {
         const chunk = records.slice(i, i + 200).map((row) => ({ id: row.id, reported: byId.get(row.id)! }));
         const figure = (pick: (r: IncludedRecord) => bigint) =>
           sql<string>`case id ${sql.join(

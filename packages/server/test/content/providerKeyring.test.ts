@@ -95,3 +95,37 @@ describe.each(testDatabases)('provider keyring across replicas ($name)', (databa
     expect(loads).toBeLessThanOrEqual(2);
   });
 });
+
+describe.each(testDatabases)('provider keyring, legacy payloads of any length ($name)', (database) => {
+  const db = useTestDatabase(database);
+  const box = new SecretBox(randomBytes(32));
+
+  // A payload that fits the key stream held per provider (512 bytes) is opened by a XOR; a longer one by the
+  // cipher. Both must give exactly what AES-256-CTR gives, with and without client_id.
+  it.each([2, 150, 511, 512, 513, 4000])('opens a %i-byte payload to its exact plaintext', async (length) => {
+    const store = new ContentProviderStore(db());
+    const keyring = new ProviderKeyring(store, box);
+    const clientId = `len-${length}-${randomBytes(4).toString('hex')}`;
+    await seedUser(db(), 7100 + length);
+    await seedClient(db(), clientId, 7100 + length);
+    const keys = (await keyring.createClientKeys(clientId))!;
+    // `{"client_id":"…","pad":"xxx…"}` padded to `length` bytes (or `{}`).
+    const prefix = JSON.stringify({ client_id: clientId, pad: '' }).slice(0, -2);
+    const text = length === 2 ? '{}' : `${prefix}${'x'.repeat(length - prefix.length - 2)}"}`;
+    expect(Buffer.byteLength(text)).toBe(length);
+    const message = sealCtr(keys, JSON.parse(text) as object);
+    const expected = Buffer.from(text);
+    let seen: Buffer | undefined;
+    const verify = (plaintext: Buffer) => {
+      seen = plaintext;
+      return true;
+    };
+    const hinted = await keyring.open(message, clientId, verify);
+    expect(hinted.plaintext.equals(expected)).toBe(true);
+    expect(seen?.equals(expected)).toBe(true);
+    if (length > 2) {
+      const found = await keyring.open(message, undefined, (p, id) => id === clientId && p.equals(expected));
+      expect(found.clientId).toBe(clientId);
+    }
+  });
+});

@@ -232,4 +232,41 @@ describe.each(testDatabases)('content ledger store ($name)', (database) => {
     expect(((await admitted) as { kind: string }[])[0]?.kind).toBe('accepted');
     expect(await ledger.findBalance('held', slot)).toMatchObject({ reserved: 2n });
   });
+
+  it('completes a full batch with each record’s own figures (more records than one statement takes)', async () => {
+    const slotC = '0x00000000000000000000000000000000000000cC' as const;
+    await ledger.insertBalance('game', slotC, { balance: 10_000n, used: 0n, block: 20n });
+    const admitted = await ledger.reserveMany(Array.from({ length: 450 }, () => usage(slotC, 2n)));
+    expect(admitted.every((r) => r.kind === 'accepted')).toBe(true);
+    const { batch, records } = await ledger.openBatch(
+      admitted.map((r) => (r.kind === 'accepted' ? r.record.id : '')),
+      20n,
+    );
+    expect(records).toHaveLength(450);
+    const figures = records.map((r, i) => ({
+      id: r.id,
+      balanceAfter: 10_000n - 2n * BigInt(i + 1),
+      usedAfter: 2n * BigInt(i + 1),
+    }));
+    const txHash = `0x${'cd'.repeat(32)}`;
+    expect(await ledger.completeBatch(batch.id, { txHash, blockNumber: 21n, records: figures })).toBe(true);
+    const stored = await ledger.listBatchRecords(batch.id);
+    expect(stored).toHaveLength(450);
+    const byId = new Map(stored.map((r) => [r.id, r]));
+    for (const f of figures) {
+      expect(byId.get(f.id)).toMatchObject({
+        state: 'included',
+        txHash,
+        blockNumber: 21n,
+        balanceAfter: f.balanceAfter,
+        usedAfter: f.usedAfter,
+      });
+    }
+    expect(await ledger.findBalance('game', slotC)).toMatchObject({
+      reserved: 0n,
+      chainBalance: 10_000n - 900n,
+      chainUsed: 900n,
+      chainBlock: 21n,
+    });
+  });
 });

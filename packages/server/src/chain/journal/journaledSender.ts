@@ -1,4 +1,5 @@
-import { custom, keccak256, parseTransaction, type Transport } from 'viem';
+import { custom, parseTransaction, type Transport } from 'viem';
+import { transactionHash } from '../transactionSigning.js';
 import type { Logger } from 'pino';
 import { chainUnavailable } from '../../errors.js';
 import { classifySendError, errorText } from '../chainErrors.js';
@@ -68,7 +69,7 @@ export class JournaledSender {
    */
   async send(raw: Hex, sender: Address, known?: { hash: Hash; nonce: number }): Promise<Hash> {
     while (this.#gate) await this.#gate;
-    const hash = known?.hash ?? keccak256(raw);
+    const hash = known?.hash ?? transactionHash(raw);
     if (!this.#recorded.has(hash)) {
       const nonce = known ? known.nonce : parseTransaction(raw).nonce;
       try {

@@ -1,4 +1,4 @@
-import { keccak256, type LocalAccount, type TransactionReceipt } from 'viem';
+import type { LocalAccount, TransactionReceipt } from 'viem';
 import type { Logger } from 'pino';
 import { AppError, chainUnavailable } from '../../errors.js';
 import type { ChainClient } from '../chainClient.js';
@@ -10,6 +10,7 @@ import type { Address, Hash, Hex } from '../types.js';
 import { fetchReceipt } from '../waitForReceipt.js';
 import { HeadWatch } from './headWatch.js';
 import { RelayerNonces } from './relayerNonces.js';
+import { signEip1559, transactionHash } from '../transactionSigning.js';
 
 export interface RelayerSubmitterOptions {
   client: ChainClient;
@@ -153,7 +154,7 @@ export class RelayerSubmitter {
     let fees = policy.initial(await gateway.fees());
     let raw = await this.#sign(request, nonce, fees);
     const hashes = flight.hashes;
-    hashes.push(keccak256(raw));
+    hashes.push(transactionHash(raw));
 
     const start = Date.now();
     let lastSendAt = -Infinity;
@@ -252,7 +253,7 @@ export class RelayerSubmitter {
             'transaction not mined yet; replacing it with higher fees (same nonce)',
           );
           raw = await this.#sign(request, nonce, fees);
-          hashes.push(keccak256(raw));
+          hashes.push(transactionHash(raw));
           lastSendAt = -Infinity;
           continue;
         }
@@ -311,7 +312,7 @@ export class RelayerSubmitter {
       if (sent !== 'accepted' && sent !== 'nonce_used') return;
       this.#nonces.filled(nonce);
       logger.warn(
-        { nonce, hash: keccak256(raw) },
+        { nonce, hash: transactionHash(raw) },
         'relayer nonce gap: a nonce nothing holds was filled with a no-op transfer; the later bundles can be mined',
       );
     } catch (err) {
@@ -337,7 +338,7 @@ export class RelayerSubmitter {
   }
 
   #sign(request: TransactionRequest, nonce: number, fees: Fees): Promise<Hex> {
-    return this.options.relayer.signTransaction({
+    return signEip1559(this.options.relayer, {
       chainId: this.options.gateway.chainId,
       type: 'eip1559',
       to: request.to,

@@ -4,6 +4,7 @@ import {
   CTR_KEY_BYTES,
   ctrKeystreamPrefix,
   ctrTransform,
+  ctrWithKeystream,
   GCM_KEY_BYTES,
   gcmAad,
   gcmOpen,
@@ -34,6 +35,11 @@ interface ClientKeys {
   clientId: string;
   ctrKey: KeyObject;
   ctrIv: Buffer;
+  /**
+   * The first `CTR_KEYSTREAM_HELD` bytes of the legacy form's key stream (fixed: one key, one IV), so a
+   * payload that fits is opened by a XOR. As secret as the key it came from, and kept no longer.
+   */
+  ctrKeystream: Buffer;
   gcmKey: KeyObject | undefined;
   mode: PayloadMode;
   consumeAuth: ConsumeAuth;
@@ -56,6 +62,8 @@ export interface OpenedPayload {
 const OPEN_BRACE = 0x7b;
 const QUOTE = 0x22;
 const RELOAD_MIN_INTERVAL_MS = 1_000;
+/** Key stream held per provider: a consumption payload is about 150 bytes; a longer one takes the cipher. */
+const CTR_KEYSTREAM_HELD = 512;
 
 const sealAad = {
   ctr: (clientId: string) => `content_ctr:${clientId}`,
@@ -318,7 +326,8 @@ export class ProviderKeyring {
     verify: (plaintext: Buffer, clientId: string) => boolean,
   ): OpenedPayload | undefined {
     if (keys.mode === 'gcm') return undefined;
-    const plaintext = ctrTransform(keys.ctrKey, keys.ctrIv, ciphertext);
+    const plaintext =
+      ctrWithKeystream(keys.ctrKeystream, ciphertext) ?? ctrTransform(keys.ctrKey, keys.ctrIv, ciphertext);
     return verify(plaintext, keys.clientId)
       ? { clientId: keys.clientId, form: 'ctr', consumeAuth: keys.consumeAuth, plaintext, nonce: undefined }
       : undefined;
@@ -353,11 +362,12 @@ export class ProviderKeyring {
       const gcmKey = row.gcmKeySealed
         ? secretKeyFrom(this.secretBox.open(row.gcmKeySealed, sealAad.gcm(row.clientId)), GCM_KEY_BYTES)
         : undefined;
-      const stream = ctrKeystreamPrefix(ctrKey, ctrIv, 2);
+      const stream = ctrKeystreamPrefix(ctrKey, ctrIv, CTR_KEYSTREAM_HELD);
       keys = {
         clientId: row.clientId,
         ctrKey,
         ctrIv,
+        ctrKeystream: stream,
         gcmKey,
         mode: row.payloadMode,
         consumeAuth: row.consumeAuth,
