@@ -71,6 +71,8 @@ const JOURNAL_MODES: Journal[] = args.journal === 'both' ? ['on', 'off'] : [args
  * the consumption measurement and its warm-up (balance_adex only: `BENCH_ROUNDS=0 BENCH_SLOTS=1`).
  */
 const JOURNAL_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** With BENCH_CALLGRIND=1: consumptions a counted round (0: count balance_adex's instructions instead). */
+const CALLGRIND_CONSUMPTIONS = Number(process.env.BENCH_CALLGRIND_CONSUMPTION ?? 0);
 /** Alternating balance_adex / bare / healthz rounds; 0 skips that measurement (consumption A/B runs). */
 const BALANCE_ROUNDS = Number(process.env.BENCH_BALANCE_ROUNDS ?? 3);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -531,8 +533,30 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
         ...chainSide,
       };
     };
+    /**
+     * `amount` consumptions over the CALLERS connections at once (each caller sends while fewer than `amount`
+     * were begun), for `BENCH_CALLGRIND_CONSUMPTION`: answers how many were answered with a `tx_hash` and how
+     * many distinct transactions carried them; any other answer fails the count.
+     */
+    const consumeCount = async (amount: number): Promise<{ recorded: number; transactions: number }> => {
+      await openConnections();
+      const transactions = new Set<string>();
+      let begun = 0;
+      await Promise.all(
+        Array.from({ length: CALLERS }, async (_, caller) => {
+          while (begun < amount) {
+            begun++;
+            const res = await connections[caller]!.send(requests[caller % slots.length]!);
+            const at = res.body.indexOf('"tx_hash":"');
+            if (res.status !== 200 || at < 0) throw new Error(`consumption answered ${res.status}: ${res.body}`);
+            transactions.add(res.body.slice(at + 11, at + 11 + 66));
+          }
+        }),
+      );
+      return { recorded: amount, transactions: transactions.size };
+    };
     const closeConnections = () => connections.forEach((c) => c.close());
-    return { dauth, slots, cuid, runConsumption, closeConnections };
+    return { dauth, slots, cuid, runConsumption, consumeCount, closeConnections };
   } catch (err) {
     await dauth.cleanup();
     throw err;
@@ -563,6 +587,42 @@ async function blockFigures(
     // outside the round make it a little high).
     gas_used_per_record: Math.round(gas / Math.max(1, recorded)),
   };
+}
+
+/**
+ * BENCH_CALLGRIND=1 with BENCH_CALLGRIND_CONSUMPTION=<n>: instructions per recorded consumption in the dauth
+ * process (its anvil runs outside valgrind), `n` consumptions a round after `n` of warm-up, BENCH_ROUNDS
+ * rounds, the settled idle rate subtracted (`compareInstructionCounts`). A measure the VM's speed does not
+ * move, for an A/B of the consumption path (docs/performance-content.md, round 19). Under valgrind dauth is
+ * ≈ 50× slower, so its batches are whatever the callers' arrivals make them: the records per transaction
+ * are reported beside the count, and only counts at the same batch size compare.
+ */
+async function countConsumptionInstructions(deployment: Awaited<ReturnType<typeof setUp>>): Promise<void> {
+  let last = { recorded: 0, transactions: 0 };
+  const counts = await compareInstructionCounts(
+    {
+      consumption: {
+        pid: deployment.dauth.pid,
+        run: async (amount) => {
+          last = await deployment.consumeCount(amount);
+          return last.recorded;
+        },
+        amount: CALLGRIND_CONSUMPTIONS,
+        warmup: CALLGRIND_CONSUMPTIONS,
+      },
+    },
+    Math.max(1, JOURNAL_ROUNDS),
+  );
+  console.log(
+    JSON.stringify({
+      bench: 'content consumption: instructions per recorded consumption (callgrind)',
+      callers: CALLERS,
+      journal: JOURNAL_MODES[0],
+      ...instructionCountFields(counts),
+      instructions_per_consumption: counts.perRequest.consumption,
+      records_per_transaction_last_round: Number((last.recorded / Math.max(1, last.transactions)).toFixed(1)),
+    }),
+  );
 }
 
 /**
@@ -607,6 +667,10 @@ async function main(): Promise<void> {
     // rounds alternate between them, so load from elsewhere on the machine hits both alike; medians count.
     for (const journal of JOURNAL_MODES)
       deployments.push({ journal, deployment: await setUp(journal, callbacks) });
+    if (callgrindEnabled && CALLGRIND_CONSUMPTIONS > 0) {
+      await countConsumptionInstructions(deployments[0]!.deployment);
+      return;
+    }
     if (JOURNAL_ROUNDS > 0)
       for (const { deployment } of deployments) await deployment.runConsumption(WARMUP_SECONDS);
     const journalRounds = new Map<
