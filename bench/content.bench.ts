@@ -548,7 +548,8 @@ async function setUp(journal: Journal, callbacks: Awaited<ReturnType<typeof star
             begun++;
             const res = await connections[caller]!.send(requests[caller % slots.length]!);
             const at = res.body.indexOf('"tx_hash":"');
-            if (res.status !== 200 || at < 0) throw new Error(`consumption answered ${res.status}: ${res.body}`);
+            if (res.status !== 200 || at < 0)
+              throw new Error(`consumption answered ${res.status}: ${res.body}`);
             transactions.add(res.body.slice(at + 11, at + 11 + 66));
           }
         }),
