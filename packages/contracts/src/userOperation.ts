@@ -98,30 +98,8 @@ const createAccountAbi = [
  */
 export function getUserOpHash(op: UserOperation, entryPoint: Address, chainId: number): Hash {
   const packed = encodeAbiParameters(
-    [
-      { type: 'address' },
-      { type: 'uint256' },
-      { type: 'bytes32' },
-      { type: 'bytes32' },
-      { type: 'uint256' },
-      { type: 'uint256' },
-      { type: 'uint256' },
-      { type: 'uint256' },
-      { type: 'uint256' },
-      { type: 'bytes32' },
-    ],
-    [
-      op.sender,
-      op.nonce,
-      keccak256(op.initCode),
-      keccak256Repeated(op.callData),
-      op.callGasLimit,
-      op.verificationGasLimit,
-      op.preVerificationGas,
-      op.maxFeePerGas,
-      op.maxPriorityFeePerGas,
-      keccak256(op.paymasterAndData),
-    ],
+    [...SIGNED_FIELD_TYPES, { type: 'bytes32' }],
+    [...signedFieldValues(op), keccak256(op.paymasterAndData)],
   );
   return keccak256(
     encodeAbiParameters(
@@ -129,6 +107,36 @@ export function getUserOpHash(op: UserOperation, entryPoint: Address, chainId: n
       [keccak256(packed), entryPoint, BigInt(chainId)],
     ),
   );
+}
+
+/**
+ * The fields both the operation's hash and the paymaster's take first, in the EntryPoint's order: sender,
+ * nonce, the digests of `initCode` and `callData`, the five gas fields.
+ */
+const SIGNED_FIELD_TYPES = [
+  { type: 'address' },
+  { type: 'uint256' },
+  { type: 'bytes32' },
+  { type: 'bytes32' },
+  { type: 'uint256' },
+  { type: 'uint256' },
+  { type: 'uint256' },
+  { type: 'uint256' },
+  { type: 'uint256' },
+] as const;
+
+function signedFieldValues(op: UnsignedUserOperation) {
+  return [
+    op.sender,
+    op.nonce,
+    keccak256(op.initCode),
+    keccak256Repeated(op.callData),
+    op.callGasLimit,
+    op.verificationGasLimit,
+    op.preVerificationGas,
+    op.maxFeePerGas,
+    op.maxPriorityFeePerGas,
+  ] as const;
 }
 
 /** `initCode` of a first operation: factory ‖ `createAccount(owner, salt)`. */
@@ -163,35 +171,13 @@ export function getPaymasterHash(
   return keccak256(
     encodeAbiParameters(
       [
-        { type: 'address' },
-        { type: 'uint256' },
-        { type: 'bytes32' },
-        { type: 'bytes32' },
-        { type: 'uint256' },
-        { type: 'uint256' },
-        { type: 'uint256' },
-        { type: 'uint256' },
-        { type: 'uint256' },
+        ...SIGNED_FIELD_TYPES,
         { type: 'uint256' },
         { type: 'address' },
         { type: 'uint48' },
         { type: 'uint48' },
       ],
-      [
-        op.sender,
-        op.nonce,
-        keccak256(op.initCode),
-        keccak256Repeated(op.callData),
-        op.callGasLimit,
-        op.verificationGasLimit,
-        op.preVerificationGas,
-        op.maxFeePerGas,
-        op.maxPriorityFeePerGas,
-        BigInt(chainId),
-        paymaster,
-        validUntil,
-        validAfter,
-      ],
+      [...signedFieldValues(op), BigInt(chainId), paymaster, validUntil, validAfter],
     ),
   );
 }
