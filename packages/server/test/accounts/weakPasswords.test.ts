@@ -127,8 +127,9 @@ describe('weak passwords', () => {
       const long = 'kJ8#mP2$qL9!wN4@'.repeat(64);
       const started = performance.now();
       expect(await strength.weakness(long, ['someone@example.com'])).toBeUndefined();
-      // The whole thing takes milliseconds; without the cap it takes seconds on this machine.
-      expect(performance.now() - started).toBeLessThan(250);
+      // The whole thing takes milliseconds alone; without the cap 1.26 s (AMD EPYC VM, 4 December). The bound
+      // leaves room for a loaded 2-core CI machine: the capped check took 253 ms there while other suites ran.
+      expect(performance.now() - started).toBeLessThan(600);
       expect(STRENGTH_CHECKED_LENGTH).toBeLessThanOrEqual(64);
       // PASSWORD_MIN_SCORE=0 keeps only the common-password list.
       expect(await lenient.weakness('aaaaaaaaaaaa', [])).toBeUndefined();
