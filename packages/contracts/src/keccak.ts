@@ -21,13 +21,20 @@ export const keccakReady: Promise<void> = createKeccak(256).then(
 );
 
 export function keccak256(value: Hex | ByteArray): Hex {
-  // Odd-length hex (which viem reads with a leading zero nibble) is left to viem.
-  if (!hasher || (typeof value === 'string' && value.length % 2 === 1)) return keccak256InJs(value);
-  const bytes = typeof value === 'string' ? Buffer.from(value.slice(2), 'hex') : value;
+  if (!hasher) return keccak256InJs(value);
+  if (typeof value !== 'string') return digest(hasher, value);
+  const bytes = Buffer.from(value.slice(2), 'hex');
+  // Buffer stops at the first character that is not hex and drops an odd last nibble; viem hashes a string
+  // without `0x` as text and reads odd-length hex with a leading zero nibble: all of these are left to viem.
+  if (!value.startsWith('0x') || bytes.length * 2 !== value.length - 2) return keccak256InJs(value);
+  return digest(hasher, bytes);
+}
+
+function digest(wasm: IHasher, bytes: Uint8Array): Hex {
   // Synchronous from init to digest: no other caller can interleave on the one hasher.
-  hasher.init();
-  hasher.update(bytes);
-  return `0x${hasher.digest('hex')}`;
+  wasm.init();
+  wasm.update(bytes);
+  return `0x${wasm.digest('hex')}`;
 }
 
 let lastHashed: Hex | undefined;

@@ -19,8 +19,11 @@ describe('keccak256 (WebAssembly)', () => {
     },
   );
 
-  it('reads odd-length hex as viem does (a leading zero nibble)', () => {
-    expect(keccak256('0x123')).toBe(viemKeccak256('0x123'));
+  it('reads odd-length hex and what is not hex as viem does', () => {
+    // viem reads odd-length hex with a leading zero nibble and hashes a string without `0x` as text.
+    for (const value of ['0x123', '0x12zz', '0x', 'abcd'] as `0x${string}`[]) {
+      expect(keccak256(value)).toBe(viemKeccak256(value));
+    }
   });
 
   it('keccak256Repeated gives each input its own digest, whatever came before', () => {

@@ -96,7 +96,7 @@ export class NativeLedgerWrites {
    * Marks a batch's records included with each one's figures, one prepared update per record, inside the
    * transaction the caller holds open (`ContentLedgerStore.completeBatch`'s). Kysely's form of this (one
    * statement per 200 records, the figures in a `CASE id WHEN …` each) made SQLite compare every row's id
-   * with up to 200 literals twice: 400 records cost ≈ 10 ms of the event loop, a per-record statement ≈ 1
+   * with up to 200 literals twice: `completeBatch` was 7.8 % of the event loop under the consumption load
    * (docs/performance-content.md, round 19).
    */
   markIncluded(

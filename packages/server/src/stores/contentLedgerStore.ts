@@ -596,31 +596,32 @@ export class ContentLedgerStore {
       if (native) {
         const reported = records.map((row) => byId.get(row.id)!);
         native.markIncluded(inclusion.txHash, blockNum(inclusion.blockNumber), reported, now);
-      }
-      // Elsewhere one statement per 200 records: the per-record figures go in through CASE expressions.
-      for (let i = 0; !native && i < records.length; i += 200) {
-        const chunk = records.slice(i, i + 200).map((row) => ({ id: row.id, reported: byId.get(row.id)! }));
-        const figure = (pick: (r: IncludedRecord) => bigint) =>
-          sql<string>`case id ${sql.join(
-            chunk.map((c) => sql`when ${c.id} then ${pick(c.reported).toString()}`),
-            sql` `,
-          )} end`;
-        await trx
-          .updateTable('content_usage')
-          .set({
-            state: 'included',
-            tx_hash: inclusion.txHash,
-            block_number: blockNum(inclusion.blockNumber),
-            balance_after: figure((r) => r.balanceAfter),
-            used_after: figure((r) => r.usedAfter),
-            updated_at: now,
-          })
-          .where(
-            'id',
-            'in',
-            chunk.map((c) => c.id),
-          )
-          .execute();
+      } else {
+        // One statement per 200 records: the per-record figures go in through CASE expressions.
+        for (let i = 0; i < records.length; i += 200) {
+          const chunk = records.slice(i, i + 200).map((row) => ({ id: row.id, reported: byId.get(row.id)! }));
+          const figure = (pick: (r: IncludedRecord) => bigint) =>
+            sql<string>`case id ${sql.join(
+              chunk.map((c) => sql`when ${c.id} then ${pick(c.reported).toString()}`),
+              sql` `,
+            )} end`;
+          await trx
+            .updateTable('content_usage')
+            .set({
+              state: 'included',
+              tx_hash: inclusion.txHash,
+              block_number: blockNum(inclusion.blockNumber),
+              balance_after: figure((r) => r.balanceAfter),
+              used_after: figure((r) => r.usedAfter),
+              updated_at: now,
+            })
+            .where(
+              'id',
+              'in',
+              chunk.map((c) => c.id),
+            )
+            .execute();
+        }
       }
       for (const { cuid, slot, sum, last } of slots.values()) {
         const row = await this.#lockBalance(trx, cuid, slot);
