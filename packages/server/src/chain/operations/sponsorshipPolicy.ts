@@ -1,7 +1,8 @@
-import { dauthAccountAbi, dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
-import { type Abi, decodeFunctionData, type Hex as ViemHex, slice, toFunctionSelector } from 'viem';
+import { dauthContentTokenAbi, dauthDexAbi, dauthTokenAbi } from '@dauth/contracts';
+import { type Abi, type Hex as ViemHex, slice, toFunctionSelector } from 'viem';
 import { AppError, appSponsorshipExhausted, sponsorshipNotApproved } from '../../errors.js';
 import type { Address, ContractAddresses, Hex } from '../types.js';
+import { type DecodedCall, decodeWalletCall, tryDecode } from './walletCallDecoding.js';
 
 /** The configurable part of the policy (config.ts: SPONSOR_*). */
 export interface SponsorshipLimits {
@@ -107,12 +108,6 @@ export interface SponsoredOperation {
   gas: bigint;
   /** The app the caller says causes the operation (a session key's), charged besides what the calls name. */
   clientId?: string;
-}
-
-interface DecodedCall {
-  to: Address;
-  data: Hex;
-  value?: bigint;
 }
 
 export const sponsorshipQuotaExceeded = (limit: SponsorshipLimit, message: string) =>
@@ -406,27 +401,4 @@ function retryAfter(budget: AppBudget, now: Date): number {
   if (budget === 'ops_per_player_per_minute') return Math.max(1, Math.ceil((60_000 - (ms % 60_000)) / 1000));
   const day = 86_400_000;
   return Math.max(1, Math.ceil((day - (ms % day)) / 1000));
-}
-
-function tryDecode(abi: Abi, data: Hex): { functionName: string; args: readonly unknown[] } | undefined {
-  try {
-    const decoded = decodeFunctionData({ abi, data: data as ViemHex });
-    return { functionName: decoded.functionName, args: (decoded.args ?? []) as readonly unknown[] };
-  } catch {
-    return undefined;
-  }
-}
-
-/** A wallet operation's calls; raw call data (e.g. `changeOwner`) is a call of the wallet on itself. */
-function decodeWalletCall(sender: Address, callData: Hex): DecodedCall[] {
-  const decoded = tryDecode(dauthAccountAbi as Abi, callData);
-  if (decoded?.functionName === 'execute') {
-    const [to, value, data] = decoded.args as [Address, bigint, Hex];
-    return [{ to, data, value }];
-  }
-  if (decoded?.functionName === 'executeBatch') {
-    const [dest, value, func] = decoded.args as [Address[], bigint[], Hex[]];
-    return dest.map((to, i) => ({ to, data: func[i] ?? '0x', value: value[i] ?? 0n }));
-  }
-  return [{ to: sender, data: callData }];
 }
