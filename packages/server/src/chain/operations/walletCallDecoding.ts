@@ -33,8 +33,11 @@ export function tryDecode(
  * operation; docs/performance-content.md, round 20).
  */
 export function decodeWalletCall(sender: Address, callData: Hex): DecodedCall[] {
-  const canonical = canonicalWalletCalls(callData);
-  if (canonical) return canonical;
+  return canonicalWalletCalls(callData) ?? decodeWalletCallWithViem(sender, callData);
+}
+
+/** `decodeWalletCall` by viem's decoder alone (any call data; the reference the direct reading is tested against). */
+export function decodeWalletCallWithViem(sender: Address, callData: Hex): DecodedCall[] {
   const decoded = tryDecode(dauthAccountAbi as Abi, callData);
   if (decoded?.functionName === 'execute') {
     const [to, value, data] = decoded.args as [Address, bigint, Hex];

@@ -4,30 +4,19 @@ import { type Abi, bytesToHex, encodeFunctionData, getAddress, type Hex } from '
 import { describe, expect, it } from 'vitest';
 import {
   canonicalWalletCalls,
-  type DecodedCall,
   decodeWalletCall,
-  tryDecode,
+  decodeWalletCallWithViem,
 } from '../../../src/chain/operations/walletCallDecoding.js';
 import type { Address } from '../../../src/chain/types.js';
 
 // The policy reads a wallet's calls directly from canonical call data and leaves everything else to viem. The
 // reading must never differ from viem's: for every input, canonical or not, well-formed or hostile, the calls
-// are viem's (`viaViem`, the policy's only decoder before), and the direct reading answers only canonical data.
+// are viem's (`decodeWalletCallWithViem`, the policy's only decoder before), and the direct reading answers only
+// canonical data.
 const sender = getAddress(bytesToHex(randomBytes(20))) as Address;
 const abi = dauthAccountAbi as Abi;
 
-function viaViem(callData: Hex): DecodedCall[] {
-  const decoded = tryDecode(abi, callData);
-  if (decoded?.functionName === 'execute') {
-    const [to, value, data] = decoded.args as [Address, bigint, Hex];
-    return [{ to, data, value }];
-  }
-  if (decoded?.functionName === 'executeBatch') {
-    const [dest, value, func] = decoded.args as [Address[], bigint[], Hex[]];
-    return dest.map((to, i) => ({ to, data: func[i] ?? '0x', value: value[i] ?? 0n }));
-  }
-  return [{ to: sender, data: callData }];
-}
+const viaViem = (callData: Hex) => decodeWalletCallWithViem(sender, callData);
 
 const address = () => getAddress(bytesToHex(randomBytes(20)));
 const value = (i: number) => (i % 3 === 0 ? 0n : BigInt(bytesToHex(randomBytes(1 + (i % 32)))));
