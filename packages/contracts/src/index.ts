@@ -1,5 +1,5 @@
 export * from './userOperation.js';
-export { keccak256, keccakReady } from './keccak.js';
+export { evenHexBytes, keccak256, keccakReady } from './keccak.js';
 export * from './account.js';
 export * from './anvil.js';
 export * from './deploy.js';

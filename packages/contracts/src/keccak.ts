@@ -23,11 +23,19 @@ export const keccakReady: Promise<void> = createKeccak(256).then(
 export function keccak256(value: Hex | ByteArray): Hex {
   if (!hasher) return keccak256InJs(value);
   if (typeof value !== 'string') return digest(hasher, value);
+  const bytes = evenHexBytes(value);
+  return bytes ? digest(hasher, bytes) : keccak256InJs(value);
+}
+
+/**
+ * `0x`-prefixed even-length hex as bytes, read by Buffer (one allocation); undefined for any string Buffer
+ * would read differently from viem: Buffer stops at the first character that is not hex and drops an odd last
+ * nibble, where viem reads odd-length hex with a leading zero nibble (and hashes a string without `0x` as text).
+ */
+export function evenHexBytes(value: string): Buffer | undefined {
+  if (!value.startsWith('0x')) return undefined;
   const bytes = Buffer.from(value.slice(2), 'hex');
-  // Buffer stops at the first character that is not hex and drops an odd last nibble; viem hashes a string
-  // without `0x` as text and reads odd-length hex with a leading zero nibble: all of these are left to viem.
-  if (!value.startsWith('0x') || bytes.length * 2 !== value.length - 2) return keccak256InJs(value);
-  return digest(hasher, bytes);
+  return bytes.length * 2 === value.length - 2 ? bytes : undefined;
 }
 
 function digest(wasm: IHasher, bytes: Uint8Array): Hex {

@@ -1,8 +1,7 @@
-import { keccak256 } from '@dauth/contracts';
+import { evenHexBytes, keccak256 } from '@dauth/contracts';
 import {
   assertTransactionEIP1559,
   type Hex,
-  isAddress,
   type LocalAccount,
   parseSignature,
   serializeTransaction,
@@ -62,29 +61,22 @@ function integer(value: bigint | number | undefined): Uint8Array {
   return Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
 }
 
-/** Even-length hex as bytes; undefined for anything viem would read differently than Buffer does. */
-function hexBytes(value: Hex): Buffer | undefined {
-  if (!value.startsWith('0x')) return undefined;
-  const bytes = Buffer.from(value.slice(2), 'hex');
-  return bytes.length * 2 === value.length - 2 ? bytes : undefined;
-}
-
 /**
  * The unsigned EIP-1559 fields in viem's order and encoding (`serializeTransactionEIP1559`), checked by viem's
  * own assertion; undefined when the transaction needs what only viem's serializer does.
  */
 function envelopeFields(tx: TransactionSerializableEIP1559): RlpItem[] | undefined {
+  // viem's serializer would throw the same error first (an invalid recipient, fee cap or chain id).
+  assertTransactionEIP1559(tx);
   if (tx.accessList !== undefined && tx.accessList.length > 0) return undefined;
-  if (tx.to !== undefined && tx.to !== null && !isAddress(tx.to, { strict: false })) return undefined;
   const numbers = [tx.nonce, tx.maxPriorityFeePerGas, tx.maxFeePerGas, tx.gas, tx.value];
   if (!numbers.every((n) => n === undefined || typeof n === 'bigint' || Number.isSafeInteger(n)))
     return undefined;
   if (numbers.some((n) => n !== undefined && n < 0)) return undefined;
   if (!Number.isSafeInteger(tx.chainId)) return undefined;
-  const to = tx.to ? hexBytes(tx.to) : EMPTY;
-  const data = tx.data ? hexBytes(tx.data) : EMPTY;
+  const to = tx.to ? evenHexBytes(tx.to) : EMPTY;
+  const data = tx.data ? evenHexBytes(tx.data) : EMPTY;
   if (!to || !data) return undefined;
-  assertTransactionEIP1559(tx);
   return [
     integer(tx.chainId),
     integer(tx.nonce),

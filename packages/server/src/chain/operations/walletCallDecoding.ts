@@ -69,19 +69,17 @@ const ZEROS = /^0*$/;
 export function canonicalWalletCalls(callData: Hex): DecodedCall[] | undefined {
   if (callData.length < 10 || (callData.length - 10) % 64 !== 0) return undefined;
   const words = (callData.length - 10) / 64;
+  // A word past the end reads as '', which no word pattern matches.
   const word = (i: number) => callData.slice(10 + 64 * i, 74 + 64 * i);
   const small = (i: number): number | undefined => {
-    if (i >= words) return undefined;
     const w = word(i);
     return SMALL_WORD.test(w) ? parseInt(w.slice(56), 16) : undefined;
   };
   const address = (i: number): Address | undefined => {
-    if (i >= words) return undefined;
     const w = word(i);
     return ADDRESS_WORD.test(w) ? (checksumAddress(`0x${w.slice(24)}`) as Address) : undefined;
   };
   const uint = (i: number): bigint | undefined => {
-    if (i >= words) return undefined;
     const w = word(i);
     return WORD.test(w) ? BigInt(`0x${w}`) : undefined;
   };
